@@ -1,0 +1,43 @@
+# The two commands of the README, for a fresh Debian machine (as root):
+#   make demo    install what is missing, build, compile and explain an example
+#   make check   install what is missing, build, run the whole test suite
+# Other targets: setup, build, bench, clean.
+
+BUILD ?= build
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# Debian packages the build and the tests need.
+DEB_PACKAGES := cmake make gcc pkg-config libyaml-dev libsqlite3-dev \
+                libcmocka-dev libxxhash-dev
+EXAMPLE ?= examples/mesh16-broadcast.yaml
+
+.PHONY: demo check setup build bench clean
+
+demo: build
+	$(BUILD)/ccplan compile $(EXAMPLE) -o $(BUILD)/example.ccp -v
+	$(BUILD)/ccplan verify $(BUILD)/example.ccp
+	$(BUILD)/ccplan explain $(BUILD)/example.ccp
+
+check: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# Install only the packages that are missing, with apt-get, as root.
+setup:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' \
+	    || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" != 0 ]; then echo "run as root to install:$$missing" >&2; exit 1; fi; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	    apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+build: setup
+	cmake -S . -B $(BUILD) -DCCPLAN_WERROR=ON
+	cmake --build $(BUILD) -j $(JOBS)
+
+bench: build
+	$(BUILD)/bench/bench_verify
+
+clean:
+	rm -rf $(BUILD)

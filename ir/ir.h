@@ -1,0 +1,350 @@
+/*
+ * ir.h - every type of the ccplan intermediate representation, in one place.
+ *
+ * The flow is: machine model + communication -> plan (phases of transfers,
+ * each carrying named data blocks) -> verifier -> lowered per-rank operation
+ * lists -> plan file.  Operands are small integers (ranks, block numbers,
+ * byte offsets), never pointers, so a plan can go to disk, into a cache or
+ * into emitted C with no fix-ups.
+ *
+ * Rank numbering, everywhere:
+ *   mesh / torus   rank = x + X*(y + Y*z)   (row-major, x fastest)
+ *   hypercube      rank = node label
+ *   HPAM           level-1 ranks first (x + c1*y), then level 2
+ *                  (r1*c1 + x + c2*y); x is the column, y the row
+ *   switch         rank = port number
+ * Coordinates are always derived from the rank (ir_coords), never stored.
+ *
+ * Errors: functions return 0 or a negative CCP_E* code (see ccp_strerror).
+ */
+#ifndef CCP_IR_H
+#define CCP_IR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ccplan_errors.h"
+
+/* ---- forward declarations ------------------------------------------- */
+typedef struct ir_cost ir_cost;
+typedef struct ir_machine ir_machine;
+typedef struct ir_matrix ir_matrix;
+typedef struct ir_comm ir_comm;
+typedef struct ir_block ir_block;
+typedef struct ir_transfer ir_transfer;
+typedef struct ir_phase ir_phase;
+typedef struct ir_plan ir_plan;
+typedef struct ir_report ir_report;
+typedef struct ir_iov ir_iov;
+typedef struct ir_op ir_op;
+typedef struct ir_slice ir_slice;
+
+/* ---- limits (documented in docs/input-format.md) -------------------- */
+#define IR_MAX_RANKS (1 << 24)   /* 16,777,216 ranks; link ids < 2^31 except
+                                    on a switch (src*n + dst, up to 2^48) */
+#define IR_MAX_DIMS 3            /* mesh and torus dimensions */
+#define IR_MAX_CUBE_DIM 24       /* hypercube dimension */
+#define IR_MAX_BYTES (INT64_C(1) << 40) /* largest message or block, 1 TiB */
+#define IR_MAX_SEGMENTS 65536    /* segments of a pipelined message */
+#define IR_NAME_MAX 32           /* algorithm and preset names */
+
+/* ---- machine model -------------------------------------------------- */
+
+enum ir_topo {
+	IR_MESH,      /* 1-3 dimensional mesh, no wraparound */
+	IR_TORUS,     /* 1-3 dimensional torus, bidirectional wraparound */
+	IR_HYPERCUBE, /* n-cube, rank = label */
+	IR_HPAM,      /* two-level heterogeneous mesh hierarchy (000 §2.2) */
+	IR_SWITCH     /* fully connected: one direct link per ordered pair */
+};
+
+enum ir_routing {
+	IR_ROUTE_DIM_ORDER, /* mesh/torus: X, then Y, then Z (XY / XYZ) */
+	IR_ROUTE_ECUBE,     /* hypercube: lowest differing bit first (004) */
+	IR_ROUTE_HPAM_XY,   /* extended X-Y across HPAM levels (000 eq. 2) */
+	IR_ROUTE_DIRECT     /* switch: the direct link */
+};
+
+/* Port model: how many transfers a rank may send, and separately receive,
+ * in one phase.  IR_PORTS_ALL means one per network link of the rank. */
+#define IR_PORTS_ALL 0
+
+/* Cost parameters, microseconds and microseconds per byte.  A field the
+ * user did not give is NaN; the cost models (issue 5) decide defaults. */
+struct ir_cost {
+	char preset[IR_NAME_MAX]; /* preset name it started from, "" if none */
+	double alpha;    /* start-up per message (001 alpha, 003 alpha) */
+	double beta;     /* per byte on a link (001 beta, 003 beta_ex) */
+	double hop;      /* per hop, header latency (001 h-beta term) */
+	double gamma;    /* receive overhead (001 gamma) */
+	double beta_sat; /* per byte when a link is saturated (003) */
+	double tau;      /* per-phase start-up of a permutation (004) */
+	double phi;      /* per byte of a permutation phase (004) */
+	/* HPAM eq. 3 per level (index 0 = level 1, 1 = level 2) */
+	double c_send[2]; /* C_send^l */
+	double c_recv[2]; /* C_recv^l */
+	double copy[2];   /* lambda'_l / W_l, copy cost per byte */
+	double lambda;    /* Lambda = lambda / W, per byte and per hop */
+};
+
+struct ir_machine {
+	enum ir_topo topo;       /* topology kind */
+	enum ir_routing routing; /* routing function */
+	int ndims;     /* mesh/torus: 1..3; hypercube: n; hpam: 2; switch: 1 */
+	int dims[IR_MAX_DIMS]; /* mesh/torus extents x, y, z (1 if unused);
+	                          switch: dims[0] = ranks */
+	int levels[2][2]; /* HPAM: levels[l] = {rows, cols} of level l+1 */
+	int ports;        /* IR_PORTS_ALL or k >= 1 */
+	int32_t nranks;   /* derived: number of ranks */
+	ir_cost cost;     /* cost parameters */
+};
+
+/* ---- communication -------------------------------------------------- */
+
+enum ir_coll {
+	IR_BCAST,     /* root's message to every rank */
+	IR_SCATTER,   /* root's block d to rank d */
+	IR_GATHER,    /* rank r's block to the root, stored at r*bytes */
+	IR_REDUCE,    /* elementwise combination of every rank's vector at root */
+	IR_ALLTOALL,  /* block (s,d) from s to d, stored at s*bytes on d */
+	IR_TRANSPOSE, /* 2D mesh: rank (x,y) sends its block to (y,x) */
+	IR_IRREGULAR  /* n x n matrix COM: bytes from i to j */
+};
+
+enum ir_dtype { IR_DT_BYTE, IR_DT_INT32, IR_DT_INT64, IR_DT_FLOAT, IR_DT_DOUBLE };
+enum ir_redop { IR_OP_SUM, IR_OP_PROD, IR_OP_MIN, IR_OP_MAX };
+
+/* A sparse n x n communication matrix in CSR form: the messages of rank i
+ * are dst[row[i] .. row[i+1]) with sizes bytes[...], destinations sorted
+ * ascending, no zero-byte entries unless keep_zero was asked for. */
+struct ir_matrix {
+	int32_t n;        /* ranks */
+	int64_t nnz;      /* messages */
+	int64_t *row;     /* n+1 offsets into dst/bytes */
+	int32_t *dst;     /* destination rank of each message */
+	int64_t *bytes;   /* size of each message */
+};
+
+struct ir_comm {
+	enum ir_coll coll;  /* which collective */
+	int32_t root;       /* bcast/scatter/gather/reduce root */
+	int64_t bytes;      /* per-rank block size (bcast: whole message) */
+	int32_t segments;   /* bcast: message cut into this many segments */
+	enum ir_dtype dtype; /* reduce: element type */
+	enum ir_redop op;   /* reduce: combining operation */
+	ir_matrix *matrix;  /* irregular: the matrix, owned by the comm */
+	uint64_t seed;      /* seed of generated matrices and randomised
+	                       schedulers; 0 when not used */
+};
+
+/* ---- phase IR ------------------------------------------------------- */
+
+/* A data block: the unit the verifier tracks.  Block identity per
+ * collective:
+ *   bcast       (root, s)  segment s of the message
+ *   scatter     (root, d)  the part for rank d
+ *   gather      (r, 0)     rank r's part
+ *   reduce      (r, 0)     rank r's partial result (see IR_XF_REDUCE)
+ *   alltoall    (s, d)     from s to d
+ *   transpose   (r, 0)     rank r's block
+ *   irregular   (s, d)     message COM[s][d]                           */
+struct ir_block {
+	int32_t origin; /* rank that owns the data at the start */
+	int32_t index;  /* which block of that origin */
+};
+
+/* Transfer flags. */
+#define IR_XF_REDUCE 1u /* dst combines the carried partials into its own
+                           partial for the same index, instead of keeping
+                           a copy; the sender's partial covers every
+                           contribution it has combined so far */
+
+struct ir_transfer {
+	int32_t src;        /* sending rank */
+	int32_t dst;        /* receiving rank */
+	int64_t bytes;      /* bytes on the wire: the sum of the block sizes */
+	uint32_t block;     /* first block in ir_plan.blocks */
+	uint32_t nblocks;   /* number of blocks carried (>= 1) */
+	uint32_t flags;     /* IR_XF_* */
+};
+
+struct ir_phase {
+	uint32_t transfer;  /* first transfer in ir_plan.transfers */
+	uint32_t ntransfers; /* transfers in this phase */
+};
+
+/* Plan flags: what the generator declares the plan may contain. */
+#define IR_PLAN_LINK_CONTENTION 1u /* links may carry several transfers */
+#define IR_PLAN_NODE_CONTENTION 2u /* ranks may exceed their port model */
+
+struct ir_plan {
+	ir_machine machine;  /* copy of the machine it was made for */
+	ir_comm comm;        /* copy of the communication (matrix owned) */
+	char algorithm[IR_NAME_MAX]; /* generator name */
+	uint32_t flags;      /* IR_PLAN_* */
+	uint8_t input_hash[16]; /* XXH3-128 of the canonical input, 0 if none */
+	/* growable flat arrays; phases index transfers, transfers index blocks */
+	ir_phase *phases;
+	uint32_t nphases, cap_phases;
+	ir_transfer *transfers;
+	uint32_t ntransfers, cap_transfers;
+	ir_block *blocks;
+	uint32_t nblocks, cap_blocks;
+};
+
+/* What the verifier found.  ok is false if any rule failed; message then
+ * says which rule, where, and why, in one line. */
+struct ir_report {
+	bool ok;
+	char message[256];     /* first failure, or "" */
+	uint32_t phases;       /* phases in the plan */
+	uint64_t transfers;    /* transfers in the plan */
+	uint64_t bytes;        /* bytes moved over all transfers */
+	uint64_t duplicates;   /* blocks delivered to a rank that had them */
+	uint32_t max_link_load;   /* largest number of transfers on one directed
+	                             link in one phase (0 if no link used) */
+	uint32_t max_node_sends;  /* largest sends by one rank in one phase */
+	uint32_t max_node_recvs;  /* largest receives by one rank in one phase */
+	uint64_t hops;            /* sum of route lengths over all transfers */
+	bool direct;              /* every block went origin -> destination */
+	uint32_t *link_load;      /* per phase: max link load (nphases entries,
+	                             owned by the report, ir_report_fini) */
+	/* lower bound on phases for this communication on this machine */
+	uint32_t lb_phases;    /* the bound the plan is judged against: the
+	                          largest of the terms below that apply */
+	uint32_t lb_spread;    /* ceil(log_{p+1} N) information spreading */
+	uint32_t lb_degree;    /* direct plans: ceil(max in/out degree / p) */
+	uint32_t lb_link;      /* direct plans: max messages over one link */
+};
+
+/* ---- lowered plan: per-rank operation lists ------------------------- */
+
+/* The buffers a rank's operations address. */
+enum ir_buf {
+	IR_BUF_SEND,    /* the caller's input */
+	IR_BUF_RECV,    /* the caller's output */
+	IR_BUF_SCRATCH  /* plan-sized scratch, for blocks in transit */
+};
+
+/* One contiguous piece of a message in one of the rank's buffers. */
+struct ir_iov {
+	uint8_t buf;     /* enum ir_buf */
+	uint64_t off;    /* byte offset in that buffer */
+	uint64_t len;    /* bytes */
+};
+
+/* Runtime operations: name, and whether the op names a peer.
+ * X(NAME, has_peer, comment)                                          */
+#define IR_OPS(X)                                                           \
+	X(PHASE, 0, "start of phase a; a barrier point unless disabled")     \
+	X(RECV, 1, "receive from peer into iov[iov..iov+niov)")             \
+	X(RECV_REDUCE, 1, "receive from peer, combine into iov (dtype/op)") \
+	X(SEND, 1, "send iov[iov..iov+niov) to peer")                       \
+	X(COPY, 0, "local copy: iov[iov] -> iov[iov+1]")                    \
+	X(WAIT, 0, "wait for every receive and send of the phase")
+
+enum ir_opcode {
+#define X(name, peer, comment) IR_OP_##name,
+	IR_OPS(X)
+#undef X
+	IR_NOPS
+};
+
+struct ir_op {
+	uint8_t code;   /* enum ir_opcode */
+	uint32_t phase; /* phase the op belongs to (the tag on the wire) */
+	int32_t peer;   /* other rank, or -1 */
+	uint64_t bytes; /* bytes moved by this op */
+	uint32_t iov;   /* first iov of this op in the slice */
+	uint32_t niov;  /* number of iovs */
+};
+
+/* One rank's part of a plan: all it needs to execute. */
+struct ir_slice {
+	int32_t rank;
+	uint64_t send_bytes;    /* send buffer the rank must bind (>=) */
+	uint64_t recv_bytes;    /* receive buffer the rank must bind (>=) */
+	uint64_t scratch_bytes; /* scratch the plan needs on this rank */
+	ir_op *ops;
+	uint32_t nops;
+	ir_iov *iovs;
+	uint32_t niovs;
+};
+
+/* ---- machine (ir/machine.c) ----------------------------------------- */
+
+/* Validate a machine, derive nranks; 0 or CCP_EINVAL with a message in
+ * err (errlen bytes) naming the offending field. */
+int ir_machine_check(ir_machine *m, char *err, size_t errlen);
+const char *ir_topo_name(enum ir_topo t);
+const char *ir_routing_name(enum ir_routing r);
+/* Coordinates of a rank.  mesh/torus: c[0..ndims); hypercube: bits
+ * c[0..n) (bit 0 first); hpam: {x, y, level (0 or 1)}; switch: {rank}. */
+void ir_coords(const ir_machine *m, int32_t rank, int c[IR_MAX_CUBE_DIM]);
+int32_t ir_rank_of(const ir_machine *m, const int *c);
+/* Number of network links at a rank (its degree); all-port uses it. */
+int ir_degree(const ir_machine *m, int32_t rank);
+/* Largest number of links one route can have. */
+int ir_max_hops(const ir_machine *m);
+/* Number of directed link ids: every link id is in [0, ir_nlinks). */
+uint64_t ir_nlinks(const ir_machine *m);
+/* The route src -> dst under the machine's routing, as directed link
+ * ids in order; returns the hop count (0 when src == dst).  links must
+ * hold ir_max_hops(m) entries. */
+int ir_route(const ir_machine *m, int32_t src, int32_t dst, uint64_t *links);
+/* The two ranks a directed link joins; CCP_EINVAL for an unused id. */
+int ir_link_ends(const ir_machine *m, uint64_t link, int32_t *from, int32_t *to);
+
+/* ---- communication (ir/comm.c) -------------------------------------- */
+
+/* Size in bytes of block (origin, index) for this communication. */
+int64_t ir_block_bytes(const ir_comm *c, int32_t nranks, ir_block b);
+/* Release what the comm owns (the matrix). */
+void ir_comm_fini(ir_comm *c);
+/* Deep copy (the matrix is duplicated). */
+int ir_comm_copy(ir_comm *dst, const ir_comm *src);
+const char *ir_coll_name(enum ir_coll c);
+ir_matrix *ir_matrix_new(int32_t n, int64_t nnz);
+void ir_matrix_free(ir_matrix *x);
+/* COM[s][d], 0 if absent (binary search in row s). */
+int64_t ir_matrix_get(const ir_matrix *x, int32_t s, int32_t d);
+
+/* ---- plan (ir/plan.c) ------------------------------------------------ */
+
+void ir_plan_init(ir_plan *p, const ir_machine *m, const ir_comm *c,
+                  const char *algorithm);
+void ir_plan_fini(ir_plan *p);
+/* Open a new phase; transfers added next belong to it. */
+int ir_plan_phase(ir_plan *p);
+/* Add a transfer carrying nblocks blocks; its bytes are computed from
+ * the blocks.  Returns 0 or CCP_ENOMEM. */
+int ir_plan_add(ir_plan *p, int32_t src, int32_t dst, const ir_block *blocks,
+                uint32_t nblocks, uint32_t flags);
+/* Drop empty phases at the end. */
+void ir_plan_trim(ir_plan *p);
+
+/* ---- verifier (ir/verify.c) ----------------------------------------- */
+
+/* Check causality, delivery, node and link contention, and compute the
+ * lower bound.  Returns 0 when the plan is accepted, CCP_EVERIFY when a
+ * rule fails (r->message says which), or CCP_ENOMEM. */
+int ir_verify(const ir_plan *p, ir_report *r);
+void ir_report_fini(ir_report *r);
+/* The lower bound alone (fills the lb_* fields of r).  The degree and
+ * link terms hold only for direct plans (every block sent by its origin
+ * to its destination), and only when the plan does not allow node
+ * (resp. link) contention: plan_flags are the plan's IR_PLAN_* flags. */
+int ir_lower_bound(const ir_machine *m, const ir_comm *c, bool direct,
+                   uint32_t plan_flags, ir_report *r);
+
+/* ---- lowering (ir/lower.c) ------------------------------------------ */
+
+/* Lower a verified plan to per-rank slices: the buffer layout of each
+ * block, scratch offsets, and the operation lists.  *out gets an array
+ * of p->machine.nranks slices; free with ir_slices_free. */
+int ir_lower(const ir_plan *p, ir_slice **out);
+void ir_slices_free(ir_slice *s, int32_t n);
+const char *ir_op_name(enum ir_opcode op);
+
+#endif
