@@ -1,0 +1,776 @@
+/*
+ * machine.c - the machine model: checking a topology, mapping ranks to
+ * coordinates and back, neighbours, directed link ids, and the routing
+ * functions (dimension order on meshes and tori, e-cube on hypercubes,
+ * extended X-Y on two-level HPAM machines, the direct link on a switch).
+ *
+ * Everything here is pure and allocation-free.  ir_route runs once per
+ * transfer of plans with tens of thousands of ranks, so it costs O(hops)
+ * (hypercube: O(n)).  Every function except ir_machine_check and the
+ * name functions assumes a machine ir_machine_check accepted (nranks
+ * derived, no zero extents).  Numbering, link ids, the torus tie rule and
+ * an HPAM worked example are in docs/machine-model.md.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "ir.h"
+
+/* HPAM link directions: rank * HPAM_DIRS + dir. */
+enum {
+	HPAM_PX,   /* +x: next column, same row and level */
+	HPAM_MX,   /* -x: previous column */
+	HPAM_PY,   /* +y: next row (rows grow downwards, row 0 on top) */
+	HPAM_MY,   /* -y: previous row */
+	HPAM_UP,   /* level-2 top-row node -> its level-1 node (000 eq. 1) */
+	HPAM_DOWN, /* level-1 bottom-row node -> this level-2 node */
+	HPAM_DIRS
+};
+
+/* The shape of an HPAM machine, unpacked once per call. */
+struct hpam {
+	int32_t r1, c1; /* level-1 rows and columns */
+	int32_t r2, c2; /* level-2 rows and columns */
+	int32_t f;      /* c2 / c1: level-2 columns under one level-1 column */
+	int32_t n1;     /* ranks in level 1, the first rank of level 2 */
+};
+
+/* A node of an HPAM machine. */
+struct hpam_pos {
+	int level; /* 0 = level 1 (top), 1 = level 2 */
+	int32_t x; /* column */
+	int32_t y; /* row, 0 on top */
+};
+
+/* Write a one-line message into err, if the caller gave room for one. */
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || errlen == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* True for 1, 2, 4, ...: 000 eq. 1 needs power-of-two column counts. */
+static bool is_pow2(int v)
+{
+	return v > 0 && (v & (v - 1)) == 0;
+}
+
+/* Name of a topology, as the input format spells it. */
+const char *ir_topo_name(enum ir_topo t)
+{
+	switch (t) {
+	case IR_MESH:
+		return "mesh";
+	case IR_TORUS:
+		return "torus";
+	case IR_HYPERCUBE:
+		return "hypercube";
+	case IR_HPAM:
+		return "hpam";
+	case IR_SWITCH:
+		return "switch";
+	}
+	return "unknown";
+}
+
+/* Name of a routing function, as the input format spells it. */
+const char *ir_routing_name(enum ir_routing r)
+{
+	switch (r) {
+	case IR_ROUTE_DIM_ORDER:
+		return "dimension-order";
+	case IR_ROUTE_ECUBE:
+		return "e-cube";
+	case IR_ROUTE_HPAM_XY:
+		return "hpam-xy";
+	case IR_ROUTE_DIRECT:
+		return "direct";
+	}
+	return "unknown";
+}
+
+/* Check a mesh or torus and derive its rank count; the product is built
+ * one factor at a time in 64 bits and stops once past IR_MAX_RANKS, so
+ * three extents near INT_MAX cannot overflow it. */
+static int check_grid(ir_machine *m, char *err, size_t errlen)
+{
+	const char *kind = ir_topo_name(m->topo);
+	int64_t n = 1;
+	int d;
+
+	if (m->ndims < 1 || m->ndims > IR_MAX_DIMS) {
+		set_err(err, errlen, "ndims must be 1..%d for a %s, got %d",
+		        IR_MAX_DIMS, kind, m->ndims);
+		return CCP_EINVAL;
+	}
+	for (d = 0; d < m->ndims; d++) {
+		if (m->dims[d] < 1) {
+			set_err(err, errlen, "dims[%d] must be >= 1, got %d", d,
+			        m->dims[d]);
+			return CCP_EINVAL;
+		}
+	}
+	for (; d < IR_MAX_DIMS; d++) {
+		if (m->dims[d] != 1) {
+			set_err(err, errlen,
+			        "dims[%d] must be 1 (unused by a "
+			        "%d-dimensional %s), got %d",
+			        d, m->ndims, kind, m->dims[d]);
+			return CCP_EINVAL;
+		}
+	}
+	for (d = 0; d < m->ndims; d++) {
+		n *= m->dims[d];
+		if (n > IR_MAX_RANKS) {
+			set_err(err, errlen,
+			        "dims %d x %d x %d make more than IR_MAX_RANKS "
+			        "(%d) ranks",
+			        m->dims[0], m->dims[1], m->dims[2],
+			        IR_MAX_RANKS);
+			return CCP_EINVAL;
+		}
+	}
+	m->nranks = (int32_t)n;
+	return 0;
+}
+
+/* Check an HPAM machine against 000 §2.2: two meshes, c1 <= c2, both
+ * column counts powers of two (eq. 1). */
+static int check_hpam(ir_machine *m, char *err, size_t errlen)
+{
+	static const char *const what[2] = {"rows", "columns"};
+	int64_t n;
+	int l, k;
+
+	for (l = 0; l < 2; l++) {
+		for (k = 0; k < 2; k++) {
+			if (m->levels[l][k] < 1) {
+				set_err(err, errlen,
+				        "levels[%d][%d] (level-%d %s) must be "
+				        ">= 1, got %d",
+				        l, k, l + 1, what[k], m->levels[l][k]);
+				return CCP_EINVAL;
+			}
+		}
+		if (!is_pow2(m->levels[l][1])) {
+			set_err(err, errlen,
+			        "levels[%d][1] (level-%d columns) must be a "
+			        "power of two (000 eq. 1), got %d",
+			        l, l + 1, m->levels[l][1]);
+			return CCP_EINVAL;
+		}
+	}
+	if (m->levels[0][1] > m->levels[1][1]) {
+		set_err(err, errlen,
+		        "levels[1][1] (level-2 columns) must be >= "
+		        "levels[0][1] (level-1 columns), got %d < %d",
+		        m->levels[1][1], m->levels[0][1]);
+		return CCP_EINVAL;
+	}
+	/* each product < 2^62, their sum < 2^63 */
+	n = (int64_t)m->levels[0][0] * m->levels[0][1] +
+	    (int64_t)m->levels[1][0] * m->levels[1][1];
+	if (n > IR_MAX_RANKS) {
+		set_err(err, errlen,
+		        "levels %dx%d + %dx%d make %" PRId64
+		        " ranks, more than IR_MAX_RANKS (%d)",
+		        m->levels[0][0], m->levels[0][1], m->levels[1][0],
+		        m->levels[1][1], n, IR_MAX_RANKS);
+		return CCP_EINVAL;
+	}
+	m->ndims = 2;
+	m->nranks = (int32_t)n;
+	return 0;
+}
+
+/* The routing function each topology supports. */
+static enum ir_routing routing_for(enum ir_topo t)
+{
+	switch (t) {
+	case IR_MESH:
+	case IR_TORUS:
+		return IR_ROUTE_DIM_ORDER;
+	case IR_HYPERCUBE:
+		return IR_ROUTE_ECUBE;
+	case IR_HPAM:
+		return IR_ROUTE_HPAM_XY;
+	case IR_SWITCH:
+		break;
+	}
+	return IR_ROUTE_DIRECT;
+}
+
+/* Validate every field that shapes the network and derive nranks (and
+ * ndims where the topology fixes it), so later code can trust them. */
+int ir_machine_check(ir_machine *m, char *err, size_t errlen)
+{
+	enum ir_routing want;
+	int rc;
+
+	set_err(err, errlen, "%s", "");
+	if ((int)m->topo < (int)IR_MESH || (int)m->topo > (int)IR_SWITCH) {
+		set_err(err, errlen,
+		        "topo must be mesh, torus, hypercube, hpam or switch, "
+		        "got %d",
+		        (int)m->topo);
+		return CCP_EINVAL;
+	}
+	want = routing_for(m->topo);
+	if (m->routing != want) {
+		if ((int)m->routing >= (int)IR_ROUTE_DIM_ORDER &&
+		    (int)m->routing <= (int)IR_ROUTE_DIRECT)
+			set_err(err, errlen,
+			        "routing must be %s for topology %s, got %s",
+			        ir_routing_name(want), ir_topo_name(m->topo),
+			        ir_routing_name(m->routing));
+		else
+			set_err(err, errlen,
+			        "routing must be %s for topology %s, got %d",
+			        ir_routing_name(want), ir_topo_name(m->topo),
+			        (int)m->routing);
+		return CCP_EINVAL;
+	}
+	if (m->ports < 0) {
+		set_err(err, errlen,
+		        "ports must be %d (all-port) or >= 1, got %d",
+		        IR_PORTS_ALL, m->ports);
+		return CCP_EINVAL;
+	}
+	switch (m->topo) {
+	case IR_MESH:
+	case IR_TORUS:
+		rc = check_grid(m, err, errlen);
+		break;
+	case IR_HYPERCUBE:
+		if (m->ndims < 1 || m->ndims > IR_MAX_CUBE_DIM) {
+			set_err(err, errlen,
+			        "ndims must be 1..%d for a hypercube, got %d",
+			        IR_MAX_CUBE_DIM, m->ndims);
+			return CCP_EINVAL;
+		}
+		/* IR_MAX_CUBE_DIM is chosen so 2^n never exceeds the limit */
+		m->nranks = (int32_t)1 << m->ndims;
+		rc = 0;
+		break;
+	case IR_HPAM:
+		rc = check_hpam(m, err, errlen);
+		break;
+	case IR_SWITCH:
+	default:
+		if (m->dims[0] < 1 || m->dims[0] > IR_MAX_RANKS) {
+			set_err(err, errlen,
+			        "dims[0] (switch ranks) must be 1..%d "
+			        "(IR_MAX_RANKS), got %d",
+			        IR_MAX_RANKS, m->dims[0]);
+			return CCP_EINVAL;
+		}
+		m->ndims = 1;
+		m->nranks = m->dims[0];
+		rc = 0;
+		break;
+	}
+	return rc;
+}
+
+/* Unpack an HPAM machine's shape. */
+static void hpam_shape(const ir_machine *m, struct hpam *h)
+{
+	h->r1 = m->levels[0][0];
+	h->c1 = m->levels[0][1];
+	h->r2 = m->levels[1][0];
+	h->c2 = m->levels[1][1];
+	h->f = h->c2 / h->c1;
+	h->n1 = h->r1 * h->c1;
+}
+
+/* Level, column and row of an HPAM rank. */
+static struct hpam_pos hpam_pos_of(const struct hpam *h, int32_t rank)
+{
+	struct hpam_pos p;
+
+	if (rank < h->n1) {
+		p.level = 0;
+		p.x = rank % h->c1;
+		p.y = rank / h->c1;
+	} else {
+		p.level = 1;
+		p.x = (rank - h->n1) % h->c2;
+		p.y = (rank - h->n1) / h->c2;
+	}
+	return p;
+}
+
+/* Rank of an HPAM node (level 0 or 1, column x, row y). */
+static int32_t hpam_rank(const struct hpam *h, int level, int32_t x, int32_t y)
+{
+	return level == 0 ? x + h->c1 * y : h->n1 + x + h->c2 * y;
+}
+
+/* The level-1 column a level-2 column hangs from: b = floor(a / f),
+ * 000 eq. 1. */
+static int32_t hpam_parent_col(const struct hpam *h, int32_t a)
+{
+	return a / h->f;
+}
+
+/* The level-2 column where a message from column n of level 2 climbs to
+ * column j of level 1: the nearest column whose up link reaches j,
+ * 000 eq. 2. */
+static int32_t hpam_chi(const struct hpam *h, int32_t n, int32_t j)
+{
+	if (n < j * h->f)
+		return j * h->f;
+	if (n > (j + 1) * h->f - 1)
+		return (j + 1) * h->f - 1;
+	return n;
+}
+
+/* Coordinates of a rank, derived from the one numbering (never stored);
+ * all -1 for a rank outside the machine. */
+void ir_coords(const ir_machine *m, int32_t rank, int c[IR_MAX_CUBE_DIM])
+{
+	int d;
+
+	if (rank < 0 || rank >= m->nranks) {
+		for (d = 0; d < IR_MAX_CUBE_DIM; d++)
+			c[d] = -1;
+		return;
+	}
+	switch (m->topo) {
+	case IR_MESH:
+	case IR_TORUS:
+		/* unused dimensions read as 0, so 3D code works on 1D grids */
+		for (d = 0; d < IR_MAX_DIMS; d++) {
+			c[d] = rank % m->dims[d];
+			rank /= m->dims[d];
+		}
+		break;
+	case IR_HYPERCUBE:
+		for (d = 0; d < m->ndims; d++)
+			c[d] = (int)((rank >> d) & 1);
+		break;
+	case IR_HPAM: {
+		struct hpam h;
+		struct hpam_pos p;
+
+		hpam_shape(m, &h);
+		p = hpam_pos_of(&h, rank);
+		c[0] = (int)p.x;
+		c[1] = (int)p.y;
+		c[2] = p.level;
+		break;
+	}
+	case IR_SWITCH:
+	default:
+		c[0] = (int)rank;
+		break;
+	}
+}
+
+/* Inverse of ir_coords; -1 for coordinates outside the machine. */
+int32_t ir_rank_of(const ir_machine *m, const int *c)
+{
+	int32_t r = 0, stride = 1;
+	int d;
+
+	switch (m->topo) {
+	case IR_MESH:
+	case IR_TORUS:
+		for (d = 0; d < m->ndims; d++) {
+			if (c[d] < 0 || c[d] >= m->dims[d])
+				return -1;
+			r += c[d] * stride;
+			stride *= m->dims[d];
+		}
+		return r;
+	case IR_HYPERCUBE:
+		for (d = 0; d < m->ndims; d++) {
+			if (c[d] != 0 && c[d] != 1)
+				return -1;
+			r |= (int32_t)c[d] << d;
+		}
+		return r;
+	case IR_HPAM: {
+		struct hpam h;
+		int32_t rows, cols;
+
+		hpam_shape(m, &h);
+		if (c[2] != 0 && c[2] != 1)
+			return -1;
+		rows = c[2] == 0 ? h.r1 : h.r2;
+		cols = c[2] == 0 ? h.c1 : h.c2;
+		if (c[0] < 0 || c[0] >= cols || c[1] < 0 || c[1] >= rows)
+			return -1;
+		return hpam_rank(&h, c[2], c[0], c[1]);
+	}
+	case IR_SWITCH:
+	default:
+		return c[0] >= 0 && c[0] < m->nranks ? c[0] : -1;
+	}
+}
+
+/* Neighbours of a rank: what the all-port model gives it as ports. */
+int ir_degree(const ir_machine *m, int32_t rank)
+{
+	int deg = 0, d;
+
+	if (rank < 0 || rank >= m->nranks)
+		return CCP_EINVAL;
+	switch (m->topo) {
+	case IR_MESH:
+		for (d = 0; d < m->ndims; d++) {
+			int32_t a = rank % m->dims[d];
+
+			rank /= m->dims[d];
+			deg += (a > 0) + (a < m->dims[d] - 1);
+		}
+		return deg;
+	case IR_TORUS:
+		/* a ring of 2 has one neighbour, a ring of 1 none */
+		for (d = 0; d < m->ndims; d++)
+			deg += m->dims[d] >= 3 ? 2 : m->dims[d] - 1;
+		return deg;
+	case IR_HYPERCUBE:
+		return m->ndims;
+	case IR_HPAM: {
+		struct hpam h;
+		struct hpam_pos p;
+		int32_t rows, cols;
+
+		hpam_shape(m, &h);
+		p = hpam_pos_of(&h, rank);
+		rows = p.level == 0 ? h.r1 : h.r2;
+		cols = p.level == 0 ? h.c1 : h.c2;
+		deg = (p.x > 0) + (p.x < cols - 1) + (p.y > 0) +
+		      (p.y < rows - 1);
+		if (p.level == 0 && p.y == h.r1 - 1)
+			deg += h.f; /* f down links, 000 eq. 1 */
+		if (p.level == 1 && p.y == 0)
+			deg += 1; /* the up link */
+		return deg;
+	}
+	case IR_SWITCH:
+	default:
+		return m->nranks - 1;
+	}
+}
+
+/* The longest route: what callers size their link buffers by. */
+int ir_max_hops(const ir_machine *m)
+{
+	int h = 0, d;
+
+	switch (m->topo) {
+	case IR_MESH:
+		for (d = 0; d < m->ndims; d++)
+			h += m->dims[d] - 1;
+		return h;
+	case IR_TORUS:
+		for (d = 0; d < m->ndims; d++)
+			h += m->dims[d] / 2;
+		return h;
+	case IR_HYPERCUBE:
+		return m->ndims;
+	case IR_HPAM: {
+		struct hpam s;
+		int in1, in2, down, up;
+
+		hpam_shape(m, &s);
+		in1 = (s.c1 - 1) + (s.r1 - 1);
+		in2 = (s.c2 - 1) + (s.r2 - 1);
+		/* top row, far column of level 1 -> bottom row of level 2 */
+		down = (s.c1 - 1) + (s.r1 - 1) + 1 + (s.r2 - 1);
+		/* bottom corner of level 2 -> top row, far column of level 1:
+		 * the row walk to chi (000 eq. 2) is at most c2 - f long */
+		up = (s.c2 - s.f) + (s.r2 - 1) + 1 + (s.r1 - 1);
+		h = in1;
+		if (in2 > h)
+			h = in2;
+		if (down > h)
+			h = down;
+		if (up > h)
+			h = up;
+		return h;
+	}
+	case IR_SWITCH:
+	default:
+		return 1;
+	}
+}
+
+/* Size of the link id space; some ids in it may be unused (edges). */
+uint64_t ir_nlinks(const ir_machine *m)
+{
+	uint64_t n = (uint64_t)m->nranks;
+
+	switch (m->topo) {
+	case IR_MESH:
+	case IR_TORUS:
+		return n * 2u * (uint64_t)m->ndims;
+	case IR_HYPERCUBE:
+		return n * (uint64_t)m->ndims;
+	case IR_HPAM:
+		return n * HPAM_DIRS;
+	case IR_SWITCH:
+	default:
+		return n * n;
+	}
+}
+
+/* Append the straight walk from coordinate a to b along one axis, the
+ * rank moving by stride per step; link id = rank * per + code, code + 1
+ * for the minus direction.  Used by meshes and HPAM levels. */
+static int walk(uint64_t *links, int h, int32_t *cur, int32_t a, int32_t b,
+                int32_t stride, uint64_t per, int code)
+{
+	for (; a < b; a++) {
+		links[h++] = (uint64_t)*cur * per + (uint64_t)code;
+		*cur += stride;
+	}
+	for (; a > b; a--) {
+		links[h++] = (uint64_t)*cur * per + (uint64_t)code + 1u;
+		*cur -= stride;
+	}
+	return h;
+}
+
+/* Dimension-order routing on a mesh or torus: X, then Y, then Z.  On a
+ * torus each dimension goes the shorter way round; at exactly half the
+ * ring it goes the + way. */
+static int route_grid(const ir_machine *m, int32_t src, int32_t dst,
+                      uint64_t *links)
+{
+	uint64_t per = 2u * (uint64_t)m->ndims;
+	int32_t cur = src, stride = 1, s = src, t = dst;
+	int h = 0, d;
+
+	for (d = 0; d < m->ndims; d++) {
+		int32_t ext = m->dims[d], a = s % ext, b = t % ext;
+		int32_t fwd, k;
+
+		s /= ext;
+		t /= ext;
+		fwd = (b - a + ext) % ext;
+		if (m->topo == IR_MESH) {
+			h = walk(links, h, &cur, a, b, stride, per, 2 * d);
+		} else if (fwd <= ext - fwd) {
+			/* + way, also on the tie fwd == ext / 2 */
+			for (k = 0; k < fwd; k++) {
+				links[h++] =
+				        (uint64_t)cur * per + 2u * (uint64_t)d;
+				cur += a == ext - 1 ? -(ext - 1) * stride
+				                    : stride;
+				a = a == ext - 1 ? 0 : a + 1;
+			}
+		} else {
+			for (k = 0; k < ext - fwd; k++) {
+				links[h++] = (uint64_t)cur * per +
+				             2u * (uint64_t)d + 1u;
+				cur += a == 0 ? (ext - 1) * stride : -stride;
+				a = a == 0 ? ext - 1 : a - 1;
+			}
+		}
+		stride *= ext;
+	}
+	return h;
+}
+
+/* e-cube: fix the differing bits from the lowest up (004, iPSC/860). */
+static int route_cube(const ir_machine *m, int32_t src, int32_t dst,
+                      uint64_t *links)
+{
+	uint32_t diff = (uint32_t)(src ^ dst);
+	uint64_t n = (uint64_t)m->ndims;
+	int32_t cur = src;
+	int h = 0, bit;
+
+	for (bit = 0; diff != 0; bit++, diff >>= 1) {
+		if (diff & 1u) {
+			links[h++] = (uint64_t)cur * n + (uint64_t)bit;
+			cur ^= (int32_t)1 << bit;
+		}
+	}
+	return h;
+}
+
+/* Extended X-Y routing across the two HPAM levels, 000 §2.3.  Within a
+ * level: columns (x) first, then rows (y).  Level 1 -> level 2 ends on
+ * the down link of the destination column; level 2 -> level 1 climbs at
+ * column chi (000 eq. 2). */
+static int route_hpam(const ir_machine *m, int32_t src, int32_t dst,
+                      uint64_t *links)
+{
+	struct hpam s;
+	struct hpam_pos a, b;
+	int32_t cur = src, col;
+	int h = 0;
+
+	hpam_shape(m, &s);
+	a = hpam_pos_of(&s, src);
+	b = hpam_pos_of(&s, dst);
+	if (a.level == b.level) {
+		int32_t cols = a.level == 0 ? s.c1 : s.c2;
+
+		h = walk(links, h, &cur, a.x, b.x, 1, HPAM_DIRS, HPAM_PX);
+		return walk(links, h, &cur, a.y, b.y, cols, HPAM_DIRS, HPAM_PY);
+	}
+	if (a.level == 0) {
+		/* (i,j)1 -> (i,floor(n/f))1 -> (r1-1,floor(n/f))1 -> (0,n)2
+		 * -> (m,n)2 */
+		col = hpam_parent_col(&s, b.x);
+		h = walk(links, h, &cur, a.x, col, 1, HPAM_DIRS, HPAM_PX);
+		h = walk(links, h, &cur, a.y, s.r1 - 1, s.c1, HPAM_DIRS,
+		         HPAM_PY);
+		cur = hpam_rank(&s, 1, b.x, 0);
+		links[h++] = (uint64_t)cur * HPAM_DIRS + HPAM_DOWN;
+		return walk(links, h, &cur, 0, b.y, s.c2, HPAM_DIRS, HPAM_PY);
+	}
+	/* (m,n)2 -> (m,chi)2 -> (0,chi)2 -> (r1-1,j)1 -> (i,j)1 */
+	col = hpam_chi(&s, a.x, b.x);
+	h = walk(links, h, &cur, a.x, col, 1, HPAM_DIRS, HPAM_PX);
+	h = walk(links, h, &cur, a.y, 0, s.c2, HPAM_DIRS, HPAM_PY);
+	links[h++] = (uint64_t)cur * HPAM_DIRS + HPAM_UP;
+	cur = hpam_rank(&s, 0, b.x, s.r1 - 1);
+	return walk(links, h, &cur, s.r1 - 1, b.y, s.c1, HPAM_DIRS, HPAM_PY);
+}
+
+/* The route src -> dst as directed link ids; the hop count, or
+ * CCP_EINVAL for a rank outside the machine. */
+int ir_route(const ir_machine *m, int32_t src, int32_t dst, uint64_t *links)
+{
+	if (src < 0 || src >= m->nranks || dst < 0 || dst >= m->nranks)
+		return CCP_EINVAL;
+	if (src == dst)
+		return 0;
+	switch (m->topo) {
+	case IR_MESH:
+	case IR_TORUS:
+		return route_grid(m, src, dst, links);
+	case IR_HYPERCUBE:
+		return route_cube(m, src, dst, links);
+	case IR_HPAM:
+		return route_hpam(m, src, dst, links);
+	case IR_SWITCH:
+	default:
+		links[0] = (uint64_t)src * (uint64_t)m->nranks + (uint64_t)dst;
+		return 1;
+	}
+}
+
+/* Ends of a mesh or torus link, or CCP_EINVAL where the neighbour is
+ * missing (mesh edge, torus ring of 1, the - link of a ring of 2). */
+static int grid_link_ends(const ir_machine *m, uint64_t link, int32_t *from,
+                          int32_t *to)
+{
+	uint64_t per = 2u * (uint64_t)m->ndims;
+	int32_t rank = (int32_t)(link / per);
+	int d = (int)(link % per) / 2, minus = (int)(link % 2u);
+	int32_t stride = 1, ext, a;
+	int k;
+
+	for (k = 0; k < d; k++)
+		stride *= m->dims[k];
+	ext = m->dims[d];
+	a = rank / stride % ext;
+	if (m->topo == IR_MESH) {
+		if (minus ? a == 0 : a == ext - 1)
+			return CCP_EINVAL;
+		*to = rank + (minus ? -stride : stride);
+	} else {
+		if (ext == 1 || (ext == 2 && minus))
+			return CCP_EINVAL;
+		if (!minus)
+			*to = rank +
+			      (a == ext - 1 ? -(ext - 1) * stride : stride);
+		else
+			*to = rank + (a == 0 ? (ext - 1) * stride : -stride);
+	}
+	*from = rank;
+	return 0;
+}
+
+/* Ends of an HPAM link, or CCP_EINVAL where it does not exist. */
+static int hpam_link_ends(const ir_machine *m, uint64_t link, int32_t *from,
+                          int32_t *to)
+{
+	struct hpam s;
+	struct hpam_pos p;
+	int32_t rank = (int32_t)(link / HPAM_DIRS), rows, cols, up;
+	int dir = (int)(link % HPAM_DIRS);
+
+	hpam_shape(m, &s);
+	p = hpam_pos_of(&s, rank);
+	rows = p.level == 0 ? s.r1 : s.r2;
+	cols = p.level == 0 ? s.c1 : s.c2;
+	*from = rank;
+	switch (dir) {
+	case HPAM_PX:
+		*to = rank + 1;
+		return p.x < cols - 1 ? 0 : CCP_EINVAL;
+	case HPAM_MX:
+		*to = rank - 1;
+		return p.x > 0 ? 0 : CCP_EINVAL;
+	case HPAM_PY:
+		*to = rank + cols;
+		return p.y < rows - 1 ? 0 : CCP_EINVAL;
+	case HPAM_MY:
+		*to = rank - cols;
+		return p.y > 0 ? 0 : CCP_EINVAL;
+	default:
+		if (p.level != 1 || p.y != 0)
+			return CCP_EINVAL;
+		up = hpam_rank(&s, 0, hpam_parent_col(&s, p.x), s.r1 - 1);
+		if (dir == HPAM_UP) {
+			*to = up;
+		} else {
+			*from = up;
+			*to = rank;
+		}
+		return 0;
+	}
+}
+
+/* The two ranks a directed link joins, so verifiers and tools can name
+ * a link; CCP_EINVAL (from/to untouched) for an id no link has. */
+int ir_link_ends(const ir_machine *m, uint64_t link, int32_t *from, int32_t *to)
+{
+	int32_t f = -1, t = -1;
+	int rc = 0;
+
+	if (link >= ir_nlinks(m))
+		return CCP_EINVAL;
+	switch (m->topo) {
+	case IR_MESH:
+	case IR_TORUS:
+		rc = grid_link_ends(m, link, &f, &t);
+		break;
+	case IR_HYPERCUBE: {
+		uint64_t n = (uint64_t)m->ndims;
+
+		f = (int32_t)(link / n);
+		t = f ^ ((int32_t)1 << (link % n));
+		break;
+	}
+	case IR_HPAM:
+		rc = hpam_link_ends(m, link, &f, &t);
+		break;
+	case IR_SWITCH:
+	default:
+		f = (int32_t)(link / (uint64_t)m->nranks);
+		t = (int32_t)(link % (uint64_t)m->nranks);
+		if (f == t)
+			rc = CCP_EINVAL;
+		break;
+	}
+	if (rc == 0) {
+		*from = f;
+		*to = t;
+	}
+	return rc;
+}
