@@ -1,0 +1,719 @@
+/*
+ * verify.c - the verifier: the type checker of this compiler.  No plan is
+ * written that it has not accepted.
+ *
+ * It replays the plan symbolically, phase by phase, on the data blocks the
+ * transfers carry, and checks:
+ *   structure   indices in range, one transfer per ordered pair and phase,
+ *               bytes equal to the sum of the blocks carried;
+ *   causality   a rank sends only blocks it held before the phase;
+ *   delivery    at the end every rank holds what the communication asks
+ *               for (duplicates are counted and reported, not fatal);
+ *   node        per phase, each rank's sends and receives fit its ports;
+ *   link        per phase, no directed link carries two transfers under
+ *               the machine's routing, unless the plan declares that it
+ *               allows contention; the measured load is reported either way.
+ * Reductions are checked with a multiset hash: each contribution has a
+ * 64-bit key; a partial carries the count and the sum of its keys, so a
+ * contribution counted twice or lost shows at the root.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+
+/* ---- a set of (rank, block) held after being received --------------- */
+
+struct held {
+	int32_t rank, origin, index; /* rank < 0: empty slot */
+};
+
+struct held_set {
+	struct held *slot;
+	uint64_t mask; /* capacity - 1, capacity a power of two */
+	uint64_t count;
+};
+
+/* splitmix64's finaliser: a good 64-bit mixer for table indices and keys */
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= UINT64_C(0xbf58476d1ce4e5b9);
+	x ^= x >> 27;
+	x *= UINT64_C(0x94d049bb133111eb);
+	x ^= x >> 31;
+	return x;
+}
+
+static uint64_t held_hash(int32_t r, int32_t o, int32_t i)
+{
+	return mix64(((uint64_t)(uint32_t)r << 32 | (uint32_t)o) ^
+	             mix64((uint64_t)(uint32_t)i + 0x9e3779b97f4a7c15u));
+}
+
+static int held_init(struct held_set *s, uint64_t expect)
+{
+	uint64_t cap = 64;
+	while (cap < expect * 2)
+		cap *= 2;
+	s->slot = malloc(cap * sizeof *s->slot);
+	if (!s->slot)
+		return CCP_ENOMEM;
+	for (uint64_t k = 0; k < cap; k++)
+		s->slot[k].rank = -1;
+	s->mask = cap - 1;
+	s->count = 0;
+	return 0;
+}
+
+/* Find the slot of (r, b): the match, or the empty slot it would go to. */
+static struct held *held_find(const struct held_set *s, int32_t r, ir_block b)
+{
+	uint64_t k = held_hash(r, b.origin, b.index) & s->mask;
+	for (;;) {
+		struct held *h = &s->slot[k];
+		if (h->rank < 0 || (h->rank == r && h->origin == b.origin &&
+		                    h->index == b.index))
+			return h;
+		k = (k + 1) & s->mask;
+	}
+}
+
+/* Insert (r, b); *was set when it was already there. */
+static int held_add(struct held_set *s, int32_t r, ir_block b, bool *was)
+{
+	if ((s->count + 1) * 2 > s->mask + 1) { /* keep load under 1/2 */
+		struct held_set t;
+		int rc = held_init(&t, (s->mask + 1));
+		if (rc)
+			return rc;
+		for (uint64_t k = 0; k <= s->mask; k++)
+			if (s->slot[k].rank >= 0)
+				*held_find(&t, s->slot[k].rank,
+				           (ir_block){s->slot[k].origin,
+				                      s->slot[k].index}) = s->slot[k];
+		t.count = s->count;
+		free(s->slot);
+		*s = t;
+	}
+	struct held *h = held_find(s, r, b);
+	*was = h->rank >= 0;
+	if (!*was) {
+		*h = (struct held){r, b.origin, b.index};
+		s->count++;
+	}
+	return 0;
+}
+
+/* Whether rank r holds block b: its own blocks from the start, and what
+ * it has received. */
+static bool holds(const struct held_set *s, int32_t r, ir_block b)
+{
+	return b.origin == r || held_find(s, r, b)->rank >= 0;
+}
+
+/* ---- helpers -------------------------------------------------------- */
+
+/* The rank that must end with block b, or -1 when every rank must
+ * (broadcast) or the notion does not apply (reduce). */
+static int32_t final_rank(const ir_plan *p, ir_block b)
+{
+	const ir_machine *m = &p->machine;
+	switch (p->comm.coll) {
+	case IR_SCATTER:
+	case IR_ALLTOALL:
+	case IR_IRREGULAR:
+		return b.index;
+	case IR_GATHER:
+		return p->comm.root;
+	case IR_TRANSPOSE: {
+		int c[IR_MAX_CUBE_DIM];
+		ir_coords(m, b.origin, c);
+		int t = c[0];
+		c[0] = c[1];
+		c[1] = t;
+		return ir_rank_of(m, c);
+	}
+	default:
+		return -1;
+	}
+}
+
+/* Ports a rank may use in one phase. */
+static uint32_t port_limit(const ir_machine *m, int32_t r)
+{
+	return m->ports == IR_PORTS_ALL ? (uint32_t)ir_degree(m, r)
+	                                : (uint32_t)m->ports;
+}
+
+/* Largest port count of any rank (the p of the spreading bound). */
+static uint32_t max_ports(const ir_machine *m)
+{
+	uint32_t best = 0;
+	/* degrees are uniform except at mesh edges; corners and the inside
+	 * of every topology are found among the first and a middle rank */
+	int32_t probe[3] = {0, m->nranks / 2, m->nranks - 1};
+	if (m->topo == IR_MESH || m->topo == IR_HPAM) {
+		for (int32_t r = 0; r < m->nranks; r++) {
+			uint32_t d = port_limit(m, r);
+			best = d > best ? d : best;
+		}
+		return best;
+	}
+	for (int k = 0; k < 3; k++) {
+		uint32_t d = port_limit(m, probe[k]);
+		best = d > best ? d : best;
+	}
+	return best;
+}
+
+/* Smallest t with (p+1)^t >= n: phases to spread one datum to n ranks
+ * when every holder can pass it to p others per phase. */
+static uint32_t spread_phases(uint64_t n, uint64_t p)
+{
+	uint32_t t = 0;
+	uint64_t reach = 1;
+	while (reach < n) {
+		reach = reach > UINT64_MAX / (p + 1) ? UINT64_MAX : reach * (p + 1);
+		t++;
+	}
+	return t;
+}
+
+static uint32_t div_up(uint64_t a, uint64_t b)
+{
+	return (uint32_t)((a + b - 1) / b);
+}
+
+/* Random key of one reduce contribution (multiset hashing). */
+static uint64_t contribution_key(int32_t r)
+{
+	return mix64((uint64_t)(uint32_t)r * 0x9e3779b97f4a7c15u + 1);
+}
+
+#define FAIL(...)                                                              \
+	do {                                                                   \
+		snprintf(r->message, sizeof r->message, __VA_ARGS__);          \
+		r->ok = false;                                                 \
+		rc = CCP_EVERIFY;                                              \
+		goto out;                                                      \
+	} while (0)
+
+/* ---- lower bound ---------------------------------------------------- */
+
+/* Per-link message counts over the whole pattern, for direct plans.
+ * Skipped (0) past 4M messages, where it would cost more than the plan. */
+static int link_bound(const ir_machine *m, const ir_comm *c, uint32_t *out)
+{
+	*out = 0;
+	int32_t n = m->nranks;
+	uint64_t msgs = c->coll == IR_IRREGULAR ? (uint64_t)c->matrix->nnz
+	                : c->coll == IR_ALLTOALL ? (uint64_t)n * (n - 1)
+	                                         : (uint64_t)n;
+	uint64_t nl = ir_nlinks(m);
+	if (msgs > (UINT64_C(1) << 22) || nl > (UINT64_C(1) << 26))
+		return 0;
+	uint32_t *load = calloc(nl ? nl : 1, sizeof *load);
+	uint64_t *links = malloc((size_t)ir_max_hops(m) * sizeof *links + 8);
+	if (!load || !links) {
+		free(load);
+		free(links);
+		return CCP_ENOMEM;
+	}
+	for (int32_t s = 0; s < n; s++) {
+		int32_t lo = 0, hi = 0;
+		if (c->coll == IR_IRREGULAR) {
+			lo = (int32_t)c->matrix->row[s];
+			hi = (int32_t)c->matrix->row[s + 1];
+		} else if (c->coll == IR_ALLTOALL) {
+			hi = n;
+		} else {
+			hi = 1;
+		}
+		for (int32_t k = lo; k < hi; k++) {
+			int32_t d = c->coll == IR_IRREGULAR ? c->matrix->dst[k]
+			            : c->coll == IR_ALLTOALL
+			                ? k
+			                : final_rank(&(ir_plan){.machine = *m,
+			                                        .comm = *c},
+			                             (ir_block){s, 0});
+			if (d == s)
+				continue;
+			int h = ir_route(m, s, d, links);
+			for (int j = 0; j < h; j++)
+				if (++load[links[j]] > *out)
+					*out = load[links[j]];
+		}
+	}
+	free(load);
+	free(links);
+	return 0;
+}
+
+int ir_lower_bound(const ir_machine *m, const ir_comm *c, bool direct,
+                   uint32_t plan_flags, ir_report *r)
+{
+	int32_t n = m->nranks;
+	uint32_t p = max_ports(m);
+	if (p == 0)
+		p = 1;
+	r->lb_spread = r->lb_degree = r->lb_link = 0;
+	switch (c->coll) {
+	case IR_BCAST:
+	case IR_SCATTER:
+	case IR_GATHER:
+	case IR_REDUCE:
+	case IR_ALLTOALL:
+		r->lb_spread = spread_phases((uint64_t)n, p);
+		break;
+	case IR_TRANSPOSE:
+	case IR_IRREGULAR:
+		r->lb_spread = 0; /* at least one phase if anything moves */
+		break;
+	}
+	if (c->coll == IR_ALLTOALL || c->coll == IR_IRREGULAR ||
+	    c->coll == IR_TRANSPOSE) {
+		/* with direct delivery every message is its own transfer:
+		 * ceil(degree / ports) phases at the busiest rank */
+		uint32_t *in = calloc((size_t)n, sizeof *in);
+		if (!in)
+			return CCP_ENOMEM;
+		for (int32_t s = 0; s < n; s++) {
+			uint32_t out = 0;
+			if (c->coll == IR_IRREGULAR) {
+				for (int64_t k = c->matrix->row[s];
+				     k < c->matrix->row[s + 1]; k++) {
+					in[c->matrix->dst[k]]++;
+					out++;
+				}
+			} else if (c->coll == IR_ALLTOALL) {
+				out = (uint32_t)n - 1;
+				in[s] = (uint32_t)n - 1;
+			} else {
+				int32_t d = final_rank(
+				    &(ir_plan){.machine = *m, .comm = *c},
+				    (ir_block){s, 0});
+				if (d != s) {
+					in[d]++;
+					out = 1;
+				}
+			}
+			uint32_t q = port_limit(m, s) ? port_limit(m, s) : 1;
+			uint32_t t = div_up(out, q);
+			r->lb_degree = t > r->lb_degree ? t : r->lb_degree;
+		}
+		for (int32_t d = 0; d < n; d++) {
+			uint32_t q = port_limit(m, d) ? port_limit(m, d) : 1;
+			uint32_t t = div_up(in[d], q);
+			r->lb_degree = t > r->lb_degree ? t : r->lb_degree;
+		}
+		free(in);
+		if (r->lb_degree > 0 && r->lb_spread == 0)
+			r->lb_spread = 1;
+		int rc = link_bound(m, c, &r->lb_link);
+		if (rc)
+			return rc;
+	}
+	r->lb_phases = r->lb_spread;
+	if (direct && !(plan_flags & IR_PLAN_NODE_CONTENTION) &&
+	    r->lb_degree > r->lb_phases)
+		r->lb_phases = r->lb_degree;
+	if (direct && !(plan_flags & IR_PLAN_LINK_CONTENTION) &&
+	    r->lb_link > r->lb_phases)
+		r->lb_phases = r->lb_link;
+	return 0;
+}
+
+/* ---- the verifier --------------------------------------------------- */
+
+struct link_counter {
+	uint32_t *dense;   /* per link count, when the id space is small */
+	uint64_t *list;    /* link ids used in this phase */
+	uint64_t nlist, cap;
+};
+
+/* Record one use of a link in the current phase. */
+static int link_use(struct link_counter *lc, uint64_t id)
+{
+	if (lc->nlist == lc->cap) {
+		uint64_t cap = lc->cap ? lc->cap * 2 : 1024;
+		uint64_t *q = realloc(lc->list, cap * sizeof *q);
+		if (!q)
+			return CCP_ENOMEM;
+		lc->list = q;
+		lc->cap = cap;
+	}
+	lc->list[lc->nlist++] = id;
+	if (lc->dense)
+		lc->dense[id]++;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Highest load of any link in the phase, and the link itself; resets. */
+static uint32_t link_phase_max(struct link_counter *lc, uint64_t *worst)
+{
+	uint32_t best = 0;
+	if (lc->dense) {
+		for (uint64_t k = 0; k < lc->nlist; k++) {
+			uint64_t id = lc->list[k];
+			if (lc->dense[id] > best) {
+				best = lc->dense[id];
+				*worst = id;
+			}
+		}
+		for (uint64_t k = 0; k < lc->nlist; k++)
+			lc->dense[lc->list[k]] = 0;
+	} else {
+		qsort(lc->list, lc->nlist, sizeof *lc->list, cmp_u64);
+		for (uint64_t k = 0, run = 0; k < lc->nlist; k++) {
+			run = (k > 0 && lc->list[k] == lc->list[k - 1]) ? run + 1 : 1;
+			if (run > best) {
+				best = (uint32_t)run;
+				*worst = lc->list[k];
+			}
+		}
+	}
+	lc->nlist = 0;
+	return best;
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+	return cmp_u64(a, b);
+}
+
+/* Check the plan's shape before anything indexes with it. */
+static int check_structure(const ir_plan *p, ir_report *r)
+{
+	int rc = 0;
+	const ir_machine *m = &p->machine;
+	if (m->nranks <= 0 || m->nranks > IR_MAX_RANKS)
+		FAIL("structure: the machine has %d ranks", (int)m->nranks);
+	if (p->comm.coll == IR_IRREGULAR &&
+	    (!p->comm.matrix || p->comm.matrix->n != m->nranks))
+		FAIL("structure: the matrix does not match the machine's %d ranks",
+		     (int)m->nranks);
+	if ((p->comm.coll == IR_BCAST || p->comm.coll == IR_SCATTER ||
+	     p->comm.coll == IR_GATHER || p->comm.coll == IR_REDUCE) &&
+	    (p->comm.root < 0 || p->comm.root >= m->nranks))
+		FAIL("structure: root %d is outside the machine's %d ranks",
+		     (int)p->comm.root, (int)m->nranks);
+	if (p->comm.coll == IR_TRANSPOSE &&
+	    (m->topo != IR_MESH && m->topo != IR_TORUS))
+		FAIL("structure: a transpose needs a 2D mesh or torus");
+	if (p->comm.coll == IR_TRANSPOSE &&
+	    (m->ndims != 2 || m->dims[0] != m->dims[1]))
+		FAIL("structure: a transpose needs a square 2D machine");
+	uint64_t next = 0;
+	for (uint32_t ph = 0; ph < p->nphases; ph++) {
+		if (p->phases[ph].transfer != next)
+			FAIL("structure: phase %u does not start where phase %u ends",
+			     ph, ph ? ph - 1 : 0);
+		next += p->phases[ph].ntransfers;
+	}
+	if (next != p->ntransfers)
+		FAIL("structure: phases hold %llu transfers, the plan %u",
+		     (unsigned long long)next, p->ntransfers);
+	for (uint32_t t = 0; t < p->ntransfers; t++) {
+		const ir_transfer *x = &p->transfers[t];
+		if (x->src < 0 || x->src >= m->nranks || x->dst < 0 ||
+		    x->dst >= m->nranks)
+			FAIL("structure: transfer %u goes %d -> %d, outside the "
+			     "machine's %d ranks",
+			     t, (int)x->src, (int)x->dst, (int)m->nranks);
+		if (x->src == x->dst)
+			FAIL("structure: transfer %u sends rank %d to itself", t,
+			     (int)x->src);
+		if (x->nblocks == 0 || x->block > p->nblocks ||
+		    x->nblocks > p->nblocks - x->block)
+			FAIL("structure: transfer %u has blocks [%u, +%u) outside "
+			     "the plan's %u",
+			     t, x->block, x->nblocks, p->nblocks);
+		if (x->flags & ~IR_XF_REDUCE)
+			FAIL("structure: transfer %u has unknown flags 0x%x", t,
+			     x->flags);
+		if (((x->flags & IR_XF_REDUCE) != 0) != (p->comm.coll == IR_REDUCE))
+			FAIL("structure: transfer %u %s a reduce flag in a %s", t,
+			     (x->flags & IR_XF_REDUCE) ? "has" : "lacks",
+			     ir_coll_name(p->comm.coll));
+		int64_t sum = 0;
+		for (uint32_t k = 0; k < x->nblocks; k++) {
+			ir_block b = p->blocks[x->block + k];
+			int64_t sz = ir_block_bytes(&p->comm, m->nranks, b);
+			if (sz < 0)
+				FAIL("structure: transfer %u (%d -> %d) carries block "
+				     "(%d,%d), which the %s does not have",
+				     t, (int)x->src, (int)x->dst, (int)b.origin,
+				     (int)b.index, ir_coll_name(p->comm.coll));
+			if ((x->flags & IR_XF_REDUCE) && b.origin != x->src)
+				FAIL("structure: reduce transfer %u (%d -> %d) must "
+				     "carry the sender's partial, not (%d,%d)",
+				     t, (int)x->src, (int)x->dst, (int)b.origin,
+				     (int)b.index);
+			sum += sz;
+		}
+		if (sum != x->bytes)
+			FAIL("structure: transfer %u (%d -> %d) says %lld bytes, "
+			     "its blocks hold %lld",
+			     t, (int)x->src, (int)x->dst, (long long)x->bytes,
+			     (long long)sum);
+	}
+out:
+	return rc;
+}
+
+int ir_verify(const ir_plan *p, ir_report *r)
+{
+	int rc = 0;
+	const ir_machine *m = &p->machine;
+	memset(r, 0, sizeof *r);
+	r->ok = true;
+	r->phases = p->nphases;
+	r->transfers = p->ntransfers;
+	r->direct = p->comm.coll == IR_ALLTOALL ||
+	            p->comm.coll == IR_IRREGULAR || p->comm.coll == IR_TRANSPOSE;
+
+	struct held_set held = {0};
+	struct link_counter lc = {0};
+	uint32_t *sends = NULL, *recvs = NULL;
+	int32_t *touched = NULL;
+	uint64_t *links = NULL, *pairs = NULL;
+	uint64_t *pcount = NULL, *phash = NULL, *snap = NULL;
+
+	if ((rc = check_structure(p, r)) != 0)
+		goto out;
+	int32_t n = m->nranks;
+	bool reduce = p->comm.coll == IR_REDUCE;
+	bool allow_link = p->flags & IR_PLAN_LINK_CONTENTION;
+	bool allow_node = p->flags & IR_PLAN_NODE_CONTENTION;
+
+	if ((rc = held_init(&held, p->nblocks + 16)) != 0)
+		goto out_nomem;
+	sends = calloc((size_t)n, sizeof *sends);
+	recvs = calloc((size_t)n, sizeof *recvs);
+	touched = malloc(2 * (size_t)n * sizeof *touched);
+	links = malloc(((size_t)ir_max_hops(m) + 1) * sizeof *links);
+	r->link_load = calloc(p->nphases ? p->nphases : 1, sizeof *r->link_load);
+	if (!sends || !recvs || !touched || !links || !r->link_load)
+		goto out_nomem;
+	uint64_t nl = ir_nlinks(m);
+	if (nl <= (UINT64_C(1) << 25) &&
+	    !(lc.dense = calloc(nl ? nl : 1, sizeof *lc.dense)))
+		goto out_nomem;
+	if (reduce) {
+		pcount = malloc((size_t)n * sizeof *pcount);
+		phash = malloc((size_t)n * sizeof *phash);
+		snap = malloc(2 * (size_t)(p->ntransfers + 1) * sizeof *snap);
+		if (!pcount || !phash || !snap)
+			goto out_nomem;
+		for (int32_t k = 0; k < n; k++) {
+			pcount[k] = 1;
+			phash[k] = contribution_key(k);
+		}
+	}
+
+	for (uint32_t ph = 0; ph < p->nphases; ph++) {
+		const ir_transfer *xs = p->transfers + p->phases[ph].transfer;
+		uint32_t nt = p->phases[ph].ntransfers;
+		uint32_t ntouched = 0;
+		for (uint32_t t = 0; t < nt; t++) {
+			const ir_transfer *x = &xs[t];
+			r->bytes += (uint64_t)x->bytes;
+			/* causality: blocks held before this phase */
+			for (uint32_t k = 0; k < x->nblocks; k++) {
+				ir_block b = p->blocks[x->block + k];
+				if (!reduce && !holds(&held, x->src, b))
+					FAIL("causality: phase %u: rank %d sends block "
+					     "(%d,%d) to rank %d before it holds it",
+					     ph, (int)x->src, (int)b.origin,
+					     (int)b.index, (int)x->dst);
+			}
+			if (reduce) { /* the partial as it was before the phase */
+				snap[2 * t] = pcount[x->src];
+				snap[2 * t + 1] = phash[x->src];
+			}
+			/* node load */
+			if (sends[x->src]++ == 0 && recvs[x->src] == 0)
+				touched[ntouched++] = x->src;
+			if (recvs[x->dst]++ == 0 && sends[x->dst] == 0)
+				touched[ntouched++] = x->dst;
+			/* link load along the route */
+			int h = ir_route(m, x->src, x->dst, links);
+			if (h <= 0)
+				FAIL("link: phase %u: no route from rank %d to %d",
+				     ph, (int)x->src, (int)x->dst);
+			r->hops += (uint64_t)h;
+			for (int j = 0; j < h; j++)
+				if ((rc = link_use(&lc, links[j])) != 0)
+					goto out_nomem;
+		}
+		/* node contention */
+		for (uint32_t k = 0; k < ntouched; k++) {
+			int32_t q = touched[k];
+			uint32_t lim = port_limit(m, q);
+			if (sends[q] > r->max_node_sends)
+				r->max_node_sends = sends[q];
+			if (recvs[q] > r->max_node_recvs)
+				r->max_node_recvs = recvs[q];
+			if (!allow_node && (sends[q] > lim || recvs[q] > lim))
+				FAIL("node: phase %u: rank %d sends %u and receives "
+				     "%u, its ports allow %u each",
+				     ph, (int)q, sends[q], recvs[q], lim);
+			sends[q] = recvs[q] = 0;
+		}
+		/* link contention */
+		uint64_t worst = 0;
+		uint32_t load = link_phase_max(&lc, &worst);
+		r->link_load[ph] = load;
+		if (load > r->max_link_load)
+			r->max_link_load = load;
+		if (load > 1 && !allow_link) {
+			int32_t a = -1, b = -1;
+			ir_link_ends(m, worst, &a, &b);
+			FAIL("link: phase %u: link %d -> %d carries %u transfers "
+			     "under %s routing",
+			     ph, (int)a, (int)b, load, ir_routing_name(m->routing));
+		}
+		/* with contention allowed, links no longer show a repeated
+		 * pair: check it directly */
+		if (allow_link && nt > 1) {
+			uint64_t *q = realloc(pairs, (size_t)nt * sizeof *q);
+			if (!q)
+				goto out_nomem;
+			pairs = q;
+			for (uint32_t t = 0; t < nt; t++)
+				pairs[t] = (uint64_t)(uint32_t)xs[t].src << 32 |
+				           (uint32_t)xs[t].dst;
+			qsort(pairs, nt, sizeof *pairs, cmp_pair);
+			for (uint32_t t = 1; t < nt; t++)
+				if (pairs[t] == pairs[t - 1])
+					FAIL("structure: phase %u has two transfers "
+					     "%d -> %d; merge their blocks",
+					     ph, (int)(pairs[t] >> 32),
+					     (int)(uint32_t)pairs[t]);
+		}
+		/* deliver */
+		for (uint32_t t = 0; t < nt; t++) {
+			const ir_transfer *x = &xs[t];
+			if (reduce) {
+				pcount[x->dst] += snap[2 * t];
+				phash[x->dst] += snap[2 * t + 1];
+				continue;
+			}
+			for (uint32_t k = 0; k < x->nblocks; k++) {
+				ir_block b = p->blocks[x->block + k];
+				bool was;
+				if ((rc = held_add(&held, x->dst, b, &was)) != 0)
+					goto out_nomem;
+				if (was || b.origin == x->dst)
+					r->duplicates++;
+				else if (r->direct && (b.origin != x->src ||
+				                       final_rank(p, b) != x->dst))
+					r->direct = false;
+			}
+		}
+	}
+
+	/* delivery */
+	const ir_comm *c = &p->comm;
+	switch (c->coll) {
+	case IR_BCAST:
+		for (int32_t q = 0; q < n; q++)
+			for (int32_t s = 0; s < (c->segments > 0 ? c->segments : 1); s++)
+				if (!holds(&held, q, (ir_block){c->root, s}))
+					FAIL("delivery: rank %d never receives segment "
+					     "%d of the broadcast",
+					     (int)q, (int)s);
+		break;
+	case IR_SCATTER:
+		for (int32_t q = 0; q < n; q++)
+			if (!holds(&held, q, (ir_block){c->root, q}))
+				FAIL("delivery: rank %d never receives its block "
+				     "of the scatter",
+				     (int)q);
+		break;
+	case IR_GATHER:
+		for (int32_t q = 0; q < n; q++)
+			if (!holds(&held, c->root, (ir_block){q, 0}))
+				FAIL("delivery: the root %d never receives rank "
+				     "%d's block",
+				     (int)c->root, (int)q);
+		break;
+	case IR_ALLTOALL:
+		for (int32_t d = 0; d < n; d++)
+			for (int32_t s = 0; s < n; s++)
+				if (!holds(&held, d, (ir_block){s, d}))
+					FAIL("delivery: rank %d never receives "
+					     "block (%d,%d)",
+					     (int)d, (int)s, (int)d);
+		break;
+	case IR_TRANSPOSE:
+		for (int32_t q = 0; q < n; q++) {
+			int32_t d = final_rank(p, (ir_block){q, 0});
+			if (!holds(&held, d, (ir_block){q, 0}))
+				FAIL("delivery: rank %d never receives rank %d's "
+				     "block of the transpose",
+				     (int)d, (int)q);
+		}
+		break;
+	case IR_IRREGULAR:
+		for (int32_t s = 0; s < n; s++)
+			for (int64_t k = c->matrix->row[s]; k < c->matrix->row[s + 1];
+			     k++)
+				if (!holds(&held, c->matrix->dst[k],
+				           (ir_block){s, c->matrix->dst[k]}))
+					FAIL("delivery: rank %d never receives the "
+					     "%lld bytes from rank %d",
+					     (int)c->matrix->dst[k],
+					     (long long)c->matrix->bytes[k], (int)s);
+		break;
+	case IR_REDUCE: {
+		uint64_t want = 0;
+		for (int32_t q = 0; q < n; q++)
+			want += contribution_key(q);
+		if (pcount[c->root] != (uint64_t)n || phash[c->root] != want)
+			FAIL("delivery: the root's result combines %llu "
+			     "contributions where %d were expected%s",
+			     (unsigned long long)pcount[c->root], (int)n,
+			     pcount[c->root] == (uint64_t)n
+			         ? " (some counted twice, some lost)"
+			         : "");
+		break;
+	}
+	}
+	if ((rc = ir_lower_bound(m, c, r->direct, p->flags, r)) != 0)
+		goto out;
+	goto out;
+
+out_nomem:
+	rc = CCP_ENOMEM;
+	r->ok = false;
+	snprintf(r->message, sizeof r->message, "verifier: out of memory");
+out:
+	free(held.slot);
+	free(lc.dense);
+	free(lc.list);
+	free(sends);
+	free(recvs);
+	free(touched);
+	free(links);
+	free(pairs);
+	free(pcount);
+	free(phash);
+	free(snap);
+	return rc;
+}
+
+void ir_report_fini(ir_report *r)
+{
+	free(r->link_load);
+	r->link_load = NULL;
+}
