@@ -1,0 +1,180 @@
+/*
+ * json.c - the JSON export of a plan (docs/plan-format.md, "JSON
+ * export"): one object, keys in a fixed order, no whitespace, so that the
+ * same plan always gives the same text and other tools (plotters,
+ * checkers, the papers' tables) can read a plan without the C library.
+ */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "json.h"
+
+/* Element type and reduction names, as the input format spells them. */
+static const char *dtype_name(enum ir_dtype t)
+{
+	static const char *const names[] = {
+	        [IR_DT_BYTE] = "byte",     [IR_DT_INT32] = "int32",
+	        [IR_DT_INT64] = "int64",   [IR_DT_FLOAT] = "float",
+	        [IR_DT_DOUBLE] = "double",
+	};
+	return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : "?";
+}
+
+static const char *redop_name(enum ir_redop op)
+{
+	static const char *const names[] = {
+	        [IR_OP_SUM] = "sum",
+	        [IR_OP_PROD] = "prod",
+	        [IR_OP_MIN] = "min",
+	        [IR_OP_MAX] = "max",
+	};
+	return (unsigned)op < sizeof names / sizeof names[0] ? names[op] : "?";
+}
+
+/* A JSON string of at most max bytes (names live in fixed arrays):
+ * quotes, backslashes and control characters escaped; other bytes pass
+ * through (names are ASCII in practice). */
+static void put_string(FILE *out, const char *s, size_t max)
+{
+	const unsigned char *q = (const unsigned char *)s;
+	const unsigned char *end = q + strnlen(s, max);
+	fputc('"', out);
+	for (; q < end; q++) {
+		if (*q == '"' || *q == '\\')
+			fprintf(out, "\\%c", *q);
+		else if (*q < 0x20)
+			fprintf(out, "\\u%04x", *q);
+		else
+			fputc(*q, out);
+	}
+	fputc('"', out);
+}
+
+/* "topology":{"kind":...,"dims":[...]}: extents for mesh and torus, the
+ * dimension for a hypercube, the two levels' rows and columns for HPAM,
+ * the port count for a switch. */
+static void put_topology(FILE *out, const ir_machine *m)
+{
+	int dims[4], n = 0;
+	switch (m->topo) {
+	case IR_MESH:
+	case IR_TORUS:
+		for (n = 0; n < m->ndims && n < IR_MAX_DIMS; n++)
+			dims[n] = m->dims[n];
+		break;
+	case IR_HYPERCUBE:
+		dims[n++] = m->ndims;
+		break;
+	case IR_HPAM:
+		dims[n++] = m->levels[0][0];
+		dims[n++] = m->levels[0][1];
+		dims[n++] = m->levels[1][0];
+		dims[n++] = m->levels[1][1];
+		break;
+	case IR_SWITCH:
+		dims[n++] = m->nranks;
+		break;
+	}
+	fputs("\"topology\":{\"kind\":", out);
+	put_string(out, ir_topo_name(m->topo), SIZE_MAX);
+	fputs(",\"dims\":[", out);
+	for (int i = 0; i < n; i++)
+		fprintf(out, "%s%d", i ? "," : "", dims[i]);
+	fputs("]}", out);
+}
+
+/* "collective":{...}: the kind, then only the fields that mean something
+ * for it. */
+static void put_collective(FILE *out, const ir_comm *c)
+{
+	fputs("\"collective\":{\"kind\":", out);
+	put_string(out, ir_coll_name(c->coll), SIZE_MAX);
+	switch (c->coll) {
+	case IR_BCAST:
+		fprintf(out,
+		        ",\"root\":%" PRId32 ",\"bytes\":%" PRId64
+		        ",\"segments\":%" PRId32,
+		        c->root, c->bytes, c->segments > 0 ? c->segments : 1);
+		break;
+	case IR_SCATTER:
+	case IR_GATHER:
+		fprintf(out, ",\"root\":%" PRId32 ",\"bytes\":%" PRId64,
+		        c->root, c->bytes);
+		break;
+	case IR_REDUCE:
+		fprintf(out,
+		        ",\"root\":%" PRId32 ",\"bytes\":%" PRId64
+		        ",\"dtype\":\"%s\",\"op\":\"%s\"",
+		        c->root, c->bytes, dtype_name(c->dtype),
+		        redop_name(c->op));
+		break;
+	case IR_ALLTOALL:
+	case IR_TRANSPOSE:
+		fprintf(out, ",\"bytes\":%" PRId64, c->bytes);
+		break;
+	case IR_IRREGULAR:
+		fprintf(out, ",\"messages\":%" PRId64 ",\"seed\":%" PRIu64,
+		        c->matrix ? c->matrix->nnz : 0, c->seed);
+		break;
+	}
+	fputc('}', out);
+}
+
+/* "phases":[{"transfers":[{...},...]},...]: every transfer with the
+ * blocks it carries as [origin,index] pairs, "reduce":true when the
+ * receiver combines them. */
+static void put_phases(FILE *out, const ir_plan *p)
+{
+	fputs("\"phases\":[", out);
+	for (uint32_t i = 0; i < p->nphases; i++) {
+		const ir_phase *ph = &p->phases[i];
+		fputs(i ? ",{\"transfers\":[" : "{\"transfers\":[", out);
+		for (uint32_t j = 0; j < ph->ntransfers; j++) {
+			const ir_transfer *t = &p->transfers[ph->transfer + j];
+			fprintf(out,
+			        "%s{\"src\":%" PRId32 ",\"dst\":%" PRId32
+			        ",\"bytes\":%" PRId64 ",\"blocks\":[",
+			        j ? "," : "", t->src, t->dst, t->bytes);
+			for (uint32_t k = 0; k < t->nblocks; k++) {
+				const ir_block *b = &p->blocks[t->block + k];
+				fprintf(out, "%s[%" PRId32 ",%" PRId32 "]",
+				        k ? "," : "", b->origin, b->index);
+			}
+			fputc(']', out);
+			if (t->flags & IR_XF_REDUCE)
+				fputs(",\"reduce\":true", out);
+			fputc('}', out);
+		}
+		fputs("]}", out);
+	}
+	fputc(']', out);
+}
+
+int json_export(const ir_plan *p, const ir_report *r, FILE *out)
+{
+	const ir_machine *m = &p->machine;
+	fprintf(out,
+	        "{\"format\":\"ccplan-plan\",\"version\":%d,\"ranks\":%" PRId32
+	        ",",
+	        JSON_FORMAT_VERSION, m->nranks);
+	put_topology(out, m);
+	fputs(",\"routing\":", out);
+	put_string(out, ir_routing_name(m->routing), SIZE_MAX);
+	if (m->ports == IR_PORTS_ALL)
+		fputs(",\"ports\":\"all\",", out);
+	else
+		fprintf(out, ",\"ports\":%d,", m->ports);
+	put_collective(out, &p->comm);
+	fputs(",\"algorithm\":", out);
+	put_string(out, p->algorithm, IR_NAME_MAX);
+	if (r)
+		fprintf(out, ",\"lower_bound_phases\":%" PRIu32 ",",
+		        r->lb_phases);
+	else
+		fputs(",\"lower_bound_phases\":null,", out);
+	put_phases(out, p);
+	fputs("}\n", out);
+	return ferror(out) ? CCP_EIO : 0;
+}

@@ -1,0 +1,22 @@
+/*
+ * json.h - the JSON export of a plan: machine, communication, algorithm,
+ * lower bound and every phase's transfers with the blocks they carry, in
+ * the one documented shape (docs/plan-format.md, "JSON export").
+ */
+#ifndef CCP_JSON_H
+#define CCP_JSON_H
+
+#include <stdio.h>
+
+#include "ir.h"
+
+/* Version of the JSON shape, written as "version". */
+#define JSON_FORMAT_VERSION 1
+
+/* Write plan p and its report r (both borrowed; r may be NULL, then the
+ * lower bound is written as null) to out (borrowed, left open) as one
+ * JSON object on one line, followed by a newline.  Returns 0, or CCP_EIO
+ * if out reports a write error. */
+int json_export(const ir_plan *p, const ir_report *r, FILE *out);
+
+#endif

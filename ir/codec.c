@@ -1,0 +1,1427 @@
+/*
+ * codec.c - the .ccp binary plan format: a fixed header, a global section
+ * (machine, communication, phase IR), a rank index, and one section per
+ * rank holding its lowered slice.  The layout, byte order and checksums are
+ * documented in docs/plan-format.md; the offsets below follow its tables.
+ *
+ * Every field is written and read byte by byte, little-endian, so a file
+ * is the same on any host.  The reader trusts nothing: it checks magic,
+ * versions, check values, the header checksum, every offset and size
+ * against the file size, the checksums of what it reads, every count
+ * against the bytes that hold it, and every value it stores, before any
+ * of it is used.  The same consistency rules (check_plan, check_slice) run
+ * on the writer's input, so no file is written that a reader would refuse.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "codec.h"
+
+/* ---- layout constants (docs/plan-format.md) ------------------------- */
+
+static const uint8_t file_magic[8] = {0x89, 'C',  'C',  'P',
+                                      '\r', '\n', 0x1a, '\n'};
+
+/* header: 128 bytes */
+#define HDR_SIZE      128
+#define H_VERSION     8
+#define H_MIN_READ    10
+#define H_ENDIAN      12
+#define H_SIZE_U32    14
+#define H_SIZE_U64    15
+#define H_SIZE_F64    16
+#define H_COLL        17
+#define H_HDR_SIZE    18
+#define H_FLAGS       20
+#define H_NRANKS      24
+#define H_NPHASES     28
+#define H_LB_PHASES   32
+#define H_GLOBAL_OFF  36
+#define H_GLOBAL_SIZE 40
+#define H_INDEX_OFF   48
+#define H_FILE_SIZE   56
+#define H_ALGORITHM   64
+#define H_INPUT_HASH  96
+#define H_PLAN_HASH   112
+#define H_CHECKSUM    120 /* XXH3_64 of bytes [0, 120) */
+
+#define ENDIAN_CHECK 0x1234u
+
+/* global section: a fixed part, then the arrays */
+#define G_FIXED    288
+#define G_PHASE    8  /* transfer u32, ntransfers u32 */
+#define G_TRANSFER 28 /* src, dst, bytes, block, nblocks, flags */
+#define G_BLOCK    8  /* origin, index */
+
+/* rank section: a fixed part, ops, iovs, then its checksum */
+#define S_FIXED 36 /* rank, nops, niovs, send, recv, scratch bytes */
+#define S_OP    28 /* code, phase, peer, bytes, iov, niov */
+#define S_IOV   20 /* buf, off, len */
+#define S_SUM   8  /* XXH3_64 of the section's bytes before it */
+#define S_MIN   (S_FIXED + S_SUM)
+
+#define KNOWN_PLAN_FLAGS (IR_PLAN_LINK_CONTENTION | IR_PLAN_NODE_CONTENTION)
+#define KNOWN_XF_FLAGS   IR_XF_REDUCE
+
+/* whether each runtime operation names a peer, from the one op table */
+static const uint8_t op_has_peer[IR_NOPS] = {
+#define X(name, peer, comment) peer,
+        IR_OPS(X)
+#undef X
+};
+
+/* The header, parsed: what ir_file_info shows plus where things are. */
+struct header {
+	ir_file_info info;
+	uint16_t min_read;
+	uint64_t global_off, global_size;
+	uint64_t index_off;
+};
+
+/* ---- errors ----------------------------------------------------------- */
+
+/* Put a one-line reason in err (if any) and return code, so that every
+ * check reads "return fail(...)". */
+static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+	if (err && errlen > 0) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+/* ---- little-endian scalars ------------------------------------------- */
+
+/* Little-endian loads from a buffer already known to hold the bytes. */
+static uint16_t get_u16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | (unsigned)p[1] << 8);
+}
+
+/* See get_u16. */
+static uint32_t get_u32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/* See get_u16. */
+static uint64_t get_u64(const uint8_t *p)
+{
+	return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
+}
+
+/* Little-endian stores, byte by byte, whatever the host order. */
+static void set_u16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+/* See set_u16. */
+static void set_u32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> 8 * i);
+}
+
+/* See set_u16. */
+static void set_u64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> 8 * i);
+}
+
+/* Two's-complement reinterpretation without implementation-defined
+ * conversions: the file stores signed fields as their unsigned image. */
+static int32_t as_i32(uint32_t v)
+{
+	return v <= INT32_MAX ? (int32_t)v : -(int32_t)(UINT32_MAX - v) - 1;
+}
+
+/* See as_i32. */
+static int64_t as_i64(uint64_t v)
+{
+	return v <= INT64_MAX ? (int64_t)v : -(int64_t)(UINT64_MAX - v) - 1;
+}
+
+/* A double as its IEEE-754 bits and back, NaN payloads and -0.0
+ * included, so cost fields round-trip exactly. */
+static uint64_t f64_bits(double d)
+{
+	uint64_t u;
+	memcpy(&u, &d, sizeof u);
+	return u;
+}
+
+/* See f64_bits. */
+static double bits_f64(uint64_t u)
+{
+	double d;
+	memcpy(&d, &u, sizeof d);
+	return d;
+}
+
+/* ---- the growable output buffer -------------------------------------- */
+
+struct obuf {
+	uint8_t *p;
+	size_t len, cap;
+	bool nomem; /* sticky: a failed growth drops every later write */
+};
+
+/* Make room for n more bytes; false (and nomem set) if memory ran out. */
+static bool ob_room(struct obuf *b, size_t n)
+{
+	if (b->nomem)
+		return false;
+	if (b->cap - b->len >= n)
+		return true;
+	size_t cap = b->cap ? b->cap : 4096;
+	while (cap - b->len < n) {
+		if (cap > SIZE_MAX / 2) {
+			b->nomem = true;
+			return false;
+		}
+		cap *= 2;
+	}
+	uint8_t *q = realloc(b->p, cap);
+	if (!q) {
+		b->nomem = true;
+		return false;
+	}
+	b->p = q;
+	b->cap = cap;
+	return true;
+}
+
+/* Append fields to the output; after a failed growth they do nothing
+ * and the caller sees nomem once at the end. */
+static void put_u32(struct obuf *b, uint32_t v)
+{
+	if (ob_room(b, 4)) {
+		set_u32(b->p + b->len, v);
+		b->len += 4;
+	}
+}
+
+/* See put_u32. */
+static void put_u64(struct obuf *b, uint64_t v)
+{
+	if (ob_room(b, 8)) {
+		set_u64(b->p + b->len, v);
+		b->len += 8;
+	}
+}
+
+/* See put_u32. */
+static void put_bytes(struct obuf *b, const void *src, size_t n)
+{
+	if (ob_room(b, n)) {
+		memcpy(b->p + b->len, src, n);
+		b->len += n;
+	}
+}
+
+/* A name field: the string, NUL-padded to IR_NAME_MAX bytes, so nothing
+ * after the terminator (stale bytes in memory) reaches the file. */
+static void put_name(struct obuf *b, const char name[IR_NAME_MAX])
+{
+	uint8_t field[IR_NAME_MAX] = {0};
+	size_t n = strnlen(name, IR_NAME_MAX - 1);
+	memcpy(field, name, n);
+	put_bytes(b, field, sizeof field);
+}
+
+/* ---- the bounded input reader ---------------------------------------- */
+
+struct ibuf {
+	const uint8_t *p;
+	uint64_t len, pos;
+	bool short_read; /* sticky: a read ran past the end */
+};
+
+/* Pointer to the next n bytes, or NULL (and short_read set). */
+static const uint8_t *ib_take(struct ibuf *r, uint64_t n)
+{
+	if (r->short_read || r->len - r->pos < n) {
+		r->short_read = true;
+		return NULL;
+	}
+	const uint8_t *q = r->p + r->pos;
+	r->pos += n;
+	return q;
+}
+
+/* Read fields; past the end they give 0 and set short_read, which the
+ * callers check (the counts were checked first, so it never happens). */
+static uint32_t rd_u32(struct ibuf *r)
+{
+	const uint8_t *q = ib_take(r, 4);
+	return q ? get_u32(q) : 0;
+}
+
+/* See rd_u32. */
+static uint64_t rd_u64(struct ibuf *r)
+{
+	const uint8_t *q = ib_take(r, 8);
+	return q ? get_u64(q) : 0;
+}
+
+/* See rd_u32. */
+static int32_t rd_i32(struct ibuf *r)
+{
+	return as_i32(rd_u32(r));
+}
+
+/* See rd_u32. */
+static int64_t rd_i64(struct ibuf *r)
+{
+	return as_i64(rd_u64(r));
+}
+
+/* See rd_u32. */
+static double rd_f64(struct ibuf *r)
+{
+	return bits_f64(rd_u64(r));
+}
+
+/* True when a name field is NUL-terminated and zero after the terminator:
+ * the only form the writer produces. */
+static bool name_ok(const uint8_t field[IR_NAME_MAX])
+{
+	const uint8_t *nul = memchr(field, 0, IR_NAME_MAX);
+	if (!nul)
+		return false;
+	for (const uint8_t *q = nul; q < field + IR_NAME_MAX; q++)
+		if (*q)
+			return false;
+	return true;
+}
+
+/* Read a name field into out; false if it is not in canonical form. */
+static bool rd_name(struct ibuf *r, char out[IR_NAME_MAX])
+{
+	const uint8_t *q = ib_take(r, IR_NAME_MAX);
+	if (!q || !name_ok(q))
+		return false;
+	memcpy(out, q, IR_NAME_MAX);
+	return true;
+}
+
+/* Subtract count records of size bytes from *rem; false if they do not
+ * fit.  Overflow-safe: the division comes first. */
+static bool take_records(uint64_t *rem, uint64_t count, uint64_t size)
+{
+	if (count > *rem / size)
+		return false;
+	*rem -= count * size;
+	return true;
+}
+
+/* ---- consistency rules, shared by writer and reader ------------------ */
+
+/* The machine: enums in range, dimensions that fit the topology, and
+ * nranks equal to what the dimensions give, so that no later pass can
+ * index past a dims[] or derive a rank the plan does not have. */
+static int check_machine(const ir_machine *m, char *err, size_t errlen)
+{
+	if ((unsigned)m->topo > IR_SWITCH)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: topology %u "
+		            "is not a known kind",
+		            (unsigned)m->topo);
+	if ((unsigned)m->routing > IR_ROUTE_DIRECT)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: routing %u "
+		            "is not a known function",
+		            (unsigned)m->routing);
+	if (m->nranks < 1 || m->nranks > IR_MAX_RANKS)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: machine has "
+		            "%" PRId32 " ranks",
+		            m->nranks);
+	if (m->ports < 0)
+		return fail(err, errlen, CCP_EFORMAT, "bad plan: ports %d",
+		            m->ports);
+	int64_t n = 0;
+	switch (m->topo) {
+	case IR_MESH:
+	case IR_TORUS:
+		if (m->ndims < 1 || m->ndims > IR_MAX_DIMS)
+			break;
+		n = 1;
+		for (int i = 0; i < m->ndims && n > 0 && n <= IR_MAX_RANKS; i++)
+			n = m->dims[i] < 1 || m->dims[i] > IR_MAX_RANKS
+			            ? 0
+			            : n * m->dims[i];
+		if (n > IR_MAX_RANKS)
+			n = 0;
+		break;
+	case IR_HYPERCUBE:
+		if (m->ndims >= 0 && m->ndims <= IR_MAX_CUBE_DIM)
+			n = INT64_C(1) << m->ndims;
+		break;
+	case IR_HPAM:
+		if (m->ndims != 2)
+			break;
+		n = 0;
+		for (int l = 0; l < 2; l++) {
+			int r = m->levels[l][0], c = m->levels[l][1];
+			if (r < 1 || c < 1 || r > IR_MAX_RANKS ||
+			    c > IR_MAX_RANKS) {
+				n = -1;
+				break;
+			}
+			n += (int64_t)r * c;
+		}
+		break;
+	case IR_SWITCH:
+		if (m->ndims == 1)
+			n = m->dims[0];
+		break;
+	}
+	if (n != m->nranks)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: the machine's "
+		            "dimensions (topology %u, ndims %d) do not give "
+		            "%" PRId32 " ranks",
+		            (unsigned)m->topo, m->ndims, m->nranks);
+	if (!memchr(m->cost.preset, 0, IR_NAME_MAX))
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: cost preset name is not terminated");
+	return 0;
+}
+
+/* The CSR matrix of an irregular communication: one row per rank, row
+ * offsets rising from 0 to nnz, destinations in range and strictly
+ * ascending in each row (ir_block_bytes searches them), sizes in range. */
+static int check_matrix(const ir_matrix *x, int32_t nranks, char *err,
+                        size_t errlen)
+{
+	if (x->n != nranks)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: matrix is "
+		            "%" PRId32 " x %" PRId32 " for %" PRId32 " ranks",
+		            x->n, x->n, nranks);
+	if (x->nnz < 0 || !x->row || (x->nnz > 0 && (!x->dst || !x->bytes)))
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: matrix arrays missing");
+	if (x->row[0] != 0 || x->row[x->n] != x->nnz)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: matrix rows "
+		            "do not span its %" PRId64 " messages",
+		            x->nnz);
+	for (int32_t i = 0; i < x->n; i++) {
+		int64_t lo = x->row[i], hi = x->row[i + 1];
+		if (lo > hi || hi > x->nnz)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: matrix "
+			            "row %" PRId32 " has bad offsets",
+			            i);
+		for (int64_t k = lo; k < hi; k++) {
+			if (x->dst[k] < 0 || x->dst[k] >= x->n ||
+			    (k > lo && x->dst[k] <= x->dst[k - 1]))
+				return fail(err, errlen, CCP_EFORMAT,
+				            "bad plan: "
+				            "matrix row %" PRId32
+				            " has a bad or "
+				            "unsorted destination",
+				            i);
+			if (x->bytes[k] < 0 || x->bytes[k] > IR_MAX_BYTES)
+				return fail(err, errlen, CCP_EFORMAT,
+				            "bad plan: "
+				            "matrix message %" PRId32
+				            " -> %" PRId32 " has %" PRId64
+				            " bytes",
+				            i, x->dst[k], x->bytes[k]);
+		}
+	}
+	return 0;
+}
+
+/* The communication: enums in range, root a rank where there is one,
+ * sizes within the documented limits, and the matrix if present. */
+static int check_comm(const ir_comm *c, int32_t nranks, char *err,
+                      size_t errlen)
+{
+	if ((unsigned)c->coll > IR_IRREGULAR)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: collective %u "
+		            "is not a known kind",
+		            (unsigned)c->coll);
+	if ((unsigned)c->dtype > IR_DT_DOUBLE)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: element type "
+		            "%u is not a known type",
+		            (unsigned)c->dtype);
+	if ((unsigned)c->op > IR_OP_MAX)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: reduction %u "
+		            "is not a known operation",
+		            (unsigned)c->op);
+	bool rooted = c->coll == IR_BCAST || c->coll == IR_SCATTER ||
+	              c->coll == IR_GATHER || c->coll == IR_REDUCE;
+	if (rooted && (c->root < 0 || c->root >= nranks))
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: root %" PRId32 " is not one of %" PRId32
+		            " ranks",
+		            c->root, nranks);
+	if (c->bytes < 0 || c->bytes > IR_MAX_BYTES)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: block size %" PRId64 " out of range",
+		            c->bytes);
+	if (c->segments < 0 || c->segments > IR_MAX_SEGMENTS)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: %" PRId32 " segments out of range",
+		            c->segments);
+	return c->matrix ? check_matrix(c->matrix, nranks, err, errlen) : 0;
+}
+
+/* The whole plan: machine, communication, flags, and the phase IR with
+ * every transfer and block index inside its array. */
+static int check_plan(const ir_plan *p, char *err, size_t errlen)
+{
+	int rc = check_machine(&p->machine, err, errlen);
+	if (rc)
+		return rc;
+	int32_t n = p->machine.nranks;
+	if ((rc = check_comm(&p->comm, n, err, errlen)) != 0)
+		return rc;
+	if (!memchr(p->algorithm, 0, IR_NAME_MAX))
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: algorithm name is not terminated");
+	if (p->flags & ~KNOWN_PLAN_FLAGS)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: unknown plan "
+		            "flags 0x%" PRIx32,
+		            p->flags);
+	if ((p->nphases && !p->phases) || (p->ntransfers && !p->transfers) ||
+	    (p->nblocks && !p->blocks))
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: phase IR arrays missing");
+	for (uint32_t i = 0; i < p->nphases; i++) {
+		const ir_phase *ph = &p->phases[i];
+		if ((uint64_t)ph->transfer + ph->ntransfers > p->ntransfers)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: phase %" PRIu32
+			            " names transfers past the %" PRIu32
+			            " there are",
+			            i, p->ntransfers);
+	}
+	for (uint32_t i = 0; i < p->ntransfers; i++) {
+		const ir_transfer *t = &p->transfers[i];
+		if (t->src < 0 || t->src >= n || t->dst < 0 || t->dst >= n)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: transfer %" PRIu32
+			            " joins ranks %" PRId32 " -> %" PRId32
+			            " of %" PRId32,
+			            i, t->src, t->dst, n);
+		if (t->bytes < 0)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: transfer %" PRIu32
+			            " has %" PRId64 " bytes",
+			            i, t->bytes);
+		if ((uint64_t)t->block + t->nblocks > p->nblocks)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: transfer %" PRIu32
+			            " names blocks past the %" PRIu32
+			            " there are",
+			            i, p->nblocks);
+		if (t->flags & ~KNOWN_XF_FLAGS)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: transfer %" PRIu32
+			            " has unknown flags 0x%" PRIx32,
+			            i, t->flags);
+	}
+	for (uint32_t i = 0; i < p->nblocks; i++) {
+		const ir_block *b = &p->blocks[i];
+		if (b->origin < 0 || b->origin >= n || b->index < 0)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: block %" PRIu32 " is (%" PRId32
+			            ", %" PRId32 ")",
+			            i, b->origin, b->index);
+	}
+	return 0;
+}
+
+/* Bytes of buffer buf that the slice binds. */
+static uint64_t slice_buf_bytes(const ir_slice *s, unsigned buf)
+{
+	return buf == IR_BUF_SEND   ? s->send_bytes
+	       : buf == IR_BUF_RECV ? s->recv_bytes
+	                            : s->scratch_bytes;
+}
+
+/* One rank's slice: op codes known, peers real ranks where the op table
+ * says there is a peer, phases inside the plan, iov ranges inside the
+ * slice, and every iov inside the buffer it names, so the runtime can
+ * execute it without another bounds check. */
+static int check_slice(const ir_slice *s, int32_t rank, int32_t nranks,
+                       uint32_t nphases, char *err, size_t errlen)
+{
+	if (s->rank != rank)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: rank %" PRId32
+		            " section holds the slice of rank %" PRId32,
+		            rank, s->rank);
+	if ((s->nops && !s->ops) || (s->niovs && !s->iovs))
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: rank %" PRId32 " slice arrays missing",
+		            rank);
+	uint32_t maxphase = nphases ? nphases : 1;
+	for (uint32_t i = 0; i < s->nops; i++) {
+		const ir_op *o = &s->ops[i];
+		if (o->code >= IR_NOPS)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: rank %" PRId32 " op %" PRIu32
+			            " has code %u",
+			            rank, i, (unsigned)o->code);
+		bool peer_ok = op_has_peer[o->code]
+		                       ? o->peer >= 0 && o->peer < nranks
+		                       : o->peer >= -1 && o->peer < nranks;
+		if (!peer_ok)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: rank %" PRId32 " op %" PRIu32
+			            " has peer %" PRId32,
+			            rank, i, o->peer);
+		if (o->phase >= maxphase)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: rank %" PRId32 " op %" PRIu32
+			            " is in phase %" PRIu32 " of %" PRIu32,
+			            rank, i, o->phase, nphases);
+		if ((uint64_t)o->iov + o->niov > s->niovs ||
+		    (o->code == IR_OP_COPY && o->niov != 2))
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: rank %" PRId32 " op %" PRIu32
+			            " names bad iovs",
+			            rank, i);
+	}
+	for (uint32_t i = 0; i < s->niovs; i++) {
+		const ir_iov *v = &s->iovs[i];
+		if (v->buf > IR_BUF_SCRATCH)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: rank %" PRId32 " iov %" PRIu32
+			            " names buffer %u",
+			            rank, i, (unsigned)v->buf);
+		uint64_t size = slice_buf_bytes(s, v->buf);
+		if (v->len > size || v->off > size - v->len)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: rank %" PRId32 " iov %" PRIu32
+			            " (%" PRIu64 " bytes at %" PRIu64
+			            ") is outside its %" PRIu64 "-byte buffer",
+			            rank, i, v->len, v->off, size);
+	}
+	return 0;
+}
+
+/* ---- writing ---------------------------------------------------------- */
+
+/* The global section: machine, communication, the plan's own fields, then
+ * the matrix arrays and the phase IR arrays. */
+static void put_global(struct obuf *b, const ir_plan *p)
+{
+	const ir_machine *m = &p->machine;
+	const ir_cost *k = &m->cost;
+	const ir_comm *c = &p->comm;
+	const ir_matrix *x = c->matrix;
+
+	put_u32(b, (uint32_t)m->topo);
+	put_u32(b, (uint32_t)m->routing);
+	put_u32(b, (uint32_t)m->ndims);
+	for (int i = 0; i < IR_MAX_DIMS; i++)
+		put_u32(b, (uint32_t)m->dims[i]);
+	for (int l = 0; l < 2; l++)
+		for (int j = 0; j < 2; j++)
+			put_u32(b, (uint32_t)m->levels[l][j]);
+	put_u32(b, (uint32_t)m->ports);
+	put_u32(b, (uint32_t)m->nranks);
+	put_name(b, k->preset);
+	const double costs[] = {k->alpha,     k->beta,      k->hop,
+	                        k->gamma,     k->beta_sat,  k->tau,
+	                        k->phi,       k->c_send[0], k->c_send[1],
+	                        k->c_recv[0], k->c_recv[1], k->copy[0],
+	                        k->copy[1],   k->lambda};
+	for (size_t i = 0; i < sizeof costs / sizeof costs[0]; i++)
+		put_u64(b, f64_bits(costs[i]));
+
+	put_u32(b, (uint32_t)c->coll);
+	put_u32(b, (uint32_t)c->root);
+	put_u64(b, (uint64_t)c->bytes);
+	put_u32(b, (uint32_t)c->segments);
+	put_u32(b, (uint32_t)c->dtype);
+	put_u32(b, (uint32_t)c->op);
+	put_u32(b, x ? (uint32_t)x->n : 0);
+	put_u64(b, c->seed);
+	put_u64(b, x ? (uint64_t)x->nnz : 0);
+
+	put_name(b, p->algorithm);
+	put_u32(b, p->flags);
+	put_u32(b, p->nphases);
+	put_u32(b, p->ntransfers);
+	put_u32(b, p->nblocks);
+
+	if (x) {
+		for (int32_t i = 0; i <= x->n; i++)
+			put_u64(b, (uint64_t)x->row[i]);
+		for (int64_t i = 0; i < x->nnz; i++)
+			put_u32(b, (uint32_t)x->dst[i]);
+		for (int64_t i = 0; i < x->nnz; i++)
+			put_u64(b, (uint64_t)x->bytes[i]);
+	}
+	for (uint32_t i = 0; i < p->nphases; i++) {
+		put_u32(b, p->phases[i].transfer);
+		put_u32(b, p->phases[i].ntransfers);
+	}
+	for (uint32_t i = 0; i < p->ntransfers; i++) {
+		const ir_transfer *t = &p->transfers[i];
+		put_u32(b, (uint32_t)t->src);
+		put_u32(b, (uint32_t)t->dst);
+		put_u64(b, (uint64_t)t->bytes);
+		put_u32(b, t->block);
+		put_u32(b, t->nblocks);
+		put_u32(b, t->flags);
+	}
+	for (uint32_t i = 0; i < p->nblocks; i++) {
+		put_u32(b, (uint32_t)p->blocks[i].origin);
+		put_u32(b, (uint32_t)p->blocks[i].index);
+	}
+}
+
+/* One rank's section, without its trailing checksum. */
+static void put_slice(struct obuf *b, const ir_slice *s)
+{
+	put_u32(b, (uint32_t)s->rank);
+	put_u32(b, s->nops);
+	put_u32(b, s->niovs);
+	put_u64(b, s->send_bytes);
+	put_u64(b, s->recv_bytes);
+	put_u64(b, s->scratch_bytes);
+	for (uint32_t i = 0; i < s->nops; i++) {
+		const ir_op *o = &s->ops[i];
+		put_u32(b, o->code);
+		put_u32(b, o->phase);
+		put_u32(b, (uint32_t)o->peer);
+		put_u64(b, o->bytes);
+		put_u32(b, o->iov);
+		put_u32(b, o->niov);
+	}
+	for (uint32_t i = 0; i < s->niovs; i++) {
+		const ir_iov *v = &s->iovs[i];
+		put_u32(b, v->buf);
+		put_u64(b, v->off);
+		put_u64(b, v->len);
+	}
+}
+
+/* Fill the header of a finished image: every field, then the plan hash
+ * over the body, then the header's own checksum last. */
+static void put_header(uint8_t *h, size_t len, const ir_plan *p,
+                       const ir_report *r, uint64_t global_size,
+                       uint64_t index_off)
+{
+	memset(h, 0, HDR_SIZE);
+	memcpy(h, file_magic, sizeof file_magic);
+	set_u16(h + H_VERSION, IR_FILE_VERSION);
+	set_u16(h + H_MIN_READ, IR_FILE_VERSION);
+	set_u16(h + H_ENDIAN, ENDIAN_CHECK);
+	h[H_SIZE_U32] = 4;
+	h[H_SIZE_U64] = 8;
+	h[H_SIZE_F64] = 8;
+	h[H_COLL] = (uint8_t)p->comm.coll;
+	set_u16(h + H_HDR_SIZE, HDR_SIZE);
+	set_u32(h + H_FLAGS, p->flags);
+	set_u32(h + H_NRANKS, (uint32_t)p->machine.nranks);
+	set_u32(h + H_NPHASES, p->nphases);
+	set_u32(h + H_LB_PHASES, r ? r->lb_phases : 0);
+	set_u32(h + H_GLOBAL_OFF, HDR_SIZE);
+	set_u64(h + H_GLOBAL_SIZE, global_size);
+	set_u64(h + H_INDEX_OFF, index_off);
+	set_u64(h + H_FILE_SIZE, len);
+	memcpy(h + H_ALGORITHM, p->algorithm,
+	       strnlen(p->algorithm, IR_NAME_MAX - 1));
+	memcpy(h + H_INPUT_HASH, p->input_hash, sizeof p->input_hash);
+	set_u64(h + H_PLAN_HASH, XXH3_64bits(h + HDR_SIZE, len - HDR_SIZE));
+	set_u64(h + H_CHECKSUM, XXH3_64bits(h, H_CHECKSUM));
+}
+
+/* Encode p with its report r (may be NULL: lower bound 0) and its
+ * nranks lowered slices s; all borrowed.  *out is malloc'd and the
+ * caller frees it.  CCP_EINVAL for a plan or slice the format cannot
+ * hold (the same rules the reader applies), CCP_ENOMEM. */
+int ir_plan_encode(const ir_plan *p, const ir_report *r, const ir_slice *s,
+                   uint8_t **out, size_t *outlen)
+{
+	if (!out || !outlen)
+		return CCP_EINVAL;
+	*out = NULL;
+	*outlen = 0;
+	if (!p || !s || check_plan(p, NULL, 0) != 0)
+		return CCP_EINVAL;
+	int32_t n = p->machine.nranks;
+	uint64_t est = HDR_SIZE + G_FIXED + (uint64_t)p->nphases * G_PHASE +
+	               (uint64_t)p->ntransfers * G_TRANSFER +
+	               (uint64_t)p->nblocks * G_BLOCK;
+	for (int32_t i = 0; i < n; i++) {
+		if (check_slice(&s[i], i, n, p->nphases, NULL, 0) != 0)
+			return CCP_EINVAL;
+		est += IR_FILE_INDEX_ENTRY + S_MIN +
+		       (uint64_t)s[i].nops * S_OP +
+		       (uint64_t)s[i].niovs * S_IOV;
+	}
+	if (est > SIZE_MAX)
+		return CCP_ENOMEM;
+
+	struct obuf b = {0};
+	if (!ob_room(&b, (size_t)est))
+		goto out_free_buf;
+	memset(b.p, 0, HDR_SIZE); /* filled last, by put_header */
+	b.len = HDR_SIZE;
+	put_global(&b, p);
+	uint64_t global_size = b.len - HDR_SIZE;
+	uint64_t index_off = b.len;
+	size_t index_len = (size_t)n * IR_FILE_INDEX_ENTRY;
+	if (!ob_room(&b, index_len))
+		goto out_free_buf;
+	memset(b.p + b.len, 0, index_len);
+	b.len += index_len;
+	for (int32_t i = 0; i < n; i++) {
+		size_t off = b.len;
+		put_slice(&b, &s[i]);
+		if (b.nomem)
+			goto out_free_buf;
+		uint64_t sum = XXH3_64bits(b.p + off, b.len - off);
+		put_u64(&b, sum);
+		if (b.nomem)
+			goto out_free_buf;
+		uint8_t *e = b.p + index_off + (size_t)i * IR_FILE_INDEX_ENTRY;
+		set_u64(e, off);
+		set_u64(e + 8, b.len - off);
+		set_u64(e + 16, sum);
+	}
+	put_header(b.p, b.len, p, r, global_size, index_off);
+	uint8_t *shrunk = realloc(b.p, b.len);
+	*out = shrunk ? shrunk : b.p;
+	*outlen = b.len;
+	return 0;
+
+out_free_buf:
+	free(b.p);
+	return CCP_ENOMEM;
+}
+
+/* ---- reading: the header -------------------------------------------- */
+
+/* Check and parse the header in buf (len bytes, the header at least).
+ * Magic and versions come first, since a later version may lay out the
+ * rest differently; then the check values, the header checksum, and the
+ * fields, including that every region it names lies inside the file
+ * size it states. */
+static int parse_header(const uint8_t *buf, size_t len, struct header *h,
+                        char *err, size_t errlen)
+{
+	memset(h, 0, sizeof *h);
+	if (!buf)
+		return fail(err, errlen, CCP_EINVAL, "no plan buffer given");
+	if (memcmp(buf, file_magic, len < 8 ? len : 8) != 0)
+		return fail(err, errlen, CCP_EFORMAT, "not a ccplan plan file");
+	if (len < HDR_SIZE)
+		return fail(err, errlen, CCP_ETRUNC,
+		            "truncated plan: %zu bytes,"
+		            " the header alone is %d",
+		            len, HDR_SIZE);
+	uint16_t version = get_u16(buf + H_VERSION);
+	uint16_t min_read = get_u16(buf + H_MIN_READ);
+	if (min_read > IR_FILE_VERSION)
+		return fail(err, errlen, CCP_EVERSION,
+		            "plan format version %u "
+		            "is newer than this reader (%d): it needs a reader "
+		            "of version %u or later",
+		            version, IR_FILE_VERSION, min_read);
+	if (version < IR_FILE_MIN_READ)
+		return fail(err, errlen, CCP_EVERSION,
+		            "plan format version %u "
+		            "is older than this reader supports (%d)",
+		            version, IR_FILE_MIN_READ);
+	if (min_read < 1 || min_read > version)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad header: minimum "
+		            "reader version %u for a version %u file",
+		            min_read, version);
+	uint16_t endian = get_u16(buf + H_ENDIAN);
+	if (endian != ENDIAN_CHECK)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad header: byte-order "
+		            "check reads 0x%04x, not 0x%04x",
+		            endian, ENDIAN_CHECK);
+	if (buf[H_SIZE_U32] != 4 || buf[H_SIZE_U64] != 8 ||
+	    buf[H_SIZE_F64] != 8)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad header: field sizes "
+		            "%u/%u/%u, not 4/8/8",
+		            buf[H_SIZE_U32], buf[H_SIZE_U64], buf[H_SIZE_F64]);
+	if (get_u16(buf + H_HDR_SIZE) != HDR_SIZE)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad header: header size "
+		            "%u, not %d",
+		            get_u16(buf + H_HDR_SIZE), HDR_SIZE);
+	if (XXH3_64bits(buf, H_CHECKSUM) != get_u64(buf + H_CHECKSUM))
+		return fail(err, errlen, CCP_ECHECKSUM,
+		            "checksum mismatch in header");
+
+	ir_file_info *fi = &h->info;
+	bool exact = version <= IR_FILE_VERSION;
+	fi->version = version;
+	h->min_read = min_read;
+	uint32_t nranks = get_u32(buf + H_NRANKS);
+	if (nranks < 1 || nranks > IR_MAX_RANKS)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad header: %" PRIu32 " ranks (1 to %d allowed)",
+		            nranks, IR_MAX_RANKS);
+	fi->nranks = (int32_t)nranks;
+	fi->nphases = get_u32(buf + H_NPHASES);
+	fi->lb_phases = get_u32(buf + H_LB_PHASES);
+	fi->flags = get_u32(buf + H_FLAGS);
+	if (fi->flags & ~KNOWN_PLAN_FLAGS)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad header: unknown plan "
+		            "flags 0x%" PRIx32,
+		            fi->flags);
+	if (buf[H_COLL] > IR_IRREGULAR)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad header: collective "
+		            "%u is not a known kind",
+		            buf[H_COLL]);
+	fi->coll = (enum ir_coll)buf[H_COLL];
+	if (!name_ok(buf + H_ALGORITHM))
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad header: algorithm name is not terminated");
+	memcpy(fi->algorithm, buf + H_ALGORITHM, IR_NAME_MAX);
+	memcpy(fi->input_hash, buf + H_INPUT_HASH, sizeof fi->input_hash);
+	fi->plan_hash = get_u64(buf + H_PLAN_HASH);
+	fi->file_size = get_u64(buf + H_FILE_SIZE);
+
+	h->global_off = get_u32(buf + H_GLOBAL_OFF);
+	h->global_size = get_u64(buf + H_GLOBAL_SIZE);
+	h->index_off = get_u64(buf + H_INDEX_OFF);
+	uint64_t fsize = fi->file_size;
+	uint64_t index_len = (uint64_t)nranks * IR_FILE_INDEX_ENTRY;
+	if (fsize < HDR_SIZE)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad header: file size %" PRIu64
+		            " is smaller than the header",
+		            fsize);
+	if (h->global_off < HDR_SIZE || h->index_off < HDR_SIZE)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad header: a section overlaps the header");
+	if (h->global_size > fsize || h->global_off > fsize - h->global_size)
+		return fail(err, errlen, CCP_ETRUNC,
+		            "truncated plan: the global "
+		            "section (%" PRIu64 " bytes at %" PRIu64
+		            ") ends past "
+		            "the file's %" PRIu64 " bytes",
+		            h->global_size, h->global_off, fsize);
+	if (index_len > fsize || h->index_off > fsize - index_len)
+		return fail(err, errlen, CCP_ETRUNC,
+		            "truncated plan: the rank "
+		            "index (%" PRIu64 " bytes at %" PRIu64
+		            ") ends past "
+		            "the file's %" PRIu64 " bytes",
+		            index_len, h->index_off, fsize);
+	if (exact && (h->global_off != HDR_SIZE ||
+	              h->index_off != h->global_off + h->global_size))
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad header: sections are "
+		            "not where version %u puts them",
+		            version);
+	return 0;
+}
+
+/* The header alone, checked, as an ir_file_info (codec.h). */
+int ir_file_info_read(const uint8_t *buf, size_t len, ir_file_info *fi,
+                      char *err, size_t errlen)
+{
+	struct header h;
+	int rc = parse_header(buf, len, &h, err, errlen);
+	if (rc == 0 && fi)
+		*fi = h.info;
+	return rc;
+}
+
+/* A whole image: exactly the size the header states, and the plan hash
+ * over everything after the header matching. */
+static int check_image(const uint8_t *buf, size_t len, const struct header *h,
+                       char *err, size_t errlen)
+{
+	uint64_t fsize = h->info.file_size;
+	if ((uint64_t)len < fsize)
+		return fail(err, errlen, CCP_ETRUNC,
+		            "truncated plan: %zu bytes "
+		            "of the %" PRIu64 " the header states",
+		            len, fsize);
+	if ((uint64_t)len > fsize)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: %" PRIu64
+		            " bytes after the end the header states",
+		            (uint64_t)len - fsize);
+	if (XXH3_64bits(buf + HDR_SIZE, (size_t)fsize - HDR_SIZE) !=
+	    h->info.plan_hash)
+		return fail(err, errlen, CCP_ECHECKSUM,
+		            "checksum mismatch in plan body");
+	return 0;
+}
+
+/* The rank index of a checked image: every section inside the file, at
+ * least a section's minimum, and its checksum equal to the one stored at
+ * the section's end; in a file of this version also in rank order, one
+ * after another, ending at the end of the file. */
+static int check_index(const uint8_t *buf, const struct header *h, char *err,
+                       size_t errlen)
+{
+	const ir_file_info *fi = &h->info;
+	bool exact = fi->version <= IR_FILE_VERSION;
+	uint64_t next =
+	        h->index_off + (uint64_t)fi->nranks * IR_FILE_INDEX_ENTRY;
+	for (int32_t i = 0; i < fi->nranks; i++) {
+		const uint8_t *e =
+		        buf + h->index_off + (uint64_t)i * IR_FILE_INDEX_ENTRY;
+		uint64_t off = get_u64(e), size = get_u64(e + 8);
+		if (size < S_MIN || size > fi->file_size ||
+		    off > fi->file_size - size || off < HDR_SIZE)
+			return fail(err, errlen, CCP_ETRUNC,
+			            "truncated plan: "
+			            "rank %" PRId32 " section (%" PRIu64
+			            " bytes "
+			            "at %" PRIu64 ") is outside the file",
+			            i, size, off);
+		if (exact && off != next)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: rank %" PRId32
+			            " section is not where version %u puts"
+			            " it",
+			            i, fi->version);
+		if (get_u64(e + 16) != get_u64(buf + off + size - S_SUM))
+			return fail(err, errlen, CCP_ECHECKSUM,
+			            "checksum "
+			            "mismatch in rank index entry %" PRId32,
+			            i);
+		next = off + size;
+	}
+	if (exact && next != fi->file_size)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: %" PRIu64
+		            " bytes after the last rank section",
+		            fi->file_size - next);
+	return 0;
+}
+
+/* ---- reading: the whole plan ----------------------------------------- */
+
+/* The fixed part of the global section into p: machine, communication
+ * (without the matrix arrays), name, flags; the matrix shape and array
+ * counts come back for the caller to check and allocate. */
+static void rd_global_fixed(struct ibuf *r, ir_plan *p, uint32_t *mat_n,
+                            int64_t *nnz, bool *name_good)
+{
+	ir_machine *m = &p->machine;
+	ir_cost *k = &m->cost;
+	ir_comm *c = &p->comm;
+
+	m->topo = (enum ir_topo)rd_i32(r);
+	m->routing = (enum ir_routing)rd_i32(r);
+	m->ndims = rd_i32(r);
+	for (int i = 0; i < IR_MAX_DIMS; i++)
+		m->dims[i] = rd_i32(r);
+	for (int l = 0; l < 2; l++)
+		for (int j = 0; j < 2; j++)
+			m->levels[l][j] = rd_i32(r);
+	m->ports = rd_i32(r);
+	m->nranks = rd_i32(r);
+	*name_good = rd_name(r, k->preset);
+	double *costs[] = {&k->alpha,     &k->beta,      &k->hop,
+	                   &k->gamma,     &k->beta_sat,  &k->tau,
+	                   &k->phi,       &k->c_send[0], &k->c_send[1],
+	                   &k->c_recv[0], &k->c_recv[1], &k->copy[0],
+	                   &k->copy[1],   &k->lambda};
+	for (size_t i = 0; i < sizeof costs / sizeof costs[0]; i++)
+		*costs[i] = rd_f64(r);
+
+	c->coll = (enum ir_coll)rd_i32(r);
+	c->root = rd_i32(r);
+	c->bytes = rd_i64(r);
+	c->segments = rd_i32(r);
+	c->dtype = (enum ir_dtype)rd_i32(r);
+	c->op = (enum ir_redop)rd_i32(r);
+	*mat_n = rd_u32(r);
+	c->seed = rd_u64(r);
+	*nnz = rd_i64(r);
+
+	*name_good = rd_name(r, p->algorithm) && *name_good;
+	p->flags = rd_u32(r);
+	p->nphases = rd_u32(r);
+	p->ntransfers = rd_u32(r);
+	p->nblocks = rd_u32(r);
+}
+
+/* Allocate n items of size bytes into *arr (nothing for n == 0). */
+static bool alloc_array(void **arr, uint64_t n, size_t size)
+{
+	*arr = NULL;
+	if (n == 0)
+		return true;
+	if (n > SIZE_MAX / size)
+		return false;
+	*arr = malloc((size_t)n * size);
+	return *arr != NULL;
+}
+
+/* The variable part of the global section into the arrays of p. */
+static void rd_global_arrays(struct ibuf *r, ir_plan *p)
+{
+	ir_matrix *x = p->comm.matrix;
+	if (x) {
+		for (int32_t i = 0; i <= x->n; i++)
+			x->row[i] = rd_i64(r);
+		for (int64_t i = 0; i < x->nnz; i++)
+			x->dst[i] = rd_i32(r);
+		for (int64_t i = 0; i < x->nnz; i++)
+			x->bytes[i] = rd_i64(r);
+	}
+	for (uint32_t i = 0; i < p->nphases; i++) {
+		p->phases[i].transfer = rd_u32(r);
+		p->phases[i].ntransfers = rd_u32(r);
+	}
+	for (uint32_t i = 0; i < p->ntransfers; i++) {
+		ir_transfer *t = &p->transfers[i];
+		t->src = rd_i32(r);
+		t->dst = rd_i32(r);
+		t->bytes = rd_i64(r);
+		t->block = rd_u32(r);
+		t->nblocks = rd_u32(r);
+		t->flags = rd_u32(r);
+	}
+	for (uint32_t i = 0; i < p->nblocks; i++) {
+		p->blocks[i].origin = rd_i32(r);
+		p->blocks[i].index = rd_i32(r);
+	}
+}
+
+/* Decode the global section (size bytes at g, inside a checked image)
+ * into p, which is zeroed on entry; counts are checked against the bytes
+ * that hold them before anything is allocated, the result against the
+ * header and against check_plan.  On failure the caller finalises p. */
+static int decode_global(const uint8_t *g, uint64_t size,
+                         const struct header *h, ir_plan *p, char *err,
+                         size_t errlen)
+{
+	const ir_file_info *fi = &h->info;
+	if (size < G_FIXED)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: global section"
+		            " is %" PRIu64 " bytes, at least %d needed",
+		            size, G_FIXED);
+	struct ibuf r = {.p = g, .len = size};
+	uint32_t mat_n;
+	int64_t nnz;
+	bool name_good;
+	rd_global_fixed(&r, p, &mat_n, &nnz, &name_good);
+	if (!name_good)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: a name in the global section is not "
+		            "terminated");
+	if (p->machine.nranks != fi->nranks || p->nphases != fi->nphases ||
+	    p->comm.coll != fi->coll || p->flags != fi->flags ||
+	    strcmp(p->algorithm, fi->algorithm) != 0)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: the global "
+		            "section disagrees with the header");
+	memcpy(p->input_hash, fi->input_hash, sizeof p->input_hash);
+	if (mat_n != 0 && mat_n != (uint32_t)fi->nranks)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: matrix is %" PRIu32 " x %" PRIu32
+		            " for %" PRId32 " ranks",
+		            mat_n, mat_n, fi->nranks);
+	if (nnz < 0 || (mat_n == 0 && nnz != 0))
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: matrix has %" PRId64 " messages", nnz);
+	uint64_t rem = size - G_FIXED;
+	if ((mat_n && !take_records(&rem, (uint64_t)mat_n + 1, 8)) ||
+	    !take_records(&rem, (uint64_t)nnz, 12) ||
+	    !take_records(&rem, p->nphases, G_PHASE) ||
+	    !take_records(&rem, p->ntransfers, G_TRANSFER) ||
+	    !take_records(&rem, p->nblocks, G_BLOCK))
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: the counts in "
+		            "the global section do not fit its %" PRIu64
+		            " bytes",
+		            size);
+	if (rem != 0 && fi->version <= IR_FILE_VERSION)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: %" PRIu64
+		            " unused bytes at the end of the global section",
+		            rem);
+	if (mat_n && !(p->comm.matrix = ir_matrix_new((int32_t)mat_n, nnz)))
+		return fail(err, errlen, CCP_ENOMEM, "out of memory");
+	if (!alloc_array((void **)&p->phases, p->nphases, sizeof *p->phases) ||
+	    !alloc_array((void **)&p->transfers, p->ntransfers,
+	                 sizeof *p->transfers) ||
+	    !alloc_array((void **)&p->blocks, p->nblocks, sizeof *p->blocks))
+		return fail(err, errlen, CCP_ENOMEM, "out of memory");
+	p->cap_phases = p->nphases;
+	p->cap_transfers = p->ntransfers;
+	p->cap_blocks = p->nblocks;
+	rd_global_arrays(&r, p);
+	if (r.short_read)
+		return fail(err, errlen, CCP_EINTERNAL,
+		            "global section read past its end");
+	return check_plan(p, err, errlen);
+}
+
+/* Decode a whole image: header, size, plan hash, index, then the global
+ * section.  p is always initialised; on failure it is empty. */
+int ir_plan_decode(const uint8_t *buf, size_t len, ir_plan *p, ir_file_info *fi,
+                   char *err, size_t errlen)
+{
+	struct header h;
+	if (!p)
+		return fail(err, errlen, CCP_EINVAL, "no plan to decode into");
+	memset(p, 0, sizeof *p);
+	int rc = parse_header(buf, len, &h, err, errlen);
+	if (rc)
+		return rc;
+	if ((rc = check_image(buf, len, &h, err, errlen)) != 0)
+		return rc;
+	if ((rc = check_index(buf, &h, err, errlen)) != 0)
+		return rc;
+	rc = decode_global(buf + h.global_off, h.global_size, &h, p, err,
+	                   errlen);
+	if (rc)
+		goto out_free_plan;
+	if (fi)
+		*fi = h.info;
+	return 0;
+
+out_free_plan:
+	ir_plan_fini(p);
+	return rc;
+}
+
+/* ---- reading: one rank's slice --------------------------------------- */
+
+/* Where rank's index entry is: the header (re-checked, it is cheap) says
+ * where the index starts, and entries have a fixed size, so a rank reads
+ * one entry and nothing else of the index.  fi, if given, must come from
+ * the same header. */
+int ir_slice_locate(const uint8_t *head, size_t headlen, const ir_file_info *fi,
+                    int32_t rank, uint64_t *index_off, char *err, size_t errlen)
+{
+	struct header h;
+	if (!index_off)
+		return fail(err, errlen, CCP_EINVAL, "no index offset to fill");
+	int rc = parse_header(head, headlen, &h, err, errlen);
+	if (rc)
+		return rc;
+	if (fi && (fi->plan_hash != h.info.plan_hash ||
+	           fi->file_size != h.info.file_size))
+		return fail(err, errlen, CCP_EINVAL,
+		            "the header given is not "
+		            "the one the file information came from");
+	if (rank < 0 || rank >= h.info.nranks)
+		return fail(err, errlen, CCP_ERANGE,
+		            "rank %" PRId32 " is not "
+		            "one of the plan's %" PRId32 " ranks",
+		            rank, h.info.nranks);
+	/* parse_header checked that the whole index lies in the file */
+	*index_off = h.index_off + (uint64_t)rank * IR_FILE_INDEX_ENTRY;
+	return 0;
+}
+
+/* A rank's index entry -> its section's place, inside the file size.
+ * The entry's checksum copy is not needed here: the section carries its
+ * own, which ir_slice_decode checks. */
+int ir_slice_entry(const uint8_t *entry, const ir_file_info *fi, uint64_t *off,
+                   uint64_t *size, char *err, size_t errlen)
+{
+	if (!entry || !fi || !off || !size)
+		return fail(err, errlen, CCP_EINVAL, "missing argument");
+	uint64_t o = get_u64(entry), n = get_u64(entry + 8);
+	if (n < S_MIN)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: rank index "
+		            "entry gives a %" PRIu64
+		            "-byte section, at least %d"
+		            " needed",
+		            n, S_MIN);
+	if (o < HDR_SIZE || n > fi->file_size || o > fi->file_size - n)
+		return fail(err, errlen, CCP_ETRUNC,
+		            "truncated plan: rank "
+		            "section (%" PRIu64 " bytes at %" PRIu64
+		            ") is outside"
+		            " the file's %" PRIu64 " bytes",
+		            n, o, fi->file_size);
+	*off = o;
+	*size = n;
+	return 0;
+}
+
+/* The ops and iovs of a section (r positioned after the fixed part) into
+ * s, whose arrays are allocated; codes and buffers are range-checked
+ * here, before they are narrowed to their one-byte fields. */
+static int rd_slice_arrays(struct ibuf *r, ir_slice *s, char *err,
+                           size_t errlen)
+{
+	for (uint32_t i = 0; i < s->nops; i++) {
+		ir_op *o = &s->ops[i];
+		uint32_t code = rd_u32(r);
+		if (code >= IR_NOPS)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: rank %" PRId32 " op %" PRIu32
+			            " has code %" PRIu32,
+			            s->rank, i, code);
+		o->code = (uint8_t)code;
+		o->phase = rd_u32(r);
+		o->peer = rd_i32(r);
+		o->bytes = rd_u64(r);
+		o->iov = rd_u32(r);
+		o->niov = rd_u32(r);
+	}
+	for (uint32_t i = 0; i < s->niovs; i++) {
+		ir_iov *v = &s->iovs[i];
+		uint32_t buf = rd_u32(r);
+		if (buf > IR_BUF_SCRATCH)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: rank %" PRId32 " iov %" PRIu32
+			            " names buffer %" PRIu32,
+			            s->rank, i, buf);
+		v->buf = (uint8_t)buf;
+		v->off = rd_u64(r);
+		v->len = rd_u64(r);
+	}
+	if (r->short_read)
+		return fail(err, errlen, CCP_EINTERNAL,
+		            "rank section read past its end");
+	return 0;
+}
+
+/* One rank's section: its checksum, that it is this rank's, counts
+ * against its size, then every op and iov (check_slice).  s is always
+ * initialised; on failure it is empty. */
+int ir_slice_decode(const uint8_t *sec, uint64_t size, const ir_file_info *fi,
+                    int32_t rank, ir_slice *s, char *err, size_t errlen)
+{
+	int rc;
+	if (!s)
+		return fail(err, errlen, CCP_EINVAL, "no slice to decode into");
+	memset(s, 0, sizeof *s);
+	if (!sec || !fi)
+		return fail(err, errlen, CCP_EINVAL, "missing argument");
+	if (rank < 0 || rank >= fi->nranks)
+		return fail(err, errlen, CCP_ERANGE,
+		            "rank %" PRId32 " is not "
+		            "one of the plan's %" PRId32 " ranks",
+		            rank, fi->nranks);
+	if (size < S_MIN)
+		return fail(err, errlen, CCP_ETRUNC,
+		            "truncated plan: rank %" PRId32
+		            " section is %" PRIu64 " bytes, at least %d "
+		            "needed",
+		            rank, size, S_MIN);
+	if (XXH3_64bits(sec, (size_t)(size - S_SUM)) !=
+	    get_u64(sec + size - S_SUM))
+		return fail(err, errlen, CCP_ECHECKSUM,
+		            "checksum mismatch in "
+		            "rank %" PRId32 " section",
+		            rank);
+	struct ibuf r = {.p = sec, .len = size - S_SUM};
+	s->rank = rd_i32(&r);
+	s->nops = rd_u32(&r);
+	s->niovs = rd_u32(&r);
+	s->send_bytes = rd_u64(&r);
+	s->recv_bytes = rd_u64(&r);
+	s->scratch_bytes = rd_u64(&r);
+	if (s->rank != rank) {
+		rc = fail(err, errlen, CCP_EFORMAT,
+		          "bad plan: rank %" PRId32
+		          " section holds the slice of rank %" PRId32,
+		          rank, s->rank);
+		goto out_free_slice;
+	}
+	uint64_t rem = size - S_MIN;
+	if (!take_records(&rem, s->nops, S_OP) ||
+	    !take_records(&rem, s->niovs, S_IOV) ||
+	    (rem != 0 && fi->version <= IR_FILE_VERSION)) {
+		rc = fail(err, errlen, CCP_EFORMAT,
+		          "bad plan: rank %" PRId32 " section: %" PRIu32
+		          " ops and %" PRIu32 " iovs do "
+		          "not fill its %" PRIu64 " bytes",
+		          rank, s->nops, s->niovs, size);
+		goto out_free_slice;
+	}
+	if (!alloc_array((void **)&s->ops, s->nops, sizeof *s->ops) ||
+	    !alloc_array((void **)&s->iovs, s->niovs, sizeof *s->iovs)) {
+		rc = fail(err, errlen, CCP_ENOMEM, "out of memory");
+		goto out_free_slice;
+	}
+	if ((rc = rd_slice_arrays(&r, s, err, errlen)) != 0)
+		goto out_free_slice;
+	rc = check_slice(s, rank, fi->nranks, fi->nphases, err, errlen);
+	if (rc)
+		goto out_free_slice;
+	return 0;
+
+out_free_slice:
+	ir_slice_fini(s);
+	return rc;
+}
+
+/* Free what a decoded slice owns and leave it empty. */
+void ir_slice_fini(ir_slice *s)
+{
+	if (!s)
+		return;
+	free(s->ops);
+	free(s->iovs);
+	memset(s, 0, sizeof *s);
+}
+
+/* One rank's slice from a whole image.  Having every byte, it checks
+ * every byte: the plan hash, then the index entry's checksum against the
+ * section's, then the section itself. */
+int ir_slice_from_image(const uint8_t *buf, size_t len, int32_t rank,
+                        ir_slice *s, ir_file_info *fi, char *err, size_t errlen)
+{
+	struct header h;
+	uint64_t index_off, off, size;
+	if (!s)
+		return fail(err, errlen, CCP_EINVAL, "no slice to decode into");
+	memset(s, 0, sizeof *s);
+	int rc = parse_header(buf, len, &h, err, errlen);
+	if (rc)
+		return rc;
+	if ((rc = check_image(buf, len, &h, err, errlen)) != 0)
+		return rc;
+	rc = ir_slice_locate(buf, len, &h.info, rank, &index_off, err, errlen);
+	if (rc)
+		return rc;
+	const uint8_t *e = buf + index_off;
+	if ((rc = ir_slice_entry(e, &h.info, &off, &size, err, errlen)) != 0)
+		return rc;
+	if (get_u64(e + 16) != get_u64(buf + off + size - S_SUM))
+		return fail(err, errlen, CCP_ECHECKSUM,
+		            "checksum mismatch in "
+		            "rank index entry %" PRId32,
+		            rank);
+	rc = ir_slice_decode(buf + off, size, &h.info, rank, s, err, errlen);
+	if (rc == 0 && fi)
+		*fi = h.info;
+	return rc;
+}

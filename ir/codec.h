@@ -1,0 +1,74 @@
+/*
+ * codec.h - the .ccp binary plan format: write a whole plan, read it back
+ * whole (for verify/explain/export), or read one rank's slice only (for
+ * the runtime).  The layout is documented in docs/plan-format.md.
+ *
+ * All multi-byte fields are little-endian.  The loader checks magic,
+ * versions, the check values, every size and offset, and the checksums
+ * before it uses a byte, and rejects anything else with a specific
+ * message ("truncated plan", "version mismatch", "checksum mismatch"...).
+ */
+#ifndef CCP_CODEC_H
+#define CCP_CODEC_H
+
+#include "ir.h"
+
+#define IR_FILE_VERSION 1      /* version this code writes */
+#define IR_FILE_MIN_READ 1     /* oldest version this code reads */
+
+/* What the header of a plan file says; filled by ir_file_info_read. */
+typedef struct ir_file_info {
+	uint16_t version;        /* format version of the file */
+	int32_t nranks;          /* ranks of the plan */
+	uint32_t nphases;        /* phases of the plan */
+	uint32_t lb_phases;      /* lower bound recorded at compile time */
+	uint32_t flags;          /* IR_PLAN_* */
+	enum ir_coll coll;       /* collective */
+	char algorithm[IR_NAME_MAX]; /* generator name */
+	uint8_t input_hash[16];  /* hash of the canonical input */
+	uint64_t plan_hash;      /* checksum of the whole content; ranks
+	                            compare it to agree on the plan */
+	uint64_t file_size;      /* size the header says the file has */
+} ir_file_info;
+
+/* Encode plan p (verified, report r, lowered slices s) into a new buffer
+ * *out of *outlen bytes (malloc'd; the caller frees it with free()). */
+int ir_plan_encode(const ir_plan *p, const ir_report *r, const ir_slice *s,
+                   uint8_t **out, size_t *outlen);
+
+/* Read and check the header of a buffer of len bytes (len may be the whole
+ * file or just its first IR_FILE_HEADER_MIN bytes: the header never needs
+ * more).  err gets a one-line reason on failure. */
+#define IR_FILE_HEADER_MIN 128
+int ir_file_info_read(const uint8_t *buf, size_t len, ir_file_info *fi,
+                      char *err, size_t errlen);
+
+/* Decode the whole plan (machine, communication, phases, transfers,
+ * blocks) from a complete file image; every check first.  On success p is
+ * initialised and owned by the caller (ir_plan_fini). */
+int ir_plan_decode(const uint8_t *buf, size_t len, ir_plan *p,
+                   ir_file_info *fi, char *err, size_t errlen);
+
+/* Where rank's slice lies in the file: after ir_file_info_read, the index
+ * entry of a rank is at a fixed offset, so a loader can read the header,
+ * then one index entry, then one section, without reading the rest. */
+int ir_slice_locate(const uint8_t *head, size_t headlen,
+                    const ir_file_info *fi, int32_t rank, uint64_t *index_off,
+                    char *err, size_t errlen);
+/* index entry bytes (IR_FILE_INDEX_ENTRY of them, read from index_off) ->
+ * the section's offset and size in the file */
+#define IR_FILE_INDEX_ENTRY 24
+int ir_slice_entry(const uint8_t *entry, const ir_file_info *fi,
+                   uint64_t *off, uint64_t *size, char *err, size_t errlen);
+/* Decode one rank's section (size bytes, read from off), checking its
+ * own checksum, into s (owned by the caller, ir_slice_fini). */
+int ir_slice_decode(const uint8_t *sec, uint64_t size, const ir_file_info *fi,
+                    int32_t rank, ir_slice *s, char *err, size_t errlen);
+void ir_slice_fini(ir_slice *s);
+
+/* Convenience: one rank's slice from a complete file image. */
+int ir_slice_from_image(const uint8_t *buf, size_t len, int32_t rank,
+                        ir_slice *s, ir_file_info *fi, char *err,
+                        size_t errlen);
+
+#endif

@@ -1,0 +1,1068 @@
+/*
+ * test_codec.c - the .ccp plan format and the JSON export: round trips of
+ * hand-built plans and slices, byte-for-byte determinism, rejection of
+ * every single-byte corruption and every truncation, foreign files and
+ * future versions, values the checksums cannot catch (resealed files),
+ * and the exact JSON text of small plans.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "codec.h"
+#include "ir.h"
+#include "json.h"
+
+#define NRANKS 16
+
+/* ---- building plans by hand ------------------------------------------ */
+
+/* A 4x4 mesh, one port, with some cost fields set and some NaN (not
+ * given), filled by hand so the test does not depend on ir_machine_check. */
+static void make_mesh(ir_machine *m)
+{
+	memset(m, 0, sizeof *m);
+	m->topo = IR_MESH;
+	m->routing = IR_ROUTE_DIM_ORDER;
+	m->ndims = 2;
+	m->dims[0] = 4;
+	m->dims[1] = 4;
+	m->dims[2] = 1;
+	m->ports = 1;
+	m->nranks = NRANKS;
+	snprintf(m->cost.preset, sizeof m->cost.preset, "%s", "paragon");
+	m->cost.alpha = 1.5;
+	m->cost.beta = 0.25;
+	m->cost.hop = NAN;
+	m->cost.gamma = -0.0;
+	m->cost.beta_sat = 1e-300;
+	m->cost.tau = INFINITY;
+	m->cost.phi = NAN;
+	m->cost.c_send[0] = 3;
+	m->cost.c_send[1] = 4;
+	m->cost.c_recv[0] = 5;
+	m->cost.c_recv[1] = 6;
+	m->cost.copy[0] = 0.125;
+	m->cost.copy[1] = 0.5;
+	m->cost.lambda = 7;
+}
+
+/* A broadcast of 1024 bytes in two segments from rank 0, three phases,
+ * one transfer flagged as a reduction (the codec does not care). */
+static void make_bcast_plan(ir_plan *p)
+{
+	ir_machine m;
+	ir_comm c = {.coll = IR_BCAST,
+	             .root = 0,
+	             .bytes = 1024,
+	             .segments = 2,
+	             .dtype = IR_DT_BYTE,
+	             .op = IR_OP_SUM};
+	make_mesh(&m);
+	ir_plan_init(p, &m, &c, "binomial");
+	p->flags = IR_PLAN_LINK_CONTENTION;
+	for (int i = 0; i < 16; i++)
+		p->input_hash[i] = (uint8_t)(0xa0 + i);
+	const ir_block both[2] = {{0, 0}, {0, 1}};
+	const ir_block first[1] = {{0, 0}};
+	assert_int_equal(ir_plan_phase(p), 0);
+	assert_int_equal(ir_plan_add(p, 0, 1, both, 2, 0), 0);
+	assert_int_equal(ir_plan_phase(p), 0);
+	assert_int_equal(ir_plan_add(p, 0, 4, both, 2, 0), 0);
+	assert_int_equal(ir_plan_add(p, 1, 5, first, 1, IR_XF_REDUCE), 0);
+	assert_int_equal(ir_plan_phase(p), 0);
+	for (int32_t r = 0; r < 8; r++)
+		assert_int_equal(ir_plan_add(p, r, r + 8, both, 2, 0), 0);
+}
+
+/* An irregular pattern with a small CSR matrix (seed recorded), two
+ * phases of direct transfers. */
+static void make_irregular_plan(ir_plan *p)
+{
+	ir_machine m;
+	ir_comm c = {.coll = IR_IRREGULAR, .seed = 42};
+	make_mesh(&m);
+	m.ports = IR_PORTS_ALL;
+	m.cost.preset[0] = '\0';
+	/* messages: 0->3 (100), 0->7 (5), 2->1 (64), 15->0 (1) */
+	ir_matrix *x = ir_matrix_new(NRANKS, 4);
+	assert_non_null(x);
+	for (int32_t i = 0; i <= NRANKS; i++)
+		x->row[i] = i == 0 ? 0 : i <= 2 ? 2 : i <= 15 ? 3 : 4;
+	const int32_t dst[4] = {3, 7, 1, 0};
+	const int64_t bytes[4] = {100, 5, 64, 1};
+	memcpy(x->dst, dst, sizeof dst);
+	memcpy(x->bytes, bytes, sizeof bytes);
+	c.matrix = x;
+	ir_plan_init(p, &m, &c, "direct");
+	ir_matrix_free(x);
+	assert_non_null(p->comm.matrix);
+	p->flags = IR_PLAN_NODE_CONTENTION | IR_PLAN_LINK_CONTENTION;
+	assert_int_equal(ir_plan_phase(p), 0);
+	assert_int_equal(ir_plan_add(p, 0, 3, &(ir_block){0, 3}, 1, 0), 0);
+	assert_int_equal(ir_plan_add(p, 2, 1, &(ir_block){2, 1}, 1, 0), 0);
+	assert_int_equal(ir_plan_phase(p), 0);
+	assert_int_equal(ir_plan_add(p, 0, 7, &(ir_block){0, 7}, 1, 0), 0);
+	assert_int_equal(ir_plan_add(p, 15, 0, &(ir_block){15, 0}, 1, 0), 0);
+}
+
+/* Slices by hand: every op code, iovs in all three buffers, one rank
+ * with no operations at all. */
+static ir_slice *make_slices(int32_t n, uint32_t nphases)
+{
+	ir_slice *s = calloc((size_t)n, sizeof *s);
+	assert_non_null(s);
+	for (int32_t r = 0; r < n; r++) {
+		ir_slice *x = &s[r];
+		x->rank = r;
+		x->send_bytes = r == 0 ? 1024 : 0;
+		x->recv_bytes = 1024;
+		x->scratch_bytes = 64 * (uint64_t)(r % 3);
+		if (r == 5)
+			continue;
+		uint32_t last = nphases ? nphases - 1 : 0;
+		x->ops = calloc(6, sizeof *x->ops);
+		x->iovs = calloc(5, sizeof *x->iovs);
+		assert_non_null(x->ops);
+		assert_non_null(x->iovs);
+		x->iovs[0] = (ir_iov){IR_BUF_RECV, 0, 512};
+		x->iovs[1] =
+		        (ir_iov){r == 0 ? IR_BUF_SEND : IR_BUF_RECV, 0, 512};
+		x->iovs[2] =
+		        (ir_iov){r == 0 ? IR_BUF_SEND : IR_BUF_RECV, 512, 512};
+		x->iovs[3] = (ir_iov){IR_BUF_RECV, 0, 16};
+		x->iovs[4] = x->scratch_bytes ? (ir_iov){IR_BUF_SCRATCH, 48, 16}
+		                              : (ir_iov){IR_BUF_RECV, 16, 16};
+		x->niovs = 5;
+		x->ops[0] = (ir_op){IR_OP_PHASE, 0, -1, 0, 0, 0};
+		x->ops[1] = (ir_op){IR_OP_RECV, 0, (r + n - 1) % n, 512, 0, 1};
+		x->ops[2] =
+		        (ir_op){IR_OP_RECV_REDUCE, 0, (r + 2) % n, 512, 0, 1};
+		x->ops[3] = (ir_op){IR_OP_SEND, last, (r + 1) % n, 1024, 1, 2};
+		x->ops[4] = (ir_op){IR_OP_COPY, last, -1, 16, 3, 2};
+		x->ops[5] = (ir_op){IR_OP_WAIT, last, -1, 0, 0, 0};
+		x->nops = 6;
+	}
+	return s;
+}
+
+static void free_slices(ir_slice *s, int32_t n)
+{
+	for (int32_t r = 0; r < n; r++)
+		ir_slice_fini(&s[r]);
+	free(s);
+}
+
+/* ---- comparing -------------------------------------------------------- */
+
+static bool same_double(double a, double b)
+{
+	return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* Field by field, doubles by their bits, arrays by their used part. */
+static void assert_plan_equal(const ir_plan *a, const ir_plan *b)
+{
+	const ir_machine *x = &a->machine, *y = &b->machine;
+	assert_int_equal(x->topo, y->topo);
+	assert_int_equal(x->routing, y->routing);
+	assert_int_equal(x->ndims, y->ndims);
+	assert_memory_equal(x->dims, y->dims, sizeof x->dims);
+	assert_memory_equal(x->levels, y->levels, sizeof x->levels);
+	assert_int_equal(x->ports, y->ports);
+	assert_int_equal(x->nranks, y->nranks);
+	assert_string_equal(x->cost.preset, y->cost.preset);
+	const double *cx[] = {
+	        &x->cost.alpha,     &x->cost.beta,      &x->cost.hop,
+	        &x->cost.gamma,     &x->cost.beta_sat,  &x->cost.tau,
+	        &x->cost.phi,       &x->cost.c_send[0], &x->cost.c_send[1],
+	        &x->cost.c_recv[0], &x->cost.c_recv[1], &x->cost.copy[0],
+	        &x->cost.copy[1],   &x->cost.lambda};
+	const double *cy[] = {
+	        &y->cost.alpha,     &y->cost.beta,      &y->cost.hop,
+	        &y->cost.gamma,     &y->cost.beta_sat,  &y->cost.tau,
+	        &y->cost.phi,       &y->cost.c_send[0], &y->cost.c_send[1],
+	        &y->cost.c_recv[0], &y->cost.c_recv[1], &y->cost.copy[0],
+	        &y->cost.copy[1],   &y->cost.lambda};
+	for (size_t i = 0; i < sizeof cx / sizeof cx[0]; i++)
+		assert_true(same_double(*cx[i], *cy[i]));
+
+	const ir_comm *c = &a->comm, *d = &b->comm;
+	assert_int_equal(c->coll, d->coll);
+	assert_int_equal(c->root, d->root);
+	assert_int_equal(c->bytes, d->bytes);
+	assert_int_equal(c->segments, d->segments);
+	assert_int_equal(c->dtype, d->dtype);
+	assert_int_equal(c->op, d->op);
+	assert_int_equal(c->seed, d->seed);
+	assert_int_equal(c->matrix != NULL, d->matrix != NULL);
+	if (c->matrix) {
+		const ir_matrix *u = c->matrix, *v = d->matrix;
+		assert_int_equal(u->n, v->n);
+		assert_int_equal(u->nnz, v->nnz);
+		assert_memory_equal(u->row, v->row,
+		                    ((size_t)u->n + 1) * sizeof *u->row);
+		if (u->nnz) {
+			assert_memory_equal(u->dst, v->dst,
+			                    (size_t)u->nnz * sizeof *u->dst);
+			assert_memory_equal(u->bytes, v->bytes,
+			                    (size_t)u->nnz * sizeof *u->bytes);
+		}
+	}
+
+	assert_string_equal(a->algorithm, b->algorithm);
+	assert_int_equal(a->flags, b->flags);
+	assert_memory_equal(a->input_hash, b->input_hash, sizeof a->input_hash);
+	assert_int_equal(a->nphases, b->nphases);
+	assert_int_equal(a->ntransfers, b->ntransfers);
+	assert_int_equal(a->nblocks, b->nblocks);
+	for (uint32_t i = 0; i < a->nphases; i++) {
+		assert_int_equal(a->phases[i].transfer, b->phases[i].transfer);
+		assert_int_equal(a->phases[i].ntransfers,
+		                 b->phases[i].ntransfers);
+	}
+	for (uint32_t i = 0; i < a->ntransfers; i++) {
+		const ir_transfer *t = &a->transfers[i], *u = &b->transfers[i];
+		assert_int_equal(t->src, u->src);
+		assert_int_equal(t->dst, u->dst);
+		assert_int_equal(t->bytes, u->bytes);
+		assert_int_equal(t->block, u->block);
+		assert_int_equal(t->nblocks, u->nblocks);
+		assert_int_equal(t->flags, u->flags);
+	}
+	for (uint32_t i = 0; i < a->nblocks; i++) {
+		assert_int_equal(a->blocks[i].origin, b->blocks[i].origin);
+		assert_int_equal(a->blocks[i].index, b->blocks[i].index);
+	}
+}
+
+static bool slice_equal(const ir_slice *a, const ir_slice *b)
+{
+	if (a->rank != b->rank || a->send_bytes != b->send_bytes ||
+	    a->recv_bytes != b->recv_bytes ||
+	    a->scratch_bytes != b->scratch_bytes || a->nops != b->nops ||
+	    a->niovs != b->niovs)
+		return false;
+	for (uint32_t i = 0; i < a->nops; i++) {
+		const ir_op *x = &a->ops[i], *y = &b->ops[i];
+		if (x->code != y->code || x->phase != y->phase ||
+		    x->peer != y->peer || x->bytes != y->bytes ||
+		    x->iov != y->iov || x->niov != y->niov)
+			return false;
+	}
+	for (uint32_t i = 0; i < a->niovs; i++) {
+		const ir_iov *x = &a->iovs[i], *y = &b->iovs[i];
+		if (x->buf != y->buf || x->off != y->off || x->len != y->len)
+			return false;
+	}
+	return true;
+}
+
+/* ---- file helpers ----------------------------------------------------- */
+
+static uint64_t rd64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static void wr64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> 8 * i);
+}
+
+static void wr32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> 8 * i);
+}
+
+/* Recompute every checksum of an image after a deliberate edit, so the
+ * test reaches the checks that come after them: each section's own and
+ * its index copy, the plan hash, the header's.  Offsets per
+ * docs/plan-format.md. */
+static void reseal(uint8_t *img, size_t len)
+{
+	uint64_t index_off = rd64(img + 48);
+	uint32_t n = (uint32_t)img[24] | (uint32_t)img[25] << 8 |
+	             (uint32_t)img[26] << 16 | (uint32_t)img[27] << 24;
+	for (uint32_t r = 0; r < n; r++) {
+		uint8_t *e = img + index_off + 24 * (uint64_t)r;
+		uint64_t off = rd64(e), size = rd64(e + 8);
+		uint64_t sum = XXH3_64bits(img + off, size - 8);
+		wr64(img + off + size - 8, sum);
+		wr64(e + 16, sum);
+	}
+	wr64(img + 112, XXH3_64bits(img + 128, len - 128));
+	wr64(img + 120, XXH3_64bits(img, 120));
+}
+
+/* Encode a plan with hand-made slices; the report gives lb_phases 2. */
+static void encode(const ir_plan *p, ir_slice **sl, uint8_t **img, size_t *len)
+{
+	ir_report r = {.ok = true, .lb_phases = 2};
+	*sl = make_slices(p->machine.nranks, p->nphases);
+	assert_int_equal(ir_plan_encode(p, &r, *sl, img, len), 0);
+	assert_non_null(*img);
+	assert_true(*len > IR_FILE_HEADER_MIN);
+}
+
+/* The runtime's path: only the header, one index entry and one section,
+ * each copied into a buffer of exactly its size so that a read past any
+ * of them shows under the sanitizers.  Returns the first failing code,
+ * and the slice on success. */
+static int rank_path(const uint8_t *img, size_t len, int32_t rank, ir_slice *s)
+{
+	ir_file_info fi;
+	char err[256];
+	uint64_t index_off, off, size;
+	memset(s, 0, sizeof *s);
+	uint8_t *head = malloc(IR_FILE_HEADER_MIN);
+	assert_non_null(head);
+	memcpy(head, img, len < IR_FILE_HEADER_MIN ? len : IR_FILE_HEADER_MIN);
+	size_t headlen = len < IR_FILE_HEADER_MIN ? len : IR_FILE_HEADER_MIN;
+	int rc = ir_file_info_read(head, headlen, &fi, err, sizeof err);
+	if (rc == 0)
+		rc = ir_slice_locate(head, headlen, &fi, rank, &index_off, err,
+		                     sizeof err);
+	free(head);
+	if (rc)
+		return rc;
+	if (index_off + IR_FILE_INDEX_ENTRY > len)
+		return CCP_ETRUNC;
+	uint8_t entry[IR_FILE_INDEX_ENTRY];
+	memcpy(entry, img + index_off, sizeof entry);
+	if ((rc = ir_slice_entry(entry, &fi, &off, &size, err, sizeof err)))
+		return rc;
+	if (off + size > len)
+		return CCP_ETRUNC;
+	uint8_t *sec = malloc(size);
+	assert_non_null(sec);
+	memcpy(sec, img + off, size);
+	rc = ir_slice_decode(sec, size, &fi, rank, s, err, sizeof err);
+	free(sec);
+	return rc;
+}
+
+/* ---- round trips ------------------------------------------------------ */
+
+static void check_roundtrip(const ir_plan *p)
+{
+	ir_slice *sl;
+	uint8_t *img;
+	size_t len;
+	char err[256] = "";
+	encode(p, &sl, &img, &len);
+
+	ir_plan q;
+	ir_file_info fi;
+	int rc = ir_plan_decode(img, len, &q, &fi, err, sizeof err);
+	assert_int_equal(rc, 0);
+	assert_plan_equal(p, &q);
+	ir_plan_fini(&q);
+
+	assert_int_equal(fi.version, IR_FILE_VERSION);
+	assert_int_equal(fi.nranks, p->machine.nranks);
+	assert_int_equal(fi.nphases, p->nphases);
+	assert_int_equal(fi.lb_phases, 2);
+	assert_int_equal(fi.flags, p->flags);
+	assert_int_equal(fi.coll, p->comm.coll);
+	assert_string_equal(fi.algorithm, p->algorithm);
+	assert_memory_equal(fi.input_hash, p->input_hash, 16);
+	assert_int_equal(fi.plan_hash, XXH3_64bits(img + 128, len - 128));
+	assert_int_equal(fi.file_size, len);
+
+	ir_file_info head;
+	assert_int_equal(ir_file_info_read(img, IR_FILE_HEADER_MIN, &head, err,
+	                                   sizeof err),
+	                 0);
+	assert_memory_equal(&head, &fi, sizeof fi);
+
+	for (int32_t r = 0; r < p->machine.nranks; r++) {
+		ir_slice s;
+		ir_file_info f2;
+		assert_int_equal(ir_slice_from_image(img, len, r, &s, &f2, err,
+		                                     sizeof err),
+		                 0);
+		assert_true(slice_equal(&s, &sl[r]));
+		assert_int_equal(f2.plan_hash, fi.plan_hash);
+		ir_slice_fini(&s);
+		assert_int_equal(rank_path(img, len, r, &s), 0);
+		assert_true(slice_equal(&s, &sl[r]));
+		ir_slice_fini(&s);
+	}
+	ir_slice s;
+	assert_int_equal(ir_slice_from_image(img, len, p->machine.nranks, &s,
+	                                     NULL, err, sizeof err),
+	                 CCP_ERANGE);
+	assert_int_equal(
+	        ir_slice_from_image(img, len, -1, &s, NULL, err, sizeof err),
+	        CCP_ERANGE);
+	free(img);
+	free_slices(sl, p->machine.nranks);
+}
+
+static void test_roundtrip_bcast(void **state)
+{
+	(void)state;
+	ir_plan p;
+	make_bcast_plan(&p);
+	check_roundtrip(&p);
+	ir_plan_fini(&p);
+}
+
+static void test_roundtrip_irregular(void **state)
+{
+	(void)state;
+	ir_plan p;
+	make_irregular_plan(&p);
+	check_roundtrip(&p);
+	ir_plan_fini(&p);
+}
+
+/* A plan with no phases at all (one rank, nothing to move) and a
+ * hypercube, HPAM and switch machine each. */
+static void test_roundtrip_shapes(void **state)
+{
+	(void)state;
+	ir_comm c = {.coll = IR_ALLTOALL, .bytes = 8};
+	ir_machine m = {.topo = IR_SWITCH,
+	                .routing = IR_ROUTE_DIRECT,
+	                .ndims = 1,
+	                .dims = {1, 1, 1},
+	                .ports = 1,
+	                .nranks = 1};
+	ir_plan p;
+	ir_plan_init(&p, &m, &c, "none");
+	check_roundtrip(&p);
+	ir_plan_fini(&p);
+
+	m = (ir_machine){.topo = IR_HYPERCUBE,
+	                 .routing = IR_ROUTE_ECUBE,
+	                 .ndims = 4,
+	                 .ports = IR_PORTS_ALL,
+	                 .nranks = 16};
+	ir_plan_init(&p, &m, &c, "ecube-alltoall");
+	assert_int_equal(ir_plan_add(&p, 3, 12, &(ir_block){3, 12}, 1, 0), 0);
+	check_roundtrip(&p);
+	ir_plan_fini(&p);
+
+	m = (ir_machine){.topo = IR_HPAM,
+	                 .routing = IR_ROUTE_HPAM_XY,
+	                 .ndims = 2,
+	                 .levels = {{2, 4}, {2, 4}},
+	                 .ports = 2,
+	                 .nranks = 16};
+	c = (ir_comm){.coll = IR_REDUCE,
+	              .root = 9,
+	              .bytes = 4096,
+	              .dtype = IR_DT_DOUBLE,
+	              .op = IR_OP_MAX};
+	ir_plan_init(&p, &m, &c, "hpam-reduce");
+	assert_int_equal(
+	        ir_plan_add(&p, 1, 9, &(ir_block){1, 0}, 1, IR_XF_REDUCE), 0);
+	check_roundtrip(&p);
+	ir_plan_fini(&p);
+}
+
+static void test_determinism(void **state)
+{
+	(void)state;
+	ir_plan p, q;
+	ir_slice *s1, *s2;
+	uint8_t *a, *b, *c;
+	size_t la, lb, lc;
+	char err[256];
+	make_irregular_plan(&p);
+	encode(&p, &s1, &a, &la);
+	/* stale bytes after a name's terminator must not reach the file */
+	memset(p.algorithm + 7, 'x', IR_NAME_MAX - 8);
+	encode(&p, &s2, &b, &lb);
+	assert_int_equal(la, lb);
+	assert_memory_equal(a, b, la);
+	/* the decoded plan encodes to the same bytes again */
+	assert_int_equal(ir_plan_decode(a, la, &q, NULL, err, sizeof err), 0);
+	ir_report r = {.lb_phases = 2};
+	assert_int_equal(ir_plan_encode(&q, &r, s1, &c, &lc), 0);
+	assert_int_equal(la, lc);
+	assert_memory_equal(a, c, la);
+	free(a);
+	free(b);
+	free(c);
+	free_slices(s1, NRANKS);
+	free_slices(s2, NRANKS);
+	ir_plan_fini(&q);
+	ir_plan_fini(&p);
+}
+
+/* ---- damaged files ---------------------------------------------------- */
+
+/* Whether rank's own bytes (header, the offset and size of its index
+ * entry, its section) include byte i: a change there must stop the rank's
+ * loader; a change anywhere else must not affect it. */
+static bool rank_reads(const uint8_t *img, int32_t rank, size_t i)
+{
+	if (i < IR_FILE_HEADER_MIN)
+		return true;
+	uint64_t e = rd64(img + 48) + 24 * (uint64_t)rank;
+	uint64_t off = rd64(img + e), size = rd64(img + e + 8);
+	return (i >= e && i < e + 16) || (i >= off && i < off + size);
+}
+
+/* Every byte changed to each of a few values: the whole-plan loader and
+ * the whole-image slice loader reject every one; the rank-only loader
+ * rejects exactly those in the bytes it reads and is unaffected by the
+ * rest. */
+static void check_corruptions(const ir_plan *p)
+{
+	ir_slice *sl;
+	uint8_t *img;
+	size_t len;
+	char err[256];
+	encode(p, &sl, &img, &len);
+	int32_t n = p->machine.nranks;
+	uint8_t *bad = malloc(len);
+	assert_non_null(bad);
+	unsigned long cases = 0;
+	for (size_t i = 0; i < len; i++) {
+		const uint8_t values[4] = {(uint8_t)(img[i] ^ 0xff), 0x00, 0xff,
+		                           (uint8_t)(img[i] ^ 0x01)};
+		for (int v = 0; v < 4; v++) {
+			if (values[v] == img[i])
+				continue;
+			memcpy(bad, img, len);
+			bad[i] = values[v];
+			cases++;
+			ir_plan q;
+			int rc = ir_plan_decode(bad, len, &q, NULL, err,
+			                        sizeof err);
+			if (rc == 0)
+				fail_msg("byte %zu = 0x%02x accepted by "
+				         "ir_plan_decode",
+				         i, values[v]);
+			assert_true(rc < 0);
+			for (int32_t r = 0; r < n; r++) {
+				ir_slice s;
+				rc = ir_slice_from_image(bad, len, r, &s, NULL,
+				                         err, sizeof err);
+				if (rc == 0)
+					fail_msg("byte %zu = 0x%02x accepted "
+					         "for "
+					         "rank %d",
+					         i, values[v], (int)r);
+				rc = rank_path(bad, len, r, &s);
+				if (rank_reads(img, r, i)) {
+					if (rc == 0)
+						fail_msg("byte %zu = 0x%02x "
+						         "accepted"
+						         " by rank %d's loader",
+						         i, values[v], (int)r);
+				} else {
+					assert_int_equal(rc, 0);
+					assert_true(slice_equal(&s, &sl[r]));
+					ir_slice_fini(&s);
+				}
+			}
+		}
+	}
+	print_message("%lu corruptions of a %zu-byte plan rejected\n", cases,
+	              len);
+	free(bad);
+	free(img);
+	free_slices(sl, n);
+}
+
+static void test_corrupt_bcast(void **state)
+{
+	(void)state;
+	ir_plan p;
+	make_bcast_plan(&p);
+	check_corruptions(&p);
+	ir_plan_fini(&p);
+}
+
+static void test_corrupt_irregular(void **state)
+{
+	(void)state;
+	ir_plan p;
+	make_irregular_plan(&p);
+	check_corruptions(&p);
+	ir_plan_fini(&p);
+}
+
+static void test_truncation(void **state)
+{
+	(void)state;
+	ir_plan p;
+	ir_slice *sl;
+	uint8_t *img;
+	size_t len;
+	char err[256];
+	make_irregular_plan(&p);
+	encode(&p, &sl, &img, &len);
+	for (size_t l = 0; l < len; l++) {
+		/* a buffer of exactly l bytes, so an overread is caught */
+		uint8_t *cut = malloc(l ? l : 1);
+		assert_non_null(cut);
+		memcpy(cut, img, l);
+		ir_plan q;
+		int rc = ir_plan_decode(cut, l, &q, NULL, err, sizeof err);
+		assert_true(rc == CCP_ETRUNC || rc == CCP_EFORMAT);
+		if (rc == CCP_ETRUNC)
+			assert_non_null(strstr(err, "truncated plan"));
+		for (int32_t r = 0; r < NRANKS; r++) {
+			ir_slice s;
+			rc = ir_slice_from_image(cut, l, r, &s, NULL, err,
+			                         sizeof err);
+			assert_true(rc == CCP_ETRUNC || rc == CCP_EFORMAT);
+		}
+		ir_file_info fi;
+		rc = ir_file_info_read(cut, l, &fi, err, sizeof err);
+		if (l < IR_FILE_HEADER_MIN)
+			assert_int_equal(rc, CCP_ETRUNC);
+		else
+			assert_int_equal(rc, 0);
+		free(cut);
+	}
+	/* one byte too many is not accepted either */
+	uint8_t *longer = calloc(len + 1, 1);
+	assert_non_null(longer);
+	memcpy(longer, img, len);
+	ir_plan q;
+	assert_int_equal(
+	        ir_plan_decode(longer, len + 1, &q, NULL, err, sizeof err),
+	        CCP_EFORMAT);
+	free(longer);
+	free(img);
+	free_slices(sl, NRANKS);
+	ir_plan_fini(&p);
+}
+
+/* Files of other kinds, whole and cut short, are "not a plan". */
+static void test_foreign(void **state)
+{
+	(void)state;
+	uint8_t files[5][256];
+	static const uint8_t png[] = {0x89, 'P',  'N', 'G', '\r', '\n',
+	                              0x1a, '\n', 0,   0,   0,    13,
+	                              'I',  'H',  'D', 'R'};
+	static const uint8_t elf[] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0};
+	static const char text[] = "machine:\n  topology: mesh\n";
+	static const uint8_t magic[8] = {0x89, 'C',  'C',  'P',
+	                                 '\r', '\n', 0x1a, '\n'};
+	memset(files, 0, sizeof files);
+	memcpy(files[0], png, sizeof png);
+	memcpy(files[1], elf, sizeof elf);
+	uint64_t x = 0x9e3779b97f4a7c15u;
+	for (size_t i = 0; i < sizeof files[2]; i++) {
+		x = x * 6364136223846793005u + 1442695040888963407u;
+		files[2][i] = (uint8_t)(x >> 56);
+	}
+	memcpy(files[3], text, sizeof text - 1);
+	memcpy(files[4],
+	       "\x89"
+	       "CCQ\r\n\x1a\n",
+	       8); /* near miss */
+	for (int f = 0; f < 5; f++) {
+		for (size_t l = 1; l <= sizeof files[f];
+		     l = l < 16 ? l + 1 : l * 2) {
+			char err[256] = "";
+			ir_plan p;
+			ir_slice s;
+			ir_file_info fi;
+			/* a short prefix of the magic is a truncated plan */
+			bool prefix =
+			        memcmp(files[f], magic, l < 8 ? l : 8) == 0;
+			int want = prefix ? CCP_ETRUNC : CCP_EFORMAT;
+			assert_int_equal(ir_plan_decode(files[f], l, &p, NULL,
+			                                err, sizeof err),
+			                 want);
+			if (!prefix)
+				assert_string_equal(err,
+				                    "not a ccplan plan file");
+			assert_int_equal(ir_slice_from_image(files[f], l, 0, &s,
+			                                     NULL, err,
+			                                     sizeof err),
+			                 want);
+			assert_int_equal(ir_file_info_read(files[f], l, &fi,
+			                                   err, sizeof err),
+			                 want);
+		}
+	}
+}
+
+static void test_versions(void **state)
+{
+	(void)state;
+	ir_plan p, q;
+	ir_slice *sl, s;
+	uint8_t *img;
+	size_t len;
+	char err[256];
+	ir_file_info fi;
+	make_bcast_plan(&p);
+	encode(&p, &sl, &img, &len);
+
+	/* a future version that needs a future reader */
+	uint8_t *fut = malloc(len);
+	assert_non_null(fut);
+	memcpy(fut, img, len);
+	fut[8] = 7;  /* version */
+	fut[10] = 7; /* minimum reader version */
+	assert_int_equal(ir_plan_decode(fut, len, &q, NULL, err, sizeof err),
+	                 CCP_EVERSION);
+	assert_non_null(strstr(err, "plan format version 7 is newer than this "
+	                            "reader (1)"));
+	assert_int_equal(
+	        ir_slice_from_image(fut, len, 3, &s, NULL, err, sizeof err),
+	        CCP_EVERSION);
+	assert_int_equal(ir_file_info_read(fut, len, &fi, err, sizeof err),
+	                 CCP_EVERSION);
+	assert_int_equal(rank_path(fut, len, 3, &s), CCP_EVERSION);
+
+	/* a later version that this reader may still read */
+	memcpy(fut, img, len);
+	fut[8] = 2;
+	reseal(fut, len);
+	assert_int_equal(ir_plan_decode(fut, len, &q, &fi, err, sizeof err), 0);
+	assert_int_equal(fi.version, 2);
+	assert_plan_equal(&p, &q);
+	ir_plan_fini(&q);
+	assert_int_equal(
+	        ir_slice_from_image(fut, len, 3, &s, NULL, err, sizeof err), 0);
+	assert_true(slice_equal(&s, &sl[3]));
+	ir_slice_fini(&s);
+
+	/* version 0 is older than any reader */
+	memcpy(fut, img, len);
+	fut[8] = 0;
+	fut[10] = 0;
+	assert_int_equal(ir_plan_decode(fut, len, &q, NULL, err, sizeof err),
+	                 CCP_EVERSION);
+	assert_non_null(strstr(err, "older"));
+	free(fut);
+	free(img);
+	free_slices(sl, NRANKS);
+	ir_plan_fini(&p);
+}
+
+/* Edit one field, reseal every checksum, and expect the named check to
+ * refuse it: what the checksums cannot catch (a writer's bug, a crafted
+ * file) is caught by the range checks. */
+static void expect_resealed(const uint8_t *img, size_t len, size_t at,
+                            uint32_t value, int rank, const char *why)
+{
+	char err[256] = "";
+	uint8_t *bad = malloc(len);
+	assert_non_null(bad);
+	memcpy(bad, img, len);
+	wr32(bad + at, value);
+	reseal(bad, len);
+	int rc;
+	if (rank < 0) {
+		ir_plan q;
+		rc = ir_plan_decode(bad, len, &q, NULL, err, sizeof err);
+	} else {
+		ir_slice s;
+		rc = ir_slice_from_image(bad, len, rank, &s, NULL, err,
+		                         sizeof err);
+	}
+	if (rc != CCP_EFORMAT || !strstr(err, why))
+		fail_msg("field at %zu = %u: got %d \"%s\", wanted \"%s\"", at,
+		         value, rc, err, why);
+	free(bad);
+}
+
+static void test_resealed_fields(void **state)
+{
+	(void)state;
+	ir_plan p;
+	ir_slice *sl;
+	uint8_t *img;
+	size_t len;
+	make_bcast_plan(&p);
+	encode(&p, &sl, &img, &len);
+	const size_t g = 128;                      /* global section */
+	const size_t tr = g + 288 + 8 * p.nphases; /* transfers */
+	const size_t bl = tr + 28 * p.ntransfers;  /* blocks */
+	uint64_t index_off = rd64(img + 48);
+	uint64_t sec = rd64(img + index_off + 24 * 2); /* rank 2 section */
+
+	expect_resealed(img, len, g + 0, 9, -1, "topology 9");
+	expect_resealed(img, len, g + 4, 4, -1, "routing 4");
+	expect_resealed(img, len, g + 8, 4, -1, "do not give 16 ranks");
+	expect_resealed(img, len, g + 12, 3, -1, "do not give 16 ranks");
+	expect_resealed(img, len, g + 12, 0x01000000u, -1,
+	                "do not give 16 ranks");
+	expect_resealed(img, len, g + 44, 17, -1, "disagrees with the header");
+	expect_resealed(img, len, g + 196, 16, -1, "root 16");
+	expect_resealed(img, len, g + 212, 5, -1, "element type 5");
+	expect_resealed(img, len, g + 280, 0xffffffffu, -1, "do not fit");
+	expect_resealed(img, len, g + 284, 0x10000000u, -1, "do not fit");
+	expect_resealed(img, len, g + 288 + 4, 100, -1, "names transfers");
+	expect_resealed(img, len, tr + 4, 16, -1, "joins ranks");
+	expect_resealed(img, len, tr + 16, 1000, -1, "names blocks");
+	expect_resealed(img, len, tr + 24, 2, -1, "unknown flags");
+	expect_resealed(img, len, bl + 0, 0xffffffffu, -1, "block 0");
+	expect_resealed(img, len, 20, 4, -1, "unknown plan flags");
+
+	/* rank 2: fixed part 36 bytes, ops of 28, iovs of 20 */
+	const size_t op = sec + 36, iov = op + 6 * 28;
+	expect_resealed(img, len, sec + 0, 3, 2, "holds the slice of rank 3");
+	expect_resealed(img, len, sec + 4, 1000, 2, "do not fill");
+	expect_resealed(img, len, op + 28 + 0, IR_NOPS, 2, "has code");
+	expect_resealed(img, len, op + 28 + 8, 16, 2, "has peer 16");
+	expect_resealed(img, len, op + 0 + 8, 0xfffffffeu, 2, "has peer -2");
+	expect_resealed(img, len, op + 28 + 4, 3, 2, "in phase 3");
+	expect_resealed(img, len, op + 4 * 28 + 20, 4, 2, "bad iovs");
+	expect_resealed(img, len, op + 3 * 28 + 24, 5, 2, "bad iovs");
+	expect_resealed(img, len, iov + 0, 3, 2, "names buffer 3");
+	expect_resealed(img, len, iov + 4, 513, 2, "outside its");
+	expect_resealed(img, len, iov + 12, 0xffffffffu, 2, "outside its");
+	free(img);
+	free_slices(sl, NRANKS);
+	ir_plan_fini(&p);
+}
+
+/* The writer refuses what the reader would refuse. */
+static void test_encode_rejects(void **state)
+{
+	(void)state;
+	ir_plan p;
+	uint8_t *img = (uint8_t *)&p;
+	size_t len = 1;
+	make_bcast_plan(&p);
+	ir_slice *sl = make_slices(NRANKS, p.nphases);
+	assert_int_equal(ir_plan_encode(&p, NULL, NULL, &img, &len),
+	                 CCP_EINVAL);
+	assert_null(img);
+	assert_int_equal(len, 0);
+	p.transfers[1].dst = NRANKS;
+	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len), CCP_EINVAL);
+	p.transfers[1].dst = 4;
+	sl[3].iovs[0].len = 2048;
+	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len), CCP_EINVAL);
+	sl[3].iovs[0].len = 512;
+	sl[4].rank = 5;
+	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len), CCP_EINVAL);
+	sl[4].rank = 4;
+	p.machine.dims[1] = 5;
+	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len), CCP_EINVAL);
+	p.machine.dims[1] = 4;
+	/* extents whose product overflows 64 bits */
+	ir_machine keep = p.machine;
+	p.machine.ndims = 3;
+	for (int i = 0; i < 3; i++)
+		p.machine.dims[i] = IR_MAX_RANKS;
+	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len), CCP_EINVAL);
+	p.machine = keep;
+	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len), 0);
+	free(img);
+	free_slices(sl, NRANKS);
+	ir_plan_fini(&p);
+}
+
+/* Many ranks with small slices: the encoder stays linear.  Timing is
+ * printed, not asserted (performance claims belong to benchmarks). */
+static void test_many_ranks(void **state)
+{
+	(void)state;
+	const int32_t n = 65536;
+	ir_machine m = {.topo = IR_SWITCH,
+	                .routing = IR_ROUTE_DIRECT,
+	                .ndims = 1,
+	                .dims = {n, 1, 1},
+	                .ports = 1,
+	                .nranks = n};
+	ir_comm c = {.coll = IR_BCAST, .root = 0, .bytes = 1024, .segments = 1};
+	ir_plan p;
+	ir_plan_init(&p, &m, &c, "binomial");
+	for (int32_t step = 1; step < n; step *= 2) {
+		assert_int_equal(ir_plan_phase(&p), 0);
+		for (int32_t r = 0; r < step; r++)
+			assert_int_equal(ir_plan_add(&p, r, r + step,
+			                             &(ir_block){0, 0}, 1, 0),
+			                 0);
+	}
+	ir_slice *sl = make_slices(n, p.nphases);
+	uint8_t *img;
+	size_t len;
+	char err[256];
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	print_message("encoded %d ranks, %zu bytes, in %.3f s\n", (int)n, len,
+	              (double)(t1.tv_sec - t0.tv_sec) +
+	                      (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
+	ir_plan q;
+	assert_int_equal(ir_plan_decode(img, len, &q, NULL, err, sizeof err),
+	                 0);
+	assert_plan_equal(&p, &q);
+	ir_plan_fini(&q);
+	ir_slice s;
+	assert_int_equal(rank_path(img, len, n - 1, &s), 0);
+	assert_true(slice_equal(&s, &sl[n - 1]));
+	ir_slice_fini(&s);
+	free(img);
+	free_slices(sl, n);
+	ir_plan_fini(&p);
+}
+
+/* ---- JSON ------------------------------------------------------------- */
+
+/* The export of p as a string (malloc'd). */
+static char *export(const ir_plan *p, const ir_report *r)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(json_export(p, r, f), 0);
+	assert_int_equal(fclose(f), 0);
+	return text;
+}
+
+static void test_json_golden(void **state)
+{
+	(void)state;
+	ir_machine m;
+	ir_comm c = {.coll = IR_BCAST, .root = 0, .bytes = 1024, .segments = 1};
+	ir_plan p;
+	ir_report r = {.lb_phases = 2};
+	make_mesh(&m);
+	ir_plan_init(&p, &m, &c, "binomial");
+	assert_int_equal(ir_plan_add(&p, 0, 1, &(ir_block){0, 0}, 1, 0), 0);
+	assert_int_equal(ir_plan_phase(&p), 0);
+	assert_int_equal(ir_plan_add(&p, 0, 4, &(ir_block){0, 0}, 1, 0), 0);
+	assert_int_equal(ir_plan_add(&p, 1, 5, &(ir_block){0, 0}, 1, 0), 0);
+	char want[1024];
+	snprintf(want, sizeof want,
+	         "{\"format\":\"ccplan-plan\",\"version\":1,\"ranks\":16,"
+	         "\"topology\":{\"kind\":\"mesh\",\"dims\":[4,4]},"
+	         "\"routing\":\"%s\",\"ports\":1,"
+	         "\"collective\":{\"kind\":\"broadcast\",\"root\":0,"
+	         "\"bytes\":1024,\"segments\":1},"
+	         "\"algorithm\":\"binomial\",\"lower_bound_phases\":2,"
+	         "\"phases\":["
+	         "{\"transfers\":[{\"src\":0,\"dst\":1,\"bytes\":1024,"
+	         "\"blocks\":[[0,0]]}]},"
+	         "{\"transfers\":[{\"src\":0,\"dst\":4,\"bytes\":1024,"
+	         "\"blocks\":[[0,0]]},{\"src\":1,\"dst\":5,\"bytes\":1024,"
+	         "\"blocks\":[[0,0]]}]}]}\n",
+	         ir_routing_name(IR_ROUTE_DIM_ORDER));
+	char *got = export(&p, &r);
+	assert_string_equal(got, want);
+	free(got);
+	ir_plan_fini(&p);
+}
+
+static void test_json_kinds(void **state)
+{
+	(void)state;
+	ir_plan p;
+	char want[512];
+
+	make_irregular_plan(&p);
+	char *got = export(&p, NULL);
+	assert_non_null(strstr(got, "\"ports\":\"all\","));
+	assert_non_null(strstr(got, "\"collective\":{\"kind\":\"irregular\","
+	                            "\"messages\":4,\"seed\":42},"
+	                            "\"algorithm\":\"direct\","
+	                            "\"lower_bound_phases\":null,"));
+	assert_non_null(strstr(got, "{\"src\":15,\"dst\":0,\"bytes\":1,"
+	                            "\"blocks\":[[15,0]]}]}]}\n"));
+	free(got);
+	ir_plan_fini(&p);
+
+	ir_machine m = {.topo = IR_HPAM,
+	                .routing = IR_ROUTE_HPAM_XY,
+	                .ndims = 2,
+	                .levels = {{2, 4}, {1, 8}},
+	                .ports = 3,
+	                .nranks = 16};
+	ir_comm c = {.coll = IR_REDUCE,
+	             .root = 9,
+	             .bytes = 64,
+	             .dtype = IR_DT_FLOAT,
+	             .op = IR_OP_MIN};
+	ir_plan_init(&p, &m, &c, "tree \"q\"");
+	assert_int_equal(
+	        ir_plan_add(&p, 1, 9, &(ir_block){1, 0}, 1, IR_XF_REDUCE), 0);
+	got = export(&p, NULL);
+	snprintf(want, sizeof want,
+	         "\"topology\":{\"kind\":\"hpam\",\"dims\":[2,4,1,8]},"
+	         "\"routing\":\"%s\",\"ports\":3,"
+	         "\"collective\":{\"kind\":\"reduce\",\"root\":9,\"bytes\":64,"
+	         "\"dtype\":\"float\",\"op\":\"min\"},"
+	         "\"algorithm\":\"tree \\\"q\\\"\",",
+	         ir_routing_name(IR_ROUTE_HPAM_XY));
+	assert_non_null(strstr(got, want));
+	assert_non_null(strstr(got, "\"blocks\":[[1,0]],\"reduce\":true}"));
+	free(got);
+	ir_plan_fini(&p);
+
+	m = (ir_machine){.topo = IR_HYPERCUBE,
+	                 .routing = IR_ROUTE_ECUBE,
+	                 .ndims = 5,
+	                 .ports = 1,
+	                 .nranks = 32};
+	c = (ir_comm){.coll = IR_ALLTOALL, .bytes = 8};
+	ir_plan_init(&p, &m, &c, "ecube");
+	got = export(&p, NULL);
+	assert_non_null(strstr(got, "{\"kind\":\"hypercube\",\"dims\":[5]}"));
+	assert_non_null(strstr(got, "{\"kind\":\"alltoall\",\"bytes\":8}"));
+	assert_non_null(strstr(got, "\"phases\":[]}"));
+	free(got);
+	ir_plan_fini(&p);
+
+	m = (ir_machine){.topo = IR_SWITCH,
+	                 .routing = IR_ROUTE_DIRECT,
+	                 .ndims = 1,
+	                 .dims = {12, 1, 1},
+	                 .ports = 1,
+	                 .nranks = 12};
+	c = (ir_comm){.coll = IR_GATHER, .root = 3, .bytes = 100};
+	ir_plan_init(&p, &m, &c, "flat");
+	got = export(&p, NULL);
+	assert_non_null(strstr(got, "{\"kind\":\"switch\",\"dims\":[12]}"));
+	assert_non_null(strstr(got, "{\"kind\":\"gather\",\"root\":3,"
+	                            "\"bytes\":100}"));
+	free(got);
+	ir_plan_fini(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	        cmocka_unit_test(test_roundtrip_bcast),
+	        cmocka_unit_test(test_roundtrip_irregular),
+	        cmocka_unit_test(test_roundtrip_shapes),
+	        cmocka_unit_test(test_determinism),
+	        cmocka_unit_test(test_corrupt_bcast),
+	        cmocka_unit_test(test_corrupt_irregular),
+	        cmocka_unit_test(test_truncation),
+	        cmocka_unit_test(test_foreign),
+	        cmocka_unit_test(test_versions),
+	        cmocka_unit_test(test_resealed_fields),
+	        cmocka_unit_test(test_encode_rejects),
+	        cmocka_unit_test(test_many_ranks),
+	        cmocka_unit_test(test_json_golden),
+	        cmocka_unit_test(test_json_kinds),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
