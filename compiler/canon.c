@@ -1,0 +1,290 @@
+/*
+ * canon.c - the canonical text of an input and its hash.  The text lists
+ * every field that changes the plan, in a fixed order and spelling, so two
+ * inputs that mean the same thing (whatever their key order, spacing,
+ * comments, defaults written out or not, root as a rank or coordinates)
+ * give the same text and so the same XXH3-128 hash, the key of the plan
+ * cache and the input_hash a plan records.
+ *
+ * The text is written once, through a sink: into memory for
+ * front_canonical, or straight into the hash state for front_input_hash,
+ * so hashing a large matrix never needs its text in memory.  The format is
+ * described in docs/input-format.md ("Canonical form").
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "front.h"
+
+/* Where the text goes. */
+struct sink {
+	int (*write)(struct sink *s, const char *p, size_t n); /* 0 or error */
+	char *buf; /* memory sink: the text */
+	size_t len, cap;
+	XXH3_state_t *hash; /* hash sink */
+};
+
+/* Memory sink: append, growing the buffer. */
+static int mem_write(struct sink *s, const char *p, size_t n)
+{
+	if (n + 1 > s->cap - s->len) {
+		size_t cap = s->cap ? s->cap : 4096;
+		char *b;
+		while (n + 1 > cap - s->len)
+			cap *= 2;
+		b = realloc(s->buf, cap);
+		if (!b)
+			return CCP_ENOMEM;
+		s->buf = b;
+		s->cap = cap;
+	}
+	memcpy(s->buf + s->len, p, n);
+	s->len += n;
+	s->buf[s->len] = '\0';
+	return 0;
+}
+
+/* Hash sink: feed the state. */
+static int hash_write(struct sink *s, const char *p, size_t n)
+{
+	return XXH3_128bits_update(s->hash, p, n) == XXH_OK ? 0 : CCP_EINTERNAL;
+}
+
+/* Write one formatted line (lines are short; 256 bytes is plenty). */
+static int put(struct sink *s, const char *fmt, ...) FRONT_PRINTF(2, 3);
+
+static int put(struct sink *s, const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof line)
+		return CCP_EINTERNAL;
+	return s->write(s, line, (size_t)n);
+}
+
+/* A cost value: "unset" for NaN (not given), else %.17g, which round
+ * trips a double exactly; -0 is written as 0. */
+static int put_cost(struct sink *s, const char *name, const double *v,
+                    int count)
+{
+	char line[200];
+	size_t n = 0;
+
+	n += (size_t)snprintf(line, sizeof line, "machine.cost.%s", name);
+	for (int i = 0; i < count; i++) {
+		double d = v[i] == 0 ? 0.0 : v[i];
+		if (isnan(d))
+			n += (size_t)snprintf(line + n, sizeof line - n,
+			                      " unset");
+		else
+			n += (size_t)snprintf(line + n, sizeof line - n,
+			                      " %.17g", d);
+	}
+	return put(s, "%s\n", line);
+}
+
+/* The name of value v in names[0..count), or "?" for a bad value. */
+static const char *name_of(const char *const *names, size_t count, int v)
+{
+	return v >= 0 && (size_t)v < count && names[v] ? names[v] : "?";
+}
+
+/* The machine section. */
+static int put_machine(struct sink *s, const ir_machine *m)
+{
+	static const char *const topo[] = {"mesh", "torus", "hypercube", "hpam",
+	                                   "switch"};
+	static const char *const routing[] = {"dimension-order", "e-cube",
+	                                      "hpam-xy", "direct"};
+	const ir_cost *c = &m->cost;
+	int rc = 0;
+
+	rc |= put(s, "machine.topology %s\n", name_of(topo, 5, (int)m->topo));
+	switch (m->topo) {
+	case IR_MESH:
+	case IR_TORUS:
+		rc |= put(s, "machine.dims");
+		for (int i = 0; i < m->ndims && i < IR_MAX_DIMS; i++)
+			rc |= put(s, " %d", m->dims[i]);
+		rc |= put(s, "\n");
+		break;
+	case IR_HYPERCUBE:
+		rc |= put(s, "machine.dimension %d\n", m->ndims);
+		break;
+	case IR_HPAM:
+		rc |= put(s, "machine.levels %d %d %d %d\n", m->levels[0][0],
+		          m->levels[0][1], m->levels[1][0], m->levels[1][1]);
+		break;
+	case IR_SWITCH:
+		rc |= put(s, "machine.ranks %d\n", m->dims[0]);
+		break;
+	}
+	rc |= put(s, "machine.nranks %" PRId32 "\n", m->nranks);
+	rc |= put(s, "machine.routing %s\n",
+	          name_of(routing, 4, (int)m->routing));
+	if (m->ports == IR_PORTS_ALL)
+		rc |= put(s, "machine.ports all\n");
+	else
+		rc |= put(s, "machine.ports %d\n", m->ports);
+	rc |= put(s, "machine.cost.preset %.*s\n", IR_NAME_MAX - 1,
+	          c->preset[0] ? c->preset : "-");
+	rc |= put_cost(s, "alpha", &c->alpha, 1);
+	rc |= put_cost(s, "beta", &c->beta, 1);
+	rc |= put_cost(s, "hop", &c->hop, 1);
+	rc |= put_cost(s, "gamma", &c->gamma, 1);
+	rc |= put_cost(s, "beta_sat", &c->beta_sat, 1);
+	rc |= put_cost(s, "tau", &c->tau, 1);
+	rc |= put_cost(s, "phi", &c->phi, 1);
+	rc |= put_cost(s, "lambda", &c->lambda, 1);
+	rc |= put_cost(s, "c_send", c->c_send, 2);
+	rc |= put_cost(s, "c_recv", c->c_recv, 2);
+	rc |= put_cost(s, "copy", c->copy, 2);
+	return rc ? CCP_ENOMEM : 0;
+}
+
+/* Append the decimal text of v >= 0 and the character end to p. */
+static char *put_dec(char *p, int64_t v, char end)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v > 0);
+	while (n > 0)
+		*p++ = tmp[--n];
+	*p++ = end;
+	return p;
+}
+
+/* The matrix as "n nnz" then one "src dst bytes" line per message, in
+ * CSR order (by source, then destination).  Lines are formatted by hand
+ * and written in blocks: a matrix can have 2^28 of them. */
+static int put_matrix(struct sink *s, const ir_matrix *x)
+{
+	char block[8192];
+	char *p = block;
+	int rc;
+
+	if (!x)
+		return put(s, "communication.matrix none\n");
+	rc = put(s, "communication.matrix %" PRId32 " %" PRId64 "\n", x->n,
+	         x->nnz);
+	for (int32_t i = 0; i < x->n && rc == 0; i++) {
+		for (int64_t k = x->row[i]; k < x->row[i + 1] && rc == 0; k++) {
+			/* ranks and sizes are >= 0 in a checked matrix */
+			p = put_dec(p, i, ' ');
+			p = put_dec(p, x->dst[k] < 0 ? 0 : x->dst[k], ' ');
+			p = put_dec(p, x->bytes[k] < 0 ? 0 : x->bytes[k], '\n');
+			if (p - block > (ptrdiff_t)sizeof block - 64) {
+				rc = s->write(s, block, (size_t)(p - block));
+				p = block;
+			}
+		}
+	}
+	if (rc == 0 && p > block)
+		rc = s->write(s, block, (size_t)(p - block));
+	return rc;
+}
+
+/* The communication section: only the fields its collective uses. */
+static int put_comm(struct sink *s, const ir_comm *c)
+{
+	static const char *const coll[] = {"broadcast", "scatter",  "gather",
+	                                   "reduce",    "alltoall", "transpose",
+	                                   "irregular"};
+	static const char *const dtype[] = {"byte", "int32", "int64", "float",
+	                                    "double"};
+	static const char *const op[] = {"sum", "prod", "min", "max"};
+	int rc = 0;
+
+	rc |= put(s, "communication.collective %s\n",
+	          name_of(coll, 7, (int)c->coll));
+	if (c->coll == IR_BCAST || c->coll == IR_SCATTER ||
+	    c->coll == IR_GATHER || c->coll == IR_REDUCE)
+		rc |= put(s, "communication.root %" PRId32 "\n", c->root);
+	if (c->coll != IR_IRREGULAR)
+		rc |= put(s, "communication.bytes %" PRId64 "\n", c->bytes);
+	if (c->coll == IR_BCAST)
+		rc |= put(s, "communication.segments %" PRId32 "\n",
+		          c->segments);
+	if (c->coll == IR_REDUCE) {
+		rc |= put(s, "communication.dtype %s\n",
+		          name_of(dtype, 5, (int)c->dtype));
+		rc |= put(s, "communication.op %s\n",
+		          name_of(op, 4, (int)c->op));
+	}
+	rc |= put(s, "communication.seed %" PRIu64 "\n", c->seed);
+	if (c->coll == IR_IRREGULAR)
+		rc |= put_matrix(s, c->matrix);
+	return rc ? CCP_ENOMEM : 0;
+}
+
+/* The whole canonical text into s. */
+static int emit(struct sink *s, const struct front_input *in)
+{
+	static const char *const contention[] = {"default", "forbid", "allow"};
+	int rc = 0;
+
+	rc |= put(s, "ccplan-input 1\n");
+	rc |= put_machine(s, &in->machine);
+	rc |= put_comm(s, &in->comm);
+	rc |= put(s, "algorithm %.*s\n", IR_NAME_MAX - 1, in->algorithm);
+	rc |= put(s, "contention %s\n",
+	          name_of(contention, 3, (int)in->contention));
+	if (in->has_seed)
+		rc |= put(s, "seed %" PRIu64 "\n", in->seed);
+	else
+		rc |= put(s, "seed none\n");
+	return rc ? CCP_ENOMEM : 0;
+}
+
+char *front_canonical(const struct front_input *in)
+{
+	struct sink s = {0};
+
+	s.write = mem_write;
+	if (emit(&s, in) < 0) {
+		free(s.buf);
+		return NULL;
+	}
+	return s.buf;
+}
+
+int front_input_hash(const struct front_input *in, uint8_t out[16])
+{
+	XXH3_state_t st;
+	XXH128_hash_t h;
+	struct sink s = {0};
+	int rc;
+
+	memset(out, 0, 16);
+	if (XXH3_128bits_reset(&st) != XXH_OK)
+		return CCP_EINTERNAL;
+	s.write = hash_write;
+	s.hash = &st;
+	rc = emit(&s, in);
+	if (rc < 0)
+		return rc;
+	h = XXH3_128bits_digest(&st);
+	/* big-endian: high 64 bits first, each most significant byte first */
+	for (int i = 0; i < 8; i++) {
+		out[i] = (uint8_t)(h.high64 >> (56 - 8 * i));
+		out[8 + i] = (uint8_t)(h.low64 >> (56 - 8 * i));
+	}
+	return 0;
+}

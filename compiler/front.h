@@ -1,0 +1,79 @@
+/*
+ * front.h - the YAML front end: a machine and a communication, read with
+ * libyaml, checked, with every problem reported at its file:line:column.
+ * The format is documented in docs/input-format.md.
+ */
+#ifndef CCP_FRONT_H
+#define CCP_FRONT_H
+
+#include "ir.h"
+
+/* A diagnostic: where and what.  line and column are 1-based; 0 when the
+ * problem has no position (a file that cannot be opened). */
+struct diag {
+	char file[512];
+	int line;
+	int column;
+	char message[512];
+	char source_line[256]; /* the text of that line, for the caret, or "" */
+};
+
+enum contention_policy {
+	CONTENTION_DEFAULT, /* whatever the algorithm is defined to allow */
+	CONTENTION_FORBID,  /* the user asks for a contention-free plan */
+	CONTENTION_ALLOW    /* the user accepts contention */
+};
+
+/* What one input file asks for. */
+struct front_input {
+	ir_machine machine;          /* checked machine, nranks derived */
+	ir_comm comm;                /* checked communication (owns matrix) */
+	char algorithm[IR_NAME_MAX]; /* algorithm name as written */
+	int algorithm_line, algorithm_column; /* where, for later errors */
+	enum contention_policy contention;
+	uint64_t seed;               /* top-level seed, 0 if none */
+	bool has_seed;
+};
+
+/* Parse and check the YAML file at path.  0 on success; CCP_EPARSE with d
+ * filled on any problem in the input (or a matrix file it names); CCP_EIO
+ * if the file cannot be read; CCP_ENOMEM.  in is valid only on success
+ * and is released with front_input_fini. */
+int front_parse_file(const char *path, struct front_input *in, struct diag *d);
+/* Same, from memory; name is used in diagnostics, and relative matrix
+ * file names are resolved against the current directory. */
+int front_parse_string(const char *name, const char *text, size_t len,
+                       struct front_input *in, struct diag *d);
+void front_input_fini(struct front_input *in);
+
+/* The canonical text of an input: every field that changes the plan, in
+ * a fixed order and spelling, so equal inputs give equal text whatever
+ * their key order, spacing or comments.  Returns a malloc'd string. */
+char *front_canonical(const struct front_input *in);
+/* XXH3-128 of front_canonical(in), big-endian into out. */
+int front_input_hash(const struct front_input *in, uint8_t out[16]);
+
+/* printf-style format checking, where the compiler has it. */
+#if defined(__GNUC__)
+#define FRONT_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define FRONT_PRINTF(fmt, args)
+#endif
+
+/* Fill d: the file, the 1-based line and column (0 when unknown), the text
+ * of that line (borrowed, copied, may be NULL) and a printf-style message.
+ * Long parts are cut to fit.  Shared by the front end's readers. */
+void front_diag(struct diag *d, const char *file, int line, int column,
+                const char *source_line, const char *fmt, ...)
+        FRONT_PRINTF(6, 7);
+
+/* Read a communication matrix file for n ranks: a dense CSV if path ends
+ * in ".csv" (n <= IR_MATRIX_DENSE_MAX), else an edge list of lines
+ * "src dst bytes" ('#' starts a comment).  0 with *out the matrix (the
+ * caller's, ir_matrix_free); CCP_EPARSE with d at path:line:column;
+ * CCP_EIO if the file cannot be read (d says why, without a position);
+ * CCP_ENOMEM.  The format is in docs/input-format.md. */
+int front_read_matrix(const char *path, int32_t n, ir_matrix **out,
+                      struct diag *d);
+
+#endif

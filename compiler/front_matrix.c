@@ -1,0 +1,487 @@
+/*
+ * front_matrix.c - the communication matrix files an input can name:
+ * a dense CSV (n lines of n comma-separated byte counts) or an edge list
+ * (lines "src dst bytes").  Both are read a line at a time, so only the
+ * matrix itself is held in memory, and every problem is reported as
+ * file:line:column with the offending line.  Formats: docs/input-format.md.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "front.h"
+#include "matrix.h"
+
+/* Most edges one edge-list file may hold. */
+#define EDGES_MAX IR_MATRIX_MAX_NNZ
+
+/* A line being read: its number, its text without the line break. */
+struct reader {
+	const char *path; /* for diagnostics */
+	FILE *f;
+	char *line; /* getline's buffer */
+	size_t cap;
+	size_t len;      /* length of the line, line break removed */
+	uint64_t lineno; /* 1-based number of the current line */
+	struct diag *d;
+};
+
+/* Read the next line into r: 1, 0 at the end of the file, or CCP_ENOMEM
+ * or CCP_EIO (with d filled) when the line could not be read. */
+static int next_line(struct reader *r)
+{
+	ssize_t n;
+
+	errno = 0;
+	n = getline(&r->line, &r->cap, r->f);
+	if (n < 0) {
+		if (feof(r->f) && !ferror(r->f))
+			return 0;
+		if (errno == ENOMEM) {
+			front_diag(r->d, r->path, 0, 0, NULL, "out of memory");
+			return CCP_ENOMEM;
+		}
+		front_diag(r->d, r->path, 0, 0, NULL, "%s",
+		           strerror(errno ? errno : EIO));
+		return CCP_EIO;
+	}
+	r->lineno++;
+	while (n > 0 && (r->line[n - 1] == '\n' || r->line[n - 1] == '\r'))
+		n--;
+	r->line[n] = '\0';
+	r->len = (size_t)n;
+	return 1;
+}
+
+/* Report a problem at column col (1-based) of the current line. */
+static int err_here(struct reader *r, size_t col, const char *fmt, ...)
+        FRONT_PRINTF(3, 4);
+
+static int err_here(struct reader *r, size_t col, const char *fmt, ...)
+{
+	char msg[sizeof r->d->message];
+	char src[sizeof r->d->source_line];
+	size_t n = r->len < sizeof src - 1 ? r->len : sizeof src - 1;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	memcpy(src, r->line ? r->line : "", r->line ? n : 0);
+	src[r->line ? n : 0] = '\0';
+	front_diag(r->d, r->path, (int)r->lineno, (int)col, src, "%s", msg);
+	return CCP_EPARSE;
+}
+
+/* Report a problem at an earlier line (an edge found repeated once all
+ * were read): the file is read again up to that line for its text. */
+static int err_line(struct reader *r, uint64_t line, size_t col,
+                    const char *msg)
+{
+	rewind(r->f);
+	r->lineno = 0;
+	r->len = 0;
+	while (r->lineno < line && next_line(r) > 0)
+		;
+	if (r->lineno != line)
+		r->len = 0;
+	r->lineno = line;
+	return err_here(r, col, "%s", msg);
+}
+
+/* The three ways a number can be wrong, and fine. */
+enum num_status { NUM_OK, NUM_SYNTAX, NUM_RANGE };
+
+/* Parse s[0..len) as a decimal integer (optional '-' or '+'). */
+static enum num_status parse_num(const char *s, size_t len, int64_t *out)
+{
+	char buf[32];
+	size_t i = 0;
+	long long v;
+
+	if (len >= sizeof buf) {
+		/* too long for any int64: range if it is all digits */
+		for (i = (s[0] == '-' || s[0] == '+'); i < len; i++)
+			if (s[i] < '0' || s[i] > '9')
+				return NUM_SYNTAX;
+		return NUM_RANGE;
+	}
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	if (buf[0] == '-' || buf[0] == '+')
+		i = 1;
+	if (!buf[i])
+		return NUM_SYNTAX;
+	for (; buf[i]; i++)
+		if (buf[i] < '0' || buf[i] > '9')
+			return NUM_SYNTAX;
+	errno = 0;
+	v = strtoll(buf, NULL, 10);
+	if (errno == ERANGE)
+		return NUM_RANGE;
+	*out = v;
+	return NUM_OK;
+}
+
+/* Show token s[0..len) in a message, cut to 32 characters. */
+static const char *show(const char *s, size_t len, char *buf, size_t cap)
+{
+	size_t n = len < 32 ? len : 32;
+
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	if (n < len && cap > n + 3)
+		memcpy(buf + n, "...", 4);
+	return buf;
+}
+
+/* Read a byte count token at column col: 0..IR_MAX_BYTES. */
+static int get_bytes(struct reader *r, const char *s, size_t len, size_t col,
+                     int64_t *out)
+{
+	char b[40];
+
+	switch (parse_num(s, len, out)) {
+	case NUM_SYNTAX:
+		if (len == 0)
+			return err_here(
+			        r, col,
+			        "empty cell; expected a number of bytes");
+		return err_here(r, col,
+		                "expected an integer number of bytes, got '%s'",
+		                show(s, len, b, sizeof b));
+	case NUM_RANGE:
+		return err_here(
+		        r, col,
+		        "integer '%s' is out of range (it does not fit in "
+		        "64 bits)",
+		        show(s, len, b, sizeof b));
+	case NUM_OK:
+		break;
+	}
+	if (*out < 0)
+		return err_here(r, col,
+		                "negative size %" PRId64 "; sizes must be >= 0",
+		                *out);
+	if (*out > IR_MAX_BYTES)
+		return err_here(r, col,
+		                "size %" PRId64 " is more than "
+		                "IR_MAX_BYTES (%" PRId64 ", 1 TiB)",
+		                *out, IR_MAX_BYTES);
+	return 0;
+}
+
+/* Read a rank token at column col: 0..n-1. */
+static int get_rank(struct reader *r, const char *s, size_t len, size_t col,
+                    int32_t n, int32_t *out)
+{
+	char b[40];
+	int64_t v = 0;
+
+	switch (parse_num(s, len, &v)) {
+	case NUM_SYNTAX:
+		return err_here(r, col, "expected a rank, got '%s'",
+		                show(s, len, b, sizeof b));
+	case NUM_RANGE:
+		v = -1;
+		break;
+	case NUM_OK:
+		break;
+	}
+	if (v < 0 || v >= n)
+		return err_here(
+		        r, col,
+		        "rank '%s' is outside the machine (ranks 0..%" PRId32
+		        ")",
+		        show(s, len, b, sizeof b), n - 1);
+	*out = (int32_t)v;
+	return 0;
+}
+
+/* Is this line blank or a comment, after leading spaces? */
+static bool skip_line(const char *s)
+{
+	s += strspn(s, " \t");
+	return !*s || *s == '#';
+}
+
+/* Report a row or column total past INT64_MAX at column col. */
+static int err_total(struct reader *r, size_t col, const struct ir_csr *b,
+                     int32_t src, int32_t dst)
+{
+	if (b->col_overflow)
+		return err_here(r, col,
+		                "the bytes received by rank %" PRId32
+		                " total more than 2^63-1",
+		                dst);
+	return err_here(r, col,
+	                "the bytes sent by rank %" PRId32
+	                " total more than 2^63-1",
+	                src);
+}
+
+/* A dense CSV: n rows of n cells; blank lines and '#' lines ignored. */
+static int read_csv(struct reader *r, int32_t n, ir_matrix **out)
+{
+	struct ir_csr b;
+	int32_t row = 0;
+	int rc = ir_csr_init(&b, n);
+
+	if (rc < 0)
+		goto out_free_builder;
+	while ((rc = next_line(r)) > 0) {
+		const char *p = r->line;
+		int32_t col = 0;
+		if (skip_line(p))
+			continue;
+		if (row >= n) {
+			rc = err_here(r, 1,
+			              "more than %" PRId32
+			              " rows; the machine has %" PRId32
+			              " ranks and the matrix must be %" PRId32
+			              " x %" PRId32,
+			              n, n, n, n);
+			goto out_free_builder;
+		}
+		for (;;) {
+			const char *s, *e;
+			size_t c;
+			int64_t v;
+			p += strspn(p, " \t");
+			s = p;
+			c = (size_t)(s - r->line) + 1;
+			while (*p && *p != ',')
+				p++;
+			e = p;
+			while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+				e--;
+			if (col >= n) {
+				rc = err_here(r, c,
+				              "row %" PRId32
+				              " has more than %" PRId32
+				              " cells (one per rank)",
+				              row, n);
+				goto out_free_builder;
+			}
+			rc = get_bytes(r, s, (size_t)(e - s), c, &v);
+			if (rc < 0)
+				goto out_free_builder;
+			if (col == row && v != 0) {
+				rc = err_here(r, c,
+				              "self message of %" PRId64
+				              " bytes at row %" PRId32
+				              ", column %" PRId32
+				              "; the diagonal must be 0",
+				              v, row, col);
+				goto out_free_builder;
+			}
+			if (col != row) {
+				rc = ir_csr_add(&b, col, v);
+				if (rc == CCP_ERANGE) {
+					rc = err_total(r, c, &b, row, col);
+					goto out_free_builder;
+				}
+				if (rc < 0)
+					goto out_free_builder;
+			}
+			col++;
+			if (*p != ',')
+				break;
+			p++;
+		}
+		if (col < n) {
+			rc = err_here(r, r->len + 1,
+			              "row %" PRId32 " has %" PRId32
+			              " cells, expected %" PRId32
+			              " (one per rank)",
+			              row, col, n);
+			goto out_free_builder;
+		}
+		ir_csr_end_row(&b);
+		row++;
+	}
+	if (rc < 0)
+		goto out_free_builder;
+	if (row < n) {
+		r->lineno++;
+		r->len = 0;
+		if (r->line)
+			r->line[0] = '\0';
+		rc = err_here(r, 1,
+		              "the file ends after %" PRId32
+		              " rows; expected %" PRId32 " (one per rank)",
+		              row, n);
+		goto out_free_builder;
+	}
+	rc = ir_csr_finish(&b, out);
+out_free_builder:
+	ir_csr_fini(&b);
+	return rc;
+}
+
+/* Position of an edge, packed into its tag: line, then column. */
+#define TAG_COL_BITS 24
+static uint64_t tag_of(uint64_t line, size_t col)
+{
+	uint64_t c = col < ((size_t)1 << TAG_COL_BITS)
+	                     ? col
+	                     : ((size_t)1 << TAG_COL_BITS) - 1;
+	return line << TAG_COL_BITS | c;
+}
+
+/* An edge list: "src dst bytes" per line, '#' to the end of a line is a
+ * comment, blank lines ignored, order free, each pair at most once. */
+static int read_edges(struct reader *r, int32_t n, ir_matrix **out)
+{
+	struct ir_edge *e = NULL, *ne;
+	size_t m = 0, cap = 0, bad;
+	char msg[256];
+	int rc = 0;
+
+	while ((rc = next_line(r)) > 0) {
+		const char *tok[4];
+		size_t tlen[4], nt = 0;
+		char *hash = strchr(r->line, '#');
+		const char *p = r->line;
+		int32_t src, dst;
+		int64_t bytes;
+		if (hash)
+			*hash = '\0';
+		while (nt < 4) {
+			p += strspn(p, " \t");
+			if (!*p)
+				break;
+			tok[nt] = p;
+			p += strcspn(p, " \t");
+			tlen[nt] = (size_t)(p - tok[nt]);
+			nt++;
+		}
+		if (hash)
+			*hash = '#';
+		if (nt == 0)
+			continue;
+		if (nt != 3) {
+			rc = err_here(r,
+			              nt == 4 ? (size_t)(tok[3] - r->line) + 1
+			                      : r->len + 1,
+			              "expected 'src dst bytes', got %s",
+			              nt == 4   ? "more than 3 fields"
+			              : nt == 1 ? "1 field"
+			                        : "2 fields");
+			goto out_free_edges;
+		}
+		if ((rc = get_rank(r, tok[0], tlen[0],
+		                   (size_t)(tok[0] - r->line) + 1, n, &src)) <
+		            0 ||
+		    (rc = get_rank(r, tok[1], tlen[1],
+		                   (size_t)(tok[1] - r->line) + 1, n, &dst)) <
+		            0 ||
+		    (rc = get_bytes(r, tok[2], tlen[2],
+		                    (size_t)(tok[2] - r->line) + 1, &bytes)) <
+		            0)
+			goto out_free_edges;
+		if (src == dst) {
+			rc = err_here(r, (size_t)(tok[0] - r->line) + 1,
+			              "self message %" PRId32 " -> %" PRId32
+			              "; a rank does not send to itself",
+			              src, dst);
+			goto out_free_edges;
+		}
+		if ((int64_t)m >= EDGES_MAX) {
+			rc = err_here(
+			        r, 1,
+			        "more than 2^28 edges (IR_MATRIX_MAX_NNZ)");
+			goto out_free_edges;
+		}
+		if (m == cap) {
+			cap = cap ? cap * 2 : 1024;
+			ne = realloc(e, cap * sizeof *e);
+			if (!ne) {
+				rc = CCP_ENOMEM;
+				goto out_free_edges;
+			}
+			e = ne;
+		}
+		e[m].src = src;
+		e[m].dst = dst;
+		e[m].bytes = bytes;
+		e[m].tag = tag_of(r->lineno, (size_t)(tok[0] - r->line) + 1);
+		m++;
+	}
+	if (rc < 0)
+		goto out_free_edges;
+	rc = ir_matrix_from_edges(n, e, m, out, &bad);
+	if (rc == CCP_EINVAL) {
+		uint64_t first = e[bad - 1].tag >> TAG_COL_BITS;
+		snprintf(msg, sizeof msg,
+		         "duplicate edge %" PRId32 " -> %" PRId32
+		         " (first at line %" PRIu64 ")",
+		         e[bad].src, e[bad].dst, first);
+	} else if (rc == CCP_ERANGE) {
+		snprintf(msg, sizeof msg,
+		         "the bytes sent by rank %" PRId32
+		         " or received by rank %" PRId32
+		         " total more than 2^63-1",
+		         e[bad].src, e[bad].dst);
+	}
+	if (rc == CCP_EINVAL || rc == CCP_ERANGE)
+		rc = err_line(r, e[bad].tag >> TAG_COL_BITS,
+		              (size_t)(e[bad].tag &
+		                       (((uint64_t)1 << TAG_COL_BITS) - 1)),
+		              msg);
+out_free_edges:
+	free(e);
+	return rc;
+}
+
+int front_read_matrix(const char *path, int32_t n, ir_matrix **out,
+                      struct diag *d)
+{
+	struct reader r = {0};
+	size_t lp = strlen(path);
+	int rc;
+
+	*out = NULL;
+	r.path = path;
+	r.d = d;
+	if (n < 1) {
+		front_diag(d, path, 0, 0, NULL,
+		           "a matrix needs at least 1 rank");
+		return CCP_EPARSE;
+	}
+	errno = 0;
+	r.f = fopen(path, "r");
+	if (!r.f) {
+		if (errno == ENOMEM) {
+			front_diag(d, path, 0, 0, NULL, "out of memory");
+			return CCP_ENOMEM;
+		}
+		front_diag(d, path, 0, 0, NULL, "%s",
+		           strerror(errno ? errno : EIO));
+		return CCP_EIO;
+	}
+	if (lp >= 4 && !strcmp(path + lp - 4, ".csv")) {
+		if (n > IR_MATRIX_DENSE_MAX) {
+			front_diag(d, path, 0, 0, NULL,
+			           "a dense CSV matrix is limited to %d ranks",
+			           IR_MATRIX_DENSE_MAX);
+			rc = CCP_EPARSE;
+			goto out_close;
+		}
+		rc = read_csv(&r, n, out);
+	} else {
+		rc = read_edges(&r, n, out);
+	}
+	if (rc == CCP_ENOMEM)
+		front_diag(d, path, 0, 0, NULL, "out of memory");
+out_close:
+	free(r.line);
+	fclose(r.f);
+	return rc;
+}
