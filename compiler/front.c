@@ -642,10 +642,9 @@ static size_t edit_distance(const char *a, const char *b)
 	return d[la][lb];
 }
 
-/* The name of names[0..count) closest to s, if close enough to be a
- * likely typo (distance 1 for short words, 2 otherwise); else NULL. */
-static const char *nearest(const char *s, const char *const *names,
-                           size_t count)
+/* Closest name to s, for "did you mean" (see front.h). */
+const char *front_nearest(const char *s, const char *const *names,
+                          size_t count)
 {
 	const char *best = NULL;
 	size_t bestd = SIZE_MAX;
@@ -696,7 +695,7 @@ static int get_enum(struct ctx *x, uint32_t v, const char *path,
 			return 0;
 		}
 	}
-	near = nearest(s, names, count);
+	near = front_nearest(s, names, count);
 	if (near)
 		return err_at(x, v, "%s: unknown %s %s; did you mean '%s'?",
 		              path, what, desc(x, v, b, sizeof b), near);
@@ -749,7 +748,7 @@ static int map_keys(struct ctx *x, uint32_t m, const char *path, struct keys *k)
 			if (strlen(s) == x->v[c].b && !strcmp(s, k->names[j]))
 				break;
 		if (j == k->count) {
-			near = nearest(s, k->names, k->count);
+			near = front_nearest(s, k->names, k->count);
 			if (near)
 				return err_at(
 				        x, c,
@@ -1057,7 +1056,7 @@ static int parse_routing(struct ctx *x, uint32_t v, ir_machine *m)
 			        "machine.routing: routing %s is not valid "
 			        "for %s; expected %s",
 			        desc(x, v, b, sizeof b), shape, l);
-	near = nearest(s, ok, count);
+	near = front_nearest(s, ok, count);
 	if (near)
 		return err_at(x, v,
 		              "machine.routing: unknown routing %s for %s; "

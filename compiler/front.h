@@ -58,6 +58,12 @@ int front_input_hash(const struct front_input *in, uint8_t out[16]);
 #define FRONT_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 #else
 #define FRONT_PRINTF(fmt, args)
+/* The name of names[0..count) closest to s, if close enough to be a
+ * likely typo (distance 1 for short words, 2 otherwise); else NULL.
+ * Used for every "did you mean" of the front end and the compiler. */
+const char *front_nearest(const char *s, const char *const *names,
+                          size_t count);
+
 #endif
 
 /* Fill d: the file, the 1-based line and column (0 when unknown), the text
@@ -75,5 +81,11 @@ void front_diag(struct diag *d, const char *file, int line, int column,
  * CCP_ENOMEM.  The format is in docs/input-format.md. */
 int front_read_matrix(const char *path, int32_t n, ir_matrix **out,
                       struct diag *d);
+
+/* The name of names[0..count) closest to s, if close enough to be a
+ * likely typo (distance 1 for short words, 2 otherwise); else NULL.
+ * Used for every "did you mean" of the front end and the compiler. */
+const char *front_nearest(const char *s, const char *const *names,
+                          size_t count);
 
 #endif

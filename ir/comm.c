@@ -10,10 +10,10 @@
 const char *ir_coll_name(enum ir_coll c)
 {
 	static const char *const names[] = {
-		[IR_BCAST] = "broadcast", [IR_SCATTER] = "scatter",
-		[IR_GATHER] = "gather",   [IR_REDUCE] = "reduce",
-		[IR_ALLTOALL] = "alltoall", [IR_TRANSPOSE] = "transpose",
-		[IR_IRREGULAR] = "irregular",
+	        [IR_BCAST] = "broadcast",     [IR_SCATTER] = "scatter",
+	        [IR_GATHER] = "gather",       [IR_REDUCE] = "reduce",
+	        [IR_ALLTOALL] = "alltoall",   [IR_TRANSPOSE] = "transpose",
+	        [IR_IRREGULAR] = "irregular",
 	};
 	if ((unsigned)c < sizeof names / sizeof names[0] && names[c])
 		return names[c];

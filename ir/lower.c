@@ -32,7 +32,7 @@ const char *ir_op_name(enum ir_opcode op)
 {
 	static const char *const names[] = {
 #define X(name, peer, comment) #name,
-		IR_OPS(X)
+	        IR_OPS(X)
 #undef X
 	};
 	return (unsigned)op < IR_NOPS ? names[op] : "?";
@@ -69,8 +69,7 @@ static uint64_t mix(uint64_t x)
 	return x;
 }
 
-static struct place *place_find(const struct lowering *L, int32_t r,
-                                ir_block b)
+static struct place *place_find(const struct lowering *L, int32_t r, ir_block b)
 {
 	uint64_t k = mix((uint64_t)(uint32_t)r << 32 ^ (uint32_t)b.origin ^
 	                 mix((uint32_t)b.index)) &
@@ -224,7 +223,8 @@ static int add_iovs(struct lowering *L, ir_slice *s, const ir_transfer *x,
 static void add_op(ir_slice *s, enum ir_opcode code, uint32_t phase,
                    int32_t peer, uint64_t bytes, uint32_t iov, uint32_t niov)
 {
-	s->ops[s->nops++] = (ir_op){(uint8_t)code, phase, peer, bytes, iov, niov};
+	s->ops[s->nops++] =
+	        (ir_op){(uint8_t)code, phase, peer, bytes, iov, niov};
 }
 
 /* A local copy from the SEND buffer to another place. */
@@ -266,7 +266,8 @@ static void prologue(struct lowering *L, ir_slice *s, int32_t r)
 	case IR_REDUCE:
 		s->send_bytes = b;
 		s->recv_bytes = r == c->root ? b : 0;
-		add_copy(s, 0, r == c->root ? IR_BUF_RECV : IR_BUF_SCRATCH, 0, b);
+		add_copy(s, 0, r == c->root ? IR_BUF_RECV : IR_BUF_SCRATCH, 0,
+		         b);
 		break;
 	case IR_ALLTOALL:
 		s->send_bytes = s->recv_bytes = n * b;
@@ -323,7 +324,8 @@ static int setup(struct lowering *L, const ir_plan *p)
 		L->recv_off = malloc(nnz * sizeof *L->recv_off);
 		L->send_size = calloc((size_t)L->n, sizeof *L->send_size);
 		L->recv_size = calloc((size_t)L->n, sizeof *L->recv_size);
-		if (!L->send_off || !L->recv_off || !L->send_size || !L->recv_size)
+		if (!L->send_off || !L->recv_off || !L->send_size ||
+		    !L->recv_size)
 			return CCP_ENOMEM;
 		/* rows in order of s, so each receiver's blocks are packed
 		 * by ascending source */
@@ -332,7 +334,8 @@ static int setup(struct lowering *L, const ir_plan *p)
 				L->send_off[k] = L->send_size[s];
 				L->send_size[s] += (uint64_t)x->bytes[k];
 				L->recv_off[k] = L->recv_size[x->dst[k]];
-				L->recv_size[x->dst[k]] += (uint64_t)x->bytes[k];
+				L->recv_size[x->dst[k]] +=
+				        (uint64_t)x->bytes[k];
 			}
 	}
 	return 0;
@@ -381,7 +384,8 @@ int ir_lower(const ir_plan *p, ir_slice **out)
 	}
 	for (uint32_t ph = 0; ph < p->nphases; ph++) {
 		const ir_phase *f = &p->phases[ph];
-		for (uint32_t t = f->transfer; t < f->transfer + f->ntransfers; t++) {
+		for (uint32_t t = f->transfer; t < f->transfer + f->ntransfers;
+		     t++) {
 			const ir_transfer *x = &p->transfers[t];
 			int32_t ends[2] = {x->src, x->dst};
 			for (int e = 0; e < 2; e++) {
@@ -425,28 +429,33 @@ int ir_lower(const ir_plan *p, ir_slice **out)
 			for (int e = 0; e < 2; e++)
 				if (mark[ends[e]] != ph) {
 					mark[ends[e]] = ph;
-					add_op(&s[ends[e]], IR_OP_PHASE, ph, -1, 0, 0, 0);
+					add_op(&s[ends[e]], IR_OP_PHASE, ph, -1,
+					       0, 0, 0);
 				}
 			ir_slice *d = &s[x->dst];
 			uint32_t first = d->niovs;
 			if (reduce) {
-				/* a fresh scratch slot for the incoming partial,
-				 * then the running partial it combines into */
+				/* a fresh scratch slot for the incoming
+				 * partial, then the running partial it combines
+				 * into */
 				uint64_t len = (uint64_t)p->comm.bytes;
-				d->iovs[d->niovs++] = (ir_iov){IR_BUF_SCRATCH,
-				                               L.scratch[x->dst], len};
+				d->iovs[d->niovs++] = (ir_iov){
+				        IR_BUF_SCRATCH, L.scratch[x->dst], len};
 				L.scratch[x->dst] += len;
-				if ((rc = locate(&L, x->dst, p->blocks[x->block],
-				                 false, &d->iovs[d->niovs])) != 0)
+				if ((rc = locate(&L, x->dst,
+				                 p->blocks[x->block], false,
+				                 &d->iovs[d->niovs])) != 0)
 					goto out;
 				d->niovs++;
 				add_op(d, IR_OP_RECV_REDUCE, ph, x->src,
 				       (uint64_t)x->bytes, first, 2);
 			} else {
-				if ((rc = add_iovs(&L, d, x, x->dst, true)) != 0)
+				if ((rc = add_iovs(&L, d, x, x->dst, true)) !=
+				    0)
 					goto out;
-				add_op(d, IR_OP_RECV, ph, x->src, (uint64_t)x->bytes,
-				       first, d->niovs - first);
+				add_op(d, IR_OP_RECV, ph, x->src,
+				       (uint64_t)x->bytes, first,
+				       d->niovs - first);
 			}
 		}
 		for (uint32_t t = f->transfer; t < end; t++) {
@@ -455,15 +464,17 @@ int ir_lower(const ir_plan *p, ir_slice **out)
 			uint32_t first = o->niovs;
 			if ((rc = add_iovs(&L, o, x, x->src, false)) != 0)
 				goto out;
-			add_op(o, IR_OP_SEND, ph, x->dst, (uint64_t)x->bytes, first,
-			       o->niovs - first);
+			add_op(o, IR_OP_SEND, ph, x->dst, (uint64_t)x->bytes,
+			       first, o->niovs - first);
 		}
 		for (uint32_t t = f->transfer; t < end; t++) {
-			int32_t ends[2] = {p->transfers[t].src, p->transfers[t].dst};
+			int32_t ends[2] = {p->transfers[t].src,
+			                   p->transfers[t].dst};
 			for (int e = 0; e < 2; e++)
 				if (mark[ends[e]] == ph) {
 					mark[ends[e]] = UINT32_MAX - 1;
-					add_op(&s[ends[e]], IR_OP_WAIT, ph, -1, 0, 0, 0);
+					add_op(&s[ends[e]], IR_OP_WAIT, ph, -1,
+					       0, 0, 0);
 				}
 		}
 	}

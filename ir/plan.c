@@ -4,8 +4,8 @@
  * grow geometrically; operands are indices, so growth moves nothing that
  * anyone points to.
  */
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir.h"
@@ -17,7 +17,8 @@ void ir_plan_init(ir_plan *p, const ir_machine *m, const ir_comm *c,
 	if (m)
 		p->machine = *m;
 	if (c && ir_comm_copy(&p->comm, c) != 0)
-		p->comm.matrix = NULL; /* reported by the verifier as unusable */
+		p->comm.matrix =
+		        NULL; /* reported by the verifier as unusable */
 	if (algorithm)
 		snprintf(p->algorithm, sizeof p->algorithm, "%s", algorithm);
 }
@@ -77,13 +78,17 @@ int ir_plan_add(ir_plan *p, int32_t src, int32_t dst, const ir_block *blocks,
 		return rc;
 	int64_t bytes = 0;
 	for (uint32_t i = 0; i < nblocks; i++) {
-		int64_t b = ir_block_bytes(&p->comm, p->machine.nranks, blocks[i]);
+		int64_t b =
+		        ir_block_bytes(&p->comm, p->machine.nranks, blocks[i]);
 		bytes += b > 0 ? b : 0; /* an invalid block is the verifier's */
 	}
 	memcpy(p->blocks + p->nblocks, blocks, nblocks * sizeof *blocks);
-	p->transfers[p->ntransfers++] = (ir_transfer){
-		.src = src, .dst = dst, .bytes = bytes,
-		.block = p->nblocks, .nblocks = nblocks, .flags = flags};
+	p->transfers[p->ntransfers++] = (ir_transfer){.src = src,
+	                                              .dst = dst,
+	                                              .bytes = bytes,
+	                                              .block = p->nblocks,
+	                                              .nblocks = nblocks,
+	                                              .flags = flags};
 	p->nblocks += nblocks;
 	p->phases[p->nphases - 1].ntransfers++;
 	return 0;

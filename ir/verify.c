@@ -93,7 +93,8 @@ static int held_add(struct held_set *s, int32_t r, ir_block b, bool *was)
 			if (s->slot[k].rank >= 0)
 				*held_find(&t, s->slot[k].rank,
 				           (ir_block){s->slot[k].origin,
-				                      s->slot[k].index}) = s->slot[k];
+				                      s->slot[k].index}) =
+				        s->slot[k];
 		t.count = s->count;
 		free(s->slot);
 		*s = t;
@@ -176,7 +177,8 @@ static uint32_t spread_phases(uint64_t n, uint64_t p)
 	uint32_t t = 0;
 	uint64_t reach = 1;
 	while (reach < n) {
-		reach = reach > UINT64_MAX / (p + 1) ? UINT64_MAX : reach * (p + 1);
+		reach = reach > UINT64_MAX / (p + 1) ? UINT64_MAX
+		                                     : reach * (p + 1);
 		t++;
 	}
 	return t;
@@ -209,7 +211,7 @@ static int link_bound(const ir_machine *m, const ir_comm *c, uint32_t *out)
 {
 	*out = 0;
 	int32_t n = m->nranks;
-	uint64_t msgs = c->coll == IR_IRREGULAR ? (uint64_t)c->matrix->nnz
+	uint64_t msgs = c->coll == IR_IRREGULAR  ? (uint64_t)c->matrix->nnz
 	                : c->coll == IR_ALLTOALL ? (uint64_t)n * (n - 1)
 	                                         : (uint64_t)n;
 	uint64_t nl = ir_nlinks(m);
@@ -233,8 +235,9 @@ static int link_bound(const ir_machine *m, const ir_comm *c, uint32_t *out)
 			hi = 1;
 		}
 		for (int32_t k = lo; k < hi; k++) {
-			int32_t d = c->coll == IR_IRREGULAR ? c->matrix->dst[k]
-			            : c->coll == IR_ALLTOALL
+			int32_t d =
+			        c->coll == IR_IRREGULAR ? c->matrix->dst[k]
+			        : c->coll == IR_ALLTOALL
 			                ? k
 			                : final_rank(&(ir_plan){.machine = *m,
 			                                        .comm = *c},
@@ -293,8 +296,8 @@ int ir_lower_bound(const ir_machine *m, const ir_comm *c, bool direct,
 				in[s] = (uint32_t)n - 1;
 			} else {
 				int32_t d = final_rank(
-				    &(ir_plan){.machine = *m, .comm = *c},
-				    (ir_block){s, 0});
+				        &(ir_plan){.machine = *m, .comm = *c},
+				        (ir_block){s, 0});
 				if (d != s) {
 					in[d]++;
 					out = 1;
@@ -329,8 +332,8 @@ int ir_lower_bound(const ir_machine *m, const ir_comm *c, bool direct,
 /* ---- the verifier --------------------------------------------------- */
 
 struct link_counter {
-	uint32_t *dense;   /* per link count, when the id space is small */
-	uint64_t *list;    /* link ids used in this phase */
+	uint32_t *dense; /* per link count, when the id space is small */
+	uint64_t *list;  /* link ids used in this phase */
 	uint64_t nlist, cap;
 };
 
@@ -374,7 +377,9 @@ static uint32_t link_phase_max(struct link_counter *lc, uint64_t *worst)
 	} else {
 		qsort(lc->list, lc->nlist, sizeof *lc->list, cmp_u64);
 		for (uint64_t k = 0, run = 0; k < lc->nlist; k++) {
-			run = (k > 0 && lc->list[k] == lc->list[k - 1]) ? run + 1 : 1;
+			run = (k > 0 && lc->list[k] == lc->list[k - 1])
+			              ? run + 1
+			              : 1;
 			if (run > best) {
 				best = (uint32_t)run;
 				*worst = lc->list[k];
@@ -399,7 +404,8 @@ static int check_structure(const ir_plan *p, ir_report *r)
 		FAIL("structure: the machine has %d ranks", (int)m->nranks);
 	if (p->comm.coll == IR_IRREGULAR &&
 	    (!p->comm.matrix || p->comm.matrix->n != m->nranks))
-		FAIL("structure: the matrix does not match the machine's %d ranks",
+		FAIL("structure: the matrix does not match the machine's %d "
+		     "ranks",
 		     (int)m->nranks);
 	if ((p->comm.coll == IR_BCAST || p->comm.coll == IR_SCATTER ||
 	     p->comm.coll == IR_GATHER || p->comm.coll == IR_REDUCE) &&
@@ -415,7 +421,8 @@ static int check_structure(const ir_plan *p, ir_report *r)
 	uint64_t next = 0;
 	for (uint32_t ph = 0; ph < p->nphases; ph++) {
 		if (p->phases[ph].transfer != next)
-			FAIL("structure: phase %u does not start where phase %u ends",
+			FAIL("structure: phase %u does not start where phase "
+			     "%u ends",
 			     ph, ph ? ph - 1 : 0);
 		next += p->phases[ph].ntransfers;
 	}
@@ -426,42 +433,48 @@ static int check_structure(const ir_plan *p, ir_report *r)
 		const ir_transfer *x = &p->transfers[t];
 		if (x->src < 0 || x->src >= m->nranks || x->dst < 0 ||
 		    x->dst >= m->nranks)
-			FAIL("structure: transfer %u goes %d -> %d, outside the "
+			FAIL("structure: transfer %u goes %d -> %d, outside "
+			     "the "
 			     "machine's %d ranks",
 			     t, (int)x->src, (int)x->dst, (int)m->nranks);
 		if (x->src == x->dst)
-			FAIL("structure: transfer %u sends rank %d to itself", t,
-			     (int)x->src);
+			FAIL("structure: transfer %u sends rank %d to itself",
+			     t, (int)x->src);
 		if (x->nblocks == 0 || x->block > p->nblocks ||
 		    x->nblocks > p->nblocks - x->block)
-			FAIL("structure: transfer %u has blocks [%u, +%u) outside "
+			FAIL("structure: transfer %u has blocks [%u, +%u) "
+			     "outside "
 			     "the plan's %u",
 			     t, x->block, x->nblocks, p->nblocks);
 		if (x->flags & ~IR_XF_REDUCE)
 			FAIL("structure: transfer %u has unknown flags 0x%x", t,
 			     x->flags);
-		if (((x->flags & IR_XF_REDUCE) != 0) != (p->comm.coll == IR_REDUCE))
-			FAIL("structure: transfer %u %s a reduce flag in a %s", t,
-			     (x->flags & IR_XF_REDUCE) ? "has" : "lacks",
+		if (((x->flags & IR_XF_REDUCE) != 0) !=
+		    (p->comm.coll == IR_REDUCE))
+			FAIL("structure: transfer %u %s a reduce flag in a %s",
+			     t, (x->flags & IR_XF_REDUCE) ? "has" : "lacks",
 			     ir_coll_name(p->comm.coll));
 		int64_t sum = 0;
 		for (uint32_t k = 0; k < x->nblocks; k++) {
 			ir_block b = p->blocks[x->block + k];
 			int64_t sz = ir_block_bytes(&p->comm, m->nranks, b);
 			if (sz < 0)
-				FAIL("structure: transfer %u (%d -> %d) carries block "
+				FAIL("structure: transfer %u (%d -> %d) "
+				     "carries block "
 				     "(%d,%d), which the %s does not have",
 				     t, (int)x->src, (int)x->dst, (int)b.origin,
 				     (int)b.index, ir_coll_name(p->comm.coll));
 			if ((x->flags & IR_XF_REDUCE) && b.origin != x->src)
-				FAIL("structure: reduce transfer %u (%d -> %d) must "
+				FAIL("structure: reduce transfer %u (%d -> %d) "
+				     "must "
 				     "carry the sender's partial, not (%d,%d)",
 				     t, (int)x->src, (int)x->dst, (int)b.origin,
 				     (int)b.index);
 			sum += sz;
 		}
 		if (sum != x->bytes)
-			FAIL("structure: transfer %u (%d -> %d) says %lld bytes, "
+			FAIL("structure: transfer %u (%d -> %d) says %lld "
+			     "bytes, "
 			     "its blocks hold %lld",
 			     t, (int)x->src, (int)x->dst, (long long)x->bytes,
 			     (long long)sum);
@@ -479,7 +492,8 @@ int ir_verify(const ir_plan *p, ir_report *r)
 	r->phases = p->nphases;
 	r->transfers = p->ntransfers;
 	r->direct = p->comm.coll == IR_ALLTOALL ||
-	            p->comm.coll == IR_IRREGULAR || p->comm.coll == IR_TRANSPOSE;
+	            p->comm.coll == IR_IRREGULAR ||
+	            p->comm.coll == IR_TRANSPOSE;
 
 	struct held_set held = {0};
 	struct link_counter lc = {0};
@@ -501,7 +515,8 @@ int ir_verify(const ir_plan *p, ir_report *r)
 	recvs = calloc((size_t)n, sizeof *recvs);
 	touched = malloc(2 * (size_t)n * sizeof *touched);
 	links = malloc(((size_t)ir_max_hops(m) + 1) * sizeof *links);
-	r->link_load = calloc(p->nphases ? p->nphases : 1, sizeof *r->link_load);
+	r->link_load =
+	        calloc(p->nphases ? p->nphases : 1, sizeof *r->link_load);
 	if (!sends || !recvs || !touched || !links || !r->link_load)
 		goto out_nomem;
 	uint64_t nl = ir_nlinks(m);
@@ -531,12 +546,15 @@ int ir_verify(const ir_plan *p, ir_report *r)
 			for (uint32_t k = 0; k < x->nblocks; k++) {
 				ir_block b = p->blocks[x->block + k];
 				if (!reduce && !holds(&held, x->src, b))
-					FAIL("causality: phase %u: rank %d sends block "
-					     "(%d,%d) to rank %d before it holds it",
+					FAIL("causality: phase %u: rank %d "
+					     "sends block "
+					     "(%d,%d) to rank %d before it "
+					     "holds it",
 					     ph, (int)x->src, (int)b.origin,
 					     (int)b.index, (int)x->dst);
 			}
-			if (reduce) { /* the partial as it was before the phase */
+			if (reduce) { /* the partial as it was before the phase
+				       */
 				snap[2 * t] = pcount[x->src];
 				snap[2 * t + 1] = phash[x->src];
 			}
@@ -548,7 +566,8 @@ int ir_verify(const ir_plan *p, ir_report *r)
 			/* link load along the route */
 			int h = ir_route(m, x->src, x->dst, links);
 			if (h <= 0)
-				FAIL("link: phase %u: no route from rank %d to %d",
+				FAIL("link: phase %u: no route from rank %d to "
+				     "%d",
 				     ph, (int)x->src, (int)x->dst);
 			r->hops += (uint64_t)h;
 			for (int j = 0; j < h; j++)
@@ -564,7 +583,8 @@ int ir_verify(const ir_plan *p, ir_report *r)
 			if (recvs[q] > r->max_node_recvs)
 				r->max_node_recvs = recvs[q];
 			if (!allow_node && (sends[q] > lim || recvs[q] > lim))
-				FAIL("node: phase %u: rank %d sends %u and receives "
+				FAIL("node: phase %u: rank %d sends %u and "
+				     "receives "
 				     "%u, its ports allow %u each",
 				     ph, (int)q, sends[q], recvs[q], lim);
 			sends[q] = recvs[q] = 0;
@@ -578,9 +598,11 @@ int ir_verify(const ir_plan *p, ir_report *r)
 		if (load > 1 && !allow_link) {
 			int32_t a = -1, b = -1;
 			ir_link_ends(m, worst, &a, &b);
-			FAIL("link: phase %u: link %d -> %d carries %u transfers "
+			FAIL("link: phase %u: link %d -> %d carries %u "
+			     "transfers "
 			     "under %s routing",
-			     ph, (int)a, (int)b, load, ir_routing_name(m->routing));
+			     ph, (int)a, (int)b, load,
+			     ir_routing_name(m->routing));
 		}
 		/* with contention allowed, links no longer show a repeated
 		 * pair: check it directly */
@@ -595,7 +617,8 @@ int ir_verify(const ir_plan *p, ir_report *r)
 			qsort(pairs, nt, sizeof *pairs, cmp_pair);
 			for (uint32_t t = 1; t < nt; t++)
 				if (pairs[t] == pairs[t - 1])
-					FAIL("structure: phase %u has two transfers "
+					FAIL("structure: phase %u has two "
+					     "transfers "
 					     "%d -> %d; merge their blocks",
 					     ph, (int)(pairs[t] >> 32),
 					     (int)(uint32_t)pairs[t]);
@@ -611,12 +634,14 @@ int ir_verify(const ir_plan *p, ir_report *r)
 			for (uint32_t k = 0; k < x->nblocks; k++) {
 				ir_block b = p->blocks[x->block + k];
 				bool was;
-				if ((rc = held_add(&held, x->dst, b, &was)) != 0)
+				if ((rc = held_add(&held, x->dst, b, &was)) !=
+				    0)
 					goto out_nomem;
 				if (was || b.origin == x->dst)
 					r->duplicates++;
-				else if (r->direct && (b.origin != x->src ||
-				                       final_rank(p, b) != x->dst))
+				else if (r->direct &&
+				         (b.origin != x->src ||
+				          final_rank(p, b) != x->dst))
 					r->direct = false;
 			}
 		}
@@ -627,23 +652,27 @@ int ir_verify(const ir_plan *p, ir_report *r)
 	switch (c->coll) {
 	case IR_BCAST:
 		for (int32_t q = 0; q < n; q++)
-			for (int32_t s = 0; s < (c->segments > 0 ? c->segments : 1); s++)
+			for (int32_t s = 0;
+			     s < (c->segments > 0 ? c->segments : 1); s++)
 				if (!holds(&held, q, (ir_block){c->root, s}))
-					FAIL("delivery: rank %d never receives segment "
+					FAIL("delivery: rank %d never receives "
+					     "segment "
 					     "%d of the broadcast",
 					     (int)q, (int)s);
 		break;
 	case IR_SCATTER:
 		for (int32_t q = 0; q < n; q++)
 			if (!holds(&held, q, (ir_block){c->root, q}))
-				FAIL("delivery: rank %d never receives its block "
+				FAIL("delivery: rank %d never receives its "
+				     "block "
 				     "of the scatter",
 				     (int)q);
 		break;
 	case IR_GATHER:
 		for (int32_t q = 0; q < n; q++)
 			if (!holds(&held, c->root, (ir_block){q, 0}))
-				FAIL("delivery: the root %d never receives rank "
+				FAIL("delivery: the root %d never receives "
+				     "rank "
 				     "%d's block",
 				     (int)c->root, (int)q);
 		break;
@@ -659,21 +688,24 @@ int ir_verify(const ir_plan *p, ir_report *r)
 		for (int32_t q = 0; q < n; q++) {
 			int32_t d = final_rank(p, (ir_block){q, 0});
 			if (!holds(&held, d, (ir_block){q, 0}))
-				FAIL("delivery: rank %d never receives rank %d's "
+				FAIL("delivery: rank %d never receives rank "
+				     "%d's "
 				     "block of the transpose",
 				     (int)d, (int)q);
 		}
 		break;
 	case IR_IRREGULAR:
 		for (int32_t s = 0; s < n; s++)
-			for (int64_t k = c->matrix->row[s]; k < c->matrix->row[s + 1];
-			     k++)
+			for (int64_t k = c->matrix->row[s];
+			     k < c->matrix->row[s + 1]; k++)
 				if (!holds(&held, c->matrix->dst[k],
 				           (ir_block){s, c->matrix->dst[k]}))
-					FAIL("delivery: rank %d never receives the "
+					FAIL("delivery: rank %d never receives "
+					     "the "
 					     "%lld bytes from rank %d",
 					     (int)c->matrix->dst[k],
-					     (long long)c->matrix->bytes[k], (int)s);
+					     (long long)c->matrix->bytes[k],
+					     (int)s);
 		break;
 	case IR_REDUCE: {
 		uint64_t want = 0;
@@ -684,8 +716,8 @@ int ir_verify(const ir_plan *p, ir_report *r)
 			     "contributions where %d were expected%s",
 			     (unsigned long long)pcount[c->root], (int)n,
 			     pcount[c->root] == (uint64_t)n
-			         ? " (some counted twice, some lost)"
-			         : "");
+			             ? " (some counted twice, some lost)"
+			             : "");
 		break;
 	}
 	}

@@ -48,7 +48,9 @@ static ir_machine machine(enum ir_topo t, int ports, int x, int y, int z)
 
 static ir_comm bcast(int32_t root, int64_t bytes, int32_t segs)
 {
-	return (ir_comm){.coll = IR_BCAST, .root = root, .bytes = bytes,
+	return (ir_comm){.coll = IR_BCAST,
+	                 .root = root,
+	                 .bytes = bytes,
 	                 .segments = segs};
 }
 
@@ -173,7 +175,8 @@ static void test_link_contention(void **state)
 	xfer(&p, 0, 2, 0, 2);
 	xfer(&p, 1, 3, 1, 3);
 	assert_int_equal(verify(&p, &r), CCP_EVERIFY);
-	assert_non_null(strstr(r.message, "link: phase 0: link 1 -> 2 carries 2"));
+	assert_non_null(
+	        strstr(r.message, "link: phase 0: link 1 -> 2 carries 2"));
 	ir_report_fini(&r);
 	ir_plan_fini(&p);
 }
@@ -310,8 +313,11 @@ static void test_structure(void **state)
 /* Reduce on 4 ranks of a switch: 1->0, 3->2, then 2->0. */
 static void build_reduce(ir_plan *p, const ir_machine *m)
 {
-	ir_comm c = {.coll = IR_REDUCE, .root = 0, .bytes = 64,
-	             .dtype = IR_DT_DOUBLE, .op = IR_OP_SUM};
+	ir_comm c = {.coll = IR_REDUCE,
+	             .root = 0,
+	             .bytes = 64,
+	             .dtype = IR_DT_DOUBLE,
+	             .op = IR_OP_SUM};
 	ir_plan_init(p, m, &c, "hand");
 	ir_block b1 = {1, 0}, b3 = {3, 0}, b2 = {2, 0};
 	ir_plan_phase(p);
@@ -395,7 +401,8 @@ static void test_gather_transpose_irregular(void **state)
 	ir_plan_phase(&p);
 	xfer(&p, 0, 3, 0, 3);
 	assert_int_equal(verify(&p, &r), CCP_EVERIFY); /* 3 -> 1 missing */
-	assert_non_null(strstr(r.message, "never receives the 7 bytes from rank 3"));
+	assert_non_null(
+	        strstr(r.message, "never receives the 7 bytes from rank 3"));
 	ir_report_fini(&r);
 	xfer(&p, 3, 1, 3, 1);
 	assert_int_equal(verify(&p, &r), 0);
@@ -412,10 +419,13 @@ static void test_generators_verify(void **state)
 	/* the binomial broadcast verifies from every root, on meshes and
 	 * tori of odd and even sizes, a hypercube and a switch */
 	ir_machine ms[] = {
-		machine(IR_MESH, 1, 16, 16, 0), machine(IR_MESH, 1, 5, 7, 0),
-		machine(IR_MESH, IR_PORTS_ALL, 3, 4, 5),
-		machine(IR_TORUS, 1, 6, 6, 0), machine(IR_TORUS, 1, 8, 0, 0),
-		machine(IR_HYPERCUBE, 1, 5, 0, 0), machine(IR_SWITCH, 1, 13, 0, 0),
+	        machine(IR_MESH, 1, 16, 16, 0),
+	        machine(IR_MESH, 1, 5, 7, 0),
+	        machine(IR_MESH, IR_PORTS_ALL, 3, 4, 5),
+	        machine(IR_TORUS, 1, 6, 6, 0),
+	        machine(IR_TORUS, 1, 8, 0, 0),
+	        machine(IR_HYPERCUBE, 1, 5, 0, 0),
+	        machine(IR_SWITCH, 1, 13, 0, 0),
 	};
 	struct sch_options o = {0};
 	for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++) {
@@ -425,8 +435,10 @@ static void test_generators_verify(void **state)
 			ir_report r;
 			char why[128];
 			assert_int_equal(sch_binomial.applies(&ms[k], &c, why,
-			                                      sizeof why), 0);
-			assert_int_equal(sch_binomial.generate(&ms[k], &c, &o, &p), 0);
+			                                      sizeof why),
+			                 0);
+			assert_int_equal(
+			        sch_binomial.generate(&ms[k], &c, &o, &p), 0);
 			assert_int_equal(verify(&p, &r), 0);
 			assert_int_equal(r.transfers, ms[k].nranks - 1);
 			ir_report_fini(&r);
@@ -543,20 +555,20 @@ static void test_lower_scratch_and_reduce(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_valid_broadcast),
-		cmocka_unit_test(test_causality),
-		cmocka_unit_test(test_delivery),
-		cmocka_unit_test(test_node_contention),
-		cmocka_unit_test(test_link_contention),
-		cmocka_unit_test(test_contention_allowed_is_measured),
-		cmocka_unit_test(test_alltoall_hypercube_free),
-		cmocka_unit_test(test_duplicates_counted),
-		cmocka_unit_test(test_structure),
-		cmocka_unit_test(test_reduce),
-		cmocka_unit_test(test_gather_transpose_irregular),
-		cmocka_unit_test(test_generators_verify),
-		cmocka_unit_test(test_lower_broadcast),
-		cmocka_unit_test(test_lower_scratch_and_reduce),
+	        cmocka_unit_test(test_valid_broadcast),
+	        cmocka_unit_test(test_causality),
+	        cmocka_unit_test(test_delivery),
+	        cmocka_unit_test(test_node_contention),
+	        cmocka_unit_test(test_link_contention),
+	        cmocka_unit_test(test_contention_allowed_is_measured),
+	        cmocka_unit_test(test_alltoall_hypercube_free),
+	        cmocka_unit_test(test_duplicates_counted),
+	        cmocka_unit_test(test_structure),
+	        cmocka_unit_test(test_reduce),
+	        cmocka_unit_test(test_gather_transpose_irregular),
+	        cmocka_unit_test(test_generators_verify),
+	        cmocka_unit_test(test_lower_broadcast),
+	        cmocka_unit_test(test_lower_scratch_and_reduce),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,305 @@
+/*
+ * compile.c - the pipeline, one pass after another, and the plan loader.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compile.h"
+#include "sched.h"
+
+/* A diagnostic at the algorithm key of the input. */
+static void at_algorithm(const struct front_input *in, struct diag *d,
+                         const char *msg)
+{
+	d->line = in->algorithm_line;
+	d->column = in->algorithm_column;
+	snprintf(d->message, sizeof d->message, "%s", msg);
+}
+
+int compile_input(const struct front_input *in, struct compiled *c,
+                  struct diag *d)
+{
+	int rc;
+	char msg[512], why[256];
+	memset(c, 0, sizeof *c);
+
+	/* generate */
+	const struct sch_generator *g = sch_find(in->algorithm);
+	if (!g) {
+		const char *names[64];
+		size_t count = 0;
+		for (int k = 0; sch_generators[k] && count < 64; k++)
+			names[count++] = sch_generators[k]->name;
+		const char *near = front_nearest(in->algorithm, names, count);
+		if (near)
+			snprintf(msg, sizeof msg,
+			         "unknown algorithm '%s'; did you mean '%s'?",
+			         in->algorithm, near);
+		else
+			snprintf(msg, sizeof msg,
+			         "unknown algorithm '%s' (ccplan --help lists "
+			         "them)",
+			         in->algorithm);
+		at_algorithm(in, d, msg);
+		return CCP_EPARSE;
+	}
+	if ((rc = g->applies(&in->machine, &in->comm, why, sizeof why)) != 0) {
+		at_algorithm(in, d, why);
+		return rc;
+	}
+	struct sch_options o = {
+	        .seed = in->has_seed ? in->seed : in->comm.seed,
+	        .forbid_contention = in->contention == CONTENTION_FORBID,
+	};
+	if ((rc = g->generate(&in->machine, &in->comm, &o, &c->plan)) != 0) {
+		snprintf(d->message, sizeof d->message, "%s: %s", g->name,
+		         ccp_strerror(rc));
+		goto out_free;
+	}
+	ir_plan_trim(&c->plan);
+	if (in->contention == CONTENTION_FORBID)
+		c->plan.flags &=
+		        ~(IR_PLAN_LINK_CONTENTION | IR_PLAN_NODE_CONTENTION);
+	front_input_hash(in, c->plan.input_hash);
+
+	/* verify: no plan leaves the compiler without it */
+	if ((rc = ir_verify(&c->plan, &c->report)) != 0) {
+		snprintf(d->message, sizeof d->message,
+		         "%s: plan rejected by the verifier: %s", g->name,
+		         c->report.message);
+		goto out_free;
+	}
+
+	/* lower */
+	if ((rc = ir_lower(&c->plan, &c->slices)) != 0) {
+		snprintf(d->message, sizeof d->message, "lowering: %s",
+		         ccp_strerror(rc));
+		goto out_free;
+	}
+	return 0;
+
+out_free:
+	compiled_fini(c);
+	return rc;
+}
+
+void compiled_fini(struct compiled *c)
+{
+	ir_slices_free(c->slices, c->plan.machine.nranks);
+	ir_report_fini(&c->report);
+	ir_plan_fini(&c->plan);
+	memset(c, 0, sizeof *c);
+}
+
+int write_atomic(const char *path, const void *buf, size_t len, char *err,
+                 size_t errlen)
+{
+	size_t n = strlen(path);
+	char *tmp = malloc(n + 16);
+	if (!tmp)
+		return CCP_ENOMEM;
+	snprintf(tmp, n + 16, "%s.tmp.XXXXXX", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: cannot create: %s", path,
+		         strerror(errno));
+		free(tmp);
+		return CCP_EIO;
+	}
+	const char *p = buf;
+	size_t left = len;
+	while (left > 0) {
+		ssize_t w = write(fd, p, left);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			goto out_unlink;
+		p += w;
+		left -= (size_t)w;
+	}
+	if (fsync(fd) != 0)
+		goto out_unlink;
+	if (close(fd) != 0) {
+		fd = -1;
+		goto out_unlink;
+	}
+	fd = -1;
+	if (rename(tmp, path) != 0)
+		goto out_unlink;
+	free(tmp);
+	return 0;
+out_unlink:
+	snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	free(tmp);
+	return CCP_EIO;
+}
+
+int compile_write(const struct compiled *c, const char *path, char *err,
+                  size_t errlen)
+{
+	uint8_t *img = NULL;
+	size_t len = 0;
+	int rc = ir_plan_encode(&c->plan, &c->report, c->slices, &img, &len);
+	if (rc) {
+		snprintf(err, errlen, "encoding the plan: %s",
+		         ccp_strerror(rc));
+		return rc;
+	}
+	rc = write_atomic(path, img, len, err, errlen);
+	free(img);
+	return rc;
+}
+
+/* Read a whole file into memory. */
+static int read_file(const char *path, uint8_t **out, size_t *len, char *err,
+                     size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return CCP_EIO;
+	}
+	size_t cap = 1 << 16, n = 0;
+	uint8_t *buf = malloc(cap);
+	for (;;) {
+		if (!buf) {
+			fclose(f);
+			return CCP_ENOMEM;
+		}
+		n += fread(buf + n, 1, cap - n, f);
+		if (n < cap)
+			break;
+		cap *= 2;
+		uint8_t *q = realloc(buf, cap);
+		if (!q)
+			free(buf);
+		buf = q;
+	}
+	int bad = ferror(f);
+	fclose(f);
+	if (bad) {
+		free(buf);
+		snprintf(err, errlen, "%s: read error", path);
+		return CCP_EIO;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+static bool slices_equal(const ir_slice *a, const ir_slice *b)
+{
+	if (a->rank != b->rank || a->send_bytes != b->send_bytes ||
+	    a->recv_bytes != b->recv_bytes ||
+	    a->scratch_bytes != b->scratch_bytes || a->nops != b->nops ||
+	    a->niovs != b->niovs)
+		return false;
+	for (uint32_t k = 0; k < a->nops; k++) {
+		const ir_op *x = &a->ops[k], *y = &b->ops[k];
+		if (x->code != y->code || x->phase != y->phase ||
+		    x->peer != y->peer || x->bytes != y->bytes ||
+		    x->iov != y->iov || x->niov != y->niov)
+			return false;
+	}
+	for (uint32_t k = 0; k < a->niovs; k++) {
+		const ir_iov *x = &a->iovs[k], *y = &b->iovs[k];
+		if (x->buf != y->buf || x->off != y->off || x->len != y->len)
+			return false;
+	}
+	return true;
+}
+
+int plan_load(const char *path, struct compiled *c, ir_file_info *fi, char *err,
+              size_t errlen)
+{
+	uint8_t *img = NULL;
+	size_t len = 0;
+	char why[256] = "";
+	memset(c, 0, sizeof *c);
+	int rc = read_file(path, &img, &len, err, errlen);
+	if (rc)
+		return rc;
+	if ((rc = ir_plan_decode(img, len, &c->plan, fi, why, sizeof why)) !=
+	    0) {
+		snprintf(err, errlen, "%s: %s", path, why);
+		goto out;
+	}
+	char mwhy[256];
+	if ((rc = ir_machine_check(&c->plan.machine, mwhy, sizeof mwhy)) != 0) {
+		snprintf(err, errlen, "%s: bad machine in plan: %s", path,
+		         mwhy);
+		goto out;
+	}
+	if ((rc = ir_verify(&c->plan, &c->report)) != 0) {
+		snprintf(err, errlen, "%s: plan rejected by the verifier: %s",
+		         path, c->report.message);
+		goto out;
+	}
+	if (c->report.lb_phases != fi->lb_phases) {
+		snprintf(err, errlen,
+		         "%s: the file records a lower bound of %u phases, the "
+		         "verifier finds %u",
+		         path, fi->lb_phases, c->report.lb_phases);
+		rc = CCP_EVERIFY;
+		goto out;
+	}
+	if ((rc = ir_lower(&c->plan, &c->slices)) != 0) {
+		snprintf(err, errlen, "%s: lowering: %s", path,
+		         ccp_strerror(rc));
+		goto out;
+	}
+	for (int32_t r = 0; r < c->plan.machine.nranks; r++) {
+		ir_slice s;
+		ir_file_info f2;
+		rc = ir_slice_from_image(img, len, r, &s, &f2, why, sizeof why);
+		if (rc) {
+			snprintf(err, errlen, "%s: rank %d: %s", path, (int)r,
+			         why);
+			goto out;
+		}
+		bool same = slices_equal(&s, &c->slices[r]);
+		ir_slice_fini(&s);
+		if (!same) {
+			snprintf(err, errlen,
+			         "%s: rank %d's operations do not match the "
+			         "plan's "
+			         "phases",
+			         path, (int)r);
+			rc = CCP_EVERIFY;
+			goto out;
+		}
+	}
+out:
+	free(img);
+	if (rc)
+		compiled_fini(c);
+	return rc;
+}
+
+int exit_status(int rc)
+{
+	switch (rc) {
+	case 0:
+		return EXIT_OK;
+	case CCP_EVERIFY:
+		return EXIT_REJECTED;
+	case CCP_EPARSE:
+	case CCP_ENOTAPPLY:
+	case CCP_EFORMAT:
+	case CCP_EVERSION:
+	case CCP_ECHECKSUM:
+	case CCP_ETRUNC:
+	case CCP_ERANGE:
+	case CCP_EINVAL:
+	case CCP_EIO:
+		return EXIT_BADINPUT;
+	default:
+		return EXIT_INTERNAL;
+	}
+}

@@ -1,0 +1,52 @@
+/*
+ * compile.h - the pipeline: parse -> generate -> verify -> lower -> emit,
+ * and the reading side used by verify, explain and export.
+ */
+#ifndef CCP_COMPILE_H
+#define CCP_COMPILE_H
+
+#include "codec.h"
+#include "front.h"
+#include "ir.h"
+
+/* A plan together with everything the compiler knows of it. */
+struct compiled {
+	ir_plan plan;     /* the phases */
+	ir_report report; /* what the verifier found */
+	ir_slice *slices; /* per-rank operations, plan.machine.nranks */
+};
+
+/* Exit statuses of the command (docs/cli.md). */
+enum {
+	EXIT_OK = 0,
+	EXIT_REJECTED = 1, /* the verifier rejected the plan */
+	EXIT_BADINPUT = 2, /* an error in the user's input */
+	EXIT_INTERNAL = 3  /* a bug or a resource failure */
+};
+
+/* Generate, verify and lower what in asks for.  On failure d says why
+ * (at the algorithm's position when the algorithm is at fault) and the
+ * return is CCP_EPARSE/CCP_ENOTAPPLY (bad input), CCP_EVERIFY (rejected)
+ * or another code.  c is valid only on success; compiled_fini frees it. */
+int compile_input(const struct front_input *in, struct compiled *c,
+                  struct diag *d);
+void compiled_fini(struct compiled *c);
+
+/* Encode c and write it to path atomically: a temporary file in the same
+ * directory, synced, then renamed; nothing is left under path on failure. */
+int compile_write(const struct compiled *c, const char *path, char *err,
+                  size_t errlen);
+/* Write len bytes atomically to path (the same way). */
+int write_atomic(const char *path, const void *buf, size_t len, char *err,
+                 size_t errlen);
+
+/* Read a .ccp file whole, decode, and verify it again (the report is
+ * recomputed, never trusted from the file).  The stored per-rank slices
+ * are compared with a fresh lowering.  Returns CCP_E* with err set. */
+int plan_load(const char *path, struct compiled *c, ir_file_info *fi, char *err,
+              size_t errlen);
+
+/* Map a CCP_E* code to the command's exit status. */
+int exit_status(int rc);
+
+#endif

@@ -1,0 +1,154 @@
+/*
+ * explain.c - print a plan as a table: one row per phase with transfers,
+ * bytes, the busiest link, the ports used and the hops, then the plan
+ * against its lower bound.  Reads only what the verifier measured and the
+ * plan itself.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "explain.h"
+#include "sched.h"
+
+void explain_machine(const ir_machine *m, char *buf, size_t len)
+{
+	char shape[64] = "";
+	switch (m->topo) {
+	case IR_MESH:
+	case IR_TORUS:
+		for (int k = 0, o = 0; k < m->ndims; k++)
+			o += snprintf(shape + o, sizeof shape - (size_t)o,
+			              "%s%d", k ? "x" : "", m->dims[k]);
+		break;
+	case IR_HYPERCUBE:
+		snprintf(shape, sizeof shape, "%d-cube", m->ndims);
+		break;
+	case IR_HPAM:
+		snprintf(shape, sizeof shape, "%dx%d over %dx%d",
+		         m->levels[0][0], m->levels[0][1], m->levels[1][0],
+		         m->levels[1][1]);
+		break;
+	case IR_SWITCH:
+		snprintf(shape, sizeof shape, "%d ports", (int)m->nranks);
+		break;
+	}
+	char ports[32];
+	if (m->ports == IR_PORTS_ALL)
+		snprintf(ports, sizeof ports, "all-port");
+	else if (m->ports == 1)
+		snprintf(ports, sizeof ports, "one-port");
+	else
+		snprintf(ports, sizeof ports, "%d-port", m->ports);
+	snprintf(buf, len, "%s %s, %s routing, %s, %d ranks",
+	         ir_topo_name(m->topo), shape, ir_routing_name(m->routing),
+	         ports, (int)m->nranks);
+}
+
+static void explain_comm(const ir_comm *c, char *buf, size_t len)
+{
+	switch (c->coll) {
+	case IR_BCAST:
+		snprintf(buf, len,
+		         "broadcast from rank %d, %lld bytes in %d segment%s",
+		         (int)c->root, (long long)c->bytes, (int)c->segments,
+		         c->segments == 1 ? "" : "s");
+		break;
+	case IR_SCATTER:
+	case IR_GATHER:
+	case IR_REDUCE:
+		snprintf(buf, len, "%s at rank %d, %lld bytes per rank",
+		         ir_coll_name(c->coll), (int)c->root,
+		         (long long)c->bytes);
+		break;
+	case IR_ALLTOALL:
+	case IR_TRANSPOSE:
+		snprintf(buf, len, "%s, %lld bytes per block",
+		         ir_coll_name(c->coll), (long long)c->bytes);
+		break;
+	case IR_IRREGULAR:
+		snprintf(buf, len, "irregular pattern, %lld messages",
+		         (long long)(c->matrix ? c->matrix->nnz : 0));
+		break;
+	}
+}
+
+int explain_plan(const struct compiled *c, FILE *out)
+{
+	const ir_plan *p = &c->plan;
+	const ir_report *r = &c->report;
+	const ir_machine *m = &p->machine;
+	char line[256];
+	int32_t n = m->nranks;
+	uint32_t *sends = calloc((size_t)n, sizeof *sends);
+	uint32_t *recvs = calloc((size_t)n, sizeof *recvs);
+	uint64_t *links = malloc(((size_t)ir_max_hops(m) + 1) * sizeof *links);
+	if (!sends || !recvs || !links) {
+		free(sends);
+		free(recvs);
+		free(links);
+		return CCP_ENOMEM;
+	}
+	const struct sch_generator *g = sch_find(p->algorithm);
+	fprintf(out, "algorithm   %s%s%s\n", p->algorithm, g ? " - " : "",
+	        g ? g->summary : "");
+	explain_machine(m, line, sizeof line);
+	fprintf(out, "machine     %s\n", line);
+	explain_comm(&p->comm, line, sizeof line);
+	fprintf(out, "collective  %s\n", line);
+	fprintf(out, "contention  %s\n",
+	        p->flags & (IR_PLAN_LINK_CONTENTION | IR_PLAN_NODE_CONTENTION)
+	                ? "allowed by the algorithm"
+	                : "forbidden");
+	fprintf(out, "\n%5s  %9s  %12s  %8s  %5s  %5s  %7s\n", "phase",
+	        "transfers", "bytes", "max-link", "sends", "recvs", "hops");
+	for (uint32_t ph = 0; ph < p->nphases; ph++) {
+		const ir_phase *f = &p->phases[ph];
+		uint64_t bytes = 0, hops = 0;
+		uint32_t ms = 0, mr = 0;
+		for (uint32_t t = f->transfer; t < f->transfer + f->ntransfers;
+		     t++) {
+			const ir_transfer *x = &p->transfers[t];
+			bytes += (uint64_t)x->bytes;
+			hops += (uint64_t)ir_route(m, x->src, x->dst, links);
+			if (++sends[x->src] > ms)
+				ms = sends[x->src];
+			if (++recvs[x->dst] > mr)
+				mr = recvs[x->dst];
+		}
+		for (uint32_t t = f->transfer; t < f->transfer + f->ntransfers;
+		     t++)
+			sends[p->transfers[t].src] =
+			        recvs[p->transfers[t].dst] = 0;
+		fprintf(out, "%5u  %9u  %12llu  %8u  %5u  %5u  %7llu\n", ph,
+		        f->ntransfers, (unsigned long long)bytes,
+		        r->link_load ? r->link_load[ph] : 0, ms, mr,
+		        (unsigned long long)hops);
+	}
+	fprintf(out,
+	        "\ntotal       %u phases, %llu transfers, %llu bytes, %llu "
+	        "hops "
+	        "(%.2f per transfer)\n",
+	        r->phases, (unsigned long long)r->transfers,
+	        (unsigned long long)r->bytes, (unsigned long long)r->hops,
+	        r->transfers ? (double)r->hops / (double)r->transfers : 0.0);
+	fprintf(out, "lower bound %u phases", r->lb_phases);
+	if (r->lb_spread)
+		fprintf(out, "; spreading %u", r->lb_spread);
+	if (r->lb_degree)
+		fprintf(out, ", degree %u", r->lb_degree);
+	if (r->lb_link)
+		fprintf(out, ", link load %u", r->lb_link);
+	if (r->lb_phases)
+		fprintf(out, "  (plan is %.2fx the bound)",
+		        (double)r->phases / (double)r->lb_phases);
+	fprintf(out,
+	        "\nverified    causality, delivery, node and link contention: "
+	        "%s; max link load %u, max sends %u, max receives %u, "
+	        "duplicates %llu\n",
+	        r->ok ? "ok" : "FAILED", r->max_link_load, r->max_node_sends,
+	        r->max_node_recvs, (unsigned long long)r->duplicates);
+	free(sends);
+	free(recvs);
+	free(links);
+	return 0;
+}

@@ -1,0 +1,14 @@
+/* explain.h - the plain-text view of a plan, in the spirit of EXPLAIN. */
+#ifndef CCP_EXPLAIN_H
+#define CCP_EXPLAIN_H
+
+#include <stdio.h>
+
+#include "compile.h"
+
+/* One line describing the machine ("mesh 16x16, xy routing, all-port"). */
+void explain_machine(const ir_machine *m, char *buf, size_t len);
+/* The per-phase table and the summary against the lower bound. */
+int explain_plan(const struct compiled *c, FILE *out);
+
+#endif

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# cli_test.sh - the ccplan command end to end, as a user runs it:
+#  - every bad input (tests/bad, tests/reject) exits 2 with exactly the
+#    expected first line "file:line:column: message" and writes nothing;
+#  - every example and tests/cli input compiles, verifies and explains,
+#    and its JSON export has the documented shape;
+#  - a damaged or truncated plan is refused by verify with exit 2;
+#  - --help works on every command.
+# Usage: cli_test.sh CCPLAN_BINARY
+set -u
+ccplan=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# 1. bad inputs
+for dir in "$here/bad" "$here/reject"; do
+	for y in "$dir"/*.yaml; do
+		name=$(basename "$y")
+		out="$tmp/out-${name%.yaml}.ccp"
+		(cd "$dir" && "$ccplan" compile "$name" -o "$out") 2>"$tmp/err" >/dev/null
+		rc=$?
+		want=$(head -n 1 "${y%.yaml}.err")
+		got=$(head -n 1 "$tmp/err")
+		if [ "$rc" != 2 ]; then bad "$name: exit $rc, expected 2"
+		elif [ "$got" != "$want" ]; then bad "$name: got '$got', expected '$want'"
+		elif [ -e "$out" ] || ls "$tmp" | grep -q '\.tmp\.'; then bad "$name: left output behind"
+		else ok; fi
+	done
+done
+
+# 2. good inputs: compile, verify, explain, export
+for y in "$here"/../examples/*.yaml "$here"/cli/*.yaml; do
+	name=$(basename "$y" .yaml)
+	plan="$tmp/$name.ccp"
+	if ! "$ccplan" compile "$y" -o "$plan" 2>"$tmp/err"; then
+		bad "$name: compile failed: $(cat "$tmp/err")"; continue; fi
+	if ! "$ccplan" verify "$plan" >"$tmp/v" 2>&1; then
+		bad "$name: verify failed: $(cat "$tmp/v")"; continue; fi
+	grep -q ': ok: ' "$tmp/v" && ok || bad "$name: verify said $(cat "$tmp/v")"
+	if "$ccplan" explain "$plan" >"$tmp/x" 2>&1 &&
+	   grep -q '^lower bound [0-9]* phases' "$tmp/x" &&
+	   grep -q 'contention: ok' "$tmp/x"; then ok
+	else bad "$name: explain: $(cat "$tmp/x")"; fi
+	# explaining the YAML compiles in memory and prints the same table
+	"$ccplan" explain "$y" | tail -n +2 >"$tmp/x2"
+	tail -n +2 "$tmp/x" | cmp -s - "$tmp/x2" && ok || bad "$name: explain of .yaml differs from .ccp"
+	"$ccplan" export --json "$plan" -o "$tmp/$name.json" &&
+	grep -q '^{"format":"ccplan-plan","version":1,"ranks":[0-9]*,"topology":{"kind":"[a-z]*","dims":\[[0-9,]*\]},"routing":"[a-z-]*","ports":\([0-9]*\|"all"\),"collective":{"kind":"[a-z]*".*},"algorithm":"[a-z_]*","lower_bound_phases":[0-9]*,"phases":\[{"transfers":\[{"src":[0-9]*,"dst":[0-9]*,"bytes":[0-9]*,"blocks":\[\[[0-9]*,[0-9]*\]' "$tmp/$name.json" \
+		&& ok || bad "$name: JSON shape: $(head -c 300 "$tmp/$name.json")"
+	# compiling twice gives the same bytes
+	"$ccplan" compile "$y" -o "$tmp/again.ccp" && cmp -s "$plan" "$tmp/again.ccp" && ok ||
+		bad "$name: two compiles differ"
+done
+
+# 3. damaged plans
+plan="$tmp/mesh16-broadcast.ccp"
+size=$(stat -c %s "$plan")
+for off in 0 9 40 130 $((size / 2)) $((size - 1)); do
+	cp "$plan" "$tmp/hurt.ccp"
+	printf '\x5a' | dd of="$tmp/hurt.ccp" bs=1 seek="$off" conv=notrunc 2>/dev/null
+	cmp -s "$plan" "$tmp/hurt.ccp" && continue
+	"$ccplan" verify "$tmp/hurt.ccp" >/dev/null 2>"$tmp/err"
+	rc=$?
+	[ "$rc" = 2 ] && ok || bad "flipped byte $off: exit $rc ($(cat "$tmp/err"))"
+done
+head -c $((size - 7)) "$plan" >"$tmp/short.ccp"
+"$ccplan" verify "$tmp/short.ccp" 2>"$tmp/err"
+[ $? = 2 ] && grep -q 'truncated plan' "$tmp/err" && ok || bad "truncated: $(cat "$tmp/err")"
+"$ccplan" verify "$here/bad/cost_nan.yaml" 2>"$tmp/err"
+[ $? = 2 ] && grep -q 'not a ccplan plan' "$tmp/err" && ok || bad "yaml as plan: $(cat "$tmp/err")"
+
+# 4. help, usage and output that cannot be written
+for c in compile explain verify export; do
+	"$ccplan" $c --help | grep -q "^usage: ccplan $c" && ok || bad "$c --help"
+done
+"$ccplan" --help | grep -q binomial && ok || bad "--help lists algorithms"
+"$ccplan" frobnicate 2>/dev/null; [ $? = 2 ] && ok || bad "unknown command exit"
+"$ccplan" compile "$here/../examples/mesh16-broadcast.yaml" -o "$tmp/no/such/dir/x.ccp" 2>/dev/null
+rc=$?; [ "$rc" != 0 ] && [ ! -e "$tmp/no" ] && ok || bad "unwritable output: exit $rc"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
