@@ -141,7 +141,7 @@ int main(int argc, char **argv)
 		if ((rc = ir_lower(&p, &s)) != 0)
 			die("lower", rc);
 		double t3 = now();
-		if ((rc = ir_plan_encode(&p, &r, s, &img, &len)) != 0)
+		if ((rc = ir_plan_encode(&p, &r, s, &img, &len, NULL, 0)) != 0)
 			die("encode", rc);
 		double t4 = now();
 		tg[k] = t1 - t0;

@@ -145,10 +145,12 @@ int compile_write(const struct compiled *c, const char *path, char *err,
 {
 	uint8_t *img = NULL;
 	size_t len = 0;
-	int rc = ir_plan_encode(&c->plan, &c->report, c->slices, &img, &len);
+	char why[256] = "";
+	int rc = ir_plan_encode(&c->plan, &c->report, c->slices, &img, &len,
+	                        why, sizeof why);
 	if (rc) {
-		snprintf(err, errlen, "encoding the plan: %s",
-		         ccp_strerror(rc));
+		snprintf(err, errlen, "encoding the plan: %s%s%s",
+		         ccp_strerror(rc), why[0] ? ": " : "", why);
 		return rc;
 	}
 	rc = write_atomic(path, img, len, err, errlen);

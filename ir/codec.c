@@ -759,20 +759,20 @@ static void put_header(uint8_t *h, size_t len, const ir_plan *p,
  * caller frees it.  CCP_EINVAL for a plan or slice the format cannot
  * hold (the same rules the reader applies), CCP_ENOMEM. */
 int ir_plan_encode(const ir_plan *p, const ir_report *r, const ir_slice *s,
-                   uint8_t **out, size_t *outlen)
+                   uint8_t **out, size_t *outlen, char *err, size_t errlen)
 {
 	if (!out || !outlen)
 		return CCP_EINVAL;
 	*out = NULL;
 	*outlen = 0;
-	if (!p || !s || check_plan(p, NULL, 0) != 0)
+	if (!p || !s || check_plan(p, err, errlen) != 0)
 		return CCP_EINVAL;
 	int32_t n = p->machine.nranks;
 	uint64_t est = HDR_SIZE + G_FIXED + (uint64_t)p->nphases * G_PHASE +
 	               (uint64_t)p->ntransfers * G_TRANSFER +
 	               (uint64_t)p->nblocks * G_BLOCK;
 	for (int32_t i = 0; i < n; i++) {
-		if (check_slice(&s[i], i, n, p->nphases, NULL, 0) != 0)
+		if (check_slice(&s[i], i, n, p->nphases, err, errlen) != 0)
 			return CCP_EINVAL;
 		est += IR_FILE_INDEX_ENTRY + S_MIN +
 		       (uint64_t)s[i].nops * S_OP +

@@ -32,9 +32,11 @@ typedef struct ir_file_info {
 } ir_file_info;
 
 /* Encode plan p (verified, report r, lowered slices s) into a new buffer
- * *out of *outlen bytes (malloc'd; the caller frees it with free()). */
+ * *out of *outlen bytes (malloc'd; the caller frees it with free()).
+ * A plan the format cannot hold gives CCP_EINVAL with the reason in err
+ * (err may be NULL). */
 int ir_plan_encode(const ir_plan *p, const ir_report *r, const ir_slice *s,
-                   uint8_t **out, size_t *outlen);
+                   uint8_t **out, size_t *outlen, char *err, size_t errlen);
 
 /* Read and check the header of a buffer of len bytes (len may be the whole
  * file or just its first IR_FILE_HEADER_MIN bytes: the header never needs

@@ -316,7 +316,7 @@ static void encode(const ir_plan *p, ir_slice **sl, uint8_t **img, size_t *len)
 {
 	ir_report r = {.ok = true, .lb_phases = 2};
 	*sl = make_slices(p->machine.nranks, p->nphases);
-	assert_int_equal(ir_plan_encode(p, &r, *sl, img, len), 0);
+	assert_int_equal(ir_plan_encode(p, &r, *sl, img, len, NULL, 0), 0);
 	assert_non_null(*img);
 	assert_true(*len > IR_FILE_HEADER_MIN);
 }
@@ -497,7 +497,7 @@ static void test_determinism(void **state)
 	/* the decoded plan encodes to the same bytes again */
 	assert_int_equal(ir_plan_decode(a, la, &q, NULL, err, sizeof err), 0);
 	ir_report r = {.lb_phases = 2};
-	assert_int_equal(ir_plan_encode(&q, &r, s1, &c, &lc), 0);
+	assert_int_equal(ir_plan_encode(&q, &r, s1, &c, &lc, NULL, 0), 0);
 	assert_int_equal(la, lc);
 	assert_memory_equal(a, c, la);
 	free(a);
@@ -847,30 +847,30 @@ static void test_encode_rejects(void **state)
 	size_t len = 1;
 	make_bcast_plan(&p);
 	ir_slice *sl = make_slices(NRANKS, p.nphases);
-	assert_int_equal(ir_plan_encode(&p, NULL, NULL, &img, &len),
+	assert_int_equal(ir_plan_encode(&p, NULL, NULL, &img, &len, NULL, 0),
 	                 CCP_EINVAL);
 	assert_null(img);
 	assert_int_equal(len, 0);
 	p.transfers[1].dst = NRANKS;
-	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len), CCP_EINVAL);
+	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len, NULL, 0), CCP_EINVAL);
 	p.transfers[1].dst = 4;
 	sl[3].iovs[0].len = 2048;
-	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len), CCP_EINVAL);
+	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len, NULL, 0), CCP_EINVAL);
 	sl[3].iovs[0].len = 512;
 	sl[4].rank = 5;
-	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len), CCP_EINVAL);
+	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len, NULL, 0), CCP_EINVAL);
 	sl[4].rank = 4;
 	p.machine.dims[1] = 5;
-	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len), CCP_EINVAL);
+	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len, NULL, 0), CCP_EINVAL);
 	p.machine.dims[1] = 4;
 	/* extents whose product overflows 64 bits */
 	ir_machine keep = p.machine;
 	p.machine.ndims = 3;
 	for (int i = 0; i < 3; i++)
 		p.machine.dims[i] = IR_MAX_RANKS;
-	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len), CCP_EINVAL);
+	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len, NULL, 0), CCP_EINVAL);
 	p.machine = keep;
-	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len), 0);
+	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len, NULL, 0), 0);
 	free(img);
 	free_slices(sl, NRANKS);
 	ir_plan_fini(&p);
@@ -904,7 +904,7 @@ static void test_many_ranks(void **state)
 	char err[256];
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len), 0);
+	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len, NULL, 0), 0);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	print_message("encoded %d ranks, %zu bytes, in %.3f s\n", (int)n, len,
 	              (double)(t1.tv_sec - t0.tv_sec) +
