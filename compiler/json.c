@@ -145,6 +145,8 @@ static void put_phases(FILE *out, const ir_plan *p)
 			fputc(']', out);
 			if (t->flags & IR_XF_REDUCE)
 				fputs(",\"reduce\":true", out);
+			if (t->flags & IR_XF_MCAST)
+				fputs(",\"multicast\":true", out);
 			fputc('}', out);
 		}
 		fputs("]}", out);

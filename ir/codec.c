@@ -67,7 +67,7 @@ static const uint8_t file_magic[8] = {0x89, 'C',  'C',  'P',
 #define S_MIN   (S_FIXED + S_SUM)
 
 #define KNOWN_PLAN_FLAGS (IR_PLAN_LINK_CONTENTION | IR_PLAN_NODE_CONTENTION)
-#define KNOWN_XF_FLAGS   IR_XF_REDUCE
+#define KNOWN_XF_FLAGS   (IR_XF_REDUCE | IR_XF_MCAST)
 
 /* whether each runtime operation names a peer, from the one op table */
 static const uint8_t op_has_peer[IR_NOPS] = {

@@ -159,6 +159,12 @@ struct ir_block {
                            partial for the same index, instead of keeping
                            a copy; the sender's partial covers every
                            contribution it has combined so far */
+#define IR_XF_MCAST 2u  /* one copy of a hardware multicast (000 section 3:
+                           an inter-level router replicates one message on
+                           several channels): every IR_XF_MCAST transfer of
+                           the same src in the same phase is one send, and
+                           the links their routes share carry it once.  A
+                           software runtime sends the copies one by one. */
 
 struct ir_transfer {
 	int32_t src;        /* sending rank */

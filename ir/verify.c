@@ -335,6 +335,11 @@ struct link_counter {
 	uint32_t *dense; /* per link count, when the id space is small */
 	uint64_t *list;  /* link ids used in this phase */
 	uint64_t nlist, cap;
+	/* multicast: the phase (+1) and source that last used each link
+	 * and each rank's send port, so one multicast counts once */
+	uint32_t *mc_phase;
+	int32_t *mc_src;
+	uint32_t *mc_sent;
 };
 
 /* Record one use of a link in the current phase. */
@@ -352,6 +357,28 @@ static int link_use(struct link_counter *lc, uint64_t id)
 	if (lc->dense)
 		lc->dense[id]++;
 	return 0;
+}
+
+/* Whether a multicast copy from src in phase ph reuses a link (or the
+ * send port, link = -1 meaning the rank itself) its group already
+ * counted; records the use otherwise.  Only with dense link counters:
+ * machines with more link ids than that have no multicast. */
+static bool mcast_seen(struct link_counter *lc, uint32_t ph, int32_t src,
+                       int64_t link)
+{
+	if (link < 0) {
+		if (lc->mc_sent[src] == ph + 1)
+			return true;
+		lc->mc_sent[src] = ph + 1;
+		return false;
+	}
+	if (!lc->mc_phase)
+		return false;
+	if (lc->mc_phase[link] == ph + 1 && lc->mc_src[link] == src)
+		return true;
+	lc->mc_phase[link] = ph + 1;
+	lc->mc_src[link] = src;
+	return false;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -446,9 +473,13 @@ static int check_structure(const ir_plan *p, ir_report *r)
 			     "outside "
 			     "the plan's %u",
 			     t, x->block, x->nblocks, p->nblocks);
-		if (x->flags & ~IR_XF_REDUCE)
+		if (x->flags & ~(IR_XF_REDUCE | IR_XF_MCAST))
 			FAIL("structure: transfer %u has unknown flags 0x%x", t,
 			     x->flags);
+		if ((x->flags & IR_XF_REDUCE) && (x->flags & IR_XF_MCAST))
+			FAIL("structure: transfer %u is both a reduction and a "
+			     "multicast",
+			     t);
 		if (((x->flags & IR_XF_REDUCE) != 0) !=
 		    (p->comm.coll == IR_REDUCE))
 			FAIL("structure: transfer %u %s a reduce flag in a %s",
@@ -523,6 +554,20 @@ int ir_verify(const ir_plan *p, ir_report *r)
 	if (nl <= (UINT64_C(1) << 25) &&
 	    !(lc.dense = calloc(nl ? nl : 1, sizeof *lc.dense)))
 		goto out_nomem;
+	bool any_mcast = false;
+	for (uint32_t t = 0; t < p->ntransfers && !any_mcast; t++)
+		any_mcast = p->transfers[t].flags & IR_XF_MCAST;
+	if (any_mcast) {
+		lc.mc_sent = calloc((size_t)n, sizeof *lc.mc_sent);
+		if (!lc.mc_sent)
+			goto out_nomem;
+		if (lc.dense) {
+			lc.mc_phase = calloc(nl, sizeof *lc.mc_phase);
+			lc.mc_src = calloc(nl, sizeof *lc.mc_src);
+			if (!lc.mc_phase || !lc.mc_src)
+				goto out_nomem;
+		}
+	}
 	if (reduce) {
 		pcount = malloc((size_t)n * sizeof *pcount);
 		phash = malloc((size_t)n * sizeof *phash);
@@ -558,8 +603,10 @@ int ir_verify(const ir_plan *p, ir_report *r)
 				snap[2 * t] = pcount[x->src];
 				snap[2 * t + 1] = phash[x->src];
 			}
-			/* node load */
-			if (sends[x->src]++ == 0 && recvs[x->src] == 0)
+			/* node load; a multicast group is one send */
+			bool mc = x->flags & IR_XF_MCAST;
+			if (!(mc && mcast_seen(&lc, ph, x->src, -1)) &&
+			    sends[x->src]++ == 0 && recvs[x->src] == 0)
 				touched[ntouched++] = x->src;
 			if (recvs[x->dst]++ == 0 && sends[x->dst] == 0)
 				touched[ntouched++] = x->dst;
@@ -570,9 +617,13 @@ int ir_verify(const ir_plan *p, ir_report *r)
 				     "%d",
 				     ph, (int)x->src, (int)x->dst);
 			r->hops += (uint64_t)h;
-			for (int j = 0; j < h; j++)
+			for (int j = 0; j < h; j++) {
+				if (mc && mcast_seen(&lc, ph, x->src,
+				                     (int64_t)links[j]))
+					continue; /* the group's copy shares it */
 				if ((rc = link_use(&lc, links[j])) != 0)
 					goto out_nomem;
+			}
 		}
 		/* node contention */
 		for (uint32_t k = 0; k < ntouched; k++) {
@@ -733,6 +784,9 @@ out:
 	free(held.slot);
 	free(lc.dense);
 	free(lc.list);
+	free(lc.mc_phase);
+	free(lc.mc_src);
+	free(lc.mc_sent);
 	free(sends);
 	free(recvs);
 	free(touched);

@@ -413,6 +413,74 @@ static void test_gather_transpose_irregular(void **state)
 	ir_matrix_free(x);
 }
 
+static ir_machine hpam_1x1_4x4(void)
+{
+	ir_machine m;
+	memset(&m, 0, sizeof m);
+	m.topo = IR_HPAM;
+	m.routing = IR_ROUTE_HPAM_XY;
+	m.ports = 1;
+	m.levels[0][0] = m.levels[0][1] = 1;
+	m.levels[1][0] = m.levels[1][1] = 4;
+	char err[256];
+	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
+	return m;
+}
+
+static void test_multicast(void **state)
+{
+	(void)state;
+	/* one-port HPAM, 1x1 over 4x4: rank 0 is level 1; level-2 (x, y) is
+	 * rank 1 + x + 4y.  Copies of one multicast count as one send, and
+	 * links their routes share carry the message once. */
+	ir_machine m = hpam_1x1_4x4();
+	ir_comm c = bcast(0, 64, 1);
+	ir_block b = {0, 0};
+	int32_t col0[2] = {5, 9}, row0[4] = {1, 2, 3, 4};
+	ir_plan p;
+	ir_report r;
+	for (int with = 0; with < 2; with++) {
+		uint32_t f = with ? IR_XF_MCAST : 0;
+		/* (0,1) and (0,2) below one column share the down-link */
+		ir_plan_init(&p, &m, &c, "hand");
+		ir_plan_phase(&p);
+		for (int k = 0; k < 2; k++)
+			ir_plan_add(&p, 0, col0[k], &b, 1, f);
+		/* the plan is an incomplete broadcast: with multicast only
+		 * delivery may fail, after the per-phase rules held */
+		assert_int_equal(ir_verify(&p, &r), CCP_EVERIFY);
+		if (with) {
+			assert_non_null(strstr(r.message, "delivery:"));
+			assert_int_equal(r.max_link_load, 1);
+			assert_int_equal(r.max_node_sends, 1);
+		} else {
+			assert_non_null(strstr(r.message, "node: phase 0"));
+		}
+		ir_report_fini(&r);
+		ir_plan_fini(&p);
+		/* the whole top row at once: four copies, one send */
+		ir_plan_init(&p, &m, &c, "hand");
+		ir_plan_phase(&p);
+		for (int k = 0; k < 4; k++)
+			ir_plan_add(&p, 0, row0[k], &b, 1, f);
+		assert_int_equal(ir_verify(&p, &r), CCP_EVERIFY);
+		assert_non_null(strstr(r.message, with ? "delivery:"
+		                                       : "rank 0 sends 4"));
+		ir_report_fini(&r);
+		ir_plan_fini(&p);
+	}
+	/* a multicast and an ordinary transfer on one link still contend */
+	ir_plan_init(&p, &m, &c, "hand");
+	p.machine.ports = IR_PORTS_ALL;
+	ir_plan_phase(&p);
+	ir_plan_add(&p, 0, 5, &b, 1, IR_XF_MCAST);
+	ir_plan_add(&p, 0, 9, &b, 1, 0);
+	assert_int_equal(ir_verify(&p, &r), CCP_EVERIFY);
+	assert_non_null(strstr(r.message, "link: phase 0"));
+	ir_report_fini(&r);
+	ir_plan_fini(&p);
+}
+
 static void test_generators_verify(void **state)
 {
 	(void)state;
@@ -566,6 +634,7 @@ int main(void)
 	        cmocka_unit_test(test_structure),
 	        cmocka_unit_test(test_reduce),
 	        cmocka_unit_test(test_gather_transpose_irregular),
+	        cmocka_unit_test(test_multicast),
 	        cmocka_unit_test(test_generators_verify),
 	        cmocka_unit_test(test_lower_broadcast),
 	        cmocka_unit_test(test_lower_scratch_and_reduce),
