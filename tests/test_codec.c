@@ -816,7 +816,7 @@ static void test_resealed_fields(void **state)
 	expect_resealed(img, len, g + 288 + 4, 100, -1, "names transfers");
 	expect_resealed(img, len, tr + 4, 16, -1, "joins ranks");
 	expect_resealed(img, len, tr + 16, 1000, -1, "names blocks");
-	expect_resealed(img, len, tr + 24, 2, -1, "unknown flags");
+	expect_resealed(img, len, tr + 24, 4, -1, "unknown flags");
 	expect_resealed(img, len, bl + 0, 0xffffffffu, -1, "block 0");
 	expect_resealed(img, len, 20, 4, -1, "unknown plan flags");
 
