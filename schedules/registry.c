@@ -3,11 +3,17 @@
 
 #include "sched.h"
 
+/* clang-format off */
 const struct sch_generator *const sch_generators[] = {
-        &sch_binomial,
-        &sch_linear,
-        NULL,
+	&sch_binomial, &sch_linear,
+	/* complete exchange on meshes (003) */
+	&sch_pex, &sch_pex_gen, &sch_gen, &sch_rex, &sch_ipex,
+	/* irregular all-to-many (004) and the optimal schedulers */
+	&sch_ac, &sch_lp, &sch_rs_n, &sch_rs_nl,
+	&sch_color, &sch_link_aware, &sch_sized,
+	NULL,
 };
+/* clang-format on */
 
 const struct sch_generator *sch_find(const char *name)
 {

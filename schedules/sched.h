@@ -30,8 +30,22 @@ const struct sch_generator *sch_find(const char *name);
 /* All generators, NULL-terminated, in the order help lists them. */
 extern const struct sch_generator *const sch_generators[];
 
+/* Split every phase of p whose transfers share a directed link or exceed
+ * a rank's ports into consecutive sub-phases that do not (first fit, in
+ * transfer order), then clear the plan's contention flags.  Causality
+ * holds: the sub-phases of a phase stay between its neighbours.  Used for
+ * `contention: forbid` (schedules/split.c). */
+int sch_split_contention(ir_plan *p);
+
 /* The families (one file each). */
-extern const struct sch_generator sch_binomial;
-extern const struct sch_generator sch_linear;
+extern const struct sch_generator sch_binomial; /* binomial.c */
+extern const struct sch_generator sch_linear;   /* linear.c */
+/* complete exchange on meshes, 003 (alltoall.c) */
+extern const struct sch_generator sch_pex, sch_pex_gen, sch_gen, sch_rex,
+    sch_ipex;
+/* irregular all-to-many, 004 (irregular.c) */
+extern const struct sch_generator sch_ac, sch_lp, sch_rs_n, sch_rs_nl;
+/* optimal, link-aware and size-grouping schedulers (coloring.c) */
+extern const struct sch_generator sch_color, sch_link_aware, sch_sized;
 
 #endif
