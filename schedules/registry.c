@@ -6,6 +6,16 @@
 /* clang-format off */
 const struct sch_generator *const sch_generators[] = {
 	&sch_binomial, &sch_linear,
+	/* tree scatter and gather (000), direct transpose */
+	&sch_tree_scatter, &sch_tree_gather, &sch_transpose_direct,
+	/* baseline broadcasts (001 ch. 5) */
+	&sch_rd, &sch_dimensional, &sch_scatter_collect, &sch_fibonacci,
+	/* EDN broadcast on tori (001 ch. 4) */
+	&sch_edn_torus,
+	/* HPAM (000) */
+	&sch_hpam_hybrid, &sch_hpam_multicast,
+	/* hypercube broadcasts (002) */
+	&sch_sbt, &sch_hokao, &sch_reptree,
 	/* complete exchange on meshes (003) */
 	&sch_pex, &sch_pex_gen, &sch_gen, &sch_rex, &sch_ipex,
 	/* irregular all-to-many (004) and the optimal schedulers */

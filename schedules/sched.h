@@ -45,6 +45,18 @@ extern const struct sch_generator sch_pex, sch_pex_gen, sch_gen, sch_rex,
     sch_ipex;
 /* irregular all-to-many, 004 (irregular.c) */
 extern const struct sch_generator sch_ac, sch_lp, sch_rs_n, sch_rs_nl;
+/* tree scatter and gather (000 eq. 9), direct transpose (mesh_collectives.c) */
+extern const struct sch_generator sch_tree_scatter, sch_tree_gather,
+    sch_transpose_direct;
+/* baseline broadcasts, 001 ch. 5 (baselines.c) */
+extern const struct sch_generator sch_rd, sch_dimensional,
+    sch_scatter_collect, sch_fibonacci;
+/* EDN broadcast on 2D and 3D tori, {YT}/{YTF}, 001 ch. 4 (torus_yt.c) */
+extern const struct sch_generator sch_edn_torus;
+/* HPAM broadcast, scatter and gather, 000 (hpam.c; model in hpam.h) */
+extern const struct sch_generator sch_hpam_hybrid, sch_hpam_multicast;
+/* hypercube broadcasts, 002 (hypercube.c) */
+extern const struct sch_generator sch_sbt, sch_hokao, sch_reptree;
 /* optimal, link-aware and size-grouping schedulers (coloring.c) */
 extern const struct sch_generator sch_color, sch_link_aware, sch_sized;
 

@@ -1,0 +1,693 @@
+/*
+ * baselines.c - the baseline wormhole broadcasts that thesis 001 compares
+ * EDN with (001 section 5.3, and U-mesh of section 3.2.2): recursive
+ * doubling by lexicographic halving (rd), dimensional broadcast
+ * (dimensional), scatter-collect (scatter_collect) and the Fibonacci tree
+ * with segmentation k (fibonacci).
+ *
+ * All four run on meshes under dimension-ordered routing.  Their
+ * contention freedom rests on one property of the *dimension-ordered
+ * chain*: the ranks sorted lexicographically by (x, y, z), x (the
+ * dimension routed first) most significant.  For chain positions
+ * u < v <= w < x, the routes u->v and w->x share no directed link, nor do
+ * v->u and x->w, nor v->u and w->x (messages pointing away from each
+ * other).  Only "inward" pairs (u->v with x->w) may collide.  rd and
+ * fibonacci only ever put concurrent messages on interior-disjoint chain
+ * intervals in one of the three safe patterns; dimensional and
+ * scatter_collect work line by line.  The verifier checks every plan
+ * anyway.  docs/baselines.md has the derivations and measurements.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched.h"
+
+/* Largest number of carried blocks a scatter_collect plan may have, and
+ * of transfers a fibonacci plan may have: beyond that the plan would
+ * take gigabytes, so applies refuses. */
+#define BL_MAX_ITEMS (INT64_C(1) << 25)
+
+/* ---- an edge list, sorted into phases at the end --------------------- */
+
+struct bl_edge {
+	uint32_t phase; /* 0-based phase */
+	uint32_t seq;   /* insertion order, keeps the sort stable */
+	int32_t src, dst;
+	size_t block;     /* first block in the pool */
+	uint32_t nblocks; /* blocks carried */
+};
+
+struct bl_edges {
+	struct bl_edge *e;
+	size_t n, cap;
+	ir_block *b;
+	size_t nb, capb;
+	int rc; /* first error, sticky: the recursions need not check */
+};
+
+/* Append a transfer of nblocks blocks in the given phase; on failure
+ * remember CCP_ENOMEM and ignore further edges. */
+static void bl_add(struct bl_edges *E, uint32_t phase, int32_t src, int32_t dst,
+                   const ir_block *blocks, uint32_t nblocks)
+{
+	if (E->rc)
+		return;
+	if (E->n == E->cap) {
+		size_t cap = E->cap ? 2 * E->cap : 256;
+		void *q = realloc(E->e, cap * sizeof *E->e);
+		if (!q) {
+			E->rc = CCP_ENOMEM;
+			return;
+		}
+		E->e = q;
+		E->cap = cap;
+	}
+	if (E->nb + nblocks > E->capb) {
+		size_t cap = E->capb ? E->capb : 256;
+		while (cap < E->nb + nblocks)
+			cap *= 2;
+		void *q = realloc(E->b, cap * sizeof *E->b);
+		if (!q) {
+			E->rc = CCP_ENOMEM;
+			return;
+		}
+		E->b = q;
+		E->capb = cap;
+	}
+	memcpy(E->b + E->nb, blocks, nblocks * sizeof *blocks);
+	E->e[E->n] = (struct bl_edge){phase, (uint32_t)E->n, src,
+	                              dst,   E->nb,          nblocks};
+	E->n++;
+	E->nb += nblocks;
+}
+
+static int bl_cmp_edge(const void *a, const void *b)
+{
+	const struct bl_edge *x = a, *y = b;
+	if (x->phase != y->phase)
+		return x->phase < y->phase ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Sort the edges by phase and append them to the plan, one ir phase per
+ * phase number (empty phase numbers cannot occur in these generators). */
+static int bl_emit(struct bl_edges *E, ir_plan *p)
+{
+	int rc;
+	if (E->rc)
+		return E->rc;
+	if (E->n == 0)
+		return 0;
+	qsort(E->e, E->n, sizeof *E->e, bl_cmp_edge);
+	for (size_t k = 0; k < E->n; k++) {
+		const struct bl_edge *e = E->e + k;
+		if (k == 0 || e->phase != E->e[k - 1].phase) {
+			if ((rc = ir_plan_phase(p)) != 0)
+				return rc;
+		}
+		rc = ir_plan_add(p, e->src, e->dst, E->b + e->block, e->nblocks,
+		                 0);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static void bl_edges_fini(struct bl_edges *E)
+{
+	free(E->e);
+	free(E->b);
+}
+
+/* ---- shared checks and helpers -------------------------------------- */
+
+/* 0 if c is a broadcast on a mesh with dimension-ordered routing; the
+ * chain argument above needs straight X-then-Y-then-Z routes that never
+ * leave the box, which only a mesh gives (a torus route may wrap around
+ * outside a chain interval). */
+static int bl_mesh_bcast(const char *name, const ir_machine *m,
+                         const ir_comm *c, char *why, size_t len)
+{
+	if (c->coll != IR_BCAST) {
+		snprintf(why, len, "%s is a broadcast; this is a %s", name,
+		         ir_coll_name(c->coll));
+		return CCP_ENOTAPPLY;
+	}
+	if (m->topo != IR_MESH || m->routing != IR_ROUTE_DIM_ORDER) {
+		snprintf(why, len,
+		         "%s needs a mesh with dimension-order routing, whose "
+		         "lexicographic chain is contention-free (001 3.2.2); "
+		         "this machine is a %s",
+		         name, ir_topo_name(m->topo));
+		return CCP_ENOTAPPLY;
+	}
+	return 0;
+}
+
+/* The dimension-ordered chain: map[i] is the rank at chain position i,
+ * ranks sorted by (x, y, z) with x most significant (001 3.2.2, U-mesh's
+ * lexicographic order).  The caller frees the array. */
+static int32_t *bl_chain(const ir_machine *m)
+{
+	int32_t n = m->nranks;
+	int X = m->dims[0], Y = m->dims[1], Z = m->dims[2];
+	int32_t *map = malloc((size_t)n * sizeof *map);
+	if (!map)
+		return NULL;
+	int32_t i = 0;
+	for (int x = 0; x < X; x++)
+		for (int y = 0; y < Y; y++)
+			for (int z = 0; z < Z; z++)
+				map[i++] = x + X * (y + Y * z);
+	return map;
+}
+
+/* Number of halving steps for n items: ceil(log2 n). */
+static uint32_t bl_ceil_log2(int64_t n)
+{
+	uint32_t k = 0;
+	while ((INT64_C(1) << k) < n)
+		k++;
+	return k;
+}
+
+/* Every segment of the message, for the plans that move it whole. */
+static ir_block *bl_all_segments(const ir_comm *c, uint32_t *nseg)
+{
+	int32_t k = c->segments > 0 ? c->segments : 1;
+	ir_block *b = malloc((size_t)k * sizeof *b);
+	if (!b)
+		return NULL;
+	for (int32_t s = 0; s < k; s++)
+		b[s] = (ir_block){c->root, s};
+	*nseg = (uint32_t)k;
+	return b;
+}
+
+/* ---- U-mesh halving (001 3.2.2) -------------------------------------- */
+
+/* U-mesh on the chain positions [lo, hi) of map, held at position h, in
+ * phase `phase` onwards: the list is halved (lower half ceil(n/2)); a
+ * holder in the lower half sends to the first node of the upper half, a
+ * holder in the upper half to the last node of the lower half, and both
+ * halves go on independently.  ceil(log2 n) phases (001 3.2.4).  Sub-lists
+ * right of the source's are then all forward, left all backward, so every
+ * phase is contention-free by the chain property. */
+static void bl_umesh(struct bl_edges *E, const int32_t *map, int32_t lo,
+                     int32_t hi, int32_t h, uint32_t phase,
+                     const ir_block *blocks, uint32_t nblocks)
+{
+	while (hi - lo > 1) {
+		int32_t mid = lo + (hi - lo + 1) / 2;
+		int32_t partner = h < mid ? mid : mid - 1;
+		bl_add(E, phase, map[h], map[partner], blocks, nblocks);
+		if (h < mid) {
+			bl_umesh(E, map, mid, hi, partner, phase + 1, blocks,
+			         nblocks);
+			hi = mid;
+		} else {
+			bl_umesh(E, map, lo, mid, partner, phase + 1, blocks,
+			         nblocks);
+			lo = mid;
+		}
+		phase++;
+	}
+}
+
+/* ---- rd: recursive doubling / U-mesh broadcast ----------------------- */
+
+static int rd_applies(const ir_machine *m, const ir_comm *c, char *why,
+                      size_t len)
+{
+	return bl_mesh_bcast("rd", m, c, why, len);
+}
+
+/* RD over the whole chain from the root: ceil(log2 N) phases, one send
+ * and one receive per rank and phase (001 3.2.4, 5.3). */
+static int rd_generate(const ir_machine *m, const ir_comm *c,
+                       const struct sch_options *o, ir_plan *p)
+{
+	(void)o;
+	int rc = 0;
+	struct bl_edges E = {0};
+	uint32_t nseg = 0;
+	ir_block *blocks = bl_all_segments(c, &nseg);
+	int32_t *map = bl_chain(m);
+	ir_plan_init(p, m, c, "rd");
+	if (!blocks || !map) {
+		rc = CCP_ENOMEM;
+		goto out;
+	}
+	int32_t root = 0;
+	while (map[root] != c->root)
+		root++;
+	bl_umesh(&E, map, 0, m->nranks, root, 0, blocks, nseg);
+	rc = bl_emit(&E, p);
+out:
+	bl_edges_fini(&E);
+	free(map);
+	free(blocks);
+	return rc;
+}
+
+const struct sch_generator sch_rd = {
+        .name = "rd",
+        .summary = "broadcast: recursive doubling, U-mesh halving of the "
+                   "lexicographic chain (ceil(lg N) phases, 001 5.3)",
+        .applies = rd_applies,
+        .generate = rd_generate,
+};
+
+/* ---- dimensional broadcast ------------------------------------------ */
+
+static int dim_applies(const ir_machine *m, const ir_comm *c, char *why,
+                       size_t len)
+{
+	return bl_mesh_bcast("dimensional", m, c, why, len);
+}
+
+/* Dimensional broadcast (001 5.3, Figure 5.5): RD along the root's row,
+ * then from every rank of that row along its column (then, in 3D, along
+ * z): sum of ceil(log2 extent) phases, 2n on a 2^n x 2^n mesh.  Each line
+ * is its own chain, and lines of one stage share no link. */
+static int dim_generate(const ir_machine *m, const ir_comm *c,
+                        const struct sch_options *o, ir_plan *p)
+{
+	(void)o;
+	int rc = 0;
+	struct bl_edges E = {0};
+	uint32_t nseg = 0;
+	ir_block *blocks = bl_all_segments(c, &nseg);
+	int maxext = 1;
+	for (int d = 0; d < IR_MAX_DIMS; d++)
+		if (m->dims[d] > maxext)
+			maxext = m->dims[d];
+	int32_t *line = malloc((size_t)maxext * sizeof *line);
+	ir_plan_init(p, m, c, "dimensional");
+	if (!blocks || !line) {
+		rc = CCP_ENOMEM;
+		goto out;
+	}
+	int at[IR_MAX_CUBE_DIM]; /* the root's coordinates */
+	ir_coords(m, c->root, at);
+	uint32_t base = 0;
+	/* stage d: every rank whose coordinates past d are the root's and
+	 * whose coordinate d equals the root's, spreads along dimension d */
+	for (int d = 0; d < IR_MAX_DIMS; d++) {
+		int ext = m->dims[d];
+		if (ext <= 1)
+			continue;
+		for (int32_t r = 0; r < m->nranks; r++) {
+			int cc[IR_MAX_CUBE_DIM];
+			ir_coords(m, r, cc);
+			bool starts = cc[d] == at[d];
+			for (int e = d + 1; e < IR_MAX_DIMS; e++)
+				starts = starts && cc[e] == at[e];
+			if (!starts)
+				continue;
+			for (int i = 0; i < ext; i++) {
+				cc[d] = i;
+				line[i] = ir_rank_of(m, cc);
+			}
+			bl_umesh(&E, line, 0, ext, at[d], base, blocks, nseg);
+		}
+		base += bl_ceil_log2(ext);
+	}
+	rc = bl_emit(&E, p);
+out:
+	bl_edges_fini(&E);
+	free(line);
+	free(blocks);
+	return rc;
+}
+
+const struct sch_generator sch_dimensional = {
+        .name = "dimensional",
+        .summary = "broadcast: RD along the root's row, then along every "
+                   "column (2n phases on 2^n x 2^n, 001 5.3)",
+        .applies = dim_applies,
+        .generate = dim_generate,
+};
+
+/* ---- scatter-collect -------------------------------------------------- */
+
+/* Scatter-collect works on a 1D or 2D mesh (dims[2] == 1), with the
+ * message cut into exactly one segment per rank: segment r is the piece
+ * rank r receives in the scatter. */
+static int sc_applies(const ir_machine *m, const ir_comm *c, char *why,
+                      size_t len)
+{
+	int rc = bl_mesh_bcast("scatter_collect", m, c, why, len);
+	if (rc)
+		return rc;
+	if (m->dims[2] != 1) {
+		snprintf(why, len,
+		         "scatter_collect scatters and circulates along rows "
+		         "and columns of a 2D mesh (001 Table 5.2); this mesh "
+		         "is 3D");
+		return CCP_ENOTAPPLY;
+	}
+	if (c->segments != m->nranks) {
+		snprintf(why, len,
+		         "scatter_collect cuts the message into one piece per "
+		         "rank: segments must be %d (the number of ranks), "
+		         "got %d",
+		         (int)m->nranks, (int)c->segments);
+		return CCP_ENOTAPPLY;
+	}
+	int64_t n = m->nranks;
+	if (n * n > BL_MAX_ITEMS) {
+		snprintf(why, len,
+		         "scatter_collect on %lld ranks would carry about %lld "
+		         "blocks, more than the %lld this generator builds",
+		         (long long)n, (long long)(n * n),
+		         (long long)BL_MAX_ITEMS);
+		return CCP_ENOTAPPLY;
+	}
+	return 0;
+}
+
+/* What the scatter recursion carries: the pieces of a rectangle of
+ * ranks, columns [x0, x1) by rows [y0, y1). */
+struct sc_ctx {
+	struct bl_edges *E;
+	const ir_machine *m;
+	int32_t root;
+	ir_block *tmp; /* room for N blocks */
+	uint8_t *have; /* N x N bits: rank r holds piece i, bit r*N + i */
+};
+
+/* Whether rank r holds piece i, and mark it held. */
+static bool sc_had(struct sc_ctx *s, int32_t r, int32_t i)
+{
+	uint64_t bit = (uint64_t)r * (uint64_t)s->m->nranks + (uint64_t)i;
+	bool had = s->have[bit / 8] >> (bit % 8) & 1u;
+	s->have[bit / 8] |= (uint8_t)(1u << (bit % 8));
+	return had;
+}
+
+/* Send the k pieces in s->tmp from a to b in the given phase, leaving
+ * out those b already holds (the rings would otherwise hand the root,
+ * and the ranks the scatter passed through, pieces they have); a
+ * transfer left empty is dropped.  Every transfer that reaches a rank
+ * holding only its scatter share stays whole, so the per-phase maximum
+ * of Table 5.2 is unchanged. */
+static void sc_send(struct sc_ctx *s, uint32_t phase, int32_t a, int32_t b,
+                    uint32_t k)
+{
+	uint32_t kept = 0;
+	for (uint32_t i = 0; i < k; i++)
+		if (!sc_had(s, b, s->tmp[i].index))
+			s->tmp[kept++] = s->tmp[i];
+	if (kept > 0)
+		bl_add(s->E, phase, a, b, s->tmp, kept);
+}
+
+static uint32_t sc_rect(struct sc_ctx *s, int x0, int x1, int y0, int y1)
+{
+	uint32_t k = 0;
+	int X = s->m->dims[0];
+	for (int y = y0; y < y1; y++)
+		for (int x = x0; x < x1; x++)
+			s->tmp[k++] = (ir_block){s->root, x + X * y};
+	return k;
+}
+
+/* The logical ring on a line of e ranks, folded so that no ring step
+ * is longer than two hops: place q of the ring (taken mod e) is
+ * coordinate 2q for the first ceil(e/2) places, going out on the even
+ * coordinates, and the odd ones coming back.  Out-going steps use only
+ * + links and are disjoint, returning ones only - links, so a ring step
+ * is contention-free; it is what makes Table 5.2's collect steps cost
+ * about one hop (beta) each instead of a wrap-around across the line. */
+static int sc_ring(int e, int q)
+{
+	int half = (e + 1) / 2;
+	q = (q % e + e) % e;
+	return q < half ? 2 * q : 2 * (e - 1 - q) + 1;
+}
+
+/* Scatter by recursive halving along one line (001 Table 5.2, rows
+ * "scatter in row/column"): positions [lo, hi) of the line, held at h.
+ * The holder sends the other half's pieces to the U-mesh partner.  Along
+ * row `row` (col < 0) the positions are columns and a position's pieces
+ * are its whole column; along column `col` (col >= 0) the positions are
+ * rows and a position's piece is the rank's own. */
+static void sc_scatter(struct sc_ctx *s, int lo, int hi, int h, uint32_t phase,
+                       int col, int row)
+{
+	int X = s->m->dims[0], Y = s->m->dims[1];
+	while (hi - lo > 1) {
+		int mid = lo + (hi - lo + 1) / 2;
+		int partner = h < mid ? mid : mid - 1;
+		int olo = h < mid ? mid : lo, ohi = h < mid ? hi : mid;
+		uint32_t k;
+		int32_t a, b;
+		if (col < 0) { /* along row `row`: positions are columns */
+			k = sc_rect(s, olo, ohi, 0, Y);
+			a = h + X * row;
+			b = partner + X * row;
+		} else { /* along column `col`: positions are rows */
+			k = sc_rect(s, col, col + 1, olo, ohi);
+			a = col + X * h;
+			b = col + X * partner;
+		}
+		sc_send(s, phase, a, b, k);
+		if (h < mid) {
+			sc_scatter(s, mid, hi, partner, phase + 1, col, row);
+			hi = mid;
+		} else {
+			sc_scatter(s, lo, mid, partner, phase + 1, col, row);
+			lo = mid;
+		}
+		phase++;
+	}
+}
+
+/* Scatter-collect (001 5.3, Figure 5.6, Table 5.2): scatter along the
+ * root's row (ceil(lg X) phases), scatter along every column (ceil(lg Y)),
+ * then a logical ring in every row (X - 1 phases, one piece per
+ * transfer) and in every column (Y - 1 phases, a row's X pieces per
+ * transfer).  The rings are folded (sc_ring), so each ring step is
+ * contention-free and at most 2 hops long.  2(2^n - 1 + n) phases on
+ * 2^n x 2^n. */
+static int sc_generate(const ir_machine *m, const ir_comm *c,
+                       const struct sch_options *o, ir_plan *p)
+{
+	(void)o;
+	int rc = 0;
+	struct bl_edges E = {0};
+	int X = m->dims[0], Y = m->dims[1];
+	struct sc_ctx s = {&E, m, c->root, NULL, NULL};
+	int64_t n = m->nranks;
+	ir_plan_init(p, m, c, "scatter_collect");
+	s.tmp = malloc((size_t)n * sizeof *s.tmp);
+	s.have = calloc((size_t)((n * n + 7) / 8), 1);
+	if (!s.tmp || !s.have) {
+		rc = CCP_ENOMEM;
+		goto out;
+	}
+	int at[IR_MAX_CUBE_DIM]; /* the root's coordinates */
+	ir_coords(m, c->root, at);
+	for (int32_t i = 0; i < n; i++)
+		sc_had(&s, c->root, i);
+	uint32_t base = 0;
+	sc_scatter(&s, 0, X, at[0], base, -1, at[1]);
+	base += bl_ceil_log2(X);
+	for (int x = 0; x < X; x++)
+		sc_scatter(&s, 0, Y, at[1], base, x, -1);
+	base += bl_ceil_log2(Y);
+	/* collect in rows: at ring step t, the rank at ring place q of its
+	 * row forwards the piece of the rank at place q - t, which it got at
+	 * step t - 1 */
+	for (int t = 0; t < X - 1; t++, base++)
+		for (int y = 0; y < Y; y++)
+			for (int q = 0; q < X; q++) {
+				int x = sc_ring(X, q), to = sc_ring(X, q + 1);
+				int from = sc_ring(X, q - t);
+				s.tmp[0] = (ir_block){c->root, from + X * y};
+				sc_send(&s, base, x + X * y, to + X * y, 1);
+			}
+	/* collect in columns: at step t, the rank at ring place q of its
+	 * column forwards all X pieces of the row at place q - t */
+	for (int t = 0; t < Y - 1; t++, base++)
+		for (int q = 0; q < Y; q++)
+			for (int x = 0; x < X; x++) {
+				int y = sc_ring(Y, q), to = sc_ring(Y, q + 1);
+				int from = sc_ring(Y, q - t);
+				uint32_t k = sc_rect(&s, 0, X, from, from + 1);
+				sc_send(&s, base, x + X * y, x + X * to, k);
+			}
+	rc = bl_emit(&E, p);
+out:
+	bl_edges_fini(&E);
+	free(s.tmp);
+	free(s.have);
+	return rc;
+}
+
+const struct sch_generator sch_scatter_collect = {
+        .name = "scatter_collect",
+        .summary = "broadcast: scatter along the root's row and every "
+                   "column, then ring collect in rows and columns "
+                   "(segments = ranks; 2(2^n-1+n) phases, 001 Table 5.2)",
+        .applies = sc_applies,
+        .generate = sc_generate,
+};
+
+/* ---- Fibonacci tree with segmentation k ------------------------------ */
+
+static int ft_applies(const ir_machine *m, const ir_comm *c, char *why,
+                      size_t len)
+{
+	int rc = bl_mesh_bcast("fibonacci", m, c, why, len);
+	if (rc)
+		return rc;
+	int64_t k = c->segments > 0 ? c->segments : 1;
+	if ((int64_t)m->nranks * k > BL_MAX_ITEMS) {
+		snprintf(why, len,
+		         "fibonacci sends every one of the %lld segments to "
+		         "each of %d ranks: %lld transfers, more than the %lld "
+		         "this generator builds",
+		         (long long)k, (int)m->nranks,
+		         (long long)(k * m->nranks), (long long)BL_MAX_ITEMS);
+		return CCP_ENOTAPPLY;
+	}
+	return 0;
+}
+
+/* The tree being built: T phases in all, k segments. */
+struct ft_ctx {
+	struct bl_edges *E;
+	const int32_t *map; /* chain position -> rank */
+	int32_t root;       /* message origin */
+	int64_t T;          /* steps */
+	int32_t k;          /* segments */
+	int64_t *cap;       /* cap[u]: most ranks a subtree with u steps left
+	                       can complete, N(u, k) of 001 5.3, saturated */
+};
+
+/* Capacities N(u, k) for u = 0..T (001 5.3: N(t,k) = N(t-k,k) +
+ * N(t-1,k) for t >= k, 1 otherwise), saturated at limit. */
+static void ft_capacities(int64_t *cap, int64_t T, int32_t k, int64_t limit)
+{
+	for (int64_t u = 0; u <= T; u++) {
+		int64_t v = u < k ? 1 : cap[u - 1] + cap[u - k];
+		cap[u] = v > limit ? limit : v;
+	}
+}
+
+/* Send the k segments from rank-position `from` to `to`, the first in
+ * step s (1-based), one per step (the pipeline of 001 Figure 5.7). */
+static void ft_feed(struct ft_ctx *f, int32_t from, int32_t to, int64_t s)
+{
+	for (int32_t j = 0; j < f->k; j++) {
+		ir_block b = {f->root, j};
+		bl_add(f->E, (uint32_t)(s + j - 1), f->map[from], f->map[to],
+		       &b, 1);
+	}
+}
+
+/* The subtree of the node at chain position a, which got its first
+ * segment in step b (the root: b = 0), covering the m positions
+ * a, a + dir, ..., a + dir*(m - 1).  Child i gets its segments in steps
+ * b + 1 + i*k ... b + i*k + k (one send per step: the node forwards
+ * segment j the step after it got it, then moves to the next child).
+ * Children take the chunks from the far end inwards, each at the near
+ * end of its chunk, so every concurrent transfer spans a chain interval
+ * of its own, all in direction dir. */
+static void ft_build(struct ft_ctx *f, int32_t a, int dir, int64_t b, int64_t m)
+{
+	int64_t hi = m; /* chunks are taken from [1, hi) */
+	for (int64_t i = 0; hi > 1; i++) {
+		int64_t s = b + 1 + i * f->k;
+		int64_t u = f->T - s; /* steps left to the child */
+		if (u < f->k - 1)
+			break; /* cannot happen: m was within capacity */
+		int64_t size = f->cap[u] < hi - 1 ? f->cap[u] : hi - 1;
+		int32_t child = a + dir * (int32_t)(hi - size);
+		ft_feed(f, a, child, s);
+		ft_build(f, child, dir, s, size);
+		hi -= size;
+	}
+}
+
+/* The root's tree with T steps, root at chain position r of n: children
+ * go to whichever side has more ranks left, the right side forward and
+ * the left side backward, so the two sides point away from each other.
+ * Returns false if the n ranks do not fit in T steps this way. */
+static bool ft_root(struct ft_ctx *f, int32_t r, int32_t n, bool build)
+{
+	int64_t left = r, right = n - 1 - (int64_t)r; /* ranks to place */
+	for (int64_t i = 0; left + right > 0; i++) {
+		int64_t s = 1 + i * f->k, u = f->T - s;
+		if (u < f->k - 1)
+			return false;
+		bool go_right = right >= left;
+		int64_t *rem = go_right ? &right : &left;
+		int64_t size = f->cap[u] < *rem ? f->cap[u] : *rem;
+		int dir = go_right ? 1 : -1;
+		/* the far end of the remaining side: distance rem from r */
+		int32_t child = r + dir * (int32_t)(*rem - size + 1);
+		if (build) {
+			ft_feed(f, r, child, s);
+			ft_build(f, child, dir, s, size);
+		}
+		*rem -= size;
+	}
+	return true;
+}
+
+/* Fibonacci tree (001 5.3, [50]): the message in k = segments pieces,
+ * pipelined down a tree on the lexicographic chain.  The number of steps
+ * is the least T with N(T, k) >= N when the root is an end of the chain,
+ * t(P, k) of 001 Table 5.3 (2n for k = 1 on 2^n x 2^n); a root inside
+ * the chain splits the tree in two sides and may need more. */
+static int ft_generate(const ir_machine *m, const ir_comm *c,
+                       const struct sch_options *o, ir_plan *p)
+{
+	(void)o;
+	int rc = 0;
+	struct bl_edges E = {0};
+	int32_t k = c->segments > 0 ? c->segments : 1;
+	int32_t n = m->nranks;
+	int32_t *map = bl_chain(m);
+	/* N(T, k) grows by at least one per step once T >= k, so with
+	 * T = n + 2k + 2 the root's first child alone can take the larger
+	 * side and its second child the other side, for any root */
+	int64_t Tmax = (int64_t)n + 2 * (int64_t)k + 2;
+	int64_t *cap = malloc((size_t)(Tmax + 1) * sizeof *cap);
+	ir_plan_init(p, m, c, "fibonacci");
+	if (!map || !cap) {
+		rc = CCP_ENOMEM;
+		goto out;
+	}
+	int32_t r = 0;
+	while (map[r] != c->root)
+		r++;
+	ft_capacities(cap, Tmax, k, (int64_t)n + 1);
+	struct ft_ctx f = {&E, map, c->root, 0, k, cap};
+	for (f.T = 0; f.T <= Tmax; f.T++)
+		if (cap[f.T] >= n && ft_root(&f, r, n, false))
+			break;
+	if (f.T > Tmax) {
+		rc = CCP_EINVAL; /* unreachable: the chain always fits */
+		goto out;
+	}
+	ft_root(&f, r, n, true);
+	rc = bl_emit(&E, p);
+out:
+	bl_edges_fini(&E);
+	free(map);
+	free(cap);
+	return rc;
+}
+
+const struct sch_generator sch_fibonacci = {
+        .name = "fibonacci",
+        .summary = "broadcast: Fibonacci tree, k = segments pipelined on "
+                   "the lexicographic chain (t(P,k) phases, 001 5.3)",
+        .applies = ft_applies,
+        .generate = ft_generate,
+};

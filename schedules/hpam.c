@@ -1,0 +1,636 @@
+/*
+ * hpam.c - broadcast, scatter and gather on a two-level HPAM machine
+ * (000 sections 3-5), without ("hybrid") and with ("multicast") the
+ * inter-level replication hardware.
+ *
+ * Level 2 is cut into p2 x q2 initial sub-meshes (p2 rows, q2 columns);
+ * the roots (i*p2, j*q2)_2 are reached over the inter-level links, then a
+ * binary tree runs inside every sub-mesh.  The partition is chosen by
+ * evaluating the paper's latency model (000 eq. 3, Table 1) over every
+ * power-of-two p2, q2 (hpam_model); the plan is built for the cheapest.
+ *
+ *   hybrid broadcast     one level-1 column: brute-force sends from the
+ *                        root to every sub-mesh root, then the trees
+ *                        (000 eq. 5); c1 >= 2: the level-1 split, one
+ *                        inter-level step into two r2 x c2/2 halves, then
+ *                        both levels' trees together (000 eq. 7)
+ *   multicast broadcast  broadcast along the root's level-1 row, r2/p2
+ *                        replicated inter-level sends (every level-1 row
+ *                        node to the f level-2 columns under it), then
+ *                        p2 x 1 column trees (000 eqs. 6, 8)
+ *   hybrid scatter       scatter along the root's level-1 row, sequential
+ *                        sends of each sub-mesh's blocks to its root, then
+ *                        tree scatters in both levels (000 eqs. 10, 12)
+ *   multicast scatter    as hybrid, but each inter-level step replicates
+ *                        the blocks of a p2-row band (000 eqs. 11, 14)
+ *   hybrid gather        the hybrid scatter reversed (000 section 5)
+ *
+ * The destinations are every rank of both levels; the root must be in
+ * level 1.  A multicast is written as IR_XF_MCAST copies from one source
+ * in one phase.  A multicast gather needs a combining router (000 section
+ * 5), which the IR cannot express, so hpam_multicast refuses gathers.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpam.h"
+#include "sched.h"
+
+/* ---- shape and cost --------------------------------------------------- */
+
+/* The machine as the paper writes it, plus the root's level-1 place. */
+struct shape {
+	int r1, c1, r2, c2; /* level l is r_l rows x c_l columns */
+	int f;              /* c2 / c1 (000 eq. 1) */
+	int x, y;           /* root column and row in level 1 */
+};
+
+/* The eq. 3 parameters: Gamma_lk, Omega_lk, Lambda (index 0 = level 1). */
+struct hcost {
+	double gam[2][2]; /* C_send^l + C_recv^k */
+	double om[2][2];  /* copy_l + lambda + copy_k */
+	double lam;       /* Lambda, per hop */
+};
+
+/* Table 1 of 000 with Q = 2: the preset used for every cost field the
+ * machine leaves unset (NaN). */
+#define HPAM_DEFAULT_Q 2.0
+
+static void shape_of(const ir_machine *m, int32_t root, struct shape *s)
+{
+	s->r1 = m->levels[0][0];
+	s->c1 = m->levels[0][1];
+	s->r2 = m->levels[1][0];
+	s->c2 = m->levels[1][1];
+	s->f = s->c2 / s->c1;
+	s->x = root % s->c1;
+	s->y = root / s->c1;
+}
+
+/* The eq. 3 terms from the machine's costs, each unset field taken from
+ * Table 1 with Q = HPAM_DEFAULT_Q (000 Table 1: C^1 = 2 us, C^2 = 2Q us,
+ * copy 0.01 and 0.01Q us/byte, Lambda 0.01 us/byte). */
+static void hcost_of(const ir_cost *c, struct hcost *h)
+{
+	double q = HPAM_DEFAULT_Q;
+	double def_c[2] = {2.0, 2.0 * q}, def_cp[2] = {0.01, 0.01 * q};
+	double cs[2], cr[2], cp[2];
+	for (int l = 0; l < 2; l++) {
+		cs[l] = isnan(c->c_send[l]) ? def_c[l] : c->c_send[l];
+		cr[l] = isnan(c->c_recv[l]) ? def_c[l] : c->c_recv[l];
+		cp[l] = isnan(c->copy[l]) ? def_cp[l] : c->copy[l];
+	}
+	h->lam = isnan(c->lambda) ? 0.01 : c->lambda;
+	for (int l = 0; l < 2; l++)
+		for (int k = 0; k < 2; k++) {
+			h->gam[l][k] = cs[l] + cr[k];         /* 000 eq. 3 */
+			h->om[l][k] = cp[l] + h->lam + cp[k]; /* 000 eq. 3 */
+		}
+}
+
+static int lg(int v)
+{
+	int k = 0;
+	while ((1 << k) < v)
+		k++;
+	return k;
+}
+
+/* lg a (lg a + 1) and lg a (lg a - 1): the paper's lg+ and lg- */
+static double lgp(int v)
+{
+	return (double)lg(v) * (lg(v) + 1);
+}
+static double lgm(int v)
+{
+	return (double)lg(v) * (lg(v) - 1);
+}
+
+/* ---- the paper's cost model ------------------------------------------ */
+
+/* The time, in microseconds, of algorithm (multicast or hybrid) for
+ * collective coll with partition p2 x q2 and message (bcast) or block
+ * (scatter, gather) size S, by the equations of 000 section 3-5.  The
+ * level-1 hop term uses the root's row y (000 below eq. 7: Lambda*(r1-x)
+ * for a source in row x; the worst case is row 0). */
+static double hpam_model(const struct shape *s, const struct hcost *h,
+                         enum ir_coll coll, bool multicast, double S, int p2,
+                         int q2)
+{
+	double L = h->lam;
+	double A11 = h->gam[0][0] + h->om[0][0] * S; /* A_lk^S, 000 sec. 3 */
+	double A12 = h->gam[0][1] + h->om[0][1] * S;
+	double A22 = h->gam[1][1] + h->om[1][1] * S;
+	double down = (double)(s->r1 - s->y); /* hops to level-2 row 0 */
+	double bands = (double)s->r2 / p2;
+	double avg = down + (double)(s->r2 - p2) / 2; /* mean hops to a root */
+	bool one = s->r1 * s->c1 == 1;
+	/* B_lk^S(a, b) = a*Gamma_lk + b*S*Omega_lk (000 sec. 4) */
+#define B(l, k, a, b) ((a)*h->gam[l][k] + (b)*S * h->om[l][k])
+	if (coll == IR_BCAST && !multicast && s->c1 >= 2) {
+		/* 000 eq. 7 (fixed partition r2 x c2/2) */
+		double t1 = (lg(s->r1) + lg(s->c1) - 1) * A11 +
+		            L / 2 * (lgp(s->r1) + lgm(s->c1));
+		double t2 = (lg(s->r2) + lg(s->c2) - 1) * A22 +
+		            L / 2 * (lgp(s->r2) + lgm(s->c2));
+		return A11 + L * s->c1 / 2 + A12 + L * down + fmax(t1, t2);
+	}
+	if (coll == IR_BCAST && !multicast) {
+		/* 000 eq. 5, with the level-1 column tree beside level 2's */
+		double t1 = lg(s->r1) * A11 + L / 2 * lgp(s->r1);
+		double t2 =
+		        (lg(p2) + lg(q2)) * A22 + L / 2 * (lgp(p2) + lgp(q2));
+		return bands * ((double)s->c2 / q2) * (A12 + L * avg) +
+		       fmax(t1, t2);
+	}
+	if (coll == IR_BCAST) {
+		/* 000 eq. 8 for any p2 (eq. 6 when level 1 is one node) */
+		double t0 = lg(s->c1) * (A11 + L / 2 * (lg(s->c1) + 1));
+		double t1 = lg(s->r1) * A11 + L / 2 * lgp(s->r1);
+		double t2 = lg(p2) * A22 + L / 2 * lgp(p2);
+		return t0 + bands * (A12 + L * avg) + fmax(t1, t2);
+	}
+	/* scatter and gather (000 section 5: gather is the reverse) */
+	double t0 = 0, t1 = B(0, 0, lg(s->r1), s->r1 - 1) + L / 2 * lgp(s->r1);
+	if (!one) /* partial scatter in the root's row, 000 eqs. 12, 14 */
+		t0 = B(0, 0, lg(s->c1),
+		       ((double)s->r2 * s->f + s->r1) * (s->c1 - 1)) +
+		     L / 2 * lgp(s->c1);
+	if (!multicast) { /* 000 eqs. 10, 12 (case a, q2 <= f) */
+		double t2 = B(1, 1, lg(p2) + lg(q2), p2 * q2 - 1) +
+		            L / 2 * (lgp(p2) + lgp(q2));
+		return t0 +
+		       ((double)s->f / q2) * bands *
+		               (B(0, 1, 1, p2 * q2) + L * avg) +
+		       fmax(t1, t2);
+	}
+	/* 000 eqs. 11, 14; eq. 11 prints the hop term as Lambda alone */
+	double t2 = B(1, 1, lg(p2), p2 - 1) + L / 2 * lgp(p2);
+	return t0 +
+	       bands * (B(0, 1, 1, (double)p2 * s->f) + (one ? L : L * avg)) +
+	       fmax(t1, t2);
+#undef B
+}
+
+/* Whether p2 x q2 is a partition the algorithm can build: powers of two
+ * (or the whole extent) dividing the level-2 mesh; multicast needs
+ * q2 = 1, the hybrid scatter q2 <= f (000 sec. 4.2 case a), the hybrid
+ * broadcast with c1 >= 2 the two halves r2 x c2/2 of eq. 7. */
+static bool partition_ok(const struct shape *s, enum ir_coll coll,
+                         bool multicast, int p2, int q2)
+{
+	if (s->r2 % p2 || s->c2 % q2)
+		return false;
+	if (multicast)
+		return q2 == 1;
+	if (coll == IR_BCAST && s->c1 >= 2)
+		return p2 == s->r2 && q2 == s->c2 / 2;
+	if (coll != IR_BCAST)
+		return q2 <= s->f;
+	return true;
+}
+
+/* The cheapest partition by hpam_model over every candidate p2 (powers of
+ * two and r2) and q2 (powers of two); ties go to the first found, taller
+ * sub-meshes first. */
+static void search(const struct shape *s, const struct hcost *h,
+                   enum ir_coll coll, bool multicast, double S, int *bp,
+                   int *bq, double *bt)
+{
+	*bt = INFINITY;
+	*bp = *bq = 1;
+	for (int p = s->r2; p >= 1;
+	     p = (p & (p - 1)) ? 1 << (lg(p) - 1) : p / 2)
+		for (int q = s->c2; q >= 1; q /= 2) {
+			if (!partition_ok(s, coll, multicast, p, q))
+				continue;
+			double t = hpam_model(s, h, coll, multicast, S, p, q);
+			if (t < *bt) {
+				*bt = t;
+				*bp = p;
+				*bq = q;
+			}
+		}
+}
+
+/* The partition the generator will use, and its modelled time (us);
+ * CCP_ENOTAPPLY when the generator does not apply.  Exported for tests
+ * and for explain. */
+int sch_hpam_partition(const ir_machine *m, const ir_comm *c, bool multicast,
+                       int *p2, int *q2, double *t_us)
+{
+	if (m->topo != IR_HPAM || c->root < 0 ||
+	    c->root >= m->levels[0][0] * m->levels[0][1])
+		return CCP_ENOTAPPLY;
+	struct shape s;
+	struct hcost h;
+	shape_of(m, c->root, &s);
+	hcost_of(&m->cost, &h);
+	enum ir_coll coll = c->coll == IR_GATHER ? IR_SCATTER : c->coll;
+	search(&s, &h, coll, multicast, (double)c->bytes, p2, q2, t_us);
+	return 0;
+}
+
+/* The model's time for a given partition, NAN if the algorithm cannot
+ * build it (tests compare partitions with it). */
+double sch_hpam_model(const ir_machine *m, const ir_comm *c, bool multicast,
+                      int p2, int q2)
+{
+	if (m->topo != IR_HPAM || p2 < 1 || q2 < 1)
+		return NAN;
+	struct shape s;
+	struct hcost h;
+	shape_of(m, c->root, &s);
+	hcost_of(&m->cost, &h);
+	enum ir_coll coll = c->coll == IR_GATHER ? IR_SCATTER : c->coll;
+	if (!partition_ok(&s, coll, multicast, p2, q2))
+		return NAN;
+	return hpam_model(&s, &h, coll, multicast, (double)c->bytes, p2, q2);
+}
+
+/* ---- edges -------------------------------------------------------------- */
+
+/* A rectangle of ranks in one level, columns [x0, x0+w), rows [y0, y0+h). */
+struct box {
+	int level, x0, y0, w, h;
+};
+
+/* One transfer before it goes into the plan: its phase, and the blocks
+ * it carries as up to two boxes of destination ranks (nbox = 0: the
+ * broadcast message). */
+struct edge {
+	uint32_t phase, seq;
+	int32_t src, dst;
+	uint32_t flags;
+	int nbox;
+	struct box bx[2];
+};
+
+struct build {
+	const struct shape *s;
+	struct edge *e;
+	uint32_t ne, cap;
+	uint32_t nphases; /* one past the last phase used */
+	bool scatter;     /* carry destination boxes */
+	bool row_blocks;  /* level-1 row tree: a column range stands for the
+	                     level-1 columns and the level-2 columns below */
+};
+
+static int32_t rank_at(const struct shape *s, int level, int col, int row)
+{
+	if (level == 0)
+		return col + s->c1 * row;
+	return s->r1 * s->c1 + col + s->c2 * row;
+}
+
+static int edge_add(struct build *b, uint32_t phase, int32_t src, int32_t dst,
+                    uint32_t flags, int nbox, const struct box *bx)
+{
+	if (b->ne == b->cap) {
+		uint32_t cap = b->cap ? 2 * b->cap : 1024;
+		struct edge *e = realloc(b->e, cap * sizeof *e);
+		if (!e)
+			return CCP_ENOMEM;
+		b->e = e;
+		b->cap = cap;
+	}
+	struct edge *e = &b->e[b->ne];
+	*e = (struct edge){phase, b->ne, src, dst, flags, nbox, {{0}}};
+	for (int k = 0; k < nbox; k++)
+		e->bx[k] = bx[k];
+	b->ne++;
+	if (phase + 1 > b->nphases)
+		b->nphases = phase + 1;
+	return 0;
+}
+
+/* Binary-tree broadcast or scatter inside box bx of one level from the
+ * holder at (hx, hy), starting in phase ph: each step halves every box
+ * across its longer side and the holder sends to the same place in the
+ * other half (000 sec. 3, [3]); the message stays inside its box, so
+ * boxes never contend.  lg w + lg h steps for power-of-two sides. */
+static int tree(struct build *b, struct box bx, int hx, int hy, uint32_t ph)
+{
+	if (bx.w <= 1 && bx.h <= 1)
+		return 0;
+	bool cols = bx.w >= bx.h;
+	int lo = cols ? bx.x0 : bx.y0, ext = cols ? bx.w : bx.h;
+	int hc = cols ? hx : hy;
+	int half = (ext + 1) / 2, mid = lo + half;
+	int pc = hc < mid ? (hc + half < lo + ext ? hc + half : lo + ext - 1)
+	                  : hc - half;
+	struct box a = bx, z = bx; /* lower and upper halves */
+	if (cols) {
+		a.w = half;
+		z.x0 = mid;
+		z.w = ext - half;
+	} else {
+		a.h = half;
+		z.y0 = mid;
+		z.h = ext - half;
+	}
+	int px = cols ? pc : hx, py = cols ? hy : pc;
+	struct box other = hc < mid ? z : a;
+	struct box carry[2];
+	int nbox = 0;
+	if (b->scatter && b->row_blocks) {
+		/* level-1 column range -> its columns in both levels */
+		const struct shape *s = b->s;
+		carry[0] = (struct box){0, other.x0, 0, other.w, s->r1};
+		carry[1] = (struct box){1, other.x0 * s->f, 0, other.w * s->f,
+		                        s->r2};
+		nbox = 2;
+	} else if (b->scatter) {
+		carry[0] = other;
+		nbox = 1;
+	}
+	int rc = edge_add(b, ph, rank_at(b->s, bx.level, hx, hy),
+	                  rank_at(b->s, bx.level, px, py), 0, nbox, carry);
+	if (rc)
+		return rc;
+	int ax = hc < mid ? hx : px, ay = hc < mid ? hy : py;
+	int zx = hc < mid ? px : hx, zy = hc < mid ? py : hy;
+	if ((rc = tree(b, a, ax, ay, ph + 1)) != 0)
+		return rc;
+	return tree(b, z, zx, zy, ph + 1);
+}
+
+/* ---- the algorithms ---------------------------------------------------- */
+
+/* Hybrid broadcast, 000 eq. 7: the root splits level 1 across its
+ * columns, both holders send down into the two r2 x c2/2 halves of level
+ * 2 (each straight down its own column), then the trees of both levels
+ * run together. */
+static int bcast_split(struct build *b)
+{
+	const struct shape *s = b->s;
+	int hc = s->c1 / 2, j = s->x, j2 = j < hc ? j + hc : j - hc;
+	int rc = edge_add(b, 0, rank_at(s, 0, j, s->y), rank_at(s, 0, j2, s->y),
+	                  0, 0, NULL);
+	int jj[2] = {j, j2};
+	for (int k = 0; k < 2 && !rc; k++)
+		rc = edge_add(b, 1, rank_at(s, 0, jj[k], s->y),
+		              rank_at(s, 1, jj[k] * s->f, 0), 0, 0, NULL);
+	for (int k = 0; k < 2 && !rc; k++) {
+		int left = jj[k] < hc ? 0 : 1;
+		struct box l1 = {0, left * hc, 0, hc, s->r1};
+		struct box l2 = {1, left * s->c2 / 2, 0, s->c2 / 2, s->r2};
+		rc = tree(b, l1, jj[k], s->y, 2);
+		if (!rc)
+			rc = tree(b, l2, jj[k] * s->f, 0, 2);
+	}
+	return rc;
+}
+
+/* Hybrid broadcast or scatter with one level-1 column, and the hybrid
+ * scatter in general (000 eqs. 5, 10, 12): a tree along the root's
+ * level-1 row, then every row node sends to the roots of the p2 x q2
+ * sub-meshes under its columns one at a time, then trees in the
+ * sub-meshes and down the level-1 columns together. */
+static int hybrid(struct build *b, int p2, int q2)
+{
+	const struct shape *s = b->s;
+	struct box row = {0, 0, s->y, s->c1, 1};
+	b->row_blocks = true;
+	int rc = tree(b, row, s->x, s->y, 0);
+	b->row_blocks = false;
+	if (rc)
+		return rc;
+	uint32_t t = (uint32_t)lg(s->c1);
+	for (int i = 0; i < s->r2 / p2; i++)
+		for (int k = 0; k < s->f / q2; k++, t++)
+			for (int j = 0; j < s->c1; j++) {
+				int n = j * s->f + k * q2;
+				struct box sub = {1, n, i * p2, q2, p2};
+				rc = edge_add(b, t, rank_at(s, 0, j, s->y),
+				              rank_at(s, 1, n, i * p2), 0,
+				              b->scatter, &sub);
+				if (rc)
+					return rc;
+			}
+	for (int j = 0; j < s->c1 && !rc; j++) {
+		struct box col = {0, j, 0, 1, s->r1};
+		rc = tree(b, col, j, s->y, t);
+	}
+	for (int i = 0; i < s->r2 / p2 && !rc; i++)
+		for (int n = 0; n < s->c2 && !rc; n += q2) {
+			struct box sub = {1, n, i * p2, q2, p2};
+			rc = tree(b, sub, n, i * p2, t);
+		}
+	return rc;
+}
+
+/* Multicast broadcast or scatter (000 eqs. 6, 8, 11, 14): a tree along
+ * the root's level-1 row, then r2/p2 steps in which every row node
+ * replicates one message onto the f level-2 columns under it, reaching
+ * row i*p2 (scatter: the blocks of that p2-row band), then p2 x 1 column
+ * trees in level 2 beside the level-1 column trees. */
+static int multicast(struct build *b, int p2)
+{
+	const struct shape *s = b->s;
+	struct box row = {0, 0, s->y, s->c1, 1};
+	b->row_blocks = true;
+	int rc = tree(b, row, s->x, s->y, 0);
+	b->row_blocks = false;
+	if (rc)
+		return rc;
+	uint32_t t = (uint32_t)lg(s->c1);
+	uint32_t fl = s->f > 1 ? IR_XF_MCAST : 0;
+	for (int i = 0; i < s->r2 / p2; i++, t++)
+		for (int j = 0; j < s->c1; j++) {
+			struct box band = {1, j * s->f, i * p2, s->f, p2};
+			for (int k = 0; k < s->f; k++) {
+				rc = edge_add(
+				        b, t, rank_at(s, 0, j, s->y),
+				        rank_at(s, 1, j * s->f + k, i * p2), fl,
+				        b->scatter, &band);
+				if (rc)
+					return rc;
+			}
+		}
+	for (int j = 0; j < s->c1 && !rc; j++) {
+		struct box col = {0, j, 0, 1, s->r1};
+		rc = tree(b, col, j, s->y, t);
+	}
+	for (int i = 0; i < s->r2 / p2 && !rc; i++)
+		for (int n = 0; n < s->c2 && !rc; n++) {
+			struct box sub = {1, n, i * p2, 1, p2};
+			rc = tree(b, sub, n, i * p2, t);
+		}
+	return rc;
+}
+
+static int cmp_edge(const void *pa, const void *pb)
+{
+	const struct edge *a = pa, *b = pb;
+	if (a->phase != b->phase)
+		return a->phase < b->phase ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Blocks of one edge: the broadcast segments, or for scatter (gather)
+ * the block of every rank in its boxes that must travel. */
+static uint32_t edge_blocks(const struct build *b, const ir_comm *c,
+                            const struct edge *e, ir_block *out)
+{
+	uint32_t n = 0;
+	if (!e->nbox) {
+		int32_t nseg = c->segments > 0 ? c->segments : 1;
+		for (int32_t k = 0; k < nseg; k++)
+			out[n++] = (ir_block){c->root, k};
+		return n;
+	}
+	for (int k = 0; k < e->nbox; k++) {
+		const struct box *x = &e->bx[k];
+		for (int row = x->y0; row < x->y0 + x->h; row++)
+			for (int col = x->x0; col < x->x0 + x->w; col++) {
+				int32_t r = rank_at(b->s, x->level, col, row);
+				if (r == c->root)
+					continue;
+				out[n++] = c->coll == IR_GATHER
+				                   ? (ir_block){r, 0}
+				                   : (ir_block){c->root, r};
+			}
+	}
+	return n;
+}
+
+/* ---- generators ---------------------------------------------------------- */
+
+static int hpam_applies(const char *name, bool mc, const ir_machine *m,
+                        const ir_comm *c, char *why, size_t len)
+{
+	if (m->topo != IR_HPAM) {
+		snprintf(why, len,
+		         "%s needs a two-level HPAM machine; this is a %s",
+		         name, ir_topo_name(m->topo));
+		return CCP_ENOTAPPLY;
+	}
+	if (c->coll != IR_BCAST && c->coll != IR_SCATTER &&
+	    c->coll != IR_GATHER) {
+		snprintf(why, len,
+		         "%s is a broadcast, scatter or gather; this is a %s",
+		         name, ir_coll_name(c->coll));
+		return CCP_ENOTAPPLY;
+	}
+	int n1 = m->levels[0][0] * m->levels[0][1];
+	if (c->root < 0 || c->root >= n1) {
+		snprintf(why, len,
+		         "%s needs the root in level 1 (ranks 0..%d); root %d "
+		         "is in level 2",
+		         name, n1 - 1, (int)c->root);
+		return CCP_ENOTAPPLY;
+	}
+	if (mc && c->coll == IR_GATHER) {
+		snprintf(why, len,
+		         "%s cannot gather: a multicast gather needs an "
+		         "inter-level router that combines messages (000 "
+		         "section 5), which plans cannot express; use "
+		         "hpam_hybrid",
+		         name);
+		return CCP_ENOTAPPLY;
+	}
+	return 0;
+}
+
+/* Build the plan: search the partition, emit the edges, sort them into
+ * phases (reversed, with sources and destinations swapped, for gather). */
+static int hpam_generate(const char *name, bool mc, const ir_machine *m,
+                         const ir_comm *c, ir_plan *p)
+{
+	char why[160];
+	int rc = hpam_applies(name, mc, m, c, why, sizeof why);
+	ir_plan_init(p, m, c, name);
+	if (rc)
+		return rc;
+	struct shape s;
+	shape_of(m, c->root, &s);
+	int p2, q2;
+	double t;
+	if ((rc = sch_hpam_partition(m, c, mc, &p2, &q2, &t)) != 0)
+		return rc;
+	struct build b = {&s, NULL, 0, 0, 0, c->coll != IR_BCAST, false};
+	ir_block *blocks = NULL;
+	if (mc)
+		rc = multicast(&b, p2);
+	else if (c->coll == IR_BCAST && s.c1 >= 2)
+		rc = bcast_split(&b);
+	else
+		rc = hybrid(&b, p2, q2);
+	if (rc)
+		goto out_free_edges;
+	int32_t nseg = c->segments > 0 ? c->segments : 1;
+	size_t nb = (size_t)m->nranks > (size_t)nseg ? (size_t)m->nranks
+	                                             : (size_t)nseg;
+	if (!(blocks = malloc(nb * sizeof *blocks))) {
+		rc = CCP_ENOMEM;
+		goto out_free_edges;
+	}
+	bool rev = c->coll == IR_GATHER;
+	for (uint32_t k = 0; k < b.ne; k++)
+		if (rev)
+			b.e[k].phase = b.nphases - 1 - b.e[k].phase;
+	qsort(b.e, b.ne, sizeof *b.e, cmp_edge);
+	for (uint32_t k = 0; k < b.ne; k++) {
+		const struct edge *e = &b.e[k];
+		if ((k == 0 || e->phase != b.e[k - 1].phase) &&
+		    (rc = ir_plan_phase(p)) != 0)
+			goto out_free_blocks;
+		uint32_t n = edge_blocks(&b, c, e, blocks);
+		rc = rev ? ir_plan_add(p, e->dst, e->src, blocks, n, e->flags)
+		         : ir_plan_add(p, e->src, e->dst, blocks, n, e->flags);
+		if (rc)
+			goto out_free_blocks;
+	}
+out_free_blocks:
+	free(blocks);
+out_free_edges:
+	free(b.e);
+	return rc;
+}
+
+static int hybrid_applies(const ir_machine *m, const ir_comm *c, char *why,
+                          size_t len)
+{
+	return hpam_applies("hpam_hybrid", false, m, c, why, len);
+}
+
+static int multicast_applies(const ir_machine *m, const ir_comm *c, char *why,
+                             size_t len)
+{
+	return hpam_applies("hpam_multicast", true, m, c, why, len);
+}
+
+static int hybrid_generate(const ir_machine *m, const ir_comm *c,
+                           const struct sch_options *o, ir_plan *p)
+{
+	(void)o;
+	return hpam_generate("hpam_hybrid", false, m, c, p);
+}
+
+static int multicast_generate(const ir_machine *m, const ir_comm *c,
+                              const struct sch_options *o, ir_plan *p)
+{
+	(void)o;
+	return hpam_generate("hpam_multicast", true, m, c, p);
+}
+
+const struct sch_generator sch_hpam_hybrid = {
+        .name = "hpam_hybrid",
+        .summary = "HPAM broadcast/scatter/gather: brute-force inter-level "
+                   "sends to p2 x q2 sub-mesh roots, then binary trees "
+                   "(000 eqs. 5, 7, 10, 12)",
+        .applies = hybrid_applies,
+        .generate = hybrid_generate,
+};
+
+const struct sch_generator sch_hpam_multicast = {
+        .name = "hpam_multicast",
+        .summary = "HPAM broadcast/scatter: replicated inter-level sends "
+                   "to p2 x 1 sub-mesh roots, then column trees "
+                   "(000 eqs. 6, 8, 11, 14)",
+        .applies = multicast_applies,
+        .generate = multicast_generate,
+};

@@ -1,0 +1,294 @@
+/*
+ * mesh_collectives.c - scatter, gather, reduction and transposition on
+ * 2D meshes under X-Y routing.
+ *
+ *   tree_scatter      binary-tree scatter by recursive halving (000 eq. 9)
+ *   tree_gather       the same tree run backwards (000 section 5)
+ *   transpose_direct  every block straight to its place in one phase, with
+ *                     the contention that brings (001 section 3.6)
+ *
+ * Not here yet: the EDN transpose, reduction and gather of 001 sections
+ * 3.5-3.6 (see docs/mesh-collectives.md for how far they got).
+ *
+ * Every plan is proved by ir_verify; nothing here counts on the papers'
+ * step counts, the tests compare them with what the verifier measures.
+ * docs/mesh-collectives.md describes the patterns as built.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched.h"
+
+/* ---- shared helpers ------------------------------------------------- */
+
+/* Is m a mesh of one or two dimensions (the papers' r x c)? */
+static bool is_2d_mesh(const ir_machine *m)
+{
+	return m->topo == IR_MESH && m->ndims <= 2 && m->dims[2] == 1;
+}
+
+/* Describe the machine in the words `applies` uses ("6x6 mesh"). */
+static void machine_words(const ir_machine *m, char *buf, size_t len)
+{
+	if (m->topo == IR_MESH || m->topo == IR_TORUS) {
+		if (m->ndims == 3)
+			snprintf(buf, len, "a %dx%dx%d %s", m->dims[0],
+			         m->dims[1], m->dims[2], ir_topo_name(m->topo));
+		else
+			snprintf(buf, len, "a %dx%d %s", m->dims[0],
+			         m->ndims > 1 ? m->dims[1] : 1,
+			         ir_topo_name(m->topo));
+	} else {
+		snprintf(buf, len, "a %s", ir_topo_name(m->topo));
+	}
+}
+
+/* Rank of column x, row y of a 2D mesh (rank = x + X*y). */
+static int32_t at(const ir_machine *m, int x, int y)
+{
+	return (int32_t)x + (int32_t)m->dims[0] * (int32_t)y;
+}
+
+/* ---- binary-tree scatter and gather (000 eq. 9, section 5) ---------- */
+
+/* One message of the tree: in scatter order, holder -> partner, carrying
+ * the blocks of the box [lo, hi) (the partner's half). */
+struct tree_edge {
+	uint32_t phase;
+	int32_t holder, partner;
+	int lo[2], hi[2];
+};
+
+struct tree_walk {
+	const ir_machine *m;
+	struct tree_edge *e;
+	uint32_t ne;
+	uint32_t depth; /* number of phases */
+};
+
+/* Split box [lo, hi), held at h, across its longer side (X on a tie), in
+ * the given phase; the holder sends the other half's part to the rank at
+ * its own place there, then both halves recurse.  Each message stays
+ * inside its box on a straight line, so the messages of a phase are
+ * link-disjoint (000 section 4: lg r + lg c steps). */
+static void tree_halve(struct tree_walk *w, int lo[2], int hi[2],
+                       const int h[2], uint32_t phase)
+{
+	int d = hi[0] - lo[0] >= hi[1] - lo[1] ? 0 : 1;
+	int ext = hi[d] - lo[d];
+	if (ext <= 1) {
+		if (phase > w->depth)
+			w->depth = phase;
+		return;
+	}
+	int half = (ext + 1) / 2, mid = lo[d] + half;
+	int p[2] = {h[0], h[1]};
+	if (h[d] < mid)
+		p[d] = h[d] + half < hi[d] ? h[d] + half : hi[d] - 1;
+	else
+		p[d] = h[d] - half;
+	struct tree_edge *e = &w->e[w->ne++];
+	e->phase = phase;
+	e->holder = at(w->m, h[0], h[1]);
+	e->partner = at(w->m, p[0], p[1]);
+	e->lo[0] = lo[0];
+	e->lo[1] = lo[1];
+	e->hi[0] = hi[0];
+	e->hi[1] = hi[1];
+	if (h[d] < mid)
+		e->lo[d] = mid;
+	else
+		e->hi[d] = mid;
+	const int *low = h[d] < mid ? h : p, *up = h[d] < mid ? p : h;
+	int save = hi[d];
+	hi[d] = mid;
+	tree_halve(w, lo, hi, low, phase + 1);
+	hi[d] = save;
+	save = lo[d];
+	lo[d] = mid;
+	tree_halve(w, lo, hi, up, phase + 1);
+	lo[d] = save;
+}
+
+static int cmp_tree_edge(const void *a, const void *b)
+{
+	const struct tree_edge *x = a, *y = b;
+	if (x->phase != y->phase)
+		return x->phase < y->phase ? -1 : 1;
+	return x->holder < y->holder ? -1 : x->holder > y->holder;
+}
+
+/* Where the tree generators apply: a 1D or 2D mesh and their collective. */
+static int tree_applies(const char *name, enum ir_coll want,
+                        const ir_machine *m, const ir_comm *c, char *why,
+                        size_t len)
+{
+	char mw[64];
+	if (c->coll != want) {
+		snprintf(why, len, "%s is a %s; this is a %s", name,
+		         ir_coll_name(want), ir_coll_name(c->coll));
+		return CCP_ENOTAPPLY;
+	}
+	if (!is_2d_mesh(m)) {
+		machine_words(m, mw, sizeof mw);
+		snprintf(why, len,
+		         "%s halves a 1D or 2D mesh (000 section 4); this "
+		         "machine is %s",
+		         name, mw);
+		return CCP_ENOTAPPLY;
+	}
+	return 0;
+}
+
+static int tree_scatter_applies(const ir_machine *m, const ir_comm *c,
+                                char *why, size_t len)
+{
+	return tree_applies("tree_scatter", IR_SCATTER, m, c, why, len);
+}
+
+static int tree_gather_applies(const ir_machine *m, const ir_comm *c,
+                               char *why, size_t len)
+{
+	return tree_applies("tree_gather", IR_GATHER, m, c, why, len);
+}
+
+/* Build the halving tree from the root, then emit it forwards (scatter:
+ * the holder sends the partner's half of the root's blocks) or backwards
+ * (gather: the partner returns its half's blocks, phase depth-1-p). */
+static int tree_generate(const ir_machine *m, const ir_comm *c, bool gather,
+                         ir_plan *p)
+{
+	int rc = 0;
+	int32_t n = m->nranks;
+	struct tree_walk w = {m, NULL, 0, 0};
+	ir_block *blocks = NULL;
+	ir_plan_init(p, m, c, gather ? "tree_gather" : "tree_scatter");
+	w.e = malloc(((size_t)n + 1) * sizeof *w.e);
+	blocks = malloc((size_t)n * sizeof *blocks);
+	if (!w.e || !blocks) {
+		rc = CCP_ENOMEM;
+		goto out_free;
+	}
+	int lo[2] = {0, 0}, hi[2] = {m->dims[0], m->ndims > 1 ? m->dims[1] : 1};
+	int h[2] = {(int)(c->root % m->dims[0]), (int)(c->root / m->dims[0])};
+	tree_halve(&w, lo, hi, h, 0);
+	if (gather)
+		for (uint32_t k = 0; k < w.ne; k++)
+			w.e[k].phase = w.depth - 1 - w.e[k].phase;
+	qsort(w.e, w.ne, sizeof *w.e, cmp_tree_edge);
+	for (uint32_t k = 0; k < w.ne; k++) {
+		const struct tree_edge *e = &w.e[k];
+		if ((k == 0 || e->phase != w.e[k - 1].phase) &&
+		    (rc = ir_plan_phase(p)) != 0)
+			goto out_free;
+		uint32_t nb = 0;
+		for (int y = e->lo[1]; y < e->hi[1]; y++)
+			for (int x = e->lo[0]; x < e->hi[0]; x++)
+				blocks[nb++] = gather ? (ir_block){at(m, x, y), 0}
+				                      : (ir_block){c->root,
+				                                   at(m, x, y)};
+		rc = gather ? ir_plan_add(p, e->partner, e->holder, blocks, nb, 0)
+		            : ir_plan_add(p, e->holder, e->partner, blocks, nb, 0);
+		if (rc)
+			goto out_free;
+	}
+out_free:
+	free(w.e);
+	free(blocks);
+	return rc;
+}
+
+static int tree_scatter_generate(const ir_machine *m, const ir_comm *c,
+                                 const struct sch_options *o, ir_plan *p)
+{
+	(void)o;
+	return tree_generate(m, c, false, p);
+}
+
+static int tree_gather_generate(const ir_machine *m, const ir_comm *c,
+                                const struct sch_options *o, ir_plan *p)
+{
+	(void)o;
+	return tree_generate(m, c, true, p);
+}
+
+/* ---- direct transpose (001 section 3.6, Figure 3.27) ---------------- */
+
+/* Where a transpose generator applies: a square 2D mesh or torus. */
+static int transpose_applies(const char *name, const ir_machine *m,
+                             const ir_comm *c, char *why, size_t len)
+{
+	char mw[64];
+	if (c->coll != IR_TRANSPOSE) {
+		snprintf(why, len, "%s is a transpose; this is a %s", name,
+		         ir_coll_name(c->coll));
+		return CCP_ENOTAPPLY;
+	}
+	if ((m->topo != IR_MESH && m->topo != IR_TORUS) || m->ndims != 2 ||
+	    m->dims[0] != m->dims[1]) {
+		machine_words(m, mw, sizeof mw);
+		snprintf(why, len,
+		         "%s needs a square 2D mesh or torus; this machine is %s",
+		         name, mw);
+		return CCP_ENOTAPPLY;
+	}
+	return 0;
+}
+
+static int direct_applies(const ir_machine *m, const ir_comm *c, char *why,
+                          size_t len)
+{
+	return transpose_applies("transpose_direct", m, c, why, len);
+}
+
+/* Every off-diagonal rank sends its block straight to its transposed
+ * place, all in one phase.  Under X-Y routing the messages crowd onto the
+ * links near the diagonal; the plan declares link contention and the
+ * verifier measures it (001 Figure 3.27).  With contention forbidden the
+ * phase is split into link-disjoint sub-phases. */
+static int direct_generate(const ir_machine *m, const ir_comm *c,
+                           const struct sch_options *o, ir_plan *p)
+{
+	int rc;
+	int nx = m->dims[0];
+	ir_plan_init(p, m, c, "transpose_direct");
+	p->flags |= IR_PLAN_LINK_CONTENTION;
+	if ((rc = ir_plan_phase(p)) != 0)
+		return rc;
+	for (int y = 0; y < nx; y++)
+		for (int x = 0; x < nx; x++) {
+			if (x == y)
+				continue;
+			ir_block b = {at(m, x, y), 0};
+			if ((rc = ir_plan_add(p, at(m, x, y), at(m, y, x), &b, 1,
+			                      0)) != 0)
+				return rc;
+		}
+	ir_plan_trim(p);
+	return o->forbid_contention ? sch_split_contention(p) : 0;
+}
+
+const struct sch_generator sch_tree_scatter = {
+        .name = "tree_scatter",
+        .summary = "scatter: binary tree by recursive halving of the mesh, "
+                   "one-port (000 eq. 9, lg r + lg c phases)",
+        .applies = tree_scatter_applies,
+        .generate = tree_scatter_generate,
+};
+
+const struct sch_generator sch_tree_gather = {
+        .name = "tree_gather",
+        .summary = "gather: the binary-tree scatter run backwards, "
+                   "one-port (000 section 5, lg r + lg c phases)",
+        .applies = tree_gather_applies,
+        .generate = tree_gather_generate,
+};
+
+const struct sch_generator sch_transpose_direct = {
+        .name = "transpose_direct",
+        .summary = "transpose: every block straight to its place in one "
+                   "phase, link contention allowed (001 Figure 3.27)",
+        .applies = direct_applies,
+        .generate = direct_generate,
+};
