@@ -8,6 +8,8 @@ const struct sch_generator *const sch_generators[] = {
 	&sch_binomial, &sch_linear,
 	/* tree scatter and gather (000), direct transpose */
 	&sch_tree_scatter, &sch_tree_gather, &sch_transpose_direct,
+	/* EDN broadcast on meshes (001 ch. 3) */
+	&sch_edn,
 	/* baseline broadcasts (001 ch. 5) */
 	&sch_rd, &sch_dimensional, &sch_scatter_collect, &sch_fibonacci,
 	/* EDN broadcast on tori (001 ch. 4) */

@@ -1,0 +1,13 @@
+/* edn_mesh.h - the EDN mesh broadcast's step count, for tests and benches. */
+#ifndef CCP_EDN_MESH_H
+#define CCP_EDN_MESH_H
+
+#include "ir.h"
+
+/* The startup steps and tree height of an EDN broadcast from root on m
+ * (the plan's phase count is their sum, 001 Tables 3.1-3.4).  0 or a
+ * CCP_E* code. */
+int sch__edn_steps(const ir_machine *m, int32_t root, int *startup,
+                   int *height);
+
+#endif
