@@ -36,8 +36,9 @@ build: setup
 	cmake -S . -B $(BUILD) -DCCPLAN_WERROR=ON
 	cmake --build $(BUILD) -j $(JOBS)
 
+# Every benchmark program, one table after another (a few minutes).
 bench: build
-	$(BUILD)/bench/bench_verify
+	for b in $(BUILD)/bench/bench_*; do echo "== $$b"; $$b || exit 1; done
 
 clean:
 	rm -rf $(BUILD)
