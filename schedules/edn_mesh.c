@@ -682,8 +682,8 @@ static int edn_applies(const ir_machine *m, const ir_comm *c, char *why,
 		         " with %d-port nodes", m->ports);
 	snprintf(why, len,
 	         "edn needs an all-port 2D n x n mesh with dimension-order "
-	         "routing and n = %s times a power of two (3D meshes are "
-	         "not implemented yet); this machine is %s",
+	         "routing and n = %s times a power of two (it has no 3D "
+	         "or rectangular form in this version); this machine is %s",
 	         EDN_WIDTHS, shape);
 	return CCP_ENOTAPPLY;
 }
