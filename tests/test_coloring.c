@@ -23,51 +23,9 @@
 #include "matrix.h"
 #include "rng.h"
 #include "sched.h"
+#include "support.h"
 
 /* ---- helpers ---------------------------------------------------------- */
-
-/* A checked machine.  mesh/torus: x, y, z extents (0 = unused);
- * hypercube: x = dimension; switch: x = ranks; hpam: levels x*y, z*w. */
-static ir_machine machine(enum ir_topo t, int ports, int x, int y, int z, int w)
-{
-	ir_machine m;
-	char err[256];
-
-	memset(&m, 0, sizeof m);
-	m.topo = t;
-	m.ports = ports;
-	m.dims[0] = m.dims[1] = m.dims[2] = 1;
-	m.cost.tau = m.cost.phi = NAN;
-	switch (t) {
-	case IR_MESH:
-	case IR_TORUS:
-		m.dims[0] = x;
-		m.dims[1] = y > 0 ? y : 1;
-		m.dims[2] = z > 0 ? z : 1;
-		m.ndims = z > 0 ? 3 : y > 0 ? 2 : 1;
-		m.routing = IR_ROUTE_DIM_ORDER;
-		break;
-	case IR_HYPERCUBE:
-		m.ndims = x;
-		m.routing = IR_ROUTE_ECUBE;
-		break;
-	case IR_SWITCH:
-		m.ndims = 1;
-		m.dims[0] = x;
-		m.routing = IR_ROUTE_DIRECT;
-		break;
-	case IR_HPAM:
-		m.levels[0][0] = x;
-		m.levels[0][1] = y;
-		m.levels[1][0] = z;
-		m.levels[1][1] = w;
-		m.ndims = 2;
-		m.routing = IR_ROUTE_HPAM_XY;
-		break;
-	}
-	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
-	return m;
-}
 
 /* The machines the property tests run on: every topology, with one-,
  * k- and all-port ranks. */
@@ -77,17 +35,17 @@ static size_t machines(ir_machine *out)
 	const int ports[] = {1, 2, IR_PORTS_ALL};
 	for (int i = 0; i < 3; i++) {
 		int p = ports[i];
-		out[n++] = machine(IR_MESH, p, 4, 4, 0, 0);
-		out[n++] = machine(IR_MESH, p, 2, 3, 2, 0);
-		out[n++] = machine(IR_MESH, p, 7, 0, 0, 0);
-		out[n++] = machine(IR_TORUS, p, 3, 4, 0, 0);
-		out[n++] = machine(IR_TORUS, p, 2, 5, 0, 0);
-		out[n++] = machine(IR_HYPERCUBE, p, 4, 0, 0, 0);
-		out[n++] = machine(IR_SWITCH, p, 9, 0, 0, 0);
-		out[n++] = machine(IR_HPAM, p, 2, 4, 3, 8);
+		out[n++] = tu_machine(IR_MESH, p, 4, 4, 0, 0);
+		out[n++] = tu_machine(IR_MESH, p, 2, 3, 2, 0);
+		out[n++] = tu_machine(IR_MESH, p, 7, 0, 0, 0);
+		out[n++] = tu_machine(IR_TORUS, p, 3, 4, 0, 0);
+		out[n++] = tu_machine(IR_TORUS, p, 2, 5, 0, 0);
+		out[n++] = tu_machine(IR_HYPERCUBE, p, 4, 0, 0, 0);
+		out[n++] = tu_machine(IR_SWITCH, p, 9, 0, 0, 0);
+		out[n++] = tu_machine(IR_HPAM, p, 2, 4, 3, 8);
 	}
-	out[n++] = machine(IR_SWITCH, 3, 10, 0, 0, 0);
-	out[n++] = machine(IR_HYPERCUBE, 3, 5, 0, 0, 0);
+	out[n++] = tu_machine(IR_SWITCH, 3, 10, 0, 0, 0);
+	out[n++] = tu_machine(IR_HYPERCUBE, 3, 5, 0, 0, 0);
 	return n;
 }
 
@@ -325,11 +283,11 @@ static void test_color_exact(void **state)
 static void test_color_every_degree(void **state)
 {
 	const ir_machine ms[] = {
-	        machine(IR_SWITCH, 1, 16, 0, 0, 0),
-	        machine(IR_HYPERCUBE, 1, 4, 0, 0, 0),
-	        machine(IR_SWITCH, 3, 16, 0, 0, 0),
-	        machine(IR_HYPERCUBE, 2, 4, 0, 0, 0),
-	        machine(IR_MESH, 1, 5, 3, 0, 0),
+	        tu_machine(IR_SWITCH, 1, 16, 0, 0, 0),
+	        tu_machine(IR_HYPERCUBE, 1, 4, 0, 0, 0),
+	        tu_machine(IR_SWITCH, 3, 16, 0, 0, 0),
+	        tu_machine(IR_HYPERCUBE, 2, 4, 0, 0, 0),
+	        tu_machine(IR_MESH, 1, 5, 3, 0, 0),
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
@@ -360,7 +318,7 @@ static void test_color_every_degree(void **state)
  * with a hot spot far above every other degree. */
 static void test_color_large(void **state)
 {
-	ir_machine m = machine(IR_MESH, 1, 32, 32, 0, 0);
+	ir_machine m = tu_machine(IR_MESH, 1, 32, 32, 0, 0);
 	const int32_t degs[] = {63, 45, 48, 17};
 	(void)state;
 	for (size_t i = 0; i < sizeof degs / sizeof degs[0]; i++) {
@@ -445,9 +403,9 @@ static void test_link_aware_free(void **state)
  * the degree bound. */
 static void test_link_aware_large(void **state)
 {
-	const ir_machine ms[] = {machine(IR_SWITCH, 1, 600, 0, 0, 0),
-	                         machine(IR_SWITCH, 4, 600, 0, 0, 0),
-	                         machine(IR_TORUS, IR_PORTS_ALL, 8, 8, 4, 0)};
+	const ir_machine ms[] = {tu_machine(IR_SWITCH, 1, 600, 0, 0, 0),
+	                         tu_machine(IR_SWITCH, 4, 600, 0, 0, 0),
+	                         tu_machine(IR_TORUS, IR_PORTS_ALL, 8, 8, 4, 0)};
 	(void)state;
 	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
 		ir_matrix *x = ir_matrix_skewed(ms[i].nranks, 6, 2, 8, 1 + i);
@@ -474,7 +432,7 @@ static void test_link_aware_large(void **state)
  * than the RS_NL means 004 reports (7.10, 11.92, 20.74, 37.76, 53.74). */
 static void test_hypercube_means(void **state)
 {
-	ir_machine m = machine(IR_HYPERCUBE, 1, 6, 0, 0, 0);
+	ir_machine m = tu_machine(IR_HYPERCUBE, 1, 6, 0, 0, 0);
 	const int32_t ds[] = {4, 8, 16, 32, 48};
 	const double paper[] = {7.10, 11.92, 20.74, 37.76, 53.74};
 	(void)state;
@@ -525,9 +483,9 @@ static void test_hypercube_means(void **state)
 static void test_sized_cost(void **state)
 {
 	const ir_machine ms[] = {
-	        machine(IR_HYPERCUBE, 1, 6, 0, 0, 0),
-	        machine(IR_MESH, 1, 8, 8, 0, 0),
-	        machine(IR_TORUS, 2, 4, 4, 0, 0),
+	        tu_machine(IR_HYPERCUBE, 1, 6, 0, 0, 0),
+	        tu_machine(IR_MESH, 1, 8, 8, 0, 0),
+	        tu_machine(IR_TORUS, 2, 4, 4, 0, 0),
 	};
 	const int32_t ds[] = {8, 16, 32};
 	(void)state;
@@ -581,7 +539,7 @@ static void test_sized_cost(void **state)
  * the phase count matters, so sized is then as short as link_aware. */
 static void test_sized_machine_cost(void **state)
 {
-	ir_machine m = machine(IR_HYPERCUBE, 1, 6, 0, 0, 0);
+	ir_machine m = tu_machine(IR_HYPERCUBE, 1, 6, 0, 0, 0);
 	ir_matrix *x = ir_matrix_regular(64, 16, 1024, 3);
 	ir_plan la, sz;
 	(void)state;
@@ -601,7 +559,7 @@ static void test_sized_machine_cost(void **state)
 
 static void test_bad_arguments(void **state)
 {
-	ir_machine m = machine(IR_MESH, 1, 4, 4, 0, 0);
+	ir_machine m = tu_machine(IR_MESH, 1, 4, 4, 0, 0);
 	ir_matrix *x = ir_matrix_regular(8, 2, 8, 1); /* 8 ranks, not 16 */
 	ir_plan p;
 	(void)state;
@@ -623,7 +581,7 @@ static void test_generators(void **state)
 	const struct sch_generator *g[] = {&sch_color, &sch_link_aware,
 	                                   &sch_sized};
 	const char *names[] = {"color", "link_aware", "sized"};
-	ir_machine m = machine(IR_MESH, 1, 4, 4, 0, 0);
+	ir_machine m = tu_machine(IR_MESH, 1, 4, 4, 0, 0);
 	ir_comm bc = {.coll = IR_BCAST, .root = 0, .bytes = 8, .segments = 1};
 	ir_comm ir = {.coll = IR_IRREGULAR, .seed = 3};
 	ir_comm wrong = {.coll = IR_IRREGULAR};

@@ -20,53 +20,13 @@
 #include "matrix.h"
 #include "rng.h"
 #include "sched.h"
+#include "support.h"
 
 static const enum sch_irr_alg algs004[] = {SCH_IRR_AC, SCH_IRR_LP, SCH_IRR_RS_N,
                                            SCH_IRR_RS_NL};
 #define NALGS (sizeof algs004 / sizeof algs004[0])
 
 /* ---- helpers ---------------------------------------------------------- */
-
-/* A checked machine.  mesh/torus: x, y, z extents (0 = unused);
- * hypercube: x = dimension; switch: x = ranks; hpam: levels x*y + z*w. */
-static ir_machine machine(enum ir_topo t, int ports, int x, int y, int z, int w)
-{
-	ir_machine m;
-	char err[256];
-
-	memset(&m, 0, sizeof m);
-	m.topo = t;
-	m.ports = ports;
-	m.dims[0] = m.dims[1] = m.dims[2] = 1;
-	switch (t) {
-	case IR_MESH:
-	case IR_TORUS:
-		m.dims[0] = x;
-		m.dims[1] = y > 0 ? y : 1;
-		m.dims[2] = z > 0 ? z : 1;
-		m.ndims = z > 0 ? 3 : y > 0 ? 2 : 1;
-		m.routing = IR_ROUTE_DIM_ORDER;
-		break;
-	case IR_HYPERCUBE:
-		m.ndims = x;
-		m.routing = IR_ROUTE_ECUBE;
-		break;
-	case IR_SWITCH:
-		m.ndims = 1;
-		m.dims[0] = x;
-		m.routing = IR_ROUTE_DIRECT;
-		break;
-	case IR_HPAM:
-		m.levels[0][0] = x;
-		m.levels[0][1] = y;
-		m.levels[1][0] = z;
-		m.levels[1][1] = w;
-		m.routing = IR_ROUTE_HPAM_XY;
-		break;
-	}
-	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
-	return m;
-}
 
 /* A matrix from a list of (src, dst) pairs, every message 100 bytes. */
 static ir_matrix *pairs(int32_t n, const int32_t (*e)[2], size_t k)
@@ -219,7 +179,7 @@ static double seconds(void)
 static void test_lp_by_hand(void **state)
 {
 	static const int32_t e[][2] = {{0, 1}, {0, 2}, {1, 0}, {2, 3}, {3, 0}};
-	ir_machine m = machine(IR_HYPERCUBE, 1, 2, 0, 0, 0);
+	ir_machine m = tu_machine(IR_HYPERCUBE, 1, 2, 0, 0, 0);
 	ir_matrix *x = pairs(4, e, 5);
 	ir_plan p;
 	(void)state;
@@ -259,8 +219,8 @@ static void test_rs_by_hand(void **state)
 	static const int32_t perm[][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 0}};
 	static const int32_t hot[][2] = {{1, 0}, {2, 0}, {3, 0}};
 	static const int32_t cross[][2] = {{0, 2}, {1, 3}};
-	ir_machine cube = machine(IR_HYPERCUBE, 1, 2, 0, 0, 0);
-	ir_machine line = machine(IR_MESH, 1, 4, 0, 0, 0);
+	ir_machine cube = tu_machine(IR_HYPERCUBE, 1, 2, 0, 0, 0);
+	ir_machine line = tu_machine(IR_MESH, 1, 4, 0, 0, 0);
 	ir_matrix *a = pairs(4, perm, 4), *b = pairs(4, hot, 3),
 	          *c = pairs(4, cross, 2);
 	ir_plan p;
@@ -309,8 +269,8 @@ static void test_rs_by_hand(void **state)
 static void test_rs_nl_pairs_first(void **state)
 {
 	static const int32_t e[][2] = {{0, 1}, {0, 2}, {1, 0}};
-	ir_machine m = machine(IR_SWITCH, 1, 4, 0, 0, 0);
-	ir_machine cube = machine(IR_HYPERCUBE, 1, 2, 0, 0, 0);
+	ir_machine m = tu_machine(IR_SWITCH, 1, 4, 0, 0, 0);
+	ir_machine cube = tu_machine(IR_HYPERCUBE, 1, 2, 0, 0, 0);
 	ir_matrix *x = pairs(4, e, 3);
 	ir_plan p;
 	int rs_n_split = 0;
@@ -342,7 +302,7 @@ static void test_rs_nl_pairs_first(void **state)
 /* An empty pattern gives an empty plan, which verifies. */
 static void test_empty(void **state)
 {
-	ir_machine m = machine(IR_MESH, 1, 4, 2, 0, 0);
+	ir_machine m = tu_machine(IR_MESH, 1, 4, 2, 0, 0);
 	ir_matrix *x = pairs(8, NULL, 0);
 	ir_plan p;
 	(void)state;
@@ -369,7 +329,7 @@ static void test_table1(void **state)
 	static const double paper_rs_n[] = {5.92, 10.50, 19.16, 35.52, 51.58};
 	static const double paper_rs_nl[] = {7.10, 11.92, 20.74, 37.76, 53.74};
 	const int samples = 50;
-	ir_machine m = machine(IR_HYPERCUBE, 1, 6, 0, 0, 0);
+	ir_machine m = tu_machine(IR_HYPERCUBE, 1, 6, 0, 0, 0);
 	(void)state;
 
 	print_message("  004 Table 1, 64-node hypercube, %d samples, mean "
@@ -428,18 +388,18 @@ static size_t machines(ir_machine *out)
 	size_t n = 0;
 	for (int ports = 0; ports <= 1; ports++) {
 		for (int d = 3; d <= 7; d++)
-			out[n++] = machine(IR_HYPERCUBE, ports, d, 0, 0, 0);
-		out[n++] = machine(IR_MESH, ports, 8, 0, 0, 0);
-		out[n++] = machine(IR_MESH, ports, 4, 4, 0, 0);
-		out[n++] = machine(IR_MESH, ports, 6, 5, 0, 0);
-		out[n++] = machine(IR_MESH, ports, 8, 8, 0, 0);
-		out[n++] = machine(IR_MESH, ports, 10, 10, 0, 0);
-		out[n++] = machine(IR_MESH, ports, 4, 4, 3, 0);
-		out[n++] = machine(IR_TORUS, ports, 6, 6, 0, 0);
-		out[n++] = machine(IR_TORUS, ports, 16, 8, 0, 0);
-		out[n++] = machine(IR_SWITCH, ports, 12, 0, 0, 0);
-		out[n++] = machine(IR_SWITCH, ports, 100, 0, 0, 0);
-		out[n++] = machine(IR_HPAM, ports, 2, 4, 3, 8);
+			out[n++] = tu_machine(IR_HYPERCUBE, ports, d, 0, 0, 0);
+		out[n++] = tu_machine(IR_MESH, ports, 8, 0, 0, 0);
+		out[n++] = tu_machine(IR_MESH, ports, 4, 4, 0, 0);
+		out[n++] = tu_machine(IR_MESH, ports, 6, 5, 0, 0);
+		out[n++] = tu_machine(IR_MESH, ports, 8, 8, 0, 0);
+		out[n++] = tu_machine(IR_MESH, ports, 10, 10, 0, 0);
+		out[n++] = tu_machine(IR_MESH, ports, 4, 4, 3, 0);
+		out[n++] = tu_machine(IR_TORUS, ports, 6, 6, 0, 0);
+		out[n++] = tu_machine(IR_TORUS, ports, 16, 8, 0, 0);
+		out[n++] = tu_machine(IR_SWITCH, ports, 12, 0, 0, 0);
+		out[n++] = tu_machine(IR_SWITCH, ports, 100, 0, 0, 0);
+		out[n++] = tu_machine(IR_HPAM, ports, 2, 4, 3, 8);
 	}
 	return n;
 }
@@ -550,7 +510,7 @@ static void test_seed_fingerprint(void **state)
 {
 	int32_t e[56][2];
 	size_t k = 0;
-	ir_machine m = machine(IR_HYPERCUBE, 1, 3, 0, 0, 0);
+	ir_machine m = tu_machine(IR_HYPERCUBE, 1, 3, 0, 0, 0);
 	ir_plan p;
 	(void)state;
 
@@ -582,7 +542,7 @@ static void test_seed_fingerprint(void **state)
 static void test_bad_arguments(void **state)
 {
 	static const int32_t e[][2] = {{0, 1}, {1, 2}};
-	ir_machine m = machine(IR_MESH, 1, 4, 0, 0, 0);
+	ir_machine m = tu_machine(IR_MESH, 1, 4, 0, 0, 0);
 	ir_matrix *x = pairs(4, e, 2), *y = pairs(3, e, 2);
 	ir_plan p;
 	(void)state;
@@ -627,7 +587,7 @@ static void test_generators(void **state)
 	static const struct sch_generator *const g[] = {&sch_ac, &sch_lp,
 	                                                &sch_rs_n, &sch_rs_nl};
 	static const char *const names[] = {"ac", "lp", "rs_n", "rs_nl"};
-	ir_machine m = machine(IR_MESH, 1, 4, 4, 0, 0);
+	ir_machine m = tu_machine(IR_MESH, 1, 4, 4, 0, 0);
 	ir_comm bc = {.coll = IR_BCAST, .root = 0, .bytes = 8, .segments = 1};
 	char why[256];
 	(void)state;
@@ -683,7 +643,7 @@ static void test_generators(void **state)
  * RS_NL must finish and verify; the time is printed, not judged. */
 static void test_scale(void **state)
 {
-	ir_machine m = machine(IR_MESH, 1, 64, 64, 0, 0);
+	ir_machine m = tu_machine(IR_MESH, 1, 64, 64, 0, 0);
 	ir_matrix *x = ir_matrix_regular(4096, 64, 1024, 7);
 	(void)state;
 

@@ -13,38 +13,7 @@
 
 #include "ir.h"
 #include "sched.h"
-
-static ir_machine machine(enum ir_topo t, int ports, int x, int y, int z)
-{
-	ir_machine m;
-	memset(&m, 0, sizeof m);
-	m.topo = t;
-	m.ports = ports;
-	m.dims[0] = x;
-	m.dims[1] = y > 0 ? y : 1;
-	m.dims[2] = z > 0 ? z : 1;
-	switch (t) {
-	case IR_MESH:
-	case IR_TORUS:
-		m.ndims = z > 0 ? 3 : y > 0 ? 2 : 1;
-		m.routing = IR_ROUTE_DIM_ORDER;
-		break;
-	case IR_HYPERCUBE:
-		m.ndims = x;
-		m.dims[0] = 1;
-		m.routing = IR_ROUTE_ECUBE;
-		break;
-	case IR_SWITCH:
-		m.ndims = 1;
-		m.routing = IR_ROUTE_DIRECT;
-		break;
-	case IR_HPAM:
-		break;
-	}
-	char err[256];
-	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
-	return m;
-}
+#include "support.h"
 
 static ir_comm bcast(int32_t root, int64_t bytes, int32_t segs)
 {
@@ -84,7 +53,7 @@ static void build_line_bcast(ir_plan *p, const ir_machine *m)
 static void test_valid_broadcast(void **state)
 {
 	(void)state;
-	ir_machine m = machine(IR_MESH, 1, 4, 0, 0);
+	ir_machine m = tu_machine(IR_MESH, 1, 4, 0, 0, 0);
 	ir_plan p;
 	ir_report r;
 	build_line_bcast(&p, &m);
@@ -104,7 +73,7 @@ static void test_valid_broadcast(void **state)
 static void test_causality(void **state)
 {
 	(void)state;
-	ir_machine m = machine(IR_MESH, 1, 4, 0, 0);
+	ir_machine m = tu_machine(IR_MESH, 1, 4, 0, 0, 0);
 	ir_comm c = bcast(0, 100, 1);
 	ir_plan p;
 	ir_report r;
@@ -123,7 +92,7 @@ static void test_causality(void **state)
 static void test_delivery(void **state)
 {
 	(void)state;
-	ir_machine m = machine(IR_MESH, 1, 4, 0, 0);
+	ir_machine m = tu_machine(IR_MESH, 1, 4, 0, 0, 0);
 	ir_comm c = bcast(0, 100, 1);
 	ir_plan p;
 	ir_report r;
@@ -142,7 +111,7 @@ static void test_node_contention(void **state)
 {
 	(void)state;
 	/* one-port: the root may not send twice in a phase */
-	ir_machine m = machine(IR_MESH, 1, 3, 0, 0);
+	ir_machine m = tu_machine(IR_MESH, 1, 3, 0, 0, 0);
 	ir_comm c = bcast(1, 8, 1);
 	ir_plan p;
 	ir_report r;
@@ -154,7 +123,7 @@ static void test_node_contention(void **state)
 	assert_non_null(strstr(r.message, "node: phase 0: rank 1 sends 2"));
 	ir_report_fini(&r);
 	/* the same plan with all ports: two links, no contention */
-	p.machine = machine(IR_MESH, IR_PORTS_ALL, 3, 0, 0);
+	p.machine = tu_machine(IR_MESH, IR_PORTS_ALL, 3, 0, 0, 0);
 	assert_int_equal(verify(&p, &r), 0);
 	assert_int_equal(r.max_node_sends, 2);
 	assert_int_equal(r.lb_phases, 1); /* ceil(log3 3) */
@@ -166,7 +135,7 @@ static void test_link_contention(void **state)
 {
 	(void)state;
 	/* 0->2 and 1->3 both cross the link 1->2 of a 1x4 line */
-	ir_machine m = machine(IR_MESH, 1, 4, 0, 0);
+	ir_machine m = tu_machine(IR_MESH, 1, 4, 0, 0, 0);
 	ir_comm c = {.coll = IR_ALLTOALL, .bytes = 4};
 	ir_plan p;
 	ir_report r;
@@ -199,7 +168,7 @@ static void test_contention_allowed_is_measured(void **state)
 	(void)state;
 	/* PEX on a 2x4 mesh (003): steps 2, 3, 6, 7 put two messages on a
 	 * link, steps 1, 4, 5 none; measured, not failed */
-	ir_machine m = machine(IR_MESH, 1, 4, 2, 0);
+	ir_machine m = tu_machine(IR_MESH, 1, 4, 2, 0, 0);
 	ir_plan p;
 	ir_report r;
 	build_xor_alltoall(&p, &m, IR_PLAN_LINK_CONTENTION);
@@ -228,7 +197,7 @@ static void test_alltoall_hypercube_free(void **state)
 {
 	(void)state;
 	/* XOR exchange on a 3-cube with e-cube routing is free of contention */
-	ir_machine m = machine(IR_HYPERCUBE, 1, 3, 0, 0);
+	ir_machine m = tu_machine(IR_HYPERCUBE, 1, 3, 0, 0, 0);
 	ir_plan p;
 	ir_report r;
 	build_xor_alltoall(&p, &m, 0);
@@ -243,7 +212,7 @@ static void test_alltoall_hypercube_free(void **state)
 static void test_duplicates_counted(void **state)
 {
 	(void)state;
-	ir_machine m = machine(IR_MESH, 1, 4, 0, 0);
+	ir_machine m = tu_machine(IR_MESH, 1, 4, 0, 0, 0);
 	ir_plan p;
 	ir_report r;
 	build_line_bcast(&p, &m);
@@ -259,7 +228,7 @@ static void test_duplicates_counted(void **state)
 static void test_structure(void **state)
 {
 	(void)state;
-	ir_machine m = machine(IR_MESH, 1, 4, 0, 0);
+	ir_machine m = tu_machine(IR_MESH, 1, 4, 0, 0, 0);
 	ir_comm c = bcast(0, 100, 2);
 	ir_plan p;
 	ir_report r;
@@ -330,7 +299,7 @@ static void build_reduce(ir_plan *p, const ir_machine *m)
 static void test_reduce(void **state)
 {
 	(void)state;
-	ir_machine m = machine(IR_SWITCH, 1, 4, 0, 0);
+	ir_machine m = tu_machine(IR_SWITCH, 1, 4, 0, 0, 0);
 	ir_plan p;
 	ir_report r;
 	build_reduce(&p, &m);
@@ -364,7 +333,7 @@ static void test_gather_transpose_irregular(void **state)
 	ir_report r;
 	ir_plan p;
 	/* gather on a 2x2 mesh at rank 3, forwarding through rank 1 */
-	ir_machine m = machine(IR_MESH, 1, 2, 2, 0);
+	ir_machine m = tu_machine(IR_MESH, 1, 2, 2, 0, 0);
 	ir_comm g = {.coll = IR_GATHER, .root = 3, .bytes = 10};
 	ir_plan_init(&p, &m, &g, "hand");
 	ir_plan_phase(&p);
@@ -487,13 +456,13 @@ static void test_generators_verify(void **state)
 	/* the binomial broadcast verifies from every root, on meshes and
 	 * tori of odd and even sizes, a hypercube and a switch */
 	ir_machine ms[] = {
-	        machine(IR_MESH, 1, 16, 16, 0),
-	        machine(IR_MESH, 1, 5, 7, 0),
-	        machine(IR_MESH, IR_PORTS_ALL, 3, 4, 5),
-	        machine(IR_TORUS, 1, 6, 6, 0),
-	        machine(IR_TORUS, 1, 8, 0, 0),
-	        machine(IR_HYPERCUBE, 1, 5, 0, 0),
-	        machine(IR_SWITCH, 1, 13, 0, 0),
+	        tu_machine(IR_MESH, 1, 16, 16, 0, 0),
+	        tu_machine(IR_MESH, 1, 5, 7, 0, 0),
+	        tu_machine(IR_MESH, IR_PORTS_ALL, 3, 4, 5, 0),
+	        tu_machine(IR_TORUS, 1, 6, 6, 0, 0),
+	        tu_machine(IR_TORUS, 1, 8, 0, 0, 0),
+	        tu_machine(IR_HYPERCUBE, 1, 5, 0, 0, 0),
+	        tu_machine(IR_SWITCH, 1, 13, 0, 0, 0),
 	};
 	struct sch_options o = {0};
 	for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++) {
@@ -535,7 +504,7 @@ static void test_generators_verify(void **state)
 static void test_lower_broadcast(void **state)
 {
 	(void)state;
-	ir_machine m = machine(IR_MESH, 1, 4, 0, 0);
+	ir_machine m = tu_machine(IR_MESH, 1, 4, 0, 0, 0);
 	ir_plan p;
 	ir_report r;
 	build_line_bcast(&p, &m);
@@ -571,7 +540,7 @@ static void test_lower_scratch_and_reduce(void **state)
 {
 	(void)state;
 	/* gather through rank 1: rank 0's block sits in 1's scratch */
-	ir_machine m = machine(IR_MESH, 1, 2, 2, 0);
+	ir_machine m = tu_machine(IR_MESH, 1, 2, 2, 0, 0);
 	ir_comm g = {.coll = IR_GATHER, .root = 3, .bytes = 10};
 	ir_plan p;
 	ir_report r;
@@ -604,7 +573,7 @@ static void test_lower_scratch_and_reduce(void **state)
 	ir_report_fini(&r);
 	ir_plan_fini(&p);
 	/* reduce: partials combine into a scratch accumulator */
-	ir_machine sw = machine(IR_SWITCH, 1, 4, 0, 0);
+	ir_machine sw = tu_machine(IR_SWITCH, 1, 4, 0, 0, 0);
 	build_reduce(&p, &sw);
 	assert_int_equal(verify(&p, &r), 0);
 	assert_int_equal(ir_lower(&p, &s), 0);

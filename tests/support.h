@@ -1,0 +1,65 @@
+/*
+ * support.h - what several test programs share: a checked machine built
+ * from a topology and its extents.  Header-only (each test is its own
+ * executable); include after <cmocka.h>.
+ */
+#ifndef CCP_TEST_SUPPORT_H
+#define CCP_TEST_SUPPORT_H
+
+#include <math.h>
+#include <string.h>
+
+#include "ir.h"
+
+/* A checked machine with every cost unset (NaN), as the front end leaves
+ * them.  mesh/torus: x, y, z extents (0 = unused); hypercube: x = the
+ * dimension; switch: x = ranks; hpam: level 1 is x*y, level 2 is z*w. */
+static inline ir_machine tu_machine(enum ir_topo t, int ports, int x, int y,
+                                    int z, int w)
+{
+	ir_machine m;
+	char err[256];
+
+	memset(&m, 0, sizeof m);
+	m.topo = t;
+	m.ports = ports;
+	m.dims[0] = m.dims[1] = m.dims[2] = 1;
+	double *cost[] = {&m.cost.alpha,     &m.cost.beta,      &m.cost.hop,
+	                  &m.cost.gamma,     &m.cost.beta_sat,  &m.cost.tau,
+	                  &m.cost.phi,       &m.cost.c_send[0], &m.cost.c_send[1],
+	                  &m.cost.c_recv[0], &m.cost.c_recv[1], &m.cost.copy[0],
+	                  &m.cost.copy[1],   &m.cost.lambda};
+	for (size_t k = 0; k < sizeof cost / sizeof cost[0]; k++)
+		*cost[k] = NAN;
+	switch (t) {
+	case IR_MESH:
+	case IR_TORUS:
+		m.dims[0] = x;
+		m.dims[1] = y > 0 ? y : 1;
+		m.dims[2] = z > 0 ? z : 1;
+		m.ndims = z > 0 ? 3 : y > 0 ? 2 : 1;
+		m.routing = IR_ROUTE_DIM_ORDER;
+		break;
+	case IR_HYPERCUBE:
+		m.ndims = x;
+		m.routing = IR_ROUTE_ECUBE;
+		break;
+	case IR_SWITCH:
+		m.ndims = 1;
+		m.dims[0] = x;
+		m.routing = IR_ROUTE_DIRECT;
+		break;
+	case IR_HPAM:
+		m.levels[0][0] = x;
+		m.levels[0][1] = y;
+		m.levels[1][0] = z;
+		m.levels[1][1] = w;
+		m.ndims = 2;
+		m.routing = IR_ROUTE_HPAM_XY;
+		break;
+	}
+	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
+	return m;
+}
+
+#endif
