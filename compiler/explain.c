@@ -155,9 +155,13 @@ int explain_plan(const struct compiled *c, FILE *out)
 	fprintf(out,
 	        "\n            max link load %u, max sends %u, max receives "
 	        "%u, "
-	        "duplicates %llu\n",
+	        "duplicates %llu",
 	        r->max_link_load, r->max_node_sends, r->max_node_recvs,
 	        (unsigned long long)r->duplicates);
+	if (!link_free)
+		fprintf(out, ", transfers in link contention %llu",
+		        (unsigned long long)r->contended);
+	fputc('\n', out);
 	free(sends);
 	free(recvs);
 	free(links);

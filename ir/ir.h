@@ -213,6 +213,10 @@ struct ir_report {
 	uint32_t max_node_sends;  /* largest sends by one rank in one phase */
 	uint32_t max_node_recvs;  /* largest receives by one rank in one phase */
 	uint64_t hops;            /* sum of route lengths over all transfers */
+	uint64_t contended;       /* transfers that share a directed link with
+	                             another transfer of their phase (only
+	                             plans that allow link contention have
+	                             any) */
 	bool direct;              /* every block went origin -> destination */
 	uint32_t *link_load;      /* per phase: max link load (nphases entries,
 	                             owned by the report, ir_report_fini) */

@@ -387,6 +387,44 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Transfers of the phase whose links (list[start[t] .. start[t+1])) are
+ * shared with another transfer; call before link_phase_max resets. */
+static int link_phase_contended(struct link_counter *lc,
+                                const uint64_t *start, uint32_t nt,
+                                uint64_t *count)
+{
+	uint64_t *sorted = NULL;
+	if (!lc->dense) {
+		sorted = malloc((lc->nlist ? lc->nlist : 1) * sizeof *sorted);
+		if (!sorted)
+			return CCP_ENOMEM;
+		memcpy(sorted, lc->list, lc->nlist * sizeof *sorted);
+		qsort(sorted, lc->nlist, sizeof *sorted, cmp_u64);
+	}
+	for (uint32_t t = 0; t < nt; t++) {
+		bool shared = false;
+		for (uint64_t k = start[t]; k < start[t + 1] && !shared; k++) {
+			uint64_t id = lc->list[k];
+			if (lc->dense) {
+				shared = lc->dense[id] > 1;
+				continue;
+			}
+			uint64_t lo = 0, hi = lc->nlist;
+			while (lo < hi) { /* first entry >= id */
+				uint64_t mid = lo + (hi - lo) / 2;
+				if (sorted[mid] < id)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			shared = lo + 1 < lc->nlist && sorted[lo + 1] == id;
+		}
+		*count += shared;
+	}
+	free(sorted);
+	return 0;
+}
+
 /* Highest load of any link in the phase, and the link itself; resets. */
 static uint32_t link_phase_max(struct link_counter *lc, uint64_t *worst)
 {
@@ -530,7 +568,7 @@ int ir_verify(const ir_plan *p, ir_report *r)
 	struct link_counter lc = {0};
 	uint32_t *sends = NULL, *recvs = NULL;
 	int32_t *touched = NULL;
-	uint64_t *links = NULL, *pairs = NULL;
+	uint64_t *links = NULL, *pairs = NULL, *start = NULL;
 	uint64_t *pcount = NULL, *phash = NULL, *snap = NULL;
 
 	if ((rc = check_structure(p, r)) != 0)
@@ -584,9 +622,17 @@ int ir_verify(const ir_plan *p, ir_report *r)
 		const ir_transfer *xs = p->transfers + p->phases[ph].transfer;
 		uint32_t nt = p->phases[ph].ntransfers;
 		uint32_t ntouched = 0;
+		if (allow_link) { /* where each transfer's links begin */
+			uint64_t *q = realloc(start, ((size_t)nt + 1) * sizeof *q);
+			if (!q)
+				goto out_nomem;
+			start = q;
+		}
 		for (uint32_t t = 0; t < nt; t++) {
 			const ir_transfer *x = &xs[t];
 			r->bytes += (uint64_t)x->bytes;
+			if (allow_link)
+				start[t] = lc.nlist;
 			/* causality: blocks held before this phase */
 			for (uint32_t k = 0; k < x->nblocks; k++) {
 				ir_block b = p->blocks[x->block + k];
@@ -641,6 +687,12 @@ int ir_verify(const ir_plan *p, ir_report *r)
 			sends[q] = recvs[q] = 0;
 		}
 		/* link contention */
+		if (allow_link) {
+			start[nt] = lc.nlist;
+			if ((rc = link_phase_contended(&lc, start, nt,
+			                               &r->contended)) != 0)
+				goto out_nomem;
+		}
 		uint64_t worst = 0;
 		uint32_t load = link_phase_max(&lc, &worst);
 		r->link_load[ph] = load;
@@ -792,6 +844,7 @@ out:
 	free(touched);
 	free(links);
 	free(pairs);
+	free(start);
 	free(pcount);
 	free(phash);
 	free(snap);

@@ -193,6 +193,30 @@ static void test_contention_allowed_is_measured(void **state)
 	ir_plan_fini(&p);
 }
 
+/* Transfers sharing a link are counted when contention is allowed: on a
+ * 1x4 line, 0->2 and 1->3 share link 1->2; 0->1 before them shares none. */
+static void test_contended_counted(void **state)
+{
+	(void)state;
+	ir_machine m = tu_machine(IR_MESH, 1, 4, 0, 0, 0);
+	ir_comm c = bcast(0, 100, 1);
+	ir_plan p;
+	ir_report r;
+	ir_plan_init(&p, &m, &c, "hand");
+	p.flags = IR_PLAN_LINK_CONTENTION;
+	ir_plan_phase(&p);
+	xfer(&p, 0, 1, 0, 0);
+	ir_plan_phase(&p);
+	xfer(&p, 0, 2, 0, 0);
+	xfer(&p, 1, 3, 0, 0);
+	assert_int_equal(verify(&p, &r), 0);
+	assert_int_equal(r.contended, 2);
+	assert_int_equal(r.link_load[0], 1);
+	assert_int_equal(r.link_load[1], 2);
+	ir_report_fini(&r);
+	ir_plan_fini(&p);
+}
+
 static void test_alltoall_hypercube_free(void **state)
 {
 	(void)state;
@@ -598,6 +622,7 @@ int main(void)
 	        cmocka_unit_test(test_node_contention),
 	        cmocka_unit_test(test_link_contention),
 	        cmocka_unit_test(test_contention_allowed_is_measured),
+	        cmocka_unit_test(test_contended_counted),
 	        cmocka_unit_test(test_alltoall_hypercube_free),
 	        cmocka_unit_test(test_duplicates_counted),
 	        cmocka_unit_test(test_structure),
