@@ -28,98 +28,6 @@
  * take gigabytes, so applies refuses. */
 #define BL_MAX_ITEMS (INT64_C(1) << 25)
 
-/* ---- an edge list, sorted into phases at the end --------------------- */
-
-struct bl_edge {
-	uint32_t phase; /* 0-based phase */
-	uint32_t seq;   /* insertion order, keeps the sort stable */
-	int32_t src, dst;
-	size_t block;     /* first block in the pool */
-	uint32_t nblocks; /* blocks carried */
-};
-
-struct bl_edges {
-	struct bl_edge *e;
-	size_t n, cap;
-	ir_block *b;
-	size_t nb, capb;
-	int rc; /* first error, sticky: the recursions need not check */
-};
-
-/* Append a transfer of nblocks blocks in the given phase; on failure
- * remember CCP_ENOMEM and ignore further edges. */
-static void bl_add(struct bl_edges *E, uint32_t phase, int32_t src, int32_t dst,
-                   const ir_block *blocks, uint32_t nblocks)
-{
-	if (E->rc)
-		return;
-	if (E->n == E->cap) {
-		size_t cap = E->cap ? 2 * E->cap : 256;
-		void *q = realloc(E->e, cap * sizeof *E->e);
-		if (!q) {
-			E->rc = CCP_ENOMEM;
-			return;
-		}
-		E->e = q;
-		E->cap = cap;
-	}
-	if (E->nb + nblocks > E->capb) {
-		size_t cap = E->capb ? E->capb : 256;
-		while (cap < E->nb + nblocks)
-			cap *= 2;
-		void *q = realloc(E->b, cap * sizeof *E->b);
-		if (!q) {
-			E->rc = CCP_ENOMEM;
-			return;
-		}
-		E->b = q;
-		E->capb = cap;
-	}
-	memcpy(E->b + E->nb, blocks, nblocks * sizeof *blocks);
-	E->e[E->n] = (struct bl_edge){phase, (uint32_t)E->n, src,
-	                              dst,   E->nb,          nblocks};
-	E->n++;
-	E->nb += nblocks;
-}
-
-static int bl_cmp_edge(const void *a, const void *b)
-{
-	const struct bl_edge *x = a, *y = b;
-	if (x->phase != y->phase)
-		return x->phase < y->phase ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* Sort the edges by phase and append them to the plan, one ir phase per
- * phase number (empty phase numbers cannot occur in these generators). */
-static int bl_emit(struct bl_edges *E, ir_plan *p)
-{
-	int rc;
-	if (E->rc)
-		return E->rc;
-	if (E->n == 0)
-		return 0;
-	qsort(E->e, E->n, sizeof *E->e, bl_cmp_edge);
-	for (size_t k = 0; k < E->n; k++) {
-		const struct bl_edge *e = E->e + k;
-		if (k == 0 || e->phase != E->e[k - 1].phase) {
-			if ((rc = ir_plan_phase(p)) != 0)
-				return rc;
-		}
-		rc = ir_plan_add(p, e->src, e->dst, E->b + e->block, e->nblocks,
-		                 0);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-static void bl_edges_fini(struct bl_edges *E)
-{
-	free(E->e);
-	free(E->b);
-}
-
 /* ---- shared checks and helpers -------------------------------------- */
 
 /* 0 if c is a broadcast on a mesh with dimension-ordered routing; the
@@ -194,21 +102,22 @@ static ir_block *bl_all_segments(const ir_comm *c, uint32_t *nseg)
  * halves go on independently.  ceil(log2 n) phases (001 3.2.4).  Sub-lists
  * right of the source's are then all forward, left all backward, so every
  * phase is contention-free by the chain property. */
-static void bl_umesh(struct bl_edges *E, const int32_t *map, int32_t lo,
-                     int32_t hi, int32_t h, uint32_t phase,
-                     const ir_block *blocks, uint32_t nblocks)
+void sch_umesh(struct sch_edges *E, const int32_t *map, int32_t lo, int32_t hi,
+               int32_t h, uint32_t phase, const ir_block *blocks,
+               uint32_t nblocks)
 {
 	while (hi - lo > 1) {
 		int32_t mid = lo + (hi - lo + 1) / 2;
 		int32_t partner = h < mid ? mid : mid - 1;
-		bl_add(E, phase, map[h], map[partner], blocks, nblocks);
+		sch_edges_add(E, phase, map[h], map[partner], blocks, nblocks,
+		              0);
 		if (h < mid) {
-			bl_umesh(E, map, mid, hi, partner, phase + 1, blocks,
-			         nblocks);
+			sch_umesh(E, map, mid, hi, partner, phase + 1, blocks,
+			          nblocks);
 			hi = mid;
 		} else {
-			bl_umesh(E, map, lo, mid, partner, phase + 1, blocks,
-			         nblocks);
+			sch_umesh(E, map, lo, mid, partner, phase + 1, blocks,
+			          nblocks);
 			lo = mid;
 		}
 		phase++;
@@ -230,7 +139,7 @@ static int rd_generate(const ir_machine *m, const ir_comm *c,
 {
 	(void)o;
 	int rc = 0;
-	struct bl_edges E = {0};
+	struct sch_edges E = {0};
 	uint32_t nseg = 0;
 	ir_block *blocks = bl_all_segments(c, &nseg);
 	int32_t *map = bl_chain(m);
@@ -242,10 +151,10 @@ static int rd_generate(const ir_machine *m, const ir_comm *c,
 	int32_t root = 0;
 	while (map[root] != c->root)
 		root++;
-	bl_umesh(&E, map, 0, m->nranks, root, 0, blocks, nseg);
-	rc = bl_emit(&E, p);
+	sch_umesh(&E, map, 0, m->nranks, root, 0, blocks, nseg);
+	rc = sch_edges_emit(&E, p);
 out:
-	bl_edges_fini(&E);
+	sch_edges_fini(&E);
 	free(map);
 	free(blocks);
 	return rc;
@@ -276,7 +185,7 @@ static int dim_generate(const ir_machine *m, const ir_comm *c,
 {
 	(void)o;
 	int rc = 0;
-	struct bl_edges E = {0};
+	struct sch_edges E = {0};
 	uint32_t nseg = 0;
 	ir_block *blocks = bl_all_segments(c, &nseg);
 	int maxext = 1;
@@ -310,13 +219,13 @@ static int dim_generate(const ir_machine *m, const ir_comm *c,
 				cc[d] = i;
 				line[i] = ir_rank_of(m, cc);
 			}
-			bl_umesh(&E, line, 0, ext, at[d], base, blocks, nseg);
+			sch_umesh(&E, line, 0, ext, at[d], base, blocks, nseg);
 		}
 		base += bl_ceil_log2(ext);
 	}
-	rc = bl_emit(&E, p);
+	rc = sch_edges_emit(&E, p);
 out:
-	bl_edges_fini(&E);
+	sch_edges_fini(&E);
 	free(line);
 	free(blocks);
 	return rc;
@@ -371,7 +280,7 @@ static int sc_applies(const ir_machine *m, const ir_comm *c, char *why,
 /* What the scatter recursion carries: the pieces of a rectangle of
  * ranks, columns [x0, x1) by rows [y0, y1). */
 struct sc_ctx {
-	struct bl_edges *E;
+	struct sch_edges *E;
 	const ir_machine *m;
 	int32_t root;
 	ir_block *tmp; /* room for N blocks */
@@ -401,7 +310,7 @@ static void sc_send(struct sc_ctx *s, uint32_t phase, int32_t a, int32_t b,
 		if (!sc_had(s, b, s->tmp[i].index))
 			s->tmp[kept++] = s->tmp[i];
 	if (kept > 0)
-		bl_add(s->E, phase, a, b, s->tmp, kept);
+		sch_edges_add(s->E, phase, a, b, s->tmp, kept, 0);
 }
 
 static uint32_t sc_rect(struct sc_ctx *s, int x0, int x1, int y0, int y1)
@@ -477,7 +386,7 @@ static int sc_generate(const ir_machine *m, const ir_comm *c,
 {
 	(void)o;
 	int rc = 0;
-	struct bl_edges E = {0};
+	struct sch_edges E = {0};
 	int X = m->dims[0], Y = m->dims[1];
 	struct sc_ctx s = {&E, m, c->root, NULL, NULL};
 	int64_t n = m->nranks;
@@ -519,9 +428,9 @@ static int sc_generate(const ir_machine *m, const ir_comm *c,
 				uint32_t k = sc_rect(&s, 0, X, from, from + 1);
 				sc_send(&s, base, x + X * y, x + X * to, k);
 			}
-	rc = bl_emit(&E, p);
+	rc = sch_edges_emit(&E, p);
 out:
-	bl_edges_fini(&E);
+	sch_edges_fini(&E);
 	free(s.tmp);
 	free(s.have);
 	return rc;
@@ -559,7 +468,7 @@ static int ft_applies(const ir_machine *m, const ir_comm *c, char *why,
 
 /* The tree being built: T phases in all, k segments. */
 struct ft_ctx {
-	struct bl_edges *E;
+	struct sch_edges *E;
 	const int32_t *map; /* chain position -> rank */
 	int32_t root;       /* message origin */
 	int64_t T;          /* steps */
@@ -584,8 +493,8 @@ static void ft_feed(struct ft_ctx *f, int32_t from, int32_t to, int64_t s)
 {
 	for (int32_t j = 0; j < f->k; j++) {
 		ir_block b = {f->root, j};
-		bl_add(f->E, (uint32_t)(s + j - 1), f->map[from], f->map[to],
-		       &b, 1);
+		sch_edges_add(f->E, (uint32_t)(s + j - 1), f->map[from],
+		              f->map[to], &b, 1, 0);
 	}
 }
 
@@ -649,7 +558,7 @@ static int ft_generate(const ir_machine *m, const ir_comm *c,
 {
 	(void)o;
 	int rc = 0;
-	struct bl_edges E = {0};
+	struct sch_edges E = {0};
 	int32_t k = c->segments > 0 ? c->segments : 1;
 	int32_t n = m->nranks;
 	int32_t *map = bl_chain(m);
@@ -676,9 +585,9 @@ static int ft_generate(const ir_machine *m, const ir_comm *c,
 		goto out;
 	}
 	ft_root(&f, r, n, true);
-	rc = bl_emit(&E, p);
+	rc = sch_edges_emit(&E, p);
 out:
-	bl_edges_fini(&E);
+	sch_edges_fini(&E);
 	free(map);
 	free(cap);
 	return rc;

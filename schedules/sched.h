@@ -37,6 +37,39 @@ extern const struct sch_generator *const sch_generators[];
  * `contention: forbid` (schedules/split.c). */
 int sch_split_contention(ir_plan *p);
 
+/* An edge list (edges.c) for generators that find transfers out of phase
+ * order: each is tagged with a phase number, and emit sorts them (stable)
+ * into one plan phase per distinct number, in increasing order.  The first
+ * error (CCP_ENOMEM) is sticky, so recursions need not check each add;
+ * emit returns it.  Zero-initialise, then fini. */
+struct sch_edge {
+	uint32_t phase, seq;   /* phase number; insertion order */
+	int32_t src, dst;
+	size_t block;          /* first block in the pool */
+	uint32_t nblocks, flags;
+};
+struct sch_edges {
+	struct sch_edge *e;
+	size_t n, cap;
+	ir_block *b;           /* block pool */
+	size_t nb, capb;
+	int rc;                /* first error */
+};
+void sch_edges_add(struct sch_edges *E, uint32_t phase, int32_t src,
+                   int32_t dst, const ir_block *blocks, uint32_t nblocks,
+                   uint32_t flags);
+int sch_edges_emit(struct sch_edges *E, ir_plan *p);
+void sch_edges_fini(struct sch_edges *E);
+
+/* U-mesh multicast (001 §3.2.2, McKinley et al.) over the ranks map[lo..hi)
+ * listed in dimension-ordered chain order ((x, y, z) with x most
+ * significant), from the holder at position h, starting in phase `phase`:
+ * ceil(log2(hi - lo)) phases, contention-free under dimension-ordered
+ * routing on a mesh (baselines.c). */
+void sch_umesh(struct sch_edges *E, const int32_t *map, int32_t lo,
+               int32_t hi, int32_t h, uint32_t phase, const ir_block *blocks,
+               uint32_t nblocks);
+
 /* The families (one file each). */
 extern const struct sch_generator sch_binomial; /* binomial.c */
 extern const struct sch_generator sch_linear;   /* linear.c */

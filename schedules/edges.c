@@ -1,0 +1,78 @@
+/*
+ * edges.c - an edge list for generators that find their transfers out of
+ * phase order (tree recursions, hierarchies): each transfer is tagged with
+ * its phase number and the list is sorted into phases at the end.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched.h"
+
+void sch_edges_add(struct sch_edges *E, uint32_t phase, int32_t src,
+                   int32_t dst, const ir_block *blocks, uint32_t nblocks,
+                   uint32_t flags)
+{
+	if (E->rc)
+		return;
+	if (E->n == E->cap) {
+		size_t cap = E->cap ? 2 * E->cap : 256;
+		void *q = realloc(E->e, cap * sizeof *E->e);
+		if (!q) {
+			E->rc = CCP_ENOMEM;
+			return;
+		}
+		E->e = q;
+		E->cap = cap;
+	}
+	if (E->nb + nblocks > E->capb) {
+		size_t cap = E->capb ? E->capb : 256;
+		while (cap < E->nb + nblocks)
+			cap *= 2;
+		void *q = realloc(E->b, cap * sizeof *E->b);
+		if (!q) {
+			E->rc = CCP_ENOMEM;
+			return;
+		}
+		E->b = q;
+		E->capb = cap;
+	}
+	memcpy(E->b + E->nb, blocks, nblocks * sizeof *blocks);
+	E->e[E->n] = (struct sch_edge){phase, (uint32_t)E->n, src,  dst,
+	                               E->nb, nblocks,        flags};
+	E->n++;
+	E->nb += nblocks;
+}
+
+static int sch_cmp_edge(const void *a, const void *b)
+{
+	const struct sch_edge *x = a, *y = b;
+	if (x->phase != y->phase)
+		return x->phase < y->phase ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+int sch_edges_emit(struct sch_edges *E, ir_plan *p)
+{
+	int rc;
+	if (E->rc)
+		return E->rc;
+	qsort(E->e, E->n, sizeof *E->e, sch_cmp_edge);
+	for (size_t k = 0; k < E->n; k++) {
+		const struct sch_edge *e = E->e + k;
+		if ((k == 0 || e->phase != E->e[k - 1].phase) &&
+		    (rc = ir_plan_phase(p)) != 0)
+			return rc;
+		rc = ir_plan_add(p, e->src, e->dst, E->b + e->block, e->nblocks,
+		                 e->flags);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+void sch_edges_fini(struct sch_edges *E)
+{
+	free(E->e);
+	free(E->b);
+	memset(E, 0, sizeof *E);
+}
