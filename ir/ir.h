@@ -344,9 +344,12 @@ void ir_report_fini(ir_report *r);
 /* The lower bound alone (fills the lb_* fields of r).  The degree and
  * link terms hold only for direct plans (every block sent by its origin
  * to its destination), and only when the plan does not allow node
- * (resp. link) contention: plan_flags are the plan's IR_PLAN_* flags. */
+ * (resp. link) contention: plan_flags are the plan's IR_PLAN_* flags.
+ * fanout is the most destinations one send reaches (the largest hardware
+ * multicast group of the plan, 1 without multicast): spreading then
+ * grows by ports x fanout per phase. */
 int ir_lower_bound(const ir_machine *m, const ir_comm *c, bool direct,
-                   uint32_t plan_flags, ir_report *r);
+                   uint32_t plan_flags, uint32_t fanout, ir_report *r);
 
 /* ---- lowering (ir/lower.c) ------------------------------------------ */
 

@@ -256,12 +256,14 @@ static int link_bound(const ir_machine *m, const ir_comm *c, uint32_t *out)
 }
 
 int ir_lower_bound(const ir_machine *m, const ir_comm *c, bool direct,
-                   uint32_t plan_flags, ir_report *r)
+                   uint32_t plan_flags, uint32_t fanout, ir_report *r)
 {
 	int32_t n = m->nranks;
-	uint32_t p = max_ports(m);
+	uint64_t p = max_ports(m);
 	if (p == 0)
 		p = 1;
+	if (fanout > 1)
+		p *= fanout;
 	r->lb_spread = r->lb_degree = r->lb_link = 0;
 	switch (c->coll) {
 	case IR_BCAST:
@@ -458,6 +460,24 @@ static uint32_t link_phase_max(struct link_counter *lc, uint64_t *worst)
 static int cmp_pair(const void *a, const void *b)
 {
 	return cmp_u64(a, b);
+}
+
+/* The largest multicast group of the plan: most IR_XF_MCAST transfers
+ * from one rank in one phase (1 if none).  cnt: nranks zeroed counters,
+ * left zeroed. */
+static uint32_t mcast_fanout(const ir_plan *p, uint32_t *cnt)
+{
+	uint32_t best = 1;
+	for (uint32_t ph = 0; ph < p->nphases; ph++) {
+		const ir_transfer *xs = p->transfers + p->phases[ph].transfer;
+		uint32_t nt = p->phases[ph].ntransfers;
+		for (uint32_t t = 0; t < nt; t++)
+			if ((xs[t].flags & IR_XF_MCAST) && ++cnt[xs[t].src] > best)
+				best = cnt[xs[t].src];
+		for (uint32_t t = 0; t < nt; t++)
+			cnt[xs[t].src] = 0;
+	}
+	return best;
 }
 
 /* Check the plan's shape before anything indexes with it. */
@@ -824,7 +844,8 @@ int ir_verify(const ir_plan *p, ir_report *r)
 		break;
 	}
 	}
-	if ((rc = ir_lower_bound(m, c, r->direct, p->flags, r)) != 0)
+	if ((rc = ir_lower_bound(m, c, r->direct, p->flags,
+	                         mcast_fanout(p, sends), r)) != 0)
 		goto out;
 	goto out;
 
