@@ -1,6 +1,6 @@
 /*
- * binomial.c - binomial-tree broadcast by recursive halving of the
- * machine's coordinate box.
+ * binomial.c - binomial-tree broadcast and reduce by recursive halving of
+ * the machine's coordinate box.
  *
  * Each phase, every box that still has more than one rank is cut in two
  * across its longest dimension, and the rank holding the message sends it
@@ -10,6 +10,17 @@
  * torus size and any root (the binary-tree broadcast of 000 section 3,
  * lg r + lg c phases).  On a hypercube the boxes are subcubes and this is
  * the binomial spanning tree; on a switch the box is the range of ranks.
+ *
+ * Reduce is the same tree run backwards (the reduction baseline of 001
+ * §3.5): the partner of tree phase p sends its partial to the holder in
+ * phase P-1-p, after its own half has combined into it.  The reversed
+ * message still runs along one straight line inside its box (one
+ * dimension, so dimension-ordered routing takes the same links backwards;
+ * on a torus a route can wrap around only when it spans half its ring,
+ * which happens only when the box spans the whole ring, so it stays in
+ * its box either way; e-cube and direct routes are single links), so the
+ * messages of a phase stay link-disjoint, and every rank still sends and
+ * receives at most one message per phase.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,8 +133,9 @@ static int cmp_edge(const void *a, const void *b)
 static int binomial_applies(const ir_machine *m, const ir_comm *c, char *why,
                             size_t len)
 {
-	if (c->coll != IR_BCAST) {
-		snprintf(why, len, "binomial is a broadcast; this is a %s",
+	if (c->coll != IR_BCAST && c->coll != IR_REDUCE) {
+		snprintf(why, len,
+		         "binomial is a broadcast or reduce; this is a %s",
 		         ir_coll_name(c->coll));
 		return CCP_ENOTAPPLY;
 	}
@@ -158,6 +170,11 @@ static int binomial_generate(const ir_machine *m, const ir_comm *c,
 		hi[k] = sp.ext[k];
 	space_coords(&sp, c->root, h);
 	halve(&w, lo, hi, h, 0);
+	bool reduce = c->coll == IR_REDUCE;
+	if (reduce) /* backwards: partner -> holder in the mirrored phase */
+		for (uint32_t k = 0; k < w.ne; k++)
+			w.e[k] = (struct edge){w.nphases - 1 - w.e[k].phase,
+			                       w.e[k].dst, w.e[k].src};
 	qsort(w.e, w.ne, sizeof *w.e, cmp_edge);
 	/* every segment travels together: the tree is not pipelined */
 	for (int32_t s = 0; s < nseg; s++)
@@ -166,8 +183,11 @@ static int binomial_generate(const ir_machine *m, const ir_comm *c,
 		if ((k == 0 || w.e[k].phase != w.e[k - 1].phase) &&
 		    (rc = ir_plan_phase(p)) != 0)
 			goto out;
-		if ((rc = ir_plan_add(p, w.e[k].src, w.e[k].dst, blocks,
-		                      (uint32_t)nseg, 0)) != 0)
+		ir_block partial = {w.e[k].src, 0}; /* the sender's */
+		if ((rc = reduce ? ir_plan_add(p, w.e[k].src, w.e[k].dst,
+		                               &partial, 1, IR_XF_REDUCE)
+		                 : ir_plan_add(p, w.e[k].src, w.e[k].dst,
+		                               blocks, (uint32_t)nseg, 0)) != 0)
 			goto out;
 	}
 out:
@@ -178,8 +198,9 @@ out:
 
 const struct sch_generator sch_binomial = {
         .name = "binomial",
-        .summary = "broadcast: binomial tree by recursive halving of the "
-                   "machine (lg N phases on power-of-two machines)",
+        .summary = "broadcast and reduce: binomial tree by recursive "
+                   "halving of the machine (lg N phases on power-of-two "
+                   "machines)",
         .applies = binomial_applies,
         .generate = binomial_generate,
 };

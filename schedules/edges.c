@@ -43,31 +43,41 @@ void sch_edges_add(struct sch_edges *E, uint32_t phase, int32_t src,
 	E->nb += nblocks;
 }
 
-static int sch_cmp_edge(const void *a, const void *b)
-{
-	const struct sch_edge *x = a, *y = b;
-	if (x->phase != y->phase)
-		return x->phase < y->phase ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
+/* Counting sort by phase number: stable, O(edges + phases). */
 int sch_edges_emit(struct sch_edges *E, ir_plan *p)
 {
-	int rc;
+	int rc = 0;
 	if (E->rc)
 		return E->rc;
-	qsort(E->e, E->n, sizeof *E->e, sch_cmp_edge);
+	uint32_t top = 0;
+	for (size_t k = 0; k < E->n; k++)
+		top = E->e[k].phase > top ? E->e[k].phase : top;
+	size_t *cnt = calloc((size_t)top + 2, sizeof *cnt);
+	size_t *order = malloc((E->n ? E->n : 1) * sizeof *order);
+	if (!cnt || !order) {
+		rc = CCP_ENOMEM;
+		goto out;
+	}
+	for (size_t k = 0; k < E->n; k++)
+		cnt[E->e[k].phase + 1]++;
+	for (uint32_t ph = 0; ph <= top; ph++)
+		cnt[ph + 1] += cnt[ph];
+	for (size_t k = 0; k < E->n; k++)
+		order[cnt[E->e[k].phase]++] = k;
 	for (size_t k = 0; k < E->n; k++) {
-		const struct sch_edge *e = E->e + k;
-		if ((k == 0 || e->phase != E->e[k - 1].phase) &&
+		const struct sch_edge *e = E->e + order[k];
+		if ((k == 0 || e->phase != E->e[order[k - 1]].phase) &&
 		    (rc = ir_plan_phase(p)) != 0)
-			return rc;
+			goto out;
 		rc = ir_plan_add(p, e->src, e->dst, E->b + e->block, e->nblocks,
 		                 e->flags);
 		if (rc)
-			return rc;
+			goto out;
 	}
-	return 0;
+out:
+	free(cnt);
+	free(order);
+	return rc;
 }
 
 void sch_edges_fini(struct sch_edges *E)

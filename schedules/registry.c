@@ -10,6 +10,8 @@ const struct sch_generator *const sch_generators[] = {
 	&sch_tree_scatter, &sch_tree_gather, &sch_transpose_direct,
 	/* EDN broadcast on meshes (001 ch. 3) */
 	&sch_edn,
+	/* EDN reduction and gather, the rotated pattern (001 §3.5) */
+	&sch_edn_reduce, &sch_edn_gather,
 	/* baseline broadcasts (001 ch. 5) */
 	&sch_rd, &sch_dimensional, &sch_scatter_collect, &sch_fibonacci,
 	/* EDN broadcast on tori (001 ch. 4) */
