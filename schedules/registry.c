@@ -12,6 +12,8 @@ const struct sch_generator *const sch_generators[] = {
 	&sch_edn,
 	/* EDN reduction and gather, the rotated pattern (001 §3.5) */
 	&sch_edn_reduce, &sch_edn_gather,
+	/* EDN matrix transpose (001 §3.6) */
+	&sch_edn_transpose,
 	/* baseline broadcasts (001 ch. 5) */
 	&sch_rd, &sch_dimensional, &sch_scatter_collect, &sch_fibonacci,
 	/* EDN broadcast on tori (001 ch. 4) */

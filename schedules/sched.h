@@ -85,6 +85,8 @@ extern const struct sch_generator sch_tree_scatter, sch_tree_gather,
 extern const struct sch_generator sch_edn;
 /* edn_reduce.c */
 extern const struct sch_generator sch_edn_reduce, sch_edn_gather;
+/* edn_transpose.c */
+extern const struct sch_generator sch_edn_transpose;
 /* baseline broadcasts, 001 ch. 5 (baselines.c) */
 extern const struct sch_generator sch_rd, sch_dimensional,
     sch_scatter_collect, sch_fibonacci;

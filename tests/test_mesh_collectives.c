@@ -1,5 +1,5 @@
 /*
- * test_edn_other.c - the mesh collectives of schedules/mesh_collectives.c:
+ * test_mesh_collectives.c - the mesh collectives of schedules/mesh_collectives.c:
  * tree scatter and gather (000 eq. 9, section 5) and the transposes
  * (001 section 3.6).
  *
