@@ -959,6 +959,9 @@ int ir_file_info_read(const uint8_t *buf, size_t len, ir_file_info *fi,
 
 /* A whole image: exactly the size the header states, and the plan hash
  * over everything after the header matching. */
+static int check_index(const uint8_t *buf, const struct header *h, char *err,
+                       size_t errlen);
+
 static int check_image(const uint8_t *buf, size_t len, const struct header *h,
                        char *err, size_t errlen)
 {
@@ -978,6 +981,22 @@ static int check_image(const uint8_t *buf, size_t len, const struct header *h,
 		return fail(err, errlen, CCP_ECHECKSUM,
 		            "checksum mismatch in plan body");
 	return 0;
+}
+
+/* A whole image checked without decoding it: header, length, plan hash
+ * and the rank index (see codec.h). */
+int ir_image_check(const uint8_t *buf, size_t len, ir_file_info *fi, char *err,
+                   size_t errlen)
+{
+	struct header h;
+	int rc = parse_header(buf, len, &h, err, errlen);
+	if (!rc)
+		rc = check_image(buf, len, &h, err, errlen);
+	if (!rc)
+		rc = check_index(buf, &h, err, errlen);
+	if (!rc && fi)
+		*fi = h.info;
+	return rc;
 }
 
 /* The rank index of a checked image: every section inside the file, at

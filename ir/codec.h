@@ -13,22 +13,22 @@
 
 #include "ir.h"
 
-#define IR_FILE_VERSION 1      /* version this code writes */
-#define IR_FILE_MIN_READ 1     /* oldest version this code reads */
+#define IR_FILE_VERSION  1 /* version this code writes */
+#define IR_FILE_MIN_READ 1 /* oldest version this code reads */
 
 /* What the header of a plan file says; filled by ir_file_info_read. */
 typedef struct ir_file_info {
-	uint16_t version;        /* format version of the file */
-	int32_t nranks;          /* ranks of the plan */
-	uint32_t nphases;        /* phases of the plan */
-	uint32_t lb_phases;      /* lower bound recorded at compile time */
-	uint32_t flags;          /* IR_PLAN_* */
-	enum ir_coll coll;       /* collective */
+	uint16_t version;            /* format version of the file */
+	int32_t nranks;              /* ranks of the plan */
+	uint32_t nphases;            /* phases of the plan */
+	uint32_t lb_phases;          /* lower bound recorded at compile time */
+	uint32_t flags;              /* IR_PLAN_* */
+	enum ir_coll coll;           /* collective */
 	char algorithm[IR_NAME_MAX]; /* generator name */
-	uint8_t input_hash[16];  /* hash of the canonical input */
-	uint64_t plan_hash;      /* checksum of the whole content; ranks
-	                            compare it to agree on the plan */
-	uint64_t file_size;      /* size the header says the file has */
+	uint8_t input_hash[16];      /* hash of the canonical input */
+	uint64_t plan_hash;          /* checksum of the whole content; ranks
+	                                compare it to agree on the plan */
+	uint64_t file_size;          /* size the header says the file has */
 } ir_file_info;
 
 /* Encode plan p (verified, report r, lowered slices s) into a new buffer
@@ -45,23 +45,30 @@ int ir_plan_encode(const ir_plan *p, const ir_report *r, const ir_slice *s,
 int ir_file_info_read(const uint8_t *buf, size_t len, ir_file_info *fi,
                       char *err, size_t errlen);
 
+/* Check a complete image without decoding it: the header, the length the
+ * header states, the checksum of everything after the header and every
+ * rank section's place in the index (what a store of plan blobs checks
+ * before handing one out).  fi (may be NULL) gets the header. */
+int ir_image_check(const uint8_t *buf, size_t len, ir_file_info *fi, char *err,
+                   size_t errlen);
+
 /* Decode the whole plan (machine, communication, phases, transfers,
  * blocks) from a complete file image; every check first.  On success p is
  * initialised and owned by the caller (ir_plan_fini). */
-int ir_plan_decode(const uint8_t *buf, size_t len, ir_plan *p,
-                   ir_file_info *fi, char *err, size_t errlen);
+int ir_plan_decode(const uint8_t *buf, size_t len, ir_plan *p, ir_file_info *fi,
+                   char *err, size_t errlen);
 
 /* Where rank's slice lies in the file: after ir_file_info_read, the index
  * entry of a rank is at a fixed offset, so a loader can read the header,
  * then one index entry, then one section, without reading the rest. */
-int ir_slice_locate(const uint8_t *head, size_t headlen,
-                    const ir_file_info *fi, int32_t rank, uint64_t *index_off,
-                    char *err, size_t errlen);
+int ir_slice_locate(const uint8_t *head, size_t headlen, const ir_file_info *fi,
+                    int32_t rank, uint64_t *index_off, char *err,
+                    size_t errlen);
 /* index entry bytes (IR_FILE_INDEX_ENTRY of them, read from index_off) ->
  * the section's offset and size in the file */
 #define IR_FILE_INDEX_ENTRY 24
-int ir_slice_entry(const uint8_t *entry, const ir_file_info *fi,
-                   uint64_t *off, uint64_t *size, char *err, size_t errlen);
+int ir_slice_entry(const uint8_t *entry, const ir_file_info *fi, uint64_t *off,
+                   uint64_t *size, char *err, size_t errlen);
 /* Decode one rank's section (size bytes, read from off), checking its
  * own checksum, into s (owned by the caller, ir_slice_fini). */
 int ir_slice_decode(const uint8_t *sec, uint64_t size, const ir_file_info *fi,

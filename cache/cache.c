@@ -1,0 +1,1350 @@
+/*
+ * cache.c - the plan cache (cache.h): one SQLite file in WAL mode, one
+ * row per key holding a plan image and what is known of it.  Opening
+ * checks the file and the schema, migrates an older schema one step at a
+ * time, and moves a damaged file aside so a compile never fails for a bad
+ * cache.  Every write is one BEGIN IMMEDIATE transaction, retried while
+ * other writers hold the file, so processes may share the cache freely.
+ * The layout and the guarantees are in docs/cache.md.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "cache.h"
+#include "ccplan_errors.h"
+#include "codec.h"
+
+_Static_assert(CACHE_NAME_MAX == IR_NAME_MAX,
+               "cache and IR algorithm names differ in size");
+
+#define CACHE_APP_ID 0x4343504c /* PRAGMA application_id: "CCPL" */
+#define ASIDE_SUFFIX ".corrupt-"
+
+struct cache {
+	sqlite3 *db;    /* the connection */
+	unsigned flags; /* CACHE_* given to cache_open */
+	int64_t now;    /* fixed time (cache_set_time), 0 = the clock */
+	char *path;     /* the file, as given */
+	dev_t dev;      /* the file the connection opened, to tell whether */
+	ino_t ino;      /* another process already replaced it */
+	char err[512];  /* last failure */
+};
+
+/* ---- errors and time ------------------------------------------------- */
+
+/* Record a one-line reason on c and return code, so that failures read
+ * "return fail(c, ...)". */
+static int fail(cache *c, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->err, sizeof c->err, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* The CCP_E* code closest to a SQLite result code. */
+static int sql_code(int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_OK:
+	case SQLITE_DONE:
+	case SQLITE_ROW:
+		return 0;
+	case SQLITE_NOMEM:
+		return CCP_ENOMEM;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return CCP_ETIMEDOUT;
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+		return CCP_EFORMAT;
+	case SQLITE_TOOBIG:
+		return CCP_ERANGE;
+	case SQLITE_MISUSE:
+	case SQLITE_ERROR:
+		return CCP_EINTERNAL;
+	default:
+		return CCP_EIO;
+	}
+}
+
+/* Whether a SQLite result says the file is damaged (as opposed to busy,
+ * full, unreadable...). */
+static bool is_damage(int rc)
+{
+	return (rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB;
+}
+
+/* A failed SQLite call on c: what we were doing and SQLite's message. */
+static int db_fail(cache *c, int rc, const char *what)
+{
+	return fail(c, sql_code(rc), "%s: %s: %s", c->path, what,
+	            c->db ? sqlite3_errmsg(c->db) : sqlite3_errstr(rc));
+}
+
+/* Unix seconds: the fixed time of cache_set_time, or the clock. */
+static int64_t now_s(const cache *c)
+{
+	return c->now ? c->now : (int64_t)time(NULL);
+}
+
+/* Milliseconds of a monotonic clock, for retry deadlines. */
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Back off before retry number attempt: 1, 2, 4 ... 32 ms. */
+static void nap(int attempt)
+{
+	long ms = 1L << (attempt < 5 ? attempt : 5);
+	struct timespec ts = {0, ms * 1000000L};
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+/* ---- statements -------------------------------------------------------- */
+
+/* Prepare sql on c; on failure the message is on c. */
+static int prepare(cache *c, const char *sql, sqlite3_stmt **st)
+{
+	int rc = sqlite3_prepare_v2(c->db, sql, -1, st, NULL);
+	return rc == SQLITE_OK ? 0 : rc;
+}
+
+/* Bind a 16-byte key (copied by SQLite) as parameter i. */
+static int bind_key(sqlite3_stmt *st, int i, const uint8_t *key)
+{
+	return sqlite3_bind_blob(st, i, key, CACHE_KEY_SIZE, SQLITE_TRANSIENT);
+}
+
+/* Run one statement of no result rows (a pragma that returns one row is
+ * stepped to the end too); returns a SQLite code, 0 on success. */
+static int exec(cache *c, const char *sql)
+{
+	int rc = sqlite3_exec(c->db, sql, NULL, NULL, NULL);
+	return rc == SQLITE_OK ? 0 : rc;
+}
+
+/* The first column of the first row of sql as an integer in *v (0 if
+ * no row); returns a SQLite code, 0 on success. */
+static int query_int(cache *c, const char *sql, int64_t *v)
+{
+	sqlite3_stmt *st;
+	int rc = prepare(c, sql, &st);
+	if (rc)
+		return rc;
+	*v = 0;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*v = sqlite3_column_int64(st, 0);
+		rc = SQLITE_DONE;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : rc;
+}
+
+/* ---- transactions ------------------------------------------------------ */
+
+/* A transaction body: 0, a positive SQLite code (a busy one makes the
+ * whole transaction run again), or a negative CCP code with the reason
+ * already on c. */
+typedef int (*tx_body)(cache *c, void *arg);
+
+/* Run body in a BEGIN IMMEDIATE transaction and commit it.  SQLite's busy
+ * handler waits for the write lock; a transaction that still meets
+ * SQLITE_BUSY (a stale WAL snapshot, a lock it cannot wait for) is rolled
+ * back and run again until CACHE_BUSY_TIMEOUT_MS have passed.  what names
+ * the operation in messages. */
+static int in_tx(cache *c, tx_body body, void *arg, const char *what)
+{
+	int64_t deadline = mono_ms() + CACHE_BUSY_TIMEOUT_MS;
+	char msg[256];
+	for (int attempt = 0;; attempt++) {
+		int rc = exec(c, "BEGIN IMMEDIATE");
+		if (rc == 0) {
+			rc = body(c, arg);
+			if (rc == 0)
+				rc = exec(c, "COMMIT");
+		}
+		if (rc == 0)
+			return 0;
+		if (rc > 0)
+			snprintf(msg, sizeof msg, "%s", sqlite3_errmsg(c->db));
+		if (!sqlite3_get_autocommit(c->db))
+			sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+		if (rc < 0)
+			return rc;
+		if ((rc & 0xff) == SQLITE_BUSY && mono_ms() < deadline) {
+			nap(attempt);
+			continue;
+		}
+		if ((rc & 0xff) == SQLITE_BUSY)
+			return fail(c, CCP_ETIMEDOUT,
+			            "%s: %s: other writers held the cache for "
+			            "%d ms",
+			            c->path, what, CACHE_BUSY_TIMEOUT_MS);
+		return fail(c, sql_code(rc), "%s: %s: %s", c->path, what, msg);
+	}
+}
+
+/* ---- schema ------------------------------------------------------------ */
+
+/* The steps from version `from` to from + 1, in order; migrations[i].from
+ * is i.  A new schema version appends one step and bumps
+ * CACHE_SCHEMA_VERSION.  Columns read for listing come first and the large
+ * ones last, so that a list never reads a plan image. */
+static const struct migration {
+	int from;
+	const char *sql;
+} migrations[] = {
+        {0, "CREATE TABLE plans ("
+            " key BLOB PRIMARY KEY NOT NULL"
+            "  CHECK (typeof(key) = 'blob' AND length(key) = 16),"
+            " checksum INTEGER NOT NULL,"
+            " size INTEGER NOT NULL,"
+            " algorithm TEXT NOT NULL,"
+            " phases INTEGER NOT NULL,"
+            " lower_bound INTEGER NOT NULL,"
+            " predicted REAL,"
+            " created INTEGER NOT NULL,"
+            " last_used INTEGER NOT NULL,"
+            " canonical TEXT NOT NULL,"
+            " blob BLOB NOT NULL);"
+            "CREATE INDEX plans_last_used ON plans (last_used);"},
+};
+_Static_assert(sizeof migrations / sizeof migrations[0] == CACHE_SCHEMA_VERSION,
+               "one migration step per schema version");
+
+/* What inspect found. */
+enum state {
+	ST_OK,      /* our schema at version *version (maybe older) */
+	ST_EMPTY,   /* a database with nothing in it: to be created */
+	ST_DAMAGED, /* unreadable or failing its check; why says how */
+	ST_FOREIGN, /* a SQLite database that is not a ccplan cache */
+	ST_NEWER    /* our schema at a version newer than this code's */
+};
+
+/* inspect, within the read transaction it opens. */
+static int inspect_tx(cache *c, enum state *st, int *version, char *why,
+                      size_t whylen)
+{
+	int64_t app, ver, ntables, nplans;
+	int rc;
+	why[0] = '\0';
+	if ((rc = query_int(c, "PRAGMA application_id", &app)) != 0 ||
+	    (rc = query_int(c, "PRAGMA user_version", &ver)) != 0 ||
+	    (rc = query_int(c,
+	                    "SELECT count(*) FROM sqlite_master "
+	                    "WHERE name NOT GLOB 'sqlite_*'",
+	                    &ntables)) != 0 ||
+	    (rc = query_int(c,
+	                    "SELECT count(*) FROM sqlite_master "
+	                    "WHERE type = 'table' AND name = 'plans'",
+	                    &nplans)) != 0) {
+		if (!is_damage(rc))
+			return db_fail(c, rc, "reading the schema");
+		snprintf(why, whylen, "%s", sqlite3_errmsg(c->db));
+		*st = ST_DAMAGED;
+		return 0;
+	}
+	*version = (int)ver;
+	if (app != CACHE_APP_ID) {
+		*st = app == 0 && ver == 0 && ntables == 0 ? ST_EMPTY
+		                                           : ST_FOREIGN;
+		if (*st == ST_FOREIGN)
+			return 0;
+	} else if (ver > CACHE_SCHEMA_VERSION) {
+		*st = ST_NEWER;
+		return 0;
+	} else if (ver < 1 || nplans != 1) {
+		snprintf(why, whylen, "schema version %d without its tables",
+		         (int)ver);
+		*st = ST_DAMAGED;
+		return 0;
+	} else {
+		*st = ST_OK;
+	}
+	if (c->flags & CACHE_NO_CHECK)
+		return 0;
+	sqlite3_stmt *q;
+	if ((rc = prepare(c, "PRAGMA quick_check", &q)) != 0)
+		goto out_rc;
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW) {
+		const char *r = (const char *)sqlite3_column_text(q, 0);
+		if (!r || strcmp(r, "ok") != 0) {
+			snprintf(why, whylen, "quick_check: %s", r ? r : "?");
+			*st = ST_DAMAGED;
+		}
+		rc = 0;
+	}
+	sqlite3_finalize(q);
+out_rc:
+	if (rc == 0 || rc == SQLITE_DONE)
+		return 0;
+	if (!is_damage(rc))
+		return db_fail(c, rc, "checking the file");
+	snprintf(why, whylen, "%s", sqlite3_errmsg(c->db));
+	*st = ST_DAMAGED;
+	return 0;
+}
+
+/* Look at the opened file: its application id, schema version and
+ * tables, and (unless CACHE_NO_CHECK) PRAGMA quick_check, all in one read
+ * transaction so that a cache another process is creating is seen before
+ * or after, never half made.  A negative return is a failure that says
+ * nothing about the file (CCP code, message on c); otherwise *st says
+ * what the file is. */
+static int inspect(cache *c, enum state *st, int *version, char *why,
+                   size_t whylen)
+{
+	int rc = exec(c, "BEGIN");
+	if (rc)
+		return db_fail(c, rc, "reading the schema");
+	rc = inspect_tx(c, st, version, why, whylen);
+	if (!sqlite3_get_autocommit(c->db))
+		sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+struct migrate_arg {
+	struct cache_event *ev;
+};
+
+/* Transaction body: bring the schema to CACHE_SCHEMA_VERSION, re-reading
+ * the version under the write lock since another process may have done
+ * it meanwhile. */
+static int migrate_tx(cache *c, void *arg)
+{
+	struct migrate_arg *a = arg;
+	int64_t app, ver, ntables;
+	int rc;
+	if (a->ev)
+		a->ev->migrated = false; /* a retry may find it done */
+	if ((rc = query_int(c, "PRAGMA application_id", &app)) != 0 ||
+	    (rc = query_int(c, "PRAGMA user_version", &ver)) != 0 ||
+	    (rc = query_int(c,
+	                    "SELECT count(*) FROM sqlite_master "
+	                    "WHERE name NOT GLOB 'sqlite_*'",
+	                    &ntables)) != 0)
+		return rc;
+	if (app == CACHE_APP_ID && ver == CACHE_SCHEMA_VERSION)
+		return 0;
+	if (app != CACHE_APP_ID && !(app == 0 && ver == 0 && ntables == 0))
+		return fail(c, CCP_EFORMAT,
+		            "%s: a SQLite database but not a ccplan cache",
+		            c->path);
+	if (ver < 0 || ver > CACHE_SCHEMA_VERSION)
+		return fail(c, CCP_EVERSION,
+		            "%s: cache schema version %lld is newer than this "
+		            "code (%d)",
+		            c->path, (long long)ver, CACHE_SCHEMA_VERSION);
+	for (int64_t v = ver; v < CACHE_SCHEMA_VERSION; v++) {
+		if (migrations[v].from != v)
+			return fail(c, CCP_EINTERNAL,
+			            "migration table out of order at %lld",
+			            (long long)v);
+		if ((rc = exec(c, migrations[v].sql)) != 0)
+			return rc;
+	}
+	char sql[96];
+	snprintf(sql, sizeof sql,
+	         "PRAGMA application_id = %d; PRAGMA user_version = %d",
+	         CACHE_APP_ID, CACHE_SCHEMA_VERSION);
+	if ((rc = exec(c, sql)) != 0)
+		return rc;
+	if (a->ev) {
+		a->ev->migrated = true;
+		a->ev->from_version = (int)ver;
+	}
+	return 0;
+}
+
+/* ---- opening ------------------------------------------------------------ */
+
+/* Make the directories above path (borrowed) that are missing, 0700. */
+static int make_parents(cache *c, const char *path)
+{
+	char *d = strdup(path);
+	if (!d)
+		return fail(c, CCP_ENOMEM, "out of memory");
+	char *slash = strrchr(d, '/');
+	int rc = 0;
+	if (slash && slash != d) {
+		*slash = '\0';
+		for (char *p = d + 1;; p++) {
+			bool end = *p == '\0';
+			if (*p != '/' && !end)
+				continue;
+			*p = '\0';
+			if (mkdir(d, 0700) != 0 && errno != EEXIST) {
+				rc = fail(c, CCP_EIO, "%s: cannot create: %s",
+				          d, strerror(errno));
+				break;
+			}
+			if (end)
+				break;
+			*p = '/';
+		}
+	}
+	free(d);
+	return rc;
+}
+
+/* Open the connection of c on its path with SQLite flags oflags and the
+ * busy timeout; remember which file it is. */
+static int db_connect(cache *c, int oflags)
+{
+	int rc = sqlite3_open_v2(c->path, &c->db, oflags, NULL);
+	if (rc != SQLITE_OK) {
+		int code = db_fail(c, rc, "cannot open");
+		sqlite3_close(c->db);
+		c->db = NULL;
+		return code;
+	}
+	sqlite3_extended_result_codes(c->db, 1);
+	sqlite3_busy_timeout(c->db, CACHE_BUSY_TIMEOUT_MS);
+	struct stat sb;
+	if (stat(c->path, &sb) == 0) {
+		c->dev = sb.st_dev;
+		c->ino = sb.st_ino;
+	}
+	return 0;
+}
+
+static void disconnect(cache *c)
+{
+	sqlite3_close(c->db);
+	c->db = NULL;
+}
+
+/* Rename from + suffix to to + suffix if it exists; a stale -wal must not
+ * be applied to the new file, so one that cannot be moved is removed. */
+static int move_companion(cache *c, const char *from, const char *to,
+                          const char *suffix)
+{
+	size_t nf = strlen(from) + strlen(suffix) + 1;
+	size_t nt = strlen(to) + strlen(suffix) + 1;
+	char *f = malloc(nf), *t = malloc(nt);
+	int rc = 0;
+	if (!f || !t) {
+		rc = fail(c, CCP_ENOMEM, "out of memory");
+		goto out_free;
+	}
+	snprintf(f, nf, "%s%s", from, suffix);
+	snprintf(t, nt, "%s%s", to, suffix);
+	if (rename(f, t) != 0 && errno != ENOENT && unlink(f) != 0 &&
+	    errno != ENOENT)
+		rc = fail(c, CCP_EIO, "%s: cannot move aside: %s", f,
+		          strerror(errno));
+out_free:
+	free(f);
+	free(t);
+	return rc;
+}
+
+/* Rename the damaged file of c (closed) and its -wal and -shm to
+ * PATH.corrupt-<unix time>[-N], and say so in ev.  If the file at the
+ * path is no longer the one we found damaged, another process has already
+ * done this, and there is nothing to move. */
+static int move_aside(cache *c, const char *why, struct cache_event *ev)
+{
+	struct stat sb;
+	if (stat(c->path, &sb) != 0 || sb.st_dev != c->dev ||
+	    sb.st_ino != c->ino)
+		return 0;
+	size_t n = strlen(c->path) + sizeof ASIDE_SUFFIX + 48;
+	char *to = malloc(n);
+	if (!to)
+		return fail(c, CCP_ENOMEM, "out of memory");
+	long long t = (long long)time(NULL);
+	snprintf(to, n, "%s%s%lld", c->path, ASIDE_SUFFIX, t);
+	for (int k = 1; k < 1000 && lstat(to, &sb) == 0; k++)
+		snprintf(to, n, "%s%s%lld-%d", c->path, ASIDE_SUFFIX, t, k);
+	int rc = 0;
+	if (rename(c->path, to) != 0) {
+		rc = fail(c, CCP_EIO,
+		          "%s: damaged (%s) and cannot be moved "
+		          "aside: %s",
+		          c->path, why, strerror(errno));
+		goto out_free;
+	}
+	if ((rc = move_companion(c, c->path, to, "-wal")) != 0 ||
+	    (rc = move_companion(c, c->path, to, "-shm")) != 0)
+		goto out_free;
+	if (ev) {
+		ev->moved_aside = true;
+		snprintf(ev->aside, sizeof ev->aside, "%s", to);
+		snprintf(ev->reason, sizeof ev->reason, "%s", why);
+	}
+out_free:
+	free(to);
+	return rc;
+}
+
+/* Run a pragma that may need the write lock (setting auto_vacuum or WAL
+ * mode), retried like a transaction while other processes hold it. */
+static int exec_retry(cache *c, const char *sql)
+{
+	int64_t deadline = mono_ms() + CACHE_BUSY_TIMEOUT_MS;
+	for (int attempt = 0;; attempt++) {
+		int rc = exec(c, sql);
+		if ((rc & 0xff) != SQLITE_BUSY || mono_ms() >= deadline)
+			return rc;
+		nap(attempt);
+	}
+}
+
+/* Put a cache (empty: a file with nothing in it yet) in the modes it
+ * is used in: incremental auto_vacuum, which only takes on a file with no
+ * tables and before WAL mode writes the first page; WAL; and syncing at
+ * checkpoints only.  A file system without shared memory leaves the file
+ * in its old journal mode, which still works, one writer at a time. */
+static int setup(cache *c, bool empty)
+{
+	int rc = 0;
+	if (empty)
+		rc = exec_retry(c, "PRAGMA auto_vacuum = INCREMENTAL");
+	if (rc == 0)
+		rc = exec_retry(c, "PRAGMA journal_mode = WAL");
+	if (rc == 0)
+		rc = exec(c, "PRAGMA synchronous = NORMAL");
+	return rc;
+}
+
+/* Read-write open: connect (creating the file), look at the file before
+ * changing anything, move it aside and start again once if it is
+ * damaged, then set it up and migrate. */
+static int open_rw(cache *c, struct cache_event *ev)
+{
+	int rc = make_parents(c, c->path);
+	if (rc)
+		return rc;
+	for (int pass = 0; pass < 2; pass++) {
+		enum state st;
+		int version = 0;
+		char why[256] = "";
+		rc = db_connect(c, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+		if (rc)
+			return rc;
+		if ((rc = inspect(c, &st, &version, why, sizeof why)) != 0)
+			return rc;
+		if (st == ST_OK || st == ST_EMPTY) {
+			int sr = setup(c, st == ST_EMPTY);
+			if (sr != 0 && !is_damage(sr))
+				return db_fail(c, sr, "setting up");
+			if (sr != 0) {
+				snprintf(why, sizeof why, "%s",
+				         sqlite3_errmsg(c->db));
+				st = ST_DAMAGED;
+			}
+		}
+		switch (st) {
+		case ST_FOREIGN:
+			return fail(c, CCP_EFORMAT,
+			            "%s: a SQLite database but not a ccplan "
+			            "cache; left alone",
+			            c->path);
+		case ST_NEWER:
+			return fail(c, CCP_EVERSION,
+			            "%s: cache schema version %d is newer than "
+			            "this code (%d); left alone",
+			            c->path, version, CACHE_SCHEMA_VERSION);
+		case ST_DAMAGED:
+			disconnect(c);
+			if (pass == 1)
+				return fail(
+				        c, CCP_EIO,
+				        "%s: a new cache is damaged too: %s",
+				        c->path, why);
+			if ((rc = move_aside(c, why, ev)) != 0)
+				return rc;
+			continue;
+		case ST_EMPTY:
+		case ST_OK:
+			break;
+		}
+		if (st == ST_OK && version == CACHE_SCHEMA_VERSION)
+			return 0;
+		struct migrate_arg a = {ev};
+		return in_tx(c, migrate_tx, &a, "creating the schema");
+	}
+	return fail(c, CCP_EINTERNAL, "%s: cannot open", c->path);
+}
+
+/* Read-only open: the file must exist and be a readable cache of this
+ * schema version; nothing is written. */
+static int open_ro(cache *c)
+{
+	struct stat sb;
+	if (stat(c->path, &sb) != 0)
+		return fail(c, errno == ENOENT ? CCP_ENOTFOUND : CCP_EIO,
+		            "%s: %s", c->path, strerror(errno));
+	int rc = db_connect(c, SQLITE_OPEN_READONLY);
+	if (rc)
+		return rc;
+	enum state st;
+	int version = 0;
+	char why[256];
+	if ((rc = inspect(c, &st, &version, why, sizeof why)) != 0)
+		return rc;
+	switch (st) {
+	case ST_OK:
+		if (version == CACHE_SCHEMA_VERSION)
+			return 0;
+		return fail(c, CCP_EVERSION,
+		            "%s: cache schema version %d is older than this "
+		            "code's (%d); open it read-write once to upgrade",
+		            c->path, version, CACHE_SCHEMA_VERSION);
+	case ST_NEWER:
+		return fail(c, CCP_EVERSION,
+		            "%s: cache schema version %d is newer than this "
+		            "code (%d)",
+		            c->path, version, CACHE_SCHEMA_VERSION);
+	case ST_EMPTY:
+		return fail(c, CCP_EFORMAT,
+		            "%s: an empty database, not a cache", c->path);
+	case ST_FOREIGN:
+		return fail(c, CCP_EFORMAT,
+		            "%s: a SQLite database but not a ccplan cache",
+		            c->path);
+	case ST_DAMAGED:
+		break;
+	}
+	return fail(c, CCP_EFORMAT, "%s: damaged cache: %s", c->path, why);
+}
+
+int cache_open(const char *path, unsigned flags, cache **out,
+               struct cache_event *ev, char *err, size_t errlen)
+{
+	if (ev)
+		memset(ev, 0, sizeof *ev);
+	if (err && errlen)
+		err[0] = '\0';
+	if (!out)
+		return CCP_EINVAL;
+	*out = NULL;
+	if (!path || !path[0] || (flags & ~(CACHE_READONLY | CACHE_NO_CHECK))) {
+		if (err && errlen)
+			snprintf(err, errlen, "cache_open: %s",
+			         !path || !path[0] ? "no path"
+			                           : "unknown flags");
+		return CCP_EINVAL;
+	}
+	cache *c = calloc(1, sizeof *c);
+	if (!c || !(c->path = strdup(path))) {
+		free(c);
+		return CCP_ENOMEM;
+	}
+	c->flags = flags;
+	int rc = flags & CACHE_READONLY ? open_ro(c) : open_rw(c, ev);
+	if (rc) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s", c->err);
+		cache_close(c);
+		return rc;
+	}
+	c->err[0] = '\0';
+	*out = c;
+	return 0;
+}
+
+void cache_close(cache *c)
+{
+	if (!c)
+		return;
+	sqlite3_close(c->db);
+	free(c->path);
+	free(c);
+}
+
+const char *cache_errmsg(const cache *c)
+{
+	return c ? c->err : "no cache";
+}
+
+void cache_set_time(cache *c, int64_t now)
+{
+	if (c)
+		c->now = now;
+}
+
+int cache_default_path(char *buf, size_t len)
+{
+	const char *env = getenv("CCPLAN_CACHE");
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	int n;
+	if (!buf || !len)
+		return CCP_EINVAL;
+	if (env && env[0])
+		n = snprintf(buf, len, "%s", env);
+	else if (xdg && xdg[0] == '/')
+		n = snprintf(buf, len, "%s/ccplan/plans.db", xdg);
+	else if (home && home[0])
+		n = snprintf(buf, len, "%s/.cache/ccplan/plans.db", home);
+	else
+		return CCP_ENOTFOUND;
+	return n < 0 || (size_t)n >= len ? CCP_ERANGE : 0;
+}
+
+/* ---- keys -------------------------------------------------------------- */
+
+void cache_key_hex(const uint8_t key[CACHE_KEY_SIZE], char out[CACHE_KEY_HEX])
+{
+	static const char digits[] = "0123456789abcdef";
+	for (int i = 0; i < CACHE_KEY_SIZE; i++) {
+		out[2 * i] = digits[key[i] >> 4];
+		out[2 * i + 1] = digits[key[i] & 0xf];
+	}
+	out[2 * CACHE_KEY_SIZE] = '\0';
+}
+
+/* Value of one hex digit, or -1. */
+static int hex_digit(char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+/* The lowest and highest keys starting with the hex digits s (1 to 32 of
+ * them); false if s is not such a prefix. */
+static bool prefix_range(const char *s, uint8_t lo[CACHE_KEY_SIZE],
+                         uint8_t hi[CACHE_KEY_SIZE])
+{
+	size_t n = strlen(s);
+	if (n < 1 || n > 2 * CACHE_KEY_SIZE)
+		return false;
+	memset(lo, 0x00, CACHE_KEY_SIZE);
+	memset(hi, 0xff, CACHE_KEY_SIZE);
+	for (size_t i = 0; i < n; i++) {
+		int d = hex_digit(s[i]);
+		if (d < 0)
+			return false;
+		uint8_t *l = &lo[i / 2], *h = &hi[i / 2];
+		if (i % 2 == 0) {
+			*l = (uint8_t)(d << 4);
+			*h = (uint8_t)(d << 4 | 0x0f);
+		} else {
+			*l = (uint8_t)(*l | d);
+			*h = (uint8_t)((*h & 0xf0) | d);
+		}
+	}
+	return true;
+}
+
+int cache_key_parse(const char *hex, uint8_t key[CACHE_KEY_SIZE])
+{
+	uint8_t hi[CACHE_KEY_SIZE];
+	if (!hex || !key || strlen(hex) != 2 * CACHE_KEY_SIZE ||
+	    !prefix_range(hex, key, hi))
+		return CCP_EINVAL;
+	return 0;
+}
+
+int cache_find_prefix(cache *c, const char *prefix, uint8_t key[CACHE_KEY_SIZE])
+{
+	uint8_t lo[CACHE_KEY_SIZE], hi[CACHE_KEY_SIZE];
+	uint8_t found[2][CACHE_KEY_SIZE];
+	int nfound = 0, rc;
+	if (!c || !key)
+		return CCP_EINVAL;
+	if (!prefix || !prefix_range(prefix, lo, hi))
+		return fail(c, CCP_EINVAL,
+		            "'%s' is not a key or key prefix (1 to 32 hex "
+		            "digits)",
+		            prefix ? prefix : "");
+	sqlite3_stmt *st;
+	if ((rc = prepare(c,
+	                  "SELECT key FROM plans WHERE key BETWEEN ?1 AND ?2 "
+	                  "ORDER BY key LIMIT 2",
+	                  &st)) != 0)
+		return db_fail(c, rc, "looking up a key");
+	bind_key(st, 1, lo);
+	bind_key(st, 2, hi);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const void *k = sqlite3_column_blob(st, 0);
+		if (k && sqlite3_column_bytes(st, 0) == CACHE_KEY_SIZE)
+			memcpy(found[nfound++], k, CACHE_KEY_SIZE);
+	}
+	if (rc != SQLITE_DONE) {
+		rc = db_fail(c, rc, "looking up a key");
+		sqlite3_finalize(st);
+		return rc;
+	}
+	sqlite3_finalize(st);
+	if (nfound == 0)
+		return fail(c, CCP_ENOTFOUND,
+		            "no cached plan has a key "
+		            "starting with '%s'",
+		            prefix);
+	if (nfound > 1) {
+		char a[CACHE_KEY_HEX], b[CACHE_KEY_HEX];
+		cache_key_hex(found[0], a);
+		cache_key_hex(found[1], b);
+		return fail(c, CCP_EINVAL,
+		            "key prefix '%s' is ambiguous: %s, %s, maybe more",
+		            prefix, a, b);
+	}
+	memcpy(key, found[0], CACHE_KEY_SIZE);
+	return 0;
+}
+
+/* ---- checking images --------------------------------------------------- */
+
+/* Whether the input hash an image records is key, or none (all zero). */
+static bool hash_fits(const ir_file_info *fi, const uint8_t *key)
+{
+	static const uint8_t zero[CACHE_KEY_SIZE];
+	return memcmp(fi->input_hash, key, CACHE_KEY_SIZE) == 0 ||
+	       memcmp(fi->input_hash, zero, CACHE_KEY_SIZE) == 0;
+}
+
+/* A checksum as the SQLite integer with the same 64 bits, and back. */
+static int64_t sum_to_db(uint64_t v)
+{
+	int64_t s;
+	memcpy(&s, &v, sizeof s);
+	return s;
+}
+
+static uint64_t sum_from_db(int64_t s)
+{
+	uint64_t v;
+	memcpy(&v, &s, sizeof v);
+	return v;
+}
+
+/* ---- put --------------------------------------------------------------- */
+
+struct put_arg {
+	const uint8_t *key;
+	const void *blob;
+	size_t len;
+	uint64_t checksum;
+	const char *algorithm;
+	uint32_t phases, lb_phases;
+	double predicted;
+	const char *canonical;
+	int64_t now;
+};
+
+/* Transaction body of cache_put: one upsert. */
+static int put_tx(cache *c, void *arg)
+{
+	const struct put_arg *a = arg;
+	sqlite3_stmt *st;
+	int rc = prepare(
+	        c,
+	        "INSERT INTO plans (key, checksum, size, algorithm, phases,"
+	        " lower_bound, predicted, created, last_used, canonical, blob)"
+	        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9, ?10)"
+	        " ON CONFLICT (key) DO UPDATE SET"
+	        "  created = CASE WHEN checksum = excluded.checksum"
+	        "   AND size = excluded.size THEN created"
+	        "   ELSE excluded.created END,"
+	        "  checksum = excluded.checksum, size = excluded.size,"
+	        "  algorithm = excluded.algorithm, phases = excluded.phases,"
+	        "  lower_bound = excluded.lower_bound,"
+	        "  predicted = excluded.predicted,"
+	        "  last_used = excluded.last_used,"
+	        "  canonical = excluded.canonical, blob = excluded.blob",
+	        &st);
+	if (rc)
+		return rc;
+	bind_key(st, 1, a->key);
+	sqlite3_bind_int64(st, 2, sum_to_db(a->checksum));
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)a->len);
+	sqlite3_bind_text(st, 4, a->algorithm, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 5, a->phases);
+	sqlite3_bind_int64(st, 6, a->lb_phases);
+	if (isnan(a->predicted))
+		sqlite3_bind_null(st, 7);
+	else
+		sqlite3_bind_double(st, 7, a->predicted);
+	sqlite3_bind_int64(st, 8, a->now);
+	sqlite3_bind_text(st, 9, a->canonical, -1, SQLITE_STATIC);
+	rc = sqlite3_bind_blob64(st, 10, a->blob, a->len, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : rc;
+}
+
+int cache_put(cache *c, const uint8_t key[CACHE_KEY_SIZE], const void *blob,
+              size_t len, const struct cache_meta *meta)
+{
+	ir_file_info fi;
+	char why[256], hex[CACHE_KEY_HEX];
+	if (!c)
+		return CCP_EINVAL;
+	if (!key || !blob)
+		return fail(c, CCP_EINVAL, "cache_put: no key or no plan");
+	if (c->flags & CACHE_READONLY)
+		return fail(c, CCP_EINVAL, "%s: opened read-only", c->path);
+	cache_key_hex(key, hex);
+	if (ir_image_check(blob, len, &fi, why, sizeof why) != 0)
+		return fail(c, CCP_EINVAL, "not caching a bad plan image: %s",
+		            why);
+	if (!hash_fits(&fi, key))
+		return fail(c, CCP_EINVAL,
+		            "not caching under %s a plan made for another "
+		            "input",
+		            hex);
+	struct put_arg a = {
+	        .key = key,
+	        .blob = blob,
+	        .len = len,
+	        .checksum = XXH3_64bits(blob, len),
+	        .algorithm = fi.algorithm,
+	        .phases = fi.nphases,
+	        .lb_phases = fi.lb_phases,
+	        .predicted = NAN,
+	        .canonical = "",
+	        .now = now_s(c),
+	};
+	if (meta) {
+		if (!memchr(meta->algorithm, '\0', sizeof meta->algorithm))
+			return fail(c, CCP_EINVAL,
+			            "cache_put: algorithm name not terminated");
+		a.algorithm = meta->algorithm;
+		a.phases = meta->phases;
+		a.lb_phases = meta->lb_phases;
+		a.predicted = meta->predicted;
+		if (meta->canonical)
+			a.canonical = meta->canonical;
+	}
+	return in_tx(c, put_tx, &a, "storing a plan");
+}
+
+/* ---- get --------------------------------------------------------------- */
+
+struct key_arg {
+	const uint8_t *key;
+	int64_t value; /* the time, or the checksum to match */
+};
+
+/* Transaction body: set last_used of a key to now if it is older. */
+static int touch_tx(cache *c, void *arg)
+{
+	const struct key_arg *a = arg;
+	sqlite3_stmt *st;
+	int rc = prepare(c,
+	                 "UPDATE plans SET last_used = ?2 "
+	                 "WHERE key = ?1 AND last_used < ?2",
+	                 &st);
+	if (rc)
+		return rc;
+	bind_key(st, 1, a->key);
+	sqlite3_bind_int64(st, 2, a->value);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : rc;
+}
+
+/* Transaction body: delete a damaged entry, but only the one we read (a
+ * writer may have replaced it since with a good one). */
+static int drop_tx(cache *c, void *arg)
+{
+	const struct key_arg *a = arg;
+	sqlite3_stmt *st;
+	int rc = prepare(
+	        c, "DELETE FROM plans WHERE key = ?1 AND checksum = ?2", &st);
+	if (rc)
+		return rc;
+	bind_key(st, 1, a->key);
+	sqlite3_bind_int64(st, 2, a->value);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : rc;
+}
+
+/* Copy a text column into a fixed buffer of n bytes. */
+static void column_name(sqlite3_stmt *st, int i, char *out, size_t n)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	snprintf(out, n, "%s", t ? (const char *)t : "");
+}
+
+/* Fill the fields of m that every query returns, from columns key,
+ * algorithm, phases, lower_bound, predicted, size, created, last_used at
+ * positions 0..7 of st. */
+static void column_meta(sqlite3_stmt *st, struct cache_meta *m)
+{
+	const void *k = sqlite3_column_blob(st, 0);
+	memset(m->key, 0, sizeof m->key);
+	if (k && sqlite3_column_bytes(st, 0) == CACHE_KEY_SIZE)
+		memcpy(m->key, k, CACHE_KEY_SIZE);
+	column_name(st, 1, m->algorithm, sizeof m->algorithm);
+	m->phases = (uint32_t)sqlite3_column_int64(st, 2);
+	m->lb_phases = (uint32_t)sqlite3_column_int64(st, 3);
+	m->predicted = sqlite3_column_type(st, 4) == SQLITE_NULL
+	                       ? NAN
+	                       : sqlite3_column_double(st, 4);
+	m->size = (uint64_t)sqlite3_column_int64(st, 5);
+	m->created = sqlite3_column_int64(st, 6);
+	m->last_used = sqlite3_column_int64(st, 7);
+	m->canonical = NULL;
+}
+
+/* Whether the image read for key is the one stored and a plan of that
+ * key; the reason in why if not.  CCP_EVERSION is an intact image of a
+ * newer plan format. */
+static int entry_check(const uint8_t *img, size_t len, uint64_t stored_size,
+                       uint64_t stored_sum, const uint8_t *key, char *why,
+                       size_t whylen)
+{
+	ir_file_info fi;
+	if ((uint64_t)len != stored_size) {
+		snprintf(why, whylen, "%zu bytes where %llu were stored", len,
+		         (unsigned long long)stored_size);
+		return CCP_ECHECKSUM;
+	}
+	if (XXH3_64bits(img, len) != stored_sum) {
+		snprintf(why, whylen, "cache checksum mismatch");
+		return CCP_ECHECKSUM;
+	}
+	int rc = ir_image_check(img, len, &fi, why, whylen);
+	if (rc == CCP_EVERSION)
+		return rc;
+	if (rc)
+		return CCP_ECHECKSUM;
+	if (!hash_fits(&fi, key)) {
+		snprintf(why, whylen, "the plan was made for another input");
+		return CCP_ECHECKSUM;
+	}
+	return 0;
+}
+
+int cache_get(cache *c, const uint8_t key[CACHE_KEY_SIZE], void **blob,
+              size_t *len, struct cache_meta *meta)
+{
+	char hex[CACHE_KEY_HEX], why[256];
+	struct cache_meta m;
+	sqlite3_stmt *st;
+	uint8_t *img = NULL;
+	size_t n = 0;
+	int64_t stored_sum;
+	int rc;
+	if (blob)
+		*blob = NULL;
+	if (len)
+		*len = 0;
+	if (meta)
+		memset(meta, 0, sizeof *meta);
+	if (!c)
+		return CCP_EINVAL;
+	if (!key || !blob || !len)
+		return fail(c, CCP_EINVAL, "cache_get: no key or no output");
+	cache_key_hex(key, hex);
+	if ((rc = prepare(c,
+	                  "SELECT key, algorithm, phases, lower_bound,"
+	                  " predicted, size, created, last_used, checksum,"
+	                  " canonical, blob FROM plans WHERE key = ?1",
+	                  &st)) != 0)
+		return db_fail(c, rc, "reading a plan");
+	bind_key(st, 1, key);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		rc = rc == SQLITE_DONE ? fail(c, CCP_ENOTFOUND,
+		                              "no cached plan for %s", hex)
+		                       : db_fail(c, rc, "reading a plan");
+		sqlite3_finalize(st);
+		return rc;
+	}
+	column_meta(st, &m);
+	stored_sum = sqlite3_column_int64(st, 8);
+	const void *b = sqlite3_column_blob(st, 10);
+	n = (size_t)sqlite3_column_bytes(st, 10);
+	if ((n && !b) || !(img = malloc(n ? n : 1))) {
+		sqlite3_finalize(st);
+		return fail(c, CCP_ENOMEM, "out of memory");
+	}
+	if (n)
+		memcpy(img, b, n);
+	if (meta) {
+		const unsigned char *t = sqlite3_column_text(st, 9);
+		m.canonical = strdup(t ? (const char *)t : "");
+		if (!m.canonical) {
+			sqlite3_finalize(st);
+			free(img);
+			return fail(c, CCP_ENOMEM, "out of memory");
+		}
+	}
+	sqlite3_finalize(st);
+
+	rc = entry_check(img, n, m.size, sum_from_db(stored_sum), key, why,
+	                 sizeof why);
+	if (rc == CCP_EVERSION) {
+		rc = fail(c, rc, "cached plan %s is of a newer format: %s", hex,
+		          why);
+		goto out_free;
+	}
+	if (rc) {
+		if (c->flags & CACHE_READONLY) {
+			rc = fail(c, CCP_ECHECKSUM,
+			          "cached plan %s is damaged (%s); read-only, "
+			          "left in place",
+			          hex, why);
+			goto out_free;
+		}
+		struct key_arg a = {key, stored_sum};
+		int dr = in_tx(c, drop_tx, &a, "removing a damaged plan");
+		rc = fail(c, CCP_ECHECKSUM,
+		          "cached plan %s was damaged (%s) and %s", hex, why,
+		          dr ? "could not be removed" : "has been removed");
+		goto out_free;
+	}
+
+	if (!(c->flags & CACHE_READONLY) && m.last_used < now_s(c)) {
+		struct key_arg a = {key, now_s(c)};
+		if (in_tx(c, touch_tx, &a, "updating the use time") == 0)
+			m.last_used = a.value;
+	}
+	*blob = img;
+	*len = n;
+	if (meta)
+		*meta = m;
+	return 0;
+out_free:
+	free(img);
+	free(m.canonical);
+	return rc;
+}
+
+void cache_meta_fini(struct cache_meta *meta)
+{
+	if (!meta)
+		return;
+	free(meta->canonical);
+	memset(meta, 0, sizeof *meta);
+}
+
+/* ---- remove, list ------------------------------------------------------ */
+
+/* Transaction body of cache_remove. */
+static int remove_tx(cache *c, void *arg)
+{
+	const uint8_t *key = arg;
+	sqlite3_stmt *st;
+	int rc = prepare(c, "DELETE FROM plans WHERE key = ?1", &st);
+	if (rc)
+		return rc;
+	bind_key(st, 1, key);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return rc;
+	if (sqlite3_changes(c->db) == 0) {
+		char hex[CACHE_KEY_HEX];
+		cache_key_hex(key, hex);
+		return fail(c, CCP_ENOTFOUND, "no cached plan for %s", hex);
+	}
+	return 0;
+}
+
+int cache_remove(cache *c, const uint8_t key[CACHE_KEY_SIZE])
+{
+	if (!c)
+		return CCP_EINVAL;
+	if (!key)
+		return fail(c, CCP_EINVAL, "cache_remove: no key");
+	if (c->flags & CACHE_READONLY)
+		return fail(c, CCP_EINVAL, "%s: opened read-only", c->path);
+	return in_tx(c, remove_tx, (void *)key, "removing a plan");
+}
+
+int cache_list(cache *c, int (*fn)(const struct cache_meta *m, void *arg),
+               void *arg)
+{
+	sqlite3_stmt *st;
+	int rc;
+	if (!c)
+		return CCP_EINVAL;
+	if (!fn)
+		return fail(c, CCP_EINVAL, "cache_list: no function");
+	if ((rc = prepare(c,
+	                  "SELECT key, algorithm, phases, lower_bound,"
+	                  " predicted, size, created, last_used FROM plans"
+	                  " ORDER BY last_used DESC, key",
+	                  &st)) != 0)
+		return db_fail(c, rc, "listing");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct cache_meta m;
+		column_meta(st, &m);
+		int r = fn(&m, arg);
+		if (r) {
+			sqlite3_finalize(st);
+			return r;
+		}
+	}
+	rc = rc == SQLITE_DONE ? 0 : db_fail(c, rc, "listing");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* ---- gc ---------------------------------------------------------------- */
+
+struct gc_arg {
+	int64_t max_bytes, older_than, now;
+	struct cache_gc_stats s;
+};
+
+/* Count and total size of the entries into *n and *bytes: all of them,
+ * or (before not NULL) those last used before *before. */
+static int gc_count(cache *c, const int64_t *before, uint64_t *n,
+                    uint64_t *bytes)
+{
+	sqlite3_stmt *st;
+	int rc = prepare(c,
+	                 before ? "SELECT count(*), coalesce(sum(size), 0) "
+	                          "FROM plans WHERE last_used < ?1"
+	                        : "SELECT count(*), coalesce(sum(size), 0) "
+	                          "FROM plans",
+	                 &st);
+	if (rc)
+		return rc;
+	if (before)
+		sqlite3_bind_int64(st, 1, *before);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*n = (uint64_t)sqlite3_column_int64(st, 0);
+		*bytes = (uint64_t)sqlite3_column_int64(st, 1);
+		rc = SQLITE_DONE;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : rc;
+}
+
+/* Delete the entries last used before `before`; add them to s. */
+static int gc_age(cache *c, int64_t before, struct cache_gc_stats *s)
+{
+	uint64_t n, bytes;
+	sqlite3_stmt *st;
+	int rc = gc_count(c, &before, &n, &bytes);
+	if (rc || n == 0)
+		return rc;
+	if ((rc = prepare(c, "DELETE FROM plans WHERE last_used < ?1", &st)))
+		return rc;
+	sqlite3_bind_int64(st, 1, before);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return rc;
+	s->removed += n;
+	s->removed_bytes += bytes;
+	return 0;
+}
+
+/* Delete least recently used entries until the images total at most
+ * max_bytes; add them to s.  The victims are chosen first and deleted
+ * after, so no row is deleted under a running query. */
+static int gc_size(cache *c, int64_t max_bytes, struct cache_gc_stats *s)
+{
+	uint64_t n, total;
+	int rc = gc_count(c, NULL, &n, &total);
+	if (rc || total <= (uint64_t)max_bytes)
+		return rc;
+	uint8_t(*victims)[CACHE_KEY_SIZE] = malloc(n * sizeof *victims);
+	uint64_t nv = 0, freed = 0;
+	sqlite3_stmt *st = NULL;
+	if (!victims)
+		return fail(c, CCP_ENOMEM, "out of memory");
+	if ((rc = prepare(c,
+	                  "SELECT key, size FROM plans "
+	                  "ORDER BY last_used, created, key",
+	                  &st)))
+		goto out_free;
+	while (total - freed > (uint64_t)max_bytes && nv < n &&
+	       (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const void *k = sqlite3_column_blob(st, 0);
+		if (!k || sqlite3_column_bytes(st, 0) != CACHE_KEY_SIZE)
+			continue;
+		memcpy(victims[nv++], k, CACHE_KEY_SIZE);
+		freed += (uint64_t)sqlite3_column_int64(st, 1);
+	}
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		rc = 0;
+	sqlite3_finalize(st);
+	st = NULL;
+	if (rc)
+		goto out_free;
+	if ((rc = prepare(c, "DELETE FROM plans WHERE key = ?1", &st)))
+		goto out_free;
+	for (uint64_t i = 0; i < nv; i++) {
+		bind_key(st, 1, victims[i]);
+		if ((rc = sqlite3_step(st)) != SQLITE_DONE)
+			goto out_free;
+		sqlite3_reset(st);
+		rc = 0;
+	}
+	s->removed += nv;
+	s->removed_bytes += freed;
+out_free:
+	sqlite3_finalize(st);
+	free(victims);
+	return rc;
+}
+
+/* Transaction body of cache_gc: by age, then by size, then the counts of
+ * what is left, and the freed pages handed back (incremental vacuum). */
+static int gc_tx(cache *c, void *arg)
+{
+	struct gc_arg *a = arg;
+	int rc;
+	memset(&a->s, 0, sizeof a->s);
+	if (a->older_than >= 0 &&
+	    (rc = gc_age(c, a->now - a->older_than, &a->s)) != 0)
+		return rc;
+	if (a->max_bytes >= 0 && (rc = gc_size(c, a->max_bytes, &a->s)) != 0)
+		return rc;
+	if ((rc = gc_count(c, NULL, &a->s.kept, &a->s.kept_bytes)) != 0)
+		return rc;
+	return a->s.removed ? exec(c, "PRAGMA incremental_vacuum") : 0;
+}
+
+int cache_gc(cache *c, int64_t max_bytes, int64_t older_than,
+             struct cache_gc_stats *stats)
+{
+	if (stats)
+		memset(stats, 0, sizeof *stats);
+	if (!c)
+		return CCP_EINVAL;
+	if (max_bytes < -1 || older_than < -1)
+		return fail(c, CCP_EINVAL, "cache_gc: negative limit");
+	if (c->flags & CACHE_READONLY)
+		return fail(c, CCP_EINVAL, "%s: opened read-only", c->path);
+	struct gc_arg a = {max_bytes, older_than, now_s(c), {0, 0, 0, 0}};
+	int rc = in_tx(c, gc_tx, &a, "collecting garbage");
+	if (rc)
+		return rc;
+	/* let the main file shrink now if no reader needs the old pages;
+	 * otherwise a later checkpoint does it */
+	if (a.s.removed)
+		sqlite3_wal_checkpoint_v2(
+		        c->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+	if (stats)
+		*stats = a.s;
+	return 0;
+}

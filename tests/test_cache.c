@@ -1,0 +1,1041 @@
+/*
+ * test_cache.c - the plan cache: round trips of real encoded plans, keys
+ * and their abbreviations, use times and garbage collection, damaged
+ * files and damaged entries, read-only use, schema versions, and eight
+ * processes writing one new cache at once.  Every test works in its own
+ * directory under /tmp.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "cache.h"
+#include "codec.h"
+#include "ir.h"
+#include "sched.h"
+#include "support.h"
+
+/* ---- fixture: a fresh directory per test ------------------------------ */
+
+struct fx {
+	char dir[64];   /* the test's directory */
+	char path[128]; /* dir/plans.db */
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof *f);
+	if (!f)
+		return -1;
+	snprintf(f->dir, sizeof f->dir, "/tmp/ccp-cache-XXXXXX");
+	if (!mkdtemp(f->dir)) {
+		free(f);
+		return -1;
+	}
+	snprintf(f->path, sizeof f->path, "%s/plans.db", f->dir);
+	*state = f;
+	return 0;
+}
+
+/* Remove a directory tree (what the tests made under /tmp). */
+static void rm_rf(const char *path)
+{
+	DIR *d = opendir(path);
+	if (d) {
+		struct dirent *e;
+		while ((e = readdir(d)) != NULL) {
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			char sub[512];
+			snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+			rm_rf(sub);
+		}
+		closedir(d);
+		rmdir(path);
+	} else {
+		unlink(path);
+	}
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	rm_rf(f->dir);
+	free(f);
+	return 0;
+}
+
+/* ---- plans and keys ---------------------------------------------------- */
+
+/* A real plan image: a binomial broadcast of `bytes` bytes on a cols x 2
+ * mesh, generated, verified, lowered and encoded, recording key as its
+ * input hash (the caller frees *img). */
+static void make_image(const uint8_t key[16], int cols, int64_t bytes,
+                       uint8_t **img, size_t *len)
+{
+	ir_machine m = tu_machine(IR_MESH, 1, cols, 2, 0, 0);
+	ir_comm c = {.coll = IR_BCAST,
+	             .root = 0,
+	             .bytes = bytes,
+	             .segments = 1,
+	             .dtype = IR_DT_BYTE,
+	             .op = IR_OP_SUM};
+	struct sch_options o = {0};
+	ir_plan p;
+	ir_report r;
+	ir_slice *sl = NULL;
+	assert_int_equal(sch_binomial.generate(&m, &c, &o, &p), 0);
+	memcpy(p.input_hash, key, 16);
+	assert_int_equal(ir_verify(&p, &r), 0);
+	assert_int_equal(ir_lower(&p, &sl), 0);
+	assert_int_equal(ir_plan_encode(&p, &r, sl, img, len, NULL, 0), 0);
+	ir_slices_free(sl, p.machine.nranks);
+	ir_report_fini(&r);
+	ir_plan_fini(&p);
+}
+
+/* Key number n: distinct bytes for distinct n. */
+static void key_n(uint8_t key[16], unsigned n)
+{
+	XXH128_hash_t h = XXH3_128bits(&n, sizeof n);
+	memcpy(key, &h, 16);
+}
+
+/* A key from its 32 hex digits. */
+static void key_hex(uint8_t key[16], const char *hex)
+{
+	assert_int_equal(cache_key_parse(hex, key), 0);
+}
+
+/* The meta a compile would store. */
+static struct cache_meta meta_for(const char *algorithm, uint32_t phases,
+                                  uint32_t lb, double predicted,
+                                  char *canonical)
+{
+	struct cache_meta m;
+	memset(&m, 0, sizeof m);
+	snprintf(m.algorithm, sizeof m.algorithm, "%s", algorithm);
+	m.phases = phases;
+	m.lb_phases = lb;
+	m.predicted = predicted;
+	m.canonical = canonical;
+	return m;
+}
+
+/* Put a fresh image for key (input hash key); its length in *len. */
+static void put_new(cache *c, const uint8_t key[16], int64_t bytes, size_t *len)
+{
+	uint8_t *img;
+	size_t n;
+	make_image(key, 4, bytes, &img, &n);
+	int rc = cache_put(c, key, img, n, NULL);
+	if (rc)
+		fail_msg("put: %s", cache_errmsg(c));
+	free(img);
+	if (len)
+		*len = n;
+}
+
+static cache *open_ok(const char *path, unsigned flags, struct cache_event *ev)
+{
+	cache *c = NULL;
+	char err[512] = "";
+	int rc = cache_open(path, flags, &c, ev, err, sizeof err);
+	if (rc)
+		fail_msg("open %s: %s (%s)", path, ccp_strerror(rc), err);
+	assert_non_null(c);
+	return c;
+}
+
+/* ---- raw SQLite, to look at and damage the file ------------------------- */
+
+static int64_t raw_int(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int64_t v = -1;
+	assert_int_equal(
+	        sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL),
+	        SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	return v;
+}
+
+static void raw_exec(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	assert_int_equal(
+	        sqlite3_open_v2(path, &db,
+	                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+	                        NULL),
+	        SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+}
+
+/* Whether the file at path is in WAL mode. */
+static bool raw_is_wal(const char *path)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	bool wal;
+	assert_int_equal(
+	        sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL),
+	        SQLITE_OK);
+	assert_int_equal(
+	        sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL),
+	        SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	wal = strcmp((const char *)sqlite3_column_text(st, 0), "wal") == 0;
+	sqlite3_finalize(st);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	return wal;
+}
+
+/* Replace the blob (and, when given, checksum and size) of key. */
+static void raw_set_blob(const char *path, const uint8_t key[16],
+                         const uint8_t *blob, size_t len, bool reseal)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	assert_int_equal(
+	        sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL),
+	        SQLITE_OK);
+	const char *sql = reseal ? "UPDATE plans SET blob = ?2, checksum = ?3,"
+	                           " size = ?4 WHERE key = ?1"
+	                         : "UPDATE plans SET blob = ?2 WHERE key = ?1";
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_blob(st, 1, key, 16, SQLITE_TRANSIENT);
+	sqlite3_bind_blob(st, 2, blob, (int)len, SQLITE_TRANSIENT);
+	if (reseal) {
+		uint64_t sum = XXH3_64bits(blob, len);
+		int64_t s;
+		memcpy(&s, &sum, sizeof s);
+		sqlite3_bind_int64(st, 3, s);
+		sqlite3_bind_int64(st, 4, (int64_t)len);
+	}
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	assert_int_equal(sqlite3_changes(db), 1);
+	sqlite3_finalize(st);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+}
+
+static off_t file_size(const char *path)
+{
+	struct stat sb;
+	return stat(path, &sb) == 0 ? sb.st_size : -1;
+}
+
+/* ---- tests ----------------------------------------------------------------
+ */
+
+/* Environment variables in their order of precedence. */
+static void test_default_path(void **state)
+{
+	(void)state;
+	const char *names[] = {"CCPLAN_CACHE", "XDG_CACHE_HOME", "HOME"};
+	char *saved[3];
+	char buf[256];
+	for (int i = 0; i < 3; i++) {
+		const char *v = getenv(names[i]);
+		saved[i] = v ? strdup(v) : NULL;
+	}
+	setenv("CCPLAN_CACHE", "/x/y.db", 1);
+	setenv("XDG_CACHE_HOME", "/xdg", 1);
+	setenv("HOME", "/home/u", 1);
+	assert_int_equal(cache_default_path(buf, sizeof buf), 0);
+	assert_string_equal(buf, "/x/y.db");
+	setenv("CCPLAN_CACHE", "", 1);
+	assert_int_equal(cache_default_path(buf, sizeof buf), 0);
+	assert_string_equal(buf, "/xdg/ccplan/plans.db");
+	unsetenv("CCPLAN_CACHE");
+	setenv("XDG_CACHE_HOME", "relative", 1); /* ignored, as XDG says */
+	assert_int_equal(cache_default_path(buf, sizeof buf), 0);
+	assert_string_equal(buf, "/home/u/.cache/ccplan/plans.db");
+	assert_int_equal(cache_default_path(buf, 10), CCP_ERANGE);
+	unsetenv("XDG_CACHE_HOME");
+	unsetenv("HOME");
+	assert_int_equal(cache_default_path(buf, sizeof buf), CCP_ENOTFOUND);
+	for (int i = 0; i < 3; i++) {
+		if (saved[i])
+			setenv(names[i], saved[i], 1);
+		else
+			unsetenv(names[i]);
+		free(saved[i]);
+	}
+}
+
+/* Keys to hex and back, either case, and what is not a key. */
+static void test_keys(void **state)
+{
+	(void)state;
+	uint8_t k[16], back[16];
+	char hex[CACHE_KEY_HEX];
+	for (int i = 0; i < 16; i++)
+		k[i] = (uint8_t)(0x0f + 0x11 * i);
+	cache_key_hex(k, hex);
+	assert_string_equal(hex, "0f2031425364758697a8b9cadbecfd0e");
+	assert_int_equal(cache_key_parse(hex, back), 0);
+	assert_memory_equal(k, back, 16);
+	assert_int_equal(
+	        cache_key_parse("0F2031425364758697A8B9CADBECFD0E", back), 0);
+	assert_memory_equal(k, back, 16);
+	assert_int_equal(
+	        cache_key_parse("0f2031425364758697a8b9cadbecfd0", back),
+	        CCP_EINVAL);
+	assert_int_equal(
+	        cache_key_parse("0f2031425364758697a8b9cadbecfd0ee", back),
+	        CCP_EINVAL);
+	assert_int_equal(
+	        cache_key_parse("0g2031425364758697a8b9cadbecfd0e", back),
+	        CCP_EINVAL);
+	assert_int_equal(cache_key_parse(NULL, back), CCP_EINVAL);
+}
+
+/* A real plan in and out, byte for byte, with its description; what is
+ * absent, bad, or filed under the wrong key; the file's settings. */
+static void test_roundtrip(void **state)
+{
+	struct fx *f = *state;
+	char path[256], sub[200];
+	struct cache_event ev;
+	snprintf(sub, sizeof sub, "%s/a/b", f->dir);
+	snprintf(path, sizeof path, "%s/plans.db", sub);
+	cache *c = open_ok(path, 0, &ev);
+	assert_false(ev.moved_aside);
+	assert_true(ev.migrated);
+	assert_int_equal(ev.from_version, 0);
+	struct stat sb;
+	assert_int_equal(stat(sub, &sb), 0);
+	assert_int_equal(sb.st_mode & 0777, 0700);
+
+	uint8_t k1[16], k2[16], k3[16], *img, *img2;
+	size_t len, len2;
+	key_n(k1, 1);
+	key_n(k2, 2);
+	key_n(k3, 3);
+	make_image(k1, 4, 4096, &img, &len);
+	char text[] = "machine: mesh 4x2\nbroadcast 4096\n";
+	struct cache_meta m = meta_for("binomial", 3, 3, NAN, text);
+	assert_int_equal(cache_put(c, k1, img, len, &m), 0);
+
+	void *out = NULL;
+	size_t outlen = 0;
+	struct cache_meta got;
+	assert_int_equal(cache_get(c, k1, &out, &outlen, &got), 0);
+	assert_int_equal(outlen, len);
+	assert_memory_equal(out, img, len);
+	assert_memory_equal(got.key, k1, 16);
+	assert_string_equal(got.algorithm, "binomial");
+	assert_int_equal(got.phases, 3);
+	assert_int_equal(got.lb_phases, 3);
+	assert_true(isnan(got.predicted));
+	assert_string_equal(got.canonical, text);
+	assert_int_equal(got.size, len);
+	/* the image is still a plan the codec reads, for key */
+	ir_file_info fi;
+	assert_int_equal(ir_file_info_read(out, outlen, &fi, NULL, 0), 0);
+	assert_memory_equal(fi.input_hash, k1, 16);
+	free(out);
+	cache_meta_fini(&got);
+	assert_null(got.canonical);
+
+	/* absent */
+	out = (void *)1;
+	assert_int_equal(cache_get(c, k3, &out, &outlen, NULL), CCP_ENOTFOUND);
+	assert_null(out);
+	assert_int_equal(outlen, 0);
+	assert_non_null(strstr(cache_errmsg(c), "no cached plan"));
+
+	/* no meta: taken from the image's header */
+	make_image(k2, 4, 100, &img2, &len2);
+	assert_int_equal(cache_put(c, k2, img2, len2, NULL), 0);
+	assert_int_equal(cache_get(c, k2, &out, &outlen, &got), 0);
+	assert_int_equal(ir_file_info_read(out, outlen, &fi, NULL, 0), 0);
+	assert_string_equal(got.algorithm, "binomial");
+	assert_int_equal(got.phases, fi.nphases);
+	assert_int_equal(got.lb_phases, fi.lb_phases);
+	assert_string_equal(got.canonical, "");
+	free(out);
+	cache_meta_fini(&got);
+
+	/* refused: a plan of another input, a cut image, a damaged one */
+	assert_int_equal(cache_put(c, k3, img, len, &m), CCP_EINVAL);
+	assert_int_equal(cache_put(c, k1, img, len - 1, &m), CCP_EINVAL);
+	img[len / 2] ^= 1;
+	assert_int_equal(cache_put(c, k1, img, len, &m), CCP_EINVAL);
+	img[len / 2] ^= 1;
+	assert_int_equal(cache_get(c, k3, &out, &outlen, NULL), CCP_ENOTFOUND);
+
+	/* again under the same key: one row, the last put wins */
+	m.predicted = 2.5;
+	assert_int_equal(cache_put(c, k1, img, len, &m), 0);
+	assert_int_equal(cache_get(c, k1, &out, &outlen, &got), 0);
+	assert_true(got.predicted == 2.5);
+	free(out);
+	cache_meta_fini(&got);
+	cache_close(c);
+
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM plans"), 2);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), 1);
+	assert_int_equal(raw_int(path, "PRAGMA application_id"), 0x4343504c);
+	assert_int_equal(raw_int(path, "PRAGMA auto_vacuum"), 2);
+	assert_true(raw_is_wal(path));
+
+	c = open_ok(path, 0, &ev);
+	assert_false(ev.migrated);
+	assert_false(ev.moved_aside);
+	assert_int_equal(cache_get(c, k2, &out, &outlen, NULL), 0);
+	assert_memory_equal(out, img2, len2);
+	free(out);
+	cache_close(c);
+	free(img);
+	free(img2);
+}
+
+/* Abbreviated keys: the range of a prefix is exact at both ends, and a
+ * prefix of two keys is refused. */
+static void test_prefix(void **state)
+{
+	struct fx *f = *state;
+	cache *c = open_ok(f->path, 0, NULL);
+	uint8_t a[16], b[16], d[16], e[16], k[16];
+	key_hex(a, "ab120000000000000000000000000000");
+	key_hex(b, "ab340000000000000000000000000000");
+	key_hex(d, "ab1fffffffffffffffffffffffffffff");
+	key_hex(e, "cd000000000000000000000000000000");
+	put_new(c, a, 64, NULL);
+	put_new(c, b, 64, NULL);
+	put_new(c, e, 64, NULL);
+
+	assert_int_equal(cache_find_prefix(c, "ab1", k), 0);
+	assert_memory_equal(k, a, 16);
+	assert_int_equal(cache_find_prefix(c, "AB3", k), 0);
+	assert_memory_equal(k, b, 16);
+	assert_int_equal(cache_find_prefix(c, "c", k), 0);
+	assert_memory_equal(k, e, 16);
+	assert_int_equal(cache_find_prefix(c, "ab", k), CCP_EINVAL);
+	assert_non_null(strstr(cache_errmsg(c), "ambiguous"));
+	assert_int_equal(cache_find_prefix(c, "a", k), CCP_EINVAL);
+	assert_int_equal(cache_find_prefix(c, "ab2", k), CCP_ENOTFOUND);
+	assert_int_equal(cache_find_prefix(c, "ef", k), CCP_ENOTFOUND);
+	assert_int_equal(cache_find_prefix(c, "xyz", k), CCP_EINVAL);
+	assert_int_equal(cache_find_prefix(c, "", k), CCP_EINVAL);
+	assert_int_equal(
+	        cache_find_prefix(c, "cd0000000000000000000000000000000", k),
+	        CCP_EINVAL);
+	assert_int_equal(
+	        cache_find_prefix(c, "cd000000000000000000000000000000", k), 0);
+	assert_memory_equal(k, e, 16);
+
+	/* the highest key of a prefix is inside it */
+	put_new(c, d, 64, NULL);
+	assert_int_equal(cache_find_prefix(c, "ab1", k), CCP_EINVAL);
+	assert_int_equal(cache_find_prefix(c, "ab1f", k), 0);
+	assert_memory_equal(k, d, 16);
+	assert_int_equal(cache_find_prefix(c, "ab12", k), 0);
+	assert_memory_equal(k, a, 16);
+	cache_close(c);
+}
+
+struct seen {
+	int n;
+	uint8_t keys[8][16];
+	int64_t created[8], last_used[8];
+	uint64_t size[8];
+	int stop_after;
+};
+
+static int collect(const struct cache_meta *m, void *arg)
+{
+	struct seen *s = arg;
+	assert_null(m->canonical);
+	memcpy(s->keys[s->n], m->key, 16);
+	s->created[s->n] = m->created;
+	s->last_used[s->n] = m->last_used;
+	s->size[s->n] = m->size;
+	s->n++;
+	return s->n == s->stop_after ? 42 : 0;
+}
+
+/* last_used follows gets (not read-only ones); created stays for the same
+ * image; list goes most recent first and stops when asked. */
+static void test_last_used(void **state)
+{
+	struct fx *f = *state;
+	cache *c = open_ok(f->path, 0, NULL);
+	uint8_t k1[16], k2[16], *img, *other;
+	size_t len, olen;
+	void *out;
+	size_t outlen;
+	struct cache_meta m;
+	key_n(k1, 1);
+	key_n(k2, 2);
+	make_image(k1, 4, 64, &img, &len);
+	make_image(k1, 4, 65, &other, &olen);
+
+	cache_set_time(c, 1000);
+	assert_int_equal(cache_put(c, k1, img, len, NULL), 0);
+	cache_set_time(c, 1500);
+	put_new(c, k2, 64, NULL);
+	struct seen s = {0};
+	assert_int_equal(cache_list(c, collect, &s), 0);
+	assert_int_equal(s.n, 2);
+	assert_memory_equal(s.keys[0], k2, 16);
+	assert_int_equal(s.created[1], 1000);
+	assert_int_equal(s.last_used[1], 1000);
+	assert_int_equal(s.size[1], len);
+
+	cache_set_time(c, 2000);
+	assert_int_equal(cache_get(c, k1, &out, &outlen, &m), 0);
+	assert_int_equal(m.last_used, 2000);
+	assert_int_equal(m.created, 1000);
+	free(out);
+	cache_meta_fini(&m);
+	memset(&s, 0, sizeof s);
+	assert_int_equal(cache_list(c, collect, &s), 0);
+	assert_memory_equal(s.keys[0], k1, 16);
+	assert_int_equal(s.last_used[0], 2000);
+
+	/* read-only: no update */
+	cache *r = open_ok(f->path, CACHE_READONLY, NULL);
+	cache_set_time(r, 3000);
+	assert_int_equal(cache_get(r, k1, &out, &outlen, &m), 0);
+	assert_int_equal(m.last_used, 2000);
+	free(out);
+	cache_meta_fini(&m);
+	cache_close(r);
+	assert_int_equal(raw_int(f->path, "SELECT max(last_used) FROM plans"),
+	                 2000);
+
+	/* the same image again keeps created; another one does not */
+	cache_set_time(c, 2500);
+	assert_int_equal(cache_put(c, k1, img, len, NULL), 0);
+	assert_int_equal(cache_get(c, k1, &out, &outlen, &m), 0);
+	assert_int_equal(m.created, 1000);
+	assert_int_equal(m.last_used, 2500);
+	free(out);
+	cache_meta_fini(&m);
+	cache_set_time(c, 2600);
+	assert_int_equal(cache_put(c, k1, other, olen, NULL), 0);
+	assert_int_equal(cache_get(c, k1, &out, &outlen, &m), 0);
+	assert_int_equal(m.created, 2600);
+	assert_int_equal(outlen, olen);
+	assert_memory_equal(out, other, olen);
+	free(out);
+	cache_meta_fini(&m);
+
+	memset(&s, 0, sizeof s);
+	s.stop_after = 1;
+	assert_int_equal(cache_list(c, collect, &s), 42);
+	assert_int_equal(s.n, 1);
+
+	assert_int_equal(cache_remove(c, k1), 0);
+	assert_int_equal(cache_remove(c, k1), CCP_ENOTFOUND);
+	assert_int_equal(cache_get(c, k1, &out, &outlen, NULL), CCP_ENOTFOUND);
+	cache_close(c);
+	free(img);
+	free(other);
+}
+
+/* By size: least recently used first, down to the limit. */
+static void test_gc_size(void **state)
+{
+	struct fx *f = *state;
+	cache *c = open_ok(f->path, 0, NULL);
+	uint8_t k[4][16];
+	size_t len = 0, l;
+	void *out;
+	struct cache_gc_stats gs;
+	for (unsigned i = 0; i < 4; i++) {
+		key_n(k[i], i);
+		cache_set_time(c, 100 * (i + 1));
+		put_new(c, k[i], 64, &l);
+		assert_true(len == 0 || l == len);
+		len = l;
+	}
+	cache_set_time(c, 500);
+	assert_int_equal(cache_get(c, k[0], &out, &l, NULL), 0);
+	free(out);
+
+	assert_int_equal(cache_gc(c, -1, -1, &gs), 0);
+	assert_int_equal(gs.removed, 0);
+	assert_int_equal(gs.kept, 4);
+	assert_int_equal(gs.kept_bytes, 4 * len);
+	assert_int_equal(cache_gc(c, (int64_t)(2 * len), -1, &gs), 0);
+	assert_int_equal(gs.removed, 2);
+	assert_int_equal(gs.removed_bytes, 2 * len);
+	assert_int_equal(gs.kept, 2);
+	assert_int_equal(gs.kept_bytes, 2 * len);
+	assert_int_equal(cache_get(c, k[1], &out, &l, NULL), CCP_ENOTFOUND);
+	assert_int_equal(cache_get(c, k[2], &out, &l, NULL), CCP_ENOTFOUND);
+	assert_int_equal(cache_get(c, k[3], &out, &l, NULL), 0);
+	free(out);
+	cache_set_time(c, 600);
+	assert_int_equal(cache_get(c, k[0], &out, &l, NULL), 0);
+	free(out);
+	/* one byte under: the less recent of the two goes (k[3], used at
+	 * 500) */
+	assert_int_equal(cache_gc(c, (int64_t)(2 * len) - 1, -1, &gs), 0);
+	assert_int_equal(gs.removed, 1);
+	assert_int_equal(cache_get(c, k[3], &out, &l, NULL), CCP_ENOTFOUND);
+	assert_int_equal(cache_gc(c, 0, -1, &gs), 0);
+	assert_int_equal(gs.removed, 1);
+	assert_int_equal(gs.kept, 0);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM plans"), 0);
+	assert_int_equal(cache_gc(c, -2, -1, &gs), CCP_EINVAL);
+	assert_int_equal(cache_gc(c, -1, -5, &gs), CCP_EINVAL);
+	cache_close(c);
+}
+
+/* By age: what was not used within the window goes; the boundary stays. */
+static void test_gc_age(void **state)
+{
+	struct fx *f = *state;
+	cache *c = open_ok(f->path, 0, NULL);
+	uint8_t k[3][16];
+	struct cache_gc_stats gs;
+	void *out;
+	size_t l;
+	for (unsigned i = 0; i < 3; i++) {
+		key_n(k[i], 10 + i);
+		cache_set_time(c, 100 * (i + 1));
+		put_new(c, k[i], 64, NULL);
+	}
+	cache_set_time(c, 1000);
+	assert_int_equal(cache_gc(c, -1, 750, &gs), 0); /* before 250 */
+	assert_int_equal(gs.removed, 2);
+	assert_int_equal(gs.kept, 1);
+	assert_int_equal(cache_get(c, k[0], &out, &l, NULL), CCP_ENOTFOUND);
+	assert_int_equal(cache_get(c, k[1], &out, &l, NULL), CCP_ENOTFOUND);
+	assert_int_equal(cache_gc(c, -1, 700, &gs), 0); /* before 300 */
+	assert_int_equal(gs.removed, 0);
+	assert_int_equal(cache_gc(c, -1, 699, &gs), 0);
+	assert_int_equal(gs.removed, 1);
+	assert_int_equal(gs.kept, 0);
+	cache_close(c);
+}
+
+/* Write n bytes of text that is no database to path. */
+static void write_garbage(const char *path, size_t n)
+{
+	FILE *fp = fopen(path, "wb");
+	assert_non_null(fp);
+	for (size_t i = 0; i < n; i++)
+		fputc("not a database, just bytes\n"[i % 27], fp);
+	assert_int_equal(fclose(fp), 0);
+}
+
+/* A file of garbage: read-only refuses it and leaves it; read-write moves
+ * it aside, says where, and works. */
+static void test_corrupt_garbage(void **state)
+{
+	struct fx *f = *state;
+	struct cache_event ev;
+	cache *c = NULL;
+	char err[512];
+	write_garbage(f->path, 4096);
+	assert_int_equal(
+	        cache_open(f->path, CACHE_READONLY, &c, NULL, err, sizeof err),
+	        CCP_EFORMAT);
+	assert_null(c);
+	assert_true(err[0] != '\0');
+	assert_int_equal(file_size(f->path), 4096);
+
+	/* a stale -wal never reaches the new file */
+	char wal[200], aside_wal[4200];
+	snprintf(wal, sizeof wal, "%s-wal", f->path);
+	write_garbage(wal, 1000);
+	c = open_ok(f->path, 0, &ev);
+	assert_true(ev.moved_aside);
+	assert_true(ev.reason[0] != '\0');
+	char prefix[200];
+	snprintf(prefix, sizeof prefix, "%s.corrupt-", f->path);
+	assert_memory_equal(ev.aside, prefix, strlen(prefix));
+	assert_int_equal(file_size(ev.aside), 4096);
+	/* (SQLite may delete a -wal it cannot use when it closes the
+	 * damaged file; one that is left goes aside) */
+	snprintf(aside_wal, sizeof aside_wal, "%s-wal", ev.aside);
+	off_t moved = file_size(aside_wal);
+	assert_true(moved == -1 || moved == 1000);
+	assert_int_not_equal(file_size(wal), 1000);
+	assert_true(ev.migrated);
+
+	uint8_t k[16];
+	void *out;
+	size_t l, len;
+	key_n(k, 7);
+	put_new(c, k, 64, &len);
+	assert_int_equal(cache_get(c, k, &out, &l, NULL), 0);
+	assert_int_equal(l, len);
+	free(out);
+	cache_close(c);
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"), 1);
+}
+
+/* A real cache cut to half its size is found damaged (with and without
+ * quick_check), moved aside with its companions, and rebuilt. */
+static void test_corrupt_truncated(void **state)
+{
+	struct fx *f = *state;
+	for (int pass = 0; pass < 2; pass++) {
+		unsigned flags = pass ? CACHE_NO_CHECK : 0;
+		struct cache_event ev;
+		cache *c = open_ok(f->path, 0, NULL);
+		uint8_t k[16];
+		for (unsigned i = 0; i < 24; i++) {
+			uint8_t *img;
+			size_t len;
+			key_n(k, 100 * pass + i);
+			make_image(k, 8, 1 << 20, &img, &len);
+			assert_int_equal(cache_put(c, k, img, len, NULL), 0);
+			free(img);
+		}
+		cache_close(c);
+		off_t size = file_size(f->path);
+		assert_true(size > 64 * 1024);
+		assert_int_equal(truncate(f->path, size / 2), 0);
+
+		char err[512];
+		c = NULL;
+		assert_int_equal(cache_open(f->path, CACHE_READONLY | flags, &c,
+		                            NULL, err, sizeof err),
+		                 CCP_EFORMAT);
+		assert_int_equal(file_size(f->path), size / 2);
+
+		c = open_ok(f->path, flags, &ev);
+		assert_true(ev.moved_aside);
+		assert_int_equal(file_size(ev.aside), size / 2);
+		void *out;
+		size_t l;
+		assert_int_equal(cache_get(c, k, &out, &l, NULL),
+		                 CCP_ENOTFOUND);
+		put_new(c, k, 64, NULL);
+		assert_int_equal(cache_get(c, k, &out, &l, NULL), 0);
+		free(out);
+		cache_close(c);
+		unlink(f->path);
+	}
+}
+
+/* Entries damaged in the file: a flipped byte, one resealed with a
+ * matching cache checksum (only the codec sees it), and a good plan filed
+ * under another key.  None is returned; read-write removes them. */
+static void test_damaged_entry(void **state)
+{
+	struct fx *f = *state;
+	cache *c = open_ok(f->path, 0, NULL);
+	uint8_t k[4][16], *img[4];
+	size_t len[4];
+	for (unsigned i = 0; i < 4; i++) {
+		key_n(k[i], 20 + i);
+		make_image(k[i], 4, 512 + i, &img[i], &len[i]);
+		assert_int_equal(cache_put(c, k[i], img[i], len[i], NULL), 0);
+	}
+	cache_close(c);
+
+	img[0][len[0] / 2] ^= 0x10;
+	raw_set_blob(f->path, k[0], img[0], len[0], false);
+	img[1][len[1] - 3] ^= 0x01;
+	raw_set_blob(f->path, k[1], img[1], len[1], true);
+	raw_set_blob(f->path, k[2], img[3], len[3], true);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM plans"), 4);
+
+	void *out = (void *)1;
+	size_t l = 1;
+	cache *r = open_ok(f->path, CACHE_READONLY, NULL);
+	assert_int_equal(cache_get(r, k[0], &out, &l, NULL), CCP_ECHECKSUM);
+	assert_null(out);
+	assert_int_equal(l, 0);
+	assert_non_null(strstr(cache_errmsg(r), "left in place"));
+	cache_close(r);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM plans"), 4);
+
+	c = open_ok(f->path, 0, NULL);
+	for (unsigned i = 0; i < 3; i++) {
+		assert_int_equal(cache_get(c, k[i], &out, &l, NULL),
+		                 CCP_ECHECKSUM);
+		assert_null(out);
+		assert_non_null(strstr(cache_errmsg(c), "has been removed"));
+		assert_int_equal(cache_get(c, k[i], &out, &l, NULL),
+		                 CCP_ENOTFOUND);
+	}
+	assert_int_equal(cache_get(c, k[3], &out, &l, NULL), 0);
+	assert_memory_equal(out, img[3], len[3]);
+	free(out);
+	cache_close(c);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM plans"), 1);
+	for (unsigned i = 0; i < 4; i++)
+		free(img[i]);
+}
+
+/* Read-only: a missing file is an error and nothing is made; an existing
+ * cache can be read (also while a writer adds to it) but not changed. */
+static void test_readonly(void **state)
+{
+	struct fx *f = *state;
+	char path[256], dir[200], err[512] = "";
+	cache *r = NULL;
+	snprintf(dir, sizeof dir, "%s/none", f->dir);
+	snprintf(path, sizeof path, "%s/plans.db", dir);
+	assert_int_equal(
+	        cache_open(path, CACHE_READONLY, &r, NULL, err, sizeof err),
+	        CCP_ENOTFOUND);
+	assert_null(r);
+	assert_true(err[0] != '\0');
+	struct stat sb;
+	assert_int_not_equal(stat(dir, &sb), 0);
+
+	cache *c = open_ok(f->path, 0, NULL);
+	uint8_t k1[16], k2[16], k[16], *img;
+	size_t len, l;
+	void *out;
+	key_n(k1, 31);
+	key_n(k2, 32);
+	put_new(c, k1, 64, NULL);
+
+	r = open_ok(f->path, CACHE_READONLY, NULL);
+	assert_int_equal(cache_get(r, k1, &out, &l, NULL), 0);
+	free(out);
+	make_image(k2, 4, 64, &img, &len);
+	assert_int_equal(cache_put(r, k2, img, len, NULL), CCP_EINVAL);
+	assert_non_null(strstr(cache_errmsg(r), "read-only"));
+	assert_int_equal(cache_remove(r, k1), CCP_EINVAL);
+	assert_int_equal(cache_gc(r, 0, 0, NULL), CCP_EINVAL);
+	char hex[CACHE_KEY_HEX];
+	cache_key_hex(k1, hex);
+	hex[6] = '\0';
+	assert_int_equal(cache_find_prefix(r, hex, k), 0);
+	assert_memory_equal(k, k1, 16);
+	/* a writer's new entry is visible to the reader */
+	assert_int_equal(cache_put(c, k2, img, len, NULL), 0);
+	assert_int_equal(cache_get(r, k2, &out, &l, NULL), 0);
+	assert_int_equal(l, len);
+	free(out);
+	struct seen s = {0};
+	assert_int_equal(cache_list(r, collect, &s), 0);
+	assert_int_equal(s.n, 2);
+	cache_close(r);
+	cache_close(c);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM plans"), 2);
+	free(img);
+}
+
+/* Schema versions: an empty version-0 database is migrated; a foreign
+ * database and a newer schema are refused and left alone. */
+static void test_schema(void **state)
+{
+	struct fx *f = *state;
+	char path[256], err[512];
+	struct cache_event ev;
+	cache *c = NULL;
+
+	/* version 0, no tables: a file SQLite has written, but empty */
+	raw_exec(f->path, "CREATE TABLE t (x); DROP TABLE t;");
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"), 0);
+	assert_true(file_size(f->path) > 0);
+	assert_int_equal(
+	        cache_open(f->path, CACHE_READONLY, &c, NULL, err, sizeof err),
+	        CCP_EFORMAT);
+	c = open_ok(f->path, 0, &ev);
+	assert_true(ev.migrated);
+	assert_int_equal(ev.from_version, 0);
+	assert_false(ev.moved_aside);
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"),
+	                 CACHE_SCHEMA_VERSION);
+	uint8_t k[16];
+	key_n(k, 40);
+	put_new(c, k, 64, NULL);
+	cache_close(c);
+
+	/* newer: refused both ways, untouched */
+	raw_exec(f->path, "PRAGMA user_version = 2");
+	c = NULL;
+	assert_int_equal(cache_open(f->path, 0, &c, &ev, err, sizeof err),
+	                 CCP_EVERSION);
+	assert_null(c);
+	assert_false(ev.moved_aside);
+	assert_int_equal(
+	        cache_open(f->path, CACHE_READONLY, &c, NULL, err, sizeof err),
+	        CCP_EVERSION);
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM plans"), 1);
+
+	/* foreign: someone else's database */
+	snprintf(path, sizeof path, "%s/other.db", f->dir);
+	raw_exec(path, "CREATE TABLE notes (t TEXT); "
+	               "INSERT INTO notes VALUES ('mine');");
+	assert_int_equal(cache_open(path, 0, &c, &ev, err, sizeof err),
+	                 CCP_EFORMAT);
+	assert_false(ev.moved_aside);
+	assert_non_null(strstr(err, "not a ccplan cache"));
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM notes"), 1);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), 0);
+	assert_false(raw_is_wal(path));
+}
+
+#define NPROC   8
+#define NSHARED 2
+
+/* Eight processes open one cache that does not exist yet, all at once,
+ * and each puts two keys every process puts and two of its own: all
+ * succeed and there is exactly one row per distinct key. */
+static void test_concurrency(void **state)
+{
+	struct fx *f = *state;
+	uint8_t shared[NSHARED][16], own[NPROC][2][16];
+	uint8_t *simg[NSHARED], *oimg[NPROC][2];
+	size_t slen[NSHARED], olen[NPROC][2];
+	for (unsigned i = 0; i < NSHARED; i++) {
+		key_n(shared[i], 500 + i);
+		make_image(shared[i], 4, 1000 + i, &simg[i], &slen[i]);
+	}
+	for (unsigned p = 0; p < NPROC; p++)
+		for (unsigned j = 0; j < 2; j++) {
+			key_n(own[p][j], 600 + 2 * p + j);
+			make_image(own[p][j], 4, 2000 + 2 * p + j, &oimg[p][j],
+			           &olen[p][j]);
+		}
+
+	int gate[2];
+	assert_int_equal(pipe(gate), 0);
+	pid_t pid[NPROC];
+	for (unsigned p = 0; p < NPROC; p++) {
+		pid[p] = fork();
+		assert_true(pid[p] >= 0);
+		if (pid[p] > 0)
+			continue;
+		/* child: wait for the gate to open, then race */
+		char ch;
+		close(gate[1]);
+		while (read(gate[0], &ch, 1) < 0 && errno == EINTR)
+			;
+		cache *c = NULL;
+		char err[512];
+		int rc = cache_open(f->path, 0, &c, NULL, err, sizeof err);
+		if (rc) {
+			fprintf(stderr, "child %u: open: %s\n", p, err);
+			_exit(10);
+		}
+		for (unsigned j = 0; j < 4 && rc == 0; j++) {
+			unsigned s = (j + p) % NSHARED;
+			rc = j % 2 ? cache_put(c, own[p][j / 2], oimg[p][j / 2],
+			                       olen[p][j / 2], NULL)
+			           : cache_put(c, shared[s], simg[s], slen[s],
+			                       NULL);
+		}
+		if (rc)
+			fprintf(stderr, "child %u: put: %s\n", p,
+			        cache_errmsg(c));
+		cache_close(c);
+		_exit(rc ? 11 : 0);
+	}
+	close(gate[0]);
+	close(gate[1]); /* every child starts now */
+	for (unsigned p = 0; p < NPROC; p++) {
+		int status;
+		assert_int_equal(waitpid(pid[p], &status, 0), pid[p]);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM plans"),
+	                 NSHARED + 2 * NPROC);
+	assert_int_equal(
+	        raw_int(f->path, "SELECT count(DISTINCT key) FROM plans"),
+	        NSHARED + 2 * NPROC);
+	cache *c = open_ok(f->path, 0, NULL);
+	void *out;
+	size_t l;
+	for (unsigned i = 0; i < NSHARED; i++) {
+		assert_int_equal(cache_get(c, shared[i], &out, &l, NULL), 0);
+		assert_int_equal(l, slen[i]);
+		assert_memory_equal(out, simg[i], l);
+		free(out);
+		free(simg[i]);
+	}
+	for (unsigned p = 0; p < NPROC; p++)
+		for (unsigned j = 0; j < 2; j++) {
+			assert_int_equal(
+			        cache_get(c, own[p][j], &out, &l, NULL), 0);
+			assert_memory_equal(out, oimg[p][j], olen[p][j]);
+			free(out);
+			free(oimg[p][j]);
+		}
+	cache_close(c);
+}
+
+/* Bad arguments are errors, not crashes. */
+static void test_arguments(void **state)
+{
+	struct fx *f = *state;
+	cache *c = NULL;
+	char err[128];
+	assert_int_equal(cache_open(NULL, 0, &c, NULL, err, sizeof err),
+	                 CCP_EINVAL);
+	assert_int_equal(cache_open("", 0, &c, NULL, err, sizeof err),
+	                 CCP_EINVAL);
+	assert_int_equal(cache_open(f->path, 0x80, &c, NULL, err, sizeof err),
+	                 CCP_EINVAL);
+	assert_int_equal(cache_open(f->path, 0, NULL, NULL, NULL, 0),
+	                 CCP_EINVAL);
+	assert_null(c);
+	c = open_ok(f->path, 0, NULL);
+	uint8_t k[16] = {0};
+	void *out;
+	size_t l;
+	assert_int_equal(cache_get(c, NULL, &out, &l, NULL), CCP_EINVAL);
+	assert_int_equal(cache_put(c, k, NULL, 0, NULL), CCP_EINVAL);
+	assert_int_equal(cache_list(c, NULL, NULL), CCP_EINVAL);
+	assert_int_equal(cache_get(NULL, k, &out, &l, NULL), CCP_EINVAL);
+	cache_close(c);
+	cache_close(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	        cmocka_unit_test(test_default_path),
+	        cmocka_unit_test(test_keys),
+	        cmocka_unit_test_setup_teardown(test_roundtrip, setup,
+	                                        teardown),
+	        cmocka_unit_test_setup_teardown(test_prefix, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_last_used, setup,
+	                                        teardown),
+	        cmocka_unit_test_setup_teardown(test_gc_size, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_gc_age, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_corrupt_garbage, setup,
+	                                        teardown),
+	        cmocka_unit_test_setup_teardown(test_corrupt_truncated, setup,
+	                                        teardown),
+	        cmocka_unit_test_setup_teardown(test_damaged_entry, setup,
+	                                        teardown),
+	        cmocka_unit_test_setup_teardown(test_readonly, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_schema, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_concurrency, setup,
+	                                        teardown),
+	        cmocka_unit_test_setup_teardown(test_arguments, setup,
+	                                        teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
