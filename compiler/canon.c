@@ -22,6 +22,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "codec.h"
 #include "front.h"
 
 /* Where the text goes. */
@@ -240,7 +241,7 @@ static int emit(struct sink *s, const struct front_input *in)
 	static const char *const contention[] = {"default", "forbid", "allow"};
 	int rc = 0;
 
-	rc |= put(s, "ccplan-input 1\n");
+	rc |= put(s, "ccplan-input 2\n");
 	rc |= put_machine(s, &in->machine);
 	rc |= put_comm(s, &in->comm);
 	rc |= put(s, "algorithm %.*s\n", IR_NAME_MAX - 1, in->algorithm);
@@ -250,6 +251,9 @@ static int emit(struct sink *s, const struct front_input *in)
 		rc |= put(s, "seed %" PRIu64 "\n", in->seed);
 	else
 		rc |= put(s, "seed none\n");
+	/* a new compiler or plan format may build another plan: a new key */
+	rc |= put(s, "compiler %s\n", CCPLAN_VERSION);
+	rc |= put(s, "plan-format %d\n", IR_FILE_VERSION);
 	return rc ? CCP_ENOMEM : 0;
 }
 

@@ -140,21 +140,15 @@ out_unlink:
 	return CCP_EIO;
 }
 
-int compile_write(const struct compiled *c, const char *path, char *err,
-                  size_t errlen)
+int compile_encode(const struct compiled *c, uint8_t **img, size_t *len,
+                   char *err, size_t errlen)
 {
-	uint8_t *img = NULL;
-	size_t len = 0;
 	char why[256] = "";
-	int rc = ir_plan_encode(&c->plan, &c->report, c->slices, &img, &len,
-	                        why, sizeof why);
-	if (rc) {
+	int rc = ir_plan_encode(&c->plan, &c->report, c->slices, img, len, why,
+	                        sizeof why);
+	if (rc)
 		snprintf(err, errlen, "encoding the plan: %s%s%s",
 		         ccp_strerror(rc), why[0] ? ": " : "", why);
-		return rc;
-	}
-	rc = write_atomic(path, img, len, err, errlen);
-	free(img);
 	return rc;
 }
 

@@ -32,11 +32,12 @@ int compile_input(const struct front_input *in, struct compiled *c,
                   struct diag *d);
 void compiled_fini(struct compiled *c);
 
-/* Encode c and write it to path atomically: a temporary file in the same
- * directory, synced, then renamed; nothing is left under path on failure. */
-int compile_write(const struct compiled *c, const char *path, char *err,
-                  size_t errlen);
-/* Write len bytes atomically to path (the same way). */
+/* Encode c into a new .ccp image (*img malloc'd, freed by the caller). */
+int compile_encode(const struct compiled *c, uint8_t **img, size_t *len,
+                   char *err, size_t errlen);
+/* Write len bytes to path atomically: a temporary file in the same
+ * directory, synced, then renamed; nothing is left under path on
+ * failure. */
 int write_atomic(const char *path, const void *buf, size_t len, char *err,
                  size_t errlen);
 

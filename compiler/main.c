@@ -1,5 +1,5 @@
 /*
- * main.c - the ccplan command: compile, explain, verify, export.
+ * main.c - the ccplan command: compile, explain, verify, export, cache.
  * Only this file exits; everything below it returns codes.
  * Exit status: 0 ok, 1 plan rejected by the verifier, 2 bad input,
  * 3 internal error.
@@ -8,12 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "cache.h"
 #include "compile.h"
 #include "explain.h"
 #include "json.h"
 #include "sched.h"
-
-#define CCPLAN_VERSION "0.1.0"
 
 static const char *progname = "ccplan";
 
@@ -32,6 +36,8 @@ static void usage_main(FILE *out)
 	             "  verify FILE.ccp                check a plan file "
 	             "again, from scratch\n"
 	             "  export --json FILE [-o OUT]    write a plan as JSON\n"
+	             "  cache ls|show|rm|gc|path|export  look after the plan "
+	             "cache\n"
 	             "\n"
 	             "algorithms:\n");
 	for (int k = 0; sch_generators[k]; k++)
@@ -47,7 +53,8 @@ static void usage_main(FILE *out)
 }
 
 static const char *const help_compile =
-        "usage: ccplan compile IN.yaml [-o OUT.ccp] [-v]\n"
+        "usage: ccplan compile IN.yaml [-o OUT.ccp] [-v] [--cache PATH | "
+        "--no-cache]\n"
         "\n"
         "Read the machine and communication in IN.yaml, generate the plan with "
         "the\n"
@@ -58,8 +65,17 @@ static const char *const help_compile =
         "Nothing is written unless the verifier accepts the plan; the file "
         "appears\n"
         "whole or not at all.\n"
-        "  -o FILE   output file\n"
-        "  -v        print the summary of the plan on stderr\n";
+        "A plan compiled before from the same input (whatever its spelling) "
+        "comes\n"
+        "from the plan cache instead (docs/cache.md).\n"
+        "  -o FILE        output file\n"
+        "  -v             print the summary of the plan, and cache hit or "
+        "miss,\n"
+        "                 on stderr\n"
+        "  --cache PATH   the cache file (default $CCPLAN_CACHE, else\n"
+        "                 $XDG_CACHE_HOME/ccplan/plans.db, else\n"
+        "                 ~/.cache/ccplan/plans.db)\n"
+        "  --no-cache     neither read nor write the cache\n";
 static const char *const help_explain =
         "usage: ccplan explain FILE\n"
         "\n"
@@ -115,13 +131,12 @@ static void print_diag(const struct diag *d)
 	}
 }
 
-/* Parse and compile a YAML input; prints its own diagnostics. */
-static int compile_yaml(const char *path, struct compiled *c)
+/* Parse a YAML input; prints its own diagnostics. */
+static int parse_yaml(const char *path, struct front_input *in)
 {
-	struct front_input in;
 	struct diag d;
 	memset(&d, 0, sizeof d);
-	int rc = front_parse_file(path, &in, &d);
+	int rc = front_parse_file(path, in, &d);
 	if (rc) {
 		if (!d.message[0])
 			snprintf(d.message, sizeof d.message, "%s",
@@ -129,16 +144,35 @@ static int compile_yaml(const char *path, struct compiled *c)
 		if (!d.file[0])
 			snprintf(d.file, sizeof d.file, "%s", path);
 		print_diag(&d);
-		return rc;
 	}
+	return rc;
+}
+
+/* Compile a parsed input; prints its own diagnostics. */
+static int compile_parsed(const char *path, const struct front_input *in,
+                          struct compiled *c)
+{
+	struct diag d;
+	memset(&d, 0, sizeof d);
 	snprintf(d.file, sizeof d.file, "%s", path);
-	rc = compile_input(&in, c, &d);
+	int rc = compile_input(in, c, &d);
 	if (rc) {
 		if (rc == CCP_EVERIFY || d.line == 0)
 			fprintf(stderr, "%s: %s\n", path, d.message);
 		else
 			print_diag(&d);
 	}
+	return rc;
+}
+
+/* Parse and compile a YAML input; prints its own diagnostics. */
+static int compile_yaml(const char *path, struct compiled *c)
+{
+	struct front_input in;
+	int rc = parse_yaml(path, &in);
+	if (rc)
+		return rc;
+	rc = compile_parsed(path, &in, c);
 	front_input_fini(&in);
 	return rc;
 }
@@ -156,14 +190,82 @@ static int load_any(const char *path, struct compiled *c)
 	return rc;
 }
 
+/* Where the cache is, as the options say: --no-cache, --cache PATH, or
+ * the default (CCPLAN_CACHE, XDG_CACHE_HOME, HOME). */
+struct cache_opt {
+	bool off;
+	const char *path;
+};
+
+/* Take --cache PATH / --no-cache at argv[*k]; true if it was one. */
+static bool cache_arg(struct cache_opt *o, int argc, char **argv, int *k)
+{
+	if (strcmp(argv[*k], "--no-cache") == 0) {
+		o->off = true;
+		return true;
+	}
+	if (strcmp(argv[*k], "--cache") == 0 && *k + 1 < argc) {
+		o->path = argv[++*k];
+		return true;
+	}
+	return false;
+}
+
+/* The cache's path into buf; false (with the reason printed when loud)
+ * if there is none. */
+static bool cache_where(const struct cache_opt *o, char *buf, size_t len,
+                        bool loud)
+{
+	if (o->path) {
+		snprintf(buf, len, "%s", o->path);
+		return true;
+	}
+	int rc = cache_default_path(buf, len);
+	if (rc && loud)
+		fprintf(stderr,
+		        "%s: no cache: set CCPLAN_CACHE, XDG_CACHE_HOME or "
+		        "HOME, "
+		        "or give --cache PATH\n",
+		        progname);
+	return rc == 0;
+}
+
+/* Open the cache for a compile: NULL when it is off or cannot be opened
+ * (the compile goes on without it, and says so). */
+static cache *cache_for_compile(const struct cache_opt *o, bool verbose)
+{
+	char path[4096], err[512];
+	if (o->off || !cache_where(o, path, sizeof path, verbose))
+		return NULL;
+	cache *k = NULL;
+	struct cache_event ev;
+	int rc = cache_open(path, 0, &k, &ev, err, sizeof err);
+	if (rc) {
+		fprintf(stderr,
+		        "%s: warning: cache %s: %s; compiling without it\n",
+		        progname, path, err);
+		return NULL;
+	}
+	if (ev.moved_aside)
+		fprintf(stderr,
+		        "%s: warning: cache %s was damaged (%s); moved to %s "
+		        "and "
+		        "started afresh\n",
+		        progname, path, ev.reason, ev.aside);
+	return k;
+}
+
 static int cmd_compile(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL;
 	bool verbose = false;
+	struct cache_opt co = {0};
 	for (int k = 1; k < argc; k++) {
 		if (is_help(argv[k])) {
 			fputs(help_compile, stdout);
 			return EXIT_OK;
+		} else if (cache_arg(&co, argc, argv, &k)) {
+			continue;
 		} else if (strcmp(argv[k], "-o") == 0 && k + 1 < argc) {
 			out = argv[++k];
 		} else if (strcmp(argv[k], "-v") == 0) {
@@ -190,22 +292,81 @@ static int cmd_compile(int argc, char **argv)
 		snprintf(defout, sizeof defout, "%.*s.ccp", (int)n, base);
 		out = defout;
 	}
-	struct compiled c;
-	int rc = compile_yaml(in, &c);
+	struct front_input fin;
+	int rc = parse_yaml(in, &fin);
 	if (rc)
 		return exit_status(rc);
-	char err[512];
-	rc = compile_write(&c, out, err, sizeof err);
+	char err[512], hex[CACHE_KEY_HEX];
+	uint8_t key[CACHE_KEY_SIZE], *img = NULL;
+	size_t len = 0;
+	struct compiled c;
+	bool compiled = false;
+	if ((rc = front_input_hash(&fin, key)) != 0)
+		goto out;
+	cache_key_hex(key, hex);
+	cache *k = cache_for_compile(&co, verbose);
+	if (k) {
+		void *blob = NULL;
+		int got = cache_get(k, key, &blob, &len, NULL);
+		if (got == 0) {
+			img = blob;
+			if (verbose)
+				fprintf(stderr, "%s: cache hit %s\n", in, hex);
+		} else if (got != CCP_ENOTFOUND) {
+			fprintf(stderr, "%s: warning: cache: %s; compiling\n",
+			        progname, cache_errmsg(k));
+		}
+	}
+	if (!img) {
+		if ((rc = compile_parsed(in, &fin, &c)) != 0)
+			goto out_close;
+		compiled = true;
+		if ((rc = compile_encode(&c, &img, &len, err, sizeof err)) !=
+		    0) {
+			fprintf(stderr, "%s: %s\n", progname, err);
+			goto out_close;
+		}
+		if (k) {
+			struct cache_meta meta = {
+			        .phases = c.report.phases,
+			        .lb_phases = c.report.lb_phases,
+			        .predicted = NAN,
+			        .canonical = front_canonical(&fin),
+			};
+			snprintf(meta.algorithm, sizeof meta.algorithm, "%s",
+			         c.plan.algorithm);
+			int put = cache_put(k, key, img, len, &meta);
+			if (put)
+				fprintf(stderr,
+				        "%s: warning: cache: %s; the plan is "
+				        "not "
+				        "cached\n",
+				        progname, cache_errmsg(k));
+			else if (verbose)
+				fprintf(stderr, "%s: cache miss, stored %s\n",
+				        in, hex);
+			free(meta.canonical);
+		}
+	}
+	rc = write_atomic(out, img, len, err, sizeof err);
 	if (rc)
 		fprintf(stderr, "%s: %s\n", progname, err);
-	else if (verbose)
+	else if (verbose && compiled)
 		fprintf(stderr,
 		        "%s: %s, %u phases (lower bound %u), %llu transfers -> "
 		        "%s\n",
 		        in, c.plan.algorithm, c.report.phases,
 		        c.report.lb_phases,
 		        (unsigned long long)c.report.transfers, out);
-	compiled_fini(&c);
+	else if (verbose)
+		fprintf(stderr, "%s: -> %s (from the cache)\n", in, out);
+out_close:
+	cache_close(k);
+	free(img);
+	if (compiled)
+		compiled_fini(&c);
+out:
+	front_input_fini(&fin);
 	return rc == CCP_EIO ? EXIT_INTERNAL : exit_status(rc);
 }
 
@@ -321,6 +482,243 @@ static int cmd_export(int argc, char **argv)
 	return rc == CCP_EIO ? EXIT_INTERNAL : exit_status(rc);
 }
 
+static const char *const help_cache =
+        "usage: ccplan cache [--cache PATH] COMMAND\n"
+        "\n"
+        "Look after the plan cache (docs/cache.md).  KEY is a key's hex "
+        "digits, or\n"
+        "any prefix of them that names one entry.\n"
+        "  path                     print where the cache is\n"
+        "  ls                       list the entries, most recently used "
+        "first\n"
+        "  show KEY                 one entry and its canonical input\n"
+        "  rm KEY                   remove an entry\n"
+        "  gc [--max-size N] [--older-than D]\n"
+        "                           remove entries unused for D (s, m, h "
+        "or d;\n"
+        "                           seconds without a unit), then the least "
+        "recently\n"
+        "                           used until N bytes remain (K, M, G "
+        "suffixes)\n"
+        "  export KEY -o FILE.ccp   write an entry's plan to a file\n";
+
+/* N, NK, NM or NG as bytes; -1 if malformed. */
+static int64_t parse_size(const char *a)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(a, &end, 10);
+	if (errno || end == a || v < 0)
+		return -1;
+	int shift = 0;
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	if (shift)
+		end++;
+	if (*end || v > (INT64_MAX >> shift))
+		return -1;
+	return (int64_t)v << shift;
+}
+
+/* Ns, Nm, Nh, Nd (or N seconds) as seconds; -1 if malformed. */
+static int64_t parse_age(const char *a)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(a, &end, 10);
+	if (errno || end == a || v < 0)
+		return -1;
+	int64_t unit = 1;
+	if (*end == 'm')
+		unit = 60;
+	else if (*end == 'h')
+		unit = 3600;
+	else if (*end == 'd')
+		unit = 86400;
+	else if (*end && *end != 's')
+		return -1;
+	if (*end)
+		end++;
+	if (*end || v > INT64_MAX / unit)
+		return -1;
+	return (int64_t)v * unit;
+}
+
+/* Unix seconds as UTC "YYYY-MM-DD HH:MM". */
+static void fmt_time(int64_t t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	if (!gmtime_r(&tt, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M", &tm))
+		snprintf(buf, len, "%lld", (long long)t);
+}
+
+static int cache_ls_row(const struct cache_meta *m, void *arg)
+{
+	char hex[CACHE_KEY_HEX], used[32];
+	(void)arg;
+	cache_key_hex(m->key, hex);
+	fmt_time(m->last_used, used, sizeof used);
+	printf("%-16.16s  %-16s  %6u  %5u  %10llu  %s\n", hex, m->algorithm,
+	       m->phases, m->lb_phases, (unsigned long long)m->size, used);
+	return 0;
+}
+
+/* Resolve a KEY argument (a unique prefix) against the cache. */
+static int cache_key_arg(cache *k, const char *arg, uint8_t *key)
+{
+	int rc = cache_find_prefix(k, arg, key);
+	if (rc)
+		fprintf(stderr, "%s cache: %s\n", progname, cache_errmsg(k));
+	return rc;
+}
+
+static int cmd_cache(int argc, char **argv)
+{
+	struct cache_opt co = {0};
+	const char *sub = NULL, *key_arg = NULL, *out = NULL;
+	int64_t max_size = -1, older = -1;
+	for (int k = 1; k < argc; k++) {
+		if (is_help(argv[k])) {
+			fputs(help_cache, stdout);
+			return EXIT_OK;
+		} else if (cache_arg(&co, argc, argv, &k) && !co.off) {
+			continue;
+		} else if (sub && strcmp(argv[k], "-o") == 0 && k + 1 < argc) {
+			out = argv[++k];
+		} else if (sub && strcmp(argv[k], "--max-size") == 0 &&
+		           k + 1 < argc) {
+			if ((max_size = parse_size(argv[++k])) < 0) {
+				fprintf(stderr,
+				        "%s cache: --max-size '%s': want "
+				        "bytes, "
+				        "e.g. 500M\n",
+				        progname, argv[k]);
+				return EXIT_BADINPUT;
+			}
+		} else if (sub && strcmp(argv[k], "--older-than") == 0 &&
+		           k + 1 < argc) {
+			if ((older = parse_age(argv[++k])) < 0) {
+				fprintf(stderr,
+				        "%s cache: --older-than '%s': want a "
+				        "duration, e.g. 30d\n",
+				        progname, argv[k]);
+				return EXIT_BADINPUT;
+			}
+		} else if (argv[k][0] != '-' && !sub) {
+			sub = argv[k];
+		} else if (argv[k][0] != '-' && !key_arg) {
+			key_arg = argv[k];
+		} else {
+			fprintf(stderr,
+			        "%s cache: unexpected argument '%s'\n%s",
+			        progname, argv[k], help_cache);
+			return EXIT_BADINPUT;
+		}
+	}
+	static const char *const subs[] = {"path", "ls", "show",
+	                                   "rm",   "gc", "export"};
+	int which = -1;
+	for (int i = 0; sub && i < 6; i++)
+		if (strcmp(sub, subs[i]) == 0)
+			which = i;
+	bool needs_key = which == 2 || which == 3 || which == 5;
+	if (which < 0 || needs_key != (key_arg != NULL) ||
+	    (which == 5) != (out != NULL) ||
+	    (which != 4 && (max_size >= 0 || older >= 0))) {
+		if (sub && which < 0)
+			fprintf(stderr, "%s cache: unknown command '%s'\n",
+			        progname, sub);
+		fputs(help_cache, stderr);
+		return EXIT_BADINPUT;
+	}
+	char path[4096], err[512];
+	if (!cache_where(&co, path, sizeof path, true))
+		return EXIT_BADINPUT;
+	if (which == 0) {
+		printf("%s\n", path);
+		return EXIT_OK;
+	}
+	cache *k = NULL;
+	bool ro = which == 1 || which == 2 || which == 5;
+	int rc = cache_open(path, ro ? CACHE_READONLY : 0, &k, NULL, err,
+	                    sizeof err);
+	if (rc == CCP_ENOTFOUND && ro) {
+		if (which == 1)
+			return EXIT_OK; /* no cache yet: nothing to list */
+		fprintf(stderr, "%s cache: %s: no cache there yet\n", progname,
+		        path);
+		return EXIT_BADINPUT;
+	}
+	if (rc) {
+		fprintf(stderr, "%s cache: %s: %s\n", progname, path, err);
+		return exit_status(rc);
+	}
+	uint8_t key[CACHE_KEY_SIZE];
+	if (needs_key && (rc = cache_key_arg(k, key_arg, key)) != 0)
+		goto out;
+	if (which == 1) {
+		printf("%-16s  %-16s  %6s  %5s  %10s  %s\n", "key", "algorithm",
+		       "phases", "bound", "bytes", "last used (UTC)");
+		rc = cache_list(k, cache_ls_row, NULL);
+	} else if (which == 2 || which == 5) {
+		void *blob = NULL;
+		size_t len = 0;
+		struct cache_meta m;
+		memset(&m, 0, sizeof m);
+		rc = cache_get(k, key, &blob, &len, which == 2 ? &m : NULL);
+		if (rc) {
+			fprintf(stderr, "%s cache: %s\n", progname,
+			        cache_errmsg(k));
+			goto out;
+		}
+		if (which == 5) {
+			rc = write_atomic(out, blob, len, err, sizeof err);
+			if (rc)
+				fprintf(stderr, "%s: %s\n", progname, err);
+		} else {
+			char hex[CACHE_KEY_HEX], made[32], used[32];
+			cache_key_hex(m.key, hex);
+			fmt_time(m.created, made, sizeof made);
+			fmt_time(m.last_used, used, sizeof used);
+			printf("key         %s\nalgorithm   %s\nphases      %u "
+			       "(lower bound %u)\nbytes       %llu\ncreated    "
+			       " "
+			       "%s UTC\nlast used   %s UTC\n",
+			       hex, m.algorithm, m.phases, m.lb_phases,
+			       (unsigned long long)m.size, made, used);
+			if (!isnan(m.predicted))
+				printf("predicted   %.3f us\n", m.predicted);
+			printf("\n%s", m.canonical ? m.canonical : "");
+		}
+		free(blob);
+		cache_meta_fini(&m);
+	} else if (which == 3) {
+		if ((rc = cache_remove(k, key)) != 0)
+			fprintf(stderr, "%s cache: %s\n", progname,
+			        cache_errmsg(k));
+	} else {
+		struct cache_gc_stats st;
+		if ((rc = cache_gc(k, max_size, older, &st)) != 0)
+			fprintf(stderr, "%s cache: %s\n", progname,
+			        cache_errmsg(k));
+		else
+			printf("removed %llu entries (%llu bytes), kept %llu "
+			       "(%llu bytes)\n",
+			       (unsigned long long)st.removed,
+			       (unsigned long long)st.removed_bytes,
+			       (unsigned long long)st.kept,
+			       (unsigned long long)st.kept_bytes);
+	}
+out:
+	cache_close(k);
+	return rc == CCP_ENOTFOUND ? EXIT_BADINPUT : exit_status(rc);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -345,6 +743,8 @@ int main(int argc, char **argv)
 		return cmd_verify(argc - 1, argv + 1);
 	if (strcmp(cmd, "export") == 0)
 		return cmd_export(argc - 1, argv + 1);
+	if (strcmp(cmd, "cache") == 0)
+		return cmd_cache(argc - 1, argv + 1);
 	fprintf(stderr, "%s: unknown command '%s'\n\n", progname, cmd);
 	usage_main(stderr);
 	return EXIT_BADINPUT;

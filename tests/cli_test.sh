@@ -5,13 +5,19 @@
 #  - every example and tests/cli input compiles, verifies and explains,
 #    and its JSON export has the documented shape;
 #  - a damaged or truncated plan is refused by verify with exit 2;
-#  - --help works on every command.
+#  - --help works on every command;
+#  - the plan cache: hit after miss with the same bytes, equal inputs
+#    spelled differently share an entry, 8 concurrent compiles leave one
+#    entry per input, a damaged cache file is moved aside and the compile
+#    still succeeds, and the cache commands work.
 # Usage: cli_test.sh CCPLAN_BINARY
 set -u
 ccplan=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# never the user's own cache
+export CCPLAN_CACHE="$tmp/cache/plans.db"
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
@@ -51,8 +57,8 @@ for y in "$here"/../examples/*.yaml "$here"/cli/*.yaml; do
 	"$ccplan" export --json "$plan" -o "$tmp/$name.json" &&
 	grep -q '^{"format":"ccplan-plan","version":1,"ranks":[0-9]*,"topology":{"kind":"[a-z]*","dims":\[[0-9,]*\]},"routing":"[a-z-]*","ports":\([0-9]*\|"all"\),"collective":{"kind":"[a-z]*".*},"algorithm":"[a-z_]*","lower_bound_phases":[0-9]*,"phases":\[{"transfers":\[{"src":[0-9]*,"dst":[0-9]*,"bytes":[0-9]*,"blocks":\[\[[0-9]*,[0-9]*\]' "$tmp/$name.json" \
 		&& ok || bad "$name: JSON shape: $(head -c 300 "$tmp/$name.json")"
-	# compiling twice gives the same bytes
-	"$ccplan" compile "$y" -o "$tmp/again.ccp" && cmp -s "$plan" "$tmp/again.ccp" && ok ||
+	# compiling twice gives the same bytes (without the cache: really twice)
+	"$ccplan" compile --no-cache "$y" -o "$tmp/again.ccp" && cmp -s "$plan" "$tmp/again.ccp" && ok ||
 		bad "$name: two compiles differ"
 done
 
@@ -74,13 +80,67 @@ head -c $((size - 7)) "$plan" >"$tmp/short.ccp"
 [ $? = 2 ] && grep -q 'not a ccplan plan' "$tmp/err" && ok || bad "yaml as plan: $(cat "$tmp/err")"
 
 # 4. help, usage and output that cannot be written
-for c in compile explain verify export; do
+for c in compile explain verify export cache; do
 	"$ccplan" $c --help | grep -q "^usage: ccplan $c" && ok || bad "$c --help"
 done
 "$ccplan" --help | grep -q binomial && ok || bad "--help lists algorithms"
 "$ccplan" frobnicate 2>/dev/null; [ $? = 2 ] && ok || bad "unknown command exit"
 "$ccplan" compile "$here/../examples/mesh16-broadcast.yaml" -o "$tmp/no/such/dir/x.ccp" 2>/dev/null
 rc=$?; [ "$rc" != 0 ] && [ ! -e "$tmp/no" ] && ok || bad "unwritable output: exit $rc"
+
+# 5. the plan cache
+c="$tmp/c5/plans.db"
+ex="$here/../examples/mesh32-edn.yaml"
+"$ccplan" compile -v --cache "$c" "$ex" -o "$tmp/m1.ccp" 2>"$tmp/err"
+grep -q 'cache miss, stored' "$tmp/err" && ok || bad "first compile not a miss: $(cat "$tmp/err")"
+"$ccplan" compile -v --cache "$c" "$ex" -o "$tmp/m2.ccp" 2>"$tmp/err"
+grep -q 'cache hit' "$tmp/err" && cmp -s "$tmp/m1.ccp" "$tmp/m2.ccp" && ok ||
+	bad "second compile not a hit with the same bytes: $(cat "$tmp/err")"
+"$ccplan" verify "$tmp/m2.ccp" >/dev/null && ok || bad "a plan from the cache does not verify"
+# the same input spelled differently: other key order, flow style, comments
+printf '%s\n' 'algorithm: edn   # the same plan' \
+	'communication: {bytes: 4096, root: [5, 17], collective: broadcast}' \
+	'machine: {ports: all, routing: dimension-order, dims: [32, 32], topology: mesh}' \
+	>"$tmp/respelled.yaml"
+"$ccplan" compile -v --cache "$c" "$tmp/respelled.yaml" -o "$tmp/m3.ccp" 2>"$tmp/err"
+grep -q 'cache hit' "$tmp/err" && ok || bad "respelled input missed the cache: $(cat "$tmp/err")"
+key=$("$ccplan" cache --cache "$c" ls | awk 'NR == 2 { print $1 }')
+"$ccplan" cache --cache "$c" show "${key:0:8}" | grep -q '^algorithm   edn' && ok || bad "cache show"
+"$ccplan" cache --cache "$c" export "${key:0:8}" -o "$tmp/m4.ccp" && cmp -s "$tmp/m1.ccp" "$tmp/m4.ccp" && ok ||
+	bad "cache export"
+"$ccplan" cache --cache "$c" rm 0123456789abcdef0123 2>/dev/null
+[ $? = 2 ] && ok || bad "cache rm of an absent key"
+# eight concurrent compiles, four of one input and one each of four others
+c8="$tmp/c8/plans.db"
+pids=()
+for i in 1 2 3 4 5 6 7 8; do
+	if [ "$i" -le 4 ]; then
+		y="$ex"
+	else
+		sed "s/bytes: 4096/bytes: $i/" "$ex" >"$tmp/in$i.yaml"
+		y="$tmp/in$i.yaml"
+	fi
+	"$ccplan" compile --cache "$c8" "$y" -o "$tmp/p$i.ccp" 2>"$tmp/err$i" &
+	pids+=($!)
+done
+allok=1
+for p in "${pids[@]}"; do wait "$p" || allok=0; done
+[ "$allok" = 1 ] && ok || bad "a concurrent compile failed: $(cat "$tmp"/err[1-8])"
+n=$("$ccplan" cache --cache "$c8" ls | tail -n +2 | wc -l)
+[ "$n" = 5 ] && ok || bad "8 concurrent compiles of 5 inputs left $n entries"
+# a damaged cache file: reported, moved aside, rebuilt; the compile works
+head -c 3000 /dev/urandom >"$c8"
+rm -f "$c8-wal" "$c8-shm"
+"$ccplan" compile --cache "$c8" "$ex" -o "$tmp/p9.ccp" 2>"$tmp/err"
+rc=$?
+[ "$rc" = 0 ] && grep -q 'was damaged' "$tmp/err" && ls "$tmp/c8" | grep -q 'plans.db.corrupt-' && ok ||
+	bad "damaged cache: exit $rc, $(cat "$tmp/err")"
+n=$("$ccplan" cache --cache "$c8" ls | tail -n +2 | wc -l)
+[ "$n" = 1 ] && ok || bad "rebuilt cache has $n entries"
+# a cache that cannot be made: a warning, and the compile still succeeds
+"$ccplan" compile --cache /proc/no/such/plans.db "$ex" -o "$tmp/p10.ccp" 2>"$tmp/err"
+[ $? = 0 ] && grep -q 'compiling without it' "$tmp/err" && ok || bad "unusable cache: $(cat "$tmp/err")"
+"$ccplan" cache --cache "$c8" gc --max-size 0 | grep -q '^removed 1 entries' && ok || bad "cache gc"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
