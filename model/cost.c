@@ -1,0 +1,726 @@
+/*
+ * cost.c - the papers' cost models, applied to a plan phase by phase, and
+ * the table of named machines whose parameters the papers give.
+ *
+ * Each model prices one phase from what the phase contains (its
+ * transfers, their sizes, route lengths and link loads under the
+ * machine's routing); a plan's time is the sum over its phases, as every
+ * paper sums its steps.  The models:
+ *
+ *   unicast      001 §4.4.2: a message over h hops costs
+ *                alpha + h*hop + L*beta + gamma, and a rank's start-ups
+ *                are serialised, so its k-th send of the phase arrives at
+ *                k*alpha + h*hop + L*beta + gamma; the phase lasts until
+ *                its last arrival.  For m equal sends from one rank this
+ *                is 001's m*alpha + h*beta + L*beta + gamma.
+ *   hpam         000 eq. 3: a transfer from level l to level k costs
+ *                Gamma_lk + Omega_lk*S + Lambda*eta + t_cont; a rank's
+ *                sends of one phase run one after another ("brute force",
+ *                000 §3.1, as eq. 5 adds them); the phase lasts as long
+ *                as its busiest sender.
+ *   contention   003 §2: T = alpha + L*max(beta_ex, f*beta_sat), with L
+ *                the phase's largest message and f its largest link load
+ *                measured on the plan (not 003's per-algorithm formulas).
+ *   permutation  004 §2.1 assumption 1: tau + M*phi, M the phase's
+ *                largest message.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+/* ---- presets -------------------------------------------------------- */
+
+#define U NAN /* the paper gives no value */
+
+/* Positional ir_cost initialisers (designated ones would have to repeat
+ * every unset field). */
+#define COST(a, b, h, g, bs, t, f)                                             \
+	{                                                                      \
+		"", a, b, h, g, bs, t, f, {U, U}, {U, U}, {U, U}, U            \
+	}
+/* 000 Table 1: C_send^1 = C_recv^1 = 2 us, C^2 = 2Q us, lambda'_1/W_1 =
+ * 0.01 us/byte, lambda'_2/W_2 = 0.01Q us/byte, Lambda = 0.01 us/byte. */
+#define HPAM_TABLE1(q)                                                         \
+	{                                                                      \
+		"", U, U, U, U, U, U, U, {2.0, 2.0 * (q)}, {2.0, 2.0 * (q)},   \
+		        {0.01, 0.01 * (q)}, 0.01                               \
+	}
+/* One row of 001 Table 5.1 (ping-pong fits from [53], [86], [20] and the
+ * author's own): T_s is the one-way start-up, T_n the time per byte, the
+ * Hockney form T_s + T_n*L (001 §5.2). */
+#define TABLE51(name, machine, ts, tn)                                         \
+	{                                                                      \
+		name, machine, "001 Table 5.1", NOTE51,                        \
+		        COST(ts, tn, U, U, U, U, U)                            \
+	}
+#define NOTE51                                                                 \
+	"alpha = T_s, beta = T_n; Table 5.1 fits one-way latency as "          \
+	"T_s + T_n*L, with no separate per-hop or receive term: hop, "         \
+	"gamma, beta_sat, tau, phi and the HPAM fields are unset"
+
+static const struct model_preset presets[] = {
+        /* 001 §3.3.5: "the simulated channel rate 0.45 microseconds per
+         * byte, and a combined (sending and receiving) startup latency of
+         * 170 microseconds" (Figures 3.14, 3.15). */
+        {"ncube2", "nCUBE-2 latencies, as 001 simulates them on 3-port meshes",
+         "001 §3.3.5",
+         "beta 0.45 us/byte; the combined 170 us start-up split equally "
+         "into alpha and gamma, as 001 §3.4.5 splits the T3D's; hop = "
+         "beta because 001 §4.4.2 and §5.3 charge the header h*beta with "
+         "the same beta (one-byte flits); beta_sat, tau, phi, HPAM unset",
+         COST(85.0, 0.45, 0.45, 85.0, U, U, U)},
+        /* 001 §4.4.3: "The simulated channel rate was 0.5 microseconds
+         * per byte ... the sending latency and the receiving latency are
+         * both set to 100 microseconds" (Figure 4.14(b)). */
+        {"ncube2-torus", "nCUBE-2, as simulated for the torus in 001",
+         "001 §4.4.3 (Figure 4.14(b))",
+         "alpha = gamma = 100 us, beta 0.5 us/byte; hop = beta (001 "
+         "§4.4.2); beta_sat, tau, phi, HPAM unset",
+         COST(100.0, 0.5, 0.5, 100.0, U, U, U)},
+        /* 001 §3.3.5: "300 MBytes/sec (0.0033 microseconds per byte, per
+         * hop) and the combined sending and receiving latency is 1.5
+         * microseconds"; §3.4.5: "1.5 microseconds (0.75 for sending,
+         * and 0.75 for receiving)". */
+        {"t3d", "Cray T3D, as simulated in 001 (MultiSim)",
+         "001 §3.3.5, §3.4.5 (Figures 3.16, 3.17, 3.25(a))",
+         "alpha = gamma = 0.75 us, beta = hop = 0.0033 us/byte per hop; "
+         "beta_sat, tau, phi, HPAM unset",
+         COST(0.75, 0.0033, 0.0033, 0.75, U, U, U)},
+        /* 001 §3.4.5, Figure 3.25(b): "the sending latency is 0.075
+         * microseconds, as is the receiving latency". */
+        {"t3d-fast", "Cray T3D channels, start-up cut tenfold (001)",
+         "001 §3.4.5 (Figure 3.25(b))",
+         "alpha = gamma = 0.075 us, beta = hop = 0.0033 us/byte; "
+         "beta_sat, tau, phi, HPAM unset",
+         COST(0.075, 0.0033, 0.0033, 0.075, U, U, U)},
+        /* 001 §5.4.2: "assume that alpha = gamma = 1.5, and beta = 0.009,
+         * which are very similar to the T3D parameters [44]". */
+        {"t3d-tau", "Cray T3D, as 001's tau-model example uses it",
+         "001 §5.4.2",
+         "alpha = gamma = 1.5 us, beta 0.009 us/byte; hop = beta (001 "
+         "§5.3 latency alpha + h*beta + beta*L + gamma); beta_sat, tau, "
+         "phi, HPAM unset",
+         COST(1.5, 0.009, 0.009, 1.5, U, U, U)},
+        /* 002 §3: "the parameters of Cray T3E, which are T_s = 1 usec,
+         * T_f = 0.0029 usec [11]"; a message costs T_s + d*L_f/B + m/B
+         * and the paper takes L_f = 1, so T_c = T_f. */
+        {"t3e", "Cray T3E (002 Figure 6)", "002 §3 (Figure 6)",
+         "alpha = T_s = 1 us, hop = T_f = 0.0029 us, beta = T_c = T_f "
+         "(002 takes one-byte flits, L_f = 1); gamma (folded into T_s), "
+         "beta_sat, tau, phi, HPAM unset",
+         COST(1.0, 0.0029, 0.0029, U, U, U, U)},
+        /* 003 §5: "for unforced messages alpha = 75us, beta_ex = 0.35us
+         * and for forced messages alpha = 150us, beta_ex = 0.2us ... 2
+         * beta_sat ~ beta_ex"; §2: beta_ex = 2^gamma beta_sat, gamma = 1
+         * for the Delta. */
+        {"delta-unforced",
+         "Intel Touchstone Delta, unforced messages (< 1.5 KB)", "003 §5, §2",
+         "alpha 75 us, beta = beta_ex 0.35 us/byte, beta_sat = beta_ex/2; "
+         "003 assumes time independent of distance and gives no receive "
+         "term: hop, gamma, tau, phi, HPAM unset",
+         COST(75.0, 0.35, U, U, 0.175, U, U)},
+        {"delta-forced", "Intel Touchstone Delta, forced messages (>= 1.5 KB)",
+         "003 §5, §2",
+         "alpha 150 us, beta = beta_ex 0.2 us/byte, beta_sat = beta_ex/2; "
+         "hop, gamma, tau, phi, HPAM unset (as delta-unforced)",
+         COST(150.0, 0.2, U, U, 0.1, U, U)},
+        /* 000 Table 1, with the ratios 000 §3-5 evaluate (Q = 2, 8, 32) */
+        {"hpam-q2", "two-level HPAM, level 2 twice as slow (Q = 2)",
+         "000 Table 1",
+         "C^1 = 2 us, C^2 = 2Q us, copy 0.01 and 0.01Q us/byte, Lambda "
+         "0.01 us/byte; the unicast, contention and permutation fields "
+         "are unset",
+         HPAM_TABLE1(2.0)},
+        {"hpam-q8", "two-level HPAM, Q = 8", "000 Table 1",
+         "as hpam-q2 with Q = 8", HPAM_TABLE1(8.0)},
+        {"hpam-q32", "two-level HPAM, Q = 32", "000 Table 1",
+         "as hpam-q2 with Q = 32", HPAM_TABLE1(32.0)},
+        /* 001 Table 5.1, one preset per row; the iPSC/860 row is also the
+         * machine of 004, whose model it feeds. */
+        TABLE51("t3d-max", "Cray T3D, MAX 1.2.0.2 (SM)", 3.0, 0.00781),
+        TABLE51("paragon-sunmos", "Intel Paragon, SUNMOS 1.6.2", 25.0, 0.00585),
+        TABLE51("delta-nx", "Intel Delta, NX 3.3.10", 77.0, 0.125),
+        /* 004 gives no values for tau and phi (§2.1 defines them, §6
+         * reports only measured totals); its machine is the iPSC/860
+         * under NX, whose Table 5.1 row gives the same Hockney form. */
+        {"ipsc860", "Intel iPSC/860, NX 3.3.2 (the machine of 004)",
+         "001 Table 5.1; model of 004 §2.1",
+         "alpha = tau = T_s, beta = phi = T_n: 004 prices a phase as "
+         "tau + M*phi but gives no values, so the point-to-point fit of "
+         "the same machine in 001 Table 5.1 stands in; hop, gamma, "
+         "beta_sat, HPAM unset",
+         COST(65.0, 0.333, U, U, U, 65.0, 0.333)},
+        TABLE51("ipsc2-nx", "Intel iPSC/2, NX 3.3.2", 370.0, 0.357),
+        TABLE51("sp1-mpl", "IBM SP-1, MPL", 270.0, 0.143),
+        TABLE51("sp2-mpi", "IBM SP-2, MPI", 35.0, 0.0286),
+        TABLE51("ksr1-osf", "KSR-1, OSF R1.2.2", 73.0, 0.125),
+        TABLE51("cs2-solaris", "Meiko CS-2, Solaris 2.3 (SM)", 11.0, 0.0250),
+        TABLE51("ncube2-vertex", "nCUBE-2, Vertex 2.0", 154.0, 0.589),
+        TABLE51("ncube1-vertex", "nCUBE-1, Vertex 2.3", 384.0, 2.5),
+        TABLE51("cenju3", "NEC Cenju-3, End. Rel. 1.5d (SM)", 34.0, 0.04),
+        TABLE51("sgi-irix", "SGI, IRIX 6.1", 10.0, 0.0156),
+        TABLE51("cm5-cmmd", "TMC CM-5, CMMD 2.0", 95.0, 0.111),
+        TABLE51("ss20-atm-udp", "SPARCstation-20, FORE ASX-200, UDP", 716.0,
+                0.16),
+        TABLE51("ss20-atm-tcp", "SPARCstation-20, FORE ASX-200, TCP", 817.0,
+                0.13),
+        TABLE51("ss20-myrinet-udp", "SPARCstation-20, Myrinet, UDP", 746.0,
+                0.18),
+        TABLE51("ss20-myrinet-tcp", "SPARCstation-20, Myrinet, TCP", 807.0,
+                0.152),
+        TABLE51("ss20-unet-udp", "SPARCstation-20, U-Net, UDP", 65.0, 0.75),
+        TABLE51("ss20-unet-tcp", "SPARCstation-20, U-Net, TCP", 75.0, 0.85),
+        TABLE51("ss10-ethernet-tcp", "SPARCstation-10, Ethernet, TCP", 552.17,
+                0.913),
+        TABLE51("ss20-ethernet-tcp", "SPARCstation-20, Ethernet, TCP", 260.85,
+                0.892),
+        TABLE51("indy-ethernet-tcp", "SGI Indy, Ethernet, TCP", 294.45, 0.889),
+};
+
+#define NPRESETS (sizeof presets / sizeof presets[0])
+
+const struct model_preset *model_preset_list(size_t *n)
+{
+	*n = NPRESETS;
+	return presets;
+}
+
+const struct model_preset *model_preset_find(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (size_t i = 0; i < NPRESETS; i++)
+		if (strcmp(presets[i].name, name) == 0)
+			return &presets[i];
+	return NULL;
+}
+
+/* Every cost field, for the loops that fill or check them all. */
+#define NFIELDS 14
+static void fields(ir_cost *c, double *f[NFIELDS])
+{
+	double *all[NFIELDS] = {&c->alpha,     &c->beta,      &c->hop,
+	                        &c->gamma,     &c->beta_sat,  &c->tau,
+	                        &c->phi,       &c->c_send[0], &c->c_send[1],
+	                        &c->c_recv[0], &c->c_recv[1], &c->copy[0],
+	                        &c->copy[1],   &c->lambda};
+	memcpy(f, all, sizeof all);
+}
+
+/* Fill the unset fields of c from d (the user's values win). */
+static void fill_unset(ir_cost *c, const ir_cost *d)
+{
+	double *fc[NFIELDS], *fd[NFIELDS];
+	ir_cost copy = *d;
+	fields(c, fc);
+	fields(&copy, fd);
+	for (int i = 0; i < NFIELDS; i++)
+		if (isnan(*fc[i]))
+			*fc[i] = *fd[i];
+}
+
+int model_preset_apply(ir_cost *c, const char *name)
+{
+	if (!name)
+		name = c->preset;
+	if (!name[0])
+		return CCP_EINVAL;
+	const struct model_preset *ps = model_preset_find(name);
+	if (!ps)
+		return CCP_ENOTFOUND;
+	fill_unset(c, &ps->cost);
+	if (c->preset != ps->name) {
+		memset(c->preset, 0, sizeof c->preset);
+		strncpy(c->preset, ps->name, sizeof c->preset - 1);
+	}
+	return 0;
+}
+
+int model_hpam_table1(double q, ir_cost *c)
+{
+	if (!(q > 0) || isinf(q))
+		return CCP_EINVAL;
+	ir_cost t = HPAM_TABLE1(q); /* 000 Table 1 */
+	fill_unset(c, &t);
+	return 0;
+}
+
+/* ---- model names ---------------------------------------------------- */
+
+static const char *const kind_names[MODEL_NKINDS] = {
+        "unicast", "hpam", "contention", "permutation"};
+
+const char *model_kind_name(enum model_kind k)
+{
+	return (unsigned)k < MODEL_NKINDS ? kind_names[k] : "?";
+}
+
+int model_kind_find(const char *name, enum model_kind *k)
+{
+	for (int i = 0; i < MODEL_NKINDS; i++)
+		if (name && strcmp(name, kind_names[i]) == 0) {
+			*k = (enum model_kind)i;
+			return 0;
+		}
+	return CCP_ENOTFOUND;
+}
+
+/* ---- parameter checks ----------------------------------------------- */
+
+/* 0 if v is set and not negative; CCP_EINVAL with a reason otherwise. */
+static int need(double v, const char *model, const char *field,
+                const char *what, char *err, size_t len)
+{
+	if (isnan(v)) {
+		snprintf(err, len,
+		         "the %s model needs %s (%s), which is unset: give it "
+		         "in the machine's cost or choose a preset that has it",
+		         model, field, what);
+		return CCP_EINVAL;
+	}
+	if (v < 0 || isinf(v)) {
+		snprintf(err, len,
+		         "the %s model's %s (%s) is %g; it must be "
+		         "finite and not negative",
+		         model, field, what, v);
+		return CCP_EINVAL;
+	}
+	return 0;
+}
+
+/* Level (0 or 1) of a rank: HPAM level, 0 on every other machine. */
+static int level_of(const ir_machine *m, int32_t r)
+{
+	if (m->topo != IR_HPAM)
+		return 0;
+	int c[IR_MAX_CUBE_DIM];
+	ir_coords(m, r, c);
+	return c[2] == 1;
+}
+
+/* The fields each model reads.  HPAM reads the level-2 fields only when
+ * some transfer starts or ends in level 2. */
+static int check_params(const ir_plan *p, enum model_kind k, char *err,
+                        size_t len)
+{
+	const ir_cost *c = &p->machine.cost;
+	int rc;
+	switch (k) {
+	case MODEL_UNICAST:
+		if ((rc = need(c->alpha, "unicast", "alpha",
+		               "start-up per message, 001 alpha", err, len)) ||
+		    (rc = need(c->beta, "unicast", "beta",
+		               "time per byte, 001 beta", err, len)) ||
+		    (rc = need(c->hop, "unicast", "hop",
+		               "header time per hop, 001 h*beta", err, len)) ||
+		    (rc = need(c->gamma, "unicast", "gamma",
+		               "receive overhead, 001 gamma", err, len)))
+			return rc;
+		return 0;
+	case MODEL_HPAM: {
+		bool used[2] = {false, false};
+		used[0] = true; /* every non-HPAM machine is one level */
+		if (p->machine.topo == IR_HPAM) {
+			used[0] = false;
+			for (uint32_t t = 0; t < p->ntransfers; t++) {
+				used[level_of(&p->machine,
+				              p->transfers[t].src)] = true;
+				used[level_of(&p->machine,
+				              p->transfers[t].dst)] = true;
+			}
+		}
+		static const char *const lv[2] = {"[0] (level 1)",
+		                                  "[1] (level 2)"};
+		char f[40];
+		for (int l = 0; l < 2; l++) {
+			if (!used[l])
+				continue;
+			snprintf(f, sizeof f, "c_send%s", lv[l]);
+			if ((rc = need(c->c_send[l], "hpam", f,
+			               "C_send, 000 eq. 3", err, len)))
+				return rc;
+			snprintf(f, sizeof f, "c_recv%s", lv[l]);
+			if ((rc = need(c->c_recv[l], "hpam", f,
+			               "C_recv, 000 eq. 3", err, len)))
+				return rc;
+			snprintf(f, sizeof f, "copy%s", lv[l]);
+			if ((rc = need(c->copy[l], "hpam", f,
+			               "lambda'/W, 000 eq. 3", err, len)))
+				return rc;
+		}
+		return need(c->lambda, "hpam", "lambda",
+		            "Lambda = lambda/W, 000 eq. 3", err, len);
+	}
+	case MODEL_CONTENTION:
+		if ((rc = need(c->alpha, "contention", "alpha",
+		               "start-up per message, 003 alpha", err, len)) ||
+		    (rc = need(c->beta, "contention", "beta",
+		               "003 beta_ex, per byte without conflicts", err,
+		               len)) ||
+		    (rc = need(c->beta_sat, "contention", "beta_sat",
+		               "003 beta_sat, per byte on a saturated link",
+		               err, len)))
+			return rc;
+		return 0;
+	case MODEL_PERMUTATION:
+		if ((rc = need(c->tau, "permutation", "tau",
+		               "004 tau, latency of a permutation", err,
+		               len)) ||
+		    (rc = need(c->phi, "permutation", "phi",
+		               "004 phi, inverse transmission rate", err, len)))
+			return rc;
+		return 0;
+	default:
+		snprintf(err, len, "unknown cost model %d", (int)k);
+		return CCP_EINVAL;
+	}
+}
+
+/* ---- one phase at a time -------------------------------------------- */
+
+/* A (link, send) pair of a phase, for counting link loads. */
+struct use {
+	uint64_t link;
+	uint32_t send; /* the phase's transfer that opens the send */
+	uint32_t t;    /* the transfer (index within the phase) */
+};
+
+static int cmp_use(const void *a, const void *b)
+{
+	const struct use *x = a, *y = b;
+	if (x->link != y->link)
+		return x->link < y->link ? -1 : 1;
+	return (x->send > y->send) - (x->send < y->send);
+}
+
+/* Scratch shared by the phases. */
+struct scan {
+	const ir_plan *p;
+	int32_t n;
+	uint64_t *route; /* ir_max_hops entries */
+	int32_t *hops;   /* per transfer of the phase */
+	uint32_t *pos;   /* its send's 1-based place among the rank's sends */
+	uint32_t *send;  /* index of the transfer opening its send */
+	uint32_t *load;  /* most sends on one link of its route */
+	double *price;   /* HPAM: cost of the send a transfer opens */
+	uint32_t cap;    /* entries of the five arrays above */
+	struct use *use; /* link uses of the phase */
+	size_t nuse, capuse;
+	uint32_t *count;  /* per rank: sends so far in the phase */
+	uint32_t *mcast;  /* per rank: 1 + the phase-index of its open
+	                     multicast send, 0 if none */
+	double *busy;     /* per rank: HPAM sender time in the phase */
+	int32_t *touched; /* ranks whose counters to reset */
+	uint32_t ntouched;
+};
+
+static void scan_fini(struct scan *s)
+{
+	free(s->route);
+	free(s->hops);
+	free(s->pos);
+	free(s->send);
+	free(s->load);
+	free(s->price);
+	free(s->use);
+	free(s->count);
+	free(s->mcast);
+	free(s->busy);
+	free(s->touched);
+}
+
+static int scan_init(struct scan *s, const ir_plan *p)
+{
+	memset(s, 0, sizeof *s);
+	s->p = p;
+	s->n = p->machine.nranks;
+	size_t n = s->n > 0 ? (size_t)s->n : 1;
+	s->route = malloc(((size_t)ir_max_hops(&p->machine) + 1) *
+	                  sizeof *s->route);
+	s->count = calloc(n, sizeof *s->count);
+	s->mcast = calloc(n, sizeof *s->mcast);
+	s->busy = calloc(n, sizeof *s->busy);
+	s->touched = malloc(n * sizeof *s->touched);
+	if (!s->route || !s->count || !s->mcast || !s->busy || !s->touched) {
+		scan_fini(s);
+		return CCP_ENOMEM;
+	}
+	return 0;
+}
+
+/* Route every transfer of phase ph: hops, send places, and (with loads)
+ * the largest number of sends sharing a link of each route, a multicast
+ * group counting once on the links its copies share (ir.h
+ * IR_XF_MCAST).  *maxload gets the phase's largest link load. */
+static int scan_phase(struct scan *s, uint32_t ph, bool loads,
+                      uint32_t *maxload, char *err, size_t len)
+{
+	const ir_plan *p = s->p;
+	const ir_machine *m = &p->machine;
+	const ir_phase *f = &p->phases[ph];
+	const ir_transfer *xs = p->transfers + f->transfer;
+	uint32_t nt = f->ntransfers;
+	if (nt > s->cap) {
+		uint32_t cap = nt;
+		int32_t *h = realloc(s->hops, cap * sizeof *h);
+		if (h)
+			s->hops = h;
+		uint32_t *a = realloc(s->pos, cap * sizeof *a);
+		if (a)
+			s->pos = a;
+		uint32_t *b = realloc(s->send, cap * sizeof *b);
+		if (b)
+			s->send = b;
+		uint32_t *c = realloc(s->load, cap * sizeof *c);
+		if (c)
+			s->load = c;
+		double *d = realloc(s->price, cap * sizeof *d);
+		if (d)
+			s->price = d;
+		if (!h || !a || !b || !c || !d)
+			return CCP_ENOMEM;
+		s->cap = cap;
+	}
+	s->nuse = 0;
+	s->ntouched = 0;
+	for (uint32_t t = 0; t < nt; t++) {
+		const ir_transfer *x = &xs[t];
+		int h = ir_route(m, x->src, x->dst, s->route);
+		if (h <= 0) {
+			snprintf(err, len,
+			         "phase %u: no route from rank %d to rank %d",
+			         ph, (int)x->src, (int)x->dst);
+			return CCP_EINVAL;
+		}
+		s->hops[t] = h;
+		if (s->count[x->src] == 0)
+			s->touched[s->ntouched++] = x->src;
+		if ((x->flags & IR_XF_MCAST) && s->mcast[x->src]) {
+			s->send[t] = s->mcast[x->src] - 1; /* same send */
+			s->pos[t] = s->pos[s->send[t]];
+		} else {
+			s->send[t] = t;
+			s->pos[t] = ++s->count[x->src];
+			if (x->flags & IR_XF_MCAST)
+				s->mcast[x->src] = t + 1;
+		}
+		if (!loads)
+			continue;
+		if (s->nuse + (size_t)h > s->capuse) {
+			size_t cap = s->capuse ? 2 * s->capuse : 1024;
+			while (cap < s->nuse + (size_t)h)
+				cap *= 2;
+			struct use *u = realloc(s->use, cap * sizeof *u);
+			if (!u)
+				return CCP_ENOMEM;
+			s->use = u;
+			s->capuse = cap;
+		}
+		for (int j = 0; j < h; j++)
+			s->use[s->nuse++] =
+			        (struct use){s->route[j], s->send[t], t};
+	}
+	for (uint32_t k = 0; k < s->ntouched; k++) {
+		s->count[s->touched[k]] = 0;
+		s->mcast[s->touched[k]] = 0;
+	}
+	*maxload = 0;
+	if (!loads || !s->nuse)
+		return 0;
+	for (uint32_t t = 0; t < nt; t++)
+		s->load[t] = 0;
+	qsort(s->use, s->nuse, sizeof *s->use, cmp_use);
+	for (size_t i = 0; i < s->nuse;) {
+		size_t j = i;
+		uint32_t sends = 0;
+		for (; j < s->nuse && s->use[j].link == s->use[i].link; j++)
+			if (j == i || s->use[j].send != s->use[j - 1].send)
+				sends++;
+		for (size_t k = i; k < j; k++)
+			if (sends > s->load[s->use[k].t])
+				s->load[s->use[k].t] = sends;
+		if (sends > *maxload)
+			*maxload = sends;
+		i = j;
+	}
+	return 0;
+}
+
+/* The largest message of phase ph, in bytes. */
+static int64_t phase_max_bytes(const ir_plan *p, uint32_t ph)
+{
+	const ir_phase *f = &p->phases[ph];
+	int64_t mx = 0;
+	for (uint32_t t = 0; t < f->ntransfers; t++)
+		if (p->transfers[f->transfer + t].bytes > mx)
+			mx = p->transfers[f->transfer + t].bytes;
+	return mx;
+}
+
+/* 001 §4.4.2: the k-th send of a rank leaves after k serialised
+ * start-ups; a transfer over h hops then arrives h*hop + L*beta + gamma
+ * later.  The phase ends at its last arrival. */
+static double phase_unicast(const struct scan *s, uint32_t ph)
+{
+	const ir_plan *p = s->p;
+	const ir_cost *c = &p->machine.cost;
+	const ir_phase *f = &p->phases[ph];
+	double worst = 0;
+	for (uint32_t t = 0; t < f->ntransfers; t++) {
+		const ir_transfer *x = &p->transfers[f->transfer + t];
+		double at = s->pos[t] * c->alpha + s->hops[t] * c->hop +
+		            (double)x->bytes * c->beta + c->gamma;
+		if (at > worst)
+			worst = at;
+	}
+	return worst;
+}
+
+/* 000 eq. 3: t_comm^lk = Gamma_lk + Omega_lk*S + Lambda*eta + t_cont,
+ * Gamma_lk = C_send^l + C_recv^k, Omega_lk = lambda'_l/W_l + lambda/W +
+ * lambda'_k/W_k, Lambda = lambda/W.  t_cont, the time a message is
+ * blocked (000 §2.4 gives no formula), is taken as (f - 1)*Lambda*S:
+ * with f sends sharing a link round-robin, a message also waits out the
+ * others' network time.  A rank's sends of a phase run one after another
+ * (000 §3.1 "brute force", summed in eq. 5); a multicast group is one
+ * send (000 §3.1 replication in the inter-level router), priced at its
+ * costliest copy.  The phase lasts as long as its busiest sender. */
+static double phase_hpam(struct scan *s, uint32_t ph)
+{
+	const ir_plan *p = s->p;
+	const ir_machine *m = &p->machine;
+	const ir_cost *c = &m->cost;
+	const ir_phase *f = &p->phases[ph];
+	const ir_transfer *xs = p->transfers + f->transfer;
+	uint32_t nt = f->ntransfers;
+	for (uint32_t t = 0; t < nt; t++)
+		s->price[t] = 0;
+	for (uint32_t t = 0; t < nt; t++) {
+		const ir_transfer *x = &xs[t];
+		int l = level_of(m, x->src), k = level_of(m, x->dst);
+		double S = (double)x->bytes;
+		double gam = c->c_send[l] + c->c_recv[k];
+		double om = c->copy[l] + c->lambda + c->copy[k];
+		double cont = (double)(s->load[t] > 1 ? s->load[t] - 1 : 0) *
+		              c->lambda * S;
+		double tc = gam + om * S + c->lambda * s->hops[t] + cont;
+		if (tc > s->price[s->send[t]])
+			s->price[s->send[t]] = tc;
+	}
+	s->ntouched = 0;
+	for (uint32_t t = 0; t < nt; t++) {
+		int32_t r = xs[t].src;
+		if (s->send[t] != t)
+			continue;
+		if (s->count[r]++ == 0)
+			s->touched[s->ntouched++] = r;
+		s->busy[r] += s->price[t];
+	}
+	double worst = 0;
+	for (uint32_t k = 0; k < s->ntouched; k++) {
+		int32_t r = s->touched[k];
+		if (s->busy[r] > worst)
+			worst = s->busy[r];
+		s->busy[r] = 0;
+		s->count[r] = 0;
+	}
+	return worst;
+}
+
+/* The plan's shape, before any phase is priced: phases inside the
+ * transfer array, ranks inside the machine, no transfer to itself. */
+static int check_plan(const ir_plan *p, char *err, size_t len)
+{
+	int32_t n = p->machine.nranks;
+	for (uint32_t ph = 0; ph < p->nphases; ph++) {
+		const ir_phase *f = &p->phases[ph];
+		if (f->transfer > p->ntransfers ||
+		    f->ntransfers > p->ntransfers - f->transfer) {
+			snprintf(err, len,
+			         "phase %u names transfers [%u, +%u) outside "
+			         "the plan's %u",
+			         ph, f->transfer, f->ntransfers, p->ntransfers);
+			return CCP_EINVAL;
+		}
+	}
+	for (uint32_t t = 0; t < p->ntransfers; t++) {
+		const ir_transfer *x = &p->transfers[t];
+		if (x->src < 0 || x->src >= n || x->dst < 0 || x->dst >= n ||
+		    x->src == x->dst || x->bytes < 0) {
+			snprintf(err, len,
+			         "transfer %u (%d -> %d, %lld bytes) does not "
+			         "fit the machine's %d ranks",
+			         t, (int)x->src, (int)x->dst,
+			         (long long)x->bytes, (int)n);
+			return CCP_EINVAL;
+		}
+	}
+	return 0;
+}
+
+int model_predict(const ir_plan *p, const ir_report *r, enum model_kind k,
+                  double *us, double *phase_us, char *err, size_t errlen)
+{
+	int rc;
+	struct scan s;
+	*us = 0;
+	if (errlen)
+		err[0] = '\0';
+	if ((rc = check_params(p, k, err, errlen)) != 0 ||
+	    (rc = check_plan(p, err, errlen)) != 0)
+		return rc;
+	const ir_cost *c = &p->machine.cost;
+	bool report_loads = r && r->link_load && r->phases == p->nphases;
+	if ((rc = scan_init(&s, p)) != 0)
+		return rc;
+	double total = 0;
+	for (uint32_t ph = 0; ph < p->nphases; ph++) {
+		double t = 0;
+		uint32_t f = 0;
+		switch (k) {
+		case MODEL_UNICAST:
+			rc = scan_phase(&s, ph, false, &f, err, errlen);
+			if (!rc)
+				t = phase_unicast(&s, ph);
+			break;
+		case MODEL_HPAM:
+			rc = scan_phase(&s, ph, true, &f, err, errlen);
+			if (!rc)
+				t = phase_hpam(&s, ph);
+			break;
+		case MODEL_CONTENTION: {
+			/* 003 §2: T = alpha + L max(beta_ex, f(i) beta_sat) */
+			if (report_loads)
+				f = r->link_load[ph];
+			else
+				rc = scan_phase(&s, ph, true, &f, err, errlen);
+			double L = (double)phase_max_bytes(p, ph);
+			if (p->phases[ph].ntransfers)
+				t = c->alpha +
+				    L * fmax(c->beta, f * c->beta_sat);
+			break;
+		}
+		case MODEL_PERMUTATION: {
+			/* 004 §2.1: tau + M phi */
+			double M = (double)phase_max_bytes(p, ph);
+			if (p->phases[ph].ntransfers)
+				t = c->tau + M * c->phi;
+			break;
+		}
+		default:
+			rc = CCP_EINVAL;
+		}
+		if (rc)
+			goto out;
+		if (phase_us)
+			phase_us[ph] = t;
+		total += t;
+	}
+	*us = total;
+out:
+	scan_fini(&s);
+	return rc;
+}

@@ -1,0 +1,124 @@
+/*
+ * model.h - what a plan costs: the papers' closed-form cost models over a
+ * plan's phases (cost.c), the named machines of the papers with their
+ * measured parameters (cost.c), and an event-driven simulation of a plan
+ * on a wormhole-routed network (sim.c).
+ *
+ * Every time is in microseconds, every per-byte cost in microseconds per
+ * byte, as in ir_cost.  A cost field that nobody set is NaN; a model that
+ * needs it fails with CCP_EINVAL and names the field.
+ *
+ * Papers (/work/shared/seeds): 000 HPAM (Ben Miled et al.), 001 Tsai's
+ * thesis (EDN, tau-model), 002 Jeon-Kim (T3E), 003 Thakur-Choudhary
+ * (all-to-all on meshes), 004 Wang-Ranka (unstructured communication).
+ */
+#ifndef CCP_MODEL_H
+#define CCP_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ir.h"
+
+/* ---- presets (cost.c) ----------------------------------------------- */
+
+/* A named machine: the cost parameters one paper gives for it.  Fields
+ * the paper gives no value for are NaN; note says which and why. */
+struct model_preset {
+	const char *name;    /* as written after `preset:` */
+	const char *machine; /* the system, and its software if measured */
+	const char *source;  /* paper and table or section of every value */
+	const char *note;    /* how values were mapped; what is left unset */
+	ir_cost cost;        /* cost.preset is "" here */
+};
+
+/* All presets, in the order docs/cost-models.md lists them; *n gets the
+ * count.  The table is constant and owned by the library. */
+const struct model_preset *model_preset_list(size_t *n);
+/* The preset called name, or NULL.  Borrowed from the table. */
+const struct model_preset *model_preset_find(const char *name);
+/* Fill every unset (NaN) field of c from preset name; fields the user
+ * set win.  name NULL means c->preset.  Records the name in c->preset.
+ * 0, CCP_EINVAL (no name given) or CCP_ENOTFOUND. */
+int model_preset_apply(ir_cost *c, const char *name);
+/* The HPAM parameters of 000 Table 1 for any ratio Q > 0 between the
+ * level-2 and level-1 costs, into every unset field of c (the presets
+ * hpam-q2, hpam-q8 and hpam-q32 are the ratios 000 evaluates).  0 or
+ * CCP_EINVAL for Q <= 0 or NaN. */
+int model_hpam_table1(double q, ir_cost *c);
+
+/* ---- closed-form models (cost.c) ------------------------------------ */
+
+enum model_kind {
+	MODEL_UNICAST,     /* 001 §4.4.2: serialised start-ups, reads
+	                      alpha, beta, hop, gamma */
+	MODEL_HPAM,        /* 000 eq. 3 per transfer, reads c_send,
+	                      c_recv, copy, lambda (level 2 only if used) */
+	MODEL_CONTENTION,  /* 003 §2: alpha + L max(beta_ex, f beta_sat),
+	                      reads alpha, beta (= beta_ex), beta_sat */
+	MODEL_PERMUTATION, /* 004 §2.1: tau + M phi, reads tau, phi */
+	MODEL_NKINDS
+};
+
+/* "unicast", "hpam", "contention", "permutation". */
+const char *model_kind_name(enum model_kind k);
+/* The kind called name: 0 or CCP_ENOTFOUND. */
+int model_kind_find(const char *name, enum model_kind *k);
+
+/* Predicted time of plan p under model k, the sum over its phases (each
+ * model prices one phase; the phases run one after another).  r, if not
+ * NULL, is the verifier's report of p: the contention model then takes
+ * each phase's link load from r->link_load instead of routing the phase
+ * again.  phase_us, if not NULL, gets p->nphases per-phase times (caller
+ * storage).  Returns 0, CCP_EINVAL with a one-line reason in err (a
+ * parameter the model needs is unset or negative, or the plan is
+ * malformed), or CCP_ENOMEM.  p and r are borrowed. */
+int model_predict(const ir_plan *p, const ir_report *r, enum model_kind k,
+                  double *us, double *phase_us, char *err, size_t errlen);
+
+/* ---- simulation (sim.c) --------------------------------------------- */
+
+/* What a simulated run of a plan gives.  Filled by model_simulate; the
+ * caller releases it with model_sim_fini. */
+struct model_sim {
+	int32_t nranks;      /* entries of delivered */
+	double *delivered;   /* per rank: when its last receive completed
+	                        (receive overhead included); NaN for a rank
+	                        that receives nothing.  Owned. */
+	double max_us;       /* largest delivery time over receiving ranks
+	                        (001 §3.3.5 "maximum broadcast latency") */
+	double avg_us;       /* mean delivery time over receiving ranks
+	                        (001 §3.3.5 "average broadcast latency") */
+	double total_us;     /* time of the last event: the run's makespan */
+	int32_t receivers;   /* ranks that receive at least one transfer */
+	uint32_t messages;   /* network messages (a multicast group is one) */
+	uint64_t events;     /* events the simulator processed */
+	uint32_t max_share;  /* most messages streaming on one link at once */
+	uint32_t contended;  /* messages that shared a link at some moment */
+	double stall_us;     /* sum over messages of the time their streaming
+	                        took beyond bytes * beta: link contention */
+	double port_wait_us; /* sum over messages of the time spent waiting
+	                        for an injection or ejection port */
+};
+
+/* How to run a plan.  A NULL options pointer means all fields 0. */
+struct model_sim_opts {
+	bool barriers; /* a phase's sends start only once every transfer of
+	                  the phases before it is delivered, as the
+	                  closed-form models assume; false (the default):
+	                  no barriers, the way the runtime runs plans */
+};
+
+/* Run plan p on its machine (p->machine: topology, routing, ports and
+ * cost) as a wormhole-routed network (sim.c explains the event model;
+ * docs/simulator.md its limits).  Needs alpha, beta, hop and gamma.  o
+ * may be NULL.  out is overwritten.  Returns 0, CCP_EINVAL with a reason
+ * in err (unset parameter, malformed plan, a transfer that can never
+ * become ready), or CCP_ENOMEM.  p and o are borrowed. */
+int model_simulate(const ir_plan *p, const struct model_sim_opts *o,
+                   struct model_sim *out, char *err, size_t errlen);
+/* Release what model_simulate allocated; out may be zeroed or filled. */
+void model_sim_fini(struct model_sim *out);
+
+#endif
