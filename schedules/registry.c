@@ -8,8 +8,8 @@ const struct sch_generator *const sch_generators[] = {
 	&sch_binomial, &sch_linear,
 	/* tree scatter and gather (000), direct transpose */
 	&sch_tree_scatter, &sch_tree_gather, &sch_transpose_direct,
-	/* EDN broadcast on meshes (001 ch. 3) */
-	&sch_edn,
+	/* EDN and SLD broadcast on meshes (001 ch. 3) */
+	&sch_edn, &sch_sld,
 	/* EDN reduction and gather, the rotated pattern (001 §3.5) */
 	&sch_edn_reduce, &sch_edn_gather,
 	/* EDN matrix transpose (001 §3.6) */

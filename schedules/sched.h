@@ -83,6 +83,8 @@ extern const struct sch_generator sch_tree_scatter, sch_tree_gather,
     sch_transpose_direct;
 /* EDN broadcast on square 2D meshes, 001 ch. 3 (edn_mesh.c) */
 extern const struct sch_generator sch_edn;
+/* sld.c */
+extern const struct sch_generator sch_sld;
 /* edn_reduce.c */
 extern const struct sch_generator sch_edn_reduce, sch_edn_gather;
 /* edn_transpose.c */
