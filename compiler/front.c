@@ -21,6 +21,7 @@
 
 #include "front.h"
 #include "matrix.h"
+#include "model.h"
 
 #define FRONT_MAX_DEPTH  64
 #define FRONT_INLINE_MAX 4096 /* rows of an inline dense matrix */
@@ -643,8 +644,7 @@ static size_t edit_distance(const char *a, const char *b)
 }
 
 /* Closest name to s, for "did you mean" (see front.h). */
-const char *front_nearest(const char *s, const char *const *names,
-                          size_t count)
+const char *front_nearest(const char *s, const char *const *names, size_t count)
 {
 	const char *best = NULL;
 	size_t bestd = SIZE_MAX;
@@ -970,7 +970,33 @@ static int get_name(struct ctx *x, uint32_t v, const char *path, char *out)
 	return 0;
 }
 
-/* cost: microseconds, finite and >= 0; a key not given stays NaN. */
+/* A preset name must be one of model/cost.c's. */
+static int check_preset(struct ctx *x, uint32_t v, const char *name)
+{
+	size_t n = 0;
+	const struct model_preset *p = model_preset_list(&n);
+	const char *names[128];
+	char b[64];
+	if (model_preset_find(name))
+		return 0;
+	if (n > 128)
+		n = 128;
+	for (size_t i = 0; i < n; i++)
+		names[i] = p[i].name;
+	const char *near = front_nearest(name, names, n);
+	if (near)
+		return err_at(x, v,
+		              "machine.cost.preset: unknown preset %s; did you "
+		              "mean '%s'?",
+		              desc(x, v, b, sizeof b), near);
+	return err_at(x, v,
+	              "machine.cost.preset: unknown preset %s (ccplan help "
+	              "presets lists them)",
+	              desc(x, v, b, sizeof b));
+}
+
+/* cost: microseconds, finite and >= 0; a key not given stays NaN.  A
+ * preset fills the fields the input leaves unset. */
 static int parse_cost(struct ctx *x, uint32_t v, ir_cost *c)
 {
 	struct keys k = {cost_keys, CK_N, {0}, {0}};
@@ -988,6 +1014,8 @@ static int parse_cost(struct ctx *x, uint32_t v, ir_cost *c)
 		              c->preset);
 		if (rc < 0)
 			return rc;
+		if ((rc = check_preset(x, k.val[CK_PRESET], c->preset)) < 0)
+			return rc;
 	}
 	for (int j = CK_ALPHA; j < CK_N; j++) {
 		if (k.val[j] == NONE)
@@ -997,6 +1025,9 @@ static int parse_cost(struct ctx *x, uint32_t v, ir_cost *c)
 		if (rc < 0)
 			return rc;
 	}
+	/* the preset fills what the user left unset (model/cost.c) */
+	if (c->preset[0])
+		model_preset_apply(c, c->preset);
 	return 0;
 }
 

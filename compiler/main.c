@@ -17,6 +17,7 @@
 #include "compile.h"
 #include "explain.h"
 #include "json.h"
+#include "model.h"
 #include "sched.h"
 
 static const char *progname = "ccplan";
@@ -719,6 +720,31 @@ out:
 	return rc == CCP_ENOTFOUND ? EXIT_BADINPUT : exit_status(rc);
 }
 
+/* ccplan help TOPIC. */
+static int cmd_help(const char *topic)
+{
+	if (strcmp(topic, "presets") == 0) {
+		size_t n = 0;
+		const struct model_preset *p = model_preset_list(&n);
+		printf("Cost presets (machine.cost.preset); a preset fills the "
+		       "costs the input\nleaves unset.  Sources: "
+		       "docs/cost-models.md.\n\n");
+		for (size_t i = 0; i < n; i++)
+			printf("  %-18s %s\n", p[i].name, p[i].machine);
+		return EXIT_OK;
+	}
+	if (strcmp(topic, "algorithms") == 0) {
+		for (int k = 0; sch_generators[k]; k++)
+			printf("  %-16s %s\n", sch_generators[k]->name,
+			       sch_generators[k]->summary);
+		return EXIT_OK;
+	}
+	fprintf(stderr,
+	        "%s help: no topic '%s' (topics: presets, algorithms)\n",
+	        progname, topic);
+	return EXIT_BADINPUT;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -726,6 +752,8 @@ int main(int argc, char **argv)
 		return EXIT_BADINPUT;
 	}
 	const char *cmd = argv[1];
+	if (strcmp(cmd, "help") == 0 && argc > 2)
+		return cmd_help(argv[2]);
 	if (is_help(cmd) || strcmp(cmd, "help") == 0) {
 		usage_main(stdout);
 		return EXIT_OK;

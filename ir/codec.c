@@ -58,6 +58,9 @@ static const uint8_t file_magic[8] = {0x89, 'C',  'C',  'P',
 #define G_PHASE    8  /* transfer u32, ntransfers u32 */
 #define G_TRANSFER 28 /* src, dst, bytes, block, nblocks, flags */
 #define G_BLOCK    8  /* origin, index */
+#define G_SELECT                                                               \
+	56 /* version 2, last: method, candidates, runner-up                   \
+	      name, time, runner-up time */
 
 /* rank section: a fixed part, ops, iovs, then its checksum */
 #define S_FIXED 36 /* rank, nops, niovs, send, recv, scratch bytes */
@@ -695,6 +698,12 @@ static void put_global(struct obuf *b, const ir_plan *p)
 		put_u32(b, (uint32_t)p->blocks[i].origin);
 		put_u32(b, (uint32_t)p->blocks[i].index);
 	}
+	/* version 2: appended, so a version 1 reader skips it */
+	put_u32(b, p->sel.method);
+	put_u32(b, p->sel.candidates);
+	put_name(b, p->sel.runner_up);
+	put_u64(b, f64_bits(p->sel.time_us));
+	put_u64(b, f64_bits(p->sel.runner_up_us));
 }
 
 /* One rank's section, without its trailing checksum. */
@@ -732,7 +741,7 @@ static void put_header(uint8_t *h, size_t len, const ir_plan *p,
 	memset(h, 0, HDR_SIZE);
 	memcpy(h, file_magic, sizeof file_magic);
 	set_u16(h + H_VERSION, IR_FILE_VERSION);
-	set_u16(h + H_MIN_READ, IR_FILE_VERSION);
+	set_u16(h + H_MIN_READ, IR_FILE_COMPAT);
 	set_u16(h + H_ENDIAN, ENDIAN_CHECK);
 	h[H_SIZE_U32] = 4;
 	h[H_SIZE_U64] = 8;
@@ -768,7 +777,8 @@ int ir_plan_encode(const ir_plan *p, const ir_report *r, const ir_slice *s,
 	if (!p || !s || check_plan(p, err, errlen) != 0)
 		return CCP_EINVAL;
 	int32_t n = p->machine.nranks;
-	uint64_t est = HDR_SIZE + G_FIXED + (uint64_t)p->nphases * G_PHASE +
+	uint64_t est = HDR_SIZE + G_FIXED + G_SELECT +
+	               (uint64_t)p->nphases * G_PHASE +
 	               (uint64_t)p->ntransfers * G_TRANSFER +
 	               (uint64_t)p->nblocks * G_BLOCK;
 	for (int32_t i = 0; i < n; i++) {
@@ -1177,7 +1187,8 @@ static int decode_global(const uint8_t *g, uint64_t size,
 	    !take_records(&rem, (uint64_t)nnz, 12) ||
 	    !take_records(&rem, p->nphases, G_PHASE) ||
 	    !take_records(&rem, p->ntransfers, G_TRANSFER) ||
-	    !take_records(&rem, p->nblocks, G_BLOCK))
+	    !take_records(&rem, p->nblocks, G_BLOCK) ||
+	    (fi->version >= 2 && !take_records(&rem, 1, G_SELECT)))
 		return fail(err, errlen, CCP_EFORMAT,
 		            "bad plan: the counts in "
 		            "the global section do not fit its %" PRIu64
@@ -1199,6 +1210,20 @@ static int decode_global(const uint8_t *g, uint64_t size,
 	p->cap_transfers = p->ntransfers;
 	p->cap_blocks = p->nblocks;
 	rd_global_arrays(&r, p);
+	if (fi->version >= 2) {
+		p->sel.method = rd_u32(&r);
+		p->sel.candidates = rd_u32(&r);
+		if (!rd_name(&r, p->sel.runner_up))
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: the runner-up's name is not "
+			            "terminated");
+		p->sel.time_us = rd_f64(&r);
+		p->sel.runner_up_us = rd_f64(&r);
+		if (p->sel.method > IR_SELECT_MODEL)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: selection method %" PRIu32,
+			            p->sel.method);
+	}
 	if (r.short_read)
 		return fail(err, errlen, CCP_EINTERNAL,
 		            "global section read past its end");

@@ -36,6 +36,7 @@ typedef struct ir_transfer ir_transfer;
 typedef struct ir_phase ir_phase;
 typedef struct ir_plan ir_plan;
 typedef struct ir_report ir_report;
+typedef struct ir_selection ir_selection;
 typedef struct ir_iov ir_iov;
 typedef struct ir_op ir_op;
 typedef struct ir_slice ir_slice;
@@ -184,12 +185,23 @@ struct ir_phase {
 #define IR_PLAN_LINK_CONTENTION 1u /* links may carry several transfers */
 #define IR_PLAN_NODE_CONTENTION 2u /* ranks may exceed their port model */
 
+/* How `algorithm: auto` chose a plan; all zero for a named algorithm. */
+enum ir_select { IR_SELECT_NONE, IR_SELECT_SIMULATED, IR_SELECT_MODEL };
+struct ir_selection {
+	uint32_t method;             /* enum ir_select */
+	uint32_t candidates;         /* algorithms that applied and verified */
+	char runner_up[IR_NAME_MAX]; /* second best, "" if there was none */
+	double time_us;              /* the chosen plan's time by the method */
+	double runner_up_us;         /* the runner-up's (NaN if none) */
+};
+
 struct ir_plan {
 	ir_machine machine;  /* copy of the machine it was made for */
 	ir_comm comm;        /* copy of the communication (matrix owned) */
 	char algorithm[IR_NAME_MAX]; /* generator name */
 	uint32_t flags;      /* IR_PLAN_* */
 	uint8_t input_hash[16]; /* XXH3-128 of the canonical input, 0 if none */
+	struct ir_selection sel; /* why this algorithm, under auto */
 	/* growable flat arrays; phases index transfers, transfers index blocks */
 	ir_phase *phases;
 	uint32_t nphases, cap_phases;

@@ -197,6 +197,11 @@ static void assert_plan_equal(const ir_plan *a, const ir_plan *b)
 	        &y->cost.copy[1],   &y->cost.lambda};
 	for (size_t i = 0; i < sizeof cx / sizeof cx[0]; i++)
 		assert_true(same_double(*cx[i], *cy[i]));
+	assert_int_equal(a->sel.method, b->sel.method);
+	assert_int_equal(a->sel.candidates, b->sel.candidates);
+	assert_string_equal(a->sel.runner_up, b->sel.runner_up);
+	assert_true(same_double(a->sel.time_us, b->sel.time_us));
+	assert_true(same_double(a->sel.runner_up_us, b->sel.runner_up_us));
 
 	const ir_comm *c = &a->comm, *d = &b->comm;
 	assert_int_equal(c->coll, d->coll);
@@ -421,6 +426,9 @@ static void test_roundtrip_bcast(void **state)
 	(void)state;
 	ir_plan p;
 	make_bcast_plan(&p);
+	check_roundtrip(&p);
+	/* what algorithm: auto records travels with the plan (version 2) */
+	p.sel = (ir_selection){IR_SELECT_SIMULATED, 5, "binomial", 12.5, NAN};
 	check_roundtrip(&p);
 	ir_plan_fini(&p);
 }
@@ -705,6 +713,34 @@ static void test_foreign(void **state)
 	}
 }
 
+/* The version 1 form of a version 2 image: the 56-byte selection record
+ * at the end of the global section cut out, everything after it moved
+ * down, offsets, sizes and versions rewritten, checksums resealed. */
+static uint8_t *downgrade_v1(const uint8_t *img, size_t len, size_t *len1)
+{
+	const size_t cut = 56;
+	uint64_t gsize = rd64(img + 40), index_off = rd64(img + 48);
+	uint64_t gend = 128 + gsize;
+	uint8_t *v1 = malloc(len - cut);
+	assert_non_null(v1);
+	memcpy(v1, img, gend - cut);
+	memcpy(v1 + gend - cut, img + gend, len - gend);
+	*len1 = len - cut;
+	v1[8] = 1;
+	v1[10] = 1;
+	wr64(v1 + 40, gsize - cut);
+	wr64(v1 + 48, index_off - cut);
+	wr64(v1 + 56, *len1);
+	uint32_t n = (uint32_t)v1[24] | (uint32_t)v1[25] << 8 |
+	             (uint32_t)v1[26] << 16 | (uint32_t)v1[27] << 24;
+	for (uint32_t r = 0; r < n; r++) {
+		uint8_t *e = v1 + index_off - cut + 24 * (uint64_t)r;
+		wr64(e, rd64(e) - cut);
+	}
+	reseal(v1, *len1);
+	return v1;
+}
+
 static void test_versions(void **state)
 {
 	(void)state;
@@ -726,7 +762,7 @@ static void test_versions(void **state)
 	assert_int_equal(ir_plan_decode(fut, len, &q, NULL, err, sizeof err),
 	                 CCP_EVERSION);
 	assert_non_null(strstr(err, "plan format version 7 is newer than this "
-	                            "reader (1)"));
+	                            "reader (2)"));
 	assert_int_equal(
 	        ir_slice_from_image(fut, len, 3, &s, NULL, err, sizeof err),
 	        CCP_EVERSION);
@@ -736,16 +772,31 @@ static void test_versions(void **state)
 
 	/* a later version that this reader may still read */
 	memcpy(fut, img, len);
-	fut[8] = 2;
+	fut[8] = 3;
 	reseal(fut, len);
 	assert_int_equal(ir_plan_decode(fut, len, &q, &fi, err, sizeof err), 0);
-	assert_int_equal(fi.version, 2);
+	assert_int_equal(fi.version, 3);
 	assert_plan_equal(&p, &q);
 	ir_plan_fini(&q);
 	assert_int_equal(
 	        ir_slice_from_image(fut, len, 3, &s, NULL, err, sizeof err), 0);
 	assert_true(slice_equal(&s, &sl[3]));
 	ir_slice_fini(&s);
+
+	/* a version 1 file: the same without the selection record that
+	 * version 2 appends to the global section */
+	size_t len1 = 0;
+	uint8_t *v1 = downgrade_v1(img, len, &len1);
+	assert_int_equal(ir_plan_decode(v1, len1, &q, &fi, err, sizeof err), 0);
+	assert_int_equal(fi.version, 1);
+	assert_int_equal(q.sel.method, IR_SELECT_NONE);
+	assert_plan_equal(&p, &q);
+	ir_plan_fini(&q);
+	assert_int_equal(
+	        ir_slice_from_image(v1, len1, 3, &s, NULL, err, sizeof err), 0);
+	assert_true(slice_equal(&s, &sl[3]));
+	ir_slice_fini(&s);
+	free(v1);
 
 	/* version 0 is older than any reader */
 	memcpy(fut, img, len);
@@ -852,23 +903,28 @@ static void test_encode_rejects(void **state)
 	assert_null(img);
 	assert_int_equal(len, 0);
 	p.transfers[1].dst = NRANKS;
-	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len, NULL, 0), CCP_EINVAL);
+	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len, NULL, 0),
+	                 CCP_EINVAL);
 	p.transfers[1].dst = 4;
 	sl[3].iovs[0].len = 2048;
-	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len, NULL, 0), CCP_EINVAL);
+	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len, NULL, 0),
+	                 CCP_EINVAL);
 	sl[3].iovs[0].len = 512;
 	sl[4].rank = 5;
-	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len, NULL, 0), CCP_EINVAL);
+	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len, NULL, 0),
+	                 CCP_EINVAL);
 	sl[4].rank = 4;
 	p.machine.dims[1] = 5;
-	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len, NULL, 0), CCP_EINVAL);
+	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len, NULL, 0),
+	                 CCP_EINVAL);
 	p.machine.dims[1] = 4;
 	/* extents whose product overflows 64 bits */
 	ir_machine keep = p.machine;
 	p.machine.ndims = 3;
 	for (int i = 0; i < 3; i++)
 		p.machine.dims[i] = IR_MAX_RANKS;
-	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len, NULL, 0), CCP_EINVAL);
+	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len, NULL, 0),
+	                 CCP_EINVAL);
 	p.machine = keep;
 	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len, NULL, 0), 0);
 	free(img);

@@ -22,6 +22,7 @@
 
 #include "front.h"
 #include "matrix.h"
+#include "model.h"
 #include "rng.h"
 
 /* ---- helpers ---------------------------------------------------------- */
@@ -548,10 +549,10 @@ static void test_canonical_pinned(void **state)
 	                           "contention default\n"
 	                           "seed none\n"
 	                           "compiler 0.1.0\n"
-	                           "plan-format 1\n";
+	                           "plan-format 2\n";
 	static const uint8_t hash[16] = {
-	        0x17, 0xc5, 0x51, 0xe5, 0x33, 0x0a, 0xca, 0x89,
-	        0x9b, 0x2d, 0x5d, 0x40, 0x12, 0xc2, 0x4f, 0x0e,
+	        0x5d, 0xcc, 0xd4, 0x37, 0x0d, 0x2f, 0x60, 0xa6,
+	        0x64, 0xb7, 0x40, 0x48, 0xf5, 0xfd, 0xbb, 0xca,
 	};
 	struct front_input in;
 	uint8_t h[16];
@@ -564,6 +565,25 @@ static void test_canonical_pinned(void **state)
 	assert_int_equal(front_input_hash(&in, h), 0);
 	assert_memory_equal(h, hash, 16);
 	free(c);
+	front_input_fini(&in);
+}
+
+/* A preset fills the costs the input leaves unset; given ones win. */
+static void test_preset_fills(void **state)
+{
+	struct front_input in;
+	const ir_cost *t3d = &model_preset_find("t3d")->cost;
+	(void)state;
+	parse_good_text("machine: {topology: mesh, dims: [4, 4], cost: "
+	                "{preset: t3d, beta: 0.5}}\n"
+	                "communication: {collective: broadcast, bytes: 8}\n"
+	                "algorithm: binomial\n",
+	                &in);
+	assert_string_equal(in.machine.cost.preset, "t3d");
+	assert_true(in.machine.cost.alpha == t3d->alpha);
+	assert_true(in.machine.cost.gamma == t3d->gamma);
+	assert_true(in.machine.cost.beta == 0.5);
+	assert_true(t3d->beta != 0.5);
 	front_input_fini(&in);
 }
 
@@ -595,7 +615,7 @@ static void test_canonical_changes(void **state)
 	        "communication: {collective: broadcast, root: 5, bytes: 1024}\n"
 	        "algorithm: binomial\n",
 	        "machine: {topology: mesh, dims: [4, 4], cost: {preset: "
-	        "paragon}}\n"
+	        "t3d}}\n"
 	        "communication: {collective: broadcast, root: 5, bytes: 1024}\n"
 	        "algorithm: binomial\n",
 	        "machine: {topology: mesh, dims: [4, 4]}\n"
@@ -978,6 +998,7 @@ int main(void)
 	        cmocka_unit_test(test_inline_matrix_size),
 	        cmocka_unit_test(test_canonical_equal),
 	        cmocka_unit_test(test_canonical_pinned),
+	        cmocka_unit_test(test_preset_fills),
 	        cmocka_unit_test(test_canonical_changes),
 	        cmocka_unit_test(test_canonical_spellings),
 	        cmocka_unit_test(test_rng),
