@@ -251,6 +251,9 @@ static int emit(struct sink *s, const struct front_input *in)
 		rc |= put(s, "seed %" PRIu64 "\n", in->seed);
 	else
 		rc |= put(s, "seed none\n");
+	if (strcmp(in->algorithm, "auto") == 0)
+		rc |= put(s, "select %s\n",
+		          in->select == SELECT_MODEL ? "model" : "simulated");
 	/* a new compiler or plan format may build another plan: a new key */
 	rc |= put(s, "compiler %s\n", CCPLAN_VERSION);
 	rc |= put(s, "plan-format %d\n", IR_FILE_VERSION);

@@ -2,6 +2,7 @@
  * compile.c - the pipeline, one pass after another, and the plan loader.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 
 #include "compile.h"
 #include "sched.h"
+#include "select.h"
 
 /* A diagnostic at the algorithm key of the input. */
 static void at_algorithm(const struct front_input *in, struct diag *d,
@@ -19,6 +21,83 @@ static void at_algorithm(const struct front_input *in, struct diag *d,
 	snprintf(d->message, sizeof d->message, "%s", msg);
 }
 
+int compile_generate(const struct front_input *in,
+                     const struct sch_generator *g, ir_plan *p, ir_report *r,
+                     char *why, size_t len)
+{
+	struct sch_options o = {
+	        .seed = in->has_seed ? in->seed : in->comm.seed,
+	        .forbid_contention = in->contention == CONTENTION_FORBID,
+	};
+	memset(r, 0, sizeof *r);
+	int rc = g->generate(&in->machine, &in->comm, &o, p);
+	if (rc) {
+		snprintf(why, len, "%s: %s", g->name, ccp_strerror(rc));
+		ir_plan_fini(p);
+		return rc;
+	}
+	ir_plan_trim(p);
+	if (in->contention == CONTENTION_FORBID)
+		p->flags &=
+		        ~(IR_PLAN_LINK_CONTENTION | IR_PLAN_NODE_CONTENTION);
+	front_input_hash(in, p->input_hash);
+
+	/* verify: no plan leaves the compiler without it */
+	if ((rc = ir_verify(p, r)) != 0) {
+		snprintf(why, len, "%s: plan rejected by the verifier: %s",
+		         g->name, r->message);
+		ir_report_fini(r);
+		ir_plan_fini(p);
+	}
+	return rc;
+}
+
+/* algorithm: auto -- the best verified candidate, with the runner-up
+ * recorded in the plan. */
+static int compile_auto(const struct front_input *in, struct compiled *c,
+                        struct diag *d)
+{
+	struct select_result sr;
+	int rc = select_run(in, in->select == SELECT_SIMULATED,
+	                    in->select == SELECT_MODEL, &sr);
+	if (rc) {
+		snprintf(d->message, sizeof d->message, "auto: %s",
+		         ccp_strerror(rc));
+		return rc;
+	}
+	struct select_row *best =
+	        sr.n > 0 && sr.rows[0].rc == 0 ? &sr.rows[0] : NULL;
+	if (!best) {
+		at_algorithm(
+		        in, d,
+		        sr.n ? "auto: no algorithm that applies made a "
+		               "plan the verifier accepts"
+		             : "auto: no algorithm applies to this machine "
+		               "and communication");
+		select_fini(&sr);
+		return CCP_ENOTAPPLY;
+	}
+	c->plan = best->plan;
+	c->report = best->report;
+	memset(&best->plan, 0, sizeof best->plan);
+	memset(&best->report, 0, sizeof best->report);
+	best->rc = CCP_EINVAL; /* moved out: select_fini leaves it */
+	ir_selection *s = &c->plan.sel;
+	s->method = sr.by_model ? IR_SELECT_MODEL : IR_SELECT_SIMULATED;
+	s->time_us = sr.by_model ? best->predicted : best->sim_max;
+	s->runner_up_us = NAN;
+	for (size_t i = 0; i < sr.n; i++)
+		s->candidates += sr.rows[i].rc == 0 || &sr.rows[i] == best;
+	if (sr.n > 1 && sr.rows[1].rc == 0) {
+		snprintf(s->runner_up, sizeof s->runner_up, "%s",
+		         sr.rows[1].g->name);
+		s->runner_up_us =
+		        sr.by_model ? sr.rows[1].predicted : sr.rows[1].sim_max;
+	}
+	select_fini(&sr);
+	return 0;
+}
+
 int compile_input(const struct front_input *in, struct compiled *c,
                   struct diag *d)
 {
@@ -26,13 +105,19 @@ int compile_input(const struct front_input *in, struct compiled *c,
 	char msg[512], why[256];
 	memset(c, 0, sizeof *c);
 
+	if (strcmp(in->algorithm, "auto") == 0) {
+		if ((rc = compile_auto(in, c, d)) != 0)
+			return rc;
+		goto lower;
+	}
 	/* generate */
 	const struct sch_generator *g = sch_find(in->algorithm);
 	if (!g) {
 		const char *names[64];
 		size_t count = 0;
-		for (int k = 0; sch_generators[k] && count < 64; k++)
+		for (int k = 0; sch_generators[k] && count < 63; k++)
 			names[count++] = sch_generators[k]->name;
+		names[count++] = "auto";
 		const char *near = front_nearest(in->algorithm, names, count);
 		if (near)
 			snprintf(msg, sizeof msg,
@@ -50,30 +135,11 @@ int compile_input(const struct front_input *in, struct compiled *c,
 		at_algorithm(in, d, why);
 		return rc;
 	}
-	struct sch_options o = {
-	        .seed = in->has_seed ? in->seed : in->comm.seed,
-	        .forbid_contention = in->contention == CONTENTION_FORBID,
-	};
-	if ((rc = g->generate(&in->machine, &in->comm, &o, &c->plan)) != 0) {
-		snprintf(d->message, sizeof d->message, "%s: %s", g->name,
-		         ccp_strerror(rc));
-		goto out_free;
-	}
-	ir_plan_trim(&c->plan);
-	if (in->contention == CONTENTION_FORBID)
-		c->plan.flags &=
-		        ~(IR_PLAN_LINK_CONTENTION | IR_PLAN_NODE_CONTENTION);
-	front_input_hash(in, c->plan.input_hash);
+	if ((rc = compile_generate(in, g, &c->plan, &c->report, d->message,
+	                           sizeof d->message)) != 0)
+		return rc;
 
-	/* verify: no plan leaves the compiler without it */
-	if ((rc = ir_verify(&c->plan, &c->report)) != 0) {
-		snprintf(d->message, sizeof d->message,
-		         "%s: plan rejected by the verifier: %s", g->name,
-		         c->report.message);
-		goto out_free;
-	}
-
-	/* lower */
+lower:
 	if ((rc = ir_lower(&c->plan, &c->slices)) != 0) {
 		snprintf(d->message, sizeof d->message, "lowering: %s",
 		         ccp_strerror(rc));

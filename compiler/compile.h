@@ -8,6 +8,7 @@
 #include "codec.h"
 #include "front.h"
 #include "ir.h"
+#include "sched.h"
 
 /* A plan together with everything the compiler knows of it. */
 struct compiled {
@@ -24,8 +25,16 @@ enum {
 	EXIT_INTERNAL = 3  /* a bug or a resource failure */
 };
 
-/* Generate, verify and lower what in asks for.  On failure d says why
- * (at the algorithm's position when the algorithm is at fault) and the
+/* Generate g's plan for in and verify it (the input's contention policy
+ * and hash applied).  On failure why says so and p, r are released; on
+ * success both are the caller's (ir_plan_fini, ir_report_fini). */
+int compile_generate(const struct front_input *in,
+                     const struct sch_generator *g, ir_plan *p, ir_report *r,
+                     char *why, size_t len);
+
+/* Generate, verify and lower what in asks for (`algorithm: auto`: the
+ * best candidate of select_run, with the runner-up in plan.sel).  On failure d
+ * says why (at the algorithm's position when the algorithm is at fault) and the
  * return is CCP_EPARSE/CCP_ENOTAPPLY (bad input), CCP_EVERIFY (rejected)
  * or another code.  c is valid only on success; compiled_fini frees it. */
 int compile_input(const struct front_input *in, struct compiled *c,

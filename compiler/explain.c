@@ -4,11 +4,13 @@
  * against its lower bound.  Reads only what the verifier measured and the
  * plan itself.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "explain.h"
 #include "sched.h"
+#include "select.h"
 
 void explain_machine(const ir_machine *m, char *buf, size_t len)
 {
@@ -91,6 +93,24 @@ int explain_plan(const struct compiled *c, FILE *out)
 	const struct sch_generator *g = sch_find(p->algorithm);
 	fprintf(out, "algorithm   %s%s%s\n", p->algorithm, g ? " - " : "",
 	        g ? g->summary : "");
+	const ir_selection *sel = &p->sel;
+	if (sel->method != IR_SELECT_NONE) {
+		bool timed = !isnan(sel->time_us);
+		fprintf(out,
+		        "chosen by   algorithm: auto, %s, among %u "
+		        "candidates",
+		        !timed ? "by phases (the machine has no costs)"
+		        : sel->method == IR_SELECT_MODEL ? "by the cost model"
+		                                         : "by simulated time",
+		        sel->candidates);
+		if (timed)
+			fprintf(out, ": %.2f us", sel->time_us);
+		if (sel->runner_up[0])
+			fprintf(out, "; runner-up %s", sel->runner_up);
+		if (sel->runner_up[0] && timed)
+			fprintf(out, ", %.2f us", sel->runner_up_us);
+		fputc('\n', out);
+	}
 	explain_machine(m, line, sizeof line);
 	fprintf(out, "machine     %s\n", line);
 	explain_comm(&p->comm, line, sizeof line);
@@ -141,6 +161,14 @@ int explain_plan(const struct compiled *c, FILE *out)
 	if (r->lb_phases)
 		fprintf(out, "  (plan is %.2fx the bound)",
 		        (double)r->phases / (double)r->lb_phases);
+	enum model_kind mk;
+	char why[256];
+	double us = select_predict(p, r, &mk, why, sizeof why);
+	if (isnan(us))
+		fprintf(out, "\npredicted   unknown (%s)", why);
+	else
+		fprintf(out, "\npredicted   %.2f us by the %s model", us,
+		        model_kind_name(mk));
 	/* the rules checked; contention the algorithm allows is measured */
 	bool node_free = !(p->flags & IR_PLAN_NODE_CONTENTION);
 	bool link_free = !(p->flags & IR_PLAN_LINK_CONTENTION);

@@ -1925,10 +1925,11 @@ enum {
 	TK_ALGORITHM,
 	TK_CONTENTION,
 	TK_SEED,
+	TK_SELECT,
 	TK_N
 };
 static const char *const top_keys[TK_N] = {
-        "machine", "communication", "algorithm", "contention", "seed",
+        "machine", "communication", "algorithm", "contention", "seed", "select",
 };
 
 /* The whole input: the root mapping and everything under it. */
@@ -1972,6 +1973,19 @@ static int parse_root_map(struct ctx *x)
 			return rc;
 		in->contention =
 		        idx == 0 ? CONTENTION_FORBID : CONTENTION_ALLOW;
+	}
+	if (k.val[TK_SELECT] != NONE) {
+		static const char *const by[] = {"simulated", "model"};
+		if (strcmp(in->algorithm, "auto") != 0)
+			return err_at(x, k.val[TK_SELECT],
+			              "select: only with algorithm: auto (this "
+			              "input names '%s')",
+			              in->algorithm);
+		rc = get_enum(x, k.val[TK_SELECT], "select", "selection", by, 2,
+		              &idx);
+		if (rc < 0)
+			return rc;
+		in->select = idx == 0 ? SELECT_SIMULATED : SELECT_MODEL;
 	}
 	if (k.val[TK_SEED] != NONE) {
 		rc = get_int(x, k.val[TK_SEED], "seed", 0, INT64_MAX, NULL,

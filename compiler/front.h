@@ -25,13 +25,20 @@ enum contention_policy {
 };
 
 /* What one input file asks for. */
+/* How algorithm: auto ranks the candidates. */
+enum select_by {
+	SELECT_SIMULATED, /* by the simulator's last delivery (the default) */
+	SELECT_MODEL      /* by the cost model: faster to compile */
+};
+
 struct front_input {
 	ir_machine machine;          /* checked machine, nranks derived */
 	ir_comm comm;                /* checked communication (owns matrix) */
 	char algorithm[IR_NAME_MAX]; /* algorithm name as written */
 	int algorithm_line, algorithm_column; /* where, for later errors */
 	enum contention_policy contention;
-	uint64_t seed;               /* top-level seed, 0 if none */
+	enum select_by select; /* algorithm: auto only */
+	uint64_t seed;         /* top-level seed, 0 if none */
 	bool has_seed;
 };
 

@@ -19,28 +19,39 @@
 #include "json.h"
 #include "model.h"
 #include "sched.h"
+#include "select.h"
+#include "tau_cmd.h"
 
 static const char *progname = "ccplan";
 
 static void usage_main(FILE *out)
 {
-	fprintf(out, "usage: ccplan COMMAND [ARGS]\n"
-	             "\n"
-	             "Compile collective communication schedules for a "
-	             "parallel machine.\n"
-	             "\n"
-	             "commands:\n"
-	             "  compile IN.yaml [-o OUT.ccp]   build, verify and write "
-	             "a plan\n"
-	             "  explain FILE                   show a plan (.ccp or "
-	             ".yaml) phase by phase\n"
-	             "  verify FILE.ccp                check a plan file "
-	             "again, from scratch\n"
-	             "  export --json FILE [-o OUT]    write a plan as JSON\n"
-	             "  cache ls|show|rm|gc|path|export  look after the plan "
-	             "cache\n"
-	             "\n"
-	             "algorithms:\n");
+	fprintf(out,
+	        "usage: ccplan COMMAND [ARGS]\n"
+	        "\n"
+	        "Compile collective communication schedules for a "
+	        "parallel machine.\n"
+	        "\n"
+	        "commands:\n"
+	        "  compile IN.yaml [-o OUT.ccp]   build, verify and write "
+	        "a plan\n"
+	        "  explain FILE                   show a plan (.ccp or "
+	        ".yaml) phase by phase\n"
+	        "  verify FILE.ccp                check a plan file "
+	        "again, from scratch\n"
+	        "  export --json FILE [-o OUT]    write a plan as JSON\n"
+	        "  compare IN.yaml [--model]      rank every algorithm "
+	        "that applies\n"
+	        "  simulate FILE [--barriers]     run a plan through the "
+	        "network simulator\n"
+	        "  cache ls|show|rm|gc|path|export  look after the plan "
+	        "cache\n"
+	        "  tau fit|plot ...               the tau-model: fit Ts, Tn; "
+	        "draw the tau-plot\n"
+	        "  help presets|algorithms        cost presets, "
+	        "algorithms\n"
+	        "\n"
+	        "algorithms:\n");
 	for (int k = 0; sch_generators[k]; k++)
 		fprintf(out, "  %-12s %s\n", sch_generators[k]->name,
 		        sch_generators[k]->summary);
@@ -720,6 +731,189 @@ out:
 	return rc == CCP_ENOTFOUND ? EXIT_BADINPUT : exit_status(rc);
 }
 
+static const char *const help_compare =
+        "usage: ccplan compare IN.yaml [--model]\n"
+        "\n"
+        "Generate every algorithm that applies to the machine and "
+        "communication of\n"
+        "IN.yaml (its algorithm key is ignored), verify each, and rank "
+        "them by\n"
+        "simulated time (--model: by the cost model).  The table gives "
+        "phases\n"
+        "against the lower bound, the contention the plan allows, the "
+        "model's\n"
+        "time and the simulator's last and mean delivery; then the "
+        "message sizes\n"
+        "at which the model's order of the top two changes.  Times need "
+        "the\n"
+        "machine's costs (machine.cost, or a preset: ccplan help "
+        "presets).\n";
+static const char *const help_simulate =
+        "usage: ccplan simulate FILE [--barriers]\n"
+        "\n"
+        "Run a plan (.ccp, or a .yaml compiled in memory) through the "
+        "wormhole\n"
+        "network simulator (docs/simulator.md): per-hop header latency, "
+        "links\n"
+        "shared by messages that overlap in time, serialised start-ups, "
+        "the\n"
+        "machine's ports, no phase barriers unless --barriers.  Prints "
+        "the last\n"
+        "and the mean delivery time against the cost model's "
+        "prediction.\n";
+
+/* "1.5 us" style, or "-" for NaN. */
+static void fmt_us(double us, char *buf, size_t len)
+{
+	if (isnan(us))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.2f", us);
+}
+
+static int cmd_compare(int argc, char **argv)
+{
+	const char *file = NULL;
+	bool by_model = false;
+	for (int k = 1; k < argc; k++) {
+		if (is_help(argv[k])) {
+			fputs(help_compare, stdout);
+			return EXIT_OK;
+		} else if (strcmp(argv[k], "--model") == 0) {
+			by_model = true;
+		} else if (argv[k][0] == '-' || file) {
+			fprintf(stderr,
+			        "%s compare: unexpected argument '%s'\n%s",
+			        progname, argv[k], help_compare);
+			return EXIT_BADINPUT;
+		} else {
+			file = argv[k];
+		}
+	}
+	if (!file) {
+		fputs(help_compare, stderr);
+		return EXIT_BADINPUT;
+	}
+	struct front_input in;
+	int rc = parse_yaml(file, &in);
+	if (rc)
+		return exit_status(rc);
+	struct select_result sr;
+	if ((rc = select_run(&in, !by_model, by_model, &sr)) != 0) {
+		fprintf(stderr, "%s compare: %s\n", progname, ccp_strerror(rc));
+		front_input_fini(&in);
+		return exit_status(rc);
+	}
+	printf("%-3s %-16s %6s %5s  %-10s %12s %12s %12s\n", "#", "algorithm",
+	       "phases", "bound", "contention", "model us", "sim max us",
+	       "sim mean us");
+	int ranked = 0;
+	for (size_t i = 0; i < sr.n; i++) {
+		const struct select_row *r = &sr.rows[i];
+		if (r->rc) {
+			printf("-   %-16s %s\n", r->g->name, r->why);
+			continue;
+		}
+		char a[32], b[32], c[32];
+		fmt_us(r->predicted, a, sizeof a);
+		fmt_us(r->sim_max, b, sizeof b);
+		fmt_us(r->sim_avg, c, sizeof c);
+		printf("%-3d %-16s %6u %5u  %-10s %12s %12s %12s\n", ++ranked,
+		       r->g->name, r->report.phases, r->report.lb_phases,
+		       r->plan.flags & IR_PLAN_LINK_CONTENTION   ? "link"
+		       : r->plan.flags & IR_PLAN_NODE_CONTENTION ? "node"
+		                                                 : "none",
+		       a, b, c);
+	}
+	printf("\nranked by %s", sr.by_model ? "the model" : "simulated time");
+	if (sr.n && sr.rows[0].rc == 0)
+		printf(" (%s model)", model_kind_name(sr.model));
+	printf("\n");
+	if (sr.model_why[0])
+		printf("model: %s\n", sr.model_why);
+	if (sr.sim_why[0] && !by_model)
+		printf("simulator: %s\n", sr.sim_why);
+	if (sr.n > 1 && sr.rows[0].rc == 0 && sr.rows[1].rc == 0) {
+		int64_t at[25];
+		int n = select_crossovers(&in, sr.rows[0].g, sr.rows[1].g, at,
+		                          25);
+		if (n > 0) {
+			printf("crossovers of %s and %s (model):",
+			       sr.rows[0].g->name, sr.rows[1].g->name);
+			for (int i = 0; i < n; i++)
+				printf(" %lld", (long long)at[i]);
+			printf(" bytes\n");
+		} else if (n == 0 && in.comm.coll != IR_IRREGULAR &&
+		           !isnan(sr.rows[0].predicted)) {
+			printf("no crossover of %s and %s between 1 byte and "
+			       "16 "
+			       "MiB (model)\n",
+			       sr.rows[0].g->name, sr.rows[1].g->name);
+		}
+	}
+	printf("%d of %zu algorithms that apply made a verified plan\n", ranked,
+	       sr.n);
+	select_fini(&sr);
+	front_input_fini(&in);
+	return ranked > 0 ? EXIT_OK : EXIT_REJECTED;
+}
+
+static int cmd_simulate(int argc, char **argv)
+{
+	const char *file = NULL;
+	struct model_sim_opts o = {0};
+	for (int k = 1; k < argc; k++) {
+		if (is_help(argv[k])) {
+			fputs(help_simulate, stdout);
+			return EXIT_OK;
+		} else if (strcmp(argv[k], "--barriers") == 0) {
+			o.barriers = true;
+		} else if (argv[k][0] == '-' || file) {
+			fprintf(stderr,
+			        "%s simulate: unexpected argument '%s'\n%s",
+			        progname, argv[k], help_simulate);
+			return EXIT_BADINPUT;
+		} else {
+			file = argv[k];
+		}
+	}
+	if (!file) {
+		fputs(help_simulate, stderr);
+		return EXIT_BADINPUT;
+	}
+	struct compiled c;
+	int rc = load_any(file, &c);
+	if (rc)
+		return exit_status(rc);
+	struct model_sim s;
+	char err[256];
+	if ((rc = model_simulate(&c.plan, &o, &s, err, sizeof err)) != 0) {
+		fprintf(stderr, "%s: cannot simulate: %s\n", file, err);
+		compiled_fini(&c);
+		return rc == CCP_EINVAL ? EXIT_BADINPUT : exit_status(rc);
+	}
+	enum model_kind k;
+	char why[256], a[32];
+	double us = select_predict(&c.plan, &c.report, &k, why, sizeof why);
+	fmt_us(us, a, sizeof a);
+	printf("plan        %s: %s, %u phases, %d ranks\n", file,
+	       c.plan.algorithm, c.report.phases, (int)c.plan.machine.nranks);
+	printf("simulated   last delivery %.2f us, mean %.2f us over %d "
+	       "receivers%s\n",
+	       s.max_us, s.avg_us, (int)s.receivers,
+	       o.barriers ? " (phase barriers)" : "");
+	printf("model       %s us (%s model)%s%s\n", a, model_kind_name(k),
+	       why[0] ? ": " : "", why);
+	printf("network     %u messages, %llu events, at most %u on one link "
+	       "at once, %u ever shared a link; %.2f us of link stall, %.2f "
+	       "us waiting for ports\n",
+	       s.messages, (unsigned long long)s.events, s.max_share,
+	       s.contended, s.stall_us, s.port_wait_us);
+	model_sim_fini(&s);
+	compiled_fini(&c);
+	return EXIT_OK;
+}
+
 /* ccplan help TOPIC. */
 static int cmd_help(const char *topic)
 {
@@ -773,6 +967,12 @@ int main(int argc, char **argv)
 		return cmd_export(argc - 1, argv + 1);
 	if (strcmp(cmd, "cache") == 0)
 		return cmd_cache(argc - 1, argv + 1);
+	if (strcmp(cmd, "compare") == 0)
+		return cmd_compare(argc - 1, argv + 1);
+	if (strcmp(cmd, "simulate") == 0)
+		return cmd_simulate(argc - 1, argv + 1);
+	if (strcmp(cmd, "tau") == 0)
+		return cmd_tau(argc - 1, argv + 1);
 	fprintf(stderr, "%s: unknown command '%s'\n\n", progname, cmd);
 	usage_main(stderr);
 	return EXIT_BADINPUT;

@@ -9,7 +9,8 @@
 #  - the plan cache: hit after miss with the same bytes, equal inputs
 #    spelled differently share an entry, 8 concurrent compiles leave one
 #    entry per input, a damaged cache file is moved aside and the compile
-#    still succeeds, and the cache commands work.
+#    still succeeds, and the cache commands work;
+#  - compare ranks the candidates, auto takes the first, simulate runs.
 # Usage: cli_test.sh CCPLAN_BINARY
 set -u
 ccplan=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -80,7 +81,7 @@ head -c $((size - 7)) "$plan" >"$tmp/short.ccp"
 [ $? = 2 ] && grep -q 'not a ccplan plan' "$tmp/err" && ok || bad "yaml as plan: $(cat "$tmp/err")"
 
 # 4. help, usage and output that cannot be written
-for c in compile explain verify export cache; do
+for c in compile explain verify export cache compare simulate; do
 	"$ccplan" $c --help | grep -q "^usage: ccplan $c" && ok || bad "$c --help"
 done
 "$ccplan" --help | grep -q binomial && ok || bad "--help lists algorithms"
@@ -141,6 +142,21 @@ n=$("$ccplan" cache --cache "$c8" ls | tail -n +2 | wc -l)
 "$ccplan" compile --cache /proc/no/such/plans.db "$ex" -o "$tmp/p10.ccp" 2>"$tmp/err"
 [ $? = 0 ] && grep -q 'compiling without it' "$tmp/err" && ok || bad "unusable cache: $(cat "$tmp/err")"
 "$ccplan" cache --cache "$c8" gc --max-size 0 | grep -q '^removed 1 entries' && ok || bad "cache gc"
+
+# 6. compare, simulate, algorithm: auto
+auto="$here/../examples/mesh16-auto.yaml"
+"$ccplan" compare "$auto" >"$tmp/cmp" 2>&1
+[ $? = 0 ] && grep -q '^1   [a-z_]* ' "$tmp/cmp" && grep -q '^ranked by simulated time' "$tmp/cmp" && ok ||
+	bad "compare: $(cat "$tmp/cmp")"
+first=$(awk '$1 == "1" { print $2 }' "$tmp/cmp")
+second=$(awk '$1 == "2" { print $2 }' "$tmp/cmp")
+"$ccplan" compile --no-cache "$auto" -o "$tmp/auto.ccp" && "$ccplan" explain "$tmp/auto.ccp" >"$tmp/x" &&
+	grep -q "^algorithm   $first " "$tmp/x" && grep -q "runner-up $second" "$tmp/x" && ok ||
+	bad "auto chose other than compare's first ($first, $second): $(head -4 "$tmp/x")"
+"$ccplan" simulate "$tmp/auto.ccp" >"$tmp/s" && grep -q '^simulated   last delivery [0-9.]* us' "$tmp/s" && ok ||
+	bad "simulate: $(cat "$tmp/s")"
+"$ccplan" simulate "$here/../examples/mesh32-edn.yaml" >/dev/null 2>"$tmp/err"
+[ $? = 2 ] && grep -q 'alpha' "$tmp/err" && ok || bad "simulate without costs: $(cat "$tmp/err")"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -1,0 +1,1081 @@
+/*
+ * tau_cmd.c - `ccplan tau fit` and `ccplan tau plot`: the tau-model of
+ * thesis 001 chapter 5 on the command line.  fit reads measured (bytes,
+ * time) rows and fits T_s and T_n (§5.2); plot places machines (Table
+ * 5.1), broadcasts planned on a mesh (§5.3, Table 5.3) or given lines in
+ * the tau-plot, shades the regions A-D around a chosen point and prints
+ * the crossover lengths L* (eqs. 5.5-5.7).  The model is model/tau.c;
+ * this file parses options, builds the plans and prints.
+ * docs/tau-model.md describes both commands.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compile.h"
+#include "model.h"
+#include "sched.h"
+#include "tau.h"
+#include "tau_cmd.h"
+
+static const char *const tc_prog = "ccplan tau";
+
+static const char *const help_tau =
+        "usage: ccplan tau fit FILE.csv [options]\n"
+        "       ccplan tau plot [what] [--point P] [options] -o OUT.svg\n"
+        "\n"
+        "The tau-model of thesis 001 chapter 5: a latency T(L) = T_s + "
+        "T_n*L is the\n"
+        "point (tau = T_n/T_s, T_s) of the tau-plot.  'ccplan tau fit "
+        "--help' and\n"
+        "'ccplan tau plot --help' describe the two commands; "
+        "docs/tau-model.md has\n"
+        "the formats and formulas.\n";
+
+static const char *const help_fit =
+        "usage: ccplan tau fit FILE.csv [options]\n"
+        "\n"
+        "Fit T(L) = T_s + T_n*L to measured (bytes, time) rows by least "
+        "squares\n"
+        "(001 §5.2) and print T_s, T_n, tau = T_n/T_s (eq. 5.2), R^2 and "
+        "the\n"
+        "residual of every row.  The file: comma-separated, '#' comments, "
+        "an\n"
+        "optional header naming the columns (bytes, size, length or L; "
+        "us, time,\n"
+        "latency, ns, ms, s, or a name ending in _us, _ns, _ms, _s); "
+        "without a\n"
+        "header column 1 is bytes and column 2 microseconds.\n"
+        "  --columns B,T    the length and time columns: header names or "
+        "1-based\n"
+        "                   numbers\n"
+        "  --unit U         the time column's unit: us, ns, ms or s "
+        "(default: from\n"
+        "                   its header name, else us)\n"
+        "  --round-trip     the times are ping-pong round trips: halve "
+        "them\n"
+        "  --against NAME   place the fit around machine preset NAME: its "
+        "region\n"
+        "                   A-D and the crossover length L* (eq. 5.5)\n"
+        "  --brief          no table of residuals\n"
+        "Exit status: 0 ok, 2 bad input (the message gives "
+        "file:line:column).\n";
+
+static const char *const help_plot =
+        "usage: ccplan tau plot [what] [--point P] [options] -o OUT.svg\n"
+        "\n"
+        "Draw the tau-plot (001 §5.1.2): tau = T_n/T_s across, T_s up.  "
+        "Print each\n"
+        "item's T_s, T_n and tau, and with --point its region A-D and the "
+        "length L*\n"
+        "where it and the point cross (eqs. 5.5-5.7).\n"
+        "what (default: every machine of 001 Table 5.1):\n"
+        "  --machines LIST     machine presets, comma-separated, or "
+        "'table5.1'; each\n"
+        "                      is its point-to-point line (T_s = "
+        "alpha+hop+gamma,\n"
+        "                      T_n = beta)\n"
+        "  --algorithms LIST   broadcasts rd, sc, ft[:K] (K segments, "
+        "default 4), edn,\n"
+        "                      or any broadcast generator (NAME[:K]), "
+        "planned on the\n"
+        "                      mesh; with --machines, each one on every "
+        "machine\n"
+        "  --points FILE.csv   label,ts,tn rows (e.g. 001 Tables 5.6, "
+        "5.7)\n"
+        "algorithms:\n"
+        "  --mesh N            the all-port N x N mesh, X-Y routing "
+        "(default 32)\n"
+        "  --root R            the broadcast's root rank (default 0)\n"
+        "  --formula           001 Table 5.3's formulas instead of "
+        "generated plans\n"
+        "                      (rd, sc, ft, edn; N a power of two)\n"
+        "  --params NAME       the preset whose alpha, beta, hop, gamma "
+        "price them\n"
+        "                      (default t3d-tau: 001 §5.4.2, alpha = "
+        "gamma = 1.5 us,\n"
+        "                      beta = 0.009 us/byte); unset hop and gamma "
+        "are 0\n"
+        "  --alpha A, --beta B, --hop H, --gamma G   override one "
+        "parameter\n"
+        "  --sweep P=FROM:TO:STEP   trace every algorithm as parameter P "
+        "varies; P is\n"
+        "                      alpha, beta, hop or gamma, or several "
+        "joined by '+'\n"
+        "                      (001 Fig. 5.8: alpha+gamma=0.5:1.5:0.1)\n"
+        "the plot:\n"
+        "  --point P           shade the regions A-D around P: a preset, "
+        "an item's\n"
+        "                      label, or TAU,TS\n"
+        "  --linear            linear axes (default log-log)\n"
+        "  --title TEXT        the plot's title\n"
+        "  -o OUT.svg          the output, written atomically (required)\n"
+        "Exit status: 0 ok, 2 bad input, 3 internal error.\n";
+
+/* ---- shared helpers ------------------------------------------------------ */
+
+static bool tc_is_help(const char *a)
+{
+	return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0;
+}
+
+/* Print a CSV diagnostic: file:line:column: message, the line and a
+ * caret, as compiler diagnostics are printed. */
+static void tc_print_diag(const struct tau_diag *d)
+{
+	if (d->line > 0)
+		fprintf(stderr, "%s:%d:%d: %s\n", d->file, d->line, d->column,
+		        d->message);
+	else
+		fprintf(stderr, "%s: %s\n", d->file, d->message);
+	if (d->line > 0 && d->source_line[0]) {
+		fprintf(stderr, "%5d | %s\n      | ", d->line, d->source_line);
+		for (int k = 1; k < d->column; k++)
+			fputc(d->source_line[k - 1] == '\t' ? '\t' : ' ',
+			      stderr);
+		fprintf(stderr, "^\n");
+	}
+}
+
+/* A number that must be finite: 0 or -1. */
+static int tc_number(const char *s, double *v)
+{
+	char *end;
+	double x = strtod(s, &end);
+	if (end == s || *end != '\0' || !isfinite(x))
+		return -1;
+	*v = x;
+	return 0;
+}
+
+/* A whole number in [lo, hi]: 0 or -1. */
+static int tc_int(const char *s, long lo, long hi, long *v)
+{
+	char *end;
+	long x = strtol(s, &end, 10);
+	if (end == s || *end != '\0' || x < lo || x > hi)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+/* The line of the preset called name, under tau_params_from_cost. */
+static int tc_preset_params(const char *name, struct tau_params *p)
+{
+	const struct model_preset *m = model_preset_find(name);
+	char err[256];
+	if (!m) {
+		fprintf(stderr,
+		        "%s: no machine preset '%s' (docs/cost-models.md "
+		        "lists them)\n",
+		        tc_prog, name);
+		return CCP_ENOTFOUND;
+	}
+	if (tau_params_from_cost(&m->cost, p, err, sizeof err) != 0) {
+		fprintf(stderr, "%s: preset '%s': %s\n", tc_prog, name, err);
+		return CCP_EINVAL;
+	}
+	return 0;
+}
+
+/* Describe how item q compares with the point x (eqs. 5.5-5.7). */
+static void tc_verdict(struct tau_line q, struct tau_line x, char *buf,
+                       size_t len)
+{
+	struct tau_cross c;
+	if (tau_crossover(q, x, &c) != 0) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	if (c.crosses)
+		snprintf(buf, len, "%s than x below L* = %.6g bytes",
+		         c.short_first == 0 ? "faster" : "slower", c.l);
+	else if (c.short_first < 0)
+		snprintf(buf, len, "the same line as x");
+	else
+		snprintf(buf, len, "%s than x at every L",
+		         c.short_first == 0 ? "faster" : "slower");
+}
+
+/* The exit status of rc: unknown names and inapplicable algorithms are
+ * the user's input, as bad options are. */
+static int tc_exit(int rc)
+{
+	if (rc == CCP_ENOTFOUND || rc == CCP_ENOTAPPLY)
+		return EXIT_BADINPUT;
+	return exit_status(rc);
+}
+
+/* ---- tau fit ----------------------------------------------------------- */
+
+static int tc_fit(int argc, char **argv)
+{
+	struct tau_csv_opts o = {0};
+	const char *path = NULL, *against = NULL;
+	bool brief = false;
+	char cols[128];
+	for (int k = 2; k < argc; k++) {
+		const char *a = argv[k];
+		bool more = k + 1 < argc;
+		if (tc_is_help(a)) {
+			fputs(help_fit, stdout);
+			return EXIT_OK;
+		} else if (strcmp(a, "--columns") == 0 && more) {
+			snprintf(cols, sizeof cols, "%s", argv[++k]);
+			char *comma = strchr(cols, ',');
+			if (!comma || comma == cols || !comma[1]) {
+				fprintf(stderr,
+				        "%s fit: --columns wants B,T (names "
+				        "or numbers), got '%s'\n",
+				        tc_prog, argv[k]);
+				return EXIT_BADINPUT;
+			}
+			*comma = '\0';
+			o.bytes_col = cols;
+			o.time_col = comma + 1;
+		} else if (strcmp(a, "--unit") == 0 && more) {
+			static const char *const u[] = {"ns", "us", "ms", "s"};
+			static const double f[] = {1e-3, 1, 1e3, 1e6};
+			k++;
+			for (int i = 0; i < 4; i++)
+				if (strcmp(argv[k], u[i]) == 0)
+					o.unit_us = f[i];
+			if (o.unit_us == 0) {
+				fprintf(stderr,
+				        "%s fit: --unit wants us, ns, ms or s, "
+				        "got '%s'\n",
+				        tc_prog, argv[k]);
+				return EXIT_BADINPUT;
+			}
+		} else if (strcmp(a, "--round-trip") == 0) {
+			o.round_trip = true;
+		} else if (strcmp(a, "--against") == 0 && more) {
+			against = argv[++k];
+		} else if (strcmp(a, "--brief") == 0) {
+			brief = true;
+		} else if (a[0] != '-' && !path) {
+			path = a;
+		} else {
+			fprintf(stderr, "%s fit: unexpected argument '%s'\n%s",
+			        tc_prog, a, help_fit);
+			return EXIT_BADINPUT;
+		}
+	}
+	if (!path) {
+		fprintf(stderr, "%s fit: which file?\n%s", tc_prog, help_fit);
+		return EXIT_BADINPUT;
+	}
+	struct tau_params ap;
+	if (against && tc_preset_params(against, &ap) != 0)
+		return EXIT_BADINPUT;
+
+	struct tau_samples s = {0};
+	struct tau_diag d;
+	struct tau_fit f;
+	char err[256];
+	memset(&d, 0, sizeof d);
+	memset(&f, 0, sizeof f);
+	int rc = tau_samples_read(path, &o, &s, &d);
+	if (rc) {
+		if (rc == CCP_ENOMEM)
+			fprintf(stderr, "%s: %s\n", tc_prog, ccp_strerror(rc));
+		else
+			tc_print_diag(&d);
+		goto out;
+	}
+	if ((rc = tau_fit(s.s, s.n, &f, err, sizeof err)) != 0) {
+		fprintf(stderr, "%s: %s\n", path, err);
+		goto out;
+	}
+	printf("%s: %zu samples, %zu message lengths, least squares "
+	       "(001 §5.2)\n",
+	       path, f.n, f.sizes);
+	printf("T_s   %.6g us", f.ts);
+	if (!isnan(f.se_ts))
+		printf("  (standard error %.3g)", f.se_ts);
+	printf("\nT_n   %.6g us/byte", f.tn);
+	if (!isnan(f.se_tn))
+		printf("  (standard error %.3g)", f.se_tn);
+	printf("\ntau   %.6g 1/byte  (T_n/T_s, eq. 5.2", f.tau);
+	if (f.tau > 0)
+		printf("; 1/tau = m_1/2 = %.6g bytes", 1 / f.tau);
+	printf(")\nR^2   %.6f\n", f.r2);
+	printf("residuals  rms %.4g us, largest %.4g us (line %d)\n", f.rms,
+	       f.max_abs, s.s[f.worst].line);
+	if (!(f.ts > 0))
+		printf("note: T_s <= 0, so the fit has no place in the "
+		       "tau-plot; the data may not follow T_s + T_n*L\n");
+	if (against) {
+		struct tau_line x = tau_unicast(&ap), q = {f.ts, f.tn};
+		char v[128];
+		tc_verdict(q, x, v, sizeof v);
+		printf("against %s (T_s %.6g us, T_n %.6g us/byte, tau "
+		       "%.6g):\n",
+		       against, x.ts, x.tn, tau_tau(x));
+		if (x.ts > 0 && q.ts > 0)
+			printf("  region %s; ",
+			       tau_region_name(tau_region_of(x, q)));
+		else
+			printf("  ");
+		printf("%s\n", v);
+	}
+	if (!brief) {
+		printf("\n%6s %14s %14s %14s %12s\n", "line", "bytes",
+		       "measured_us", "fitted_us", "residual");
+		for (size_t i = 0; i < s.n; i++)
+			printf("%6d %14.10g %14.6g %14.6g %12.4g\n",
+			       s.s[i].line, s.s[i].bytes, s.s[i].us,
+			       f.ts + f.tn * s.s[i].bytes, f.residual[i]);
+	}
+out:
+	tau_fit_fini(&f);
+	tau_samples_fini(&s);
+	return tc_exit(rc);
+}
+
+/* ---- tau plot ------------------------------------------------------------ */
+
+/* The items of the plot with their owned strings. */
+struct tc_items {
+	struct tau_item *v;
+	char **row; /* v[i]'s name in the printed table */
+	size_t n, cap;
+	char **series; /* series names, owned */
+	size_t nseries, capseries;
+};
+
+/* Append an item; label and row are copied.  0 or CCP_ENOMEM. */
+static int tc_add(struct tc_items *t, const char *label, const char *row,
+                  struct tau_line l, enum tau_mark m, int series)
+{
+	if (t->n == t->cap) {
+		size_t c = t->cap ? 2 * t->cap : 32;
+		struct tau_item *v = realloc(t->v, c * sizeof *v);
+		if (!v)
+			return CCP_ENOMEM;
+		t->v = v;
+		char **r = realloc(t->row, c * sizeof *r);
+		if (!r)
+			return CCP_ENOMEM;
+		t->row = r;
+		t->cap = c;
+	}
+	char *lab = label ? strdup(label) : NULL;
+	char *rw = strdup(row);
+	if ((label && !lab) || !rw) {
+		free(lab);
+		free(rw);
+		return CCP_ENOMEM;
+	}
+	t->v[t->n] = (struct tau_item){lab, l, m, series};
+	t->row[t->n++] = rw;
+	return 0;
+}
+
+/* Open a new series called name; its number is t->nseries. */
+static int tc_series(struct tc_items *t, const char *name)
+{
+	if (t->nseries == t->capseries) {
+		size_t c = t->capseries ? 2 * t->capseries : 8;
+		char **s = realloc(t->series, c * sizeof *s);
+		if (!s)
+			return CCP_ENOMEM;
+		t->series = s;
+		t->capseries = c;
+	}
+	if (!(t->series[t->nseries] = strdup(name)))
+		return CCP_ENOMEM;
+	t->nseries++;
+	return 0;
+}
+
+static void tc_items_fini(struct tc_items *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free((char *)t->v[i].label);
+		free(t->row[i]);
+	}
+	for (size_t i = 0; i < t->nseries; i++)
+		free(t->series[i]);
+	free(t->v);
+	free(t->row);
+	free(t->series);
+	memset(t, 0, sizeof *t);
+}
+
+/* One parameter set the algorithms are priced with. */
+struct tc_pset {
+	char name[96]; /* "" for the single base set */
+	struct tau_params p;
+};
+
+/* One algorithm asked for: a generator, its segments, and with
+ * --formula its Table 5.3 row. */
+struct tc_alg {
+	char label[96];
+	const struct sch_generator *g;
+	int32_t segments;
+	bool thesis;      /* one of Table 5.3's four */
+	enum tau_alg alg; /* which, if thesis */
+	struct tau_coef coef;
+	ir_plan plan;
+	bool have_plan;
+};
+
+/* Everything `tau plot` was asked. */
+struct tc_plot_opts {
+	const char *machines, *algorithms, *points, *point, *title, *out;
+	const char *params, *sweep;
+	bool formula, linear;
+	long mesh, root;
+	double over[4]; /* alpha, beta, hop, gamma overrides, NaN if none */
+};
+
+static const char *const tc_pnames[4] = {"alpha", "beta", "hop", "gamma"};
+
+/* Set parameter k of p to v. */
+static void tc_pset_set(struct tau_params *p, int k, double v)
+{
+	double *f[4] = {&p->alpha, &p->beta, &p->hop, &p->gamma};
+	*f[k] = v;
+}
+
+/* The parameter sets: each machine of the list, or the base set (the
+ * --params preset with overrides), swept if asked.  *out is malloc'd. */
+static int tc_psets(const struct tc_plot_opts *o, const char *const *mach,
+                    size_t nmach, struct tc_pset **out, size_t *n)
+{
+	struct tau_params base;
+	*out = NULL;
+	*n = 0;
+	if (nmach > 0) {
+		*out = calloc(nmach, sizeof **out);
+		if (!*out)
+			return CCP_ENOMEM;
+		for (size_t i = 0; i < nmach; i++) {
+			int rc = tc_preset_params(mach[i], &(*out)[i].p);
+			if (rc)
+				return rc;
+			for (int k = 0; k < 4; k++)
+				if (!isnan(o->over[k]))
+					tc_pset_set(&(*out)[i].p, k,
+					            o->over[k]);
+			snprintf((*out)[i].name, sizeof(*out)[i].name, "%s",
+			         mach[i]);
+		}
+		*n = nmach;
+		return 0;
+	}
+	int rc = tc_preset_params(o->params ? o->params : "t3d-tau", &base);
+	if (rc)
+		return rc;
+	for (int k = 0; k < 4; k++)
+		if (!isnan(o->over[k]))
+			tc_pset_set(&base, k, o->over[k]);
+	if (!o->sweep) {
+		*out = calloc(1, sizeof **out);
+		if (!*out)
+			return CCP_ENOMEM;
+		(*out)[0].p = base;
+		*n = 1;
+		return 0;
+	}
+	/* P[+P...]=FROM:TO:STEP */
+	char spec[128], *eq, *c1, *c2;
+	bool which[4] = {false, false, false, false};
+	double from, to, step;
+	snprintf(spec, sizeof spec, "%s", o->sweep);
+	if (!(eq = strchr(spec, '=')) || !(c1 = strchr(eq + 1, ':')) ||
+	    !(c2 = strchr(c1 + 1, ':')))
+		goto bad;
+	*eq = *c1 = *c2 = '\0';
+	if (tc_number(eq + 1, &from) || tc_number(c1 + 1, &to) ||
+	    tc_number(c2 + 1, &step) || step <= 0 || to < from || from < 0 ||
+	    (to - from) / step > 1000)
+		goto bad;
+	for (char *tok = strtok(spec, "+"); tok; tok = strtok(NULL, "+")) {
+		int k = 0;
+		while (k < 4 && strcmp(tok, tc_pnames[k]) != 0)
+			k++;
+		if (k == 4)
+			goto bad;
+		which[k] = true;
+	}
+	size_t cnt = (size_t)floor((to - from) / step + 1e-9) + 1;
+	*out = calloc(cnt, sizeof **out);
+	if (!*out)
+		return CCP_ENOMEM;
+	for (size_t i = 0; i < cnt; i++) {
+		double v = from + (double)i * step;
+		struct tc_pset *s = &(*out)[i];
+		s->p = base;
+		int at = 0;
+		for (int k = 0; k < 4; k++)
+			if (which[k]) {
+				tc_pset_set(&s->p, k, v);
+				at += snprintf(s->name + at,
+				               sizeof s->name - (size_t)at,
+				               "%s%s", at ? "=" : "",
+				               tc_pnames[k]);
+			}
+		snprintf(s->name + at, sizeof s->name - (size_t)at, "=%g", v);
+	}
+	*n = cnt;
+	return 0;
+bad:
+	fprintf(stderr,
+	        "%s plot: --sweep wants P=FROM:TO:STEP with P alpha, beta, "
+	        "hop or gamma (or several joined by '+'), 0 <= FROM <= TO, "
+	        "STEP > 0 and at most 1000 steps; got '%s'\n",
+	        tc_prog, o->sweep);
+	return CCP_EINVAL;
+}
+
+/* Split a comma-separated list into a malloc'd array of pointers into a
+ * malloc'd copy.  0 or CCP_ENOMEM; an empty element is CCP_EINVAL. */
+static int tc_split(const char *list, char **copy, char ***v, size_t *n)
+{
+	*n = 0;
+	*v = NULL;
+	if (!(*copy = strdup(list)))
+		return CCP_ENOMEM;
+	size_t cap = 1;
+	for (const char *p = list; *p; p++)
+		cap += *p == ',';
+	if (!(*v = malloc(cap * sizeof **v)))
+		return CCP_ENOMEM;
+	for (char *p = *copy;;) {
+		char *c = strchr(p, ',');
+		if (c)
+			*c = '\0';
+		if (!*p)
+			return CCP_EINVAL;
+		(*v)[(*n)++] = p;
+		if (!c)
+			break;
+		p = c + 1;
+	}
+	return 0;
+}
+
+/* The machines of 001 Table 5.1: the presets whose source is it. */
+static int tc_table51(char ***v, size_t *n)
+{
+	size_t np;
+	const struct model_preset *p = model_preset_list(&np);
+	*n = 0;
+	if (!(*v = malloc(np * sizeof **v)))
+		return CCP_ENOMEM;
+	for (size_t i = 0; i < np; i++)
+		if (strncmp(p[i].source, "001 Table 5.1", 13) == 0)
+			(*v)[(*n)++] = (char *)p[i].name;
+	return 0;
+}
+
+/* A checked all-port N x N mesh with X-Y routing and unset costs. */
+static int tc_mesh(long side, ir_machine *m)
+{
+	char err[256];
+	memset(m, 0, sizeof *m);
+	m->topo = IR_MESH;
+	m->routing = IR_ROUTE_DIM_ORDER;
+	m->ports = IR_PORTS_ALL;
+	m->ndims = 2;
+	m->dims[0] = m->dims[1] = (int)side;
+	m->dims[2] = 1;
+	double *c[] = {
+	        &m->cost.alpha,     &m->cost.beta,      &m->cost.hop,
+	        &m->cost.gamma,     &m->cost.beta_sat,  &m->cost.tau,
+	        &m->cost.phi,       &m->cost.c_send[0], &m->cost.c_send[1],
+	        &m->cost.c_recv[0], &m->cost.c_recv[1], &m->cost.copy[0],
+	        &m->cost.copy[1],   &m->cost.lambda};
+	for (size_t k = 0; k < sizeof c / sizeof c[0]; k++)
+		*c[k] = NAN;
+	if (ir_machine_check(m, err, sizeof err) != 0) {
+		fprintf(stderr, "%s plot: --mesh %ld: %s\n", tc_prog, side,
+		        err);
+		return CCP_EINVAL;
+	}
+	return 0;
+}
+
+/* Resolve one algorithm NAME[:K], and build its plan or its Table 5.3
+ * row.  Prints what is wrong. */
+static int tc_alg(const char *spec, const struct tc_plot_opts *o,
+                  const ir_machine *m, struct tc_alg *a)
+{
+	char name[64];
+	long k = -1;
+	memset(a, 0, sizeof *a);
+	snprintf(name, sizeof name, "%s", spec);
+	char *colon = strchr(name, ':');
+	if (colon) {
+		*colon = '\0';
+		if (tc_int(colon + 1, 1, IR_MAX_SEGMENTS, &k)) {
+			fprintf(stderr,
+			        "%s plot: '%s': the segments after ':' must be "
+			        "1..%d\n",
+			        tc_prog, spec, IR_MAX_SEGMENTS);
+			return CCP_EINVAL;
+		}
+	}
+	a->thesis = tau_alg_find(name, &a->alg) == 0;
+	a->g = sch_find(a->thesis ? tau_alg_generator(a->alg) : name);
+	if (!a->g) {
+		fprintf(stderr,
+		        "%s plot: no algorithm '%s' (rd, sc, ft, edn or a "
+		        "generator of 'ccplan --help')\n",
+		        tc_prog, name);
+		return CCP_ENOTFOUND;
+	}
+	bool ft = a->thesis && a->alg == TAU_FT;
+	bool sc = a->thesis && a->alg == TAU_SC;
+	a->segments = k > 0 ? (int32_t)k : ft ? 4 : sc ? m->nranks : 1;
+	if (ft)
+		snprintf(a->label, sizeof a->label, "ft k=%d",
+		         (int)a->segments);
+	else if (k > 0 && !sc)
+		snprintf(a->label, sizeof a->label, "%s k=%d", name,
+		         (int)a->segments);
+	else
+		snprintf(a->label, sizeof a->label, "%s", name);
+	if (o->formula) {
+		int n = 0;
+		while (n < 16 && (1L << n) < o->mesh)
+			n++;
+		if (!a->thesis) {
+			fprintf(stderr,
+			        "%s plot: --formula knows Table 5.3's rd, sc, "
+			        "ft and edn, not '%s'\n",
+			        tc_prog, name);
+			return CCP_EINVAL;
+		}
+		if ((1L << n) != o->mesh ||
+		    tau_table53(a->alg, n, a->segments, &a->coef) != 0) {
+			fprintf(stderr,
+			        "%s plot: --formula: Table 5.3 is for 2^n x "
+			        "2^n meshes, n = 1..15; --mesh %ld is not "
+			        "one\n",
+			        tc_prog, o->mesh);
+			return CCP_EINVAL;
+		}
+		return 0;
+	}
+	ir_comm c;
+	char why[256];
+	memset(&c, 0, sizeof c);
+	c.coll = IR_BCAST;
+	c.root = (int32_t)o->root;
+	c.segments = a->segments;
+	c.bytes = (int64_t)a->segments * 1024; /* whole pieces */
+	if (o->root >= m->nranks) {
+		fprintf(stderr,
+		        "%s plot: --root %ld is not a rank of the %dx%d "
+		        "mesh\n",
+		        tc_prog, o->root, m->dims[0], m->dims[1]);
+		return CCP_EINVAL;
+	}
+	if (a->g->applies(m, &c, why, sizeof why) != 0) {
+		fprintf(stderr, "%s plot: %s on the %dx%d mesh: %s\n", tc_prog,
+		        a->label, m->dims[0], m->dims[1], why);
+		return CCP_ENOTAPPLY;
+	}
+	struct sch_options so = {0};
+	int rc = a->g->generate(m, &c, &so, &a->plan);
+	a->have_plan = true;
+	if (rc) {
+		fprintf(stderr, "%s plot: generating %s: %s\n", tc_prog,
+		        a->label, ccp_strerror(rc));
+		return rc == CCP_ENOMEM ? rc : CCP_EINTERNAL;
+	}
+	ir_report r;
+	memset(&r, 0, sizeof r);
+	rc = ir_verify(&a->plan, &r);
+	if (rc)
+		fprintf(stderr, "%s plot: the %s plan fails the verifier: %s\n",
+		        tc_prog, a->label, r.message);
+	ir_report_fini(&r);
+	return rc == CCP_EVERIFY ? CCP_EINTERNAL : rc;
+}
+
+/* The line of algorithm a under parameters p; *linear as tau_plan_line. */
+static int tc_alg_line(struct tc_alg *a, const struct tau_params *p,
+                       struct tau_line *l, bool *linear)
+{
+	char err[256];
+	*linear = true;
+	if (!a->have_plan) {
+		*l = tau_eval(&a->coef, p);
+		return 0;
+	}
+	int rc = tau_plan_line(&a->plan, p, l, linear, err, sizeof err);
+	if (rc)
+		fprintf(stderr, "%s plot: pricing %s: %s\n", tc_prog, a->label,
+		        err);
+	return rc == CCP_EINVAL ? CCP_EINTERNAL : rc;
+}
+
+/* The chosen point: TAU,TS, an item's label (its table name or plot
+ * label), or a preset's point-to-point line. */
+static int tc_point(const char *spec, const struct tc_items *t,
+                    struct tau_line *x)
+{
+	char buf[128];
+	snprintf(buf, sizeof buf, "%s", spec);
+	char *comma = strchr(buf, ',');
+	double tau, ts;
+	if (comma) {
+		*comma = '\0';
+		if (tc_number(buf, &tau) || tc_number(comma + 1, &ts) ||
+		    tau < 0 || ts <= 0) {
+			fprintf(stderr,
+			        "%s plot: --point TAU,TS wants tau >= 0 and "
+			        "T_s > 0, got '%s'\n",
+			        tc_prog, spec);
+			return CCP_EINVAL;
+		}
+		*x = (struct tau_line){ts, tau * ts};
+		return 0;
+	}
+	for (size_t i = 0; i < t->n; i++)
+		if (strcmp(t->row[i], spec) == 0) {
+			*x = t->v[i].line;
+			return 0;
+		}
+	for (size_t i = 0; i < t->n; i++) /* a series: its first point */
+		if (t->v[i].label && strcmp(t->v[i].label, spec) == 0) {
+			*x = t->v[i].line;
+			return 0;
+		}
+	struct tau_params p;
+	if (!model_preset_find(spec)) {
+		fprintf(stderr,
+		        "%s plot: --point '%s' is no item of the plot, no "
+		        "preset and not TAU,TS\n",
+		        tc_prog, spec);
+		return CCP_ENOTFOUND;
+	}
+	int rc = tc_preset_params(spec, &p);
+	if (!rc)
+		*x = tau_unicast(&p);
+	return rc;
+}
+
+/* Print the items, and with a point their regions and crossovers. */
+static void tc_table(const struct tc_items *t, bool has_point,
+                     struct tau_line x, const char *xname)
+{
+	size_t w = 10;
+	for (size_t i = 0; i < t->n; i++)
+		if (strlen(t->row[i]) > w)
+			w = strlen(t->row[i]);
+	if (has_point)
+		printf("x = %s: T_s %.6g us, T_n %.6g us/byte, tau %.6g\n\n",
+		       xname, x.ts, x.tn, tau_tau(x));
+	printf("%-*s %12s %14s %12s", (int)w, "item", "T_s_us", "T_n_us/byte",
+	       "tau");
+	if (has_point)
+		printf("  %s  %s", "region", "against x (eqs. 5.5-5.7)");
+	printf("\n");
+	for (size_t i = 0; i < t->n; i++) {
+		struct tau_line l = t->v[i].line;
+		printf("%-*s %12.6g %14.6g %12.6g", (int)w, t->row[i], l.ts,
+		       l.tn, tau_tau(l));
+		if (has_point) {
+			char v[128];
+			tc_verdict(l, x, v, sizeof v);
+			printf("  %-6s  %s",
+			       tau_region_name(tau_region_of(x, l)), v);
+		}
+		printf("\n");
+	}
+}
+
+/* Parse `tau plot` options into o.  0, or the exit status to return + 1
+ * (so that --help, which exits 0, is told apart). */
+static int tc_plot_args(int argc, char **argv, struct tc_plot_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->mesh = 32;
+	for (int k = 0; k < 4; k++)
+		o->over[k] = NAN;
+	for (int k = 2; k < argc; k++) {
+		const char *a = argv[k];
+		bool more = k + 1 < argc;
+		int p = -1;
+		for (int i = 0; i < 4; i++)
+			if (a[0] == '-' && a[1] == '-' &&
+			    strcmp(a + 2, tc_pnames[i]) == 0)
+				p = i;
+		if (tc_is_help(a)) {
+			fputs(help_plot, stdout);
+			return EXIT_OK + 1;
+		} else if (strcmp(a, "--machines") == 0 && more) {
+			o->machines = argv[++k];
+		} else if (strcmp(a, "--algorithms") == 0 && more) {
+			o->algorithms = argv[++k];
+		} else if (strcmp(a, "--points") == 0 && more) {
+			o->points = argv[++k];
+		} else if (strcmp(a, "--point") == 0 && more) {
+			o->point = argv[++k];
+		} else if (strcmp(a, "--mesh") == 0 && more) {
+			if (tc_int(argv[++k], 2, 4096, &o->mesh)) {
+				fprintf(stderr,
+				        "%s plot: --mesh wants a side 2..4096, "
+				        "got '%s'\n",
+				        tc_prog, argv[k]);
+				return EXIT_BADINPUT + 1;
+			}
+		} else if (strcmp(a, "--root") == 0 && more) {
+			if (tc_int(argv[++k], 0, IR_MAX_RANKS - 1, &o->root)) {
+				fprintf(stderr,
+				        "%s plot: --root wants a rank, got "
+				        "'%s'\n",
+				        tc_prog, argv[k]);
+				return EXIT_BADINPUT + 1;
+			}
+		} else if (strcmp(a, "--formula") == 0) {
+			o->formula = true;
+		} else if (strcmp(a, "--params") == 0 && more) {
+			o->params = argv[++k];
+		} else if (p >= 0 && more) {
+			if (tc_number(argv[++k], &o->over[p]) ||
+			    o->over[p] < 0) {
+				fprintf(stderr,
+				        "%s plot: %s wants a number >= 0, got "
+				        "'%s'\n",
+				        tc_prog, a, argv[k]);
+				return EXIT_BADINPUT + 1;
+			}
+		} else if (strcmp(a, "--sweep") == 0 && more) {
+			o->sweep = argv[++k];
+		} else if (strcmp(a, "--linear") == 0) {
+			o->linear = true;
+		} else if (strcmp(a, "--title") == 0 && more) {
+			o->title = argv[++k];
+		} else if (strcmp(a, "-o") == 0 && more) {
+			o->out = argv[++k];
+		} else {
+			fprintf(stderr, "%s plot: unexpected argument '%s'\n%s",
+			        tc_prog, a, help_plot);
+			return EXIT_BADINPUT + 1;
+		}
+	}
+	const char *why = NULL;
+	if (!o->out)
+		why = "-o OUT.svg is required";
+	else if (o->sweep && !o->algorithms)
+		why = "--sweep traces algorithms: give --algorithms";
+	else if (o->sweep && o->machines)
+		why = "--sweep and --machines both choose the parameters; "
+		      "give one";
+	else if (o->params && o->machines && o->algorithms)
+		why = "--params and --machines both choose the parameters; "
+		      "give one";
+	else if (o->formula && !o->algorithms)
+		why = "--formula prices algorithms: give --algorithms";
+	if (why) {
+		fprintf(stderr, "%s plot: %s\n", tc_prog, why);
+		return EXIT_BADINPUT + 1;
+	}
+	return 0;
+}
+
+static int tc_plot(int argc, char **argv)
+{
+	struct tc_plot_opts o;
+	int st = tc_plot_args(argc, argv, &o);
+	if (st)
+		return st - 1;
+	struct tc_items t = {0};
+	struct tc_alg *algs = NULL;
+	struct tc_pset *ps = NULL;
+	struct tau_names pts = {0};
+	char *mcopy = NULL, *acopy = NULL, **mach = NULL, **alist = NULL;
+	size_t nmach = 0, nalg = 0, nps = 0, nnotlinear = 0;
+	char *svg = NULL, err[512], title[160], desc[1024];
+	size_t svglen = 0;
+	int rc = 0;
+
+	/* the machines: a list, Table 5.1, or (nothing chosen) Table 5.1 */
+	if (o.machines && strcmp(o.machines, "table5.1") != 0 &&
+	    strcmp(o.machines, "all") != 0)
+		rc = tc_split(o.machines, &mcopy, &mach, &nmach);
+	else if (o.machines || (!o.algorithms && !o.points))
+		rc = tc_table51(&mach, &nmach);
+	if (rc == CCP_EINVAL)
+		fprintf(stderr, "%s plot: --machines has an empty name\n",
+		        tc_prog);
+	if (rc)
+		goto out;
+	if (!o.algorithms) {
+		for (size_t i = 0; i < nmach; i++) {
+			struct tau_params p;
+			if ((rc = tc_preset_params(mach[i], &p)) != 0 ||
+			    (rc = tc_add(&t, mach[i], mach[i], tau_unicast(&p),
+			                 TAU_MARK_MACHINE, 0)) != 0)
+				goto out;
+		}
+	} else {
+		ir_machine m;
+		if ((rc = tc_split(o.algorithms, &acopy, &alist, &nalg)) != 0) {
+			if (rc == CCP_EINVAL)
+				fprintf(stderr,
+				        "%s plot: --algorithms has an empty "
+				        "name\n",
+				        tc_prog);
+			goto out;
+		}
+		if ((rc = tc_mesh(o.mesh, &m)) != 0 ||
+		    (rc = tc_psets(&o, (const char *const *)mach, nmach, &ps,
+		                   &nps)) != 0)
+			goto out;
+		if (!(algs = calloc(nalg, sizeof *algs))) {
+			rc = CCP_ENOMEM;
+			goto out;
+		}
+		for (size_t a = 0; a < nalg; a++)
+			if ((rc = tc_alg(alist[a], &o, &m, &algs[a])) != 0)
+				goto out;
+		for (size_t a = 0; a < nalg; a++) {
+			int series = 0;
+			if (nps > 1) {
+				if ((rc = tc_series(&t, algs[a].label)) != 0)
+					goto out;
+				series = (int)t.nseries;
+			}
+			for (size_t i = 0; i < nps; i++) {
+				struct tau_line l;
+				bool lin;
+				char row[192];
+				if ((rc = tc_alg_line(&algs[a], &ps[i].p, &l,
+				                      &lin)) != 0)
+					goto out;
+				nnotlinear += !lin;
+				snprintf(row, sizeof row, "%s%s%s",
+				         algs[a].label,
+				         ps[i].name[0] ? " @ " : "",
+				         ps[i].name);
+				if ((rc = tc_add(&t, algs[a].label, row, l,
+				                 TAU_MARK_ALGORITHM, series)) !=
+				    0)
+					goto out;
+			}
+		}
+	}
+	if (o.points) {
+		struct tau_diag d;
+		memset(&d, 0, sizeof d);
+		if ((rc = tau_names_read(o.points, &pts, &d)) != 0) {
+			if (rc == CCP_ENOMEM)
+				fprintf(stderr, "%s: %s\n", tc_prog,
+				        ccp_strerror(rc));
+			else
+				tc_print_diag(&d);
+			goto out;
+		}
+		for (size_t i = 0; i < pts.n; i++)
+			if ((rc = tc_add(&t, pts.v[i].label, pts.v[i].label,
+			                 (struct tau_line){pts.v[i].ts,
+			                                   pts.v[i].tn},
+			                 TAU_MARK_DATA, 0)) != 0)
+				goto out;
+	}
+
+	struct tau_plot pl;
+	memset(&pl, 0, sizeof pl);
+	if (o.point) {
+		if ((rc = tc_point(o.point, &t, &pl.point)) != 0)
+			goto out;
+		pl.has_point = true;
+		pl.point_label = o.point;
+	}
+	if (o.algorithms) {
+		printf("broadcasts on the %ldx%ld all-port mesh (X-Y routing, "
+		       "root %ld), %s\n",
+		       o.mesh, o.mesh, o.root,
+		       o.formula ? "001 Table 5.3's formulas"
+		                 : "generated plans under the unicast model");
+		if (nps == 1)
+			printf("parameters %s: alpha %g us, beta %g us/byte, "
+			       "hop %g us, gamma %g us\n",
+			       o.params ? o.params : "t3d-tau", ps[0].p.alpha,
+			       ps[0].p.beta, ps[0].p.hop, ps[0].p.gamma);
+		if (nnotlinear)
+			printf("note: for %zu line%s the unicast model's T(L) "
+			       "bends (the transfers holding a phase's "
+			       "maxima differ); T_s is its intercept and T_n "
+			       "its slope for long messages\n",
+			       nnotlinear, nnotlinear == 1 ? "" : "s");
+	}
+	tc_table(&t, pl.has_point, pl.point, o.point);
+
+	if (o.title)
+		snprintf(title, sizeof title, "%s", o.title);
+	else if (o.algorithms)
+		snprintf(title, sizeof title,
+		         "\xcf\x84-plot: broadcasts on the %ld\xc3\x97%ld "
+		         "all-port mesh (%s)",
+		         o.mesh, o.mesh,
+		         o.formula ? "001 Table 5.3" : "generated plans");
+	else
+		snprintf(title, sizeof title,
+		         "\xcf\x84-plot: point-to-point latency (001 Table "
+		         "5.1)");
+	int at = snprintf(desc, sizeof desc, "made by: ccplan");
+	for (int k = 0; k < argc && at < (int)sizeof desc; k++)
+		at += snprintf(desc + at, sizeof desc - (size_t)at, " %s",
+		               argv[k]);
+	pl.title = title;
+	pl.desc = desc;
+	pl.items = t.v;
+	pl.nitems = t.n;
+	pl.series_names = (const char *const *)t.series;
+	pl.nseries = t.nseries;
+	pl.linear = o.linear;
+	if ((rc = tau_plot_svg(&pl, &svg, &svglen, err, sizeof err)) != 0) {
+		fprintf(stderr, "%s plot: %s\n", tc_prog, err);
+		goto out;
+	}
+	if ((rc = write_atomic(o.out, svg, svglen, err, sizeof err)) != 0) {
+		fprintf(stderr, "%s plot: %s\n", tc_prog, err);
+		goto out;
+	}
+	printf("\nwrote %s (%zu items)\n", o.out, t.n);
+out:
+	if (rc == CCP_ENOMEM)
+		fprintf(stderr, "%s: %s\n", tc_prog, ccp_strerror(rc));
+	free(svg);
+	for (size_t a = 0; algs && a < nalg; a++)
+		if (algs[a].have_plan)
+			ir_plan_fini(&algs[a].plan);
+	free(algs);
+	free(ps);
+	free(mach);
+	free(mcopy);
+	free(alist);
+	free(acopy);
+	tau_names_fini(&pts);
+	tc_items_fini(&t);
+	return tc_exit(rc);
+}
+
+int cmd_tau(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(help_tau, stderr);
+		return EXIT_BADINPUT;
+	}
+	if (tc_is_help(argv[1]) || strcmp(argv[1], "help") == 0) {
+		fputs(help_tau, stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(argv[1], "fit") == 0)
+		return tc_fit(argc, argv);
+	if (strcmp(argv[1], "plot") == 0)
+		return tc_plot(argc, argv);
+	fprintf(stderr, "%s: unknown command '%s'\n%s", tc_prog, argv[1],
+	        help_tau);
+	return EXIT_BADINPUT;
+}

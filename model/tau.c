@@ -1,0 +1,1592 @@
+/*
+ * tau.c - the tau-model of thesis 001 chapter 5 (tau.h): reading measured
+ * latencies, the least-squares fit of T_s and T_n (§5.2), the generalised
+ * latency of an algorithm (eq. 5.1, Table 5.3, or counted on a plan with
+ * the unicast model), tau (eq. 5.2), crossover lengths (eqs. 5.5-5.7),
+ * the regions A-D of the tau-plot (§5.1.3) and the tau-plot as SVG.
+ *
+ * Nothing here prints or exits; the command is compiler/tau_cmd.c.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "tau.h"
+
+/* ---- diagnostics -------------------------------------------------------- */
+
+/* Fill d with a position and a printf-style message; line text is the
+ * offending line (len bytes), copied for the caret.  Returns CCP_EPARSE. */
+static int tau__diag(struct tau_diag *d, const char *file, int line, int col,
+                     const char *text, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	if (!d)
+		return CCP_EPARSE;
+	snprintf(d->file, sizeof d->file, "%s", file ? file : "");
+	d->line = line;
+	d->column = col;
+	va_start(ap, fmt);
+	vsnprintf(d->message, sizeof d->message, fmt, ap);
+	va_end(ap);
+	if (len >= sizeof d->source_line)
+		len = sizeof d->source_line - 1;
+	if (text)
+		memcpy(d->source_line, text, len);
+	d->source_line[text ? len : 0] = '\0';
+	return CCP_EPARSE;
+}
+
+/* ---- CSV rows ------------------------------------------------------------ */
+
+#define CSV_MAXF 64 /* columns of one row */
+
+/* One field of a row: its text (trimmed of blanks and double quotes) and
+ * the 1-based column where it starts. */
+struct csv_field {
+	const char *p;
+	size_t n;
+	int col;
+};
+
+/* One data line of the file. */
+struct csv_row {
+	int line;         /* 1-based line number */
+	const char *text; /* the whole line, without its end */
+	size_t len;
+	int nf;
+	struct csv_field f[CSV_MAXF];
+};
+
+/* Reading position in the text. */
+struct csv_iter {
+	const char *name; /* for diagnostics */
+	const char *p, *end;
+	int line;
+	struct tau_diag *d;
+};
+
+/* The next line that is neither blank nor a '#' comment, split at commas.
+ * Returns 1 with a row, 0 at the end, or CCP_EPARSE (too many columns). */
+static int csv_next(struct csv_iter *it, struct csv_row *r)
+{
+	while (it->p < it->end) {
+		const char *s = it->p, *e = s;
+		while (e < it->end && *e != '\n')
+			e++;
+		it->p = e < it->end ? e + 1 : e;
+		it->line++;
+		if (it->line == 1 && e - s >= 3 &&
+		    memcmp(s, "\xef\xbb\xbf", 3) == 0)
+			s += 3; /* a UTF-8 byte order mark */
+		size_t len = (size_t)(e - s);
+		if (len > 0 && s[len - 1] == '\r')
+			len--;
+		size_t k = 0;
+		while (k < len && (s[k] == ' ' || s[k] == '\t'))
+			k++;
+		if (k == len || s[k] == '#')
+			continue;
+		r->line = it->line;
+		r->text = s;
+		r->len = len;
+		r->nf = 0;
+		size_t a = 0;
+		for (;;) {
+			size_t b = a;
+			while (b < len && s[b] != ',')
+				b++;
+			if (r->nf == CSV_MAXF)
+				return tau__diag(
+				        it->d, it->name, r->line, (int)a + 1, s,
+				        len, "more than %d columns", CSV_MAXF);
+			size_t x = a, y = b;
+			while (x < y && (s[x] == ' ' || s[x] == '\t'))
+				x++;
+			while (y > x && (s[y - 1] == ' ' || s[y - 1] == '\t'))
+				y--;
+			int col = (int)x + 1;
+			if (y - x >= 2 && s[x] == '"' && s[y - 1] == '"') {
+				x++;
+				y--;
+			}
+			r->f[r->nf++] = (struct csv_field){s + x, y - x, col};
+			if (b == len)
+				break;
+			a = b + 1;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/* Whether field f is exactly name, ignoring case. */
+static bool csv_is(const struct csv_field *f, const char *name)
+{
+	size_t n = strlen(name);
+	if (f->n != n)
+		return false;
+	for (size_t k = 0; k < n; k++)
+		if (tolower((unsigned char)f->p[k]) != name[k])
+			return false;
+	return true;
+}
+
+/* Parse field f as a finite number: 0, or -1 if it is not one. */
+static int csv_number(const struct csv_field *f, double *v)
+{
+	char buf[64];
+	if (f->n == 0 || f->n >= sizeof buf)
+		return -1;
+	memcpy(buf, f->p, f->n);
+	buf[f->n] = '\0';
+	char *end;
+	errno = 0;
+	double x = strtod(buf, &end);
+	if (*end != '\0' || errno == ERANGE || !isfinite(x))
+		return -1;
+	*v = x;
+	return 0;
+}
+
+/* Whether some field of r is a number: a header line has none. */
+static bool csv_has_number(const struct csv_row *r)
+{
+	double v;
+	for (int k = 0; k < r->nf; k++)
+		if (csv_number(&r->f[k], &v) == 0)
+			return true;
+	return false;
+}
+
+/* The column of the row called by one of names (NULL-terminated), or -1. */
+static int csv_find(const struct csv_row *h, const char *const *names)
+{
+	for (const char *const *nm = names; *nm; nm++)
+		for (int k = 0; k < h->nf; k++)
+			if (csv_is(&h->f[k], *nm))
+				return k;
+	return -1;
+}
+
+/* Resolve a column given by the user (a 1-based number or a header name)
+ * into *col; hdr may be NULL (no header).  0 or CCP_EPARSE. */
+static int csv_user_col(struct csv_iter *it, const struct csv_row *hdr,
+                        const char *spec, const char *what, int *col)
+{
+	char *end;
+	long v = strtol(spec, &end, 10);
+	if (*spec && *end == '\0') {
+		if (v < 1 || v > CSV_MAXF)
+			return tau__diag(it->d, it->name, 0, 0, NULL, 0,
+			                 "the %s column must be 1..%d, got %s",
+			                 what, CSV_MAXF, spec);
+		*col = (int)v - 1;
+		return 0;
+	}
+	if (hdr)
+		for (int k = 0; k < hdr->nf; k++) {
+			const struct csv_field *f = &hdr->f[k];
+			if (f->n == strlen(spec) &&
+			    strncmp(f->p, spec, f->n) == 0) {
+				*col = k;
+				return 0;
+			}
+		}
+	if (!hdr)
+		return tau__diag(it->d, it->name, 0, 0, NULL, 0,
+		                 "the file has no header line, so the %s "
+		                 "column '%s' must be a number",
+		                 what, spec);
+	return tau__diag(it->d, it->name, hdr->line, 1, hdr->text, hdr->len,
+	                 "the header names no column '%s' (the %s column)",
+	                 spec, what);
+}
+
+/* Microseconds per unit of a time column called like f: ns, ms, s or
+ * us, alone or after the last '_'; 1 when the name has no unit. */
+static double csv_unit(const struct csv_field *f)
+{
+	size_t k = f->n;
+	while (k > 0 && f->p[k - 1] != '_')
+		k--;
+	struct csv_field u = {f->p + k, f->n - k, f->col};
+	if (csv_is(&u, "ns") || csv_is(&u, "nsec"))
+		return 1e-3;
+	if (csv_is(&u, "ms") || csv_is(&u, "msec"))
+		return 1e3;
+	if (csv_is(&u, "s") || csv_is(&u, "sec") || csv_is(&u, "seconds"))
+		return 1e6;
+	return 1.0;
+}
+
+/* Whether a header name ends in a time unit: _us, _ns, _ms, _s (or
+ * _usec, _nsec, _msec, _sec). */
+static bool csv_has_unit(const struct csv_field *f)
+{
+	static const char *const u[] = {"us",   "ns",   "ms",   "s",
+	                                "usec", "nsec", "msec", "sec"};
+	size_t k = f->n;
+	while (k > 0 && f->p[k - 1] != '_')
+		k--;
+	if (k == 0)
+		return false;
+	struct csv_field x = {f->p + k, f->n - k, f->col};
+	for (size_t i = 0; i < sizeof u / sizeof u[0]; i++)
+		if (csv_is(&x, u[i]))
+			return true;
+	return false;
+}
+
+/* The field of column col in row r, or a diagnostic pointing past the
+ * row's end.  0 or CCP_EPARSE. */
+static int csv_need(struct csv_iter *it, const struct csv_row *r, int col,
+                    const char *what, const struct csv_field **f)
+{
+	if (col < r->nf) {
+		*f = &r->f[col];
+		return 0;
+	}
+	return tau__diag(it->d, it->name, r->line, (int)r->len + 1, r->text,
+	                 r->len,
+	                 "expected %s in column %d, but the row has %d "
+	                 "field%s",
+	                 what, col + 1, r->nf, r->nf == 1 ? "" : "s");
+}
+
+/* A field as a number >= 0 (> 0 when positive), or a diagnostic. */
+static int csv_value(struct csv_iter *it, const struct csv_row *r,
+                     const struct csv_field *f, const char *what, bool positive,
+                     double *v)
+{
+	if (csv_number(f, v) != 0)
+		return tau__diag(it->d, it->name, r->line, f->col, r->text,
+		                 r->len, "expected %s, got '%.*s'", what,
+		                 (int)(f->n > 40 ? 40 : f->n), f->p);
+	if (*v < 0 || (positive && *v == 0))
+		return tau__diag(it->d, it->name, r->line, f->col, r->text,
+		                 r->len, "%s must be %s, got '%.*s'", what,
+		                 positive ? "> 0" : ">= 0",
+		                 (int)(f->n > 40 ? 40 : f->n), f->p);
+	return 0;
+}
+
+/* Grow an array of elements of size sz to hold one more: 0 or -1. */
+static int tau__grow(void **v, size_t *cap, size_t n, size_t sz)
+{
+	if (n < *cap)
+		return 0;
+	size_t c = *cap ? 2 * *cap : 64;
+	void *q = realloc(*v, c * sz);
+	if (!q)
+		return -1;
+	*v = q;
+	*cap = c;
+	return 0;
+}
+
+static const char *const csv_bytes_names[] = {
+        "bytes", "size", "length", "l", "len", "msg_bytes", NULL};
+static const char *const csv_time_names[] = {
+        "us",   "usec", "time", "latency", "t",       "ns",
+        "nsec", "ms",   "msec", "s",       "seconds", NULL};
+
+int tau_samples_parse(const char *name, const char *text, size_t len,
+                      const struct tau_csv_opts *o, struct tau_samples *out,
+                      struct tau_diag *d)
+{
+	static const struct tau_csv_opts none = {0};
+	struct csv_iter it = {name, text, text + len, 0, d};
+	struct csv_row *r = malloc(2 * sizeof *r), *hdr = NULL;
+	int rc, got, bcol = 0, tcol = 1;
+	double unit = 1.0;
+	size_t n0 = out->n;
+	if (!o)
+		o = &none;
+	if (!r)
+		return CCP_ENOMEM;
+	if ((got = csv_next(&it, &r[0])) < 0) {
+		rc = got;
+		goto out;
+	}
+	if (got == 0)
+		goto empty;
+	/* a first line without a single number is a header */
+	if (!csv_has_number(&r[0])) {
+		hdr = &r[0];
+		int b = csv_find(hdr, csv_bytes_names);
+		int t = csv_find(hdr, csv_time_names);
+		for (int k = 0; t < 0 && k < hdr->nf; k++)
+			if (k != b && csv_has_unit(&hdr->f[k]))
+				t = k; /* rtt_us, oneway_ns, ... */
+		if (!o->bytes_col && b < 0) {
+			rc = tau__diag(d, name, hdr->line, 1, hdr->text,
+			               hdr->len,
+			               "the header names no message-length "
+			               "column (bytes, size, length or L); "
+			               "rename it or choose the columns");
+			goto out;
+		}
+		if (!o->time_col && t < 0) {
+			rc = tau__diag(
+			        d, name, hdr->line, 1, hdr->text, hdr->len,
+			        "the header names no time column (us, "
+			        "time, latency, ns, ms, s, or a name "
+			        "ending in _us, _ns, _ms, _s); rename it "
+			        "or choose the columns");
+			goto out;
+		}
+		bcol = b;
+		tcol = t;
+	}
+	if (o->bytes_col &&
+	    (rc = csv_user_col(&it, hdr, o->bytes_col, "bytes", &bcol)) != 0)
+		goto out;
+	if (o->time_col &&
+	    (rc = csv_user_col(&it, hdr, o->time_col, "time", &tcol)) != 0)
+		goto out;
+	if (hdr && tcol < hdr->nf)
+		unit = csv_unit(&hdr->f[tcol]);
+	if (o->unit_us > 0)
+		unit = o->unit_us;
+	if (o->round_trip)
+		unit *= 0.5;
+	struct csv_row *row = &r[hdr ? 1 : 0];
+	for (got = hdr ? csv_next(&it, row) : 1; got == 1;
+	     got = csv_next(&it, row)) {
+		const struct csv_field *fb, *ft;
+		double bytes, us;
+		if ((rc = csv_need(&it, row, bcol, "the message length",
+		                   &fb)) != 0 ||
+		    (rc = csv_need(&it, row, tcol, "the time", &ft)) != 0 ||
+		    (rc = csv_value(&it, row, fb, "a message length in bytes",
+		                    false, &bytes)) != 0 ||
+		    (rc = csv_value(&it, row, ft, "a time", false, &us)) != 0)
+			goto out;
+		if (tau__grow((void **)&out->s, &out->cap, out->n,
+		              sizeof *out->s)) {
+			rc = CCP_ENOMEM;
+			goto out;
+		}
+		out->s[out->n++] =
+		        (struct tau_sample){bytes, us * unit, row->line};
+	}
+	if (got < 0) {
+		rc = got;
+		goto out;
+	}
+	if (out->n > n0) {
+		rc = 0;
+		goto out;
+	}
+empty:
+	rc = tau__diag(d, name, 0, 0, NULL, 0,
+	               "no measurements: the file has only %s",
+	               hdr ? "a header" : "blank lines and comments");
+out:
+	if (rc)
+		out->n = n0;
+	free(r);
+	return rc;
+}
+
+/* Read a whole file into a malloc'd buffer: 0, CCP_EIO or CCP_ENOMEM. */
+static int tau__slurp(const char *path, char **buf, size_t *len,
+                      struct tau_diag *d)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		tau__diag(d, path, 0, 0, NULL, 0, "cannot open: %s",
+		          strerror(errno));
+		return CCP_EIO;
+	}
+	size_t cap = 1 << 16, n = 0;
+	char *b = malloc(cap);
+	int rc = 0;
+	while (b) {
+		n += fread(b + n, 1, cap - n, f);
+		if (n < cap)
+			break;
+		char *q = realloc(b, cap * 2);
+		if (!q) {
+			free(b);
+			b = NULL;
+			break;
+		}
+		b = q;
+		cap *= 2;
+	}
+	if (!b) {
+		rc = CCP_ENOMEM;
+	} else if (ferror(f)) {
+		tau__diag(d, path, 0, 0, NULL, 0, "cannot read: %s",
+		          strerror(errno));
+		free(b);
+		rc = CCP_EIO;
+	} else {
+		*buf = b;
+		*len = n;
+	}
+	fclose(f);
+	return rc;
+}
+
+int tau_samples_read(const char *path, const struct tau_csv_opts *o,
+                     struct tau_samples *out, struct tau_diag *d)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = tau__slurp(path, &buf, &len, d);
+	if (rc)
+		return rc;
+	rc = tau_samples_parse(path, buf, len, o, out, d);
+	free(buf);
+	return rc;
+}
+
+void tau_samples_fini(struct tau_samples *s)
+{
+	free(s->s);
+	memset(s, 0, sizeof *s);
+}
+
+int tau_names_parse(const char *name, const char *text, size_t len,
+                    struct tau_names *out, struct tau_diag *d)
+{
+	static const char *const lnames[] = {"label", "name", "machine",
+	                                     "system", NULL};
+	static const char *const snames[] = {"ts", "t_s", "ts_us", NULL};
+	static const char *const nnames[] = {"tn", "t_n", "tn_us", NULL};
+	struct csv_iter it = {name, text, text + len, 0, d};
+	struct csv_row *r = malloc(sizeof *r);
+	int rc, got, cl = 0, cs = 1, cn = 2;
+	bool header = false, first = true;
+	size_t n0 = out->n;
+	if (!r)
+		return CCP_ENOMEM;
+	for (got = csv_next(&it, r); got == 1; got = csv_next(&it, r)) {
+		if (first) {
+			first = false;
+			/* a first row without a single number is a header */
+			if (!csv_has_number(r)) {
+				cl = csv_find(r, lnames);
+				cs = csv_find(r, snames);
+				cn = csv_find(r, nnames);
+				if (cl < 0 || cs < 0 || cn < 0) {
+					rc = tau__diag(d, name, r->line, 1,
+					               r->text, r->len,
+					               "the header must name "
+					               "the columns "
+					               "label, ts and tn");
+					goto out;
+				}
+				header = true;
+				continue;
+			}
+		}
+		const struct csv_field *fl, *fs, *fn;
+		struct tau_named x;
+		if ((rc = csv_need(&it, r, cl, "a label", &fl)) != 0 ||
+		    (rc = csv_need(&it, r, cs, "T_s", &fs)) != 0 ||
+		    (rc = csv_need(&it, r, cn, "T_n", &fn)) != 0 ||
+		    (rc = csv_value(&it, r, fs, "T_s in microseconds", true,
+		                    &x.ts)) != 0 ||
+		    (rc = csv_value(&it, r, fn, "T_n in microseconds per byte",
+		                    false, &x.tn)) != 0)
+			goto out;
+		if (fl->n == 0 || fl->n >= sizeof x.label) {
+			rc = tau__diag(d, name, r->line, fl->col, r->text,
+			               r->len,
+			               "a label must have 1 to %d bytes",
+			               (int)sizeof x.label - 1);
+			goto out;
+		}
+		memcpy(x.label, fl->p, fl->n);
+		x.label[fl->n] = '\0';
+		x.line = r->line;
+		if (tau__grow((void **)&out->v, &out->cap, out->n,
+		              sizeof *out->v)) {
+			rc = CCP_ENOMEM;
+			goto out;
+		}
+		out->v[out->n++] = x;
+	}
+	rc = got < 0 ? got : 0;
+	if (!rc && out->n == n0)
+		rc = tau__diag(
+		        d, name, 0, 0, NULL, 0, "no rows: the file has only %s",
+		        header ? "a header" : "blank lines and comments");
+out:
+	if (rc)
+		out->n = n0;
+	free(r);
+	return rc;
+}
+
+int tau_names_read(const char *path, struct tau_names *out, struct tau_diag *d)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = tau__slurp(path, &buf, &len, d);
+	if (rc)
+		return rc;
+	rc = tau_names_parse(path, buf, len, out, d);
+	free(buf);
+	return rc;
+}
+
+void tau_names_fini(struct tau_names *s)
+{
+	free(s->v);
+	memset(s, 0, sizeof *s);
+}
+
+/* ---- least-squares fit (001 §5.2) ------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Ordinary least squares of T = ts + tn*L over centred sums, which keep
+ * the slope accurate when L spans many decades (001 §5.2 fits ping-pong
+ * one-way latencies the same way, "least-squared fitted to a straight
+ * line"). */
+int tau_fit(const struct tau_sample *s, size_t n, struct tau_fit *out,
+            char *err, size_t errlen)
+{
+	memset(out, 0, sizeof *out);
+	out->tau = out->se_ts = out->se_tn = NAN;
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(s[i].bytes) || !isfinite(s[i].us)) {
+			snprintf(err, errlen,
+			         "sample %zu (line %d) is not a finite number",
+			         i + 1, s[i].line);
+			return CCP_EINVAL;
+		}
+	double *x = malloc((n ? n : 1) * sizeof *x);
+	if (!x)
+		return CCP_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		x[i] = s[i].bytes;
+	qsort(x, n, sizeof *x, cmp_double);
+	size_t sizes = n > 0;
+	for (size_t i = 1; i < n; i++)
+		sizes += x[i] != x[i - 1];
+	free(x);
+	if (sizes < 2) {
+		snprintf(err, errlen,
+		         "%zu sample%s with %s message length: T_s and T_n "
+		         "need at least two different lengths",
+		         n, n == 1 ? "" : "s", n ? "a single" : "no");
+		return CCP_EINVAL;
+	}
+	double mx = 0, my = 0;
+	for (size_t i = 0; i < n; i++) {
+		mx += s[i].bytes;
+		my += s[i].us;
+	}
+	mx /= (double)n;
+	my /= (double)n;
+	double sxx = 0, sxy = 0, syy = 0;
+	for (size_t i = 0; i < n; i++) {
+		double dx = s[i].bytes - mx, dy = s[i].us - my;
+		sxx += dx * dx;
+		sxy += dx * dy;
+		syy += dy * dy;
+	}
+	out->residual = malloc(n * sizeof *out->residual);
+	if (!out->residual)
+		return CCP_ENOMEM;
+	out->n = n;
+	out->sizes = sizes;
+	out->tn = sxy / sxx;
+	out->ts = my - out->tn * mx;
+	out->tau = out->ts != 0 ? out->tn / out->ts : NAN;
+	double ss = 0;
+	for (size_t i = 0; i < n; i++) {
+		double r = s[i].us - (out->ts + out->tn * s[i].bytes);
+		out->residual[i] = r;
+		ss += r * r;
+		if (fabs(r) > out->max_abs || i == 0) {
+			out->max_abs = fabs(r);
+			out->worst = i;
+		}
+	}
+	out->rms = sqrt(ss / (double)n);
+	out->r2 = syy > 0 ? 1.0 - ss / syy : 1.0;
+	if (n > 2) {
+		double var = ss / (double)(n - 2);
+		out->se_tn = sqrt(var / sxx);
+		out->se_ts = sqrt(var * (1.0 / (double)n + mx * mx / sxx));
+	}
+	return 0;
+}
+
+void tau_fit_fini(struct tau_fit *f)
+{
+	free(f->residual);
+	f->residual = NULL;
+}
+
+/* ---- generalised latency (eqs. 5.1, 5.2) ------------------------------- */
+
+double tau_tau(struct tau_line l)
+{
+	return l.ts != 0 ? l.tn / l.ts : NAN; /* eq. 5.2 */
+}
+
+double tau_at(struct tau_line l, double bytes)
+{
+	return l.ts + l.tn * bytes; /* eq. 5.1 with f(L) = L */
+}
+
+struct tau_line tau_eval(const struct tau_coef *c, const struct tau_params *p)
+{
+	struct tau_line l;
+	l.ts = c->alpha * p->alpha + c->gamma * p->gamma + c->hop * p->hop;
+	l.tn = c->bytes * p->beta;
+	return l;
+}
+
+struct tau_line tau_unicast(const struct tau_params *p)
+{
+	/* 001 §5.3: alpha + h*beta + beta*L + gamma with h = 1 */
+	struct tau_coef one = {1, 1, 1, 1};
+	return tau_eval(&one, p);
+}
+
+int tau_params_from_cost(const ir_cost *c, struct tau_params *p, char *err,
+                         size_t errlen)
+{
+	static const char *const names[] = {"alpha", "beta", "hop", "gamma"};
+	double v[4] = {c->alpha, c->beta, c->hop, c->gamma};
+	for (int k = 0; k < 4; k++) {
+		if (k >= 2 && isnan(v[k])) {
+			v[k] = 0; /* Table 5.1's form: T_s + T_n*L */
+			continue;
+		}
+		if (!isfinite(v[k]) || v[k] < 0) {
+			snprintf(
+			        err, errlen,
+			        "the tau-model needs %s (a finite value >= 0), "
+			        "which is %s",
+			        names[k], isnan(v[k]) ? "unset" : "invalid");
+			return CCP_EINVAL;
+		}
+	}
+	p->alpha = v[0];
+	p->beta = v[1];
+	p->hop = v[2];
+	p->gamma = v[3];
+	return 0;
+}
+
+/* ---- Table 5.3 ----------------------------------------------------------- */
+
+static const char *const tau_alg_names[TAU_NALGS][2] = {
+        {"rd", "rd"},
+        {"sc", "scatter_collect"},
+        {"ft", "fibonacci"},
+        {"edn", "edn"}};
+
+const char *tau_alg_name(enum tau_alg a)
+{
+	return (unsigned)a < TAU_NALGS ? tau_alg_names[a][0] : "?";
+}
+
+const char *tau_alg_generator(enum tau_alg a)
+{
+	return (unsigned)a < TAU_NALGS ? tau_alg_names[a][1] : "?";
+}
+
+int tau_alg_find(const char *name, enum tau_alg *a)
+{
+	for (int k = 0; k < TAU_NALGS; k++)
+		if (strcmp(name, tau_alg_names[k][0]) == 0 ||
+		    strcmp(name, tau_alg_names[k][1]) == 0) {
+			*a = (enum tau_alg)k;
+			return 0;
+		}
+	return CCP_ENOTFOUND;
+}
+
+/* 001 §5.3: N(t, k) = N(t-k, k) + N(t-1, k) for t >= k, 1 otherwise, the
+ * ranks a Fibonacci tree with k segments completes in t steps; t(P, k) is
+ * the least t with N(t, k) >= P.  The last k values are kept in a ring,
+ * saturated at P. */
+int64_t tau_ft_steps(int64_t p, int32_t k)
+{
+	if (p < 1 || k < 1 || k > IR_MAX_SEGMENTS)
+		return -1;
+	int64_t *ring = malloc((size_t)k * sizeof *ring);
+	if (!ring)
+		return -1;
+	int64_t t = 0;
+	for (;; t++) {
+		int64_t v = 1;
+		if (t >= k)
+			v = ring[(t - 1) % k] + ring[(t - k) % k];
+		if (v > p)
+			v = p;
+		ring[t % k] = v;
+		if (v >= p)
+			break;
+	}
+	free(ring);
+	return t;
+}
+
+int tau_table53(enum tau_alg a, int n, int32_t k, struct tau_coef *out)
+{
+	if (n < 1 || n > 15 || k < 1)
+		return CCP_EINVAL;
+	double side = ldexp(1.0, n); /* 2^n */
+	switch (a) {
+	case TAU_RD: /* 2n alpha + 2 beta (2^n - 1) + 2n gamma; 2n beta */
+		*out = (struct tau_coef){2.0 * n, 2.0 * n, 2 * (side - 1),
+		                         2.0 * n};
+		return 0;
+	case TAU_SC: /* 2(2^n-1+n)(alpha+gamma) + 6(2^n-1) beta;
+	                2(1 - 1/2^2n) beta */
+		*out = (struct tau_coef){2 * (side - 1 + n), 2 * (side - 1 + n),
+		                         6 * (side - 1),
+		                         2 * (1 - 1 / (side * side))};
+		return 0;
+	case TAU_FT: { /* t(P,k)(alpha+gamma) + 2k beta(2^n-1); t(P,k)/k beta */
+		int64_t t = tau_ft_steps((int64_t)1 << (2 * n), k);
+		if (t < 0)
+			return CCP_EINVAL;
+		*out = (struct tau_coef){(double)t, (double)t,
+		                         2.0 * k * (side - 1), (double)t / k};
+		return 0;
+	}
+	case TAU_EDN: /* 3n alpha + (n+1) gamma + (2^n-1) beta; (n+1) beta */
+		*out = (struct tau_coef){3.0 * n, n + 1.0, side - 1, n + 1.0};
+		return 0;
+	default:
+		return CCP_EINVAL;
+	}
+}
+
+/* ---- a plan's latency ------------------------------------------------------
+ */
+
+/* The unicast model's time of p under (alpha, beta, hop, gamma): p's
+ * machine is copied with those costs (the arrays stay borrowed). */
+static int tau__predict(const ir_plan *p, double alpha, double beta, double hop,
+                        double gamma, double *us, char *err, size_t errlen)
+{
+	ir_plan q = *p;
+	q.machine.cost.alpha = alpha;
+	q.machine.cost.beta = beta;
+	q.machine.cost.hop = hop;
+	q.machine.cost.gamma = gamma;
+	return model_predict(&q, NULL, MODEL_UNICAST, us, NULL, err, errlen);
+}
+
+int tau_plan_coef(const ir_plan *p, struct tau_coef *out, char *err,
+                  size_t errlen)
+{
+	if (p->comm.bytes <= 0) {
+		snprintf(err, errlen,
+		         "the plan moves no bytes (comm.bytes = %lld): T_n "
+		         "per byte is undefined",
+		         (long long)p->comm.bytes);
+		return CCP_EINVAL;
+	}
+	double a, g, h, b;
+	int rc;
+	if ((rc = tau__predict(p, 1, 0, 0, 0, &a, err, errlen)) != 0 ||
+	    (rc = tau__predict(p, 0, 0, 0, 1, &g, err, errlen)) != 0 ||
+	    (rc = tau__predict(p, 0, 0, 1, 0, &h, err, errlen)) != 0 ||
+	    (rc = tau__predict(p, 0, 1, 0, 0, &b, err, errlen)) != 0)
+		return rc;
+	*out = (struct tau_coef){a, g, h, b / (double)p->comm.bytes};
+	return 0;
+}
+
+int tau_plan_line(const ir_plan *p, const struct tau_params *prm,
+                  struct tau_line *out, bool *linear, char *err, size_t errlen)
+{
+	if (p->comm.bytes <= 0) {
+		snprintf(err, errlen,
+		         "the plan moves no bytes (comm.bytes = %lld): T_n "
+		         "per byte is undefined",
+		         (long long)p->comm.bytes);
+		return CCP_EINVAL;
+	}
+	double ts, b, full;
+	int rc;
+	if ((rc = tau__predict(p, prm->alpha, 0, prm->hop, prm->gamma, &ts, err,
+	                       errlen)) != 0 ||
+	    (rc = tau__predict(p, 0, 1, 0, 0, &b, err, errlen)) != 0 ||
+	    (rc = tau__predict(p, prm->alpha, prm->beta, prm->hop, prm->gamma,
+	                       &full, err, errlen)) != 0)
+		return rc;
+	out->ts = ts;
+	out->tn = prm->beta * b / (double)p->comm.bytes;
+	/* T(L) is a sum over phases of maxima of lines in L: convex, with
+	 * slope at most tn.  Equal to ts + tn*L at the plan's own L, it has
+	 * slope tn all the way, i.e. it is that line for every L >= 0. */
+	if (linear) {
+		double line = ts + out->tn * (double)p->comm.bytes;
+		*linear = fabs(full - line) <= 1e-9 * fmax(1.0, fabs(line));
+	}
+	return 0;
+}
+
+/* ---- comparing lines (eqs. 5.3-5.7) ------------------------------------ */
+
+/* Which of a, b is smaller: 0, 1, or -1 when equal. */
+static int tau__first(double a, double b)
+{
+	return a < b ? 0 : b < a ? 1 : -1;
+}
+
+int tau_crossover(struct tau_line a, struct tau_line b, struct tau_cross *out)
+{
+	if (!isfinite(a.ts) || !isfinite(a.tn) || !isfinite(b.ts) ||
+	    !isfinite(b.tn))
+		return CCP_EINVAL;
+	double dts = a.ts - b.ts, dtn = b.tn - a.tn;
+	/* eq. 5.5 with f(L) = L: L* = (T_s2 - T_s3)/(T_n3 - T_n2); eq. 5.6
+	 * writes the same with T_n = tau*T_s */
+	out->l = dtn != 0 ? dts / dtn : NAN;
+	out->crosses = dtn != 0 && out->l > 0 && isfinite(out->l);
+	/* eq. 5.7: below L* the smaller T_s wins, above it the smaller T_n
+	 * (ties broken by the other term) */
+	out->short_first =
+	        a.ts != b.ts ? tau__first(a.ts, b.ts) : tau__first(a.tn, b.tn);
+	out->long_first =
+	        a.tn != b.tn ? tau__first(a.tn, b.tn) : tau__first(a.ts, b.ts);
+	return 0;
+}
+
+/* -1, 0 or 1 as u is below, at (within a relative 1e-12) or above v. */
+static int tau__cmp(double u, double v)
+{
+	if (fabs(u - v) <= 1e-12 * fmax(fabs(u), fabs(v)))
+		return 0;
+	return u < v ? -1 : 1;
+}
+
+/* 001 §5.1.3 and Figure 5.2: two lines through x, one horizontal and one
+ * vertical.  A (lower left) beats x at every length, B (upper right)
+ * loses at every length; C (upper left, smaller tau) "favours long
+ * messages" and D (lower right) short ones.  On a boundary line the
+ * order holds at every L > 0 (eq. 5.3 for equal T_s; proportional
+ * latencies for equal tau), so it belongs to A or B. */
+enum tau_region tau_region_of(struct tau_line x, struct tau_line q)
+{
+	int ct = tau__cmp(tau_tau(q), tau_tau(x));
+	int cs = tau__cmp(q.ts, x.ts);
+	if (ct == 0 && cs == 0)
+		return TAU_REGION_SAME;
+	if (ct <= 0 && cs <= 0)
+		return TAU_REGION_A;
+	if (ct >= 0 && cs >= 0)
+		return TAU_REGION_B;
+	return ct < 0 ? TAU_REGION_C : TAU_REGION_D;
+}
+
+const char *tau_region_name(enum tau_region r)
+{
+	static const char *const names[] = {"x", "A", "B", "C", "D"};
+	return (unsigned)r <= TAU_REGION_D ? names[r] : "?";
+}
+
+/* ---- the tau-plot as SVG (001 §5.1.2, Figures 5.1, 5.2) ---------------- */
+
+/* A growing string; the first failure sticks. */
+struct sbuf {
+	char *p;
+	size_t n, cap;
+	int rc;
+};
+
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	if (b->rc)
+		return;
+	for (;;) {
+		va_start(ap, fmt);
+		int k = vsnprintf(b->p ? b->p + b->n : NULL,
+		                  b->p ? b->cap - b->n : 0, fmt, ap);
+		va_end(ap);
+		if (k < 0) {
+			b->rc = CCP_EINVAL;
+			return;
+		}
+		if (b->p && b->n + (size_t)k < b->cap) {
+			b->n += (size_t)k;
+			return;
+		}
+		size_t c = b->cap ? b->cap : 4096;
+		while (c <= b->n + (size_t)k)
+			c *= 2;
+		char *q = realloc(b->p, c);
+		if (!q) {
+			b->rc = CCP_ENOMEM;
+			return;
+		}
+		b->p = q;
+		b->cap = c;
+	}
+}
+
+/* Text with the five XML specials escaped. */
+static void sb_text(struct sbuf *b, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&':
+			sb_printf(b, "&amp;");
+			break;
+		case '<':
+			sb_printf(b, "&lt;");
+			break;
+		case '>':
+			sb_printf(b, "&gt;");
+			break;
+		case '"':
+			sb_printf(b, "&quot;");
+			break;
+		case '\'':
+			sb_printf(b, "&apos;");
+			break;
+		default:
+			sb_printf(b, "%c", *s);
+		}
+	}
+}
+
+/* Page layout, in SVG user units (pixels). */
+#define PL_W      980 /* page width */
+#define PL_H      640 /* page height */
+#define PL_LEFT   86  /* plot area */
+#define PL_TOP    46
+#define PL_RIGHT  680
+#define PL_BOTTOM 566
+#define PL_LEGEND 700 /* left edge of the legend */
+#define PL_FONT   11  /* label font size */
+#define PL_CHAR   6.6 /* mean advance of one character at PL_FONT */
+
+/* One axis: data range [lo, hi] onto pixels [p0, p1]. */
+struct axis {
+	double lo, hi;
+	bool log;
+	double p0, p1;
+};
+
+static double ax_map(const struct axis *a, double v)
+{
+	double t = a->log ? (log10(v) - log10(a->lo)) /
+	                            (log10(a->hi) - log10(a->lo))
+	                  : (v - a->lo) / (a->hi - a->lo);
+	return a->p0 + t * (a->p1 - a->p0);
+}
+
+/* The nearest "round" value (1, 2, 2.5 or 5 times a power of ten) at or
+ * above v (up) or at or below it. */
+static double nice(double v, bool up)
+{
+	static const double m[] = {1, 2, 2.5, 5, 10};
+	double e = pow(10, floor(log10(v)));
+	if (up) {
+		for (int k = 0; k < 5; k++)
+			if (m[k] * e >= v * (1 - 1e-12))
+				return m[k] * e;
+		return 10 * e;
+	}
+	for (int k = 4; k >= 0; k--)
+		if (m[k] * e <= v * (1 + 1e-12))
+			return m[k] * e;
+	return e;
+}
+
+/* Fit an axis around the data range [mn, mx] with some room: log axes
+ * end at 1, 2 or 5 times a power of ten, linear ones start at 0. */
+static void ax_fit(struct axis *a, double mn, double mx)
+{
+	if (a->log) {
+		a->lo = nice(mn / 1.3, false);
+		a->hi = nice(mx * 1.3, true);
+		if (a->hi / a->lo < 10) { /* at least one decade */
+			double c = sqrt(a->hi * a->lo);
+			a->lo = nice(c / sqrt(10), false);
+			a->hi = nice(c * sqrt(10), true);
+		}
+	} else {
+		a->lo = 0;
+		a->hi = mx > 0 ? nice(mx * 1.08, true) : 1;
+	}
+}
+
+/* A number as a tick label: plain decimals (0.00005, not 5e-05) down
+ * to 1e-9, the shortest that shows it to six digits. */
+static void fmt_tick(double v, char *buf, size_t len)
+{
+	if (v == 0 || fabs(v) >= 1e6 || fabs(v) < 1e-9) {
+		snprintf(buf, len, "%.6g", v);
+		return;
+	}
+	int dec = (int)-floor(log10(fabs(v))) + 5;
+	if (dec < 0)
+		dec = 0;
+	snprintf(buf, len, "%.*f", dec, v);
+	char *dot = strchr(buf, '.');
+	if (dot) {
+		char *e = buf + strlen(buf);
+		while (e > dot + 1 && e[-1] == '0')
+			*--e = '\0';
+		if (e == dot + 1)
+			*dot = '\0';
+	}
+}
+
+/* Ticks of axis a (vertical: the y axis): grid lines and labels at the
+ * decades of a log axis (and at 2 and 5 when it spans at most three
+ * decades, minor ticks at the other integers), at a round step on a
+ * linear one. */
+static void plot_ticks(struct sbuf *b, const struct axis *a, bool vertical)
+{
+	double v[64];
+	bool major[64];
+	int n = 0;
+	if (a->log) {
+		double decades = log10(a->hi / a->lo);
+		for (double e = pow(10, floor(log10(a->lo)));
+		     e <= a->hi * (1 + 1e-9) && n < 60; e *= 10)
+			for (int m = 1; m <= 9 && n < 60; m++) {
+				double x = m * e;
+				if (x < a->lo * (1 - 1e-9) ||
+				    x > a->hi * (1 + 1e-9))
+					continue;
+				v[n] = x;
+				major[n++] = m == 1 || (decades <= 3.01 &&
+				                        (m == 2 || m == 5));
+			}
+	} else {
+		double step = nice((a->hi - a->lo) / 6, true);
+		for (int k = 0; n < 60; k++) {
+			double x = a->lo + k * step;
+			if (x > a->hi * (1 + 1e-9))
+				break;
+			v[n] = x;
+			major[n++] = true;
+		}
+	}
+	for (int k = 0; k < n; k++) {
+		double p = ax_map(a, v[k]);
+		char lab[32];
+		fmt_tick(v[k], lab, sizeof lab);
+		if (vertical) {
+			if (major[k])
+				sb_printf(
+				        b,
+				        "<line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" "
+				        "y2=\"%.2f\" stroke=\"#e4e4e4\"/>\n",
+				        PL_LEFT, p, PL_RIGHT, p);
+			sb_printf(b,
+			          "<line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" "
+			          "y2=\"%.2f\" stroke=\"#444\"/>\n",
+			          PL_LEFT - (major[k] ? 6 : 3), p, PL_LEFT, p);
+			if (major[k])
+				sb_printf(b,
+				          "<text x=\"%d\" y=\"%.2f\" "
+				          "text-anchor=\"end\">%s</text>\n",
+				          PL_LEFT - 9, p + 4, lab);
+		} else {
+			if (major[k])
+				sb_printf(b,
+				          "<line x1=\"%.2f\" y1=\"%d\" "
+				          "x2=\"%.2f\" "
+				          "y2=\"%d\" stroke=\"#e4e4e4\"/>\n",
+				          p, PL_TOP, p, PL_BOTTOM);
+			sb_printf(b,
+			          "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" "
+			          "y2=\"%d\" stroke=\"#444\"/>\n",
+			          p, PL_BOTTOM, p,
+			          PL_BOTTOM + (major[k] ? 6 : 3));
+			if (major[k])
+				sb_printf(b,
+				          "<text x=\"%.2f\" y=\"%d\" "
+				          "text-anchor=\"middle\">%s</text>\n",
+				          p, PL_BOTTOM + 19, lab);
+		}
+	}
+}
+
+/* Colours: the regions (001 Figure 5.2) and the series. */
+static const char *const region_fill[5] = {"#000000", "#2ca02c", "#d62728",
+                                           "#1f77b4", "#ff7f0e"};
+static const char *const series_color[] = {
+        "#1f3b73", "#8c2d04", "#2ca02c", "#9467bd", "#d62728",
+        "#17becf", "#7f7f00", "#e377c2", "#8c564b", "#1f77b4"};
+#define NCOLORS (sizeof series_color / sizeof series_color[0])
+
+static const char *item_color(const struct tau_item *it)
+{
+	if (it->series > 0)
+		return series_color[(size_t)(it->series - 1) % NCOLORS];
+	return it->mark == TAU_MARK_MACHINE     ? "#1f3b73"
+	       : it->mark == TAU_MARK_ALGORITHM ? "#8c2d04"
+	                                        : "#555555";
+}
+
+/* A marker of shape m centred at (x, y). */
+static void plot_marker(struct sbuf *b, enum tau_mark m, double x, double y,
+                        const char *color)
+{
+	switch (m) {
+	case TAU_MARK_MACHINE:
+		sb_printf(b,
+		          "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"4\" fill=\"%s\" "
+		          "stroke=\"#fff\" stroke-width=\"0.8\"/>\n",
+		          x, y, color);
+		break;
+	case TAU_MARK_ALGORITHM:
+		sb_printf(
+		        b,
+		        "<rect x=\"%.2f\" y=\"%.2f\" width=\"8\" height=\"8\" "
+		        "fill=\"%s\" stroke=\"#fff\" stroke-width=\"0.8\"/>\n",
+		        x - 4, y - 4, color);
+		break;
+	default:
+		sb_printf(
+		        b,
+		        "<path d=\"M%.2f %.2fL%.2f %.2fL%.2f %.2fZ\" "
+		        "fill=\"%s\" stroke=\"#fff\" stroke-width=\"0.8\"/>\n",
+		        x, y - 5, x + 4.5, y + 3.5, x - 4.5, y + 3.5, color);
+	}
+}
+
+/* The chosen point x: a ring with a cross. */
+static void plot_x(struct sbuf *b, double x, double y)
+{
+	sb_printf(b,
+	          "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"7\" fill=\"none\" "
+	          "stroke=\"#000\" stroke-width=\"1.6\"/>\n"
+	          "<path d=\"M%.2f %.2fL%.2f %.2fM%.2f %.2fL%.2f %.2f\" "
+	          "stroke=\"#000\" stroke-width=\"1.6\"/>\n",
+	          x, y, x - 4.5, y - 4.5, x + 4.5, y + 4.5, x - 4.5, y + 4.5,
+	          x + 4.5, y - 4.5);
+}
+
+/* A box on the page, for placing labels where nothing else is. */
+struct box {
+	double x0, y0, x1, y1;
+};
+
+/* Characters (not bytes) of UTF-8 text. */
+static size_t utf8_len(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* Area shared by two boxes. */
+static double box_overlap(const struct box *a, const struct box *b)
+{
+	double w = fmin(a->x1, b->x1) - fmax(a->x0, b->x0);
+	double h = fmin(a->y1, b->y1) - fmax(a->y0, b->y0);
+	return w > 0 && h > 0 ? w * h : 0;
+}
+
+/* Put label s beside the marker at (x, y): the first of twelve places
+ * around it that stays in the plot area and overlaps no box placed so
+ * far (markers, region letters, labels); when every place is taken, the
+ * one overlapping least. */
+static void plot_label(struct sbuf *b, const char *s, double x, double y,
+                       struct box *used, size_t *nused)
+{
+	static const struct {
+		double dx, dy;
+		int anchor; /* 0 start, 1 end, 2 middle */
+	} at[] = {{7, 4, 0},   {-7, 4, 1}, {0, -8, 2},  {0, 16, 2},
+	          {6, -6, 0},  {6, 14, 0}, {-6, -6, 1}, {-6, 14, 1},
+	          {0, -19, 2}, {0, 27, 2}, {7, -15, 0}, {7, 23, 0}};
+	static const char *const anchor[] = {"start", "end", "middle"};
+	const int nat = (int)(sizeof at / sizeof at[0]);
+	double w = (double)utf8_len(s) * PL_CHAR;
+	int pick = 0;
+	double least = INFINITY;
+	struct box best = {0, 0, 0, 0};
+	for (int k = 0; k < nat; k++) {
+		double lx = x + at[k].dx, ly = y + at[k].dy;
+		double x0 = at[k].anchor == 0   ? lx
+		            : at[k].anchor == 1 ? lx - w
+		                                : lx - w / 2;
+		struct box bx = {x0, ly - 9, x0 + w, ly + 2};
+		double bad = 0;
+		if (bx.x0 < PL_LEFT || bx.x1 > PL_RIGHT || bx.y0 < PL_TOP ||
+		    bx.y1 > PL_BOTTOM)
+			bad = 1e9;
+		for (size_t u = 0; u < *nused; u++)
+			bad += box_overlap(&bx, &used[u]);
+		if (bad < least) {
+			least = bad;
+			pick = k;
+			best = bx;
+		}
+		if (bad == 0)
+			break;
+	}
+	used[(*nused)++] = best;
+	sb_printf(b, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"%s\">",
+	          x + at[pick].dx, y + at[pick].dy, anchor[at[pick].anchor]);
+	sb_text(b, s);
+	sb_printf(b, "</text>\n");
+}
+
+/* The regions A-D around the point (pixel px, py), each a rectangle to
+ * the edges of the plot with its letter in the far corner (001 Figure
+ * 5.2: A lower left, B upper right, C upper left, D lower right). */
+static void plot_regions(struct sbuf *b, double px, double py, struct box *used,
+                         size_t *nused)
+{
+	struct {
+		enum tau_region r;
+		double x0, y0, x1, y1;
+		double lx, ly;
+		const char *anchor;
+	} q[4] = {
+	        {TAU_REGION_A, PL_LEFT, py, px, PL_BOTTOM, PL_LEFT + 8,
+	         PL_BOTTOM - 8, "start"},
+	        {TAU_REGION_B, px, PL_TOP, PL_RIGHT, py, PL_RIGHT - 8,
+	         PL_TOP + 24, "end"},
+	        {TAU_REGION_C, PL_LEFT, PL_TOP, px, py, PL_LEFT + 8,
+	         PL_TOP + 24, "start"},
+	        {TAU_REGION_D, px, py, PL_RIGHT, PL_BOTTOM, PL_RIGHT - 8,
+	         PL_BOTTOM - 8, "end"},
+	};
+	for (int k = 0; k < 4; k++) {
+		if (q[k].x1 - q[k].x0 < 1 || q[k].y1 - q[k].y0 < 1)
+			continue;
+		sb_printf(
+		        b,
+		        "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+		        "height=\"%.2f\" fill=\"%s\" fill-opacity=\"0.10\"/>\n",
+		        q[k].x0, q[k].y0, q[k].x1 - q[k].x0, q[k].y1 - q[k].y0,
+		        region_fill[q[k].r]);
+		if (q[k].x1 - q[k].x0 <= 30 || q[k].y1 - q[k].y0 <= 30)
+			continue;
+		double lx0 = q[k].anchor[0] == 's' ? q[k].lx : q[k].lx - 16;
+		used[(*nused)++] =
+		        (struct box){lx0, q[k].ly - 17, lx0 + 16, q[k].ly + 1};
+		sb_printf(b,
+		          "<text x=\"%.2f\" y=\"%.2f\" "
+		          "text-anchor=\"%s\" font-size=\"22\" "
+		          "font-weight=\"bold\" fill=\"%s\" "
+		          "fill-opacity=\"0.55\">%s</text>\n",
+		          q[k].lx, q[k].ly, q[k].anchor, region_fill[q[k].r],
+		          tau_region_name(q[k].r));
+	}
+	sb_printf(b,
+	          "<line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" y2=\"%.2f\" "
+	          "stroke=\"#333\" stroke-width=\"0.9\"/>\n"
+	          "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" "
+	          "stroke=\"#333\" stroke-width=\"0.9\"/>\n",
+	          PL_LEFT, py, PL_RIGHT, py, px, PL_TOP, px, PL_BOTTOM);
+}
+
+/* The curve T_n = T_n(x), i.e. T_s = T_n(x)/tau, dashed: a line of slope
+ * -1 on log axes, a hyperbola on linear ones.  C items below it and D
+ * items above it cross x at L* (eq. 5.5); the others do not. */
+static void plot_iso_tn(struct sbuf *b, const struct axis *ax,
+                        const struct axis *ay, double tn)
+{
+	if (!(tn > 0))
+		return;
+	double t0 = fmax(ax->lo, tn / ay->hi), t1 = ax->hi;
+	if (ax->log && t0 <= 0)
+		return;
+	if (!(t1 > t0))
+		return;
+	sb_printf(b, "<polyline fill=\"none\" stroke=\"#333\" "
+	             "stroke-width=\"1.1\" stroke-dasharray=\"6 4\" points=\"");
+	int steps = ax->log ? 1 : 120;
+	for (int k = 0; k <= steps; k++) {
+		double t = ax->log ? (k ? t1 : t0)
+		                   : t0 * pow(t1 / t0, (double)k / steps);
+		if (t <= 0)
+			continue;
+		double ts = tn / t;
+		if (ay->log && ts < ay->lo * 1e-6)
+			ts = ay->lo * 1e-6; /* clipped anyway */
+		sb_printf(b, "%.2f,%.2f ", ax_map(ax, t), ax_map(ay, ts));
+	}
+	sb_printf(b, "\"/>\n");
+}
+
+/* The legend right of the plot: series, marker kinds, the point and its
+ * regions. */
+static void plot_legend(struct sbuf *b, const struct tau_plot *pl,
+                        const bool kinds[3])
+{
+	static const char *const kind_name[3] = {
+	        "machine (point-to-point)", "algorithm", "measured / given"};
+	double y = PL_TOP + 4;
+	sb_printf(b,
+	          "<text x=\"%d\" y=\"%.2f\" "
+	          "font-weight=\"bold\">Legend</text>\n",
+	          PL_LEGEND, y);
+	y += 20;
+	for (size_t s = 0; s < pl->nseries; s++, y += 17) {
+		const char *c = series_color[s % NCOLORS];
+		enum tau_mark m = TAU_MARK_ALGORITHM;
+		for (size_t i = 0; i < pl->nitems; i++)
+			if (pl->items[i].series == (int)s + 1)
+				m = pl->items[i].mark;
+		sb_printf(b,
+		          "<line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" y2=\"%.2f\" "
+		          "stroke=\"%s\" stroke-width=\"1.5\"/>\n",
+		          PL_LEGEND, y - 4, PL_LEGEND + 22, y - 4, c);
+		plot_marker(b, m, PL_LEGEND + 11, y - 4, c);
+		sb_printf(b, "<text x=\"%d\" y=\"%.2f\">", PL_LEGEND + 30, y);
+		sb_text(b, pl->series_names ? pl->series_names[s] : "series");
+		sb_printf(b, "</text>\n");
+	}
+	for (int k = 0; k < 3; k++) {
+		if (!kinds[k])
+			continue;
+		struct tau_item it = {NULL, {1, 0}, (enum tau_mark)k, 0};
+		plot_marker(b, (enum tau_mark)k, PL_LEGEND + 11, y - 4,
+		            item_color(&it));
+		sb_printf(b, "<text x=\"%d\" y=\"%.2f\">%s</text>\n",
+		          PL_LEGEND + 30, y, kind_name[k]);
+		y += 17;
+	}
+	if (!pl->has_point)
+		return;
+	y += 8;
+	plot_x(b, PL_LEGEND + 11, y - 4);
+	sb_printf(b, "<text x=\"%d\" y=\"%.2f\">x = ", PL_LEGEND + 30, y);
+	sb_text(b, pl->point_label ? pl->point_label : "the chosen point");
+	sb_printf(b, "</text>\n");
+	y += 15;
+	sb_printf(b,
+	          "<text x=\"%d\" y=\"%.2f\" fill=\"#444\">(\xcf\x84 %.4g, "
+	          "T_s %.4g \xc2\xb5s)</text>\n",
+	          PL_LEGEND + 30, y, tau_tau(pl->point), pl->point.ts);
+	y += 22;
+	static const char *const meaning[4][2] = {
+	        {"faster than x at every L", NULL},
+	        {"slower than x at every L", NULL},
+	        {"slower than x for short L; faster",
+	         "for L > L* if below the dashes"},
+	        {"faster than x for short L; slower",
+	         "for L > L* if above the dashes"}};
+	for (int r = 0; r < 4; r++) {
+		sb_printf(
+		        b,
+		        "<rect x=\"%d\" y=\"%.2f\" width=\"22\" height=\"13\" "
+		        "fill=\"%s\" fill-opacity=\"0.25\"/>\n"
+		        "<text x=\"%d\" y=\"%.2f\" text-anchor=\"middle\" "
+		        "font-weight=\"bold\" fill=\"%s\">%s</text>\n"
+		        "<text x=\"%d\" y=\"%.2f\">%s</text>\n",
+		        PL_LEGEND, y - 10, region_fill[r + 1], PL_LEGEND + 11,
+		        y, region_fill[r + 1],
+		        tau_region_name((enum tau_region)(r + 1)),
+		        PL_LEGEND + 30, y, meaning[r][0]);
+		if (meaning[r][1]) {
+			y += 14;
+			sb_printf(b, "<text x=\"%d\" y=\"%.2f\">%s</text>\n",
+			          PL_LEGEND + 30, y, meaning[r][1]);
+		}
+		y += 19;
+	}
+	sb_printf(b,
+	          "<line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" y2=\"%.2f\" "
+	          "stroke=\"#333\" stroke-width=\"1.1\" "
+	          "stroke-dasharray=\"6 4\"/>\n"
+	          "<text x=\"%d\" y=\"%.2f\">T_n = T_n(x) = %.4g "
+	          "\xc2\xb5s/byte</text>\n",
+	          PL_LEGEND, y - 4, PL_LEGEND + 22, y - 4, PL_LEGEND + 30, y,
+	          pl->point.tn);
+	y += 22;
+	sb_printf(b,
+	          "<text x=\"%d\" y=\"%.2f\" fill=\"#444\">L* = (T_s - "
+	          "T_s(x)) / (T_n(x) - T_n)</text>\n"
+	          "<text x=\"%d\" y=\"%.2f\" fill=\"#444\">(001 eq. "
+	          "5.5)</text>\n",
+	          PL_LEGEND, y, PL_LEGEND, y + 14);
+}
+
+int tau_plot_svg(const struct tau_plot *pl, char **svg, size_t *len, char *err,
+                 size_t errlen)
+{
+	struct sbuf b = {NULL, 0, 0, 0};
+	struct box *used = NULL;
+	size_t nused = 0;
+	bool kinds[3] = {false, false, false};
+	if (pl->nitems == 0 && !pl->has_point) {
+		snprintf(err, errlen, "nothing to plot");
+		return CCP_EINVAL;
+	}
+	/* ranges over the items and the point */
+	double tmin = INFINITY, tmax = -INFINITY, smin = INFINITY,
+	       smax = -INFINITY;
+	for (size_t i = 0; i <= pl->nitems; i++) {
+		struct tau_line l;
+		const char *name;
+		if (i < pl->nitems) {
+			l = pl->items[i].line;
+			name = pl->items[i].label ? pl->items[i].label : "?";
+		} else if (pl->has_point) {
+			l = pl->point;
+			name = pl->point_label ? pl->point_label : "the point";
+		} else {
+			break;
+		}
+		if (!(l.ts > 0) || !(l.tn >= 0) || !isfinite(l.ts) ||
+		    !isfinite(l.tn)) {
+			snprintf(err, errlen,
+			         "%s: the tau-plot needs T_s > 0 and T_n >= 0, "
+			         "got T_s %g, T_n %g",
+			         name, l.ts, l.tn);
+			return CCP_EINVAL;
+		}
+		double t = tau_tau(l);
+		if (!pl->linear && t <= 0) {
+			snprintf(err, errlen,
+			         "%s: T_n = 0 puts tau = 0 outside log axes; "
+			         "use linear axes",
+			         name);
+			return CCP_EINVAL;
+		}
+		tmin = fmin(tmin, t);
+		tmax = fmax(tmax, t);
+		smin = fmin(smin, l.ts);
+		smax = fmax(smax, l.ts);
+	}
+	struct axis ax = {0, 0, !pl->linear, PL_LEFT, PL_RIGHT};
+	struct axis ay = {0, 0, !pl->linear, PL_BOTTOM, PL_TOP};
+	ax_fit(&ax, tmin, tmax);
+	ax_fit(&ay, smin, smax);
+	used = malloc((2 * pl->nitems + 8) * sizeof *used);
+	if (!used)
+		return CCP_ENOMEM;
+
+	sb_printf(&b,
+	          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	          "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+	          "height=\"%d\" viewBox=\"0 0 %d %d\" "
+	          "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" "
+	          "font-size=\"%d\">\n",
+	          PL_W, PL_H, PL_W, PL_H, PL_FONT);
+	sb_printf(&b, "<title>");
+	sb_text(&b, pl->title ? pl->title : "tau-plot");
+	sb_printf(&b, "</title>\n");
+	if (pl->desc) {
+		sb_printf(&b, "<desc>");
+		sb_text(&b, pl->desc);
+		sb_printf(&b, "</desc>\n");
+	}
+	sb_printf(&b,
+	          "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n"
+	          "<defs><clipPath id=\"plotarea\"><rect x=\"%d\" y=\"%d\" "
+	          "width=\"%d\" height=\"%d\"/></clipPath></defs>\n",
+	          PL_W, PL_H, PL_LEFT, PL_TOP, PL_RIGHT - PL_LEFT,
+	          PL_BOTTOM - PL_TOP);
+	if (pl->title) {
+		sb_printf(&b,
+		          "<text x=\"%d\" y=\"28\" font-size=\"15\" "
+		          "font-weight=\"bold\">",
+		          PL_LEFT);
+		sb_text(&b, pl->title);
+		sb_printf(&b, "</text>\n");
+	}
+	plot_ticks(&b, &ax, false);
+	plot_ticks(&b, &ay, true);
+	double px = 0, py = 0;
+	sb_printf(&b, "<g clip-path=\"url(#plotarea)\">\n");
+	if (pl->has_point) {
+		px = ax_map(&ax, tau_tau(pl->point));
+		py = ax_map(&ay, pl->point.ts);
+		plot_regions(&b, px, py, used, &nused);
+		plot_iso_tn(&b, &ax, &ay, pl->point.tn);
+	}
+	/* series as polylines, under the markers */
+	for (size_t s = 1; s <= pl->nseries; s++) {
+		bool open = false;
+		for (size_t i = 0; i < pl->nitems; i++) {
+			const struct tau_item *it = &pl->items[i];
+			if (it->series != (int)s)
+				continue;
+			if (!open)
+				sb_printf(
+				        &b,
+				        "<polyline fill=\"none\" stroke=\"%s\" "
+				        "stroke-width=\"1.5\" points=\"",
+				        item_color(it));
+			open = true;
+			sb_printf(&b, "%.2f,%.2f ",
+			          ax_map(&ax, tau_tau(it->line)),
+			          ax_map(&ay, it->line.ts));
+		}
+		if (open)
+			sb_printf(&b, "\"/>\n");
+	}
+	for (size_t i = 0; i < pl->nitems; i++) {
+		const struct tau_item *it = &pl->items[i];
+		double x = ax_map(&ax, tau_tau(it->line));
+		double y = ax_map(&ay, it->line.ts);
+		plot_marker(&b, it->mark, x, y, item_color(it));
+		used[nused++] = (struct box){x - 5, y - 5, x + 5, y + 5};
+		if (it->series == 0 && (unsigned)it->mark < 3)
+			kinds[it->mark] = true;
+	}
+	if (pl->has_point) {
+		plot_x(&b, px, py);
+		used[nused++] = (struct box){px - 8, py - 8, px + 8, py + 8};
+	}
+	sb_printf(&b, "</g>\n");
+	/* labels: every single point, and the last point of each series */
+	for (size_t i = 0; i < pl->nitems; i++) {
+		const struct tau_item *it = &pl->items[i];
+		bool last = true;
+		for (size_t j = i + 1; it->series > 0 && j < pl->nitems; j++)
+			if (pl->items[j].series == it->series)
+				last = false;
+		if (!it->label || (it->series > 0 && !last))
+			continue;
+		plot_label(&b, it->label, ax_map(&ax, tau_tau(it->line)),
+		           ax_map(&ay, it->line.ts), used, &nused);
+	}
+	sb_printf(&b,
+	          "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+	          "fill=\"none\" stroke=\"#444\"/>\n",
+	          PL_LEFT, PL_TOP, PL_RIGHT - PL_LEFT, PL_BOTTOM - PL_TOP);
+	sb_printf(&b,
+	          "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
+	          "font-size=\"13\">\xcf\x84 = T_n / T_s  (1/byte, %s "
+	          "scale)</text>\n"
+	          "<text transform=\"translate(22 %d) rotate(-90)\" "
+	          "text-anchor=\"middle\" font-size=\"13\">T_s  (\xc2\xb5s, %s "
+	          "scale)</text>\n",
+	          (PL_LEFT + PL_RIGHT) / 2, PL_BOTTOM + 46,
+	          ax.log ? "log" : "linear", (PL_TOP + PL_BOTTOM) / 2,
+	          ay.log ? "log" : "linear");
+	plot_legend(&b, pl, kinds);
+	sb_printf(&b, "</svg>\n");
+	free(used);
+	if (b.rc) {
+		free(b.p);
+		snprintf(err, errlen, "%s", ccp_strerror(b.rc));
+		return b.rc;
+	}
+	*svg = b.p;
+	*len = b.n;
+	return 0;
+}

@@ -1,0 +1,180 @@
+/*
+ * test_select.c - algorithm selection: compare's ranking, algorithm:
+ * auto's choice and what it records in the plan, and the crossovers.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "codec.h"
+#include "compile.h"
+#include "select.h"
+
+/* A 16x16 all-port mesh with T3D costs broadcasting from (3, 5). */
+static const char bcast16[] =
+        "machine: {topology: mesh, dims: [16, 16], ports: all, cost: "
+        "{preset: t3d}}\n"
+        "communication: {collective: broadcast, root: [3, 5], bytes: %d}\n"
+        "algorithm: auto\n%s";
+
+static void parse(struct front_input *in, int bytes, const char *extra)
+{
+	char text[512];
+	struct diag d;
+	snprintf(text, sizeof text, bcast16, bytes, extra);
+	int rc = front_parse_string("t.yaml", text, strlen(text), in, &d);
+	if (rc)
+		print_error("%s\n", d.message);
+	assert_int_equal(rc, 0);
+}
+
+/* Every candidate verified; ranked by simulated time, ties by phases. */
+static void test_ranking(void **state)
+{
+	(void)state;
+	struct front_input in;
+	struct select_result sr;
+	parse(&in, 1024, "");
+	assert_int_equal(select_run(&in, true, false, &sr), 0);
+	assert_true(sr.n >= 4);
+	assert_false(sr.by_model);
+	for (size_t i = 0; i < sr.n; i++) {
+		assert_int_equal(sr.rows[i].rc, 0);
+		assert_true(sr.rows[i].report.ok);
+		assert_false(isnan(sr.rows[i].sim_max));
+		assert_false(isnan(sr.rows[i].predicted));
+		if (i > 0)
+			assert_true(sr.rows[i - 1].sim_max <=
+			            sr.rows[i].sim_max);
+	}
+	select_fini(&sr);
+	/* by the model: ordered by predicted time instead */
+	assert_int_equal(select_run(&in, false, true, &sr), 0);
+	assert_true(sr.by_model);
+	for (size_t i = 1; i < sr.n; i++)
+		assert_true(sr.rows[i - 1].predicted <= sr.rows[i].predicted);
+	select_fini(&sr);
+	front_input_fini(&in);
+}
+
+/* auto takes the first of the ranking and records the runner-up, and the
+ * record survives the plan file. */
+static void test_auto_records(void **state)
+{
+	(void)state;
+	struct front_input in;
+	struct select_result sr;
+	struct compiled c;
+	struct diag d;
+	parse(&in, 1024, "");
+	assert_int_equal(select_run(&in, true, false, &sr), 0);
+	memset(&d, 0, sizeof d);
+	assert_int_equal(compile_input(&in, &c, &d), 0);
+	assert_string_equal(c.plan.algorithm, sr.rows[0].g->name);
+	assert_int_equal(c.plan.sel.method, IR_SELECT_SIMULATED);
+	assert_int_equal(c.plan.sel.candidates, sr.n);
+	assert_string_equal(c.plan.sel.runner_up, sr.rows[1].g->name);
+	assert_true(c.plan.sel.time_us == sr.rows[0].sim_max);
+	assert_true(c.plan.sel.runner_up_us == sr.rows[1].sim_max);
+	uint8_t *img;
+	size_t len;
+	char err[256];
+	ir_plan q;
+	assert_int_equal(compile_encode(&c, &img, &len, err, sizeof err), 0);
+	assert_int_equal(ir_plan_decode(img, len, &q, NULL, err, sizeof err),
+	                 0);
+	assert_int_equal(q.sel.method, IR_SELECT_SIMULATED);
+	assert_string_equal(q.sel.runner_up, sr.rows[1].g->name);
+	ir_plan_fini(&q);
+	free(img);
+	compiled_fini(&c);
+	select_fini(&sr);
+	front_input_fini(&in);
+	/* select: model ranks by the model */
+	parse(&in, 1024, "select: model\n");
+	assert_int_equal(compile_input(&in, &c, &d), 0);
+	assert_int_equal(c.plan.sel.method, IR_SELECT_MODEL);
+	assert_true(c.plan.sel.time_us <= c.plan.sel.runner_up_us);
+	compiled_fini(&c);
+	front_input_fini(&in);
+}
+
+/* A crossover is where the model's order of two algorithms flips: just
+ * below it one wins, at it the other. */
+static void test_crossovers(void **state)
+{
+	(void)state;
+	struct front_input in;
+	int64_t at[25];
+	parse(&in, 1024, "");
+	const struct sch_generator *a = sch_find("edn"),
+	                           *b = sch_find("binomial");
+	int n = select_crossovers(&in, a, b, at, 25);
+	assert_true(n >= 1);
+	front_input_fini(&in);
+	for (int i = 0; i < n; i++) {
+		double t[2][2];
+		int64_t size[2] = {at[i] / 2, at[i]};
+		for (int s = 0; s < 2; s++) {
+			struct front_input x;
+			parse(&x, (int)size[s], "");
+			for (int g = 0; g < 2; g++) {
+				ir_plan p;
+				ir_report r;
+				char why[256];
+				enum model_kind k;
+				assert_int_equal(compile_generate(&x, g ? b : a,
+				                                  &p, &r, why,
+				                                  sizeof why),
+				                 0);
+				t[s][g] = select_predict(&p, &r, &k, why,
+				                         sizeof why);
+				ir_plan_fini(&p);
+				ir_report_fini(&r);
+			}
+			front_input_fini(&x);
+		}
+		assert_true((t[0][0] < t[0][1]) != (t[1][0] < t[1][1]));
+	}
+}
+
+/* Without costs there are no times: the ranking falls back to phases. */
+static void test_no_costs(void **state)
+{
+	(void)state;
+	static const char text[] =
+	        "machine: {topology: mesh, dims: [8, 8], ports: all}\n"
+	        "communication: {collective: broadcast, bytes: 64}\n"
+	        "algorithm: auto\n";
+	struct front_input in;
+	struct select_result sr;
+	struct diag d;
+	assert_int_equal(
+	        front_parse_string("t.yaml", text, strlen(text), &in, &d), 0);
+	assert_int_equal(select_run(&in, true, false, &sr), 0);
+	assert_true(sr.by_model);
+	assert_non_null(strstr(sr.model_why, "alpha"));
+	for (size_t i = 1; i < sr.n; i++)
+		assert_true(sr.rows[i - 1].report.phases <=
+		            sr.rows[i].report.phases);
+	select_fini(&sr);
+	front_input_fini(&in);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	        cmocka_unit_test(test_ranking),
+	        cmocka_unit_test(test_auto_records),
+	        cmocka_unit_test(test_crossovers),
+	        cmocka_unit_test(test_no_costs),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
