@@ -81,7 +81,8 @@ extern const struct sch_generator sch_ac, sch_lp, sch_rs_n, sch_rs_nl;
 /* tree scatter and gather (000 eq. 9), direct transpose (mesh_collectives.c) */
 extern const struct sch_generator sch_tree_scatter, sch_tree_gather,
     sch_transpose_direct;
-/* EDN broadcast on square 2D meshes, 001 ch. 3 (edn_mesh.c) */
+/* EDN broadcast on 2D (square and rectangular) and 3D meshes, 001 ch. 3
+ * (edn_mesh.c) */
 extern const struct sch_generator sch_edn;
 /* sld.c */
 extern const struct sch_generator sch_sld;
