@@ -339,10 +339,14 @@ static int cmd_compile(int argc, char **argv)
 			goto out_close;
 		}
 		if (k) {
+			enum model_kind mk;
+			char why[256];
 			struct cache_meta meta = {
 			        .phases = c.report.phases,
 			        .lb_phases = c.report.lb_phases,
-			        .predicted = NAN,
+			        .predicted =
+			                select_predict(&c.plan, &c.report, &mk,
+			                               why, sizeof why),
 			        .canonical = front_canonical(&fin),
 			};
 			snprintf(meta.algorithm, sizeof meta.algorithm, "%s",
