@@ -81,7 +81,7 @@ static void row(const char *alg, int n, bool barriers)
 	}
 	double model = 0;
 	model_predict(&p, NULL, MODEL_UNICAST, &model, NULL, err, sizeof err);
-	struct model_sim_opts so = {barriers};
+	struct model_sim_opts so = {.barriers = barriers};
 	double wall[RUNS], cpu[RUNS];
 	struct model_sim s;
 	memset(&s, 0, sizeof s);

@@ -82,32 +82,46 @@ int model_predict(const ir_plan *p, const ir_report *r, enum model_kind k,
 /* What a simulated run of a plan gives.  Filled by model_simulate; the
  * caller releases it with model_sim_fini. */
 struct model_sim {
-	int32_t nranks;      /* entries of delivered */
-	double *delivered;   /* per rank: when its last receive completed
-	                        (receive overhead included); NaN for a rank
-	                        that receives nothing.  Owned. */
-	double max_us;       /* largest delivery time over receiving ranks
-	                        (001 §3.3.5 "maximum broadcast latency") */
-	double avg_us;       /* mean delivery time over receiving ranks
-	                        (001 §3.3.5 "average broadcast latency") */
-	double total_us;     /* time of the last event: the run's makespan */
-	int32_t receivers;   /* ranks that receive at least one transfer */
-	uint32_t messages;   /* network messages (a multicast group is one) */
-	uint64_t events;     /* events the simulator processed */
-	uint32_t max_share;  /* most messages streaming on one link at once */
-	uint32_t contended;  /* messages that shared a link at some moment */
-	double stall_us;     /* sum over messages of the time their streaming
-	                        took beyond bytes * beta: link contention */
-	double port_wait_us; /* sum over messages of the time spent waiting
-	                        for an injection or ejection port */
+	int32_t nranks;        /* entries of delivered */
+	double *delivered;     /* per rank: when its last receive completed
+	                          (receive overhead included); NaN for a rank
+	                          that receives nothing.  Owned. */
+	double max_us;         /* largest delivery time over receiving ranks
+	                          (001 §3.3.5 "maximum broadcast latency") */
+	double avg_us;         /* mean delivery time over receiving ranks
+	                          (001 §3.3.5 "average broadcast latency") */
+	double total_us;       /* time of the last event: the run's makespan */
+	int32_t receivers;     /* ranks that receive at least one transfer */
+	uint32_t messages;     /* network messages (a multicast group is one) */
+	uint64_t events;       /* events the simulator processed */
+	uint32_t max_share;    /* most messages streaming on one link at once */
+	uint32_t contended;    /* messages that shared a link at some moment */
+	double stall_us;       /* sum over messages of the time their streaming
+	                          took beyond bytes * beta: link contention */
+	double port_wait_us;   /* sum over messages of the time spent waiting
+	                          for an injection or ejection port */
+	double duplex_wait_us; /* sum over messages of the time they held
+	                          every port they need but waited for a
+	                          half-duplex rank (model_sim_opts); 0
+	                          without half_duplex */
 };
 
 /* How to run a plan.  A NULL options pointer means all fields 0. */
 struct model_sim_opts {
-	bool barriers; /* a phase's sends start only once every transfer of
-	                  the phases before it is delivered, as the
-	                  closed-form models assume; false (the default):
-	                  no barriers, the way the runtime runs plans */
+	bool barriers;    /* a phase's sends start only once every transfer
+	                     of the phases before it is delivered, as the
+	                     closed-form models assume; false (the default):
+	                     no barriers, the way the runtime runs plans */
+	bool half_duplex; /* a rank's send and receive of different partners
+	                     are serialised: it never streams a message out
+	                     while it streams one in, except a pairwise
+	                     exchange (it sends to and receives from the same
+	                     rank in the same phase), whose two halves
+	                     overlap.  The node of the iPSC/860 (004 §2.2
+	                     observation 1; preset ipsc860); ir_machine has
+	                     no field for it.  false (the default): every
+	                     rank sends and receives independently, up to its
+	                     ports */
 };
 
 /* Run plan p on its machine (p->machine: topology, routing, ports and

@@ -32,6 +32,22 @@
  * With barriers (model_sim_opts), a phase's sends become ready only when
  * every transfer of the earlier phases is delivered.
  *
+ * With half_duplex (model_sim_opts), a rank does not stream a message out
+ * while it streams one in (004 §2.2 observation 1, the iPSC/860), unless
+ * the two are a pairwise exchange: unicasts of the same phase between
+ * the same two ranks, one each way (matched one to one).  A message that
+ * holds every port it needs streams only if its sender streams no
+ * receive (or only its exchange partner) and none of its destinations
+ * streams a send (or only its partner); otherwise it waits, in arrival
+ * order, at the first rank that stops it, and tries again whenever a
+ * stream of that rank ends (it reserves nothing: a later message that
+ * fits may go first).  It holds its ports while it waits, but nothing a
+ * half-duplex wait is for is held by a message that waits, so the waits
+ * cannot deadlock: each ends with a stream.  A message stopped at a rank
+ * holds one of that rank's injection or ejection ports, so no more
+ * messages wait there than the rank has ports, and a retry costs
+ * O(ports).
+ *
  * Uncontended, a message thus arrives alpha + h*hop + L*beta + gamma
  * after its sender became free and it became ready, which is 001's
  * unicast latency (001 §4.4.2).
@@ -141,19 +157,28 @@ struct msg {
 	uint32_t qnext;  /* next message in the port queue it waits in */
 	uint32_t stamp;  /* last rate refresh that saw it */
 	uint32_t phase;  /* phase of the plan it belongs to */
+	uint32_t mate;   /* half_duplex: the other half of its pairwise
+	                    exchange, or NONE */
 	int hops;        /* header hops (the longest copy) */
 	bool shared;     /* it shared a link with another at some time */
+	bool streaming;  /* it is on its links now */
 	double bytes;    /* bytes on the wire */
 	double rem;      /* bytes still to stream */
 	double tpb;      /* current time per byte (0: not streaming) */
 	double upd;      /* when rem was last brought up to date */
 	double asked;    /* when it asked for an injection port */
+	double held;     /* when it held every port it needs */
 	double started;  /* when it began streaming */
 };
 
+/* Messages waiting, oldest first, linked through msg.qnext. */
+struct queue {
+	uint32_t head, tail;
+};
+
 struct port {
-	uint32_t free;       /* ports not held */
-	uint32_t head, tail; /* messages waiting, oldest first */
+	uint32_t free;  /* ports not held */
+	struct queue q; /* messages waiting for one */
 };
 
 /* What the simulator keeps per rank, together for locality. */
@@ -162,6 +187,8 @@ struct rank {
 	bool cpu;           /* a start-up is in progress */
 	struct port inj;    /* injection ports */
 	struct port ej;     /* ejection ports */
+	uint32_t nout, nin; /* half_duplex: messages streaming out, in */
+	struct queue dq;    /* half_duplex: messages it stops from streaming */
 	double rx_free;     /* when its receive processing is free */
 };
 
@@ -200,6 +227,7 @@ struct sim {
 	/* barriers: sends of phase > gate wait; left[ph] transfers of phase
 	 * ph are not delivered yet; pm0[ph] is its first message */
 	bool barriers;
+	bool half_duplex;
 	uint32_t gate;
 	uint32_t *left, *pm0, *xphase;
 	double last; /* latest event time */
@@ -723,15 +751,79 @@ static int build_ranks(struct sim *s)
 		int k = mc->ports == IR_PORTS_ALL ? ir_degree(mc, (int32_t)r)
 		                                  : mc->ports;
 		uint32_t ports = k > 0 ? (uint32_t)k : 1;
-		s->rank[r].inj = (struct port){ports, NONE, NONE};
-		s->rank[r].ej = (struct port){ports, NONE, NONE};
+		s->rank[r].inj = (struct port){ports, {NONE, NONE}};
+		s->rank[r].ej = (struct port){ports, {NONE, NONE}};
+		s->rank[r].dq = (struct queue){NONE, NONE};
 	}
+	return 0;
+}
+
+/* A unicast message keyed by its phase and its two ranks, lower first. */
+struct mkey {
+	uint32_t phase;
+	int32_t lo, hi;
+	uint32_t msg;
+};
+
+static int cmp_mkey(const void *a, const void *b)
+{
+	const struct mkey *x = a, *y = b;
+	if (x->phase != y->phase)
+		return x->phase < y->phase ? -1 : 1;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->hi != y->hi)
+		return x->hi < y->hi ? -1 : 1;
+	return (x->msg > y->msg) - (x->msg < y->msg);
+}
+
+/* half_duplex: pair every unicast a -> b of a phase with a unicast
+ * b -> a of the same phase, in plan order, one to one (the pairwise
+ * exchanges); a message left over, or a multicast, has no mate. */
+static int build_mates(struct sim *s)
+{
+	for (uint32_t i = 0; i < s->nmsg; i++)
+		s->m[i].mate = NONE;
+	struct mkey *k = malloc((s->nmsg ? s->nmsg : 1) * sizeof *k);
+	if (!k)
+		return CCP_ENOMEM;
+	size_t n = 0;
+	for (uint32_t i = 0; i < s->nmsg; i++) {
+		const struct msg *g = &s->m[i];
+		if (g->nx != 1)
+			continue;
+		int32_t d = s->mdst[g->x0];
+		k[n++] = (struct mkey){g->phase, g->src < d ? g->src : d,
+		                       g->src < d ? d : g->src, i};
+	}
+	qsort(k, n, sizeof *k, cmp_mkey);
+	for (size_t a = 0, b; a < n; a = b) {
+		for (b = a + 1; b < n && k[b].phase == k[a].phase &&
+		                k[b].lo == k[a].lo && k[b].hi == k[a].hi;
+		     b++)
+			;
+		/* u: the next lo -> hi message, v: the next hi -> lo */
+		size_t u = a, v = a;
+		for (;;) {
+			while (u < b && s->m[k[u].msg].src != k[a].lo)
+				u++;
+			while (v < b && s->m[k[v].msg].src != k[a].hi)
+				v++;
+			if (u == b || v == b)
+				break;
+			s->m[k[u].msg].mate = k[v].msg;
+			s->m[k[v].msg].mate = k[u].msg;
+			u++;
+			v++;
+		}
+	}
+	free(k);
 	return 0;
 }
 
 /* ---- running -------------------------------------------------------- */
 
-static void enqueue(struct sim *s, struct port *q, uint32_t i)
+static void enqueue(struct sim *s, struct queue *q, uint32_t i)
 {
 	s->m[i].qnext = NONE;
 	if (q->tail == NONE)
@@ -741,7 +833,7 @@ static void enqueue(struct sim *s, struct port *q, uint32_t i)
 	q->tail = i;
 }
 
-static uint32_t dequeue(struct sim *s, struct port *q)
+static uint32_t dequeue(struct sim *s, struct queue *q)
 {
 	uint32_t i = q->head;
 	if (i != NONE) {
@@ -818,7 +910,10 @@ static int refresh_around(struct sim *s, uint32_t i, double now)
 static int start_stream(struct sim *s, uint32_t i, double now)
 {
 	struct msg *g = &s->m[i];
-	s->out->port_wait_us += fmax(0, now - g->asked - g->hops * s->c->hop);
+	s->out->port_wait_us +=
+	        fmax(0, g->held - g->asked - g->hops * s->c->hop);
+	s->out->duplex_wait_us += now - g->held;
+	g->streaming = true;
 	g->started = now;
 	g->rem = g->bytes;
 	g->tpb = 0;
@@ -834,6 +929,58 @@ static int start_stream(struct sim *s, uint32_t i, double now)
 	return refresh_around(s, i, now);
 }
 
+/* half_duplex: the first rank that stops message i from streaming now,
+ * or -1.  Its sender must stream no receive but i's mate, and each of
+ * its destinations no send but i's mate. */
+static int32_t duplex_stop(const struct sim *s, uint32_t i)
+{
+	const struct msg *g = &s->m[i];
+	bool mate = g->mate != NONE && s->m[g->mate].streaming;
+	const struct rank *r = &s->rank[g->src];
+	if (r->nin && !(r->nin == 1 && mate))
+		return g->src;
+	for (uint32_t k = 0; k < g->nx; k++) {
+		r = &s->rank[s->mdst[g->x0 + k]];
+		if (r->nout && !(r->nout == 1 && mate))
+			return s->mdst[g->x0 + k];
+	}
+	return -1;
+}
+
+/* Message i holds its ports: stream now, unless a half-duplex rank
+ * stops it; then it waits at that rank. */
+static int try_stream(struct sim *s, uint32_t i, double now)
+{
+	struct msg *g = &s->m[i];
+	if (!s->half_duplex)
+		return start_stream(s, i, now);
+	int32_t r = duplex_stop(s, i);
+	if (r >= 0) {
+		enqueue(s, &s->rank[r].dq, i);
+		return 0;
+	}
+	s->rank[g->src].nout++;
+	for (uint32_t k = 0; k < g->nx; k++)
+		s->rank[s->mdst[g->x0 + k]].nin++;
+	return start_stream(s, i, now);
+}
+
+/* half_duplex: a stream of rank r ended; the messages it stopped try
+ * again, oldest first (those still stopped queue again, in order). */
+static int duplex_retry(struct sim *s, int32_t r, double now)
+{
+	int rc;
+	uint32_t i = s->rank[r].dq.head;
+	s->rank[r].dq = (struct queue){NONE, NONE};
+	while (i != NONE) {
+		uint32_t next = s->m[i].qnext;
+		if ((rc = try_stream(s, i, now)) != 0)
+			return rc;
+		i = next;
+	}
+	return 0;
+}
+
 /* Take the ejection ports of message i's destinations in rank order
  * (a fixed order, so waiting messages cannot deadlock), then stream. */
 static int take_ejection(struct sim *s, uint32_t i, double now)
@@ -842,13 +989,14 @@ static int take_ejection(struct sim *s, uint32_t i, double now)
 	while (g->have < g->nx) {
 		struct port *q = &s->rank[s->mdst[g->x0 + g->have]].ej;
 		if (!q->free) {
-			enqueue(s, q, i);
+			enqueue(s, &q->q, i);
 			return 0;
 		}
 		q->free--;
 		g->have++;
 	}
-	return start_stream(s, i, now);
+	g->held = now;
+	return try_stream(s, i, now);
 }
 
 /* The start-up of message i is over: it asks for an injection port, and
@@ -866,7 +1014,7 @@ static int on_startup(struct sim *s, uint32_t i, double now)
 		rc = heap_push(&s->h, now + g->hops * s->c->hop, EV_HEADER, i,
 		               0);
 	} else {
-		enqueue(s, q, i);
+		enqueue(s, &q->q, i);
 	}
 	return rc ? rc : try_send(s, g->src, now);
 }
@@ -902,9 +1050,23 @@ static int on_stream(struct sim *s, uint32_t i, double now)
 	}
 	g->tpb = 0;
 	g->ver++; /* no pending stream event is valid any more */
+	g->streaming = false;
 	if ((rc = refresh_around(s, i, now)) != 0)
 		return rc;
-	uint32_t j = dequeue(s, &s->rank[g->src].inj);
+	/* half_duplex: the messages its ranks stopped go first, before the
+	 * ports it frees bring new ones */
+	if (s->half_duplex) {
+		s->rank[g->src].nout--;
+		for (uint32_t k = 0; k < g->nx; k++)
+			s->rank[s->mdst[g->x0 + k]].nin--;
+		if ((rc = duplex_retry(s, g->src, now)) != 0)
+			return rc;
+		for (uint32_t k = 0; k < g->nx; k++)
+			if ((rc = duplex_retry(s, s->mdst[g->x0 + k], now)) !=
+			    0)
+				return rc;
+	}
+	uint32_t j = dequeue(s, &s->rank[g->src].inj.q);
 	if (j == NONE)
 		s->rank[g->src].inj.free++;
 	else if ((rc = heap_push(&s->h, now + s->m[j].hops * s->c->hop,
@@ -912,7 +1074,7 @@ static int on_stream(struct sim *s, uint32_t i, double now)
 		return rc;
 	for (uint32_t k = 0; k < g->nx; k++) {
 		struct port *q = &s->rank[s->mdst[g->x0 + k]].ej;
-		j = dequeue(s, q);
+		j = dequeue(s, &q->q);
 		if (j == NONE) {
 			q->free++;
 			continue;
@@ -1033,6 +1195,7 @@ int model_simulate(const ir_plan *p, const struct model_sim_opts *o,
 	s.p = p;
 	s.c = c;
 	s.barriers = o && o->barriers;
+	s.half_duplex = o && o->half_duplex;
 	s.n = p->machine.nranks;
 	s.out = out;
 	out->nranks = s.n;
@@ -1047,7 +1210,9 @@ int model_simulate(const ir_plan *p, const struct model_sim_opts *o,
 	if ((rc = build_messages(&s)) != 0 ||
 	    (rc = build_routes(&s, err, errlen)) != 0 ||
 	    (rc = build_deps(&s, err, errlen)) != 0 ||
-	    (rc = build_ranks(&s)) != 0 || (rc = run(&s, err, errlen)) != 0)
+	    (rc = build_ranks(&s)) != 0 ||
+	    (s.half_duplex && (rc = build_mates(&s)) != 0) ||
+	    (rc = run(&s, err, errlen)) != 0)
 		goto out;
 	out->messages = s.nmsg;
 	double sum = 0;

@@ -5,7 +5,10 @@
  * costs 001's alpha + h*hop + L*beta + gamma (001 §4.4.2), a shared link
  * halves two messages' rates, rates follow messages that come and go,
  * one-port nodes serialise what all-port nodes overlap, receive
- * overheads queue, and store-and-forward waits for the blocks.
+ * overheads queue, and store-and-forward waits for the blocks.  With
+ * half_duplex (004 §2.2 observation 1, the iPSC/860) a rank's send and
+ * receive of different partners stream one after the other, and a
+ * pairwise exchange still overlaps.
  *
  * Generated contention-free plans check it against the closed-form
  * unicast model: with phase barriers the two must agree exactly (each
@@ -70,7 +73,17 @@ static void add_own(ir_plan *p, int32_t src, int32_t dst)
 static void simulate(const ir_plan *p, bool barriers, struct model_sim *s)
 {
 	char err[256] = "";
-	struct model_sim_opts o = {barriers};
+	struct model_sim_opts o = {.barriers = barriers};
+	int rc = model_simulate(p, &o, s, err, sizeof err);
+	if (rc)
+		fail_msg("model_simulate: %s", err);
+}
+
+/* The same with half_duplex as given and no barriers. */
+static void simulate_hd(const ir_plan *p, bool half_duplex, struct model_sim *s)
+{
+	char err[256] = "";
+	struct model_sim_opts o = {.half_duplex = half_duplex};
 	int rc = model_simulate(p, &o, s, err, sizeof err);
 	if (rc)
 		fail_msg("model_simulate: %s", err);
@@ -255,6 +268,113 @@ static void test_forward(void **state)
 		EXACT(s.avg_us, (11.6 + 23.2) / 2);
 		model_sim_fini(&s);
 	}
+	ir_plan_fini(&p);
+}
+
+/* A plan on a 1D mesh of 3 (0 - 1 - 2, one-port, round costs) with one
+ * transfer per (phase, src, dst, bytes) row. */
+static void line_plan(ir_plan *p, const int (*e)[4], size_t k)
+{
+	ir_machine m = tu_machine(IR_MESH, 1, 3, 0, 0, 0);
+	round_costs(&m);
+	ir_comm c = comm(IR_ALLTOALL, 0, 1000);
+	ir_plan_init(p, &m, &c, "hand");
+	for (size_t i = 0; i < k; i++) {
+		while ((int)p->nphases <= e[i][0])
+			assert_int_equal(ir_plan_phase(p), 0);
+		add_own(p, e[i][1], e[i][2]);
+		p->transfers[p->ntransfers - 1].bytes = e[i][3];
+	}
+}
+
+/* half_duplex, worked by hand (alpha 1, hop 0.1, beta 0.01, gamma 0.5;
+ * every route one hop; both start-ups end at 1, both headers are in at
+ * 1.1, rank 0's first since its start-up was made first):
+ *
+ *   rank 1 receives 500 bytes from 0 and sends 1000 to 2 in one phase:
+ *   0 -> 1 streams 1.1 .. 6.1 (5 us), delivered 6.6; 1 -> 2 holds its
+ *   ports at 1.1 but rank 1 is receiving from another partner, so it
+ *   streams 6.1 .. 16.1, delivered 16.6 = 1 + 0.1 + 5 + 10 + 0.5: the
+ *   sum of the two.  Without half_duplex it streams at once: 11.6.
+ *
+ *   the pairwise exchange 0 <-> 1 (1000 bytes 0 -> 1, 500 back) in one
+ *   phase: both stream from 1.1, delivered 11.6 and 6.6: the larger of
+ *   the two, as without half_duplex.
+ *
+ *   the same two transfers in two phases are no exchange: 0 -> 1 (its
+ *   header first) streams 1.1 .. 11.1, 1 -> 0 waits for it and streams
+ *   11.1 .. 16.1: delivered 11.6 and 16.6, the sum.
+ *
+ * And on an all-port 3x3 mesh, the centre 4 sends 1000 bytes to 1 and 3
+ * and receives 1000 from 5: its sends may overlap each other (start-ups
+ * end at 1 and 2: streams 1.1 .. 11.1 and 2.1 .. 12.1), the receive
+ * (header in at 1.1) waits for both, which a waiting receive does not
+ * hold back: 12.1 .. 22.1, delivered 22.6. */
+static void test_half_duplex(void **state)
+{
+	(void)state;
+	struct model_sim s;
+	ir_plan p;
+	const int relay[][4] = {{0, 0, 1, 500}, {0, 1, 2, 1000}};
+	line_plan(&p, relay, 2);
+	simulate_hd(&p, true, &s);
+	EXACT(s.delivered[1], 1.1 + 5.0 + 0.5);
+	EXACT(s.delivered[2], 1.1 + 5.0 + 10.0 + 0.5);
+	EXACT(s.max_us, 16.6);
+	EXACT(s.duplex_wait_us, 5.0);
+	EXACT(s.port_wait_us, 0);
+	print_message("  send to 2, receive from 0: %.2f us (sum)\n", s.max_us);
+	model_sim_fini(&s);
+	simulate_hd(&p, false, &s);
+	EXACT(s.delivered[2], 1.1 + 10.0 + 0.5);
+	EXACT(s.duplex_wait_us, 0);
+	model_sim_fini(&s);
+	ir_plan_fini(&p);
+
+	const int pair[][4] = {{0, 0, 1, 1000}, {0, 1, 0, 500}};
+	line_plan(&p, pair, 2);
+	for (int hd = 0; hd < 2; hd++) {
+		simulate_hd(&p, hd, &s);
+		EXACT(s.delivered[1], 1.1 + 10.0 + 0.5);
+		EXACT(s.delivered[0], 1.1 + 5.0 + 0.5);
+		EXACT(s.max_us, 11.6);
+		EXACT(s.duplex_wait_us, 0);
+		if (hd)
+			print_message("  pairwise exchange: %.2f us (max)\n",
+			              s.max_us);
+		model_sim_fini(&s);
+	}
+	ir_plan_fini(&p);
+
+	const int apart[][4] = {{0, 0, 1, 1000}, {1, 1, 0, 500}};
+	line_plan(&p, apart, 2);
+	simulate_hd(&p, true, &s);
+	EXACT(s.delivered[1], 1.1 + 10.0 + 0.5);
+	EXACT(s.delivered[0], 1.1 + 10.0 + 5.0 + 0.5);
+	EXACT(s.duplex_wait_us, 10.0);
+	model_sim_fini(&s);
+	simulate_hd(&p, false, &s);
+	EXACT(s.max_us, 11.6);
+	model_sim_fini(&s);
+	ir_plan_fini(&p);
+
+	ir_machine m = tu_machine(IR_MESH, 0, 3, 3, 0, 0);
+	round_costs(&m);
+	ir_comm c = comm(IR_ALLTOALL, 0, 1000);
+	ir_plan_init(&p, &m, &c, "hand");
+	assert_int_equal(ir_plan_phase(&p), 0);
+	add_own(&p, 4, 1);
+	add_own(&p, 4, 3);
+	add_own(&p, 5, 4);
+	simulate_hd(&p, true, &s);
+	EXACT(s.delivered[1], 11.6);
+	EXACT(s.delivered[3], 12.6);
+	EXACT(s.delivered[4], 22.6);
+	EXACT(s.duplex_wait_us, 12.1 - 1.1);
+	model_sim_fini(&s);
+	simulate_hd(&p, false, &s);
+	EXACT(s.delivered[4], 11.6);
+	model_sim_fini(&s);
 	ir_plan_fini(&p);
 }
 
@@ -585,6 +705,7 @@ int main(void)
 	        cmocka_unit_test(test_ports),
 	        cmocka_unit_test(test_receiver),
 	        cmocka_unit_test(test_forward),
+	        cmocka_unit_test(test_half_duplex),
 	        cmocka_unit_test(test_errors),
 	        cmocka_unit_test(test_against_unicast),
 	        cmocka_unit_test(test_edn_vs_rd),
