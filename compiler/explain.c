@@ -195,3 +195,59 @@ int explain_plan(const struct compiled *c, FILE *out)
 	free(links);
 	return 0;
 }
+
+/* What a buffer is called in the listing. */
+static const char *buf_name(uint8_t b)
+{
+	return b == IR_BUF_SEND   ? "send"
+	       : b == IR_BUF_RECV ? "recv"
+	                          : "scratch";
+}
+
+int explain_rank(const struct compiled *c, int32_t rank, FILE *out)
+{
+	const ir_plan *p = &c->plan;
+	if (rank < 0 || rank >= p->machine.nranks || !c->slices)
+		return CCP_EINVAL;
+	const ir_slice *s = &c->slices[rank];
+	int co[IR_MAX_CUBE_DIM];
+	ir_coords(&p->machine, rank, co);
+	fprintf(out, "rank %d of %d (%s)", (int)rank, (int)p->machine.nranks,
+	        p->algorithm);
+	if (p->machine.topo == IR_MESH || p->machine.topo == IR_TORUS) {
+		fprintf(out, " at (");
+		for (int d = 0; d < p->machine.ndims; d++)
+			fprintf(out, "%s%d", d ? ", " : "", co[d]);
+		fprintf(out, ")");
+	}
+	fprintf(out,
+	        ": buffers send %llu, recv %llu, scratch %llu bytes; %u "
+	        "operations\n\n",
+	        (unsigned long long)s->send_bytes,
+	        (unsigned long long)s->recv_bytes,
+	        (unsigned long long)s->scratch_bytes, s->nops);
+	fprintf(out, "%5s  %-11s %5s %6s %10s  %s\n", "addr", "op", "phase",
+	        "peer", "bytes", "buffers");
+	for (uint32_t i = 0; i < s->nops; i++) {
+		const ir_op *o = &s->ops[i];
+		char peer[16] = "";
+		if (o->peer >= 0)
+			snprintf(peer, sizeof peer, "%d", (int)o->peer);
+		fprintf(out, "%5u  %-11s %5u %6s %10llu", i,
+		        ir_op_name((enum ir_opcode)o->code), o->phase, peer,
+		        (unsigned long long)o->bytes);
+		for (uint32_t v = 0; v < o->niov && o->iov + v < s->niovs;
+		     v++) {
+			const ir_iov *x = &s->iovs[o->iov + v];
+			if (v == 3 && o->niov > 4) {
+				fprintf(out, " ... %u more", o->niov - 3);
+				break;
+			}
+			fprintf(out, "%s%s[%llu+%llu]", v ? " " : "  ",
+			        buf_name(x->buf), (unsigned long long)x->off,
+			        (unsigned long long)x->len);
+		}
+		fputc('\n', out);
+	}
+	return 0;
+}

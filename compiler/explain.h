@@ -10,5 +10,9 @@
 void explain_machine(const ir_machine *m, char *buf, size_t len);
 /* The per-phase table and the summary against the lower bound. */
 int explain_plan(const struct compiled *c, FILE *out);
+/* One rank's operations in order, one addressed line each, as its
+ * runtime executes them (SQLite's EXPLAIN of a program); CCP_EINVAL for
+ * a rank the plan does not have. */
+int explain_rank(const struct compiled *c, int32_t rank, FILE *out);
 
 #endif

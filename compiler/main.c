@@ -89,13 +89,17 @@ static const char *const help_compile =
         "                 ~/.cache/ccplan/plans.db)\n"
         "  --no-cache     neither read nor write the cache\n";
 static const char *const help_explain =
-        "usage: ccplan explain FILE\n"
+        "usage: ccplan explain FILE [--rank R]\n"
         "\n"
         "Print a plan phase by phase: transfers, bytes, the busiest link, "
         "ports\n"
         "used and hops, then the plan against its lower bound.  FILE is a "
         ".ccp\n"
-        "plan, or a .yaml input, compiled in memory.\n";
+        "plan, or a .yaml input, compiled in memory.\n"
+        "  --rank R   list rank R's operations in the order its runtime "
+        "runs them:\n"
+        "             address, op, phase, peer, bytes and the buffer "
+        "pieces\n";
 static const char *const help_verify =
         "usage: ccplan verify FILE.ccp\n"
         "\n"
@@ -411,17 +415,52 @@ static int one_file(int argc, char **argv, const char *help, const char **file)
 static int cmd_explain(int argc, char **argv)
 {
 	const char *file = NULL;
-	int a = one_file(argc, argv, help_explain, &file);
-	if (a)
-		return a > 0 ? EXIT_OK : EXIT_BADINPUT;
+	long rank = -1;
+	for (int k = 1; k < argc; k++) {
+		char *end;
+		if (is_help(argv[k])) {
+			fputs(help_explain, stdout);
+			return EXIT_OK;
+		} else if (strcmp(argv[k], "--rank") == 0 && k + 1 < argc) {
+			rank = strtol(argv[++k], &end, 10);
+			if (*end || end == argv[k] || rank < 0 ||
+			    rank > INT32_MAX) {
+				fprintf(stderr,
+				        "%s explain: --rank '%s': want a rank "
+				        "number\n",
+				        progname, argv[k]);
+				return EXIT_BADINPUT;
+			}
+		} else if (argv[k][0] == '-' || file) {
+			fprintf(stderr,
+			        "%s explain: unexpected argument '%s'\n%s",
+			        progname, argv[k], help_explain);
+			return EXIT_BADINPUT;
+		} else {
+			file = argv[k];
+		}
+	}
+	if (!file) {
+		fputs(help_explain, stderr);
+		return EXIT_BADINPUT;
+	}
 	struct compiled c;
 	int rc = load_any(file, &c);
 	if (rc)
 		return exit_status(rc);
-	printf("plan        %s\n", file);
-	rc = explain_plan(&c, stdout);
+	if (rank >= 0) {
+		rc = explain_rank(&c, (int32_t)rank, stdout);
+		if (rc)
+			fprintf(stderr,
+			        "%s explain: the plan has ranks 0..%d, not "
+			        "%ld\n",
+			        progname, (int)c.plan.machine.nranks - 1, rank);
+	} else {
+		printf("plan        %s\n", file);
+		rc = explain_plan(&c, stdout);
+	}
 	compiled_fini(&c);
-	return exit_status(rc);
+	return rc == CCP_EINVAL ? EXIT_BADINPUT : exit_status(rc);
 }
 
 static int cmd_verify(int argc, char **argv)

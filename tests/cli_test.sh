@@ -158,5 +158,12 @@ second=$(awk '$1 == "2" { print $2 }' "$tmp/cmp")
 "$ccplan" simulate "$here/../examples/mesh32-edn.yaml" >/dev/null 2>"$tmp/err"
 [ $? = 2 ] && grep -q 'alpha' "$tmp/err" && ok || bad "simulate without costs: $(cat "$tmp/err")"
 
+# explain --rank lists one rank's operations
+"$ccplan" explain "$here/../examples/mesh16-broadcast.yaml" --rank 136 >"$tmp/r" &&
+	grep -q '^rank 136 of 256 (binomial) at (8, 8)' "$tmp/r" && grep -q '^    2  SEND            0    128' "$tmp/r" && ok ||
+	bad "explain --rank: $(head -5 "$tmp/r")"
+"$ccplan" explain "$here/../examples/mesh16-broadcast.yaml" --rank 256 >/dev/null 2>&1
+[ $? = 2 ] && ok || bad "explain --rank out of range"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
