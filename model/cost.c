@@ -23,6 +23,11 @@
  *                measured on the plan (not 003's per-algorithm formulas).
  *   permutation  004 §2.1 assumption 1: tau + M*phi, M the phase's
  *                largest message.
+ *
+ * Beside them, 000's closed forms (eqs. 5-14) of its own HPAM algorithms
+ * for a given sub-mesh partition, without a plan: the HPAM generators
+ * search their partition with them, and they take eq. 3's Gamma and
+ * Omega from the same functions as the per-transfer hpam model.
  */
 #include <math.h>
 #include <stdio.h>
@@ -291,6 +296,45 @@ static int need(double v, const char *model, const char *field,
 	return 0;
 }
 
+/* The fields of 000 eq. 3 for the levels marked in used (0 = level 1):
+ * c_send, c_recv and copy of each, and lambda.  Shared by the
+ * per-transfer model and the closed forms. */
+static int need_hpam(const ir_cost *c, const bool used[2], char *err,
+                     size_t len)
+{
+	static const char *const field[2][3] = {
+	        {"c_send[0] (level 1)", "c_recv[0] (level 1)",
+	         "copy[0] (level 1)"},
+	        {"c_send[1] (level 2)", "c_recv[1] (level 2)",
+	         "copy[1] (level 2)"}};
+	static const char *const what[3] = {"C_send, 000 eq. 3",
+	                                    "C_recv, 000 eq. 3",
+	                                    "lambda'/W, 000 eq. 3"};
+	int rc;
+	for (int l = 0; l < 2; l++) {
+		const double v[3] = {c->c_send[l], c->c_recv[l], c->copy[l]};
+		for (int i = 0; i < 3 && used[l]; i++)
+			if ((rc = need(v[i], "hpam", field[l][i], what[i], err,
+			               len)))
+				return rc;
+	}
+	return need(c->lambda, "hpam", "lambda", "Lambda = lambda/W, 000 eq. 3",
+	            err, len);
+}
+
+/* 000 eq. 3: Gamma_lk = C_send^l + C_recv^k and Omega_lk = lambda'_l/W_l +
+ * lambda/W + lambda'_k/W_k for a message from level l to level k (0 =
+ * level 1).  The one place both HPAM evaluations take them from. */
+static double hpam_gamma(const ir_cost *c, int l, int k)
+{
+	return c->c_send[l] + c->c_recv[k];
+}
+
+static double hpam_omega(const ir_cost *c, int l, int k)
+{
+	return c->copy[l] + c->lambda + c->copy[k];
+}
+
 /* Level (0 or 1) of a rank: HPAM level, 0 on every other machine. */
 static int level_of(const ir_machine *m, int32_t r)
 {
@@ -332,27 +376,7 @@ static int check_params(const ir_plan *p, enum model_kind k, char *err,
 				              p->transfers[t].dst)] = true;
 			}
 		}
-		static const char *const lv[2] = {"[0] (level 1)",
-		                                  "[1] (level 2)"};
-		char f[40];
-		for (int l = 0; l < 2; l++) {
-			if (!used[l])
-				continue;
-			snprintf(f, sizeof f, "c_send%s", lv[l]);
-			if ((rc = need(c->c_send[l], "hpam", f,
-			               "C_send, 000 eq. 3", err, len)))
-				return rc;
-			snprintf(f, sizeof f, "c_recv%s", lv[l]);
-			if ((rc = need(c->c_recv[l], "hpam", f,
-			               "C_recv, 000 eq. 3", err, len)))
-				return rc;
-			snprintf(f, sizeof f, "copy%s", lv[l]);
-			if ((rc = need(c->copy[l], "hpam", f,
-			               "lambda'/W, 000 eq. 3", err, len)))
-				return rc;
-		}
-		return need(c->lambda, "hpam", "lambda",
-		            "Lambda = lambda/W, 000 eq. 3", err, len);
+		return need_hpam(c, used, err, len);
 	}
 	case MODEL_CONTENTION:
 		if ((rc = need(c->alpha, "contention", "alpha",
@@ -602,8 +626,8 @@ static double phase_hpam(struct scan *s, uint32_t ph)
 		const ir_transfer *x = &xs[t];
 		int l = level_of(m, x->src), k = level_of(m, x->dst);
 		double S = (double)x->bytes;
-		double gam = c->c_send[l] + c->c_recv[k];
-		double om = c->copy[l] + c->lambda + c->copy[k];
+		double gam = hpam_gamma(c, l, k);
+		double om = hpam_omega(c, l, k);
 		double cont = (double)(s->load[t] > 1 ? s->load[t] - 1 : 0) *
 		              c->lambda * S;
 		double tc = gam + om * S + c->lambda * s->hops[t] + cont;
@@ -723,4 +747,197 @@ int model_predict(const ir_plan *p, const ir_report *r, enum model_kind k,
 out:
 	scan_fini(&s);
 	return rc;
+}
+
+/* ---- 000's closed forms --------------------------------------------- */
+
+/* An HPAM machine as 000 writes it, and the root's row in level 1. */
+struct hpam_shape {
+	int r1, c1, r2, c2; /* level l is r_l rows x c_l columns */
+	int f;              /* c2 / c1 (000 eq. 1) */
+	int y;              /* root row in level 1 */
+};
+
+/* ceil(lg v); 000's lg of a power of two. */
+static int lg(int v)
+{
+	int k = 0;
+	while ((1 << k) < v)
+		k++;
+	return k;
+}
+
+/* lg a (lg a + 1) and lg a (lg a - 1): 000's lg+ and lg- */
+static double lgp(int v)
+{
+	return (double)lg(v) * (lg(v) + 1);
+}
+
+static double lgm(int v)
+{
+	return (double)lg(v) * (lg(v) - 1);
+}
+
+/* Whether 000 writes an equation for c on m with initial sub-meshes
+ * p2 x q2: a two-level machine, broadcast, scatter or gather, the root in
+ * level 1, sub-meshes tiling level 2, and the partition the algorithm's
+ * equation is written for.  0 and *s filled, or CCP_ENOTAPPLY with the
+ * reason in err. */
+static int hpam_domain(const ir_machine *m, const ir_comm *c, bool multicast,
+                       int p2, int q2, struct hpam_shape *s, char *err,
+                       size_t len)
+{
+	if (m->topo != IR_HPAM) {
+		snprintf(err, len,
+		         "000's closed forms are for a two-level HPAM "
+		         "machine; this is a %s",
+		         ir_topo_name(m->topo));
+		return CCP_ENOTAPPLY;
+	}
+	if (c->coll != IR_BCAST && c->coll != IR_SCATTER &&
+	    c->coll != IR_GATHER) {
+		snprintf(err, len,
+		         "000's closed forms are for broadcast, scatter and "
+		         "gather; this is a %s",
+		         ir_coll_name(c->coll));
+		return CCP_ENOTAPPLY;
+	}
+	s->r1 = m->levels[0][0];
+	s->c1 = m->levels[0][1];
+	s->r2 = m->levels[1][0];
+	s->c2 = m->levels[1][1];
+	int n1 = s->r1 * s->c1;
+	if (s->r1 < 1 || s->c1 < 1 || s->r2 < 1 || s->c2 < s->c1) {
+		snprintf(err, len,
+		         "HPAM levels %dx%d over %dx%d: not a machine", s->r1,
+		         s->c1, s->r2, s->c2);
+		return CCP_ENOTAPPLY;
+	}
+	s->f = s->c2 / s->c1;
+	if (c->root < 0 || c->root >= n1) {
+		snprintf(err, len,
+		         "000's closed forms have the root in level 1 (ranks "
+		         "0..%d); root %d is not",
+		         n1 - 1, (int)c->root);
+		return CCP_ENOTAPPLY;
+	}
+	s->y = c->root / s->c1;
+	if (p2 < 1 || q2 < 1 || s->r2 % p2 || s->c2 % q2) {
+		snprintf(err, len,
+		         "%dx%d sub-meshes do not tile the %dx%d second level",
+		         p2, q2, s->r2, s->c2);
+		return CCP_ENOTAPPLY;
+	}
+	if (multicast && q2 != 1) {
+		snprintf(err, len,
+		         "000 eqs. 6, 8, 11, 14 (multicast) are written for "
+		         "p2 x 1 sub-meshes; q2 is %d",
+		         q2);
+		return CCP_ENOTAPPLY;
+	}
+	if (!multicast && c->coll == IR_BCAST && s->c1 >= 2 &&
+	    (p2 != s->r2 || q2 != s->c2 / 2)) {
+		snprintf(err, len,
+		         "000 eq. 7 (hybrid broadcast, c1 >= 2) is written "
+		         "for the r2 x c2/2 partition, %dx%d; %dx%d is not it",
+		         s->r2, s->c2 / 2, p2, q2);
+		return CCP_ENOTAPPLY;
+	}
+	if (!multicast && c->coll != IR_BCAST && q2 > s->f) {
+		snprintf(err, len,
+		         "000 eqs. 10, 12 (hybrid scatter) are written for "
+		         "q2 <= f = c2/c1 = %d (case a; eq. 13 is not "
+		         "modelled); q2 is %d",
+		         s->f, q2);
+		return CCP_ENOTAPPLY;
+	}
+	return 0;
+}
+
+/* The time of the hybrid or multicast algorithm for collective coll
+ * (gather priced as scatter, 000 §5) with partition p2 x q2 and message
+ * (broadcast) or block (scatter) size S, by the equations of 000 §3-5.
+ * The level-1 hop term uses the root's row y (000 below eq. 7:
+ * Lambda*(r1 - x) for a source in row x; the worst case is row 0). */
+static double hpam_closed(const struct hpam_shape *s, const ir_cost *c,
+                          enum ir_coll coll, bool multicast, double S, int p2,
+                          int q2)
+{
+	double gam[2][2], om[2][2];
+	for (int l = 0; l < 2; l++)
+		for (int k = 0; k < 2; k++) {
+			gam[l][k] = hpam_gamma(c, l, k); /* 000 eq. 3 */
+			om[l][k] = hpam_omega(c, l, k);
+		}
+	double L = c->lambda;
+	double A11 = gam[0][0] + om[0][0] * S; /* A_lk^S, 000 §3 */
+	double A12 = gam[0][1] + om[0][1] * S;
+	double A22 = gam[1][1] + om[1][1] * S;
+	double down = (double)(s->r1 - s->y); /* hops to level-2 row 0 */
+	double bands = (double)s->r2 / p2;
+	double avg = down + (double)(s->r2 - p2) / 2; /* mean hops to a root */
+	bool one = s->r1 * s->c1 == 1;
+	/* B_lk^S(a, b) = a*Gamma_lk + b*S*Omega_lk (000 §4) */
+#define B(l, k, a, b) ((a)*gam[l][k] + (b)*S * om[l][k])
+	if (coll == IR_BCAST && !multicast && s->c1 >= 2) {
+		/* 000 eq. 7 (fixed partition r2 x c2/2) */
+		double t1 = (lg(s->r1) + lg(s->c1) - 1) * A11 +
+		            L / 2 * (lgp(s->r1) + lgm(s->c1));
+		double t2 = (lg(s->r2) + lg(s->c2) - 1) * A22 +
+		            L / 2 * (lgp(s->r2) + lgm(s->c2));
+		return A11 + L * s->c1 / 2 + A12 + L * down + fmax(t1, t2);
+	}
+	if (coll == IR_BCAST && !multicast) {
+		/* 000 eq. 5, with the level-1 column tree beside level 2's */
+		double t1 = lg(s->r1) * A11 + L / 2 * lgp(s->r1);
+		double t2 =
+		        (lg(p2) + lg(q2)) * A22 + L / 2 * (lgp(p2) + lgp(q2));
+		return bands * ((double)s->c2 / q2) * (A12 + L * avg) +
+		       fmax(t1, t2);
+	}
+	if (coll == IR_BCAST) {
+		/* 000 eq. 8 for any p2 (eq. 6 when level 1 is one node) */
+		double t0 = lg(s->c1) * (A11 + L / 2 * (lg(s->c1) + 1));
+		double t1 = lg(s->r1) * A11 + L / 2 * lgp(s->r1);
+		double t2 = lg(p2) * A22 + L / 2 * lgp(p2);
+		return t0 + bands * (A12 + L * avg) + fmax(t1, t2);
+	}
+	/* scatter and gather (000 §5: gather is the reverse) */
+	double t0 = 0, t1 = B(0, 0, lg(s->r1), s->r1 - 1) + L / 2 * lgp(s->r1);
+	if (!one) /* partial scatter in the root's row, 000 eqs. 12, 14 */
+		t0 = B(0, 0, lg(s->c1),
+		       ((double)s->r2 * s->f + s->r1) * (s->c1 - 1)) +
+		     L / 2 * lgp(s->c1);
+	if (!multicast) { /* 000 eqs. 10, 12 (case a, q2 <= f) */
+		double t2 = B(1, 1, lg(p2) + lg(q2), p2 * q2 - 1) +
+		            L / 2 * (lgp(p2) + lgp(q2));
+		return t0 +
+		       ((double)s->f / q2) * bands *
+		               (B(0, 1, 1, p2 * q2) + L * avg) +
+		       fmax(t1, t2);
+	}
+	/* 000 eqs. 11, 14; eq. 11 prints the hop term as Lambda alone */
+	double t2 = B(1, 1, lg(p2), p2 - 1) + L / 2 * lgp(p2);
+	return t0 +
+	       bands * (B(0, 1, 1, (double)p2 * s->f) + (one ? L : L * avg)) +
+	       fmax(t1, t2);
+#undef B
+}
+
+int model_hpam_closed(const ir_machine *m, const ir_comm *c, bool multicast,
+                      int p2, int q2, double *us, char *err, size_t errlen)
+{
+	static const bool both[2] = {true, true};
+	struct hpam_shape s;
+	int rc;
+	*us = NAN;
+	if (errlen)
+		err[0] = '\0';
+	if ((rc = hpam_domain(m, c, multicast, p2, q2, &s, err, errlen)) ||
+	    (rc = need_hpam(&m->cost, both, err, errlen)))
+		return rc;
+	enum ir_coll coll = c->coll == IR_GATHER ? IR_SCATTER : c->coll;
+	*us = hpam_closed(&s, &m->cost, coll, multicast, (double)c->bytes, p2,
+	                  q2);
+	return 0;
 }

@@ -1,8 +1,9 @@
 /*
  * model.h - what a plan costs: the papers' closed-form cost models over a
- * plan's phases (cost.c), the named machines of the papers with their
- * measured parameters (cost.c), and an event-driven simulation of a plan
- * on a wormhole-routed network (sim.c).
+ * plan's phases (cost.c), 000's closed forms of its HPAM algorithms per
+ * sub-mesh partition (cost.c), the named machines of the papers with
+ * their measured parameters (cost.c), and an event-driven simulation of a
+ * plan on a wormhole-routed network (sim.c).
  *
  * Every time is in microseconds, every per-byte cost in microseconds per
  * byte, as in ir_cost.  A cost field that nobody set is NaN; a model that
@@ -76,6 +77,25 @@ int model_kind_find(const char *name, enum model_kind *k);
  * malformed), or CCP_ENOMEM.  p and r are borrowed. */
 int model_predict(const ir_plan *p, const ir_report *r, enum model_kind k,
                   double *us, double *phase_us, char *err, size_t errlen);
+
+/* The time, in microseconds, that 000's closed forms give for its own
+ * HPAM algorithms on machine m: the broadcast (eqs. 5-8), scatter (eqs.
+ * 10-14) or gather (priced as the scatter, 000 §5) of c, with level 2 cut
+ * into initial sub-meshes of p2 rows x q2 columns; hybrid (eqs. 5, 7, 10,
+ * 12) or, with multicast, the inter-level replication (eqs. 6, 8, 11,
+ * 14).  S is c->bytes: the message, or the block of each rank.  No plan is
+ * built: this is what the hpam_* generators search their partition with;
+ * model_predict(MODEL_HPAM) prices the plan they then emit (the two agree
+ * within 0.25%, docs/cost-models.md).  Returns 0; CCP_ENOTAPPLY with the
+ * reason in err when 000 writes no equation for it (not HPAM, another
+ * collective, the root outside level 1, sub-meshes that do not tile level
+ * 2, or a partition outside the algorithm's: q2 = 1 for multicast, r2 x
+ * c2/2 for eq. 7, q2 <= c2/c1 for eqs. 10, 12); CCP_EINVAL with the field
+ * in err when a cost it reads (c_send, c_recv, copy of both levels,
+ * lambda) is unset or negative.  *us is NaN on failure.  m and c are
+ * borrowed; err may be NULL with errlen 0. */
+int model_hpam_closed(const ir_machine *m, const ir_comm *c, bool multicast,
+                      int p2, int q2, double *us, char *err, size_t errlen);
 
 /* ---- simulation (sim.c) --------------------------------------------- */
 

@@ -6,8 +6,9 @@
  * Level 2 is cut into p2 x q2 initial sub-meshes (p2 rows, q2 columns);
  * the roots (i*p2, j*q2)_2 are reached over the inter-level links, then a
  * binary tree runs inside every sub-mesh.  The partition is chosen by
- * evaluating the paper's latency model (000 eq. 3, Table 1) over every
- * power-of-two p2, q2 (hpam_model); the plan is built for the cheapest.
+ * pricing every power-of-two p2, q2 with the paper's closed forms (000
+ * eqs. 3-14, model_hpam_closed in model/); the plan is built for the
+ * cheapest.
  *
  *   hybrid broadcast     one level-1 column: brute-force sends from the
  *                        root to every sub-mesh root, then the trees
@@ -36,9 +37,10 @@
 #include <string.h>
 
 #include "hpam.h"
+#include "model.h"
 #include "sched.h"
 
-/* ---- shape and cost --------------------------------------------------- */
+/* ---- shape and partition ---------------------------------------------- */
 
 /* The machine as the paper writes it, plus the root's level-1 place. */
 struct shape {
@@ -47,16 +49,9 @@ struct shape {
 	int x, y;           /* root column and row in level 1 */
 };
 
-/* The eq. 3 parameters: Gamma_lk, Omega_lk, Lambda (index 0 = level 1). */
-struct hcost {
-	double gam[2][2]; /* C_send^l + C_recv^k */
-	double om[2][2];  /* copy_l + lambda + copy_k */
-	double lam;       /* Lambda, per hop */
-};
-
-/* Table 1 of 000 with Q = 2: the preset used for every cost field the
- * machine leaves unset (NaN). */
-#define HPAM_DEFAULT_Q 2.0
+/* The preset whose 000 Table 1 costs (Q = 2) stand in for every HPAM
+ * cost field the machine leaves unset. */
+#define HPAM_DEFAULT_PRESET "hpam-q2"
 
 static void shape_of(const ir_machine *m, int32_t root, struct shape *s)
 {
@@ -69,27 +64,6 @@ static void shape_of(const ir_machine *m, int32_t root, struct shape *s)
 	s->y = root / s->c1;
 }
 
-/* The eq. 3 terms from the machine's costs, each unset field taken from
- * Table 1 with Q = HPAM_DEFAULT_Q (000 Table 1: C^1 = 2 us, C^2 = 2Q us,
- * copy 0.01 and 0.01Q us/byte, Lambda 0.01 us/byte). */
-static void hcost_of(const ir_cost *c, struct hcost *h)
-{
-	double q = HPAM_DEFAULT_Q;
-	double def_c[2] = {2.0, 2.0 * q}, def_cp[2] = {0.01, 0.01 * q};
-	double cs[2], cr[2], cp[2];
-	for (int l = 0; l < 2; l++) {
-		cs[l] = isnan(c->c_send[l]) ? def_c[l] : c->c_send[l];
-		cr[l] = isnan(c->c_recv[l]) ? def_c[l] : c->c_recv[l];
-		cp[l] = isnan(c->copy[l]) ? def_cp[l] : c->copy[l];
-	}
-	h->lam = isnan(c->lambda) ? 0.01 : c->lambda;
-	for (int l = 0; l < 2; l++)
-		for (int k = 0; k < 2; k++) {
-			h->gam[l][k] = cs[l] + cr[k];         /* 000 eq. 3 */
-			h->om[l][k] = cp[l] + h->lam + cp[k]; /* 000 eq. 3 */
-		}
-}
-
 static int lg(int v)
 {
 	int k = 0;
@@ -98,156 +72,40 @@ static int lg(int v)
 	return k;
 }
 
-/* lg a (lg a + 1) and lg a (lg a - 1): the paper's lg+ and lg- */
-static double lgp(int v)
-{
-	return (double)lg(v) * (lg(v) + 1);
-}
-static double lgm(int v)
-{
-	return (double)lg(v) * (lg(v) - 1);
-}
-
-/* ---- the paper's cost model ------------------------------------------ */
-
-/* The time, in microseconds, of algorithm (multicast or hybrid) for
- * collective coll with partition p2 x q2 and message (bcast) or block
- * (scatter, gather) size S, by the equations of 000 section 3-5.  The
- * level-1 hop term uses the root's row y (000 below eq. 7: Lambda*(r1-x)
- * for a source in row x; the worst case is row 0). */
-static double hpam_model(const struct shape *s, const struct hcost *h,
-                         enum ir_coll coll, bool multicast, double S, int p2,
-                         int q2)
-{
-	double L = h->lam;
-	double A11 = h->gam[0][0] + h->om[0][0] * S; /* A_lk^S, 000 sec. 3 */
-	double A12 = h->gam[0][1] + h->om[0][1] * S;
-	double A22 = h->gam[1][1] + h->om[1][1] * S;
-	double down = (double)(s->r1 - s->y); /* hops to level-2 row 0 */
-	double bands = (double)s->r2 / p2;
-	double avg = down + (double)(s->r2 - p2) / 2; /* mean hops to a root */
-	bool one = s->r1 * s->c1 == 1;
-	/* B_lk^S(a, b) = a*Gamma_lk + b*S*Omega_lk (000 sec. 4) */
-#define B(l, k, a, b) ((a)*h->gam[l][k] + (b)*S * h->om[l][k])
-	if (coll == IR_BCAST && !multicast && s->c1 >= 2) {
-		/* 000 eq. 7 (fixed partition r2 x c2/2) */
-		double t1 = (lg(s->r1) + lg(s->c1) - 1) * A11 +
-		            L / 2 * (lgp(s->r1) + lgm(s->c1));
-		double t2 = (lg(s->r2) + lg(s->c2) - 1) * A22 +
-		            L / 2 * (lgp(s->r2) + lgm(s->c2));
-		return A11 + L * s->c1 / 2 + A12 + L * down + fmax(t1, t2);
-	}
-	if (coll == IR_BCAST && !multicast) {
-		/* 000 eq. 5, with the level-1 column tree beside level 2's */
-		double t1 = lg(s->r1) * A11 + L / 2 * lgp(s->r1);
-		double t2 =
-		        (lg(p2) + lg(q2)) * A22 + L / 2 * (lgp(p2) + lgp(q2));
-		return bands * ((double)s->c2 / q2) * (A12 + L * avg) +
-		       fmax(t1, t2);
-	}
-	if (coll == IR_BCAST) {
-		/* 000 eq. 8 for any p2 (eq. 6 when level 1 is one node) */
-		double t0 = lg(s->c1) * (A11 + L / 2 * (lg(s->c1) + 1));
-		double t1 = lg(s->r1) * A11 + L / 2 * lgp(s->r1);
-		double t2 = lg(p2) * A22 + L / 2 * lgp(p2);
-		return t0 + bands * (A12 + L * avg) + fmax(t1, t2);
-	}
-	/* scatter and gather (000 section 5: gather is the reverse) */
-	double t0 = 0, t1 = B(0, 0, lg(s->r1), s->r1 - 1) + L / 2 * lgp(s->r1);
-	if (!one) /* partial scatter in the root's row, 000 eqs. 12, 14 */
-		t0 = B(0, 0, lg(s->c1),
-		       ((double)s->r2 * s->f + s->r1) * (s->c1 - 1)) +
-		     L / 2 * lgp(s->c1);
-	if (!multicast) { /* 000 eqs. 10, 12 (case a, q2 <= f) */
-		double t2 = B(1, 1, lg(p2) + lg(q2), p2 * q2 - 1) +
-		            L / 2 * (lgp(p2) + lgp(q2));
-		return t0 +
-		       ((double)s->f / q2) * bands *
-		               (B(0, 1, 1, p2 * q2) + L * avg) +
-		       fmax(t1, t2);
-	}
-	/* 000 eqs. 11, 14; eq. 11 prints the hop term as Lambda alone */
-	double t2 = B(1, 1, lg(p2), p2 - 1) + L / 2 * lgp(p2);
-	return t0 +
-	       bands * (B(0, 1, 1, (double)p2 * s->f) + (one ? L : L * avg)) +
-	       fmax(t1, t2);
-#undef B
-}
-
-/* Whether p2 x q2 is a partition the algorithm can build: powers of two
- * (or the whole extent) dividing the level-2 mesh; multicast needs
- * q2 = 1, the hybrid scatter q2 <= f (000 sec. 4.2 case a), the hybrid
- * broadcast with c1 >= 2 the two halves r2 x c2/2 of eq. 7. */
-static bool partition_ok(const struct shape *s, enum ir_coll coll,
-                         bool multicast, int p2, int q2)
-{
-	if (s->r2 % p2 || s->c2 % q2)
-		return false;
-	if (multicast)
-		return q2 == 1;
-	if (coll == IR_BCAST && s->c1 >= 2)
-		return p2 == s->r2 && q2 == s->c2 / 2;
-	if (coll != IR_BCAST)
-		return q2 <= s->f;
-	return true;
-}
-
-/* The cheapest partition by hpam_model over every candidate p2 (powers of
- * two and r2) and q2 (powers of two); ties go to the first found, taller
- * sub-meshes first. */
-static void search(const struct shape *s, const struct hcost *h,
-                   enum ir_coll coll, bool multicast, double S, int *bp,
-                   int *bq, double *bt)
-{
-	*bt = INFINITY;
-	*bp = *bq = 1;
-	for (int p = s->r2; p >= 1;
-	     p = (p & (p - 1)) ? 1 << (lg(p) - 1) : p / 2)
-		for (int q = s->c2; q >= 1; q /= 2) {
-			if (!partition_ok(s, coll, multicast, p, q))
-				continue;
-			double t = hpam_model(s, h, coll, multicast, S, p, q);
-			if (t < *bt) {
-				*bt = t;
-				*bp = p;
-				*bq = q;
-			}
-		}
-}
-
-/* The partition the generator will use, and its modelled time (us);
- * CCP_ENOTAPPLY when the generator does not apply.  Exported for tests
- * and for explain. */
+/* The cheapest partition by 000's closed forms (model_hpam_closed) over
+ * every p2 that is a power of two or r2 and every power-of-two q2.  The
+ * model refuses what its equations are not written for: another machine
+ * or collective, a root outside level 1, and the partitions this file
+ * does not build.  Ties go to the first found, taller sub-meshes first.
+ * Unset HPAM costs come from preset hpam-q2.  Exported for tests. */
 int sch_hpam_partition(const ir_machine *m, const ir_comm *c, bool multicast,
                        int *p2, int *q2, double *t_us)
 {
-	if (m->topo != IR_HPAM || c->root < 0 ||
-	    c->root >= m->levels[0][0] * m->levels[0][1])
-		return CCP_ENOTAPPLY;
-	struct shape s;
-	struct hcost h;
-	shape_of(m, c->root, &s);
-	hcost_of(&m->cost, &h);
-	enum ir_coll coll = c->coll == IR_GATHER ? IR_SCATTER : c->coll;
-	search(&s, &h, coll, multicast, (double)c->bytes, p2, q2, t_us);
-	return 0;
-}
-
-/* The model's time for a given partition, NAN if the algorithm cannot
- * build it (tests compare partitions with it). */
-double sch_hpam_model(const ir_machine *m, const ir_comm *c, bool multicast,
-                      int p2, int q2)
-{
-	if (m->topo != IR_HPAM || p2 < 1 || q2 < 1)
-		return NAN;
-	struct shape s;
-	struct hcost h;
-	shape_of(m, c->root, &s);
-	hcost_of(&m->cost, &h);
-	enum ir_coll coll = c->coll == IR_GATHER ? IR_SCATTER : c->coll;
-	if (!partition_ok(&s, coll, multicast, p2, q2))
-		return NAN;
-	return hpam_model(&s, &h, coll, multicast, (double)c->bytes, p2, q2);
+	*t_us = INFINITY;
+	*p2 = *q2 = 1;
+	ir_machine full = *m; /* m, its unset HPAM costs filled */
+	int rc = model_preset_apply(&full.cost, HPAM_DEFAULT_PRESET);
+	if (rc)
+		return rc;
+	rc = CCP_ENOTAPPLY; /* until some partition is priced */
+	int r2 = m->levels[1][0], c2 = m->levels[1][1];
+	for (int p = r2; p >= 1; p = (p & (p - 1)) ? 1 << (lg(p) - 1) : p / 2)
+		for (int q = c2; q >= 1; q /= 2) {
+			double t;
+			int r = model_hpam_closed(&full, c, multicast, p, q, &t,
+			                          NULL, 0);
+			if (r == CCP_ENOTAPPLY)
+				continue;
+			if (r)
+				return r;
+			rc = 0;
+			if (t < *t_us) {
+				*t_us = t;
+				*p2 = p;
+				*q2 = q;
+			}
+		}
+	return rc;
 }
 
 /* ---- edges -------------------------------------------------------------- */

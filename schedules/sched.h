@@ -95,7 +95,8 @@ extern const struct sch_generator sch_rd, sch_dimensional,
     sch_scatter_collect, sch_fibonacci;
 /* EDN broadcast on 2D and 3D tori, {YT}/{YTF}, 001 ch. 4 (torus_yt.c) */
 extern const struct sch_generator sch_edn_torus;
-/* HPAM broadcast, scatter and gather, 000 (hpam.c; model in hpam.h) */
+/* HPAM broadcast, scatter and gather, 000 (hpam.c; partition search in
+ * hpam.h, its cost model in model/) */
 extern const struct sch_generator sch_hpam_hybrid, sch_hpam_multicast;
 /* hypercube broadcasts, 002 (hypercube.c) */
 extern const struct sch_generator sch_sbt, sch_hokao, sch_reptree;

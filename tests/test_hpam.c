@@ -4,9 +4,10 @@
  *
  * Every plan must pass the verifier with no contention allowed, on many
  * two-level shapes and every level-1 root.  The paper's findings are
- * reproduced from the search over the eq. 3 model (000 Table 1 costs):
- * the optimal partitions, the multicast gains, and the phase structure
- * the equations assume.  Sizes are written rows x columns, as the paper.
+ * reproduced from the search over model/'s closed forms of 000 eqs. 3-14
+ * (model_hpam_closed, 000 Table 1 costs): the optimal partitions, the
+ * multicast gains, and the phase structure the equations assume.  Sizes
+ * are written rows x columns, as the paper.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -19,10 +20,10 @@
 
 #include <cmocka.h>
 
-#include "ir.h"
 #include "hpam.h"
+#include "ir.h"
+#include "model.h"
 #include "sched.h"
-
 
 /* ---- helpers -------------------------------------------------------- */
 
@@ -62,6 +63,21 @@ static ir_comm comm(enum ir_coll coll, int32_t root, int64_t bytes)
 	c.bytes = bytes;
 	c.segments = 1;
 	return c;
+}
+
+/* model/'s closed-form time of partition p2 x q2, NAN where 000 writes no
+ * equation for it; any other failure fails the test. */
+static double closed(const ir_machine *m, const ir_comm *c, bool mc, int p2,
+                     int q2)
+{
+	double us;
+	char err[256];
+	int rc = model_hpam_closed(m, c, mc, p2, q2, &us, err, sizeof err);
+	if (rc == CCP_ENOTAPPLY)
+		return NAN;
+	if (rc)
+		fail_msg("model_hpam_closed %dx%d: %s", p2, q2, err);
+	return us;
 }
 
 /* Generate with g and verify with no contention; the caller releases
@@ -133,6 +149,73 @@ static void test_applies(void **state)
 	ir_plan p;
 	assert_int_equal(sch_hpam_multicast.generate(&m, &g, NULL, &p),
 	                 CCP_ENOTAPPLY);
+	ir_plan_fini(&p);
+	/* the search finds no partition where the model has no equation */
+	int p2, q2;
+	double t;
+	assert_int_equal(sch_hpam_partition(&mesh, &b, false, &p2, &q2, &t),
+	                 CCP_ENOTAPPLY);
+	assert_int_equal(sch_hpam_partition(&m, &red, true, &p2, &q2, &t),
+	                 CCP_ENOTAPPLY);
+	assert_int_equal(sch_hpam_partition(&m, &deep, false, &p2, &q2, &t),
+	                 CCP_ENOTAPPLY);
+	assert_true(isinf(t));
+}
+
+/* ---- costs ---------------------------------------------------------- */
+
+/* Every HPAM cost the machine leaves unset comes from preset hpam-q2 (000
+ * Table 1, Q = 2), a field it sets wins, and a negative one is refused by
+ * the model, so by the search and the generators. */
+static void test_default_costs(void **state)
+{
+	(void)state;
+	const int shp[][4] = {{1, 1, 16, 16}, {4, 4, 16, 16}, {2, 4, 8, 32}};
+	const enum ir_coll colls[] = {IR_BCAST, IR_SCATTER, IR_GATHER};
+	for (int s = 0; s < 3; s++)
+		for (int k = 0; k < 3; k++)
+			for (int mc = 0; mc < 2; mc++) {
+				const int *d = shp[s];
+				ir_machine unset =
+				        hpam(d[0], d[1], d[2], d[3], 0);
+				ir_machine pre =
+				        hpam(d[0], d[1], d[2], d[3], 0);
+				assert_int_equal(model_preset_apply(&pre.cost,
+				                                    "hpam-q2"),
+				                 0);
+				ir_comm c = comm(colls[k], 0, 256);
+				int p2, q2, pp, qq;
+				double t, tt;
+				assert_int_equal(sch_hpam_partition(&unset, &c,
+				                                    mc, &p2,
+				                                    &q2, &t),
+				                 0);
+				assert_int_equal(sch_hpam_partition(&pre, &c,
+				                                    mc, &pp,
+				                                    &qq, &tt),
+				                 0);
+				assert_int_equal(p2, pp);
+				assert_int_equal(q2, qq);
+				assert_true(t == tt);
+			}
+	/* the machine's own field wins over the preset */
+	ir_machine own = hpam(1, 1, 16, 16, 0), q32 = hpam(1, 1, 16, 16, 32);
+	own.cost.c_recv[1] = q32.cost.c_recv[1];
+	ir_machine want = hpam(1, 1, 16, 16, 2);
+	want.cost.c_recv[1] = q32.cost.c_recv[1];
+	ir_comm c = comm(IR_SCATTER, 0, 64);
+	int p2, q2, pp, qq;
+	double t, tt;
+	assert_int_equal(sch_hpam_partition(&own, &c, false, &p2, &q2, &t), 0);
+	assert_int_equal(sch_hpam_partition(&want, &c, false, &pp, &qq, &tt),
+	                 0);
+	assert_true(t == tt && p2 == pp && q2 == qq);
+	own.cost.lambda = -0.01;
+	assert_int_equal(sch_hpam_partition(&own, &c, false, &p2, &q2, &t),
+	                 CCP_EINVAL);
+	ir_plan p;
+	assert_int_equal(sch_hpam_hybrid.generate(&own, &c, NULL, &p),
+	                 CCP_EINVAL);
 	ir_plan_fini(&p);
 }
 
@@ -231,18 +314,21 @@ static void test_bcast_partition(void **state)
 				                 0);
 				assert_int_equal(p2, n / 2);
 				assert_int_equal(q2, 1);
-				double brute =
-				        sch_hpam_model(&m, &c, false, 1, 1);
+				double brute = closed(&m, &c, false, 1, 1);
 				for (int p = 1; p <= n; p *= 2)
 					for (int q = 1; q <= n; q *= 2)
-						assert_true(
-						        sch_hpam_model(
-						                &m, &c, false,
-						                p, q) <= brute);
+						assert_true(closed(&m, &c,
+						                   false, p,
+						                   q) <= brute);
 				/* the row-wise cut is worse than the column one
 				 */
-				assert_true(sch_hpam_model(&m, &c, false, n / 2,
-				                           n) > th);
+				assert_true(closed(&m, &c, false, n / 2, n) >
+				            th);
+				/* the search reports the model's time */
+				assert_true(closed(&m, &c, false, n, n / 2) ==
+				            th);
+				assert_true(closed(&m, &c, true, n / 2, 1) ==
+				            tm);
 			}
 }
 
@@ -441,6 +527,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(test_applies),
+	        cmocka_unit_test(test_default_costs),
 	        cmocka_unit_test(test_verify_all),
 	        cmocka_unit_test(test_segments_lower),
 	        cmocka_unit_test(test_bcast_partition),

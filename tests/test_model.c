@@ -9,9 +9,11 @@
  * Models, on hand-built plans whose times are worked out by hand: the
  * unicast model's serialised start-ups (001 §4.4.2), 003's contention
  * term with f measured on the plan, 004's per-phase tau + M*phi, and
- * 000's eq. 3 per level.  On the HPAM generators' plans, the per-phase
- * evaluation of eq. 3 must reproduce the generators' own evaluation of
- * 000 eqs. 5-14 (sch_hpam_model) for the partition they chose.
+ * 000's eq. 3 per level.  000's closed forms (model_hpam_closed) against
+ * values worked out by hand from eqs. 5 and 6, and the partitions they
+ * refuse.  On the HPAM generators' plans, the per-phase evaluation of
+ * eq. 3 must reproduce the closed forms of 000 eqs. 5-14 for the
+ * partition the generators chose.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -345,9 +347,94 @@ static void test_hpam_eq3(void **state)
 	ir_plan_fini(&p);
 }
 
+/* 000's closed forms on a 4x4 second level under one level-1 node, Q = 2,
+ * S = 0 (Gamma_12 = 6, Gamma_22 = 8 us, Lambda = 0.01): eq. 5 for 4x2 is
+ * 2 (A_12 + Lambda) + 3 A_22 + Lambda/2 (lg4+ + lg2+), and for 2x4 the
+ * second root sits two rows further down; eq. 6 for 2x1 is
+ * 2 (A_12 + 2 Lambda) + A_22 + Lambda/2 lg2+. */
+static void test_hpam_closed(void **state)
+{
+	(void)state;
+	ir_machine m = tu_machine(IR_HPAM, 1, 1, 1, 4, 4);
+	assert_int_equal(model_preset_apply(&m.cost, "hpam-q2"), 0);
+	ir_comm b = comm(IR_BCAST, 0, 0);
+	double us;
+	char err[256];
+	assert_int_equal(
+	        model_hpam_closed(&m, &b, false, 4, 2, &us, err, sizeof err),
+	        0);
+	EXACT(us, 2 * (6 + 0.01) + 3 * 8 + 0.005 * (6 + 2));
+	EXACT(us, 36.06);
+	assert_int_equal(
+	        model_hpam_closed(&m, &b, false, 2, 4, &us, err, sizeof err),
+	        0);
+	EXACT(us, 2 * (6 + 0.02) + 3 * 8 + 0.005 * (2 + 6));
+	assert_int_equal(
+	        model_hpam_closed(&m, &b, true, 2, 1, &us, err, sizeof err), 0);
+	EXACT(us, 2 * (6 + 0.02) + 8 + 0.005 * 2);
+	/* a gather is priced as the scatter (000 §5) */
+	ir_comm sc = comm(IR_SCATTER, 0, 100), ga = comm(IR_GATHER, 0, 100);
+	double ts, tg;
+	assert_int_equal(model_hpam_closed(&m, &sc, false, 2, 2, &ts, NULL, 0),
+	                 0);
+	assert_int_equal(model_hpam_closed(&m, &ga, false, 2, 2, &tg, NULL, 0),
+	                 0);
+	EXACT(ts, tg);
+
+	/* the partitions 000 writes no equation for */
+	struct {
+		int r1, c1;
+		enum ir_coll coll;
+		bool mc;
+		int p2, q2;
+		const char *why;
+	} no[] = {
+	        {1, 1, IR_BCAST, false, 3, 2, "do not tile"},
+	        {1, 1, IR_BCAST, false, 0, 2, "do not tile"},
+	        {1, 1, IR_BCAST, true, 2, 2, "p2 x 1"},
+	        {2, 2, IR_BCAST, false, 2, 2, "eq. 7"},
+	        {2, 2, IR_SCATTER, false, 1, 4, "q2 <= f"},
+	        {1, 1, IR_REDUCE, false, 2, 2, "this is a reduce"},
+	};
+	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+		ir_machine k = tu_machine(IR_HPAM, 1, no[i].r1, no[i].c1, 4, 4);
+		assert_int_equal(model_hpam_table1(8, &k.cost), 0);
+		ir_comm c = comm(no[i].coll, 0, 64);
+		assert_int_equal(model_hpam_closed(&k, &c, no[i].mc, no[i].p2,
+		                                   no[i].q2, &us, err,
+		                                   sizeof err),
+		                 CCP_ENOTAPPLY);
+		assert_true(isnan(us));
+		if (!strstr(err, no[i].why))
+			fail_msg("case %zu: %s", i, err);
+	}
+	ir_comm deep = comm(IR_BCAST, 1, 64); /* rank 1 is in level 2 */
+	assert_int_equal(
+	        model_hpam_closed(&m, &deep, false, 4, 2, &us, err, sizeof err),
+	        CCP_ENOTAPPLY);
+	assert_non_null(strstr(err, "root 1"));
+	ir_machine mesh = tu_machine(IR_MESH, 1, 4, 4, 0, 0);
+	assert_int_equal(model_hpam_table1(2, &mesh.cost), 0);
+	assert_int_equal(
+	        model_hpam_closed(&mesh, &b, false, 1, 1, &us, err, sizeof err),
+	        CCP_ENOTAPPLY);
+	assert_non_null(strstr(err, "mesh"));
+
+	/* both levels' fields are read, as model_predict names them */
+	m.cost.copy[1] = NAN;
+	assert_int_equal(
+	        model_hpam_closed(&m, &b, false, 4, 2, &us, err, sizeof err),
+	        CCP_EINVAL);
+	assert_non_null(strstr(err, "copy[1] (level 2)"));
+	m.cost.copy[1] = -1;
+	assert_int_equal(
+	        model_hpam_closed(&m, &b, false, 4, 2, &us, err, sizeof err),
+	        CCP_EINVAL);
+	assert_non_null(strstr(err, "not negative"));
+}
+
 /* The HPAM generators' plans, priced phase by phase with eq. 3, against
- * the generators' own closed forms of 000 eqs. 5-14 for the partition
- * they chose. */
+ * 000's closed forms of eqs. 5-14 for the partition they chose. */
 static void test_hpam_plans(void **state)
 {
 	(void)state;
@@ -436,6 +523,7 @@ int main(void)
 	        cmocka_unit_test(test_contention),
 	        cmocka_unit_test(test_permutation),
 	        cmocka_unit_test(test_hpam_eq3),
+	        cmocka_unit_test(test_hpam_closed),
 	        cmocka_unit_test(test_hpam_plans),
 	        cmocka_unit_test(test_empty),
 	};
