@@ -13,31 +13,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
 #include "ir.h"
 #include "sched.h"
 
 static const struct sch_generator *const algs[] = {
         &sch_pex, &sch_pex_gen, &sch_gen, &sch_rex, &sch_ipex};
 #define NALGS (sizeof algs / sizeof algs[0])
-
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *t, int n)
-{
-	qsort(t, (size_t)n, sizeof *t, cmp_double);
-	return t[n / 2];
-}
 
 static void die(const char *what, const char *msg)
 {
@@ -140,18 +122,18 @@ static double run(const struct sch_generator *g, const ir_machine *m,
 	struct sch_options o = {.forbid_contention = forbid};
 	for (int k = 0; k < reps; k++) {
 		ir_plan p;
-		double t0 = now();
+		double t0 = bench_now();
 		int rc = g->generate(m, &a2a, &o, &p);
 		if (rc)
 			die(g->name, ccp_strerror(rc));
 		if ((rc = ir_verify(&p, rep)) != 0)
 			die(g->name, rep->message);
-		t[k] = now() - t0;
+		t[k] = bench_now() - t0;
 		if (k < reps - 1)
 			ir_report_fini(rep);
 		ir_plan_fini(&p);
 	}
-	double med = median(t, reps);
+	double med = bench_median(t, reps);
 	free(t);
 	return med;
 }
@@ -366,15 +348,15 @@ static void splitter(int reps)
 				int rc = algs[a]->generate(&m, &a2a, &o, &p);
 				if (rc)
 					die(algs[a]->name, ccp_strerror(rc));
-				double t0 = now();
+				double t0 = bench_now();
 				if ((rc = sch_split_contention(&p)) != 0)
 					die("split", ccp_strerror(rc));
-				t[k] = now() - t0;
+				t[k] = bench_now() - t0;
 				if (k == reps - 1 && ir_verify(&p, &rep) != 0)
 					die(algs[a]->name, rep.message);
 				ir_plan_fini(&p);
 			}
-			double med = median(t, reps);
+			double med = bench_median(t, reps);
 			char mesh_s[32];
 			snprintf(mesh_s, sizeof mesh_s, "%dx%d", r, c);
 			printf("%-8s %-6s %9llu %10llu %7u %9.2f %8.1f\n",

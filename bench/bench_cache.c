@@ -14,27 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "cache.h"
 #include "compile.h"
-
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *t, int n)
-{
-	qsort(t, (size_t)n, sizeof *t, cmp_double);
-	return t[n / 2];
-}
 
 static void die(const char *what, const char *why)
 {
@@ -136,18 +118,18 @@ int main(int argc, char **argv)
 			front_input_hash(&in, key);
 			front_input_fini(&in);
 			cache_remove(k, key);
-			double t0 = now();
+			double t0 = bench_now();
 			if (compile_once(k, inputs[i].text, &size))
 				die(inputs[i].name, "expected a miss");
-			double t1 = now();
+			double t1 = bench_now();
 			if (!compile_once(k, inputs[i].text, &size))
 				die(inputs[i].name, "expected a hit");
-			double t2 = now();
+			double t2 = bench_now();
 			tm[r] = t1 - t0;
 			th[r] = t2 - t1;
 			cache_close(k);
 		}
-		double m = median(tm, reps), h = median(th, reps);
+		double m = bench_median(tm, reps), h = bench_median(th, reps);
 		printf("  %-30s %10zu %12.2f %12.2f %7.0fx\n", inputs[i].name,
 		       size, 1e3 * m, 1e3 * h, m / h);
 	}

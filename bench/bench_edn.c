@@ -12,21 +12,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
 #include "edn_mesh.h"
 #include "sched.h"
-
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
 
 /* An all-port x*y*z mesh with dimension-order routing; 0 or an error. */
 static int mesh(ir_machine *m, int x, int y, int z)
@@ -77,12 +65,12 @@ static void timing(int x, int y, int z)
 		ir_plan p;
 		ir_report r;
 		memset(&r, 0, sizeof r);
-		double t0 = now();
+		double t0 = bench_now();
 		if (sch_edn.generate(&m, &c, NULL, &p))
 			return;
-		double t1 = now();
+		double t1 = bench_now();
 		int rc = ir_verify(&p, &r);
-		double t2 = now();
+		double t2 = bench_now();
 		if (rc)
 			printf("rejected: %s\n", r.message);
 		phases = r.phases;
@@ -91,8 +79,8 @@ static void timing(int x, int y, int z)
 		ir_report_fini(&r);
 		ir_plan_fini(&p);
 	}
-	qsort(g, 5, sizeof *g, cmp_d);
-	qsort(v, 5, sizeof *v, cmp_d);
+	qsort(g, 5, sizeof *g, bench_cmp_double);
+	qsort(v, 5, sizeof *v, bench_cmp_double);
 	printf("%-11s  %8d  %6u  %9.1f  %9.1f\n", shape(x, y, z), m.nranks,
 	       phases, 1e3 * g[2], 1e3 * v[2]);
 }
@@ -103,11 +91,11 @@ static int sweep(int x, int y, int z)
 {
 	ir_machine m;
 	int lo, hi, h;
-	double t0 = now();
+	double t0 = bench_now();
 	if (mesh(&m, x, y, z) || sch__edn_step_range(&m, &lo, &hi, &h))
 		return 1;
 	printf("%-11s  %8d  %3d  %3d  %6.1f\n", shape(x, y, z), m.nranks,
-	       lo + h, hi + h, 1e3 * (now() - t0));
+	       lo + h, hi + h, 1e3 * (bench_now() - t0));
 	return 0;
 }
 

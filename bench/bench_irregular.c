@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "ir.h"
 #include "irregular.h"
 #include "matrix.h"
@@ -33,25 +34,6 @@
 
 #define SLOW_S 4.0 /* a first run slower than this is not repeated */
 #define CAP_S  25  /* a child still running after this is killed */
-
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static void die(const char *what, int rc)
 {
@@ -129,10 +111,10 @@ static void run_cell(int fd, const ir_machine *m, int32_t d, uint64_t seed,
 	getrusage(RUSAGE_SELF, &ru);
 	c.rss_base = (double)ru.ru_maxrss / 1024.0;
 	for (int k = 0; k < reps; k++) {
-		double t0 = now();
+		double t0 = bench_now();
 		if ((rc = sch_irregular(m, x, alg, seed, &p)) != 0)
 			die(sch_irregular_name(alg), rc);
-		t[k] = now() - t0;
+		t[k] = bench_now() - t0;
 		c.runs = k + 1;
 		if (k + 1 == reps || (k == 0 && t[0] > SLOW_S))
 			break; /* keep the last plan for the verifier */
@@ -151,7 +133,7 @@ static void run_cell(int fd, const ir_machine *m, int32_t d, uint64_t seed,
 	ir_report_fini(&r);
 	ir_plan_fini(&p);
 	ir_matrix_free(x);
-	qsort(t, (size_t)c.runs, sizeof t[0], cmp_double);
+	qsort(t, (size_t)c.runs, sizeof t[0], bench_cmp_double);
 	c.t_min = t[0];
 	c.t_max = t[c.runs - 1];
 	c.t_med = c.runs % 2 ? t[c.runs / 2]
@@ -318,16 +300,16 @@ static void table2(void)
 				if (!x)
 					die("matrix", CCP_ENOMEM);
 				resize(x, 100 + s, mode);
-				double t0 = now();
+				double t0 = bench_now();
 				if ((rc = sch_irregular(&m, x,
 				                        SCH_IRR_LINK_AWARE,
 				                        1 + s, &la)) != 0)
 					die("link_aware", rc);
-				double t1 = now();
+				double t1 = bench_now();
 				if ((rc = sch_irregular(&m, x, SCH_IRR_SIZED,
 				                        1 + s, &sz)) != 0)
 					die("sized", rc);
-				double t2 = now();
+				double t2 = bench_now();
 				if ((rc = ir_verify(&sz, &r)) != 0)
 					die(r.message, rc);
 				ir_report_fini(&r);
@@ -343,16 +325,19 @@ static void table2(void)
 				ir_matrix_free(x);
 			}
 			char a[32], b[32], t[32];
-			snprintf(a, sizeof a, "%.0f / %.1f", median(pl, SEEDS),
-			         median(cl, SEEDS));
-			snprintf(b, sizeof b, "%.0f / %.1f", median(ps, SEEDS),
-			         median(cs, SEEDS));
-			snprintf(t, sizeof t, "%.1f / %.1f", median(tl, SEEDS),
-			         median(ts, SEEDS));
+			snprintf(a, sizeof a, "%.0f / %.1f",
+			         bench_median(pl, SEEDS),
+			         bench_median(cl, SEEDS));
+			snprintf(b, sizeof b, "%.0f / %.1f",
+			         bench_median(ps, SEEDS),
+			         bench_median(cs, SEEDS));
+			snprintf(t, sizeof t, "%.1f / %.1f",
+			         bench_median(tl, SEEDS),
+			         bench_median(ts, SEEDS));
 			printf("%-11s %3d %-11s %16s %16s %7.3f %18s\n",
 			       cases[i].name, (int)cases[i].d,
 			       mode ? "bimodal" : "log-uniform", a, b,
-			       median(ratio, SEEDS), t);
+			       bench_median(ratio, SEEDS), t);
 		}
 	printf("\n");
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
 #include "model.h"
 #include "sched.h"
 
@@ -24,18 +25,6 @@ static double clock_s(clockid_t id)
 	struct timespec t;
 	clock_gettime(id, &t);
 	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v)
-{
-	qsort(v, RUNS, sizeof *v, cmp_d);
-	return v[RUNS / 2];
 }
 
 /* One row: generate alg's broadcast on an n x n mesh, then time the
@@ -99,7 +88,7 @@ static void row(const char *alg, int n, bool barriers)
 			return;
 		}
 	}
-	double w = median(wall), cp = median(cpu);
+	double w = bench_median(wall, RUNS), cp = bench_median(cpu, RUNS);
 	printf("%-9s %3dx%-3d %-4s %6d %8u %9llu %8.3f %8.3f %6.2f %9.2f "
 	       "%9.2f %9.2f\n",
 	       alg, n, n, barriers ? "yes" : "no", (int)m.nranks, s.messages,

@@ -13,27 +13,15 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "bench.h"
 #include "codec.h"
 #include "ir.h"
 #include "matrix.h"
 #include "sched.h"
 
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 static void row(const char *what, double *t, int reps)
 {
-	qsort(t, (size_t)reps, sizeof *t, cmp_double);
+	qsort(t, (size_t)reps, sizeof *t, bench_cmp_double);
 	printf("  %-34s %9.1f ms  (min %.1f, max %.1f)\n", what,
 	       1e3 * t[reps / 2], 1e3 * t[0], 1e3 * t[reps - 1]);
 }
@@ -131,19 +119,19 @@ int main(int argc, char **argv)
 		ir_slice *s;
 		uint8_t *img;
 		size_t len;
-		double t0 = now();
+		double t0 = bench_now();
 		if ((rc = sch_binomial.generate(&m, &c, &o, &p)) != 0)
 			die("generate", rc);
-		double t1 = now();
+		double t1 = bench_now();
 		if ((rc = ir_verify(&p, &r)) != 0)
 			die(r.message, rc);
-		double t2 = now();
+		double t2 = bench_now();
 		if ((rc = ir_lower(&p, &s)) != 0)
 			die("lower", rc);
-		double t3 = now();
+		double t3 = bench_now();
 		if ((rc = ir_plan_encode(&p, &r, s, &img, &len, NULL, 0)) != 0)
 			die("encode", rc);
-		double t4 = now();
+		double t4 = bench_now();
 		tg[k] = t1 - t0;
 		tv[k] = t2 - t1;
 		tl[k] = t3 - t2;
@@ -175,10 +163,10 @@ int main(int argc, char **argv)
 	if ((rc = greedy_plan(&m2, &c2, &p2)) != 0)
 		die("schedule", rc);
 	for (int k = 0; k < reps; k++) {
-		double t0 = now();
+		double t0 = bench_now();
 		if ((rc = ir_verify(&p2, &r)) != 0)
 			die(r.message, rc);
-		tv[k] = now() - t0;
+		tv[k] = bench_now() - t0;
 		if (k == reps - 1)
 			printf("\nirregular, degree 64, 64x64 mesh (4,096 "
 			       "ranks, "

@@ -62,4 +62,24 @@ static inline ir_machine tu_machine(enum ir_topo t, int ports, int x, int y,
 	return m;
 }
 
+/* A communication of coll from root with bytes per block (one segment);
+ * everything else zero. */
+static inline ir_comm tu_comm(enum ir_coll coll, int32_t root, int64_t bytes)
+{
+	ir_comm c;
+	memset(&c, 0, sizeof c);
+	c.coll = coll;
+	c.root = root;
+	c.bytes = bytes;
+	c.segments = 1;
+	return c;
+}
+
+/* Add the transfer src -> dst carrying alltoall block (src, dst). */
+static inline void tu_add_own(ir_plan *p, int32_t src, int32_t dst)
+{
+	ir_block b = {src, dst};
+	assert_int_equal(ir_plan_add(p, src, dst, &b, 1, 0), 0);
+}
+
 #endif

@@ -44,17 +44,6 @@
 
 /* ---- helpers -------------------------------------------------------- */
 
-static ir_comm fd_comm(enum ir_coll coll, int32_t root, int64_t bytes)
-{
-	ir_comm c;
-	memset(&c, 0, sizeof c);
-	c.coll = coll;
-	c.root = root;
-	c.bytes = bytes;
-	c.segments = 1;
-	return c;
-}
-
 /* Generate alg's plan for c on m, verified; fails the test if alg does
  * not apply. */
 static void fd_generate(const char *alg, const ir_machine *m, const ir_comm *c,
@@ -150,7 +139,7 @@ static void bc_run(const char *alg, const ir_machine *m, int64_t L,
 	bc_sources(m, src);
 	memset(r, 0, sizeof *r);
 	for (int k = 0; k < BC_NSOURCE; k++) {
-		ir_comm c = fd_comm(IR_BCAST, src[k], L);
+		ir_comm c = tu_comm(IR_BCAST, src[k], L);
 		ir_plan p;
 		fd_generate(alg, m, &c, &p);
 		struct model_sim sf, sb;
@@ -289,7 +278,7 @@ static void tr_shape(const ir_plan *p, uint32_t *blocks, uint32_t *forward)
 /* One cell of the transpose table: both plans of L-byte blocks on m. */
 static void tr_run(const ir_machine *m, int64_t L, struct tr_cell *x)
 {
-	ir_comm c = fd_comm(IR_TRANSPOSE, 0, L);
+	ir_comm c = tu_comm(IR_TRANSPOSE, 0, L);
 	ir_plan d, e;
 	struct model_sim s;
 	ir_report r;

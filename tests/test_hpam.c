@@ -24,6 +24,7 @@
 #include "ir.h"
 #include "model.h"
 #include "sched.h"
+#include "support.h"
 
 /* ---- helpers -------------------------------------------------------- */
 
@@ -52,17 +53,6 @@ static ir_machine hpam(int r1, int c1, int r2, int c2, double q)
 	char err[256];
 	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
 	return m;
-}
-
-static ir_comm comm(enum ir_coll coll, int32_t root, int64_t bytes)
-{
-	ir_comm c;
-	memset(&c, 0, sizeof c);
-	c.coll = coll;
-	c.root = root;
-	c.bytes = bytes;
-	c.segments = 1;
-	return c;
 }
 
 /* model/'s closed-form time of partition p2 x q2, NAN where 000 writes no
@@ -120,7 +110,7 @@ static void test_applies(void **state)
 	mesh.routing = IR_ROUTE_DIM_ORDER;
 	mesh.ports = 1;
 	assert_int_equal(ir_machine_check(&mesh, why, sizeof why), 0);
-	ir_comm b = comm(IR_BCAST, 0, 64);
+	ir_comm b = tu_comm(IR_BCAST, 0, 64);
 	assert_int_equal(sch_hpam_multicast.applies(&mesh, &b, why, sizeof why),
 	                 CCP_ENOTAPPLY);
 	assert_string_equal(why, "hpam_multicast needs a two-level HPAM "
@@ -131,17 +121,17 @@ static void test_applies(void **state)
 	                         "machine; this is a mesh");
 
 	ir_machine m = hpam(2, 2, 4, 4, 0);
-	ir_comm red = comm(IR_REDUCE, 0, 64);
+	ir_comm red = tu_comm(IR_REDUCE, 0, 64);
 	assert_int_equal(sch_hpam_hybrid.applies(&m, &red, why, sizeof why),
 	                 CCP_ENOTAPPLY);
 	assert_string_equal(why, "hpam_hybrid is a broadcast, scatter or "
 	                         "gather; this is a reduce");
-	ir_comm deep = comm(IR_SCATTER, 5, 64);
+	ir_comm deep = tu_comm(IR_SCATTER, 5, 64);
 	assert_int_equal(sch_hpam_hybrid.applies(&m, &deep, why, sizeof why),
 	                 CCP_ENOTAPPLY);
 	assert_string_equal(why, "hpam_hybrid needs the root in level 1 "
 	                         "(ranks 0..3); root 5 is in level 2");
-	ir_comm g = comm(IR_GATHER, 0, 64);
+	ir_comm g = tu_comm(IR_GATHER, 0, 64);
 	assert_int_equal(sch_hpam_hybrid.applies(&m, &g, why, sizeof why), 0);
 	assert_int_equal(sch_hpam_multicast.applies(&m, &g, why, sizeof why),
 	                 CCP_ENOTAPPLY);
@@ -183,7 +173,7 @@ static void test_default_costs(void **state)
 				assert_int_equal(model_preset_apply(&pre.cost,
 				                                    "hpam-q2"),
 				                 0);
-				ir_comm c = comm(colls[k], 0, 256);
+				ir_comm c = tu_comm(colls[k], 0, 256);
 				int p2, q2, pp, qq;
 				double t, tt;
 				assert_int_equal(sch_hpam_partition(&unset, &c,
@@ -203,7 +193,7 @@ static void test_default_costs(void **state)
 	own.cost.c_recv[1] = q32.cost.c_recv[1];
 	ir_machine want = hpam(1, 1, 16, 16, 2);
 	want.cost.c_recv[1] = q32.cost.c_recv[1];
-	ir_comm c = comm(IR_SCATTER, 0, 64);
+	ir_comm c = tu_comm(IR_SCATTER, 0, 64);
 	int p2, q2, pp, qq;
 	double t, tt;
 	assert_int_equal(sch_hpam_partition(&own, &c, false, &p2, &q2, &t), 0);
@@ -243,7 +233,7 @@ static void test_verify_all(void **state)
 					for (int mc = 0; mc < 2; mc++) {
 						if (mc && colls[k] == IR_GATHER)
 							continue;
-						ir_comm c = comm(colls[k], root,
+						ir_comm c = tu_comm(colls[k], root,
 						                 qi == 2 ? 4096
 						                         : 8);
 						ir_plan p;
@@ -266,7 +256,7 @@ static void test_segments_lower(void **state)
 	ir_machine m = hpam(2, 2, 8, 8, 8);
 	for (int mc = 0; mc < 2; mc++)
 		for (int k = 0; k < 2; k++) {
-			ir_comm c = comm(k ? IR_SCATTER : IR_BCAST, 3, 100);
+			ir_comm c = tu_comm(k ? IR_SCATTER : IR_BCAST, 3, 100);
 			c.segments = k ? 1 : 3;
 			ir_plan p;
 			ir_report r;
@@ -299,7 +289,7 @@ static void test_bcast_partition(void **state)
 			for (size_t si = 0; si < NSIZES; si++) {
 				int n = sides[a];
 				ir_machine m = hpam(1, 1, n, n, qvals[qi]);
-				ir_comm c = comm(IR_BCAST, 0, sizes[si]);
+				ir_comm c = tu_comm(IR_BCAST, 0, sizes[si]);
 				int p2, q2;
 				double th, tm;
 				assert_int_equal(sch_hpam_partition(&m, &c,
@@ -344,7 +334,7 @@ static void test_bcast_gain(void **state)
 			for (size_t si = 0; si < NSIZES; si++) {
 				int n = sides[a], p2, q2;
 				ir_machine m = hpam(1, 1, n, n, qvals[qi]);
-				ir_comm c = comm(IR_BCAST, 0, sizes[si]);
+				ir_comm c = tu_comm(IR_BCAST, 0, sizes[si]);
 				double th, tm;
 				sch_hpam_partition(&m, &c, false, &p2, &q2,
 				                   &th);
@@ -373,7 +363,7 @@ static void test_phase_structure(void **state)
 			while ((1 << l) < n)
 				l++;
 			ir_machine m = hpam(1, 1, n, n, 8);
-			ir_comm c = comm(IR_BCAST, 0, 1024);
+			ir_comm c = tu_comm(IR_BCAST, 0, 1024);
 			double t;
 			sch_hpam_partition(&m, &c, mc, &p2, &q2, &t);
 			ir_plan p;
@@ -408,7 +398,7 @@ static void test_phase_structure(void **state)
 		}
 	/* 000 eq. 7 on 4x4 over 16x16: 1 + 1 + (lg 16 + lg 16 - 1) */
 	ir_machine m = hpam(4, 4, 16, 16, 8);
-	ir_comm c = comm(IR_BCAST, 0, 1024);
+	ir_comm c = tu_comm(IR_BCAST, 0, 1024);
 	ir_plan p;
 	ir_report r;
 	make(&sch_hpam_hybrid, &m, &c, &p, &r);
@@ -431,7 +421,7 @@ static void test_bcast_multi(void **state)
 		for (size_t qi = 0; qi < 3; qi++) {
 			ir_machine m =
 			        hpam(4, 4, sides[a], sides[a], qvals[qi]);
-			ir_comm c = comm(IR_BCAST, 0, 1024);
+			ir_comm c = tu_comm(IR_BCAST, 0, 1024);
 			int p2, q2, mp2, mq2;
 			double th, tm;
 			sch_hpam_partition(&m, &c, false, &p2, &q2, &th);
@@ -462,7 +452,7 @@ static void test_scatter_partition(void **state)
 			int small = 0, large = 0;
 			double gprev = 101;
 			for (size_t si = 0; si < NSIZES; si++) {
-				ir_comm c = comm(IR_SCATTER, 0, sizes[si]);
+				ir_comm c = tu_comm(IR_SCATTER, 0, sizes[si]);
 				int p2, q2, mp2, mq2;
 				double th, tm;
 				sch_hpam_partition(&m, &c, false, &p2, &q2,
@@ -499,7 +489,7 @@ static void test_large_and_flag(void **state)
 				ir_machine m = hpam(shp[s][0], shp[s][1],
 				                    shp[s][2], shp[s][3], 8);
 				ir_comm c =
-				        comm(k == 0   ? IR_BCAST
+				        tu_comm(k == 0   ? IR_BCAST
 				             : k == 1 ? IR_SCATTER
 				                      : IR_GATHER,
 				             1 % (shp[s][0] * shp[s][1]), 512);

@@ -35,24 +35,6 @@
 	assert_true(fabs((double)(a) - (double)(b)) <                          \
 	            1e-9 * (1 + fabs((double)(b))))
 
-static ir_comm comm(enum ir_coll coll, int32_t root, int64_t bytes)
-{
-	ir_comm c;
-	memset(&c, 0, sizeof c);
-	c.coll = coll;
-	c.root = root;
-	c.bytes = bytes;
-	c.segments = 1;
-	return c;
-}
-
-/* Add transfer src -> dst carrying alltoall block (src, dst). */
-static void add_own(ir_plan *p, int32_t src, int32_t dst)
-{
-	ir_block b = {src, dst};
-	assert_int_equal(ir_plan_add(p, src, dst, &b, 1, 0), 0);
-}
-
 static double predict(const ir_plan *p, const ir_report *r, enum model_kind k)
 {
 	double us = -1;
@@ -175,15 +157,15 @@ static void test_kind_names(void **state)
  * 12 (3 hops).  1000 bytes each. */
 static void hand_plan(ir_plan *p, const ir_machine *m)
 {
-	ir_comm c = comm(IR_ALLTOALL, 0, 1000);
+	ir_comm c = tu_comm(IR_ALLTOALL, 0, 1000);
 	ir_plan_init(p, m, &c, "hand");
 	assert_int_equal(ir_plan_phase(p), 0);
-	add_own(p, 5, 1);
-	add_own(p, 5, 4);
-	add_own(p, 5, 15);
-	add_own(p, 0, 3);
+	tu_add_own(p, 5, 1);
+	tu_add_own(p, 5, 4);
+	tu_add_own(p, 5, 15);
+	tu_add_own(p, 0, 3);
 	assert_int_equal(ir_plan_phase(p), 0);
-	add_own(p, 15, 12);
+	tu_add_own(p, 15, 12);
 }
 
 /* 001 §4.4.2: the k-th send of a rank arrives at k*alpha + h*hop +
@@ -236,16 +218,16 @@ static void test_contention(void **state)
 	(void)state;
 	ir_machine m = tu_machine(IR_MESH, 0, 4, 0, 0, 0);
 	assert_int_equal(model_preset_apply(&m.cost, "delta-unforced"), 0);
-	ir_comm c = comm(IR_ALLTOALL, 0, 1000);
+	ir_comm c = tu_comm(IR_ALLTOALL, 0, 1000);
 	ir_plan p;
 	ir_plan_init(&p, &m, &c, "hand");
 	p.flags = IR_PLAN_LINK_CONTENTION;
 	assert_int_equal(ir_plan_phase(&p), 0);
-	add_own(&p, 0, 3); /* links 0-1, 1-2, 2-3 */
-	add_own(&p, 1, 3); /* 1-2, 2-3 */
-	add_own(&p, 2, 3); /* 2-3: three messages on one link */
+	tu_add_own(&p, 0, 3); /* links 0-1, 1-2, 2-3 */
+	tu_add_own(&p, 1, 3); /* 1-2, 2-3 */
+	tu_add_own(&p, 2, 3); /* 2-3: three messages on one link */
 	assert_int_equal(ir_plan_phase(&p), 0);
-	add_own(&p, 0, 1); /* f = 1 */
+	tu_add_own(&p, 0, 1); /* f = 1 */
 	double want = (75 + 1000 * fmax(0.35, 3 * 0.175)) +
 	              (75 + 1000 * fmax(0.35, 1 * 0.175));
 	EXACT(predict(&p, NULL, MODEL_CONTENTION), want);
@@ -258,7 +240,7 @@ static void test_contention(void **state)
 	/* the report's loads give the same answer as routing again */
 	ir_machine t = tu_machine(IR_MESH, 0, 8, 8, 0, 0);
 	assert_int_equal(model_preset_apply(&t.cost, "delta-forced"), 0);
-	c = comm(IR_TRANSPOSE, 0, 2048);
+	c = tu_comm(IR_TRANSPOSE, 0, 2048);
 	const struct sch_generator *g = sch_find("transpose_direct");
 	assert_non_null(g);
 	struct sch_options o = {0};
@@ -294,7 +276,7 @@ static void test_permutation(void **state)
 	x->bytes[1] = 300;
 	x->dst[2] = 0;
 	x->bytes[2] = 50;
-	ir_comm c = comm(IR_IRREGULAR, 0, 0);
+	ir_comm c = tu_comm(IR_IRREGULAR, 0, 0);
 	c.matrix = x;
 	ir_plan p;
 	ir_plan_init(&p, &m, &c, "hand");
@@ -357,7 +339,7 @@ static void test_hpam_closed(void **state)
 	(void)state;
 	ir_machine m = tu_machine(IR_HPAM, 1, 1, 1, 4, 4);
 	assert_int_equal(model_preset_apply(&m.cost, "hpam-q2"), 0);
-	ir_comm b = comm(IR_BCAST, 0, 0);
+	ir_comm b = tu_comm(IR_BCAST, 0, 0);
 	double us;
 	char err[256];
 	assert_int_equal(
@@ -373,7 +355,7 @@ static void test_hpam_closed(void **state)
 	        model_hpam_closed(&m, &b, true, 2, 1, &us, err, sizeof err), 0);
 	EXACT(us, 2 * (6 + 0.02) + 8 + 0.005 * 2);
 	/* a gather is priced as the scatter (000 §5) */
-	ir_comm sc = comm(IR_SCATTER, 0, 100), ga = comm(IR_GATHER, 0, 100);
+	ir_comm sc = tu_comm(IR_SCATTER, 0, 100), ga = tu_comm(IR_GATHER, 0, 100);
 	double ts, tg;
 	assert_int_equal(model_hpam_closed(&m, &sc, false, 2, 2, &ts, NULL, 0),
 	                 0);
@@ -399,7 +381,7 @@ static void test_hpam_closed(void **state)
 	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
 		ir_machine k = tu_machine(IR_HPAM, 1, no[i].r1, no[i].c1, 4, 4);
 		assert_int_equal(model_hpam_table1(8, &k.cost), 0);
-		ir_comm c = comm(no[i].coll, 0, 64);
+		ir_comm c = tu_comm(no[i].coll, 0, 64);
 		assert_int_equal(model_hpam_closed(&k, &c, no[i].mc, no[i].p2,
 		                                   no[i].q2, &us, err,
 		                                   sizeof err),
@@ -408,7 +390,7 @@ static void test_hpam_closed(void **state)
 		if (!strstr(err, no[i].why))
 			fail_msg("case %zu: %s", i, err);
 	}
-	ir_comm deep = comm(IR_BCAST, 1, 64); /* rank 1 is in level 2 */
+	ir_comm deep = tu_comm(IR_BCAST, 1, 64); /* rank 1 is in level 2 */
 	assert_int_equal(
 	        model_hpam_closed(&m, &deep, false, 4, 2, &us, err, sizeof err),
 	        CCP_ENOTAPPLY);
@@ -462,7 +444,7 @@ static void test_hpam_plans(void **state)
 					        model_hpam_table1(qs[qi],
 					                          &m.cost),
 					        0);
-					ir_comm c = comm(shapes[i].coll, 0,
+					ir_comm c = tu_comm(shapes[i].coll, 0,
 					                 sizes[si]);
 					const struct sch_generator *g =
 					        sch_find(mc ? "hpam_multicast"
@@ -504,7 +486,7 @@ static void test_empty(void **state)
 	m.cost.beta_sat = m.cost.beta;
 	m.cost.tau = m.cost.phi = 1;
 	assert_int_equal(model_hpam_table1(2, &m.cost), 0);
-	ir_comm c = comm(IR_ALLTOALL, 0, 10);
+	ir_comm c = tu_comm(IR_ALLTOALL, 0, 10);
 	ir_plan p;
 	ir_plan_init(&p, &m, &c, "hand");
 	assert_int_equal(ir_plan_phase(&p), 0);

@@ -52,24 +52,6 @@ static void round_costs(ir_machine *m)
 	m->cost.gamma = 0.5;
 }
 
-static ir_comm comm(enum ir_coll coll, int32_t root, int64_t bytes)
-{
-	ir_comm c;
-	memset(&c, 0, sizeof c);
-	c.coll = coll;
-	c.root = root;
-	c.bytes = bytes;
-	c.segments = 1;
-	return c;
-}
-
-/* Add transfer src -> dst carrying alltoall block (src, dst). */
-static void add_own(ir_plan *p, int32_t src, int32_t dst)
-{
-	ir_block b = {src, dst};
-	assert_int_equal(ir_plan_add(p, src, dst, &b, 1, 0), 0);
-}
-
 static void simulate(const ir_plan *p, bool barriers, struct model_sim *s)
 {
 	char err[256] = "";
@@ -110,11 +92,11 @@ static void test_one_message(void **state)
 	(void)state;
 	ir_machine m = tu_machine(IR_MESH, 0, 4, 4, 0, 0);
 	round_costs(&m);
-	ir_comm c = comm(IR_ALLTOALL, 0, 1000);
+	ir_comm c = tu_comm(IR_ALLTOALL, 0, 1000);
 	ir_plan p;
 	ir_plan_init(&p, &m, &c, "hand");
 	assert_int_equal(ir_plan_phase(&p), 0);
-	add_own(&p, 0, 15); /* (0,0) -> (3,3): 6 hops */
+	tu_add_own(&p, 0, 15); /* (0,0) -> (3,3): 6 hops */
 	struct model_sim s;
 	simulate(&p, false, &s);
 	EXACT(s.delivered[15], 1.0 + 0.6 + 10.0 + 0.5);
@@ -137,13 +119,13 @@ static void test_shared_link(void **state)
 	(void)state;
 	ir_machine m = tu_machine(IR_MESH, 0, 4, 0, 0, 0);
 	round_costs(&m);
-	ir_comm c = comm(IR_ALLTOALL, 0, 1000);
+	ir_comm c = tu_comm(IR_ALLTOALL, 0, 1000);
 	ir_plan p;
 	ir_plan_init(&p, &m, &c, "hand");
 	p.flags = IR_PLAN_LINK_CONTENTION;
 	assert_int_equal(ir_plan_phase(&p), 0);
-	add_own(&p, 0, 2);
-	add_own(&p, 1, 3);
+	tu_add_own(&p, 0, 2);
+	tu_add_own(&p, 1, 3);
 	struct model_sim s;
 	simulate(&p, false, &s);
 	double alone = 1.0 + 0.2 + 10.0 + 0.5;
@@ -167,14 +149,14 @@ static void test_rates_follow(void **state)
 	(void)state;
 	ir_machine m = tu_machine(IR_MESH, 0, 4, 0, 0, 0);
 	round_costs(&m);
-	ir_comm c = comm(IR_ALLTOALL, 0, 1000);
+	ir_comm c = tu_comm(IR_ALLTOALL, 0, 1000);
 	ir_plan p;
 	ir_plan_init(&p, &m, &c, "hand");
 	p.flags = IR_PLAN_LINK_CONTENTION;
 	assert_int_equal(ir_plan_phase(&p), 0);
-	add_own(&p, 0, 2);
-	add_own(&p, 1, 0);
-	add_own(&p, 1, 3);
+	tu_add_own(&p, 0, 2);
+	tu_add_own(&p, 1, 0);
+	tu_add_own(&p, 1, 3);
 	struct model_sim s;
 	simulate(&p, false, &s);
 	EXACT(s.delivered[0], 1.0 + 0.1 + 10.0 + 0.5);
@@ -196,14 +178,14 @@ static void test_ports(void **state)
 	for (int one = 0; one < 2; one++) {
 		ir_machine m = tu_machine(IR_MESH, one, 3, 3, 0, 0);
 		round_costs(&m);
-		ir_comm c = comm(IR_ALLTOALL, 0, 1000);
+		ir_comm c = tu_comm(IR_ALLTOALL, 0, 1000);
 		ir_plan p;
 		ir_plan_init(&p, &m, &c, "hand");
 		p.flags = IR_PLAN_NODE_CONTENTION;
 		assert_int_equal(ir_plan_phase(&p), 0);
-		add_own(&p, 4, 1);
-		add_own(&p, 4, 3);
-		add_own(&p, 4, 5);
+		tu_add_own(&p, 4, 1);
+		tu_add_own(&p, 4, 3);
+		tu_add_own(&p, 4, 5);
 		struct model_sim s;
 		simulate(&p, false, &s);
 		EXACT(s.max_us, want[one]);
@@ -229,13 +211,13 @@ static void test_receiver(void **state)
 	for (int one = 0; one < 2; one++) {
 		ir_machine m = tu_machine(IR_MESH, one, 3, 0, 0, 0);
 		round_costs(&m);
-		ir_comm c = comm(IR_ALLTOALL, 0, 1000);
+		ir_comm c = tu_comm(IR_ALLTOALL, 0, 1000);
 		ir_plan p;
 		ir_plan_init(&p, &m, &c, "hand");
 		p.flags = IR_PLAN_NODE_CONTENTION;
 		assert_int_equal(ir_plan_phase(&p), 0);
-		add_own(&p, 0, 1);
-		add_own(&p, 2, 1);
+		tu_add_own(&p, 0, 1);
+		tu_add_own(&p, 2, 1);
 		struct model_sim s;
 		simulate(&p, false, &s);
 		EXACT(s.delivered[1], want[one]);
@@ -252,7 +234,7 @@ static void test_forward(void **state)
 	(void)state;
 	ir_machine m = tu_machine(IR_MESH, 0, 3, 0, 0, 0);
 	round_costs(&m);
-	ir_comm c = comm(IR_BCAST, 0, 1000);
+	ir_comm c = tu_comm(IR_BCAST, 0, 1000);
 	ir_block b = {0, 0};
 	ir_plan p;
 	ir_plan_init(&p, &m, &c, "hand");
@@ -277,12 +259,12 @@ static void line_plan(ir_plan *p, const int (*e)[4], size_t k)
 {
 	ir_machine m = tu_machine(IR_MESH, 1, 3, 0, 0, 0);
 	round_costs(&m);
-	ir_comm c = comm(IR_ALLTOALL, 0, 1000);
+	ir_comm c = tu_comm(IR_ALLTOALL, 0, 1000);
 	ir_plan_init(p, &m, &c, "hand");
 	for (size_t i = 0; i < k; i++) {
 		while ((int)p->nphases <= e[i][0])
 			assert_int_equal(ir_plan_phase(p), 0);
-		add_own(p, e[i][1], e[i][2]);
+		tu_add_own(p, e[i][1], e[i][2]);
 		p->transfers[p->ntransfers - 1].bytes = e[i][3];
 	}
 }
@@ -360,12 +342,12 @@ static void test_half_duplex(void **state)
 
 	ir_machine m = tu_machine(IR_MESH, 0, 3, 3, 0, 0);
 	round_costs(&m);
-	ir_comm c = comm(IR_ALLTOALL, 0, 1000);
+	ir_comm c = tu_comm(IR_ALLTOALL, 0, 1000);
 	ir_plan_init(&p, &m, &c, "hand");
 	assert_int_equal(ir_plan_phase(&p), 0);
-	add_own(&p, 4, 1);
-	add_own(&p, 4, 3);
-	add_own(&p, 5, 4);
+	tu_add_own(&p, 4, 1);
+	tu_add_own(&p, 4, 3);
+	tu_add_own(&p, 5, 4);
 	simulate_hd(&p, true, &s);
 	EXACT(s.delivered[1], 11.6);
 	EXACT(s.delivered[3], 12.6);
@@ -385,7 +367,7 @@ static void test_errors(void **state)
 	ir_machine m = tu_machine(IR_MESH, 0, 3, 0, 0, 0);
 	round_costs(&m);
 	m.cost.hop = NAN;
-	ir_comm c = comm(IR_BCAST, 0, 1000);
+	ir_comm c = tu_comm(IR_BCAST, 0, 1000);
 	ir_block b = {0, 0};
 	ir_plan p;
 	ir_plan_init(&p, &m, &c, "hand");
@@ -428,7 +410,7 @@ static void generate(const struct gen_case *k, int64_t L, ir_plan *p)
 {
 	ir_machine m = tu_machine(k->topo, k->ports, k->x, k->y, 0, 0);
 	assert_int_equal(model_preset_apply(&m.cost, "t3d"), 0);
-	ir_comm c = comm(IR_BCAST, k->root, L);
+	ir_comm c = tu_comm(IR_BCAST, k->root, L);
 	c.segments = k->segments;
 	const struct sch_generator *g = sch_find(k->alg);
 	assert_non_null(g);
@@ -567,7 +549,7 @@ static double transpose_time(const char *name, int n, int64_t L, bool barriers)
 {
 	ir_machine m = tu_machine(IR_MESH, 0, n, n, 0, 0);
 	assert_int_equal(model_preset_apply(&m.cost, "t3d"), 0);
-	ir_comm c = comm(IR_TRANSPOSE, 0, L);
+	ir_comm c = tu_comm(IR_TRANSPOSE, 0, L);
 	const struct sch_generator *g = sch_find(name);
 	char why[256];
 	if (!g || g->applies(&m, &c, why, sizeof why))
@@ -604,7 +586,7 @@ static void test_transpose(void **state)
 			ir_machine m = tu_machine(IR_MESH, 0, n, n, 0, 0);
 			assert_int_equal(model_preset_apply(&m.cost, "t3d"), 0);
 			m.cost.beta_sat = m.cost.beta;
-			ir_comm c = comm(IR_TRANSPOSE, 0, L);
+			ir_comm c = tu_comm(IR_TRANSPOSE, 0, L);
 			const struct sch_generator *g =
 			        sch_find("transpose_direct");
 			assert_non_null(g);
@@ -662,7 +644,7 @@ static void test_mcast_and_reduce(void **state)
 	(void)state;
 	ir_machine h = tu_machine(IR_HPAM, 1, 2, 2, 8, 8);
 	round_costs(&h);
-	ir_comm c = comm(IR_BCAST, 0, 1000);
+	ir_comm c = tu_comm(IR_BCAST, 0, 1000);
 	const struct sch_generator *g = sch_find("hpam_multicast");
 	assert_non_null(g);
 	struct sch_options o = {.forbid_contention = true};
@@ -681,7 +663,7 @@ static void test_mcast_and_reduce(void **state)
 
 	ir_machine m = tu_machine(IR_MESH, 0, 16, 16, 0, 0);
 	round_costs(&m);
-	c = comm(IR_REDUCE, 0, 1000);
+	c = tu_comm(IR_REDUCE, 0, 1000);
 	g = sch_find("edn_reduce");
 	char why[256];
 	if (!g || g->applies(&m, &c, why, sizeof why))
