@@ -2133,3 +2133,18 @@ void front_input_fini(struct front_input *in)
 {
 	ir_comm_fini(&in->comm);
 }
+
+void front_print_diag(FILE *out, const char *file, int line, int column,
+                      const char *message, const char *source_line)
+{
+	if (line > 0)
+		fprintf(out, "%s:%d:%d: %s\n", file, line, column, message);
+	else
+		fprintf(out, "%s: %s\n", file, message);
+	if (line > 0 && source_line[0]) {
+		fprintf(out, "%5d | %s\n      | ", line, source_line);
+		for (int k = 1; k < column; k++)
+			fputc(source_line[k - 1] == '\t' ? '\t' : ' ', out);
+		fprintf(out, "^\n");
+	}
+}

@@ -6,6 +6,8 @@
 #ifndef CCP_FRONT_H
 #define CCP_FRONT_H
 
+#include <stdio.h>
+
 #include "ir.h"
 
 /* A diagnostic: where and what.  line and column are 1-based; 0 when the
@@ -17,6 +19,12 @@ struct diag {
 	char message[512];
 	char source_line[256]; /* the text of that line, for the caret, or "" */
 };
+
+/* Print a diagnostic the way every ccplan command does: file:line:column:
+ * message (file: message when there is no line), then the source line
+ * with a caret under the column.  All strings borrowed. */
+void front_print_diag(FILE *out, const char *file, int line, int column,
+                      const char *message, const char *source_line);
 
 enum contention_policy {
 	CONTENTION_DEFAULT, /* whatever the algorithm is defined to allow */

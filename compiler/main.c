@@ -131,20 +131,11 @@ static bool ends_with(const char *s, const char *suffix)
 /* Print a diagnostic: file:line:column: message, the line and a caret. */
 static void print_diag(const struct diag *d)
 {
-	if (d->line > 0)
-		fprintf(stderr, "%s:%d:%d: %s\n", d->file, d->line, d->column,
-		        d->message);
-	else if (d->file[0])
-		fprintf(stderr, "%s: %s\n", d->file, d->message);
-	else
+	if (!d->file[0] && d->line <= 0)
 		fprintf(stderr, "%s: %s\n", progname, d->message);
-	if (d->line > 0 && d->source_line[0]) {
-		fprintf(stderr, "%5d | %s\n      | ", d->line, d->source_line);
-		for (int k = 1; k < d->column; k++)
-			fputc(d->source_line[k - 1] == '\t' ? '\t' : ' ',
-			      stderr);
-		fprintf(stderr, "^\n");
-	}
+	else
+		front_print_diag(stderr, d->file, d->line, d->column,
+		                 d->message, d->source_line);
 }
 
 /* Parse a YAML input; prints its own diagnostics. */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "compile.h"
+#include "front.h"
 #include "model.h"
 #include "sched.h"
 #include "tau.h"
@@ -120,22 +121,11 @@ static bool tc_is_help(const char *a)
 	return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0;
 }
 
-/* Print a CSV diagnostic: file:line:column: message, the line and a
- * caret, as compiler diagnostics are printed. */
+/* Print a CSV diagnostic as compiler diagnostics are printed. */
 static void tc_print_diag(const struct tau_diag *d)
 {
-	if (d->line > 0)
-		fprintf(stderr, "%s:%d:%d: %s\n", d->file, d->line, d->column,
-		        d->message);
-	else
-		fprintf(stderr, "%s: %s\n", d->file, d->message);
-	if (d->line > 0 && d->source_line[0]) {
-		fprintf(stderr, "%5d | %s\n      | ", d->line, d->source_line);
-		for (int k = 1; k < d->column; k++)
-			fputc(d->source_line[k - 1] == '\t' ? '\t' : ' ',
-			      stderr);
-		fprintf(stderr, "^\n");
-	}
+	front_print_diag(stderr, d->file, d->line, d->column, d->message,
+	                 d->source_line);
 }
 
 /* A number that must be finite: 0 or -1. */
