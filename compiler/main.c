@@ -783,7 +783,7 @@ static const char *const help_compare =
         "machine's costs (machine.cost, or a preset: ccplan help "
         "presets).\n";
 static const char *const help_simulate =
-        "usage: ccplan simulate FILE [--barriers]\n"
+        "usage: ccplan simulate FILE [--barriers] [--half-duplex]\n"
         "\n"
         "Run a plan (.ccp, or a .yaml compiled in memory) through the "
         "wormhole\n"
@@ -794,7 +794,14 @@ static const char *const help_simulate =
         "machine's ports, no phase barriers unless --barriers.  Prints "
         "the last\n"
         "and the mean delivery time against the cost model's "
-        "prediction.\n";
+        "prediction.\n"
+        "  --barriers      a phase starts when the one before it is "
+        "delivered\n"
+        "  --half-duplex   a rank's send and receive of different partners "
+        "run one\n"
+        "                  after the other, a pairwise exchange overlaps "
+        "(the\n"
+        "                  iPSC/860 node of 004 section 2.2)\n";
 
 /* "1.5 us" style, or "-" for NaN. */
 static void fmt_us(double us, char *buf, size_t len)
@@ -902,6 +909,8 @@ static int cmd_simulate(int argc, char **argv)
 			return EXIT_OK;
 		} else if (strcmp(argv[k], "--barriers") == 0) {
 			o.barriers = true;
+		} else if (strcmp(argv[k], "--half-duplex") == 0) {
+			o.half_duplex = true;
 		} else if (argv[k][0] == '-' || file) {
 			fprintf(stderr,
 			        "%s simulate: unexpected argument '%s'\n%s",
@@ -935,7 +944,11 @@ static int cmd_simulate(int argc, char **argv)
 	printf("simulated   last delivery %.2f us, mean %.2f us over %d "
 	       "receivers%s\n",
 	       s.max_us, s.avg_us, (int)s.receivers,
-	       o.barriers ? " (phase barriers)" : "");
+	       o.barriers && o.half_duplex
+	               ? " (phase barriers, half-duplex nodes)"
+	       : o.barriers    ? " (phase barriers)"
+	       : o.half_duplex ? " (half-duplex nodes)"
+	                       : "");
 	printf("model       %s us (%s model)%s%s\n", a, model_kind_name(k),
 	       why[0] ? ": " : "", why);
 	printf("network     %u messages, %llu events, at most %u on one link "

@@ -155,6 +155,8 @@ second=$(awk '$1 == "2" { print $2 }' "$tmp/cmp")
 	bad "auto chose other than compare's first ($first, $second): $(head -4 "$tmp/x")"
 "$ccplan" simulate "$tmp/auto.ccp" >"$tmp/s" && grep -q '^simulated   last delivery [0-9.]* us' "$tmp/s" && ok ||
 	bad "simulate: $(cat "$tmp/s")"
+"$ccplan" simulate --half-duplex --barriers "$tmp/auto.ccp" >"$tmp/s2" &&
+	grep -q '(phase barriers, half-duplex nodes)' "$tmp/s2" && ok || bad "simulate options: $(cat "$tmp/s2")"
 "$ccplan" simulate "$here/../examples/mesh32-edn.yaml" >/dev/null 2>"$tmp/err"
 [ $? = 2 ] && grep -q 'alpha' "$tmp/err" && ok || bad "simulate without costs: $(cat "$tmp/err")"
 
