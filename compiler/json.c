@@ -5,6 +5,7 @@
  * checkers, the papers' tables) can read a plan without the C library.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -122,6 +123,16 @@ static void put_collective(FILE *out, const ir_comm *c)
 	fputc('}', out);
 }
 
+/* key then a time in microseconds, or null when it is not known. */
+static void put_time(FILE *out, const char *key, double us)
+{
+	fputs(key, out);
+	if (isfinite(us))
+		fprintf(out, "%.17g", us);
+	else
+		fputs("null", out);
+}
+
 /* "phases":[{"transfers":[{...},...]},...]: every transfer with the
  * blocks it carries as [origin,index] pairs, "reduce":true when the
  * receiver combines them. */
@@ -177,6 +188,22 @@ int json_export(const ir_plan *p, const ir_report *r, FILE *out)
 	else
 		fputs(",\"lower_bound_phases\":null,", out);
 	put_phases(out, p);
+	if (p->sel.method != IR_SELECT_NONE) { /* algorithm: auto's choice */
+		fprintf(out,
+		        ",\"selection\":{\"method\":\"%s\",\"candidates\":"
+		        "%" PRIu32,
+		        p->sel.method == IR_SELECT_MODEL ? "model"
+		                                         : "simulated",
+		        p->sel.candidates);
+		put_time(out, ",\"time_us\":", p->sel.time_us);
+		fputs(",\"runner_up\":", out);
+		if (p->sel.runner_up[0])
+			put_string(out, p->sel.runner_up, IR_NAME_MAX);
+		else
+			fputs("null", out);
+		put_time(out, ",\"runner_up_us\":", p->sel.runner_up_us);
+		fputc('}', out);
+	}
 	fputs("}\n", out);
 	return ferror(out) ? CCP_EIO : 0;
 }

@@ -153,6 +153,8 @@ second=$(awk '$1 == "2" { print $2 }' "$tmp/cmp")
 "$ccplan" compile --no-cache "$auto" -o "$tmp/auto.ccp" && "$ccplan" explain "$tmp/auto.ccp" >"$tmp/x" &&
 	grep -q "^algorithm   $first " "$tmp/x" && grep -q "runner-up $second" "$tmp/x" && ok ||
 	bad "auto chose other than compare's first ($first, $second): $(head -4 "$tmp/x")"
+"$ccplan" export --json "$tmp/auto.ccp" | grep -q ",\"selection\":{\"method\":\"simulated\",\"candidates\":[0-9]*,\"time_us\":[0-9.e+-]*,\"runner_up\":\"$second\"" &&
+	ok || bad "JSON export of an auto plan has no selection"
 "$ccplan" simulate "$tmp/auto.ccp" >"$tmp/s" && grep -q '^simulated   last delivery [0-9.]* us' "$tmp/s" && ok ||
 	bad "simulate: $(cat "$tmp/s")"
 "$ccplan" simulate --half-duplex --barriers "$tmp/auto.ccp" >"$tmp/s2" &&
