@@ -26,6 +26,7 @@
 
 #include "ir.h"
 #include "sched.h"
+#include "support.h"
 
 static const struct sch_generator *const algs[] = {
         &sch_pex, &sch_pex_gen, &sch_gen, &sch_rex, &sch_ipex};
@@ -36,18 +37,7 @@ static const struct sch_generator *const algs[] = {
 /* An r x c mesh (r rows, c columns), X-Y routing. */
 static ir_machine mesh(int r, int c, int ports)
 {
-	ir_machine m;
-	memset(&m, 0, sizeof m);
-	m.topo = IR_MESH;
-	m.ndims = r > 1 ? 2 : 1;
-	m.dims[0] = c;
-	m.dims[1] = r;
-	m.dims[2] = 1;
-	m.routing = IR_ROUTE_DIM_ORDER;
-	m.ports = ports;
-	char err[256];
-	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
-	return m;
+	return tu_machine(IR_MESH, ports, c, r > 1 ? r : 0, 0, 0);
 }
 
 static ir_machine other(enum ir_topo t, int ndims, int d0, int d1, int d2,

@@ -22,33 +22,20 @@
 
 #include "ir.h"
 #include "sched.h"
+#include "support.h"
 
 /* ---- helpers -------------------------------------------------------- */
 
 /* An X x Y x Z mesh (x fastest), dimension-order routing. */
 static ir_machine mesh3(int X, int Y, int Z, int ports)
 {
-	ir_machine m;
-	memset(&m, 0, sizeof m);
-	m.topo = IR_MESH;
-	m.ndims = Z > 1 ? 3 : Y > 1 ? 2 : 1;
-	m.dims[0] = X;
-	m.dims[1] = Y;
-	m.dims[2] = Z;
-	m.routing = IR_ROUTE_DIM_ORDER;
-	m.ports = ports;
-	char err[256];
-	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
-	return m;
+	return tu_machine(IR_MESH, ports, X, Z > 1 || Y > 1 ? Y : 0,
+	                  Z > 1 ? Z : 0, 0);
 }
 
 static ir_comm bcast(int32_t root, int64_t bytes, int32_t segments)
 {
-	ir_comm c;
-	memset(&c, 0, sizeof c);
-	c.coll = IR_BCAST;
-	c.root = root;
-	c.bytes = bytes;
+	ir_comm c = tu_comm(IR_BCAST, root, bytes);
 	c.segments = segments;
 	return c;
 }

@@ -21,31 +21,20 @@
 
 #include "ir.h"
 #include "sched.h"
+#include "support.h"
 
 /* ---- helpers -------------------------------------------------------- */
 
 /* An n-cube, e-cube routing, with the given ports. */
 static ir_machine cube(int n, int ports)
 {
-	ir_machine m;
-	memset(&m, 0, sizeof m);
-	m.topo = IR_HYPERCUBE;
-	m.ndims = n;
-	m.routing = IR_ROUTE_ECUBE;
-	m.ports = ports;
-	char err[256];
-	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
-	return m;
+	return tu_machine(IR_HYPERCUBE, ports, n, 0, 0, 0);
 }
 
 static ir_comm bcast(int32_t root, int32_t segments, int64_t bytes)
 {
-	ir_comm c;
-	memset(&c, 0, sizeof c);
-	c.coll = IR_BCAST;
-	c.root = root;
+	ir_comm c = tu_comm(IR_BCAST, root, bytes);
 	c.segments = segments;
-	c.bytes = bytes;
 	return c;
 }
 

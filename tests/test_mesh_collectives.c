@@ -1,7 +1,7 @@
 /*
- * test_mesh_collectives.c - the mesh collectives of schedules/mesh_collectives.c:
- * tree scatter and gather (000 eq. 9, section 5) and the transposes
- * (001 section 3.6).
+ * test_mesh_collectives.c - the mesh collectives of
+ * schedules/mesh_collectives.c: tree scatter and gather (000 eq. 9, section 5)
+ * and the transposes (001 section 3.6).
  *
  * Every plan must pass the verifier; the tests count the phases of the
  * verified plans and read the link loads the verifier measured.  The
@@ -19,25 +19,14 @@
 
 #include "ir.h"
 #include "sched.h"
-
+#include "support.h"
 
 /* ---- helpers -------------------------------------------------------- */
 
 /* An X x Y mesh (X columns, Y rows), X-Y routing. */
 static ir_machine mesh(int x, int y, int ports)
 {
-	ir_machine m;
-	memset(&m, 0, sizeof m);
-	m.topo = IR_MESH;
-	m.ndims = y > 1 ? 2 : 1;
-	m.dims[0] = x;
-	m.dims[1] = y;
-	m.dims[2] = 1;
-	m.routing = IR_ROUTE_DIM_ORDER;
-	m.ports = ports;
-	char err[256];
-	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
-	return m;
+	return tu_machine(IR_MESH, ports, x, y > 1 ? y : 0, 0, 0);
 }
 
 static int ilog2c(int v)
@@ -74,8 +63,8 @@ static int make(const struct sch_generator *g, const ir_machine *m,
  * contention-free (000 eq. 9: the lg r + lg c factor of Gamma). */
 static void check_tree(const struct sch_generator *g, enum ir_coll coll)
 {
-	static const int shapes[][2] = {{1, 1}, {2, 1}, {4, 1}, {2, 2},
-	                                {4, 4}, {8, 4}, {4, 8}, {8, 8},
+	static const int shapes[][2] = {{1, 1},  {2, 1},  {4, 1}, {2, 2},
+	                                {4, 4},  {8, 4},  {4, 8}, {8, 8},
 	                                {16, 4}, {16, 16}};
 	for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
 		ir_machine m = mesh(shapes[s][0], shapes[s][1], 1);
@@ -84,8 +73,9 @@ static void check_tree(const struct sch_generator *g, enum ir_coll coll)
 			ir_plan p;
 			ir_report r;
 			assert_int_equal(make(g, &m, &c, &p, &r), 0);
-			assert_int_equal(r.phases, (uint32_t)(ilog2c(shapes[s][0]) +
-			                                      ilog2c(shapes[s][1])));
+			assert_int_equal(r.phases,
+			                 (uint32_t)(ilog2c(shapes[s][0]) +
+			                            ilog2c(shapes[s][1])));
 			assert_int_equal(r.max_link_load, m.nranks > 1 ? 1 : 0);
 			assert_true(r.max_node_sends <= 1);
 			assert_true(r.max_node_recvs <= 1);
@@ -114,12 +104,14 @@ static void test_tree_gather_pow2(void **state)
 static void test_tree_odd_shapes(void **state)
 {
 	(void)state;
-	static const int shapes[][2] = {{3, 1}, {5, 3}, {6, 6}, {7, 5}, {12, 9}};
+	static const int shapes[][2] = {
+	        {3, 1}, {5, 3}, {6, 6}, {7, 5}, {12, 9}};
 	for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
 		ir_machine m = mesh(shapes[s][0], shapes[s][1], 1);
 		for (int32_t root = 0; root < m.nranks; root++)
 			for (int gth = 0; gth < 2; gth++) {
-				ir_comm c = {.coll = gth ? IR_GATHER : IR_SCATTER,
+				ir_comm c = {.coll = gth ? IR_GATHER
+				                         : IR_SCATTER,
 				             .root = root,
 				             .bytes = 3};
 				ir_plan p;
@@ -167,7 +159,8 @@ static void test_transpose_direct(void **state)
 		ir_comm c = {.coll = IR_TRANSPOSE, .bytes = 64};
 		ir_plan p;
 		ir_report r;
-		assert_int_equal(make(&sch_transpose_direct, &m, &c, &p, &r), 0);
+		assert_int_equal(make(&sch_transpose_direct, &m, &c, &p, &r),
+		                 0);
 		assert_int_equal(r.phases, 1);
 		assert_int_equal(r.transfers, (uint64_t)(n * n - n));
 		assert_true(r.direct);
