@@ -66,6 +66,7 @@ static const uint8_t file_magic[8] = {0x89, 'C',  'C',  'P',
 #define S_FIXED 36 /* rank, nops, niovs, send, recv, scratch bytes */
 #define S_OP    28 /* code, phase, peer, bytes, iov, niov */
 #define S_IOV   20 /* buf, off, len */
+#define S_TAIL  8  /* version 3, after the iovs: dtype u32, redop u32 */
 #define S_SUM   8  /* XXH3_64 of the section's bytes before it */
 #define S_MIN   (S_FIXED + S_SUM)
 
@@ -730,6 +731,9 @@ static void put_slice(struct obuf *b, const ir_slice *s)
 		put_u64(b, v->off);
 		put_u64(b, v->len);
 	}
+	/* version 3: appended, so an older reader skips it */
+	put_u32(b, s->dtype);
+	put_u32(b, s->redop);
 }
 
 /* Fill the header of a finished image: every field, then the plan hash
@@ -784,7 +788,7 @@ int ir_plan_encode(const ir_plan *p, const ir_report *r, const ir_slice *s,
 	for (int32_t i = 0; i < n; i++) {
 		if (check_slice(&s[i], i, n, p->nphases, err, errlen) != 0)
 			return CCP_EINVAL;
-		est += IR_FILE_INDEX_ENTRY + S_MIN +
+		est += IR_FILE_INDEX_ENTRY + S_MIN + S_TAIL +
 		       (uint64_t)s[i].nops * S_OP +
 		       (uint64_t)s[i].niovs * S_IOV;
 	}
@@ -1402,6 +1406,7 @@ int ir_slice_decode(const uint8_t *sec, uint64_t size, const ir_file_info *fi,
 	uint64_t rem = size - S_MIN;
 	if (!take_records(&rem, s->nops, S_OP) ||
 	    !take_records(&rem, s->niovs, S_IOV) ||
+	    (fi->version >= 3 && !take_records(&rem, 1, S_TAIL)) ||
 	    (rem != 0 && fi->version <= IR_FILE_VERSION)) {
 		rc = fail(err, errlen, CCP_EFORMAT,
 		          "bad plan: rank %" PRId32 " section: %" PRIu32
@@ -1417,6 +1422,19 @@ int ir_slice_decode(const uint8_t *sec, uint64_t size, const ir_file_info *fi,
 	}
 	if ((rc = rd_slice_arrays(&r, s, err, errlen)) != 0)
 		goto out_free_slice;
+	s->dtype = IR_DT_UNKNOWN;
+	if (fi->version >= 3) {
+		uint32_t dt = rd_u32(&r), op = rd_u32(&r);
+		if (dt > IR_DT_DOUBLE || op > IR_OP_MAX) {
+			rc = fail(err, errlen, CCP_EFORMAT,
+			          "bad plan: rank %" PRId32 " section has "
+			          "element type %" PRIu32 " and reduction %" PRIu32,
+			          rank, dt, op);
+			goto out_free_slice;
+		}
+		s->dtype = (uint8_t)dt;
+		s->redop = (uint8_t)op;
+	}
 	rc = check_slice(s, rank, fi->nranks, fi->nphases, err, errlen);
 	if (rc)
 		goto out_free_slice;

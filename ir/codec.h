@@ -13,10 +13,11 @@
 
 #include "ir.h"
 
-#define IR_FILE_VERSION  2 /* version this code writes */
+#define IR_FILE_VERSION  3 /* version this code writes */
 #define IR_FILE_MIN_READ 1 /* oldest version this code reads */
 /* Oldest reader of what this code writes: version 2 only appends the
- * selection record to the global section, which version 1 skips. */
+ * selection record to the global section, and version 3 the element type
+ * and reduction to each rank section; an older reader skips both. */
 #define IR_FILE_COMPAT 1
 
 /* What the header of a plan file says; filled by ir_file_info_read. */

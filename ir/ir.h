@@ -114,6 +114,8 @@ enum ir_coll {
 };
 
 enum ir_dtype { IR_DT_BYTE, IR_DT_INT32, IR_DT_INT64, IR_DT_FLOAT, IR_DT_DOUBLE };
+/* a slice read from a file that did not record its element type */
+#define IR_DT_UNKNOWN 0xff
 enum ir_redop { IR_OP_SUM, IR_OP_PROD, IR_OP_MIN, IR_OP_MAX };
 
 /* A sparse n x n communication matrix in CSR form: the messages of rank i
@@ -288,6 +290,9 @@ struct ir_slice {
 	uint64_t send_bytes;    /* send buffer the rank must bind (>=) */
 	uint64_t recv_bytes;    /* receive buffer the rank must bind (>=) */
 	uint64_t scratch_bytes; /* scratch the plan needs on this rank */
+	uint8_t dtype;          /* RECV_REDUCE: element type (enum ir_dtype),
+	                           IR_DT_UNKNOWN in a file older than version 3 */
+	uint8_t redop;          /* RECV_REDUCE: operation (enum ir_redop) */
 	ir_op *ops;
 	uint32_t nops;
 	ir_iov *iovs;

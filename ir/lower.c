@@ -400,6 +400,8 @@ int ir_lower(const ir_plan *p, ir_slice **out)
 	}
 	for (int32_t r = 0; r < n; r++) {
 		s[r].rank = r;
+		s[r].dtype = (uint8_t)p->comm.dtype;
+		s[r].redop = (uint8_t)p->comm.op;
 		if (nops[r] > UINT32_MAX || niov[r] > UINT32_MAX) {
 			rc = CCP_ERANGE;
 			break;

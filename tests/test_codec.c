@@ -129,6 +129,8 @@ static ir_slice *make_slices(int32_t n, uint32_t nphases)
 		x->send_bytes = r == 0 ? 1024 : 0;
 		x->recv_bytes = 1024;
 		x->scratch_bytes = 64 * (uint64_t)(r % 3);
+		x->dtype = (uint8_t)(r % (IR_DT_DOUBLE + 1));
+		x->redop = (uint8_t)(r % (IR_OP_MAX + 1));
 		if (r == 5)
 			continue;
 		uint32_t last = nphases ? nphases - 1 : 0;
@@ -257,7 +259,8 @@ static bool slice_equal(const ir_slice *a, const ir_slice *b)
 	if (a->rank != b->rank || a->send_bytes != b->send_bytes ||
 	    a->recv_bytes != b->recv_bytes ||
 	    a->scratch_bytes != b->scratch_bytes || a->nops != b->nops ||
-	    a->niovs != b->niovs)
+	    a->niovs != b->niovs || a->dtype != b->dtype ||
+	    a->redop != b->redop)
 		return false;
 	for (uint32_t i = 0; i < a->nops; i++) {
 		const ir_op *x = &a->ops[i], *y = &b->ops[i];
@@ -713,32 +716,44 @@ static void test_foreign(void **state)
 	}
 }
 
-/* The version 1 form of a version 2 image: the 56-byte selection record
- * at the end of the global section cut out, everything after it moved
- * down, offsets, sizes and versions rewritten, checksums resealed. */
-static uint8_t *downgrade_v1(const uint8_t *img, size_t len, size_t *len1)
+/* An older form of a version 3 image: version 2 without the 8-byte
+ * element type and reduction at the end of each rank section; version 1
+ * also without the 56-byte selection record at the end of the global
+ * section.  What is cut goes, everything after it moves down, offsets,
+ * sizes and versions are rewritten and the checksums resealed. */
+static uint8_t *downgrade(const uint8_t *img, size_t len, int version,
+                          size_t *outlen)
 {
-	const size_t cut = 56;
+	const uint64_t gcut = version < 2 ? 56 : 0, scut = 8;
 	uint64_t gsize = rd64(img + 40), index_off = rd64(img + 48);
 	uint64_t gend = 128 + gsize;
-	uint8_t *v1 = malloc(len - cut);
-	assert_non_null(v1);
-	memcpy(v1, img, gend - cut);
-	memcpy(v1 + gend - cut, img + gend, len - gend);
-	*len1 = len - cut;
-	v1[8] = 1;
-	v1[10] = 1;
-	wr64(v1 + 40, gsize - cut);
-	wr64(v1 + 48, index_off - cut);
-	wr64(v1 + 56, *len1);
-	uint32_t n = (uint32_t)v1[24] | (uint32_t)v1[25] << 8 |
-	             (uint32_t)v1[26] << 16 | (uint32_t)v1[27] << 24;
+	uint32_t n = (uint32_t)img[24] | (uint32_t)img[25] << 8 |
+	             (uint32_t)img[26] << 16 | (uint32_t)img[27] << 24;
+	uint8_t *v = malloc(len);
+	assert_non_null(v);
+	/* header and global section, the record cut */
+	memcpy(v, img, gend - gcut);
+	size_t at = gend - gcut;
+	uint64_t index_new = at;
+	memcpy(v + at, img + index_off, 24 * (size_t)n);
+	at += 24 * (size_t)n;
 	for (uint32_t r = 0; r < n; r++) {
-		uint8_t *e = v1 + index_off - cut + 24 * (uint64_t)r;
-		wr64(e, rd64(e) - cut);
+		const uint8_t *e = img + index_off + 24 * (uint64_t)r;
+		uint64_t off = rd64(e), size = rd64(e + 8);
+		uint8_t *ne = v + index_new + 24 * (uint64_t)r;
+		memcpy(v + at, img + off, size - 8 - scut);
+		wr64(ne, at);
+		wr64(ne + 8, size - scut);
+		at += size - scut; /* the checksum is resealed below */
 	}
-	reseal(v1, *len1);
-	return v1;
+	*outlen = at;
+	v[8] = (uint8_t)version;
+	v[10] = 1;
+	wr64(v + 40, gsize - gcut);
+	wr64(v + 48, index_new);
+	wr64(v + 56, at);
+	reseal(v, at);
+	return v;
 }
 
 static void test_versions(void **state)
@@ -762,7 +777,7 @@ static void test_versions(void **state)
 	assert_int_equal(ir_plan_decode(fut, len, &q, NULL, err, sizeof err),
 	                 CCP_EVERSION);
 	assert_non_null(strstr(err, "plan format version 7 is newer than this "
-	                            "reader (2)"));
+	                            "reader (3)"));
 	assert_int_equal(
 	        ir_slice_from_image(fut, len, 3, &s, NULL, err, sizeof err),
 	        CCP_EVERSION);
@@ -772,10 +787,10 @@ static void test_versions(void **state)
 
 	/* a later version that this reader may still read */
 	memcpy(fut, img, len);
-	fut[8] = 3;
+	fut[8] = 4;
 	reseal(fut, len);
 	assert_int_equal(ir_plan_decode(fut, len, &q, &fi, err, sizeof err), 0);
-	assert_int_equal(fi.version, 3);
+	assert_int_equal(fi.version, 4);
 	assert_plan_equal(&p, &q);
 	ir_plan_fini(&q);
 	assert_int_equal(
@@ -783,20 +798,33 @@ static void test_versions(void **state)
 	assert_true(slice_equal(&s, &sl[3]));
 	ir_slice_fini(&s);
 
-	/* a version 1 file: the same without the selection record that
-	 * version 2 appends to the global section */
-	size_t len1 = 0;
-	uint8_t *v1 = downgrade_v1(img, len, &len1);
-	assert_int_equal(ir_plan_decode(v1, len1, &q, &fi, err, sizeof err), 0);
-	assert_int_equal(fi.version, 1);
-	assert_int_equal(q.sel.method, IR_SELECT_NONE);
-	assert_plan_equal(&p, &q);
-	ir_plan_fini(&q);
-	assert_int_equal(
-	        ir_slice_from_image(v1, len1, 3, &s, NULL, err, sizeof err), 0);
-	assert_true(slice_equal(&s, &sl[3]));
-	ir_slice_fini(&s);
-	free(v1);
+	/* versions 2 and 1: the same without the element type and
+	 * reduction that version 3 appends to each rank section, and (1)
+	 * without the selection record that version 2 appends to the
+	 * global section */
+	for (int v = 2; v >= 1; v--) {
+		size_t lenv = 0;
+		uint8_t *old = downgrade(img, len, v, &lenv);
+		assert_int_equal(ir_plan_decode(old, lenv, &q, &fi, err,
+		                                sizeof err),
+		                 0);
+		assert_int_equal(fi.version, v);
+		if (v == 1)
+			assert_int_equal(q.sel.method, IR_SELECT_NONE);
+		else
+			assert_int_equal(q.sel.method, p.sel.method);
+		assert_plan_equal(&p, &q);
+		ir_plan_fini(&q);
+		assert_int_equal(ir_slice_from_image(old, lenv, 3, &s, NULL,
+		                                     err, sizeof err),
+		                 0);
+		assert_int_equal(s.dtype, IR_DT_UNKNOWN);
+		s.dtype = sl[3].dtype;
+		s.redop = sl[3].redop;
+		assert_true(slice_equal(&s, &sl[3]));
+		ir_slice_fini(&s);
+		free(old);
+	}
 
 	/* version 0 is older than any reader */
 	memcpy(fut, img, len);
