@@ -1,0 +1,121 @@
+/*
+ * ccplan.h - the ccplan runtime: execute a compiled communication plan
+ * with the application's buffers, over a transport (MPI, OpenSHMEM or TCP
+ * sockets; see ccplan_mpi.h, ccplan_shmem.h, ccplan_sockets.h).
+ *
+ * A typical rank:
+ *
+ *     ccp_context *ctx;  ccp_transport *t;  ccp_plan *plan;
+ *     ccp_init(&ctx, NULL, NULL);
+ *     ccp_mpi_transport(ctx, MPI_COMM_WORLD, &t);        (or another)
+ *     ccp_plan_load_file(ctx, "bcast.ccp", ccp_transport_rank(t), &plan);
+ *     ccp_plan_bind(plan, sendbuf, sendlen, recvbuf, recvlen, NULL, 0);
+ *     for (...) ccp_plan_execute(plan, t, CCP_EXEC_DEFAULT);
+ *     ccp_plan_free(plan);  ccp_transport_free(t);  ccp_fini(ctx);
+ *
+ * Every function returns 0 or a negative CCP_E* code (ccplan_errors.h);
+ * ccp_strerror() gives the code's text and ccp_errmsg() the context's
+ * last detailed message.  The library never exits and never prints.
+ *
+ * A context, and everything made from it, is used by one thread at a time.
+ */
+#ifndef CCPLAN_H
+#define CCPLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ccplan_errors.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ccp_context ccp_context;     /* allocator, last error */
+typedef struct ccp_plan ccp_plan;           /* one rank's slice of a plan */
+typedef struct ccp_transport ccp_transport; /* how bytes reach peers */
+
+/* The allocator: one function, as in Lua.  nsize == 0 frees ptr (and
+ * returns NULL); otherwise it behaves like realloc(ptr, nsize), osize
+ * being the block's old size (0 for a new block).  NULL means malloc. */
+typedef void *(*ccp_alloc_fn)(void *ud, void *ptr, size_t osize, size_t nsize);
+
+/* ---- context -------------------------------------------------------- */
+
+int ccp_init(ccp_context **ctx, ccp_alloc_fn alloc, void *ud);
+void ccp_fini(ccp_context *ctx);
+/* The last error's message on this context, in one line naming what
+ * failed ("rank 3 section: checksum mismatch", "recv buffer is 512 bytes,
+ * the plan needs 1024"); "" when the last call succeeded. */
+const char *ccp_errmsg(const ccp_context *ctx);
+
+/* ---- plans ---------------------------------------------------------- */
+
+/* Load one rank's slice of a plan: from a .ccp file (only the header,
+ * the rank's index entry and its section are read), from a complete
+ * image in memory, or from an emitted C plan (ccplan compile --emit c).
+ * Every check of the plan format runs first. */
+int ccp_plan_load_file(ccp_context *ctx, const char *path, int32_t rank,
+                       ccp_plan **plan);
+int ccp_plan_load_memory(ccp_context *ctx, const void *image, size_t len,
+                         int32_t rank, ccp_plan **plan);
+void ccp_plan_free(ccp_plan *plan);
+
+/* What a loaded plan is and needs on this rank. */
+typedef struct ccp_plan_info {
+	int32_t rank;           /* the rank this slice is for */
+	int32_t nranks;         /* ranks the plan was compiled for */
+	uint32_t nphases;       /* phases of the whole plan */
+	uint64_t plan_hash;     /* ranks compare it to agree on the plan */
+	uint64_t send_bytes;    /* send buffer to bind, at least */
+	uint64_t recv_bytes;    /* receive buffer to bind, at least */
+	uint64_t scratch_bytes; /* scratch the plan needs on this rank */
+	const char *algorithm;  /* generator name */
+	const char *collective; /* "broadcast", "scatter", ... */
+} ccp_plan_info;
+int ccp_plan_get_info(const ccp_plan *plan, ccp_plan_info *info);
+
+/* Bind the buffers the plan's operations address.  A buffer the plan
+ * does not use on this rank may be NULL with length 0.  scratch may be
+ * NULL: the runtime then allocates scratch_bytes itself, once.  A buffer
+ * shorter than the plan needs is refused (CCP_EBUFFER) and remembered,
+ * so that the next ccp_plan_execute fails on every rank, not only here. */
+int ccp_plan_bind(ccp_plan *plan, const void *send, size_t send_len,
+                  void *recv, size_t recv_len, void *scratch,
+                  size_t scratch_len);
+
+/* Execution schemes (004 §3), one of: */
+#define CCP_EXEC_S2 0u /* post every receive of the phase, then send */
+#define CCP_EXEC_S1 1u /* receivers signal ready; senders then send
+                          straight into the posted receive */
+/* and optionally: */
+#define CCP_EXEC_NO_BARRIER 2u /* no barrier between phases: the per-rank
+                                  operation order alone keeps the schedule */
+#define CCP_EXEC_NO_CHECK 4u   /* skip the agreement exchange before the
+                                  first operation (only after an execution
+                                  of the same plan on the same transport
+                                  has passed it) */
+#define CCP_EXEC_DEFAULT CCP_EXEC_S2
+
+/* Run the plan once.  Before any data moves, every rank takes part in
+ * one small exchange that compares the plan hash, the transport's size
+ * against the plan's ranks and each rank's bind status: if any rank
+ * disagrees, every rank returns the same error (CCP_EMISMATCH,
+ * CCP_EBUFFER, CCP_EINVAL) and no byte has been sent.  A fault during
+ * the run (a peer gone, a timeout, a damaged frame) returns an error,
+ * never success.  After the first execution nothing is allocated. */
+int ccp_plan_execute(ccp_plan *plan, ccp_transport *t, unsigned flags);
+
+/* ---- transports ----------------------------------------------------- */
+
+/* Made by a backend (ccplan_mpi.h, ccplan_shmem.h, ccplan_sockets.h). */
+int32_t ccp_transport_rank(const ccp_transport *t);
+int32_t ccp_transport_size(const ccp_transport *t);
+const char *ccp_transport_name(const ccp_transport *t);
+void ccp_transport_free(ccp_transport *t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,362 @@
+/*
+ * engine.c - running one rank's operation list over a transport.
+ *
+ * A slice is a prologue of local COPYs, then one group per phase the rank
+ * takes part in: PHASE, its receives, its sends, WAIT (ir/lower.c).  The
+ * engine turns each group into transport calls under one of the two
+ * schemes of 004 §3:
+ *
+ *   S2  post every receive of the phase; [barrier]; send; wait.
+ *   S1  post every receive and tell each sender "ready" (a zero-byte
+ *       token); a sender waits for its receivers' tokens, then sends
+ *       straight into the posted receive; wait.
+ *
+ * With phase barriers (the default) every rank enters one barrier per
+ * phase of the plan, also for the phases it has no part in, so phase k
+ * starts only after every rank has finished phase k-1 and posted its
+ * receives of phase k.  CCP_EXEC_NO_BARRIER drops them: the order of each
+ * rank's operations and the transport's matching by (peer, phase) then
+ * keep the schedule, as the papers run it.
+ *
+ * A message made of several pieces (iovs) is packed into, or unpacked
+ * from, a staging area sized on the first execution for the largest
+ * phase; a received partial of a reduction is combined into the running
+ * one after the phase's wait.  After the first execution nothing is
+ * allocated.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+static uint8_t *at(const ccp_plan *p, const ir_iov *v)
+{
+	return p->buf[v->buf] + v->off;
+}
+
+static size_t dtype_size(unsigned dt)
+{
+	switch (dt) {
+	case IR_DT_BYTE:
+		return 1;
+	case IR_DT_INT32:
+	case IR_DT_FLOAT:
+		return 4;
+	case IR_DT_INT64:
+	case IR_DT_DOUBLE:
+		return 8;
+	}
+	return 0;
+}
+
+/* dst[i] = dst[i] OP src[i] over n elements of type T; the buffers may be
+ * unaligned (scratch slots are packed), so elements go through memcpy,
+ * which compilers turn into plain loads and stores. */
+#define COMBINE(T, n, dst, src, op)                                            \
+	do {                                                                   \
+		for (size_t i_ = 0; i_ < (n); i_++) {                          \
+			T a_, b_;                                              \
+			memcpy(&a_, (dst) + i_ * sizeof(T), sizeof(T));        \
+			memcpy(&b_, (src) + i_ * sizeof(T), sizeof(T));        \
+			switch (op) {                                          \
+			case IR_OP_SUM:                                        \
+				a_ = (T)(a_ + b_);                             \
+				break;                                         \
+			case IR_OP_PROD:                                       \
+				a_ = (T)(a_ * b_);                             \
+				break;                                         \
+			case IR_OP_MIN:                                        \
+				a_ = b_ < a_ ? b_ : a_;                        \
+				break;                                         \
+			case IR_OP_MAX:                                        \
+				a_ = b_ > a_ ? b_ : a_;                        \
+				break;                                         \
+			}                                                      \
+			memcpy((dst) + i_ * sizeof(T), &a_, sizeof(T));        \
+		}                                                              \
+	} while (0)
+
+static void combine(unsigned dt, unsigned op, uint8_t *dst, const uint8_t *src,
+                    uint64_t bytes)
+{
+	size_t n = (size_t)(bytes / dtype_size(dt));
+	switch (dt) {
+	case IR_DT_BYTE:
+		COMBINE(uint8_t, n, dst, src, op);
+		break;
+	case IR_DT_INT32:
+		COMBINE(int32_t, n, dst, src, op);
+		break;
+	case IR_DT_INT64:
+		COMBINE(int64_t, n, dst, src, op);
+		break;
+	case IR_DT_FLOAT:
+		COMBINE(float, n, dst, src, op);
+		break;
+	case IR_DT_DOUBLE:
+		COMBINE(double, n, dst, src, op);
+		break;
+	}
+}
+
+/* Size the staging area and the per-op tables, once.  Also refuses what
+ * the engine cannot run (a reduction of unknown element type). */
+static int prepare(ccp_plan *p)
+{
+	ccp_context *ctx = p->ctx;
+	const ir_slice *s = &p->slice;
+	size_t n = s->nops ? s->nops : 1;
+	p->stage_off = ccp__alloc(ctx, (size_t)s->nops * sizeof *p->stage_off);
+	p->post = ccp__alloc(ctx, (size_t)s->nops * sizeof *p->post);
+	if (!p->stage_off || !p->post)
+		return ccp__error(ctx, CCP_ENOMEM, "out of memory");
+	(void)n;
+	uint64_t phase_len = 0, max_len = 0;
+	for (uint32_t i = 0; i < s->nops; i++) {
+		const ir_op *o = &s->ops[i];
+		p->stage_off[i] = UINT64_MAX;
+		if (o->code == IR_OP_PHASE)
+			phase_len = 0;
+		if (o->code == IR_OP_RECV_REDUCE) {
+			size_t es = dtype_size(s->dtype);
+			if (es == 0)
+				return ccp__error(ctx, CCP_EVERSION,
+				                  "rank %d: the plan reduces but "
+				                  "does not record its element "
+				                  "type (a file older than format "
+				                  "version 3); recompile it",
+				                  (int)s->rank);
+			if (o->bytes % es != 0 || o->niov != 2 ||
+			    s->iovs[o->iov].len != o->bytes ||
+			    s->iovs[o->iov + 1].len != o->bytes)
+				return ccp__error(ctx, CCP_EINVAL,
+				                  "rank %d op %u: a reduction of "
+				                  "%llu bytes is not a whole "
+				                  "number of elements",
+				                  (int)s->rank, (unsigned)i,
+				                  (unsigned long long)o->bytes);
+		}
+		if ((o->code == IR_OP_RECV || o->code == IR_OP_SEND) &&
+		    o->niov > 1) {
+			p->stage_off[i] = phase_len;
+			phase_len += o->bytes;
+			if (phase_len > max_len)
+				max_len = phase_len;
+		}
+	}
+	if (max_len > SIZE_MAX)
+		return ccp__error(ctx, CCP_ENOMEM, "out of memory");
+	if (max_len) {
+		p->staging = ccp__alloc(ctx, (size_t)max_len);
+		if (!p->staging)
+			return ccp__error(ctx, CCP_ENOMEM,
+			                  "no memory for %llu bytes of staging",
+			                  (unsigned long long)max_len);
+		p->staging_len = max_len;
+	}
+	p->prepared = true;
+	return 0;
+}
+
+/* Where op i's message lives on the wire side: its one iov, or its
+ * place in staging. */
+static uint8_t *msg_buf(const ccp_plan *p, uint32_t i)
+{
+	const ir_op *o = &p->slice.ops[i];
+	if (p->stage_off[i] != UINT64_MAX)
+		return p->staging + p->stage_off[i];
+	return o->niov ? at(p, &p->slice.iovs[o->iov]) : (uint8_t *)p->ready;
+}
+
+/* Copy op i's pieces into (pack) or out of (unpack) staging. */
+static void stage(ccp_plan *p, uint32_t i, bool pack)
+{
+	const ir_op *o = &p->slice.ops[i];
+	uint8_t *q = p->staging + p->stage_off[i];
+	for (uint32_t k = 0; k < o->niov; k++) {
+		const ir_iov *v = &p->slice.iovs[o->iov + k];
+		if (pack)
+			memcpy(q, at(p, v), (size_t)v->len);
+		else
+			memcpy(at(p, v), q, (size_t)v->len);
+		q += v->len;
+	}
+}
+
+static bool is_recv(const ir_op *o)
+{
+	return o->code == IR_OP_RECV || o->code == IR_OP_RECV_REDUCE;
+}
+
+/* One phase group: ops [first, end), PHASE first, WAIT last. */
+static int run_phase(ccp_plan *p, ccp_transport *t, uint32_t first,
+                     uint32_t end, unsigned flags)
+{
+	const struct ccp_transport_ops *T = t->ops;
+	const ir_op *ops = p->slice.ops;
+	uint32_t phase = ops[first].phase, npost = 0;
+	bool s1 = flags & CCP_EXEC_S1, barrier = !(flags & CCP_EXEC_NO_BARRIER);
+	int rc;
+
+	for (uint32_t i = first; i < end; i++) {
+		const ir_op *o = &ops[i];
+		if (!is_recv(o))
+			continue;
+		if ((rc = T->irecv(t, o->peer, phase, CCP_TAG_DATA,
+		                   msg_buf(p, i), (size_t)o->bytes)) < 0)
+			return rc;
+		if (o->code == IR_OP_RECV_REDUCE || p->stage_off[i] != UINT64_MAX)
+			p->post[npost++] = i;
+		if (s1 && (rc = T->isend(t, o->peer, phase, CCP_TAG_READY,
+		                         p->ready, 0)) < 0)
+			return rc;
+	}
+	if (s1) { /* the receivers' tokens, then the data */
+		int from = -1, count = 0;
+		for (uint32_t i = first; i < end; i++) {
+			const ir_op *o = &ops[i];
+			if (o->code != IR_OP_SEND)
+				continue;
+			rc = T->irecv(t, o->peer, phase, CCP_TAG_READY,
+			              p->ready + 1, 0);
+			if (rc < 0)
+				return rc;
+			if (from < 0)
+				from = rc;
+			count++;
+		}
+		if (count && (rc = T->wait(t, from, count)) < 0)
+			return rc;
+	}
+	if (barrier && (rc = T->barrier(t)) < 0)
+		return rc;
+	for (uint32_t i = first; i < end; i++) {
+		const ir_op *o = &ops[i];
+		if (o->code != IR_OP_SEND)
+			continue;
+		if (p->stage_off[i] != UINT64_MAX)
+			stage(p, i, true);
+		if ((rc = T->isend(t, o->peer, phase, CCP_TAG_DATA,
+		                   msg_buf(p, i), (size_t)o->bytes)) < 0)
+			return rc;
+	}
+	if ((rc = T->waitall(t)) < 0)
+		return rc;
+	for (uint32_t k = 0; k < npost; k++) {
+		uint32_t i = p->post[k];
+		const ir_op *o = &ops[i];
+		if (o->code == IR_OP_RECV_REDUCE) {
+			const ir_iov *v = &p->slice.iovs[o->iov];
+			combine(p->slice.dtype, p->slice.redop, at(p, v + 1),
+			        at(p, v), o->bytes);
+		} else {
+			stage(p, i, false);
+		}
+	}
+	return 0;
+}
+
+/* The barriers of phases [*next, upto) that this rank has no part in. */
+static int idle_barriers(ccp_transport *t, uint32_t *next, uint32_t upto)
+{
+	for (; *next < upto; (*next)++) {
+		int rc = t->ops->barrier(t);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Every rank's verdict on the plan, before any data moves. */
+static int check(ccp_plan *p, ccp_transport *t, int status)
+{
+	int global = 0;
+	int rc = t->ops->agree(t, p->plan_hash, status, &global);
+	if (rc < 0)
+		return rc;
+	if (global == 0)
+		return 0;
+	if (status != 0 && status == global)
+		return status; /* the context already says why */
+	if (global == CCP_EMISMATCH)
+		return ccp__error(p->ctx, CCP_EMISMATCH,
+		                  "rank %d: ranks disagree on the plan (this "
+		                  "rank's plan hash is %016llx)",
+		                  (int)t->rank,
+		                  (unsigned long long)p->plan_hash);
+	return ccp__error(p->ctx, global,
+	                  "rank %d: another rank refused the plan: %s",
+	                  (int)t->rank, ccp_strerror(global));
+}
+
+int ccp_plan_execute(ccp_plan *p, ccp_transport *t, unsigned flags)
+{
+	if (!p || !t)
+		return CCP_EINVAL;
+	ccp_context *ctx = p->ctx;
+	const ir_slice *s = &p->slice;
+	int rc;
+
+	/* every rank that loaded a slice sees the same sizes: no exchange
+	 * is needed to refuse the wrong communicator on all of them */
+	if (t->size != p->nranks)
+		return ccp__error(ctx, CCP_EINVAL,
+		                  "the plan is for %d ranks, the %s transport "
+		                  "has %d",
+		                  (int)p->nranks, t->ops->name, (int)t->size);
+	int status = 0;
+	if (t->rank != s->rank)
+		status = ccp__error(ctx, CCP_EINVAL,
+		                    "rank %d executes the slice of rank %d",
+		                    (int)t->rank, (int)s->rank);
+	else if (!p->bound)
+		status = p->bind_status
+		                 ? p->bind_status
+		                 : ccp__error(ctx, CCP_EINVAL,
+		                              "rank %d: no buffers bound",
+		                              (int)s->rank);
+	else if (!p->prepared)
+		status = prepare(p);
+	if (!(flags & CCP_EXEC_NO_CHECK))
+		rc = check(p, t, status);
+	else
+		rc = status;
+	if (rc)
+		return rc;
+
+	bool barrier = !(flags & CCP_EXEC_NO_BARRIER);
+	uint32_t next = 0; /* next phase barrier to enter */
+	for (uint32_t i = 0; i < s->nops;) {
+		const ir_op *o = &s->ops[i];
+		if (o->code == IR_OP_COPY) {
+			const ir_iov *v = &s->iovs[o->iov];
+			memmove(at(p, v + 1), at(p, v), (size_t)v->len);
+			i++;
+			continue;
+		}
+		if (o->code != IR_OP_PHASE)
+			return ccp__error(ctx, CCP_EFORMAT,
+			                  "rank %d op %u: %s outside a phase",
+			                  (int)s->rank, (unsigned)i,
+			                  ir_op_name(o->code));
+		uint32_t end = i + 1;
+		while (end < s->nops && s->ops[end].code != IR_OP_WAIT &&
+		       s->ops[end].code != IR_OP_PHASE)
+			end++;
+		if (end == s->nops || s->ops[end].code != IR_OP_WAIT)
+			return ccp__error(ctx, CCP_EFORMAT,
+			                  "rank %d: phase %u has no WAIT",
+			                  (int)s->rank, (unsigned)o->phase);
+		if (barrier) {
+			if ((rc = idle_barriers(t, &next, o->phase)) < 0)
+				return rc;
+			next = o->phase + 1;
+		}
+		if ((rc = run_phase(p, t, i, end + 1, flags)) < 0)
+			return rc;
+		i = end + 1;
+	}
+	if (barrier && (rc = idle_barriers(t, &next, p->nphases)) < 0)
+		return rc;
+	ccp__ok(ctx);
+	return 0;
+}

@@ -1,0 +1,48 @@
+/*
+ * internal.h - what the runtime's own files share: the context and the
+ * plan handle.  Backends see only transport.h.
+ */
+#ifndef CCP_RUNTIME_INTERNAL_H
+#define CCP_RUNTIME_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "ir.h"
+#include "transport.h"
+
+struct ccp_context {
+	ccp_alloc_fn alloc;
+	void *ud;
+	char msg[256]; /* last error, "" after success */
+};
+
+struct ccp_plan {
+	ccp_context *ctx;
+	ir_slice slice;      /* ops and iovs in the context's allocator */
+	int32_t nranks;
+	uint32_t nphases;
+	uint64_t plan_hash;
+	enum ir_coll coll;
+	char algorithm[IR_NAME_MAX];
+	/* bound buffers, indexed by enum ir_buf */
+	uint8_t *buf[3];
+	uint64_t len[3];
+	int bind_status;     /* 0, or why the last bind failed */
+	bool bound;
+	bool own_scratch;    /* scratch allocated by the runtime */
+	/* execution state, sized on the first execution */
+	bool prepared;
+	uint8_t *staging;    /* packed multi-iov messages of one phase */
+	uint64_t staging_len;
+	uint64_t *stage_off; /* per op: its offset in staging, or UINT64_MAX */
+	uint32_t *post;      /* ops of the phase to finish after WAIT */
+	uint8_t ready[2];    /* S1 tokens (zero bytes; a valid address) */
+};
+
+/* A plan handle holding a copy of slice s (decoded by the codec and still
+ * owned by the caller), in ctx's allocator; fi gives the plan's header. */
+struct ir_file_info;
+int ccp__plan_new(ccp_context *ctx, const struct ir_file_info *fi,
+                  const ir_slice *s, ccp_plan **out);
+
+#endif

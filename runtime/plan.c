@@ -1,0 +1,239 @@
+/*
+ * plan.c - loading one rank's slice of a plan, and binding buffers.
+ *
+ * From a file the loader reads the 128-byte header, the rank's 24-byte
+ * index entry and the rank's section, nothing else: a rank of a
+ * 65,536-rank plan does not read the other 65,535 slices.  Every check of
+ * the codec runs before the slice is used (ir/codec.h).  The slice is
+ * then copied into the context's allocator, so that everything the
+ * runtime keeps comes from the allocator the application chose.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "codec.h"
+#include "internal.h"
+
+/* Take a decoded slice (malloc'd by the codec) into a new plan handle
+ * allocated with ctx's allocator. */
+int ccp__plan_new(ccp_context *ctx, const ir_file_info *fi,
+                  const ir_slice *s, ccp_plan **out)
+{
+	ccp_plan *p = ccp__calloc(ctx, 1, sizeof *p);
+	if (!p)
+		return ccp__error(ctx, CCP_ENOMEM, "out of memory");
+	p->ctx = ctx;
+	p->slice = *s;
+	p->slice.ops = ccp__alloc(ctx, (size_t)s->nops * sizeof *s->ops);
+	p->slice.iovs = ccp__alloc(ctx, (size_t)s->niovs * sizeof *s->iovs);
+	if (!p->slice.ops || !p->slice.iovs) {
+		ccp_plan_free(p);
+		return ccp__error(ctx, CCP_ENOMEM, "out of memory");
+	}
+	if (s->nops)
+		memcpy(p->slice.ops, s->ops, (size_t)s->nops * sizeof *s->ops);
+	if (s->niovs)
+		memcpy(p->slice.iovs, s->iovs,
+		       (size_t)s->niovs * sizeof *s->iovs);
+	p->nranks = fi->nranks;
+	p->nphases = fi->nphases;
+	p->plan_hash = fi->plan_hash;
+	p->coll = fi->coll;
+	memcpy(p->algorithm, fi->algorithm, sizeof p->algorithm);
+	p->algorithm[sizeof p->algorithm - 1] = '\0';
+	ccp__ok(ctx);
+	*out = p;
+	return 0;
+}
+
+int ccp_plan_load_memory(ccp_context *ctx, const void *image, size_t len,
+                         int32_t rank, ccp_plan **plan)
+{
+	if (!ctx || !plan)
+		return CCP_EINVAL;
+	*plan = NULL;
+	if (!image)
+		return ccp__error(ctx, CCP_EINVAL, "no plan image");
+	ir_slice s;
+	ir_file_info fi;
+	char err[200];
+	int rc = ir_slice_from_image(image, len, rank, &s, &fi, err,
+	                             sizeof err);
+	if (rc)
+		return ccp__error(ctx, rc, "plan image: %s", err);
+	rc = ccp__plan_new(ctx, &fi, &s, plan);
+	ir_slice_fini(&s);
+	return rc;
+}
+
+/* Read exactly n bytes at off; a short file is a truncated plan. */
+static int read_at(ccp_context *ctx, FILE *f, const char *path, uint64_t off,
+                   uint8_t *buf, size_t n)
+{
+	if (fseeko(f, (off_t)off, SEEK_SET) != 0)
+		return ccp__error(ctx, CCP_EIO, "%s: %s", path,
+		                  strerror(errno));
+	size_t got = fread(buf, 1, n, f);
+	if (got != n) {
+		if (ferror(f))
+			return ccp__error(ctx, CCP_EIO, "%s: %s", path,
+			                  strerror(errno));
+		return ccp__error(ctx, CCP_ETRUNC,
+		                  "%s: truncated plan: %zu bytes at %llu, "
+		                  "%zu read",
+		                  path, n, (unsigned long long)off, got);
+	}
+	return 0;
+}
+
+int ccp_plan_load_file(ccp_context *ctx, const char *path, int32_t rank,
+                       ccp_plan **plan)
+{
+	if (!ctx || !plan)
+		return CCP_EINVAL;
+	*plan = NULL;
+	if (!path)
+		return ccp__error(ctx, CCP_EINVAL, "no plan file");
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return ccp__error(ctx, errno == ENOENT ? CCP_ENOTFOUND : CCP_EIO,
+		                  "%s: %s", path, strerror(errno));
+	uint8_t head[IR_FILE_HEADER_MIN], entry[IR_FILE_INDEX_ENTRY];
+	uint8_t *sec = NULL;
+	uint64_t index_off = 0, off = 0, size = 0;
+	ir_file_info fi;
+	ir_slice s;
+	char err[200];
+	int rc = read_at(ctx, f, path, 0, head, sizeof head);
+	if (rc)
+		goto out;
+	if ((rc = ir_file_info_read(head, sizeof head, &fi, err, sizeof err)) ||
+	    (rc = ir_slice_locate(head, sizeof head, &fi, rank, &index_off,
+	                          err, sizeof err))) {
+		rc = ccp__error(ctx, rc, "%s: %s", path, err);
+		goto out;
+	}
+	if ((rc = read_at(ctx, f, path, index_off, entry, sizeof entry)))
+		goto out;
+	if ((rc = ir_slice_entry(entry, &fi, &off, &size, err, sizeof err))) {
+		rc = ccp__error(ctx, rc, "%s: %s", path, err);
+		goto out;
+	}
+	if (size > SIZE_MAX || !(sec = ccp__alloc(ctx, (size_t)size))) {
+		rc = ccp__error(ctx, CCP_ENOMEM, "%s: out of memory", path);
+		goto out;
+	}
+	if ((rc = read_at(ctx, f, path, off, sec, (size_t)size)))
+		goto out;
+	if ((rc = ir_slice_decode(sec, size, &fi, rank, &s, err, sizeof err))) {
+		rc = ccp__error(ctx, rc, "%s: %s", path, err);
+		goto out;
+	}
+	rc = ccp__plan_new(ctx, &fi, &s, plan);
+	ir_slice_fini(&s);
+out:
+	ccp__free(ctx, sec, (size_t)size);
+	fclose(f);
+	return rc;
+}
+
+void ccp_plan_free(ccp_plan *p)
+{
+	if (!p)
+		return;
+	ccp_context *ctx = p->ctx;
+	if (p->own_scratch)
+		ccp__free(ctx, p->buf[IR_BUF_SCRATCH],
+		          (size_t)p->len[IR_BUF_SCRATCH]);
+	ccp__free(ctx, p->staging, (size_t)p->staging_len);
+	ccp__free(ctx, p->stage_off, (size_t)p->slice.nops * sizeof *p->stage_off);
+	ccp__free(ctx, p->post, (size_t)p->slice.nops * sizeof *p->post);
+	ccp__free(ctx, p->slice.ops, (size_t)p->slice.nops * sizeof *p->slice.ops);
+	ccp__free(ctx, p->slice.iovs,
+	          (size_t)p->slice.niovs * sizeof *p->slice.iovs);
+	ccp__free(ctx, p, sizeof *p);
+}
+
+int ccp_plan_get_info(const ccp_plan *p, ccp_plan_info *info)
+{
+	if (!p || !info)
+		return CCP_EINVAL;
+	info->rank = p->slice.rank;
+	info->nranks = p->nranks;
+	info->nphases = p->nphases;
+	info->plan_hash = p->plan_hash;
+	info->send_bytes = p->slice.send_bytes;
+	info->recv_bytes = p->slice.recv_bytes;
+	info->scratch_bytes = p->slice.scratch_bytes;
+	info->algorithm = p->algorithm;
+	info->collective = ir_coll_name(p->coll);
+	return 0;
+}
+
+/* Check one buffer against what the slice needs. */
+static int check_buf(ccp_plan *p, const char *name, const void *ptr,
+                     size_t len, uint64_t need)
+{
+	if (len < need)
+		return ccp__error(p->ctx, CCP_EBUFFER,
+		                  "rank %d: %s buffer is %zu bytes, the plan "
+		                  "needs %llu",
+		                  (int)p->slice.rank, name, len,
+		                  (unsigned long long)need);
+	if (need && !ptr)
+		return ccp__error(p->ctx, CCP_EBUFFER,
+		                  "rank %d: %s buffer is NULL, the plan needs "
+		                  "%llu bytes",
+		                  (int)p->slice.rank, name,
+		                  (unsigned long long)need);
+	return 0;
+}
+
+int ccp_plan_bind(ccp_plan *p, const void *send, size_t send_len, void *recv,
+                  size_t recv_len, void *scratch, size_t scratch_len)
+{
+	if (!p)
+		return CCP_EINVAL;
+	ccp_context *ctx = p->ctx;
+	const ir_slice *s = &p->slice;
+	int rc = check_buf(p, "send", send, send_len, s->send_bytes);
+	if (!rc)
+		rc = check_buf(p, "recv", recv, recv_len, s->recv_bytes);
+	if (!rc && scratch)
+		rc = check_buf(p, "scratch", scratch, scratch_len,
+		               s->scratch_bytes);
+	p->bind_status = rc;
+	p->bound = rc == 0;
+	if (rc)
+		return rc;
+	if (!scratch && !p->own_scratch && s->scratch_bytes) {
+		void *m = ccp__alloc(ctx, (size_t)s->scratch_bytes);
+		if (!m) {
+			p->bind_status = CCP_ENOMEM;
+			p->bound = false;
+			return ccp__error(ctx, CCP_ENOMEM,
+			                  "rank %d: no memory for %llu bytes "
+			                  "of scratch",
+			                  (int)s->rank,
+			                  (unsigned long long)s->scratch_bytes);
+		}
+		p->buf[IR_BUF_SCRATCH] = m;
+		p->len[IR_BUF_SCRATCH] = s->scratch_bytes;
+		p->own_scratch = true;
+	} else if (scratch) {
+		if (p->own_scratch)
+			ccp__free(ctx, p->buf[IR_BUF_SCRATCH],
+			          (size_t)p->len[IR_BUF_SCRATCH]);
+		p->own_scratch = false;
+		p->buf[IR_BUF_SCRATCH] = scratch;
+		p->len[IR_BUF_SCRATCH] = scratch_len;
+	}
+	/* the plan only reads the send buffer */
+	p->buf[IR_BUF_SEND] = (uint8_t *)(uintptr_t)send;
+	p->len[IR_BUF_SEND] = send_len;
+	p->buf[IR_BUF_RECV] = recv;
+	p->len[IR_BUF_RECV] = recv_len;
+	ccp__ok(ctx);
+	return 0;
+}

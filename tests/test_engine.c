@@ -1,0 +1,667 @@
+/*
+ * test_engine.c - the runtime's engine, run for real: every generator on
+ * every machine and collective it applies to is compiled (generate,
+ * verify, lower, encode), then executed by one thread per rank through
+ * the public API (ccp_plan_load_memory, bind, execute) under every
+ * scheme, and every byte each rank ends with is compared with what the
+ * collective means.
+ *
+ * The threads talk through a loopback transport defined here, a test
+ * double of the backends: one locked queue of eager messages, matched by
+ * (source, destination, phase, kind) in posting order as transport.h
+ * requires, and a waiting receive that gives up after 20 s instead of
+ * hanging.  The real backends are tested by their own programs
+ * (tests/runtime, tests/mpi, tests/shmem).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ccplan.h"
+#include "codec.h"
+#include "ir.h"
+#include "sched.h"
+#include "support.h"
+#include "transport.h"
+
+/* ---- the loopback transport ----------------------------------------- */
+
+struct lb_msg {
+	struct lb_msg *next;
+	int32_t src, dst;
+	uint32_t phase;
+	int kind;
+	size_t len;
+	unsigned char data[];
+};
+
+struct lb_world {
+	int32_t n;
+	pthread_mutex_t mu;
+	pthread_cond_t *cv; /* one per rank: a message for it arrived */
+	struct lb_msg *head;
+	pthread_barrier_t bar;
+	uint64_t *hash;
+	int *status;
+};
+
+struct lb_req {
+	bool recv, done;
+	int32_t peer;
+	uint32_t phase;
+	int kind;
+	void *buf;
+	size_t len;
+};
+
+struct lb {
+	struct ccp_transport base;
+	struct lb_world *w;
+	struct lb_req *req;
+	int nreq, cap;
+	bool broken;
+};
+
+static int lb_agree(ccp_transport *t, uint64_t hash, int status, int *global)
+{
+	struct lb *l = (struct lb *)t;
+	struct lb_world *w = l->w;
+	w->hash[t->rank] = hash;
+	w->status[t->rank] = status;
+	pthread_barrier_wait(&w->bar);
+	int g = 0;
+	for (int32_t r = 0; r < w->n; r++) {
+		if (w->hash[r] != w->hash[0])
+			g = CCP_EMISMATCH;
+		if (g != CCP_EMISMATCH && w->status[r] < g)
+			g = w->status[r];
+	}
+	pthread_barrier_wait(&w->bar);
+	*global = g;
+	return 0;
+}
+
+static int lb_barrier(ccp_transport *t)
+{
+	pthread_barrier_wait(&((struct lb *)t)->w->bar);
+	return 0;
+}
+
+static int lb_post(struct lb *l, struct lb_req r)
+{
+	if (l->nreq == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 64;
+		l->req = realloc(l->req, (size_t)l->cap * sizeof *l->req);
+		if (!l->req)
+			return CCP_ENOMEM;
+	}
+	l->req[l->nreq] = r;
+	return l->nreq++;
+}
+
+static int lb_irecv(ccp_transport *t, int32_t peer, uint32_t phase,
+                    enum ccp_tag_kind kind, void *buf, size_t len)
+{
+	return lb_post((struct lb *)t,
+	               (struct lb_req){true, false, peer, phase, kind, buf, len});
+}
+
+static int lb_isend(ccp_transport *t, int32_t peer, uint32_t phase,
+                    enum ccp_tag_kind kind, const void *buf, size_t len)
+{
+	struct lb *l = (struct lb *)t;
+	struct lb_msg *m = malloc(sizeof *m + len);
+	if (!m)
+		return CCP_ENOMEM;
+	*m = (struct lb_msg){NULL, t->rank, peer, phase, kind, len};
+	if (len)
+		memcpy(m->data, buf, len);
+	pthread_mutex_lock(&l->w->mu);
+	struct lb_msg **tail = &l->w->head;
+	while (*tail)
+		tail = &(*tail)->next;
+	*tail = m;
+	pthread_cond_signal(&l->w->cv[peer]);
+	pthread_mutex_unlock(&l->w->mu);
+	return lb_post(l, (struct lb_req){false, true, peer, phase, kind,
+	                                  NULL, len});
+}
+
+static int lb_wait(ccp_transport *t, int first, int count)
+{
+	struct lb *l = (struct lb *)t;
+	struct lb_world *w = l->w;
+	for (int i = first; i < first + count; i++) {
+		struct lb_req *r = &l->req[i];
+		if (r->done)
+			continue;
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 20;
+		pthread_mutex_lock(&w->mu);
+		struct lb_msg *m = NULL;
+		for (;;) {
+			struct lb_msg **q = &w->head;
+			for (; *q; q = &(*q)->next)
+				if ((*q)->dst == t->rank &&
+				    (*q)->src == r->peer &&
+				    (*q)->phase == r->phase &&
+				    (*q)->kind == r->kind)
+					break;
+			if (*q) {
+				m = *q;
+				*q = m->next;
+				break;
+			}
+			if (pthread_cond_timedwait(&w->cv[t->rank], &w->mu, &until) ==
+			    ETIMEDOUT)
+				break;
+		}
+		pthread_mutex_unlock(&w->mu);
+		if (!m)
+			return ccp__error(t->ctx, CCP_ETIMEDOUT,
+			                  "rank %d: nothing from %d in phase %u",
+			                  (int)t->rank, (int)r->peer,
+			                  (unsigned)r->phase);
+		int rc = 0;
+		if (m->len != r->len)
+			rc = ccp__error(t->ctx, CCP_EPEER,
+			                "rank %d: %zu bytes from %d in phase %u, "
+			                "%zu expected",
+			                (int)t->rank, m->len, (int)r->peer,
+			                (unsigned)r->phase, r->len);
+		else if (m->len)
+			memcpy(r->buf, m->data, m->len);
+		free(m);
+		if (rc)
+			return rc;
+		r->done = true;
+	}
+	return 0;
+}
+
+static int lb_waitall(ccp_transport *t)
+{
+	struct lb *l = (struct lb *)t;
+	int rc = lb_wait(t, 0, l->nreq);
+	l->nreq = 0;
+	return rc;
+}
+
+static void lb_destroy(ccp_transport *t)
+{
+	struct lb *l = (struct lb *)t;
+	free(l->req);
+	free(l);
+}
+
+static const struct ccp_transport_ops lb_ops = {
+        "loopback", lb_agree,   lb_barrier, lb_irecv,
+        lb_isend,   lb_wait,    lb_waitall, lb_destroy,
+};
+
+/* ---- what every rank must end with ---------------------------------- */
+
+static unsigned char pattern(int32_t r, uint64_t off)
+{
+	return (unsigned char)(r * 131 + off * 7 + 1);
+}
+
+/* Value of element i of rank r's reduce input. */
+static double reduce_in(int32_t r, uint64_t i)
+{
+	return (double)((r * 3 + (int64_t)i) % 17) - 5;
+}
+
+struct job {
+	const uint8_t *img;
+	size_t len;
+	const ir_comm *c;
+	const ir_machine *m;
+	struct lb_world *w;
+	unsigned flags;
+	int32_t rank;
+	char fail[256]; /* "" when the rank's result was right */
+};
+
+/* Fill rank r's send buffer. */
+static void fill_send(const struct job *j, unsigned char *s, uint64_t n)
+{
+	if (j->c->coll == IR_REDUCE) {
+		bool i32 = j->c->dtype == IR_DT_INT32;
+		for (uint64_t i = 0; i < n / (i32 ? 4 : 8); i++) {
+			double v = reduce_in(j->rank, i);
+			int32_t x = (int32_t)v;
+			if (i32)
+				memcpy(s + 4 * i, &x, 4);
+			else
+				memcpy(s + 8 * i, &v, 8);
+		}
+		return;
+	}
+	for (uint64_t o = 0; o < n; o++)
+		s[o] = pattern(j->rank, o);
+}
+
+/* Offset of (s,d) in s's send buffer (packed by destination) or in d's
+ * receive buffer (packed by source). */
+static uint64_t irr_off(const ir_matrix *x, int32_t s, int32_t d, bool recv)
+{
+	uint64_t off = 0;
+	if (!recv) {
+		for (int64_t k = x->row[s]; k < x->row[s + 1] && x->dst[k] < d;
+		     k++)
+			off += (uint64_t)x->bytes[k];
+		return off;
+	}
+	for (int32_t q = 0; q < s; q++)
+		off += (uint64_t)ir_matrix_get(x, q, d);
+	return off;
+}
+
+/* The byte at off of rank r's receive buffer, or -1 when the collective
+ * leaves it unspecified. */
+static int expect_byte(const struct job *j, uint64_t off)
+{
+	const ir_comm *c = j->c;
+	int32_t r = j->rank, n = j->m->nranks;
+	uint64_t b = (uint64_t)c->bytes;
+	switch (c->coll) {
+	case IR_BCAST:
+		return pattern(c->root, off);
+	case IR_SCATTER:
+		return pattern(c->root, (uint64_t)r * b + off);
+	case IR_GATHER:
+		return pattern((int32_t)(off / b), off % b);
+	case IR_ALLTOALL:
+		return pattern((int32_t)(off / b), (uint64_t)r * b + off % b);
+	case IR_TRANSPOSE: {
+		int co[IR_MAX_CUBE_DIM];
+		ir_coords(j->m, r, co);
+		int t = co[0];
+		co[0] = co[1];
+		co[1] = t;
+		return pattern(ir_rank_of(j->m, co), off);
+	}
+	case IR_IRREGULAR: {
+		const ir_matrix *x = c->matrix;
+		for (int32_t s = 0; s < n; s++) {
+			uint64_t o = irr_off(x, s, r, true);
+			uint64_t len = (uint64_t)ir_matrix_get(x, s, r);
+			if (off >= o && off < o + len)
+				return pattern(s, irr_off(x, s, r, false) +
+				                          off - o);
+		}
+		return -1;
+	}
+	case IR_REDUCE:
+		break;
+	}
+	return -1;
+}
+
+static void check_reduce(struct job *j, const unsigned char *got, uint64_t n)
+{
+	bool i32 = j->c->dtype == IR_DT_INT32;
+	for (uint64_t i = 0; i < n / (i32 ? 4 : 8); i++) {
+		double want = 0;
+		for (int32_t r = 0; r < j->m->nranks; r++) {
+			double v = reduce_in(r, i);
+			if (r == 0)
+				want = v;
+			else if (j->c->op == IR_OP_SUM)
+				want += v;
+			else if (j->c->op == IR_OP_MAX)
+				want = v > want ? v : want;
+			else if (j->c->op == IR_OP_MIN)
+				want = v < want ? v : want;
+			else
+				want *= v;
+		}
+		double have;
+		if (i32) {
+			int32_t x;
+			memcpy(&x, got + 4 * i, 4);
+			have = x;
+		} else {
+			memcpy(&have, got + 8 * i, 8);
+		}
+		if (have != want) {
+			snprintf(j->fail, sizeof j->fail,
+			         "rank %d element %llu: %g, want %g",
+			         (int)j->rank, (unsigned long long)i, have,
+			         want);
+			return;
+		}
+	}
+}
+
+static void *run_rank(void *arg)
+{
+	struct job *j = arg;
+	ccp_context *ctx;
+	ccp_plan *p;
+	ccp_plan_info info;
+	if (ccp_init(&ctx, NULL, NULL) != 0) {
+		snprintf(j->fail, sizeof j->fail, "init");
+		pthread_barrier_wait(&j->w->bar); /* the others' agree */
+		pthread_barrier_wait(&j->w->bar);
+		return NULL;
+	}
+	struct lb *l = calloc(1, sizeof *l);
+	l->base = (struct ccp_transport){&lb_ops, ctx, j->rank, j->w->n};
+	l->w = j->w;
+	int rc = ccp_plan_load_memory(ctx, j->img, j->len, j->rank, &p);
+	if (rc == 0)
+		rc = ccp_plan_get_info(p, &info);
+	if (rc) {
+		snprintf(j->fail, sizeof j->fail, "rank %d load: %s",
+		         (int)j->rank, ccp_errmsg(ctx));
+		exit(1); /* the other threads would wait for this one */
+	}
+	unsigned char *s = malloc(info.send_bytes + 1);
+	unsigned char *rv = malloc(info.recv_bytes + 1);
+	fill_send(j, s, info.send_bytes);
+	rc = ccp_plan_bind(p, s, info.send_bytes, rv, info.recv_bytes, NULL, 0);
+	for (int it = 0; it < 2 && !rc; it++) {
+		memset(rv, 0xee, info.recv_bytes);
+		rc = ccp_plan_execute(p, &l->base, j->flags);
+		if (rc) {
+			snprintf(j->fail, sizeof j->fail,
+			         "rank %d execute: %s: %s", (int)j->rank,
+			         ccp_strerror(rc), ccp_errmsg(ctx));
+			break;
+		}
+		if (j->c->coll == IR_REDUCE) {
+			if (j->rank == j->c->root)
+				check_reduce(j, rv, info.recv_bytes);
+			continue;
+		}
+		for (uint64_t o = 0; o < info.recv_bytes && !j->fail[0]; o++) {
+			int want = expect_byte(j, o);
+			if (want >= 0 && rv[o] != want)
+				snprintf(j->fail, sizeof j->fail,
+				         "rank %d byte %llu: %u, want %d",
+				         (int)j->rank, (unsigned long long)o,
+				         rv[o], want);
+		}
+	}
+	if (rc && !j->fail[0])
+		snprintf(j->fail, sizeof j->fail, "rank %d bind: %s",
+		         (int)j->rank, ccp_errmsg(ctx));
+	free(s);
+	free(rv);
+	ccp_plan_free(p);
+	ccp_transport_free(&l->base);
+	ccp_fini(ctx);
+	return NULL;
+}
+
+/* Run img on every rank with flags; the first failure, or "". */
+static void run_plan(const uint8_t *img, size_t len, const ir_plan *p,
+                     unsigned flags, char *fail, size_t faillen)
+{
+	int32_t n = p->machine.nranks;
+	struct lb_world w = {.n = n};
+	pthread_mutex_init(&w.mu, NULL);
+	w.cv = calloc((size_t)n, sizeof *w.cv);
+	assert_non_null(w.cv);
+	for (int32_t r = 0; r < n; r++)
+		pthread_cond_init(&w.cv[r], NULL);
+	pthread_barrier_init(&w.bar, NULL, (unsigned)n);
+	w.hash = calloc((size_t)n, sizeof *w.hash);
+	w.status = calloc((size_t)n, sizeof *w.status);
+	struct job *jobs = calloc((size_t)n, sizeof *jobs);
+	pthread_t *th = calloc((size_t)n, sizeof *th);
+	assert_non_null(jobs);
+	assert_non_null(th);
+	for (int32_t r = 0; r < n; r++) {
+		jobs[r] = (struct job){img, len, &p->comm, &p->machine, &w,
+		                       flags, r, ""};
+		assert_int_equal(pthread_create(&th[r], NULL, run_rank, &jobs[r]),
+		                 0);
+	}
+	fail[0] = '\0';
+	for (int32_t r = 0; r < n; r++) {
+		pthread_join(th[r], NULL);
+		if (!fail[0] && jobs[r].fail[0])
+			snprintf(fail, faillen, "%s", jobs[r].fail);
+	}
+	assert_null(w.head); /* every message was received */
+	free(jobs);
+	free(th);
+	free(w.hash);
+	free(w.status);
+	pthread_barrier_destroy(&w.bar);
+	for (int32_t r = 0; r < n; r++)
+		pthread_cond_destroy(&w.cv[r]);
+	free(w.cv);
+	pthread_mutex_destroy(&w.mu);
+}
+
+/* ---- the cases -------------------------------------------------------- */
+
+/* A random sparse matrix with empty rows and zero-byte messages. */
+static ir_matrix *random_matrix(int32_t n, uint64_t seed)
+{
+	int64_t cap = (int64_t)n * n;
+	ir_matrix *x = ir_matrix_new(n, cap);
+	assert_non_null(x);
+	int64_t k = 0;
+	for (int32_t s = 0; s < n; s++) {
+		x->row[s] = k;
+		if (s % 5 == 3)
+			continue; /* an empty row */
+		for (int32_t d = 0; d < n; d++) {
+			seed = seed * 6364136223846793005u + 1442695040888963407u;
+			if (d == s || (seed >> 33) % 4 != 0)
+				continue;
+			x->dst[k] = d;
+			x->bytes[k] = (int64_t)((seed >> 40) % 9 == 0
+			                                ? 0
+			                                : 1 + (seed >> 45) % 40);
+			k++;
+		}
+	}
+	x->row[n] = k;
+	x->nnz = k;
+	return x;
+}
+
+static const unsigned schemes[] = {
+        CCP_EXEC_S2, CCP_EXEC_S1, CCP_EXEC_S2 | CCP_EXEC_NO_BARRIER,
+        CCP_EXEC_S1 | CCP_EXEC_NO_BARRIER};
+
+static int cases_run, schemes_run;
+static int used[64];
+
+/* Every generator that applies to (m, c): compile, run, check. */
+static void run_all(const ir_machine *m, const ir_comm *c)
+{
+	for (int g = 0; sch_generators[g]; g++) {
+		const struct sch_generator *gen = sch_generators[g];
+		char why[256];
+		if (gen->applies(m, c, why, sizeof why) != 0)
+			continue;
+		ir_plan p;
+		ir_report rep;
+		struct sch_options o = {.seed = 7};
+		int rc = gen->generate(m, c, &o, &p);
+		if (rc == CCP_ENOTAPPLY)
+			continue;
+		assert_int_equal(rc, 0);
+		if (ir_verify(&p, &rep) != 0) {
+			print_error("%s on %s rejected: %s\n", gen->name,
+			            ir_topo_name(m->topo), rep.message);
+			fail();
+		}
+		ir_slice *sl;
+		uint8_t *img;
+		size_t len;
+		assert_int_equal(ir_lower(&p, &sl), 0);
+		assert_int_equal(ir_plan_encode(&p, &rep, sl, &img, &len, NULL, 0),
+		                 0);
+		for (size_t k = 0; k < sizeof schemes / sizeof *schemes; k++) {
+			char fail[256];
+			run_plan(img, len, &p, schemes[k], fail, sizeof fail);
+			if (fail[0]) {
+				print_error("%s, %s on %s of %d ranks, flags %u: "
+				            "%s\n",
+				            gen->name, ir_coll_name(c->coll),
+				            ir_topo_name(m->topo),
+				            (int)m->nranks, schemes[k], fail);
+				fail_msg("wrong result");
+			}
+			schemes_run++;
+		}
+		cases_run++;
+		if (g < 64)
+			used[g]++;
+		free(img);
+		ir_slices_free(sl, m->nranks);
+		ir_report_fini(&rep);
+		ir_plan_fini(&p);
+	}
+}
+
+/* Every collective on m; on the larger machines only broadcast, which
+ * they are here for (EDN's doublings, the 3D EDN). */
+static void run_collectives(const ir_machine *m)
+{
+	int32_t n = m->nranks;
+	bool all = n <= 20;
+	enum ir_coll colls[] = {IR_BCAST, IR_SCATTER, IR_GATHER, IR_ALLTOALL,
+	                        IR_TRANSPOSE};
+	for (size_t k = 0; k < (all ? sizeof colls / sizeof *colls : 1); k++)
+		for (int32_t root = 0; root < n; root += n > 5 ? n - 5 : n) {
+			ir_comm c = tu_comm(colls[k], root, 24);
+			run_all(m, &c);
+			if (colls[k] != IR_BCAST)
+				continue;
+			c.bytes = 1000; /* pipelined: uneven segments */
+			c.segments = 3;
+			run_all(m, &c);
+			c.segments = n; /* one piece per rank */
+			if (all)
+				run_all(m, &c);
+		}
+	if (!all)
+		return;
+	ir_comm c = tu_comm(IR_REDUCE, n - 1, 64);
+	c.dtype = IR_DT_DOUBLE;
+	c.op = IR_OP_SUM;
+	run_all(m, &c);
+	c.op = IR_OP_MAX;
+	run_all(m, &c);
+	c.dtype = IR_DT_INT32;
+	c.op = IR_OP_SUM;
+	run_all(m, &c);
+	c = tu_comm(IR_IRREGULAR, 0, 0);
+	c.matrix = random_matrix(n, (uint64_t)n * 977);
+	c.seed = 3;
+	run_all(m, &c);
+	ir_comm_fini(&c);
+}
+
+static void test_every_generator(void **state)
+{
+	(void)state;
+	ir_machine ms[] = {
+	        tu_machine(IR_MESH, IR_PORTS_ALL, 4, 4, 0, 0),
+	        tu_machine(IR_MESH, 1, 4, 4, 0, 0),
+	        tu_machine(IR_MESH, IR_PORTS_ALL, 5, 3, 0, 0),
+	        tu_machine(IR_MESH, IR_PORTS_ALL, 8, 8, 0, 0),
+	        tu_machine(IR_MESH, IR_PORTS_ALL, 4, 4, 4, 0),
+	        tu_machine(IR_MESH, IR_PORTS_ALL, 6, 0, 0, 0),
+	        tu_machine(IR_TORUS, IR_PORTS_ALL, 4, 4, 0, 0),
+	        tu_machine(IR_TORUS, IR_PORTS_ALL, 2, 2, 2, 0),
+	        tu_machine(IR_HYPERCUBE, IR_PORTS_ALL, 4, 0, 0, 0),
+	        tu_machine(IR_HYPERCUBE, 1, 3, 0, 0, 0),
+	        tu_machine(IR_HPAM, IR_PORTS_ALL, 2, 2, 4, 4),
+	        tu_machine(IR_SWITCH, 1, 8, 0, 0, 0),
+	};
+	for (size_t k = 0; k < sizeof ms / sizeof *ms; k++) {
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		run_collectives(&ms[k]);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		print_message("%s of %d ranks: %.2f s\n", ir_topo_name(ms[k].topo),
+		              (int)ms[k].nranks,
+		              (double)(t1.tv_sec - t0.tv_sec) +
+		                      (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
+	}
+	int missing = 0;
+	for (int g = 0; sch_generators[g]; g++) {
+		if (used[g] == 0) {
+			print_error("generator %s never ran\n",
+			            sch_generators[g]->name);
+			missing++;
+		}
+	}
+	print_message("%d plans, %d executions per rank checked\n", cases_run,
+	              2 * schemes_run);
+	assert_int_equal(missing, 0);
+}
+
+/* The checks before any data moves. */
+static void test_refusals(void **state)
+{
+	(void)state;
+	ir_machine m = tu_machine(IR_MESH, IR_PORTS_ALL, 2, 2, 0, 0);
+	ir_comm c = tu_comm(IR_BCAST, 0, 16);
+	ir_plan p;
+	ir_report rep;
+	ir_slice *sl;
+	uint8_t *img;
+	size_t len;
+	struct sch_options o = {0};
+	assert_int_equal(sch_find("binomial")->generate(&m, &c, &o, &p), 0);
+	assert_int_equal(ir_verify(&p, &rep), 0);
+	assert_int_equal(ir_lower(&p, &sl), 0);
+	assert_int_equal(ir_plan_encode(&p, &rep, sl, &img, &len, NULL, 0), 0);
+
+	ccp_context *ctx;
+	ccp_plan *plan;
+	assert_int_equal(ccp_init(&ctx, NULL, NULL), 0);
+	assert_int_equal(ccp_plan_load_memory(ctx, img, len, 4, &plan),
+	                 CCP_ERANGE);
+	assert_non_null(strstr(ccp_errmsg(ctx), "rank 4"));
+	assert_int_equal(ccp_plan_load_memory(ctx, img, len, 1, &plan), 0);
+	unsigned char buf[16];
+	assert_int_equal(ccp_plan_bind(plan, NULL, 0, buf, 8, NULL, 0),
+	                 CCP_EBUFFER);
+	assert_string_equal(ccp_errmsg(ctx), "rank 1: recv buffer is 8 bytes, "
+	                                     "the plan needs 16");
+	/* a transport of the wrong size is refused with no exchange */
+	struct lb l = {.base = {&lb_ops, ctx, 1, 3}};
+	assert_int_equal(ccp_plan_execute(plan, &l.base, 0), CCP_EINVAL);
+	assert_string_equal(ccp_errmsg(ctx), "the plan is for 4 ranks, the "
+	                                     "loopback transport has 3");
+	ccp_plan_free(plan);
+	/* a damaged image is refused before anything is used */
+	img[len - 3] ^= 1;
+	assert_int_equal(ccp_plan_load_memory(ctx, img, len, 3, &plan),
+	                 CCP_ECHECKSUM);
+	ccp_fini(ctx);
+	free(img);
+	ir_slices_free(sl, m.nranks);
+	ir_report_fini(&rep);
+	ir_plan_fini(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	        cmocka_unit_test(test_every_generator),
+	        cmocka_unit_test(test_refusals),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
