@@ -2,6 +2,7 @@
  * compile.c - the pipeline, one pass after another, and the plan loader.
  */
 #include <errno.h>
+#include <sys/stat.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,7 +187,11 @@ int write_atomic(const char *path, const void *buf, size_t len, char *err,
 		p += w;
 		left -= (size_t)w;
 	}
-	if (fsync(fd) != 0)
+	/* mkstemp made it 0600; an output file gets the usual 0666 less the
+	 * umask (read back by setting it) */
+	mode_t mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) != 0 || fsync(fd) != 0)
 		goto out_unlink;
 	if (close(fd) != 0) {
 		fd = -1;

@@ -15,6 +15,7 @@
 
 #include "cache.h"
 #include "compile.h"
+#include "emit_c.h"
 #include "explain.h"
 #include "json.h"
 #include "model.h"
@@ -67,6 +68,7 @@ static void usage_main(FILE *out)
 static const char *const help_compile =
         "usage: ccplan compile IN.yaml [-o OUT.ccp] [-v] [--cache PATH | "
         "--no-cache]\n"
+        "                      [--emit ccp|c] [--name NAME]\n"
         "\n"
         "Read the machine and communication in IN.yaml, generate the plan with "
         "the\n"
@@ -81,6 +83,14 @@ static const char *const help_compile =
         "comes\n"
         "from the plan cache instead (docs/cache.md).\n"
         "  -o FILE        output file\n"
+        "  --emit ccp     write the binary plan (the default)\n"
+        "  --emit c       write the plan as C tables with one symbol, "
+        "a\n"
+        "                 struct ccp_emitted_plan (docs/emit-c.md); "
+        "without -o\n"
+        "                 the file is the input's base name with .c\n"
+        "  --name NAME    the C symbol (default: from the output file's "
+        "name)\n"
         "  -v             print the summary of the plan, and cache hit or "
         "miss,\n"
         "                 on stderr\n"
@@ -264,8 +274,8 @@ static cache *cache_for_compile(const struct cache_opt *o, bool verbose)
 
 static int cmd_compile(int argc, char **argv)
 {
-	const char *in = NULL, *out = NULL;
-	bool verbose = false;
+	const char *in = NULL, *out = NULL, *cname = NULL;
+	bool verbose = false, emit_c_src = false;
 	struct cache_opt co = {0};
 	for (int k = 1; k < argc; k++) {
 		if (is_help(argv[k])) {
@@ -277,6 +287,12 @@ static int cmd_compile(int argc, char **argv)
 			out = argv[++k];
 		} else if (strcmp(argv[k], "-v") == 0) {
 			verbose = true;
+		} else if (strcmp(argv[k], "--emit") == 0 && k + 1 < argc &&
+		           (strcmp(argv[k + 1], "c") == 0 ||
+		            strcmp(argv[k + 1], "ccp") == 0)) {
+			emit_c_src = strcmp(argv[++k], "c") == 0;
+		} else if (strcmp(argv[k], "--name") == 0 && k + 1 < argc) {
+			cname = argv[++k];
 		} else if (argv[k][0] == '-' || in) {
 			fprintf(stderr,
 			        "%s compile: unexpected argument '%s'\n%s",
@@ -296,8 +312,23 @@ static int cmd_compile(int argc, char **argv)
 		size_t n = strcspn(base, ".");
 		if (!ends_with(base, ".yaml") && !ends_with(base, ".yml"))
 			n = strlen(base);
-		snprintf(defout, sizeof defout, "%.*s.ccp", (int)n, base);
+		snprintf(defout, sizeof defout, "%.*s.%s", (int)n, base,
+		         emit_c_src ? "c" : "ccp");
 		out = defout;
+	}
+	char cname_buf[EMIT_C_NAME_MAX + 1];
+	if (emit_c_src && !cname) {
+		emit_c_name_from_path(out, cname_buf);
+		cname = cname_buf;
+	}
+	if (cname && (!emit_c_src || !emit_c_name_ok(cname))) {
+		fprintf(stderr,
+		        "%s compile: --name '%s': %s\n", progname, cname,
+		        emit_c_src ? "want a C identifier (at most 63 "
+		                     "characters, not a keyword, not starting "
+		                     "with '_' or 'ccp_')"
+		                   : "only with --emit c");
+		return EXIT_BADINPUT;
 	}
 	struct front_input fin;
 	int rc = parse_yaml(in, &fin);
@@ -359,7 +390,16 @@ static int cmd_compile(int argc, char **argv)
 			free(meta.canonical);
 		}
 	}
-	rc = write_atomic(out, img, len, err, sizeof err);
+	if (emit_c_src) {
+		char *src = NULL;
+		size_t srclen = 0;
+		rc = emit_c(img, len, cname, &src, &srclen, err, sizeof err);
+		if (rc == 0)
+			rc = write_atomic(out, src, srclen, err, sizeof err);
+		free(src);
+	} else {
+		rc = write_atomic(out, img, len, err, sizeof err);
+	}
 	if (rc)
 		fprintf(stderr, "%s: %s\n", progname, err);
 	else if (verbose && compiled)

@@ -53,12 +53,23 @@ const char *ccp_errmsg(const ccp_context *ctx);
 
 /* Load one rank's slice of a plan: from a .ccp file (only the header,
  * the rank's index entry and its section are read), from a complete
- * image in memory, or from an emitted C plan (ccplan compile --emit c).
+ * image in memory, or from the plan cache; an emitted C plan (ccplan
+ * compile --emit c) loads with ccp_plan_load_emitted (ccplan_emitted.h).
  * Every check of the plan format runs first. */
 int ccp_plan_load_file(ccp_context *ctx, const char *path, int32_t rank,
                        ccp_plan **plan);
 int ccp_plan_load_memory(ccp_context *ctx, const void *image, size_t len,
                          int32_t rank, ccp_plan **plan);
+
+/* Load rank's slice of the plan stored in the plan cache at cache_path
+ * (docs/cache.md) under key: the full 32 hex digits, or a prefix of them
+ * that only one stored key starts with.  The cache is opened read-only:
+ * nothing is created, migrated, moved or written.  CCP_ENOTFOUND when
+ * there is no cache file or no such key, CCP_EINVAL for a key that is not
+ * hex or a prefix of several keys, CCP_ECHECKSUM for a damaged entry
+ * (never loaded), then what ccp_plan_load_memory returns. */
+int ccp_plan_load_cache(ccp_context *ctx, const char *cache_path,
+                        const char *key, int32_t rank, ccp_plan **plan);
 void ccp_plan_free(ccp_plan *plan);
 
 /* What a loaded plan is and needs on this rank. */

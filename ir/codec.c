@@ -628,6 +628,12 @@ static int check_slice(const ir_slice *s, int32_t rank, int32_t nranks,
 	return 0;
 }
 
+int ir_slice_check(const ir_slice *s, int32_t rank, int32_t nranks,
+                   uint32_t nphases, char *err, size_t errlen)
+{
+	return check_slice(s, rank, nranks, nphases, err, errlen);
+}
+
 /* ---- writing ---------------------------------------------------------- */
 
 /* The global section: machine, communication, the plan's own fields, then

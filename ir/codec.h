@@ -78,6 +78,11 @@ int ir_slice_entry(const uint8_t *entry, const ir_file_info *fi, uint64_t *off,
 int ir_slice_decode(const uint8_t *sec, uint64_t size, const ir_file_info *fi,
                     int32_t rank, ir_slice *s, char *err, size_t errlen);
 void ir_slice_fini(ir_slice *s);
+/* The rules a decoded slice keeps (op codes, peers, phases, iov ranges,
+ * every iov inside the buffer it names), for slices that come from
+ * elsewhere than a rank section (emitted C tables). */
+int ir_slice_check(const ir_slice *s, int32_t rank, int32_t nranks,
+                   uint32_t nphases, char *err, size_t errlen);
 
 /* Convenience: one rank's slice from a complete file image. */
 int ir_slice_from_image(const uint8_t *buf, size_t len, int32_t rank,

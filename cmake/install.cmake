@@ -1,0 +1,57 @@
+# install.cmake - what `cmake --install` puts where, and the files a
+# build system finds it by: a CMake package (find_package(ccplan)) and a
+# pkg-config file for the runtime.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(_ccp_install_targets ccp_runtime ccp_ir ccp_cache)
+if(TARGET ccp_backend_sockets)
+  list(APPEND _ccp_install_targets ccp_backend_sockets)
+endif()
+set(CCPLAN_HAVE_MPI FALSE)
+if(TARGET ccp_backend_mpi)
+  list(APPEND _ccp_install_targets ccp_backend_mpi)
+  set(CCPLAN_HAVE_MPI TRUE)
+endif()
+if(TARGET ccp_backend_shmem)
+  list(APPEND _ccp_install_targets ccp_backend_shmem)
+  if(TARGET ccp_oshmem)
+    list(APPEND _ccp_install_targets ccp_oshmem)
+  endif()
+endif()
+foreach(t ${_ccp_install_targets})
+  string(REPLACE "ccp_" "" _export_name ${t})
+  set_target_properties(${t} PROPERTIES EXPORT_NAME ${_export_name})
+endforeach()
+set_target_properties(ccplan PROPERTIES EXPORT_NAME ccplan)
+
+install(TARGETS ccplan ${_ccp_install_targets}
+        EXPORT ccplanTargets
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# the inspector's library needs the scheduler and is not installed (yet):
+# nor is its header
+file(GLOB _ccp_public_headers ${PROJECT_SOURCE_DIR}/include/*.h)
+list(FILTER _ccp_public_headers EXCLUDE REGEX "ccplan_inspector\\.h$")
+install(FILES ${_ccp_public_headers}
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+
+set(_ccp_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/ccplan)
+install(EXPORT ccplanTargets NAMESPACE ccplan::
+        DESTINATION ${_ccp_cmake_dir})
+configure_package_config_file(
+  ${PROJECT_SOURCE_DIR}/cmake/ccplanConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/ccplanConfig.cmake
+  INSTALL_DESTINATION ${_ccp_cmake_dir})
+write_basic_package_version_file(
+  ${PROJECT_BINARY_DIR}/ccplanConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/ccplanConfig.cmake
+              ${PROJECT_BINARY_DIR}/ccplanConfigVersion.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/ccplanPlans.cmake
+        DESTINATION ${_ccp_cmake_dir})
+configure_file(${PROJECT_SOURCE_DIR}/cmake/ccplan.pc.in
+               ${PROJECT_BINARY_DIR}/ccplan.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/ccplan.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
