@@ -227,6 +227,14 @@ static const struct migration {
             " canonical TEXT NOT NULL,"
             " blob BLOB NOT NULL);"
             "CREATE INDEX plans_last_used ON plans (last_used);"},
+        /* 2: the plan names of `ccplan scan` (docs/scan.md) */
+        {1, "CREATE TABLE names ("
+            " name TEXT PRIMARY KEY NOT NULL"
+            "  CHECK (typeof(name) = 'text' AND length(name) > 0),"
+            " key BLOB NOT NULL"
+            "  CHECK (typeof(key) = 'blob' AND length(key) = 16),"
+            " yaml TEXT NOT NULL,"
+            " created INTEGER NOT NULL);"},
 };
 _Static_assert(sizeof migrations / sizeof migrations[0] == CACHE_SCHEMA_VERSION,
                "one migration step per schema version");
@@ -244,7 +252,7 @@ enum state {
 static int inspect_tx(cache *c, enum state *st, int *version, char *why,
                       size_t whylen)
 {
-	int64_t app, ver, ntables, nplans;
+	int64_t app, ver, ntables, nplans, nnames;
 	int rc;
 	why[0] = '\0';
 	if ((rc = query_int(c, "PRAGMA application_id", &app)) != 0 ||
@@ -256,7 +264,11 @@ static int inspect_tx(cache *c, enum state *st, int *version, char *why,
 	    (rc = query_int(c,
 	                    "SELECT count(*) FROM sqlite_master "
 	                    "WHERE type = 'table' AND name = 'plans'",
-	                    &nplans)) != 0) {
+	                    &nplans)) != 0 ||
+	    (rc = query_int(c,
+	                    "SELECT count(*) FROM sqlite_master "
+	                    "WHERE type = 'table' AND name = 'names'",
+	                    &nnames)) != 0) {
 		if (!is_damage(rc))
 			return db_fail(c, rc, "reading the schema");
 		snprintf(why, whylen, "%s", sqlite3_errmsg(c->db));
@@ -272,7 +284,7 @@ static int inspect_tx(cache *c, enum state *st, int *version, char *why,
 	} else if (ver > CACHE_SCHEMA_VERSION) {
 		*st = ST_NEWER;
 		return 0;
-	} else if (ver < 1 || nplans != 1) {
+	} else if (ver < 1 || nplans != 1 || (ver >= 2 && nnames != 1)) {
 		snprintf(why, whylen, "schema version %d without its tables",
 		         (int)ver);
 		*st = ST_DAMAGED;
@@ -1347,4 +1359,155 @@ int cache_gc(cache *c, int64_t max_bytes, int64_t older_than,
 	if (stats)
 		*stats = a.s;
 	return 0;
+}
+
+/* ---- plan names -------------------------------------------------------- */
+
+/* Whether name can be recorded: 1 to CACHE_PLAN_NAME_MAX - 1 bytes, no
+ * control character; the reason on c if not. */
+static int name_check(cache *c, const char *name)
+{
+	if (!name || !name[0])
+		return fail(c, CCP_EINVAL, "no plan name");
+	size_t n = strnlen(name, CACHE_PLAN_NAME_MAX);
+	if (n >= CACHE_PLAN_NAME_MAX)
+		return fail(c, CCP_EINVAL,
+		            "plan name longer than %d bytes: '%.40s...'",
+		            CACHE_PLAN_NAME_MAX - 1, name);
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f)
+			return fail(c, CCP_EINVAL,
+			            "plan name with a control character");
+	return 0;
+}
+
+struct name_arg {
+	const char *name;
+	const uint8_t *key;
+	const char *yaml;
+	int64_t now;
+};
+
+/* Transaction body of cache_name_put: one upsert. */
+static int name_put_tx(cache *c, void *arg)
+{
+	const struct name_arg *a = arg;
+	sqlite3_stmt *st;
+	int rc = prepare(c,
+	                 "INSERT INTO names (name, key, yaml, created)"
+	                 " VALUES (?1, ?2, ?3, ?4)"
+	                 " ON CONFLICT (name) DO UPDATE SET"
+	                 "  created = CASE WHEN key = excluded.key"
+	                 "   AND yaml = excluded.yaml THEN created"
+	                 "   ELSE excluded.created END,"
+	                 "  key = excluded.key, yaml = excluded.yaml",
+	                 &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, a->name, -1, SQLITE_STATIC);
+	bind_key(st, 2, a->key);
+	sqlite3_bind_text(st, 3, a->yaml, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, a->now);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : rc;
+}
+
+int cache_name_put(cache *c, const char *name,
+                   const uint8_t key[CACHE_KEY_SIZE], const char *yaml)
+{
+	int rc;
+	if (!c)
+		return CCP_EINVAL;
+	if ((rc = name_check(c, name)) != 0)
+		return rc;
+	if (!key)
+		return fail(c, CCP_EINVAL, "cache_name_put: no key");
+	if (c->flags & CACHE_READONLY)
+		return fail(c, CCP_EINVAL, "%s: opened read-only", c->path);
+	struct name_arg a = {name, key, yaml ? yaml : "", now_s(c)};
+	return in_tx(c, name_put_tx, &a, "naming a plan");
+}
+
+int cache_name_get(cache *c, const char *name, uint8_t key[CACHE_KEY_SIZE],
+                   char **yaml, int64_t *created)
+{
+	sqlite3_stmt *st;
+	int rc;
+	if (yaml)
+		*yaml = NULL;
+	if (!c)
+		return CCP_EINVAL;
+	if ((rc = name_check(c, name)) != 0)
+		return rc;
+	if (!key)
+		return fail(c, CCP_EINVAL, "cache_name_get: no output");
+	if ((rc = prepare(
+	             c, "SELECT key, yaml, created FROM names WHERE name = ?1",
+	             &st)) != 0)
+		return db_fail(c, rc, "reading a plan name");
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		rc = rc == SQLITE_DONE ? fail(c, CCP_ENOTFOUND,
+		                              "no plan named '%s'", name)
+		                       : db_fail(c, rc, "reading a plan name");
+		sqlite3_finalize(st);
+		return rc;
+	}
+	const void *k = sqlite3_column_blob(st, 0);
+	if (!k || sqlite3_column_bytes(st, 0) != CACHE_KEY_SIZE) {
+		sqlite3_finalize(st);
+		return fail(c, CCP_EFORMAT, "plan name '%s': a damaged key",
+		            name);
+	}
+	memcpy(key, k, CACHE_KEY_SIZE);
+	if (created)
+		*created = sqlite3_column_int64(st, 2);
+	if (yaml) {
+		const unsigned char *t = sqlite3_column_text(st, 1);
+		if (!(*yaml = strdup(t ? (const char *)t : ""))) {
+			sqlite3_finalize(st);
+			return fail(c, CCP_ENOMEM, "out of memory");
+		}
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int cache_name_list(cache *c,
+                    int (*fn)(const char *name,
+                              const uint8_t key[CACHE_KEY_SIZE],
+                              const char *yaml, int64_t created, void *arg),
+                    void *arg)
+{
+	sqlite3_stmt *st;
+	int rc;
+	if (!c)
+		return CCP_EINVAL;
+	if (!fn)
+		return fail(c, CCP_EINVAL, "cache_name_list: no function");
+	if ((rc = prepare(c,
+	                  "SELECT name, key, yaml, created FROM names"
+	                  " ORDER BY name",
+	                  &st)) != 0)
+		return db_fail(c, rc, "listing plan names");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const unsigned char *name = sqlite3_column_text(st, 0);
+		const unsigned char *yaml = sqlite3_column_text(st, 2);
+		const void *k = sqlite3_column_blob(st, 1);
+		uint8_t key[CACHE_KEY_SIZE] = {0};
+		if (k && sqlite3_column_bytes(st, 1) == CACHE_KEY_SIZE)
+			memcpy(key, k, CACHE_KEY_SIZE);
+		int r = fn(name ? (const char *)name : "", key,
+		           yaml ? (const char *)yaml : "",
+		           sqlite3_column_int64(st, 3), arg);
+		if (r) {
+			sqlite3_finalize(st);
+			return r;
+		}
+	}
+	rc = rc == SQLITE_DONE ? 0 : db_fail(c, rc, "listing plan names");
+	sqlite3_finalize(st);
+	return rc;
 }

@@ -21,11 +21,12 @@
 
 typedef struct cache cache;
 
-#define CACHE_SCHEMA_VERSION  1     /* PRAGMA user_version this code writes */
+#define CACHE_SCHEMA_VERSION  2     /* PRAGMA user_version this code writes */
 #define CACHE_KEY_SIZE        16    /* bytes of a key (XXH3-128) */
 #define CACHE_KEY_HEX         33    /* a key in hex, with its NUL */
 #define CACHE_NAME_MAX        32    /* algorithm names, as IR_NAME_MAX */
 #define CACHE_BUSY_TIMEOUT_MS 10000 /* how long to wait for another writer */
+#define CACHE_PLAN_NAME_MAX   256   /* bytes of a plan name, with its NUL */
 
 /* cache_open flags */
 #define CACHE_READONLY 1u /* never create, write, migrate or repair */
@@ -146,5 +147,37 @@ int cache_key_parse(const char *hex, uint8_t key[CACHE_KEY_SIZE]);
  * or more than one key starts with it (the message says which). */
 int cache_find_prefix(cache *c, const char *prefix,
                       uint8_t key[CACHE_KEY_SIZE]);
+
+/* ---- plan names (schema version 2) -------------------------------------
+ *
+ * A program asks for a plan by name (ccp_plan_lookup, docs/scan.md);
+ * `ccplan scan` records which key each name stands for.  A name is 1 to
+ * CACHE_PLAN_NAME_MAX - 1 bytes with no control character.  A name may
+ * outlive its plan (cache_remove, cache_gc do not touch names): getting
+ * the plan of such a name is the plan's CCP_ENOTFOUND. */
+
+/* Record that name (borrowed) stands for key, compiled from the YAML file
+ * yaml (borrowed; an absolute path, or "" if unknown).  Recording a name
+ * again replaces its key and file (one row per name, the last put wins);
+ * created is kept when neither changes.  CCP_EINVAL for a bad name or a
+ * read-only cache; CCP_ETIMEDOUT as cache_put. */
+int cache_name_put(cache *c, const char *name,
+                   const uint8_t key[CACHE_KEY_SIZE], const char *yaml);
+
+/* The key name stands for into key, and if not NULL the YAML file into
+ * *yaml (malloc'd, freed by the caller with free()) and the unix seconds
+ * it was recorded into *created.  CCP_ENOTFOUND if the name is not
+ * recorded, CCP_EINVAL for a bad name. */
+int cache_name_get(cache *c, const char *name, uint8_t key[CACHE_KEY_SIZE],
+                   char **yaml, int64_t *created);
+
+/* Call fn for every recorded name, in name order (strings borrowed for the
+ * call).  fn must not use c.  A nonzero return from fn stops the walk and
+ * is returned. */
+int cache_name_list(cache *c,
+                    int (*fn)(const char *name,
+                              const uint8_t key[CACHE_KEY_SIZE],
+                              const char *yaml, int64_t created, void *arg),
+                    void *arg);
 
 #endif

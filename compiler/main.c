@@ -21,6 +21,7 @@
 #include "model.h"
 #include "sched.h"
 #include "select.h"
+#include "scan_cmd.h"
 #include "tau_cmd.h"
 
 static const char *progname = "ccplan";
@@ -47,6 +48,8 @@ static void usage_main(FILE *out)
 	        "network simulator\n"
 	        "  cache ls|show|rm|gc|path|export  look after the plan "
 	        "cache\n"
+	        "  scan FILE.c... [--emit c]      find the plans C sources "
+	        "ask for; cache or emit them\n"
 	        "  tau fit|plot ...               the tau-model: fit Ts, Tn; "
 	        "draw the tau-plot\n"
 	        "  help presets|algorithms        cost presets, "
@@ -1054,6 +1057,8 @@ int main(int argc, char **argv)
 		return cmd_export(argc - 1, argv + 1);
 	if (strcmp(cmd, "cache") == 0)
 		return cmd_cache(argc - 1, argv + 1);
+	if (strcmp(cmd, "scan") == 0)
+		return cmd_scan(argc - 1, argv + 1);
 	if (strcmp(cmd, "compare") == 0)
 		return cmd_compare(argc - 1, argv + 1);
 	if (strcmp(cmd, "simulate") == 0)

@@ -38,8 +38,10 @@ int ccp_init(ccp_context **ctx, ccp_alloc_fn alloc, void *ud)
 
 void ccp_fini(ccp_context *ctx)
 {
-	if (ctx)
-		ctx->alloc(ctx->ud, ctx, sizeof *ctx, 0);
+	if (!ctx)
+		return;
+	ccp__lookup_fini(ctx);
+	ctx->alloc(ctx->ud, ctx, sizeof *ctx, 0);
 }
 
 const char *ccp_errmsg(const ccp_context *ctx)

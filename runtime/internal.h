@@ -10,10 +10,17 @@
 #include "ir.h"
 #include "transport.h"
 
+struct ccp_lookup;
+#define CCP_CONTEXT_HAS_LOOKUP 1
+/* Release the plan sets registered on ctx (runtime/lookup/lookup.c). */
+void ccp__lookup_fini(ccp_context *ctx);
+
 struct ccp_context {
 	ccp_alloc_fn alloc;
 	void *ud;
-	char msg[256]; /* last error, "" after success */
+	char msg[256];             /* last error, "" after success */
+	struct ccp_lookup *lookup; /* plan sets registered (lookup.c), NULL
+	                              if none */
 };
 
 struct ccp_plan {

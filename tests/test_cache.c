@@ -397,7 +397,7 @@ static void test_roundtrip(void **state)
 	cache_close(c);
 
 	assert_int_equal(raw_int(path, "SELECT count(*) FROM plans"), 2);
-	assert_int_equal(raw_int(path, "PRAGMA user_version"), 1);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), CACHE_SCHEMA_VERSION);
 	assert_int_equal(raw_int(path, "PRAGMA application_id"), 0x4343504c);
 	assert_int_equal(raw_int(path, "PRAGMA auto_vacuum"), 2);
 	assert_true(raw_is_wal(path));
@@ -690,7 +690,7 @@ static void test_corrupt_garbage(void **state)
 	assert_int_equal(l, len);
 	free(out);
 	cache_close(c);
-	assert_int_equal(raw_int(f->path, "PRAGMA user_version"), 1);
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"), CACHE_SCHEMA_VERSION);
 }
 
 /* A real cache cut to half its size is found damaged (with and without
@@ -869,7 +869,7 @@ static void test_schema(void **state)
 	cache_close(c);
 
 	/* newer: refused both ways, untouched */
-	raw_exec(f->path, "PRAGMA user_version = 2");
+	raw_exec(f->path, "PRAGMA user_version = 99");
 	c = NULL;
 	assert_int_equal(cache_open(f->path, 0, &c, &ev, err, sizeof err),
 	                 CCP_EVERSION);
@@ -878,7 +878,7 @@ static void test_schema(void **state)
 	assert_int_equal(
 	        cache_open(f->path, CACHE_READONLY, &c, NULL, err, sizeof err),
 	        CCP_EVERSION);
-	assert_int_equal(raw_int(f->path, "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"), 99);
 	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM plans"), 1);
 
 	/* foreign: someone else's database */

@@ -1,0 +1,711 @@
+/*
+ * scan_cmd.c - `ccplan scan` (scan_cmd.h): scan the sources, resolve the
+ * names to YAML inputs, compile each input once (plans of equal inputs
+ * share one key and one image), then write everything or nothing: the
+ * plans and their names into the cache, or one C file holding every plan
+ * (the emitter of emit_c.h) and the table `const struct ccp_plan_set
+ * ccplan_plans` that ccp_plan_register takes.  Every check and every
+ * compile happens before the first write.  docs/scan.md.
+ */
+/* realpath() is XSI, beyond the _POSIX_C_SOURCE the build defines */
+#define _XOPEN_SOURCE 700
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache.h"
+#include "compile.h"
+#include "emit_c.h"
+#include "scan.h"
+#include "scan_cmd.h"
+#include "select.h"
+
+#define SET_SYMBOL_DEFAULT "ccplan_plans"
+#define SET_SYMBOL_MAX     40 /* leaves room for "_NNN_name" in 63 */
+
+static const char *const help_scan =
+        "usage: ccplan scan FILE.c... [--cache PATH | --emit c -o OUT.c "
+        "[--symbol NAME]]\n"
+        "                   [--yaml-dir DIR]... [-v] [-- COMPILER "
+        "FLAGS...]\n"
+        "\n"
+        "Find the plans C sources ask for, by parsing them with libclang "
+        "and the\n"
+        "compiler flags after -- (so -D and -I work as in the build):\n"
+        "  ccp_plan_lookup(ctx, \"NAME\", rank, &plan)    the name a "
+        "literal after\n"
+        "                                               macro "
+        "expansion; its plan is\n"
+        "                                               NAME.yaml in "
+        "the file's directory\n"
+        "                                               or a "
+        "--yaml-dir\n"
+        "  #pragma ccplan plan(NAME, \"FILE.yaml\")       FILE relative "
+        "to the source\n"
+        "Then compile each plan and store it in the plan cache under its "
+        "name, or\n"
+        "write every plan into one C file with the table ccplan_plans "
+        "for\n"
+        "ccp_plan_register (docs/scan.md).  Nothing is written if any "
+        "source, pragma\n"
+        "or plan has an error.  CCPLAN_SCAN is defined while parsing.\n"
+        "  --cache PATH     the cache to fill (default $CCPLAN_CACHE, "
+        "else\n"
+        "                   $XDG_CACHE_HOME/ccplan/plans.db, else\n"
+        "                   ~/.cache/ccplan/plans.db)\n"
+        "  --emit c         write C source instead (needs -o)\n"
+        "  -o OUT.c         the C file\n"
+        "  --symbol NAME    the plan set's symbol (default ccplan_plans)\n"
+        "  --depfile FILE   with --emit c: also write FILE, the make rule "
+        "naming\n"
+        "                   the sources and YAML files OUT.c depends on\n"
+        "  --yaml-dir DIR   look for NAME.yaml in DIR too, after the "
+        "calling file's\n"
+        "                   directory (repeatable, searched in order)\n"
+        "  -v               print every request with its position, and "
+        "what became\n"
+        "                   of every plan, on stderr\n";
+
+/* What the command line asks for. */
+struct opts {
+	const char **files;       /* sources, in order */
+	size_t nfiles;            /* how many */
+	const char **dirs;        /* --yaml-dir, in order */
+	size_t ndirs;             /* how many */
+	const char *const *flags; /* after --, for libclang */
+	int nflags;               /* how many */
+	const char *cache_path;   /* --cache, or NULL */
+	const char *out;          /* -o */
+	const char *symbol;       /* --symbol, or the default */
+	const char *depfile;      /* --depfile, or NULL */
+	bool emit;                /* --emit c */
+	bool verbose;             /* -v */
+};
+
+/* One distinct plan (name) and what became of it. */
+struct job {
+	const struct scan_plan *p;     /* the name and its YAML file */
+	uint8_t key[CACHE_KEY_SIZE];   /* the input's key */
+	char hex[CACHE_KEY_HEX];       /* the key in hex; "" until read */
+	int same;                      /* the first job with this key, or -1 */
+	uint8_t *img;                  /* the image (same == -1 only) */
+	size_t len;                    /* its bytes */
+	bool hit;                      /* the image came from the cache */
+	struct cache_meta meta;        /* what cache_put stores (same == -1) */
+	char sym[EMIT_C_NAME_MAX + 1]; /* --emit c: the plan's symbol */
+};
+
+static void jobs_free(struct job *jobs, size_t n)
+{
+	for (size_t i = 0; jobs && i < n; i++) {
+		free(jobs[i].img);
+		free(jobs[i].meta.canonical);
+	}
+	free(jobs);
+}
+
+static void print_diag(const struct diag *d)
+{
+	if (!d->file[0])
+		fprintf(stderr, "ccplan scan: %s\n", d->message);
+	else
+		front_print_diag(stderr, d->file, d->line, d->column,
+		                 d->message, d->source_line);
+}
+
+/* Parse the arguments; an exit status if they are wrong, else -1. */
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->files = calloc((size_t)argc, sizeof *o->files);
+	o->dirs = calloc((size_t)argc, sizeof *o->dirs);
+	if (!o->files || !o->dirs)
+		return EXIT_INTERNAL;
+	const char *bad = NULL;
+	for (int k = 1; k < argc && !bad; k++) {
+		const char *a = argv[k];
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			fputs(help_scan, stdout);
+			return EXIT_OK;
+		} else if (strcmp(a, "--") == 0) {
+			o->flags = (const char *const *)argv + k + 1;
+			o->nflags = argc - k - 1;
+			break;
+		} else if (strcmp(a, "-v") == 0) {
+			o->verbose = true;
+		} else if (k + 1 >= argc) {
+			if (a[0] == '-')
+				bad = a;
+			else
+				o->files[o->nfiles++] = a;
+		} else if (strcmp(a, "--cache") == 0) {
+			o->cache_path = argv[++k];
+		} else if (strcmp(a, "--emit") == 0) {
+			if (strcmp(argv[++k], "c") != 0)
+				bad = argv[k];
+			o->emit = true;
+		} else if (strcmp(a, "-o") == 0) {
+			o->out = argv[++k];
+		} else if (strcmp(a, "--symbol") == 0) {
+			o->symbol = argv[++k];
+		} else if (strcmp(a, "--depfile") == 0) {
+			o->depfile = argv[++k];
+		} else if (strcmp(a, "--yaml-dir") == 0) {
+			o->dirs[o->ndirs++] = argv[++k];
+		} else if (a[0] == '-') {
+			bad = a;
+		} else {
+			o->files[o->nfiles++] = a;
+		}
+	}
+	if (bad) {
+		fprintf(stderr, "ccplan scan: unexpected argument '%s'\n%s",
+		        bad, help_scan);
+		return EXIT_BADINPUT;
+	}
+	const char *why = NULL;
+	if (!o->nfiles)
+		why = "no source files";
+	else if (o->emit && o->cache_path)
+		why = "--emit c writes a C file, --cache fills the cache: "
+		      "give one";
+	else if (o->emit && !o->out)
+		why = "--emit c needs -o OUT.c";
+	else if (!o->emit && (o->out || o->symbol || o->depfile))
+		why = "-o, --symbol and --depfile go with --emit c";
+	if (why) {
+		fprintf(stderr, "ccplan scan: %s\n%s", why, help_scan);
+		return EXIT_BADINPUT;
+	}
+	if (!o->symbol)
+		o->symbol = SET_SYMBOL_DEFAULT;
+	if (!emit_c_name_ok(o->symbol) || strlen(o->symbol) > SET_SYMBOL_MAX) {
+		fprintf(stderr,
+		        "ccplan scan: --symbol '%s': want a C identifier of at "
+		        "most %d characters, not a keyword, not starting with "
+		        "'_' or 'ccp_'\n",
+		        o->symbol, SET_SYMBOL_MAX);
+		return EXIT_BADINPUT;
+	}
+	return -1;
+}
+
+/* ---- scanning ----------------------------------------------------------- */
+
+/* Scan every source and resolve the names; prints every problem.  0, or
+ * the exit status. */
+static int scan_all(const struct opts *o, struct scan *s,
+                    struct scan_plan **plans, size_t *nplans)
+{
+	int worst = 0;
+	for (size_t i = 0; i < o->nfiles; i++) {
+		int rc = scan_source(s, o->files[i], o->flags, o->nflags);
+		if (rc == CCP_ENOMEM || rc == CCP_EINTERNAL)
+			worst = EXIT_INTERNAL;
+		else if (rc && worst == 0)
+			worst = EXIT_BADINPUT;
+	}
+	if (o->verbose) {
+		for (size_t i = 0; i < s->nreqs; i++) {
+			const struct scan_req *r = &s->reqs[i];
+			if (r->form == SCAN_CALL)
+				fprintf(stderr,
+				        "%s:%d:%d: plan '%s': asked for by "
+				        "%s()\n",
+				        r->at.file, r->at.line, r->at.column,
+				        r->name, SCAN_LOOKUP_FN);
+			else
+				fprintf(stderr,
+				        "%s:%d:%d: plan '%s': #pragma ccplan, "
+				        "%s\n",
+				        r->at.file, r->at.line, r->at.column,
+				        r->name, r->yaml);
+		}
+		for (size_t i = 0; i < s->nnotes; i++)
+			fprintf(stderr, "%s:%d:%d: %s\n", s->notes[i].at.file,
+			        s->notes[i].at.line, s->notes[i].at.column,
+			        s->notes[i].message);
+	}
+	if (worst == 0) {
+		int rc = scan_resolve(s, o->dirs, o->ndirs, plans, nplans);
+		if (rc)
+			worst = rc == CCP_EPARSE ? EXIT_BADINPUT
+			                         : EXIT_INTERNAL;
+	}
+	for (size_t i = 0; i < s->nerrors; i++)
+		print_diag(&s->errors[i]);
+	if (worst == 0 && o->verbose && *nplans == 0)
+		fprintf(stderr, "ccplan scan: no plan requests found\n");
+	return worst;
+}
+
+/* ---- compiling ---------------------------------------------------------- */
+
+/* Read the job's YAML and its key. */
+static int read_input(struct job *j, struct front_input *in)
+{
+	struct diag d;
+	memset(&d, 0, sizeof d);
+	int rc = front_parse_file(j->p->yaml, in, &d);
+	if (rc) {
+		if (!d.message[0])
+			snprintf(d.message, sizeof d.message, "%s",
+			         ccp_strerror(rc));
+		if (!d.file[0])
+			snprintf(d.file, sizeof d.file, "%s", j->p->yaml);
+		print_diag(&d);
+		fprintf(stderr, "%s:%d:%d: note: plan '%s' asked for here\n",
+		        j->p->by->at.file, j->p->by->at.line,
+		        j->p->by->at.column, j->p->name);
+		return rc;
+	}
+	if ((rc = front_input_hash(in, j->key)) != 0) {
+		front_input_fini(in);
+		return rc;
+	}
+	cache_key_hex(j->key, j->hex);
+	return 0;
+}
+
+/* Compile the job's input into its image and meta. */
+static int compile_job(struct job *j, const struct front_input *in)
+{
+	struct compiled c;
+	struct diag d;
+	char err[512];
+	memset(&d, 0, sizeof d);
+	snprintf(d.file, sizeof d.file, "%s", j->p->yaml);
+	int rc = compile_input(in, &c, &d);
+	if (rc) {
+		if (rc == CCP_EVERIFY || d.line == 0)
+			fprintf(stderr, "%s: %s\n", j->p->yaml, d.message);
+		else
+			print_diag(&d);
+		fprintf(stderr, "%s:%d:%d: note: plan '%s' asked for here\n",
+		        j->p->by->at.file, j->p->by->at.line,
+		        j->p->by->at.column, j->p->name);
+		return rc;
+	}
+	rc = compile_encode(&c, &j->img, &j->len, err, sizeof err);
+	if (rc) {
+		fprintf(stderr, "ccplan scan: %s: %s\n", j->p->yaml, err);
+	} else {
+		enum model_kind mk;
+		char why[256];
+		j->meta.phases = c.report.phases;
+		j->meta.lb_phases = c.report.lb_phases;
+		j->meta.predicted = select_predict(&c.plan, &c.report, &mk, why,
+		                                   sizeof why);
+		j->meta.canonical = front_canonical(in);
+		snprintf(j->meta.algorithm, sizeof j->meta.algorithm, "%s",
+		         c.plan.algorithm);
+		if (!j->meta.canonical)
+			rc = CCP_ENOMEM;
+	}
+	compiled_fini(&c);
+	return rc;
+}
+
+/* Read every input, share equal keys, and get each distinct plan: from
+ * the cache k when it has it (k may be NULL), else compiled.  0 or the
+ * worst CCP code (everything printed). */
+static int build_all(struct job *jobs, size_t n, cache *k)
+{
+	int worst = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct job *j = &jobs[i];
+		struct front_input in;
+		j->same = -1;
+		int rc = read_input(j, &in);
+		if (rc) {
+			worst = worst ? worst : rc;
+			continue;
+		}
+		for (size_t q = 0; q < i && j->same < 0; q++)
+			if (jobs[q].hex[0] &&
+			    memcmp(jobs[q].key, j->key, sizeof j->key) == 0)
+				j->same = (int)q;
+		if (j->same < 0 && k) {
+			void *blob = NULL;
+			int got =
+			        cache_get(k, j->key, &blob, &j->len, &j->meta);
+			if (got == 0) {
+				j->img = blob;
+				j->hit = true; /* meta as stored, text too */
+			} else if (got != CCP_ENOTFOUND) {
+				fprintf(stderr,
+				        "ccplan scan: warning: cache: %s; "
+				        "compiling\n",
+				        cache_errmsg(k));
+			}
+		}
+		if (j->same < 0 && !j->img)
+			rc = compile_job(j, &in);
+		front_input_fini(&in);
+		if (rc && (!worst || rc == CCP_EVERIFY))
+			worst = rc;
+	}
+	return worst;
+}
+
+/* The image a job's plan is in. */
+static const struct job *owner(const struct job *jobs, const struct job *j)
+{
+	return j->same < 0 ? j : &jobs[j->same];
+}
+
+/* ---- into the cache ----------------------------------------------------- */
+
+static int to_cache(const struct opts *o, const struct scan_plan *plans,
+                    size_t n)
+{
+	char path[4096], err[512];
+	if (o->cache_path) {
+		snprintf(path, sizeof path, "%s", o->cache_path);
+	} else if (cache_default_path(path, sizeof path) != 0) {
+		fprintf(stderr, "ccplan scan: no cache: set CCPLAN_CACHE, "
+		                "XDG_CACHE_HOME "
+		                "or HOME, or give --cache PATH or --emit c\n");
+		return EXIT_BADINPUT;
+	}
+	if (n == 0)
+		return EXIT_OK;
+	struct job *jobs = calloc(n, sizeof *jobs);
+	if (!jobs)
+		return EXIT_INTERNAL;
+	for (size_t i = 0; i < n; i++)
+		jobs[i].p = &plans[i];
+	/* what the cache has, read-only: nothing is written (not even a new
+	 * cache file) before every plan is made */
+	cache *k = NULL;
+	struct cache_event ev;
+	if (cache_open(path, CACHE_READONLY | CACHE_NO_CHECK, &k, NULL, err,
+	               sizeof err) != 0)
+		k = NULL; /* none yet, or unreadable: the open below says */
+	int rc = build_all(jobs, n, k);
+	cache_close(k);
+	k = NULL;
+	if (rc) {
+		rc = exit_status(rc);
+		goto out;
+	}
+	if ((rc = cache_open(path, 0, &k, &ev, err, sizeof err)) != 0) {
+		fprintf(stderr, "ccplan scan: cache %s: %s\n", path, err);
+		rc = exit_status(rc);
+		goto out;
+	}
+	if (ev.moved_aside)
+		fprintf(stderr,
+		        "ccplan scan: warning: cache %s was damaged (%s); "
+		        "moved "
+		        "to %s and started afresh\n",
+		        path, ev.reason, ev.aside);
+	/* every plan is made: now write, plans first, then the names */
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		struct job *j = &jobs[i];
+		if (j->same >= 0)
+			continue; /* a hit is stored again: it stays used */
+		if ((rc = cache_put(k, j->key, j->img, j->len, &j->meta)) != 0)
+			fprintf(stderr, "ccplan scan: cache: %s\n",
+			        cache_errmsg(k));
+	}
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		struct job *j = &jobs[i];
+		char *abs = realpath(j->p->yaml, NULL);
+		rc = cache_name_put(k, j->p->name, j->key,
+		                    abs ? abs : j->p->yaml);
+		free(abs);
+		if (rc) {
+			fprintf(stderr, "ccplan scan: cache: %s\n",
+			        cache_errmsg(k));
+			break;
+		}
+		if (!o->verbose)
+			continue;
+		const struct job *w = owner(jobs, j);
+		fprintf(stderr,
+		        "plan '%s': %s: %s, %u phases (lower bound %u), key "
+		        "%s: %s\n",
+		        j->p->name, j->p->yaml, w->meta.algorithm,
+		        w->meta.phases, w->meta.lb_phases, j->hex,
+		        j->same >= 0 ? "the same plan as another name"
+		        : j->hit     ? "already in the cache; named"
+		                     : "compiled, stored and named");
+	}
+	rc = rc ? EXIT_INTERNAL : EXIT_OK; /* a write failed */
+out:
+	cache_close(k);
+	jobs_free(jobs, n);
+	return rc;
+}
+
+/* ---- into a C file ------------------------------------------------------ */
+
+/* A growable string. */
+struct text {
+	char *p;         /* the text, NUL-terminated */
+	size_t len, cap; /* bytes used (without the NUL), allocated */
+	bool nomem;      /* sticky: a failed growth drops every later put */
+};
+
+static void put(struct text *t, const char *fmt, ...) FRONT_PRINTF(2, 3);
+
+static void put(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	if (t->nomem)
+		return;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		t->nomem = true;
+		return;
+	}
+	if (t->len + (size_t)n + 1 > t->cap) {
+		size_t cap = t->cap ? t->cap : 4096;
+		while (t->len + (size_t)n + 1 > cap)
+			cap *= 2;
+		char *q = realloc(t->p, cap);
+		if (!q) {
+			t->nomem = true;
+			return;
+		}
+		t->p = q;
+		t->cap = cap;
+	}
+	va_start(ap, fmt);
+	vsnprintf(t->p + t->len, t->cap - t->len, fmt, ap);
+	va_end(ap);
+	t->len += (size_t)n;
+}
+
+/* Characters printed as they are in comments and string literals. */
+static bool plain(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || (c && strchr("_-.+,:=@/ ", c));
+}
+
+/* s inside a comment: anything not plain as '_' (no comment end, no
+ * trigraph, no line splice). */
+static void put_comment_text(struct text *t, const char *s)
+{
+	for (const unsigned char *q = (const unsigned char *)s; *q; q++)
+		put(t, "%c", plain(*q) ? *q : '_');
+}
+
+/* s as a C string literal: anything not plain as an octal escape. */
+static void put_literal(struct text *t, const char *s)
+{
+	put(t, "\"");
+	for (const unsigned char *q = (const unsigned char *)s; *q; q++)
+		if (plain(*q))
+			put(t, "%c", *q);
+		else
+			put(t, "\\%03o", *q);
+	put(t, "\"");
+}
+
+/* The symbol of job number i: SET_I_NAME, the name's characters that
+ * cannot be in an identifier as '_', cut to EMIT_C_NAME_MAX. */
+static void job_symbol(const char *set, size_t i, const char *name,
+                       char out[EMIT_C_NAME_MAX + 1])
+{
+	int n = snprintf(out, EMIT_C_NAME_MAX + 1, "%s_%zu_", set, i);
+	for (const char *q = name; *q && n < EMIT_C_NAME_MAX; q++, n++) {
+		char c = *q;
+		bool id = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		          (c >= '0' && c <= '9') || c == '_';
+		out[n] = id ? c : '_';
+	}
+	out[n] = '\0';
+}
+
+/* One path of a make rule: spaces, '#' and '$' escaped as make wants. */
+static void put_make_path(struct text *t, const char *path, bool lead)
+{
+	if (lead)
+		put(t, " ");
+	for (const char *q = path; *q; q++) {
+		if (*q == ' ' || *q == '#' || *q == '\\')
+			put(t, "\\");
+		if (*q == '$')
+			put(t, "$");
+		put(t, "%c", *q);
+	}
+}
+
+/* The depfile of --emit c: OUT.c depends on every source and every YAML
+ * the plans came from, so a build system scans again when one changes
+ * (CMake's DEPFILE, in ccplan_scan_sources). */
+static int write_depfile(const struct opts *o, const struct scan_plan *plans,
+                         size_t n, char *err, size_t errlen)
+{
+	struct text t = {NULL, 0, 0, false};
+	put_make_path(&t, o->out, false);
+	put(&t, ":");
+	for (size_t i = 0; i < o->nfiles; i++)
+		put_make_path(&t, o->files[i], true);
+	for (size_t i = 0; i < n; i++)
+		put_make_path(&t, plans[i].yaml, true);
+	put(&t, "\n");
+	int rc = t.nomem ? CCP_ENOMEM
+	                 : write_atomic(o->depfile, t.p, t.len, err, errlen);
+	if (t.nomem)
+		snprintf(err, errlen, "out of memory");
+	free(t.p);
+	return rc;
+}
+
+static int to_c(const struct opts *o, const struct scan_plan *plans, size_t n)
+{
+	struct job *jobs = calloc(n ? n : 1, sizeof *jobs);
+	struct text t = {NULL, 0, 0, false};
+	char err[512];
+	int rc = 0;
+	if (!jobs)
+		return EXIT_INTERNAL;
+	for (size_t i = 0; i < n; i++)
+		jobs[i].p = &plans[i];
+	if ((rc = build_all(jobs, n, NULL)) != 0) {
+		rc = exit_status(rc);
+		goto out;
+	}
+
+	put(&t, "/*\n * %s - the plans ccplan scan found",
+	    strrchr(o->out, '/') ? strrchr(o->out, '/') + 1 : o->out);
+	put(&t,
+	    " (ccplan %s, --emit c);\n"
+	    " * do not edit, scan the sources again.\n *\n",
+	    CCPLAN_VERSION);
+	size_t width = 0;
+	for (size_t i = 0; i < n; i++)
+		if (strlen(jobs[i].p->name) > width)
+			width = strlen(jobs[i].p->name);
+	width = width > 24 ? 24 : width;
+	for (size_t i = 0; i < n; i++) {
+		put(&t, " *   ");
+		put_comment_text(&t, jobs[i].p->name);
+		put(&t, "%*s  ",
+		    (int)(width - (strlen(jobs[i].p->name) < width
+		                           ? strlen(jobs[i].p->name)
+		                           : width)),
+		    "");
+		put_comment_text(&t, jobs[i].p->yaml);
+		put(&t, "  %s, %u phases\n",
+		    owner(jobs, &jobs[i])->meta.algorithm,
+		    owner(jobs, &jobs[i])->meta.phases);
+	}
+	if (n == 0)
+		put(&t, " *   (no plans)\n");
+	put(&t,
+	    " *\n"
+	    " * Link it with the ccplan runtime and register the set once:\n"
+	    " *     ccp_plan_register(ctx, &%s);\n"
+	    " * then ccp_plan_lookup(ctx, \"NAME\", rank, &plan) loads these "
+	    "plans.\n"
+	    " */\n"
+	    "#include <stddef.h>\n"
+	    "#include <stdint.h>\n"
+	    "\n"
+	    "#include \"ccplan_emitted.h\"\n"
+	    "#include \"ccplan_lookup.h\"\n"
+	    "\n"
+	    "#if CCP_PLAN_SET_ABI != 1\n"
+	    "#error \"emitted for ccplan_lookup.h set ABI 1: scan again\"\n"
+	    "#endif\n",
+	    o->symbol);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		struct job *j = &jobs[i];
+		if (j->same >= 0) {
+			memcpy(j->sym, jobs[j->same].sym, sizeof j->sym);
+			continue;
+		}
+		job_symbol(o->symbol, i, j->p->name, j->sym);
+		char *src = NULL;
+		size_t len = 0;
+		rc = emit_c(j->img, j->len, j->sym, &src, &len, err,
+		            sizeof err);
+		if (rc) {
+			fprintf(stderr, "ccplan scan: %s: %s\n", j->p->yaml,
+			        err);
+			rc = EXIT_INTERNAL;
+			break;
+		}
+		put(&t, "\n/* ---- plan '");
+		put_comment_text(&t, j->p->name);
+		put(&t, "' ---- */\n\n%s", src);
+		free(src);
+	}
+	if (rc)
+		goto out;
+	if (n) {
+		put(&t,
+		    "\n/* Plan names, sorted, and their plans. */\n"
+		    "static const struct ccp_plan_entry %s_entries[%zu] = {\n",
+		    o->symbol, n);
+		for (size_t i = 0; i < n; i++) {
+			put(&t, "\t{");
+			put_literal(&t, jobs[i].p->name);
+			put(&t, ", &%s},\n", jobs[i].sym);
+		}
+		put(&t, "};\n");
+	}
+	put(&t,
+	    "\n/* The set: ccp_plan_register(ctx, &%s). */\n"
+	    "const struct ccp_plan_set %s = {\n"
+	    "\t.abi = CCP_PLAN_SET_ABI,\n"
+	    "\t.count = %zuu,\n"
+	    "\t.entries = %s%s,\n"
+	    "};\n",
+	    o->symbol, o->symbol, n, n ? o->symbol : "NULL",
+	    n ? "_entries" : "");
+	if (t.nomem) {
+		fprintf(stderr, "ccplan scan: out of memory\n");
+		rc = EXIT_INTERNAL;
+		goto out;
+	}
+	if (write_atomic(o->out, t.p, t.len, err, sizeof err) != 0 ||
+	    (o->depfile && write_depfile(o, plans, n, err, sizeof err) != 0)) {
+		fprintf(stderr, "ccplan scan: %s\n", err);
+		rc = EXIT_INTERNAL;
+		goto out;
+	}
+	for (size_t i = 0; o->verbose && i < n; i++) {
+		const struct job *w = owner(jobs, &jobs[i]);
+		fprintf(stderr,
+		        "plan '%s': %s: %s, %u phases (lower bound %u), key "
+		        "%s: emitted as %s in %s\n",
+		        jobs[i].p->name, jobs[i].p->yaml, w->meta.algorithm,
+		        w->meta.phases, w->meta.lb_phases, jobs[i].hex,
+		        jobs[i].sym, o->out);
+	}
+out:
+	free(t.p);
+	jobs_free(jobs, n);
+	return rc;
+}
+
+int cmd_scan(int argc, char **argv)
+{
+	struct opts o;
+	struct scan s;
+	struct scan_plan *plans = NULL;
+	size_t nplans = 0;
+	int rc = parse_args(argc, argv, &o);
+	if (rc < 0) {
+		scan_init(&s);
+		rc = scan_all(&o, &s, &plans, &nplans);
+		if (rc == 0)
+			rc = o.emit ? to_c(&o, plans, nplans)
+			            : to_cache(&o, plans, nplans);
+		scan_plans_free(plans, nplans);
+		scan_fini(&s);
+	}
+	free(o.files);
+	free(o.dirs);
+	return rc;
+}

@@ -1,0 +1,3 @@
+/* test_scan: a source the compiler rejects. */
+#include "no_such_header.h"
+int broken_unused;
