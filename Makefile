@@ -6,11 +6,12 @@
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # Debian packages the build and the tests need.
-DEB_PACKAGES := cmake make gcc pkg-config libyaml-dev libsqlite3-dev \
-                libcmocka-dev libxxhash-dev
+DEB_PACKAGES := cmake make gcc clang pkg-config libyaml-dev libsqlite3-dev \
+                libcmocka-dev libxxhash-dev libclang-dev \
+                openmpi-bin libopenmpi-dev
 EXAMPLE ?= examples/mesh16-broadcast.yaml
 
-.PHONY: demo check pending setup build bench clean
+.PHONY: demo check pending setup build bench bench-mpi clean
 
 demo: build
 	$(BUILD)/ccplan compile $(EXAMPLE) -o $(BUILD)/example.ccp -v
@@ -44,6 +45,13 @@ build: setup
 # Every benchmark program, one table after another (a few minutes).
 bench: build
 	for b in $(BUILD)/bench/bench_*; do echo "== $$b"; $$b || exit 1; done
+
+# Plans against MPI's collectives on 8 local ranks (docs/bench-mpi.md,
+# about 1-2 minutes).  MPI_RANKS=4, BENCH_MPI_ARGS="--raw --csv f.csv".
+MPI_RANKS ?= 8
+bench-mpi: build
+	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+	  mpirun -n $(MPI_RANKS) --oversubscribe $(BUILD)/bench/ccplan-bench $(BENCH_MPI_ARGS)
 
 clean:
 	rm -rf $(BUILD)

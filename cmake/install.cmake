@@ -51,6 +51,10 @@ install(FILES ${PROJECT_BINARY_DIR}/ccplanConfig.cmake
               ${PROJECT_BINARY_DIR}/ccplanConfigVersion.cmake
               ${PROJECT_SOURCE_DIR}/cmake/ccplanPlans.cmake
         DESTINATION ${_ccp_cmake_dir})
+# the .pc file finds the prefix from where it is installed, so that
+# `cmake --install --prefix` anywhere gives a working file
+file(RELATIVE_PATH CCPLAN_PC_UP
+     /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/ccplan.pc.in
                ${PROJECT_BINARY_DIR}/ccplan.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/ccplan.pc

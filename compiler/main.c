@@ -23,6 +23,7 @@
 #include "select.h"
 #include "scan_cmd.h"
 #include "tau_cmd.h"
+#include "run_cmd.h"
 
 static const char *progname = "ccplan";
 
@@ -52,6 +53,8 @@ static void usage_main(FILE *out)
 	        "ask for; cache or emit them\n"
 	        "  tau fit|plot ...               the tau-model: fit Ts, Tn; "
 	        "draw the tau-plot\n"
+	        "  run -n N PROGRAM [ARGS]        start N ranks of a sockets "
+	        "job\n"
 	        "  help presets|algorithms        cost presets, "
 	        "algorithms\n"
 	        "\n"
@@ -1065,6 +1068,8 @@ int main(int argc, char **argv)
 		return cmd_simulate(argc - 1, argv + 1);
 	if (strcmp(cmd, "tau") == 0)
 		return cmd_tau(argc - 1, argv + 1);
+	if (strcmp(cmd, "run") == 0)
+		return cmd_run(argc - 1, argv + 1);
 	fprintf(stderr, "%s: unknown command '%s'\n\n", progname, cmd);
 	usage_main(stderr);
 	return EXIT_BADINPUT;

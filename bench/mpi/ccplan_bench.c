@@ -1,0 +1,1256 @@
+/*
+ * ccplan_bench.c - ccplan-bench: a compiled plan executed over the MPI
+ * transport against MPI's own collective, in one run, on the same ranks,
+ * the same buffers and the same data (docs/bench-mpi.md).
+ *
+ * For every case (a collective and an algorithm) and every message size,
+ * rank 0 compiles the plan in-process (the plan's bytes are part of the
+ * plan), broadcasts the image, and every rank loads its slice from memory.
+ * Then, per size:
+ *   - once: MPI's collective, then a checked plan execution into a
+ *     receive buffer filled with the complement of MPI's result; the two
+ *     results must be byte-identical on every rank, so both did the same
+ *     work;
+ *   - OSU-style timing: warm-up iterations, then iterations with a barrier
+ *     before each timed call; the plan's schemes and MPI's collectives
+ *     take turns within each iteration (this machine is shared and noisy,
+ *     so both see the same noise); an iteration's time is the largest over
+ *     the ranks (MPI_Reduce MAX); the median and the minimum are reported.
+ * The iteration count is the smaller of --iters and what fits in --budget
+ * seconds per size (estimated from the warm-up, agreed on by every rank).
+ *
+ * Regular collectives go against MPI_Bcast, MPI_Scatter, MPI_Gather,
+ * MPI_Reduce and MPI_Alltoall; irregular patterns against MPI_Alltoallv
+ * and MPI_Neighbor_alltoallv on a distributed-graph communicator of the
+ * same matrix.  --raw adds the plan's own schedule run on bare MPI
+ * point-to-point calls, which tells the schedule's cost from the
+ * runtime's.  --csv writes every measurement in the format `ccplan tau
+ * fit` reads (columns bytes and us; phase_bytes and phase_us fit 004's
+ * tau and phi).  This program is a benchmark, not a test: it prints
+ * tables, and exits 1 only when a plan's result differs from MPI's.
+ *
+ * Usage: mpirun -n 8 ccplan-bench [options]   (ccplan-bench --help)
+ */
+#include <mpi.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "ccplan.h"
+#include "ccplan_mpi.h"
+#include "codec.h"
+#include "compile.h"
+#include "front.h"
+
+/* ---- options ------------------------------------------------------------- */
+
+#define MAX_INPUTS 16
+
+struct opts {
+	int64_t min_size, max_size; /* regular collectives: message sizes */
+	int64_t irr_min, irr_max;   /* irregular: bytes per message */
+	int factor;                 /* sizes grow by this factor (2 or 4) */
+	int iters_small;            /* most timed iterations, <= 8 KiB */
+	int iters_large;            /* most timed iterations, above */
+	int warmup;                 /* untimed iterations per size */
+	double budget;              /* seconds of timed iterations per size */
+	bool all_schemes;           /* also S1 and the phase-barrier runs */
+	bool raw;                   /* also the plan's schedule on bare MPI */
+	const char *only;           /* comma list of case names, or NULL */
+	const char *csv;            /* measurement file, or NULL */
+	const char *inputs[MAX_INPUTS]; /* --input files */
+	int ninputs;
+	bool builtin;  /* run the built-in cases */
+	uint64_t seed; /* seed of the generated patterns */
+};
+
+static int g_rank, g_size; /* in MPI_COMM_WORLD */
+
+/* Print on rank 0 only. */
+static void say(const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 1, 2)))
+#endif
+        ;
+static void say(const char *fmt, ...)
+{
+	if (g_rank != 0)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+}
+
+/* A failure that leaves nothing to measure: every rank stops. */
+static void die(const char *what, const char *why)
+{
+	fprintf(stderr, "ccplan-bench: rank %d: %s: %s\n", g_rank, what, why);
+	MPI_Abort(MPI_COMM_WORLD, 3);
+	exit(3);
+}
+
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		die("malloc", "out of memory");
+	return p;
+}
+
+static const char *const usage_text =
+        "usage: mpirun -n N ccplan-bench [options]\n"
+        "\n"
+        "Compiled plans over the MPI transport against MPI's collectives "
+        "on the same\nranks and buffers (docs/bench-mpi.md).\n"
+        "\n"
+        "  --sizes MIN:MAX     regular collectives' message sizes "
+        "(default 1:1M)\n"
+        "  --irr-sizes MIN:MAX irregular patterns, bytes per message "
+        "(default 1:64K)\n"
+        "  --factor F          sizes grow by F, 2 or 4 (default 4)\n"
+        "  --iters N[:M]       most timed iterations up to 8 KiB[, above] "
+        "(default 1000:100)\n"
+        "  --warmup N          untimed iterations per size (default 5)\n"
+        "  --budget S          seconds of timing per case and size "
+        "(default 1.0)\n"
+        "  --schemes main|all  main: S2, no phase barrier, no check; all: "
+        "also S1 and\n"
+        "                      both with phase barriers, and --raw "
+        "(default main)\n"
+        "  --raw               also run the plan's own schedule on bare "
+        "MPI_Isend/\n"
+        "                      MPI_Irecv/MPI_Waitall, without the "
+        "runtime\n"
+        "  --only LIST         run only these cases (comma-separated, "
+        "see --list)\n"
+        "  --input FILE.yaml   also run this ccplan input, its size "
+        "swept (repeatable;\n"
+        "                      its machine must have N ranks)\n"
+        "  --no-builtin        only the --input files\n"
+        "  --seed S            seed of the generated patterns (default "
+        "1)\n"
+        "  --csv FILE          write every measurement (ccplan tau fit "
+        "reads it)\n"
+        "  --list              list the built-in cases and exit\n"
+        "Sizes take K and M (KiB, MiB).\n";
+
+/* "64", "4K", "1M" -> bytes; -1 if malformed. */
+static int64_t parse_size(const char *s)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (errno || end == s || v < 0)
+		return -1;
+	if (*end == 'K' || *end == 'k')
+		v *= 1024, end++;
+	else if (*end == 'M' || *end == 'm')
+		v *= 1024 * 1024, end++;
+	if (*end == 'i' && end[1] == 'B')
+		end += 2;
+	else if (*end == 'B')
+		end++;
+	return *end ? -1 : (int64_t)v;
+}
+
+static bool parse_range(const char *s, int64_t *lo, int64_t *hi)
+{
+	char buf[64];
+	const char *colon = strchr(s, ':');
+	if (!colon || (size_t)(colon - s) >= sizeof buf)
+		return false;
+	memcpy(buf, s, (size_t)(colon - s));
+	buf[colon - s] = 0;
+	*lo = parse_size(buf);
+	*hi = parse_size(colon + 1);
+	return *lo >= 1 && *hi >= *lo && *hi <= (INT64_C(1) << 30);
+}
+
+/* Whether option a is one of those followed by a value. */
+static bool takes_value(const char *a)
+{
+	static const char *const with_value[] = {
+	        "--sizes",  "--irr-sizes", "--factor",  "--iters",
+	        "--warmup", "--budget",    "--schemes", "--only",
+	        "--input",  "--seed",      "--csv"};
+	for (size_t i = 0; i < sizeof with_value / sizeof *with_value; i++)
+		if (!strcmp(a, with_value[i]))
+			return true;
+	return false;
+}
+
+/* 0: go on; 1: exit 0 (help); 2: bad usage. */
+static int parse_opts(int argc, char **argv, struct opts *o, bool *list)
+{
+	*o = (struct opts){.min_size = 1,
+	                   .max_size = 1 << 20,
+	                   .irr_min = 1,
+	                   .irr_max = 64 << 10,
+	                   .factor = 4,
+	                   .iters_small = 1000,
+	                   .iters_large = 100,
+	                   .warmup = 5,
+	                   .budget = 1.0,
+	                   .builtin = true,
+	                   .seed = 1};
+	*list = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		bool takes = true;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			say("%s", usage_text);
+			return 1;
+		} else if (!strcmp(a, "--list")) {
+			*list = true;
+			takes = false;
+		} else if (!strcmp(a, "--raw")) {
+			o->raw = true;
+			takes = false;
+		} else if (!strcmp(a, "--no-builtin")) {
+			o->builtin = false;
+			takes = false;
+		} else if (!v && takes_value(a)) {
+			say("ccplan-bench: %s needs a value\n", a);
+			return 2;
+		} else if (!strcmp(a, "--sizes")) {
+			if (!parse_range(v, &o->min_size, &o->max_size))
+				goto bad;
+		} else if (!strcmp(a, "--irr-sizes")) {
+			if (!parse_range(v, &o->irr_min, &o->irr_max))
+				goto bad;
+		} else if (!strcmp(a, "--factor")) {
+			o->factor = atoi(v);
+			if (o->factor != 2 && o->factor != 4)
+				goto bad;
+		} else if (!strcmp(a, "--iters")) {
+			int s = 0, l = 0;
+			int k = sscanf(v, "%d:%d", &s, &l);
+			if (k < 1 || s < 1 || (k == 2 && l < 1))
+				goto bad;
+			o->iters_small = s;
+			o->iters_large = k == 2 ? l : s;
+		} else if (!strcmp(a, "--warmup")) {
+			o->warmup = atoi(v);
+			if (o->warmup < 1)
+				goto bad;
+		} else if (!strcmp(a, "--budget")) {
+			o->budget = atof(v);
+			if (!(o->budget > 0))
+				goto bad;
+		} else if (!strcmp(a, "--schemes")) {
+			if (!strcmp(v, "all"))
+				o->all_schemes = o->raw = true;
+			else if (strcmp(v, "main"))
+				goto bad;
+		} else if (!strcmp(a, "--only")) {
+			o->only = v;
+		} else if (!strcmp(a, "--input")) {
+			if (o->ninputs == MAX_INPUTS) {
+				say("ccplan-bench: at most %d inputs\n",
+				    MAX_INPUTS);
+				return 2;
+			}
+			o->inputs[o->ninputs++] = v;
+		} else if (!strcmp(a, "--seed")) {
+			o->seed = strtoull(v, NULL, 10);
+		} else if (!strcmp(a, "--csv")) {
+			o->csv = v;
+		} else {
+			say("ccplan-bench: unknown option %s\n\n%s", a,
+			    usage_text);
+			return 2;
+		}
+		if (takes)
+			i++;
+		continue;
+	bad:
+		say("ccplan-bench: bad value for %s: '%s'\n", a, v);
+		return 2;
+	}
+	return 0;
+}
+
+/* Whether name is in the comma-separated list (NULL: every name). */
+static bool selected(const char *list, const char *name)
+{
+	if (!list)
+		return true;
+	size_t n = strlen(name);
+	for (const char *p = list; *p;) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (len == n && !strncmp(p, name, n))
+			return true;
+		p += len + (e != NULL);
+	}
+	return false;
+}
+
+/* ---- the cases ----------------------------------------------------------- */
+
+/* Machines the built-in cases run on, for N ranks. */
+enum bmachine {
+	BM_SWITCH, /* fully connected, all-port: what an MPI job looks like */
+	BM_LINE    /* a 1-D mesh of N ranks (tree scatter and gather) */
+};
+
+/* A built-in case: one collective, one algorithm. */
+struct builtin {
+	const char *name;      /* what --only selects */
+	enum bmachine machine; /* the machine of the input */
+	const char *comm;      /* the communication mapping; irregular ones
+	                          take the degree and the seed */
+	const char *algorithm; /* generator */
+	int degree_div;        /* irregular: degree max(1, N/div) */
+	bool extra;            /* run only when --only names it */
+};
+
+static const struct builtin builtins[] = {
+        {"bcast", BM_SWITCH, "{collective: broadcast, root: 0, bytes: 1}",
+         "binomial", 0, false},
+        {"scatter", BM_SWITCH, "{collective: scatter, root: 0, bytes: 1}",
+         "linear", 0, false},
+        {"scatter-tree", BM_LINE, "{collective: scatter, root: 0, bytes: 1}",
+         "tree_scatter", 0, true},
+        {"gather", BM_LINE, "{collective: gather, root: 0, bytes: 1}",
+         "tree_gather", 0, false},
+        {"reduce", BM_SWITCH,
+         "{collective: reduce, root: 0, bytes: 4, dtype: int32, op: sum}",
+         "binomial", 0, false},
+        {"alltoall", BM_SWITCH, "{collective: alltoall, bytes: 1}", "pex", 0,
+         false},
+        {"alltoall-gen", BM_SWITCH, "{collective: alltoall, bytes: 1}", "gen",
+         0, true},
+        {"alltoall-rex", BM_SWITCH, "{collective: alltoall, bytes: 1}", "rex",
+         0, true},
+        {"bcast-fib", BM_LINE,
+         "{collective: broadcast, root: 0, bytes: 8, segments: 8}", "fibonacci",
+         0, true},
+        {"irr-sparse", BM_SWITCH,
+         "{pattern: irregular, generate: {kind: regular, degree: %d, "
+         "bytes: 1, seed: %llu}}",
+         "color", 8, false},
+        {"irr-dense", BM_SWITCH,
+         "{pattern: irregular, generate: {kind: regular, degree: %d, "
+         "bytes: 1, seed: %llu}}",
+         "color", 2, false},
+        {"irr-dense-ac", BM_SWITCH,
+         "{pattern: irregular, generate: {kind: regular, degree: %d, "
+         "bytes: 1, seed: %llu}}",
+         "ac", 2, true},
+};
+#define NBUILTINS (sizeof builtins / sizeof builtins[0])
+
+/* The YAML text of built-in case b for n ranks (malloc'd). */
+static char *builtin_yaml(const struct builtin *b, int n, uint64_t seed)
+{
+	char comm[256], machine[128];
+	if (b->degree_div) {
+		int d = n / b->degree_div;
+		if (d < 1)
+			d = 1;
+		if (d > n - 1)
+			d = n - 1;
+		snprintf(comm, sizeof comm, b->comm, d,
+		         (unsigned long long)seed);
+	} else {
+		snprintf(comm, sizeof comm, "%s", b->comm);
+	}
+	if (b->machine == BM_SWITCH)
+		snprintf(machine, sizeof machine,
+		         "{topology: switch, ranks: %d, ports: all}", n);
+	else
+		snprintf(machine, sizeof machine,
+		         "{topology: mesh, dims: [%d], ports: all}", n);
+	size_t len = strlen(comm) + strlen(machine) + 128;
+	char *y = xmalloc(len);
+	snprintf(y, len, "machine: %s\ncommunication: %s\nalgorithm: %s\n",
+	         machine, comm, b->algorithm);
+	return y;
+}
+
+/* ---- MPI's side ---------------------------------------------------------- */
+
+static MPI_Datatype mpi_dtype(enum ir_dtype t)
+{
+	switch (t) {
+	case IR_DT_BYTE:
+		return MPI_UINT8_T;
+	case IR_DT_INT32:
+		return MPI_INT32_T;
+	case IR_DT_INT64:
+		return MPI_INT64_T;
+	case IR_DT_FLOAT:
+		return MPI_FLOAT;
+	case IR_DT_DOUBLE:
+		return MPI_DOUBLE;
+	}
+	return MPI_DATATYPE_NULL;
+}
+
+static size_t dtype_bytes(enum ir_dtype t)
+{
+	switch (t) {
+	case IR_DT_BYTE:
+		return 1;
+	case IR_DT_INT32:
+	case IR_DT_FLOAT:
+		return 4;
+	case IR_DT_INT64:
+	case IR_DT_DOUBLE:
+		return 8;
+	}
+	return 1;
+}
+
+static MPI_Op mpi_op(enum ir_redop op)
+{
+	switch (op) {
+	case IR_OP_SUM:
+		return MPI_SUM;
+	case IR_OP_PROD:
+		return MPI_PROD;
+	case IR_OP_MIN:
+		return MPI_MIN;
+	case IR_OP_MAX:
+		return MPI_MAX;
+	}
+	return MPI_OP_NULL;
+}
+
+/* What MPI's collective of one size needs and where its result lies, on
+ * this rank. */
+struct mpi_side {
+	enum ir_coll coll;
+	int root;
+	int count;         /* elements (bytes, or reduce elements) */
+	MPI_Datatype type; /* MPI_BYTE, or the reduce element type */
+	MPI_Op op;         /* reduce */
+	size_t send_len;   /* send buffer MPI reads */
+	size_t recv_len;   /* receive buffer MPI writes */
+	size_t out_len;    /* bytes of the result on this rank */
+	bool out_in_send;  /* the result is the send buffer (bcast root) */
+	/* irregular: per peer, in bytes */
+	int *scount, *sdispl, *rcount, *rdispl;
+	/* neighbourhood: only the non-zero peers, in rank order */
+	int *nscount, *nsdispl, *nrcount, *nrdispl;
+	MPI_Comm graph; /* the pattern as a distributed graph */
+};
+
+/* Set up the irregular side from matrix x, every message `bytes` long:
+ * packed by destination in the sender's buffer and by source in the
+ * receiver's, in rank order (ir/lower.c). */
+static void mpi_irregular(struct mpi_side *m, const ir_matrix *x)
+{
+	int n = g_size, me = g_rank;
+	m->scount = calloc((size_t)n, sizeof(int));
+	m->sdispl = calloc((size_t)n, sizeof(int));
+	m->rcount = calloc((size_t)n, sizeof(int));
+	m->rdispl = calloc((size_t)n, sizeof(int));
+	m->nscount = calloc((size_t)n, sizeof(int));
+	m->nsdispl = calloc((size_t)n, sizeof(int));
+	m->nrcount = calloc((size_t)n, sizeof(int));
+	m->nrdispl = calloc((size_t)n, sizeof(int));
+	int *srcs = calloc((size_t)n, sizeof(int));
+	int *dsts = calloc((size_t)n, sizeof(int));
+	/* weights of 1 rather than MPI_UNWEIGHTED: Open MPI's constant is a
+	 * fake pointer that GCC's access checks take for an empty array */
+	int *ones = calloc((size_t)n, sizeof(int));
+	if (!m->scount || !m->sdispl || !m->rcount || !m->rdispl ||
+	    !m->nscount || !m->nsdispl || !m->nrcount || !m->nrdispl || !srcs ||
+	    !dsts || !ones)
+		die("calloc", "out of memory");
+	for (int p = 0; p < n; p++)
+		ones[p] = 1;
+	for (int s = 0; s < n; s++)
+		for (int64_t k = x->row[s]; k < x->row[s + 1]; k++) {
+			if (s == me)
+				m->scount[x->dst[k]] = (int)x->bytes[k];
+			if (x->dst[k] == me)
+				m->rcount[s] = (int)x->bytes[k];
+		}
+	int so = 0, ro = 0, ns = 0, nr = 0;
+	for (int p = 0; p < n; p++) {
+		m->sdispl[p] = so;
+		m->rdispl[p] = ro;
+		if (m->scount[p]) {
+			dsts[ns] = p;
+			m->nscount[ns] = m->scount[p];
+			m->nsdispl[ns++] = so;
+		}
+		if (m->rcount[p]) {
+			srcs[nr] = p;
+			m->nrcount[nr] = m->rcount[p];
+			m->nrdispl[nr++] = ro;
+		}
+		so += m->scount[p];
+		ro += m->rcount[p];
+	}
+	m->send_len = (size_t)so;
+	m->recv_len = m->out_len = (size_t)ro;
+	if (MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, nr, srcs, ones, ns,
+	                                   dsts, ones, MPI_INFO_NULL, 0,
+	                                   &m->graph) != MPI_SUCCESS)
+		die("MPI_Dist_graph_create_adjacent", "failed");
+	free(srcs);
+	free(dsts);
+	free(ones);
+}
+
+static void mpi_side_fini(struct mpi_side *m)
+{
+	free(m->scount);
+	free(m->sdispl);
+	free(m->rcount);
+	free(m->rdispl);
+	free(m->nscount);
+	free(m->nsdispl);
+	free(m->nrcount);
+	free(m->nrdispl);
+	if (m->graph != MPI_COMM_NULL)
+		MPI_Comm_free(&m->graph);
+	memset(m, 0, sizeof *m);
+	m->graph = MPI_COMM_NULL;
+}
+
+/* MPI's side of communication c (bytes already set for this size). */
+static void mpi_side_init(struct mpi_side *m, const ir_comm *c)
+{
+	int n = g_size, me = g_rank;
+	memset(m, 0, sizeof *m);
+	m->graph = MPI_COMM_NULL;
+	m->coll = c->coll;
+	m->root = c->root;
+	m->type = MPI_BYTE;
+	m->count = (int)c->bytes;
+	size_t b = (size_t)c->bytes;
+	switch (c->coll) {
+	case IR_BCAST:
+		m->send_len = me == m->root ? b : 0;
+		m->recv_len = me == m->root ? 0 : b;
+		m->out_len = b;
+		m->out_in_send = me == m->root;
+		break;
+	case IR_SCATTER:
+		m->send_len = me == m->root ? b * (size_t)n : 0;
+		m->recv_len = m->out_len = b;
+		break;
+	case IR_GATHER:
+		m->send_len = b;
+		m->recv_len = m->out_len = me == m->root ? b * (size_t)n : 0;
+		break;
+	case IR_REDUCE:
+		m->type = mpi_dtype(c->dtype);
+		m->op = mpi_op(c->op);
+		m->count = (int)(b / dtype_bytes(c->dtype));
+		m->send_len = b;
+		m->recv_len = m->out_len = me == m->root ? b : 0;
+		break;
+	case IR_ALLTOALL:
+		m->send_len = m->recv_len = m->out_len = b * (size_t)n;
+		break;
+	case IR_IRREGULAR:
+		mpi_irregular(m, c->matrix);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The native collective, or (alt) MPI_Neighbor_alltoallv. */
+static int mpi_run(const struct mpi_side *m, uint8_t *send, uint8_t *recv,
+                   bool alt)
+{
+	MPI_Comm w = MPI_COMM_WORLD;
+	switch (m->coll) {
+	case IR_BCAST:
+		return MPI_Bcast(g_rank == m->root ? send : recv, m->count,
+		                 MPI_BYTE, m->root, w);
+	case IR_SCATTER:
+		return MPI_Scatter(send, m->count, MPI_BYTE, recv, m->count,
+		                   MPI_BYTE, m->root, w);
+	case IR_GATHER:
+		return MPI_Gather(send, m->count, MPI_BYTE, recv, m->count,
+		                  MPI_BYTE, m->root, w);
+	case IR_REDUCE:
+		return MPI_Reduce(send, recv, m->count, m->type, m->op, m->root,
+		                  w);
+	case IR_ALLTOALL:
+		return MPI_Alltoall(send, m->count, MPI_BYTE, recv, m->count,
+		                    MPI_BYTE, w);
+	case IR_IRREGULAR:
+		if (alt)
+			return MPI_Neighbor_alltoallv(
+			        send, m->nscount, m->nsdispl, MPI_BYTE, recv,
+			        m->nrcount, m->nrdispl, MPI_BYTE, m->graph);
+		return MPI_Alltoallv(send, m->scount, m->sdispl, MPI_BYTE, recv,
+		                     m->rcount, m->rdispl, MPI_BYTE, w);
+	default:
+		return MPI_ERR_OTHER;
+	}
+}
+
+static const char *mpi_name(enum ir_coll c)
+{
+	switch (c) {
+	case IR_BCAST:
+		return "MPI_Bcast";
+	case IR_SCATTER:
+		return "MPI_Scatter";
+	case IR_GATHER:
+		return "MPI_Gather";
+	case IR_REDUCE:
+		return "MPI_Reduce";
+	case IR_ALLTOALL:
+		return "MPI_Alltoall";
+	case IR_IRREGULAR:
+		return "MPI_Alltoallv";
+	default:
+		return "-";
+	}
+}
+
+/* The send buffer's data: depends on rank and offset; for a reduction,
+ * small integers (1..3) of the element type, so that sums and products
+ * are exact in any order and MPI's result equals the plan's bit for
+ * bit. */
+static void fill_send(uint8_t *buf, size_t len, const ir_comm *c)
+{
+	if (c->coll != IR_REDUCE) {
+		for (size_t i = 0; i < len; i++)
+			buf[i] = (uint8_t)(g_rank * 37 + i * 11 + (i >> 8) * 5 +
+			                   1);
+		return;
+	}
+	size_t es = dtype_bytes(c->dtype);
+	for (size_t i = 0; i + es <= len; i += es) {
+		int v = 1 + (int)((g_rank * 7 + i / es) % 3);
+		union {
+			uint8_t u8;
+			int32_t i32;
+			int64_t i64;
+			float f;
+			double d;
+		} e;
+		switch (c->dtype) {
+		case IR_DT_BYTE:
+			e.u8 = (uint8_t)v;
+			break;
+		case IR_DT_INT32:
+			e.i32 = v;
+			break;
+		case IR_DT_INT64:
+			e.i64 = v;
+			break;
+		case IR_DT_FLOAT:
+			e.f = (float)v;
+			break;
+		case IR_DT_DOUBLE:
+			e.d = v;
+			break;
+		}
+		memcpy(buf + i, &e, es);
+	}
+}
+
+/* ---- the plan's schedule on bare MPI ------------------------------------- */
+
+/* One rank's slice run straight over MPI's point-to-point calls, without
+ * the runtime: what the schedule itself costs on this MPI, so that a gap
+ * between the plan and MPI's collective splits into the schedule's share
+ * and the runtime's.  A received partial of a reduction is combined with
+ * MPI_Reduce_local after the phase's wait, as MPI's own reductions do.
+ * Only slices whose messages are single pieces run this way. */
+struct raw {
+	ir_slice s;       /* this rank's slice, decoded from the image */
+	bool usable;      /* on every rank */
+	uint8_t *scratch; /* s.scratch_bytes */
+	MPI_Request *req; /* s.nops */
+	uint32_t *post;   /* RECV_REDUCE ops of the phase, to combine */
+};
+
+static MPI_Comm g_raw_comm = MPI_COMM_NULL; /* a duplicate of the world */
+
+static void raw_init(struct raw *r, const uint8_t *img, size_t len)
+{
+	char err[256];
+	memset(r, 0, sizeof *r);
+	if (ir_slice_from_image(img, len, g_rank, &r->s, NULL, err, sizeof err))
+		die("ir_slice_from_image", err);
+	int ok = 1;
+	for (uint32_t i = 0; i < r->s.nops; i++) {
+		const ir_op *op = &r->s.ops[i];
+		if (((op->code == IR_OP_RECV || op->code == IR_OP_SEND) &&
+		     op->niov != 1) ||
+		    (op->code == IR_OP_RECV_REDUCE &&
+		     (op->niov != 2 || r->s.dtype == IR_DT_UNKNOWN)))
+			ok = 0;
+	}
+	int all = 0;
+	MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	r->usable = all;
+	r->scratch = xmalloc((size_t)r->s.scratch_bytes);
+	r->req = xmalloc(sizeof(MPI_Request) * (r->s.nops ? r->s.nops : 1));
+	r->post = xmalloc(sizeof(uint32_t) * (r->s.nops ? r->s.nops : 1));
+}
+
+static void raw_fini(struct raw *r)
+{
+	ir_slice_fini(&r->s);
+	free(r->scratch);
+	free(r->req);
+	free(r->post);
+}
+
+static int raw_run(struct raw *r, uint8_t *send, uint8_t *recv)
+{
+	uint8_t *base[3] = {send, recv, r->scratch};
+	const ir_iov *iov = r->s.iovs;
+	int k = 0, npost = 0, rc = MPI_SUCCESS;
+	for (uint32_t i = 0; i < r->s.nops && rc == MPI_SUCCESS; i++) {
+		const ir_op *op = &r->s.ops[i];
+		const ir_iov *v = &iov[op->iov];
+		int tag = (int)(op->phase % 32768u); /* MPI_TAG_UB >= 32767 */
+		switch (op->code) {
+		case IR_OP_COPY:
+			memmove(base[v[1].buf] + v[1].off,
+			        base[v->buf] + v->off, (size_t)v->len);
+			break;
+		case IR_OP_RECV_REDUCE:
+			r->post[npost++] = i;
+			/* fall through */
+		case IR_OP_RECV:
+			rc = MPI_Irecv(base[v->buf] + v->off, (int)v->len,
+			               MPI_BYTE, op->peer, tag, g_raw_comm,
+			               &r->req[k++]);
+			break;
+		case IR_OP_SEND:
+			rc = MPI_Isend(base[v->buf] + v->off, (int)v->len,
+			               MPI_BYTE, op->peer, tag, g_raw_comm,
+			               &r->req[k++]);
+			break;
+		case IR_OP_WAIT:
+			rc = MPI_Waitall(k, r->req, MPI_STATUSES_IGNORE);
+			for (int j = 0; j < npost && rc == MPI_SUCCESS; j++) {
+				const ir_op *q = &r->s.ops[r->post[j]];
+				const ir_iov *w = &iov[q->iov];
+				size_t es = dtype_bytes(r->s.dtype);
+				rc = MPI_Reduce_local(base[w->buf] + w->off,
+				                      base[w[1].buf] + w[1].off,
+				                      (int)(q->bytes / es),
+				                      mpi_dtype(r->s.dtype),
+				                      mpi_op(r->s.redop));
+			}
+			k = npost = 0;
+			break;
+		default:
+			break;
+		}
+	}
+	return rc;
+}
+
+/* ---- one case ------------------------------------------------------------ */
+
+/* What is timed: a plan scheme or one of MPI's calls. */
+struct variant {
+	const char *name; /* column and CSV name */
+	int kind;         /* 0 plan, 1 MPI's collective, 2 neighbourhood,
+	                     3 the schedule on bare MPI (struct raw) */
+	unsigned flags;   /* plan: CCP_EXEC_* */
+};
+
+/* The results of one variant at one size, on rank 0. */
+struct result {
+	double med, min; /* seconds */
+};
+
+/* Everything that stays the same over a case's sizes. */
+struct bench {
+	const struct opts *o;
+	ccp_context *ctx;
+	ccp_transport *t;
+	FILE *csv;    /* rank 0 */
+	int failures; /* sizes whose results differed */
+};
+
+/* Per-case summary of the main ratio. */
+struct summary {
+	int sizes, within5, beaten; /* sizes; plan <= 1.05 MPI; plan < MPI */
+	double logsum;              /* sum of ln(ratio) */
+	double worst;               /* largest ratio */
+	int64_t worst_at;
+};
+
+/* Compile in's plan (rank 0) and give every rank the image.  Returns the
+ * image (malloc'd) or NULL with why set on every rank. */
+static uint8_t *compile_bcast(const struct front_input *in, size_t *len,
+                              double *phase_bytes, char *why, size_t whylen)
+{
+	uint64_t n = 0;
+	uint8_t *img = NULL;
+	char msg[512] = "";
+	if (g_rank == 0) {
+		struct compiled c;
+		struct diag d;
+		memset(&d, 0, sizeof d);
+		if (compile_input(in, &c, &d)) {
+			snprintf(msg, sizeof msg, "%s", d.message);
+		} else {
+			size_t l = 0;
+			if (compile_encode(&c, &img, &l, msg, sizeof msg))
+				img = NULL;
+			n = l;
+			/* the largest transfer of each phase, summed */
+			double sum = 0;
+			for (uint32_t k = 0; k < c.plan.nphases; k++) {
+				const ir_phase *ph = &c.plan.phases[k];
+				int64_t mx = 0;
+				for (uint32_t j = 0; j < ph->ntransfers; j++) {
+					int64_t b =
+					        c.plan.transfers[ph->transfer +
+					                         j]
+					                .bytes;
+					if (b > mx)
+						mx = b;
+				}
+				sum += (double)mx;
+			}
+			*phase_bytes =
+			        c.plan.nphases ? sum / c.plan.nphases : 0;
+			compiled_fini(&c);
+		}
+		if (!img)
+			n = 0;
+	}
+	MPI_Bcast(&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+	if (n == 0) {
+		MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, 0, MPI_COMM_WORLD);
+		snprintf(why, whylen, "%s", msg);
+		return NULL;
+	}
+	if (n > INT_MAX)
+		die("plan image", "larger than 2 GiB");
+	if (g_rank != 0)
+		img = xmalloc((size_t)n);
+	MPI_Bcast(img, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD);
+	*len = (size_t)n;
+	return img;
+}
+
+/* Time the variants, taking turns; res[v] on rank 0. */
+static void time_variants(struct bench *B, ccp_plan *plan, struct raw *raw,
+                          const struct mpi_side *m, uint8_t *send,
+                          uint8_t *recv, const struct variant *v, int nv,
+                          int64_t size, struct result *res, int *iters_out)
+{
+	const struct opts *o = B->o;
+	int max_iters = size <= 8192 ? o->iters_small : o->iters_large;
+	double *t = xmalloc(sizeof(double) * (size_t)nv * (size_t)max_iters);
+	double *tmax = xmalloc(sizeof(double) * (size_t)max_iters);
+	double warm = 0;
+	int iters = 0;
+	for (int phase = 0; phase < 2; phase++) {
+		int count = phase == 0 ? o->warmup : iters;
+		for (int i = 0; i < count; i++) {
+			for (int k = 0; k < nv; k++) {
+				/* rotate the order: each variant goes first in
+				 * turn */
+				int j = (i + k) % nv, rc;
+				if (v[j].kind == 3 && !raw->usable)
+					continue;
+				MPI_Barrier(MPI_COMM_WORLD);
+				double t0 = bench_now();
+				if (v[j].kind == 0)
+					rc = ccp_plan_execute(plan, B->t,
+					                      v[j].flags);
+				else if (v[j].kind == 3)
+					rc = raw_run(raw, send, recv);
+				else
+					rc = mpi_run(m, send, recv,
+					             v[j].kind == 2);
+				double dt = bench_now() - t0;
+				if (rc)
+					die(v[j].name,
+					    v[j].kind == 0 ? ccp_errmsg(B->ctx)
+					                   : "MPI call failed");
+				if (phase == 0)
+					warm += dt;
+				else
+					t[(size_t)j * (size_t)max_iters +
+					  (size_t)i] = dt;
+			}
+		}
+		if (phase == 0) {
+			/* every rank takes the same count */
+			double per = warm / o->warmup, pmax = 0;
+			MPI_Allreduce(&per, &pmax, 1, MPI_DOUBLE, MPI_MAX,
+			              MPI_COMM_WORLD);
+			double fit = pmax > 0 ? o->budget / pmax : max_iters;
+			iters = fit < max_iters ? (int)fit : max_iters;
+			if (iters < 5)
+				iters = 5 < max_iters ? 5 : max_iters;
+		}
+	}
+	for (int j = 0; j < nv; j++) {
+		if (v[j].kind == 3 && !raw->usable) {
+			res[j].med = res[j].min = NAN;
+			continue;
+		}
+		MPI_Reduce(t + (size_t)j * (size_t)max_iters, tmax, iters,
+		           MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+		if (g_rank == 0) {
+			double mn = tmax[0];
+			for (int i = 1; i < iters; i++)
+				if (tmax[i] < mn)
+					mn = tmax[i];
+			res[j].min = mn;
+			res[j].med = bench_median(tmax, iters);
+		}
+	}
+	*iters_out = iters;
+	free(t);
+	free(tmax);
+}
+
+static void size_label(int64_t b, char *out, size_t len)
+{
+	if (b >= (1 << 20) && b % (1 << 20) == 0)
+		snprintf(out, len, "%lldM", (long long)(b >> 20));
+	else if (b >= 1024 && b % 1024 == 0)
+		snprintf(out, len, "%lldK", (long long)(b >> 10));
+	else
+		snprintf(out, len, "%lld", (long long)b);
+}
+
+/* Run one case over its sizes.  in is parsed on every rank. */
+static void run_case(struct bench *B, const char *name, struct front_input *in)
+{
+	const struct opts *o = B->o;
+	ir_comm *c = &in->comm;
+	bool irr = c->coll == IR_IRREGULAR;
+	if (in->machine.nranks != g_size) {
+		say("\n== %s: skipped: the input's machine has %d ranks, the "
+		    "job %d\n",
+		    name, (int)in->machine.nranks, g_size);
+		return;
+	}
+	if (c->coll == IR_TRANSPOSE) {
+		say("\n== %s: skipped: MPI has no transpose collective\n",
+		    name);
+		return;
+	}
+	/* the variants */
+	struct variant v[8];
+	int nv = 0;
+	v[nv++] = (struct variant){"s2-nb", 0,
+	                           CCP_EXEC_S2 | CCP_EXEC_NO_BARRIER |
+	                                   CCP_EXEC_NO_CHECK};
+	if (o->all_schemes) {
+		v[nv++] = (struct variant){"s1-nb", 0,
+		                           CCP_EXEC_S1 | CCP_EXEC_NO_BARRIER |
+		                                   CCP_EXEC_NO_CHECK};
+		v[nv++] = (struct variant){"s2-bar", 0,
+		                           CCP_EXEC_S2 | CCP_EXEC_NO_CHECK};
+		v[nv++] = (struct variant){"s1-bar", 0,
+		                           CCP_EXEC_S1 | CCP_EXEC_NO_CHECK};
+	}
+	if (o->raw)
+		v[nv++] = (struct variant){"raw", 3, 0};
+	int impi = nv;
+	v[nv++] = (struct variant){irr ? "alltoallv" : "mpi", 1, 0};
+	if (irr)
+		v[nv++] = (struct variant){"neighbor", 2, 0};
+
+	char what[160] = "";
+	if (irr)
+		snprintf(what, sizeof what, "%lld messages",
+		         (long long)c->matrix->nnz);
+	else if (c->coll == IR_REDUCE)
+		snprintf(what, sizeof what, "%s %s, root %d",
+		         c->dtype == IR_DT_INT32 ? "int32" : "typed",
+		         c->op == IR_OP_SUM ? "sum" : "op", (int)c->root);
+	else if (c->coll != IR_ALLTOALL)
+		snprintf(what, sizeof what, "root %d", (int)c->root);
+	say("\n== %s: %s %s, %d ranks%s%s; against %s%s\n", name,
+	    ir_coll_name(c->coll), in->algorithm, g_size, *what ? ", " : "",
+	    what, mpi_name(c->coll), irr ? " and MPI_Neighbor_alltoallv" : "");
+	say("%8s %4s %4s", "bytes", "ph", "lb");
+	for (int j = 0; j < nv; j++) {
+		char h[40];
+		snprintf(h, sizeof h, "%s_us", j == 0 ? "plan" : v[j].name);
+		say(" %10s", h);
+		if (j == 0 || j >= impi)
+			say(" %8s", "(min)");
+	}
+	say(" %9s", irr ? "plan/av" : "plan/mpi");
+	if (irr)
+		say(" %9s", "plan/nbr");
+	say(" %6s\n", "iters");
+
+	struct summary S = {0};
+	int64_t lo = irr ? o->irr_min : o->min_size;
+	int64_t hi = irr ? o->irr_max : o->max_size;
+	int32_t seg0 = c->segments;
+	for (int64_t size = lo; size <= hi; size *= o->factor) {
+		/* this size's communication */
+		if (irr) {
+			for (int64_t k = 0; k < c->matrix->nnz; k++)
+				c->matrix->bytes[k] = size;
+		} else {
+			if (c->coll == IR_REDUCE &&
+			    size % (int64_t)dtype_bytes(c->dtype))
+				continue;
+			c->bytes = size;
+			if (c->coll == IR_BCAST)
+				c->segments =
+				        seg0 > size ? (int32_t)size : seg0;
+		}
+		char why[512], lab[32];
+		size_label(size, lab, sizeof lab);
+		size_t ilen = 0;
+		double phase_bytes = 0;
+		uint8_t *img =
+		        compile_bcast(in, &ilen, &phase_bytes, why, sizeof why);
+		if (!img) {
+			say("%8s   not compiled: %s\n", lab, why);
+			continue;
+		}
+		ir_file_info fi;
+		char err[256];
+		if (ir_file_info_read(img, ilen, &fi, err, sizeof err))
+			die("plan header", err);
+		ccp_plan *plan;
+		if (ccp_plan_load_memory(B->ctx, img, ilen, g_rank, &plan))
+			die("ccp_plan_load_memory", ccp_errmsg(B->ctx));
+		struct raw raw;
+		raw_init(&raw, img, ilen);
+		free(img);
+		ccp_plan_info info;
+		ccp_plan_get_info(plan, &info);
+
+		struct mpi_side m;
+		mpi_side_init(&m, c);
+		size_t slen = m.send_len > info.send_bytes
+		                      ? m.send_len
+		                      : (size_t)info.send_bytes;
+		size_t rlen = m.recv_len > info.recv_bytes
+		                      ? m.recv_len
+		                      : (size_t)info.recv_bytes;
+		uint8_t *send = xmalloc(slen), *recv = xmalloc(rlen);
+		uint8_t *want = xmalloc(m.out_len);
+		fill_send(send, slen, c);
+		memset(recv, 0, rlen);
+		if (ccp_plan_bind(plan, send, slen, recv, rlen, NULL, 0))
+			die("ccp_plan_bind", ccp_errmsg(B->ctx));
+
+		/* once: MPI's result, then the plan's (a checked execution,
+		 * into a buffer holding the complement of MPI's result) */
+		if (mpi_run(&m, send, recv, false) != MPI_SUCCESS)
+			die(mpi_name(c->coll), "failed");
+		memcpy(want, m.out_in_send ? send : recv, m.out_len);
+		bool plan_fills =
+		        !(m.out_in_send && info.recv_bytes < m.out_len);
+		for (size_t i = 0; i < m.out_len && plan_fills; i++)
+			recv[i] = (uint8_t)~want[i];
+		int rc = ccp_plan_execute(plan, B->t, CCP_EXEC_DEFAULT);
+		if (rc)
+			die("ccp_plan_execute", ccp_errmsg(B->ctx));
+		int ok = !plan_fills || !memcmp(recv, want, m.out_len);
+		if (irr) { /* the neighbourhood collective gives the same */
+			for (size_t i = 0; i < m.out_len; i++)
+				recv[i] = (uint8_t)~want[i];
+			if (mpi_run(&m, send, recv, true) != MPI_SUCCESS)
+				die("MPI_Neighbor_alltoallv", "failed");
+			ok = ok && !memcmp(recv, want, m.out_len);
+		}
+		if (o->raw && raw.usable) { /* and so does the bare schedule */
+			for (size_t i = 0; i < m.out_len && plan_fills; i++)
+				recv[i] = (uint8_t)~want[i];
+			if (raw_run(&raw, send, recv) != MPI_SUCCESS)
+				die("raw schedule", "an MPI call failed");
+			ok = ok &&
+			     (!plan_fills || !memcmp(recv, want, m.out_len));
+		}
+		int all_ok = 0;
+		MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN,
+		              MPI_COMM_WORLD);
+
+		struct result res[8];
+		int iters = 0;
+		time_variants(B, plan, &raw, &m, send, recv, v, nv, size, res,
+		              &iters);
+
+		if (g_rank == 0) {
+			printf("%8s %4u %4u", lab, (unsigned)fi.nphases,
+			       (unsigned)fi.lb_phases);
+			for (int j = 0; j < nv; j++) {
+				if (isnan(res[j].med))
+					printf(" %10s", "-");
+				else
+					printf(" %10.1f", 1e6 * res[j].med);
+				if (j == 0 || j >= impi)
+					printf(" %8.1f", 1e6 * res[j].min);
+			}
+			double ratio = res[0].med / res[impi].med;
+			printf(" %9.2f", ratio);
+			if (irr)
+				printf(" %9.2f",
+				       res[0].med / res[impi + 1].med);
+			printf(" %6d%s\n", iters,
+			       all_ok ? "" : "  RESULT DIFFERS FROM MPI");
+			fflush(stdout);
+			S.sizes++;
+			S.within5 += ratio <= 1.05;
+			S.beaten += ratio < 1.0;
+			S.logsum += log(ratio);
+			if (ratio > S.worst) {
+				S.worst = ratio;
+				S.worst_at = size;
+			}
+			for (int j = 0; B->csv && j < nv; j++) {
+				if (isnan(res[j].med))
+					continue;
+				fprintf(B->csv,
+				        "%s,%s,%s,%d,%s,%lld,%.3f,%.3f,%d",
+				        ir_coll_name(c->coll), in->algorithm,
+				        name, g_size, v[j].name,
+				        (long long)size, 1e6 * res[j].med,
+				        1e6 * res[j].min, iters);
+				if (v[j].kind == 0 || v[j].kind == 3)
+					fprintf(B->csv, ",%u,%u,%.1f,%.3f\n",
+					        (unsigned)fi.nphases,
+					        (unsigned)fi.lb_phases,
+					        phase_bytes,
+					        fi.nphases ? 1e6 * res[j].med /
+					                             fi.nphases
+					                   : 0.0);
+				else
+					fprintf(B->csv, ",,,,\n");
+			}
+		}
+		if (!all_ok)
+			B->failures++;
+		ccp_plan_free(plan);
+		raw_fini(&raw);
+		mpi_side_fini(&m);
+		free(send);
+		free(recv);
+		free(want);
+	}
+	if (S.sizes) {
+		char lab[32];
+		size_label(S.worst_at, lab, sizeof lab);
+		say("   %s: plan within 5%% of %s at %d of %d sizes, faster at "
+		    "%d; geometric mean plan/MPI %.2f, worst %.2f at %s\n",
+		    name, mpi_name(c->coll), S.within5, S.sizes, S.beaten,
+		    exp(S.logsum / S.sizes), S.worst, lab);
+	}
+}
+
+/* ---- main ---------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+
+	struct opts o;
+	bool list;
+	int prc = parse_opts(argc, argv, &o, &list);
+	if (prc) {
+		MPI_Finalize();
+		return prc == 1 ? 0 : 2;
+	}
+	if (list) {
+		say("built-in cases (* runs by default; others with "
+		    "--only):\n");
+		for (size_t i = 0; i < NBUILTINS; i++) {
+			char *y = builtin_yaml(&builtins[i], g_size, o.seed);
+			for (char *p = y; *p; p++)
+				if (*p == '\n')
+					*p = ' ';
+			say(" %c %-14s %s\n", builtins[i].extra ? ' ' : '*',
+			    builtins[i].name, y);
+			free(y);
+		}
+		MPI_Finalize();
+		return 0;
+	}
+
+	struct bench B = {.o = &o};
+	if (ccp_init(&B.ctx, NULL, NULL))
+		die("ccp_init", "failed");
+	if (ccp_mpi_transport(B.ctx, MPI_COMM_WORLD, &B.t))
+		die("ccp_mpi_transport", ccp_errmsg(B.ctx));
+	MPI_Comm_dup(MPI_COMM_WORLD, &g_raw_comm);
+	if (g_rank == 0 && o.csv) {
+		B.csv = fopen(o.csv, "w");
+		if (!B.csv)
+			die(o.csv, strerror(errno));
+		fprintf(B.csv,
+		        "# ccplan-bench, %d ranks; us = median of the "
+		        "iterations' slowest rank; `ccplan tau fit` "
+		        "reads bytes,us (or --columns "
+		        "phase_bytes,phase_us)\n",
+		        g_size);
+		fprintf(B.csv, "collective,algorithm,case,ranks,variant,bytes,"
+		               "us,min_us,iters,phases,lb_phases,phase_bytes,"
+		               "phase_us\n");
+	}
+	say("ccplan-bench: %d ranks, %s transport; median (and min) over "
+	    "iterations of the slowest rank, microseconds\n"
+	    "plan = CCP_EXEC_S2|NO_BARRIER|NO_CHECK after one checked run "
+	    "whose result equals MPI's; ph = plan phases, lb = lower bound\n",
+	    g_size, ccp_transport_name(B.t));
+
+	for (size_t i = 0; o.builtin && i < NBUILTINS; i++) {
+		const struct builtin *b = &builtins[i];
+		if (o.only ? !selected(o.only, b->name) : b->extra)
+			continue;
+		char *y = builtin_yaml(b, g_size, o.seed);
+		struct front_input in;
+		struct diag d;
+		memset(&d, 0, sizeof d);
+		if (front_parse_string(b->name, y, strlen(y), &in, &d))
+			die(b->name, d.message);
+		free(y);
+		run_case(&B, b->name, &in);
+		front_input_fini(&in);
+	}
+	for (int i = 0; i < o.ninputs; i++) {
+		struct front_input in;
+		struct diag d;
+		memset(&d, 0, sizeof d);
+		if (front_parse_file(o.inputs[i], &in, &d)) {
+			say("\n== %s: skipped: %s:%d:%d: %s\n", o.inputs[i],
+			    d.file, d.line, d.column, d.message);
+			continue;
+		}
+		run_case(&B, o.inputs[i], &in);
+		front_input_fini(&in);
+	}
+	if (B.failures)
+		say("\nccplan-bench: %d sizes where the plan's result differs "
+		    "from MPI's\n",
+		    B.failures);
+	if (B.csv)
+		fclose(B.csv);
+	MPI_Comm_free(&g_raw_comm);
+	ccp_transport_free(B.t);
+	ccp_fini(B.ctx);
+	int failures = B.failures;
+	MPI_Finalize();
+	return failures ? 1 : 0;
+}

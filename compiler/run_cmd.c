@@ -1,0 +1,1274 @@
+/*
+ * run_cmd.c - `ccplan run`: the launcher of the sockets transport
+ * (backends/sockets.c, docs/sockets.md).
+ *
+ * It listens on a TCP port (loopback for a local job), starts N ranks
+ * with CCPLAN_RANK, CCPLAN_SIZE, CCPLAN_RUN_ADDR and CCPLAN_RUN_KEY in
+ * their environment (on the hosts of a hostfile, through ssh for hosts
+ * other than this one), and then runs one poll() loop until every rank
+ * has been reaped:
+ *
+ *  - wire-up: each rank connects (its control connection) and says hello
+ *    with the address it listens on for peers; when all have, every rank
+ *    gets the table of addresses;
+ *  - agree and barrier: the launcher gathers every rank's request and
+ *    answers all of them (agree: 0, CCP_EMISMATCH when the plan hashes
+ *    differ, else the most negative status);
+ *  - faults: a rank that exits with a status other than 0, is killed,
+ *    drops its control connection without saying goodbye, or reports that
+ *    its transport failed, stops the job: every other rank is told at
+ *    once (ABORT) and fails with CCP_EPEER.  Ranks still running after
+ *    the grace period (the timeout) get SIGTERM, then SIGKILL;
+ *  - SIGINT, SIGTERM and SIGHUP are forwarded to the ranks, which are
+ *    killed if they do not exit within two seconds; on Linux each rank
+ *    also dies with the launcher (PR_SET_PDEATHSIG), so none is orphaned.
+ *
+ * The launcher never links the runtime: it only speaks the wire protocol
+ * of ccplan_sockets.h.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include "ccplan_errors.h"
+#include "ccplan_sockets.h"
+#include "run_cmd.h"
+
+#define RUN_OK       0
+#define RUN_BADINPUT 2
+#define RUN_INTERNAL 3
+#define MAX_RANKS    4096 /* two descriptors each in the launcher */
+#define DROP_GRACE_MS                                                          \
+	200                  /* a dropped connection's rank may still be       \
+	                        exiting with 0: wait this long */
+#define SIGNAL_GRACE_MS 2000 /* after forwarding a signal */
+#define KILL_GRACE_MS   2000 /* between SIGTERM and SIGKILL */
+/* the longest message a rank sends: HELLO */
+#define IN_MAX (CCP_SOCK_CTL_HDR + CCP_SOCK_HELLO_LEN)
+
+static const char *const help_run =
+        "usage: ccplan run -n N [--hostfile FILE] [--timeout S] [-v] PROGRAM "
+        "[ARGS...]\n"
+        "\n"
+        "Start N ranks of PROGRAM, which uses the sockets transport "
+        "(ccplan_sockets.h),\n"
+        "and wire them up over TCP.  The launcher serves the ranks' agree "
+        "and\n"
+        "barrier and watches them: when one fails (exits with a status "
+        "other than 0,\n"
+        "is killed, drops its connection, or reports a transport error), "
+        "every other\n"
+        "rank is told at once and fails with CCP_EPEER.  Exit status: that "
+        "of the\n"
+        "first rank that failed (128 + signal when killed), 1 when every "
+        "rank\n"
+        "exited 0 but the job failed, 0 otherwise; 2 bad arguments, 3 "
+        "launcher error.\n"
+        "  -n N             ranks to start (1 to 4096)\n"
+        "  --hostfile FILE  hosts to start them on: one per line, "
+        "'HOST [slots=K]',\n"
+        "                   '#' comments; ranks fill each host's slots in "
+        "order, then\n"
+        "                   wrap round.  localhost, 127.0.0.1 and this "
+        "host's name\n"
+        "                   start locally, others through ssh (BatchMode)\n"
+        "  --timeout S      seconds a rank may wait without progress before "
+        "it fails\n"
+        "                   (sets CCPLAN_TIMEOUT_MS; default 30); also the "
+        "grace the\n"
+        "                   other ranks get to exit after a failure\n"
+        "  -v               say what the launcher does, on stderr\n"
+        "Environment given to each rank: CCPLAN_RANK, CCPLAN_SIZE, "
+        "CCPLAN_RUN_ADDR,\n"
+        "CCPLAN_RUN_KEY (and CCPLAN_TIMEOUT_MS).  See docs/sockets.md.\n";
+
+/* One rank as the launcher sees it. */
+struct rank {
+	pid_t pid;          /* its process (or its ssh), 0 once reaped */
+	pid_t spid;         /* the pid it had: its process group */
+	const char *host;   /* remote host, NULL for a local rank */
+	int fd;             /* control connection, -1 when none */
+	bool hello;         /* said hello: its address is known */
+	bool bye;           /* freed its transport */
+	bool left;          /* bye, or exited 0: it takes no more part */
+	bool aborted;       /* was sent an ABORT */
+	bool in_coll;       /* entered the current collective */
+	int64_t dropped_at; /* when its connection closed without bye, or 0 */
+	int status;         /* wait status, once reaped */
+	uint8_t addr[4];    /* where it listens for peers */
+	uint16_t port;
+	uint64_t hash; /* agree: its plan hash and status */
+	int32_t st;
+	uint8_t in[IN_MAX]; /* control input not yet parsed */
+	size_t inlen;
+};
+
+/* An accepted control connection that has not said hello yet. */
+struct pend {
+	int fd;
+	uint8_t in[IN_MAX];
+	size_t inlen;
+};
+
+struct job {
+	int n; /* ranks */
+	struct rank *r;
+	int lfd;            /* listening socket */
+	char addr[64];      /* CCPLAN_RUN_ADDR */
+	uint64_t key;       /* CCPLAN_RUN_KEY */
+	int64_t timeout_ms; /* ranks' timeout, and the grace after a failure */
+	bool timeout_given; /* --timeout: export CCPLAN_TIMEOUT_MS */
+	bool verbose;
+	struct pend *pend; /* n entries */
+	int npend;
+	struct pollfd *pfd; /* 2 + 2n entries */
+	int *who;           /* per poll entry: rank, or WHO_* */
+	int nhello;
+	bool table_sent;
+	int live; /* processes not reaped */
+	/* the collective in progress: CCP_SOCK_AGREE or _BARRIER, or 0 */
+	unsigned coll;
+	uint64_t coll_seq;
+	int coll_count;
+	/* the first failure: every rank gets this ABORT */
+	bool failed;
+	int32_t f_rank;
+	uint32_t f_reason;
+	int32_t f_code, f_status;
+	int exit_status; /* first failing rank's, -1 while none */
+	int exit_class;  /* what made it fail: 0 a signal the launcher
+	                    did not send, 1 an exit status, 2 a signal it
+	                    sent; a lower class is the likelier cause */
+	bool signalled;  /* the launcher has signalled the ranks */
+	int64_t kill_at; /* when to signal the ranks still running */
+	int kill_sig;    /* which signal then: SIGTERM, SIGKILL, 0 */
+	int interrupted; /* signal the launcher got, or 0 */
+};
+
+#define WHO_SIG    (-1)
+#define WHO_LISTEN (-2)
+#define WHO_PEND   (-3)
+
+static int sig_w = -1; /* write end of the self-pipe */
+
+static void on_signal(int sig)
+{
+	int e = errno;
+	unsigned char b = (unsigned char)sig;
+	(void)!write(sig_w, &b, 1);
+	errno = e;
+}
+
+/* ---- small helpers --------------------------------------------------- */
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> 8 * i);
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> 8 * i);
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v = 0;
+	for (int i = 3; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int set_flags(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0 ||
+	    fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+		return -1;
+	return 0;
+}
+
+/* Exit status as a shell reports it. */
+static int shell_status(int st)
+{
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return 1;
+}
+
+/* Write a whole message to a rank, waiting up to a second for room.  A
+ * rank that does not read its control connection is lost anyway: its
+ * failure shows when it exits. */
+static void send_all(int fd, const uint8_t *msg, size_t n)
+{
+	int64_t end = now_ms() + 1000;
+	size_t off = 0;
+	while (off < n) {
+		ssize_t w = send(fd, msg + off, n - off, MSG_NOSIGNAL);
+		if (w > 0) {
+			off += (size_t)w;
+			continue;
+		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+			return;
+		int64_t left = end - now_ms();
+		if (left <= 0)
+			return;
+		struct pollfd p = {fd, POLLOUT, 0};
+		(void)poll(&p, 1, (int)left);
+	}
+}
+
+static void ctl_header(uint8_t *h, unsigned type, int32_t rank, uint32_t len)
+{
+	put32(h, CCP_SOCK_CTL_MAGIC);
+	put16(h + 4, (uint16_t)type);
+	put16(h + 6, 0);
+	put32(h + 8, (uint32_t)rank);
+	put32(h + 12, len);
+}
+
+static void send_msg(int fd, unsigned type, const uint8_t *body, uint32_t len)
+{
+	uint8_t msg[CCP_SOCK_CTL_HDR + 32];
+	ctl_header(msg, type, 0, len);
+	memcpy(msg + CCP_SOCK_CTL_HDR, body, len);
+	send_all(fd, msg, CCP_SOCK_CTL_HDR + len);
+}
+
+/* ---- failure ---------------------------------------------------------- */
+
+static void send_abort(struct job *j, struct rank *r)
+{
+	if (r->fd < 0 || r->aborted || !r->hello)
+		return;
+	uint8_t msg[CCP_SOCK_CTL_HDR + CCP_SOCK_ABORT_LEN];
+	uint8_t *b = msg + CCP_SOCK_CTL_HDR;
+	ctl_header(msg, CCP_SOCK_ABORT, j->f_rank, CCP_SOCK_ABORT_LEN);
+	put32(b, j->f_reason);
+	put32(b + 4, (uint32_t)j->f_code);
+	put32(b + 8, (uint32_t)j->f_status);
+	put32(b + 12, 0);
+	send_all(r->fd, msg, sizeof msg);
+	r->aborted = true;
+}
+
+/* The job has failed: say why (the first time), tell every rank, and
+ * give the ranks the grace period to exit on their own. */
+static void job_fail(struct job *j, int rank, uint32_t reason, int code,
+                     int status)
+{
+	if (j->failed)
+		return;
+	j->failed = true;
+	j->f_rank = rank;
+	j->f_reason = reason;
+	j->f_code = code;
+	j->f_status = status;
+	char why[128];
+	switch (reason) {
+	case CCP_SOCK_EXITED:
+		snprintf(why, sizeof why, "rank %d exited with status %d", rank,
+		         status);
+		break;
+	case CCP_SOCK_SIGNALED:
+		snprintf(why, sizeof why,
+		         "rank %d was killed by signal %d (%s)", rank, status,
+		         strsignal(status));
+		break;
+	case CCP_SOCK_DROPPED:
+		snprintf(why, sizeof why,
+		         "rank %d closed its connection without leaving", rank);
+		break;
+	case CCP_SOCK_REPORTED:
+		snprintf(why, sizeof why, "rank %d failed (%s)", rank,
+		         ccp_strerror(code));
+		break;
+	case CCP_SOCK_LEFT:
+		snprintf(why, sizeof why,
+		         "rank %d left while the others still needed it", rank);
+		break;
+	case CCP_SOCK_INTERRUPTED:
+		snprintf(why, sizeof why, "got signal %d (%s)", status,
+		         strsignal(status));
+		break;
+	default:
+		snprintf(why, sizeof why, "rank %d broke the control protocol",
+		         rank);
+		break;
+	}
+	fprintf(stderr, "ccplan run: %s; stopping the job\n", why);
+	for (int i = 0; i < j->n; i++)
+		if (i != rank || reason != CCP_SOCK_REPORTED)
+			send_abort(j, &j->r[i]);
+	if (!j->kill_sig) {
+		j->kill_sig = SIGTERM;
+		j->kill_at = now_ms() + (reason == CCP_SOCK_INTERRUPTED
+		                                 ? SIGNAL_GRACE_MS
+		                                 : j->timeout_ms);
+	}
+}
+
+/* A collective that some rank can no longer join fails. */
+static void check_left(struct job *j)
+{
+	for (int i = 0; i < j->n; i++) {
+		struct rank *r = &j->r[i];
+		if (!r->left)
+			continue;
+		/* a rank that never said hello: the others cannot wire up */
+		if ((!r->hello && !j->table_sent && j->nhello > 0) ||
+		    (j->coll && !r->in_coll)) {
+			job_fail(j, i, CCP_SOCK_LEFT, 0, 0);
+			return;
+		}
+	}
+}
+
+/* ---- the ranks' messages ---------------------------------------------- */
+
+static void send_table(struct job *j)
+{
+	size_t len = CCP_SOCK_CTL_HDR + (size_t)j->n * CCP_SOCK_ENTRY_LEN;
+	uint8_t *msg = malloc(len);
+	if (!msg) {
+		job_fail(j, -1, CCP_SOCK_PROTOCOL, CCP_ENOMEM, 0);
+		return;
+	}
+	ctl_header(msg, CCP_SOCK_TABLE, 0,
+	           (uint32_t)(j->n * CCP_SOCK_ENTRY_LEN));
+	for (int i = 0; i < j->n; i++) {
+		uint8_t *e = msg + CCP_SOCK_CTL_HDR + i * CCP_SOCK_ENTRY_LEN;
+		memcpy(e, j->r[i].addr, 4);
+		put16(e + 4, j->r[i].port);
+		put16(e + 6, 0);
+	}
+	for (int i = 0; i < j->n; i++)
+		if (j->r[i].fd >= 0)
+			send_all(j->r[i].fd, msg, len);
+	free(msg);
+	j->table_sent = true;
+	if (j->verbose)
+		fprintf(stderr, "ccplan run: all %d ranks connected\n", j->n);
+}
+
+/* Rank i entered a collective (type, seq). */
+static void on_coll(struct job *j, int i, unsigned type, const uint8_t *b)
+{
+	struct rank *r = &j->r[i];
+	uint64_t seq = get64(b);
+	if (j->failed) {
+		send_abort(j, r);
+		return;
+	}
+	if (!j->coll) {
+		j->coll = type;
+		j->coll_seq = seq;
+		j->coll_count = 0;
+	}
+	if (j->coll != type || j->coll_seq != seq || r->in_coll) {
+		job_fail(j, i, CCP_SOCK_PROTOCOL, 0, 0);
+		return;
+	}
+	r->in_coll = true;
+	if (type == CCP_SOCK_AGREE) {
+		r->hash = get64(b + 8);
+		r->st = (int32_t)get32(b + 16);
+	}
+	j->coll_count++;
+	check_left(j);
+	if (j->failed || j->coll_count < j->n)
+		return;
+	/* everyone is in: answer all */
+	int32_t global = 0;
+	uint8_t body[CCP_SOCK_AGREED_LEN];
+	put64(body, seq);
+	if (type == CCP_SOCK_AGREE) {
+		for (int k = 0; k < j->n; k++) {
+			if (j->r[k].hash != j->r[0].hash) {
+				global = CCP_EMISMATCH;
+				break;
+			}
+			if (j->r[k].st < global)
+				global = j->r[k].st;
+		}
+		put32(body + 8, (uint32_t)global);
+		put32(body + 12, 0);
+	}
+	for (int k = 0; k < j->n; k++) {
+		j->r[k].in_coll = false;
+		if (type == CCP_SOCK_AGREE)
+			send_msg(j->r[k].fd, CCP_SOCK_AGREED, body,
+			         CCP_SOCK_AGREED_LEN);
+		else
+			send_msg(j->r[k].fd, CCP_SOCK_RELEASE, body,
+			         CCP_SOCK_RELEASE_LEN);
+	}
+	j->coll = 0;
+}
+
+/* Act on every whole message rank i has sent. */
+static void rank_input(struct job *j, int i)
+{
+	struct rank *r = &j->r[i];
+	size_t off = 0;
+	while (r->inlen - off >= CCP_SOCK_CTL_HDR && r->fd >= 0) {
+		const uint8_t *h = r->in + off;
+		unsigned type = get16(h + 4);
+		uint32_t len = get32(h + 12);
+		uint32_t want = type == CCP_SOCK_AGREE ? CCP_SOCK_AGREE_LEN
+		                : type == CCP_SOCK_BARRIER
+		                        ? CCP_SOCK_BARRIER_LEN
+		                : type == CCP_SOCK_FAIL ? CCP_SOCK_FAIL_LEN
+		                : type == CCP_SOCK_BYE  ? 0
+		                                        : UINT32_MAX;
+		if (get32(h) != CCP_SOCK_CTL_MAGIC || len != want ||
+		    get32(h + 8) != (uint32_t)i) {
+			job_fail(j, i, CCP_SOCK_PROTOCOL, 0, 0);
+			r->inlen = 0;
+			return;
+		}
+		if (r->inlen - off < CCP_SOCK_CTL_HDR + len)
+			break;
+		const uint8_t *b = h + CCP_SOCK_CTL_HDR;
+		off += CCP_SOCK_CTL_HDR + len;
+		if (type == CCP_SOCK_FAIL) {
+			job_fail(j, i, CCP_SOCK_REPORTED, (int32_t)get32(b), 0);
+		} else if (type == CCP_SOCK_BYE) {
+			r->bye = r->left = true;
+			check_left(j);
+		} else {
+			on_coll(j, i, type, b);
+		}
+	}
+	memmove(r->in, r->in + off, r->inlen - off);
+	r->inlen -= off;
+}
+
+static void rank_close(struct job *j, int i)
+{
+	struct rank *r = &j->r[i];
+	close(r->fd);
+	r->fd = -1;
+	if (!r->bye && !r->left)
+		r->dropped_at = now_ms();
+}
+
+static void rank_read(struct job *j, int i)
+{
+	struct rank *r = &j->r[i];
+	for (;;) {
+		ssize_t n = recv(r->fd, r->in + r->inlen,
+		                 sizeof r->in - r->inlen, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n <= 0) {
+			rank_close(j, i);
+			return;
+		}
+		r->inlen += (size_t)n;
+		rank_input(j, i);
+		if (r->fd < 0)
+			return;
+	}
+}
+
+/* An accepted connection's hello: it becomes rank i's connection. */
+static void pend_read(struct job *j, int k)
+{
+	struct pend *q = &j->pend[k];
+	ssize_t n;
+	do
+		n = recv(q->fd, q->in + q->inlen, sizeof q->in - q->inlen, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return;
+	bool drop = n <= 0;
+	if (n > 0)
+		q->inlen += (size_t)n;
+	if (!drop && q->inlen < sizeof q->in)
+		return;
+	const uint8_t *h = q->in, *b = q->in + CCP_SOCK_CTL_HDR;
+	uint32_t i = get32(h + 8);
+	if (drop || get32(h) != CCP_SOCK_CTL_MAGIC ||
+	    get16(h + 4) != CCP_SOCK_HELLO ||
+	    get32(h + 12) != CCP_SOCK_HELLO_LEN || get64(b) != j->key ||
+	    i >= (uint32_t)j->n || j->r[i].hello || j->r[i].left ||
+	    get32(b + 8) != (uint32_t)j->n) {
+		/* a stranger, or a rank that says something else: a rank
+		 * whose hello is refused times out or exits, which shows */
+		close(q->fd);
+		j->pend[k] = j->pend[--j->npend];
+		return;
+	}
+	struct rank *r = &j->r[i];
+	r->fd = q->fd;
+	r->hello = true;
+	memcpy(r->addr, b + 16, 4);
+	r->port = get16(b + 20);
+	unsigned pid = (unsigned)get32(b + 12);
+	j->pend[k] = j->pend[--j->npend]; /* q and b are gone from here */
+	j->nhello++;
+	if (j->verbose)
+		fprintf(stderr,
+		        "ccplan run: rank %u (pid %u) listens on "
+		        "%u.%u.%u.%u:%u\n",
+		        (unsigned)i, pid, r->addr[0], r->addr[1], r->addr[2],
+		        r->addr[3], (unsigned)r->port);
+	if (j->failed) {
+		send_abort(j, r);
+		return;
+	}
+	if (j->nhello == j->n)
+		send_table(j);
+	check_left(j);
+}
+
+static void accept_all(struct job *j)
+{
+	for (;;) {
+		int fd = accept(j->lfd, NULL, NULL);
+		if (fd < 0) {
+			if (errno == EINTR)
+				continue;
+			return; /* EAGAIN, or a connection that went away */
+		}
+		if (j->npend == j->n || set_flags(fd) < 0) {
+			close(fd);
+			continue;
+		}
+		j->pend[j->npend].fd = fd;
+		j->pend[j->npend].inlen = 0;
+		j->npend++;
+	}
+}
+
+/* ---- processes ---------------------------------------------------------- */
+
+static void reap(struct job *j)
+{
+	for (;;) {
+		int st;
+		pid_t pid = waitpid(-1, &st, WNOHANG);
+		if (pid <= 0)
+			return;
+		int i = 0;
+		while (i < j->n && j->r[i].pid != pid)
+			i++;
+		if (i == j->n)
+			continue;
+		struct rank *r = &j->r[i];
+		r->pid = 0;
+		r->status = st;
+		j->live--;
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+			r->left = true;
+			r->dropped_at = 0;
+			check_left(j);
+			continue;
+		}
+		int cls = WIFSIGNALED(st) ? (j->signalled ? 2 : 0) : 1;
+		if (j->exit_status < 0 || cls < j->exit_class) {
+			j->exit_status = shell_status(st);
+			j->exit_class = cls;
+		}
+		if (WIFSIGNALED(st))
+			job_fail(j, i, CCP_SOCK_SIGNALED, 0, WTERMSIG(st));
+		else
+			job_fail(j, i, CCP_SOCK_EXITED, 0, shell_status(st));
+	}
+}
+
+/* Each rank runs in its own process group (spawn), so that a signal
+ * reaches whatever the rank started too. */
+static void signal_all(struct job *j, int sig)
+{
+	j->signalled = true;
+	for (int i = 0; i < j->n; i++)
+		if (j->r[i].pid > 0 && kill(-j->r[i].pid, sig) < 0)
+			kill(j->r[i].pid, sig);
+}
+
+static void on_interrupt(struct job *j, int sig)
+{
+	if (j->interrupted) { /* the second time: no more waiting */
+		signal_all(j, SIGKILL);
+		return;
+	}
+	j->interrupted = sig;
+	signal_all(j, sig);
+	job_fail(j, -1, CCP_SOCK_INTERRUPTED, 0, sig);
+	j->kill_sig = SIGKILL;
+	j->kill_at = now_ms() + SIGNAL_GRACE_MS;
+}
+
+/* Append " s" to the buffer, single-quoted for a POSIX shell when
+ * quoted (a quote inside becomes '\''). */
+static int append(char **buf, size_t *len, size_t *cap, const char *s,
+                  bool quoted)
+{
+	size_t need = *len + 4 * strlen(s) + 4;
+	if (need > *cap) {
+		size_t ncap = need * 2;
+		char *nb = realloc(*buf, ncap);
+		if (!nb)
+			return -1;
+		*buf = nb;
+		*cap = ncap;
+	}
+	char *p = *buf + *len;
+	*p++ = ' ';
+	if (quoted)
+		*p++ = '\'';
+	for (; *s; s++) {
+		if (quoted && *s == '\'') {
+			memcpy(p, "'\\''", 4);
+			p += 4;
+		} else {
+			*p++ = *s;
+		}
+	}
+	if (quoted)
+		*p++ = '\'';
+	*len = (size_t)(p - *buf);
+	(*buf)[*len] = '\0';
+	return 0;
+}
+
+static int quote(char **buf, size_t *len, size_t *cap, const char *s)
+{
+	return append(buf, len, cap, s, true);
+}
+
+/* The remote command line: cd to our directory, set the environment,
+ * exec the program. */
+static char *remote_command(const struct job *j, int i, char **prog)
+{
+	char *buf = NULL, cwd[4096], v[128];
+	size_t len = 0, cap = 0;
+	if (!getcwd(cwd, sizeof cwd))
+		strcpy(cwd, ".");
+	if (append(&buf, &len, &cap, "cd", false) ||
+	    quote(&buf, &len, &cap, cwd) ||
+	    append(&buf, &len, &cap, "&& exec env", false))
+		goto fail;
+	snprintf(v, sizeof v, "%s=%d", CCP_SOCK_ENV_RANK, i);
+	if (quote(&buf, &len, &cap, v))
+		goto fail;
+	snprintf(v, sizeof v, "%s=%d", CCP_SOCK_ENV_SIZE, j->n);
+	if (quote(&buf, &len, &cap, v))
+		goto fail;
+	snprintf(v, sizeof v, "%s=%s", CCP_SOCK_ENV_ADDR, j->addr);
+	if (quote(&buf, &len, &cap, v))
+		goto fail;
+	snprintf(v, sizeof v, "%s=%016llx", CCP_SOCK_ENV_KEY,
+	         (unsigned long long)j->key);
+	if (quote(&buf, &len, &cap, v))
+		goto fail;
+	const char *t = getenv(CCP_SOCK_ENV_TIMEOUT);
+	if (j->timeout_given || t) {
+		snprintf(v, sizeof v, "%s=%lld", CCP_SOCK_ENV_TIMEOUT,
+		         (long long)j->timeout_ms);
+		if (quote(&buf, &len, &cap, v))
+			goto fail;
+	}
+	const char *f = getenv(CCP_SOCK_ENV_FAULT);
+	if (f && strlen(f) < 64) {
+		snprintf(v, sizeof v, "%s=%s", CCP_SOCK_ENV_FAULT, f);
+		if (quote(&buf, &len, &cap, v))
+			goto fail;
+	}
+	for (char **a = prog; *a; a++)
+		if (quote(&buf, &len, &cap, *a))
+			goto fail;
+	return buf;
+fail:
+	free(buf);
+	return NULL;
+}
+
+/* Start rank i; in the child, never returns. */
+static int spawn(struct job *j, int i, char **prog)
+{
+	char *remote = NULL;
+	if (j->r[i].host && !(remote = remote_command(j, i, prog)))
+		return -1;
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid < 0) {
+		free(remote);
+		return -1;
+	}
+	if (pid > 0) {
+		free(remote);
+		setpgid(pid, pid); /* also in the child: whichever runs first */
+		j->r[i].pid = j->r[i].spid = pid;
+		j->live++;
+		return 0;
+	}
+	/* the child: the signals as they were, our environment, exec */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	setpgid(0, 0);
+#ifdef __linux__
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
+#else
+	(void)parent;
+#endif
+	/* only rank 0 reads the launcher's input, and not from a terminal:
+	 * in its own process group it could not */
+	if (i > 0 || isatty(0)) {
+		int nul = open("/dev/null", O_RDONLY);
+		if (nul >= 0) {
+			dup2(nul, 0);
+			close(nul);
+		}
+	}
+	if (remote) {
+		char *argv[] = {"ssh",           "-o",
+		                "BatchMode=yes", (char *)j->r[i].host,
+		                remote,          NULL};
+		execvp("ssh", argv);
+		fprintf(stderr, "ccplan run: cannot run ssh: %s\n",
+		        strerror(errno));
+		_exit(127);
+	}
+	char v[32];
+	snprintf(v, sizeof v, "%d", i);
+	setenv(CCP_SOCK_ENV_RANK, v, 1);
+	snprintf(v, sizeof v, "%d", j->n);
+	setenv(CCP_SOCK_ENV_SIZE, v, 1);
+	setenv(CCP_SOCK_ENV_ADDR, j->addr, 1);
+	snprintf(v, sizeof v, "%016llx", (unsigned long long)j->key);
+	setenv(CCP_SOCK_ENV_KEY, v, 1);
+	if (j->timeout_given) {
+		snprintf(v, sizeof v, "%lld", (long long)j->timeout_ms);
+		setenv(CCP_SOCK_ENV_TIMEOUT, v, 1);
+	}
+	execvp(prog[0], prog);
+	fprintf(stderr, "ccplan run: cannot run %s: %s\n", prog[0],
+	        strerror(errno));
+	_exit(127);
+}
+
+/* ---- set-up ------------------------------------------------------------- */
+
+static bool is_local_host(const char *h)
+{
+	char me[256];
+	if (!strcmp(h, "localhost") || !strcmp(h, "127.0.0.1") ||
+	    !strcmp(h, "::1"))
+		return true;
+	if (gethostname(me, sizeof me) == 0) {
+		me[sizeof me - 1] = '\0';
+		if (!strcmp(h, me))
+			return true;
+	}
+	return false;
+}
+
+/* Read the hostfile and give every rank its host. */
+static int read_hostfile(struct job *j, const char *path, char ***hosts,
+                         int *nhosts)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "ccplan run: %s: %s\n", path, strerror(errno));
+		return RUN_BADINPUT;
+	}
+	char line[512];
+	int ln = 0, cap = 0;
+	char **names = NULL;
+	int *slots = NULL, n = 0, rc = 0;
+	while (fgets(line, sizeof line, f)) {
+		ln++;
+		char *c = strchr(line, '#');
+		if (c)
+			*c = '\0';
+		char name[256], extra[64];
+		int k = 1, got = sscanf(line, "%255s %63s", name, extra);
+		if (got <= 0)
+			continue;
+		if (got == 2 && (sscanf(extra, "slots=%d", &k) != 1 || k < 1 ||
+		                 k > MAX_RANKS)) {
+			fprintf(stderr,
+			        "ccplan run: %s:%d: expected 'HOST "
+			        "[slots=K]' with K from 1 to %d\n",
+			        path, ln, MAX_RANKS);
+			rc = RUN_BADINPUT;
+			break;
+		}
+		if (n == cap) {
+			cap = cap ? 2 * cap : 8;
+			char **nn = realloc(names, (size_t)cap * sizeof *nn);
+			int *ns = realloc(slots, (size_t)cap * sizeof *ns);
+			if (nn)
+				names = nn;
+			if (ns)
+				slots = ns;
+			if (!nn || !ns) {
+				rc = RUN_INTERNAL;
+				break;
+			}
+		}
+		if (!(names[n] = strdup(name))) {
+			rc = RUN_INTERNAL;
+			break;
+		}
+		slots[n++] = k;
+	}
+	fclose(f);
+	if (!rc && n == 0) {
+		fprintf(stderr, "ccplan run: %s: no hosts\n", path);
+		rc = RUN_BADINPUT;
+	}
+	if (!rc) { /* fill each host's slots in order, then wrap round */
+		int h = 0, used = 0;
+		for (int i = 0; i < j->n; i++) {
+			j->r[i].host =
+			        is_local_host(names[h]) ? NULL : names[h];
+			if (++used == slots[h]) {
+				h = (h + 1) % n;
+				used = 0;
+			}
+		}
+	}
+	free(slots);
+	*hosts = names;
+	*nhosts = n;
+	return rc;
+}
+
+/* The address remote ranks can reach us at: CCPLAN_RUN_HOST, else the
+ * first non-loopback IPv4 address of this host's name. */
+static int public_address(char *out, size_t len)
+{
+	const char *h = getenv("CCPLAN_RUN_HOST");
+	if (h) {
+		struct in_addr a;
+		if (inet_pton(AF_INET, h, &a) != 1) {
+			fprintf(stderr,
+			        "ccplan run: CCPLAN_RUN_HOST='%s': "
+			        "expected an IPv4 address\n",
+			        h);
+			return -1;
+		}
+		snprintf(out, len, "%s", h);
+		return 0;
+	}
+	char me[256];
+	struct addrinfo hint, *res = NULL;
+	memset(&hint, 0, sizeof hint);
+	hint.ai_family = AF_INET;
+	hint.ai_socktype = SOCK_STREAM;
+	if (gethostname(me, sizeof me) != 0 ||
+	    getaddrinfo(me, NULL, &hint, &res) != 0)
+		res = NULL;
+	for (struct addrinfo *p = res; p; p = p->ai_next) {
+		const struct sockaddr_in *sa =
+		        (const struct sockaddr_in *)p->ai_addr;
+		if ((ntohl(sa->sin_addr.s_addr) >> 24) == 127)
+			continue;
+		inet_ntop(AF_INET, &sa->sin_addr, out, (socklen_t)len);
+		freeaddrinfo(res);
+		return 0;
+	}
+	if (res)
+		freeaddrinfo(res);
+	fprintf(stderr, "ccplan run: this host's name does not resolve to an "
+	                "address the remote hosts can reach; set "
+	                "CCPLAN_RUN_HOST\n");
+	return -1;
+}
+
+static int open_listener(struct job *j, bool remote)
+{
+	struct sockaddr_in a;
+	memset(&a, 0, sizeof a);
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(remote ? INADDR_ANY : INADDR_LOOPBACK);
+	socklen_t al = sizeof a;
+	char host[64] = "127.0.0.1";
+	if (remote && public_address(host, sizeof host) < 0)
+		return -1;
+	if ((j->lfd = socket(AF_INET, SOCK_STREAM, 0)) < 0 ||
+	    set_flags(j->lfd) < 0 ||
+	    bind(j->lfd, (struct sockaddr *)&a, sizeof a) < 0 ||
+	    listen(j->lfd, SOMAXCONN) < 0 ||
+	    getsockname(j->lfd, (struct sockaddr *)&a, &al) < 0) {
+		fprintf(stderr, "ccplan run: cannot listen: %s\n",
+		        strerror(errno));
+		return -1;
+	}
+	snprintf(j->addr, sizeof j->addr, "%s:%u", host,
+	         (unsigned)ntohs(a.sin_port));
+	return 0;
+}
+
+static uint64_t make_key(void)
+{
+	uint64_t k = 0;
+	int fd = open("/dev/urandom", O_RDONLY);
+	if (fd >= 0) {
+		if (read(fd, &k, sizeof k) != (ssize_t)sizeof k)
+			k = 0;
+		close(fd);
+	}
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	k ^= (uint64_t)ts.tv_nsec << 20 ^ (uint64_t)ts.tv_sec ^
+	     (uint64_t)getpid() << 40;
+	return k;
+}
+
+/* ---- the loop ------------------------------------------------------------ */
+
+static int poll_timeout(struct job *j)
+{
+	int64_t now = now_ms(), next = -1;
+	if (j->kill_sig)
+		next = j->kill_at;
+	for (int i = 0; i < j->n; i++)
+		if (j->r[i].dropped_at) {
+			int64_t t = j->r[i].dropped_at + DROP_GRACE_MS;
+			if (next < 0 || t < next)
+				next = t;
+		}
+	if (next < 0)
+		return -1;
+	return next <= now ? 0 : (int)(next - now);
+}
+
+static void timers(struct job *j)
+{
+	int64_t now = now_ms();
+	for (int i = 0; i < j->n; i++) {
+		struct rank *r = &j->r[i];
+		if (r->dropped_at && now >= r->dropped_at + DROP_GRACE_MS) {
+			r->dropped_at = 0;
+			if (!r->left)
+				job_fail(j, i, CCP_SOCK_DROPPED, 0, 0);
+		}
+	}
+	if (j->kill_sig && now >= j->kill_at && j->live > 0) {
+		int k = 0;
+		for (int i = 0; i < j->n; i++)
+			k += j->r[i].pid > 0;
+		fprintf(stderr,
+		        "ccplan run: %d rank%s still running; sending "
+		        "%s\n",
+		        k, k == 1 ? "" : "s",
+		        j->kill_sig == SIGKILL ? "SIGKILL" : "SIGTERM");
+		signal_all(j, j->kill_sig);
+		if (j->kill_sig == SIGTERM) {
+			j->kill_sig = SIGKILL;
+			j->kill_at = now + KILL_GRACE_MS;
+		} else {
+			j->kill_sig = 0;
+		}
+	}
+}
+
+static int run_loop(struct job *j, int sig_r)
+{
+	while (j->live > 0) {
+		int n = 0;
+		j->pfd[n] = (struct pollfd){sig_r, POLLIN, 0};
+		j->who[n++] = WHO_SIG;
+		j->pfd[n] = (struct pollfd){j->lfd, POLLIN, 0};
+		j->who[n++] = WHO_LISTEN;
+		for (int k = 0; k < j->npend; k++) {
+			j->pfd[n] = (struct pollfd){j->pend[k].fd, POLLIN, 0};
+			j->who[n++] = WHO_PEND;
+		}
+		for (int i = 0; i < j->n; i++)
+			if (j->r[i].fd >= 0) {
+				j->pfd[n] =
+				        (struct pollfd){j->r[i].fd, POLLIN, 0};
+				j->who[n++] = i;
+			}
+		int got = poll(j->pfd, (nfds_t)n, poll_timeout(j));
+		if (got < 0 && errno != EINTR) {
+			fprintf(stderr, "ccplan run: poll: %s\n",
+			        strerror(errno));
+			return -1;
+		}
+		for (int k = 0; got > 0 && k < n; k++) {
+			if (!j->pfd[k].revents)
+				continue;
+			int w = j->who[k];
+			if (w == WHO_SIG) {
+				unsigned char b[16];
+				ssize_t m = read(sig_r, b, sizeof b);
+				for (ssize_t x = 0; x < m; x++)
+					if (b[x] == SIGCHLD)
+						reap(j);
+					else
+						on_interrupt(j, b[x]);
+			} else if (w == WHO_LISTEN) {
+				accept_all(j);
+			} else if (w == WHO_PEND) {
+				for (int q = 0; q < j->npend; q++)
+					if (j->pend[q].fd == j->pfd[k].fd) {
+						pend_read(j, q);
+						break;
+					}
+			} else if (j->r[w].fd == j->pfd[k].fd) {
+				rank_read(j, w);
+			}
+		}
+		reap(j); /* a SIGCHLD may have come before the handler */
+		timers(j);
+	}
+	return 0;
+}
+
+/* ---- the command ----------------------------------------------------------
+ */
+
+int cmd_run(int argc, char **argv)
+{
+	long n = 0;
+	const char *hostfile = NULL;
+	double tsec = 0;
+	bool verbose = false;
+	int a = 1;
+	for (; a < argc; a++) {
+		const char *s = argv[a];
+		if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+			fputs(help_run, stdout);
+			return RUN_OK;
+		}
+		if (!strcmp(s, "--")) {
+			a++;
+			break;
+		}
+		if (s[0] != '-')
+			break;
+		if (!strcmp(s, "-v")) {
+			verbose = true;
+			continue;
+		}
+		if (a + 1 >= argc) {
+			fprintf(stderr, "ccplan run: %s needs a value\n", s);
+			return RUN_BADINPUT;
+		}
+		const char *v = argv[++a];
+		char *end;
+		errno = 0;
+		if (!strcmp(s, "-n") || !strcmp(s, "-np")) {
+			n = strtol(v, &end, 10);
+			if (errno || *end || end == v || n < 1 ||
+			    n > MAX_RANKS) {
+				fprintf(stderr,
+				        "ccplan run: -n %s: expected 1 to "
+				        "%d ranks\n",
+				        v, MAX_RANKS);
+				return RUN_BADINPUT;
+			}
+		} else if (!strcmp(s, "--hostfile")) {
+			hostfile = v;
+		} else if (!strcmp(s, "--timeout")) {
+			tsec = strtod(v, &end);
+			if (errno || *end || end == v || !(tsec >= 0.001) ||
+			    tsec > 86400) {
+				fprintf(stderr,
+				        "ccplan run: --timeout %s: "
+				        "expected seconds, from 0.001 to "
+				        "86400\n",
+				        v);
+				return RUN_BADINPUT;
+			}
+		} else {
+			fprintf(stderr,
+			        "ccplan run: unknown option %s (see "
+			        "ccplan run --help)\n",
+			        s);
+			return RUN_BADINPUT;
+		}
+	}
+	if (n == 0 || a >= argc) {
+		fprintf(stderr, "ccplan run: %s\n%s",
+		        n == 0 ? "-n N is required" : "no program to run",
+		        help_run);
+		return RUN_BADINPUT;
+	}
+	char **prog = argv + a;
+
+	struct job job;
+	struct job *j = &job;
+	memset(j, 0, sizeof *j);
+	j->n = (int)n;
+	j->lfd = -1;
+	j->exit_status = -1;
+	j->verbose = verbose;
+	j->timeout_ms = CCP_SOCK_TIMEOUT_DEFAULT;
+	const char *te = getenv(CCP_SOCK_ENV_TIMEOUT);
+	if (te && atoll(te) > 0)
+		j->timeout_ms = atoll(te);
+	if (tsec > 0) {
+		j->timeout_ms = (int64_t)(tsec * 1000 + 0.5);
+		j->timeout_given = true;
+	}
+	j->r = calloc((size_t)n, sizeof *j->r);
+	j->pend = calloc((size_t)n, sizeof *j->pend);
+	j->pfd = calloc((size_t)(2 + 2 * n), sizeof *j->pfd);
+	j->who = calloc((size_t)(2 + 2 * n), sizeof *j->who);
+	char **hosts = NULL;
+	int nhosts = 0, rc = RUN_INTERNAL, sp[2] = {-1, -1};
+	bool remote = false, handlers = false;
+	struct sigaction old[5];
+	static const int sigs[5] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+	if (!j->r || !j->pend || !j->pfd || !j->who) {
+		fprintf(stderr, "ccplan run: out of memory\n");
+		goto out;
+	}
+	for (int i = 0; i < j->n; i++)
+		j->r[i].fd = -1;
+	if (hostfile && (rc = read_hostfile(j, hostfile, &hosts, &nhosts)))
+		goto out;
+	rc = RUN_INTERNAL;
+	for (int i = 0; i < j->n; i++)
+		remote |= j->r[i].host != NULL;
+	if (open_listener(j, remote) < 0)
+		goto out;
+	j->key = make_key();
+	if (pipe(sp) < 0 || set_flags(sp[0]) < 0 || set_flags(sp[1]) < 0) {
+		fprintf(stderr, "ccplan run: pipe: %s\n", strerror(errno));
+		goto out;
+	}
+	sig_w = sp[1];
+	for (int k = 0; k < 5; k++) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = sigs[k] == SIGPIPE ? SIG_IGN : on_signal;
+		sigemptyset(&sa.sa_mask);
+		sigaction(sigs[k], &sa, &old[k]);
+	}
+	handlers = true;
+	if (verbose)
+		fprintf(stderr,
+		        "ccplan run: %d ranks, launcher at %s, "
+		        "timeout %lld ms\n",
+		        j->n, j->addr, (long long)j->timeout_ms);
+	fflush(NULL); /* the children must not write our buffers again */
+	for (int i = 0; i < j->n; i++)
+		if (spawn(j, i, prog) < 0) {
+			fprintf(stderr,
+			        "ccplan run: cannot start rank %d: %s\n", i,
+			        strerror(errno));
+			signal_all(j, SIGKILL);
+			while (j->live > 0) {
+				int st;
+				pid_t p = wait(&st);
+				if (p < 0 && errno != EINTR)
+					break;
+				if (p > 0)
+					j->live--;
+			}
+			goto out;
+		}
+	if (run_loop(j, sp[0]) < 0) {
+		signal_all(j, SIGKILL);
+		while (j->live > 0 && wait(NULL) > 0)
+			j->live--;
+		goto out;
+	}
+	if (j->failed) /* what the ranks started and left behind */
+		for (int i = 0; i < j->n; i++)
+			if (j->r[i].spid > 0)
+				kill(-j->r[i].spid, SIGKILL);
+	if (j->exit_status >= 0)
+		rc = j->exit_status;
+	else if (j->interrupted)
+		rc = 128 + j->interrupted;
+	else
+		rc = j->failed ? 1 : RUN_OK;
+	if (verbose)
+		fprintf(stderr, "ccplan run: all ranks ended; exit status %d\n",
+		        rc);
+out:
+	if (handlers)
+		for (int k = 0; k < 5; k++)
+			sigaction(sigs[k], &old[k], NULL);
+	sig_w = -1;
+	if (sp[0] >= 0)
+		close(sp[0]);
+	if (sp[1] >= 0)
+		close(sp[1]);
+	if (j->lfd >= 0)
+		close(j->lfd);
+	for (int k = 0; k < j->npend; k++)
+		close(j->pend[k].fd);
+	if (j->r)
+		for (int i = 0; i < j->n; i++)
+			if (j->r[i].fd >= 0)
+				close(j->r[i].fd);
+	for (int k = 0; k < nhosts; k++)
+		free(hosts[k]);
+	free(hosts);
+	free(j->r);
+	free(j->pend);
+	free(j->pfd);
+	free(j->who);
+	return rc;
+}

@@ -1,0 +1,251 @@
+/*
+ * bench_inspector.c - what one rank's inspector costs at sizes a small
+ * machine cannot run as processes: one process plays rank 0 of n, over a
+ * stand-in transport that answers the allgather's receives from a pattern
+ * it knows whole, and agrees with itself.  So the times are rank 0's own
+ * work (gather bookkeeping, key, cache, scheduling, lowering, encoding,
+ * loading), without any network.
+ *
+ *     bench_inspector [-a ALGORITHM] [N ...]   (default link_aware;
+ *                                              256 1024 4096; degree 8)
+ *
+ * For each n it times ccp_inspect with no cache, with a new cache file
+ * (a miss and a store, the file created), with an existing cache that
+ * lacks the key (another seed each time: a miss and a store), and with
+ * the plan cached (a hit), each REPS times (medians printed).
+ *
+ * The stand-in knows the inspector's allgather: the message counts (8
+ * bytes each) in phases 0.., then the rows (12 bytes a message: dst,
+ * bytes, little-endian) in phases 64..; rank 0's receive of round k
+ * (phase 2k) holds the blocks of ranks 2^k .. 2^k+cnt-1.  If the
+ * inspector's wire format changes, this file must follow.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ccplan_inspector.h"
+#include "matrix.h"
+#include "transport.h"
+
+struct fake {
+	struct ccp_transport base; /* rank 0 of n */
+	uint8_t *counts;           /* every row's length, 8 bytes LE */
+	uint8_t *rows;             /* every row, 12 bytes a message */
+	uint64_t *roff;            /* n+1 offsets of the rows in rows */
+	int nreq;                  /* requests posted */
+};
+
+static void put_le(uint8_t *p, uint64_t v, int k)
+{
+	for (int i = 0; i < k; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static int f_agree(ccp_transport *t, uint64_t hash, int status, int *global)
+{
+	(void)t;
+	(void)hash;
+	*global = status;
+	return 0;
+}
+
+static int f_barrier(ccp_transport *t)
+{
+	(void)t;
+	return 0;
+}
+
+static int f_irecv(ccp_transport *t, int32_t peer, uint32_t phase,
+                   enum ccp_tag_kind kind, void *buf, size_t len)
+{
+	struct fake *f = (struct fake *)t;
+	(void)peer;
+	(void)kind;
+	int rows = phase >= 64;
+	uint32_t round = (rows ? phase - 64 : phase) / 2;
+	int64_t first = (int64_t)1 << round; /* rank 0 never wraps */
+	const uint8_t *src =
+	        rows ? f->rows + f->roff[first] : f->counts + 8 * first;
+	memcpy(buf, src, len);
+	return f->nreq++;
+}
+
+static int f_isend(ccp_transport *t, int32_t peer, uint32_t phase,
+                   enum ccp_tag_kind kind, const void *buf, size_t len)
+{
+	(void)peer;
+	(void)phase;
+	(void)kind;
+	(void)buf;
+	(void)len;
+	return ((struct fake *)t)->nreq++;
+}
+
+static int f_wait(ccp_transport *t, int first, int count)
+{
+	(void)t;
+	(void)first;
+	(void)count;
+	return 0;
+}
+
+static int f_waitall(ccp_transport *t)
+{
+	((struct fake *)t)->nreq = 0;
+	return 0;
+}
+
+static void f_destroy(ccp_transport *t)
+{
+	(void)t;
+}
+
+static const struct ccp_transport_ops fake_ops = {
+        .name = "stand-in",
+        .agree = f_agree,
+        .barrier = f_barrier,
+        .irecv = f_irecv,
+        .isend = f_isend,
+        .wait = f_wait,
+        .waitall = f_waitall,
+        .destroy = f_destroy,
+};
+
+#define REPS 5          /* runs of each case */
+#define M    (REPS / 2) /* the median's index */
+
+static int by_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static const char *algorithm; /* -a, NULL: the default */
+
+static int bench(ccp_context *ctx, int32_t n, int32_t degree)
+{
+	ir_matrix *x = ir_matrix_regular(n, degree, 4096, 42);
+	if (!x)
+		return 1;
+	struct fake f;
+	memset(&f, 0, sizeof f);
+	f.base.ops = &fake_ops;
+	f.base.ctx = ctx;
+	f.base.rank = 0;
+	f.base.size = n;
+	f.counts = calloc((size_t)n, 8);
+	f.rows = malloc((size_t)x->nnz * 12 + 1);
+	f.roff = calloc((size_t)n + 1, sizeof *f.roff);
+	for (int32_t s = 0; s < n; s++) {
+		put_le(f.counts + 8 * s, (uint64_t)(x->row[s + 1] - x->row[s]),
+		       8);
+		f.roff[s + 1] = (uint64_t)x->row[s + 1] * 12;
+		for (int64_t k = x->row[s]; k < x->row[s + 1]; k++) {
+			put_le(f.rows + 12 * k, (uint64_t)x->dst[k], 4);
+			put_le(f.rows + 12 * k + 4, (uint64_t)x->bytes[k], 8);
+		}
+	}
+	size_t cnt = (size_t)(x->row[1] - x->row[0]);
+	int32_t *dst = malloc(cnt * sizeof *dst + 1);
+	uint64_t *len = malloc(cnt * sizeof *len + 1);
+	for (size_t i = 0; i < cnt; i++) {
+		dst[i] = x->dst[i];
+		len[i] = (uint64_t)x->bytes[i];
+	}
+	char path[64];
+	snprintf(path, sizeof path, "/tmp/bench_inspector_%d.db",
+	         (int)getpid());
+	const char *label[] = {"no cache", "new file", "miss", "hit"};
+	int rc = 0;
+	for (int mode = 0; mode < 4 && rc == 0; mode++) {
+		double v[7][REPS];
+		ccp_inspect_result res;
+		memset(&res, 0, sizeof res);
+		for (int rep = 0; rep < REPS && rc == 0; rep++) {
+			if (mode == 1) {
+				char aux[80];
+				unlink(path);
+				snprintf(aux, sizeof aux, "%s-wal", path);
+				unlink(aux);
+				snprintf(aux, sizeof aux, "%s-shm", path);
+				unlink(aux);
+			}
+			ccp_inspect_options o = {
+			        .algorithm = algorithm,
+			        .seed = mode == 2 ? 100 + rep : 1,
+			        .cache_path = mode ? path : NULL};
+			ccp_plan *plan = NULL;
+			ccp_inspect_result_fini(&res);
+			rc = ccp_inspect(ctx, &f.base, dst, len, cnt, &o, &plan,
+			                 &res);
+			if (rc) {
+				fprintf(stderr, "bench_inspector: %s\n",
+				        ccp_errmsg(ctx));
+				break;
+			}
+			if (res.cache_hit != (mode == 3)) {
+				fprintf(stderr,
+				        "bench_inspector: n=%d %s: hit "
+				        "%d\n",
+				        (int)n, label[mode], res.cache_hit);
+				rc = 1;
+			}
+			double t[7] = {res.t_gather,          res.t_lookup,
+			               res.t_schedule,        res.t_load,
+			               res.t_store,           res.t_total,
+			               (double)res.plan_bytes};
+			for (int j = 0; j < 7; j++)
+				v[j][rep] = t[j];
+			ccp_plan_free(plan);
+		}
+		if (rc == 0) {
+			for (int j = 0; j < 7; j++)
+				qsort(v[j], REPS, sizeof(double), by_double);
+			printf("%6d %7lld %-9s %8.2f %8.2f %9.2f %7.2f %7.2f "
+			       "%8.2f  %4u  %.1f MiB\n",
+			       (int)n, (long long)x->nnz, label[mode],
+			       v[0][M] * 1e3, v[1][M] * 1e3, v[2][M] * 1e3,
+			       v[3][M] * 1e3, v[4][M] * 1e3, v[5][M] * 1e3,
+			       res.nphases, v[6][M] / 1048576.0);
+		}
+		ccp_inspect_result_fini(&res);
+	}
+	unlink(path);
+	char aux[80];
+	snprintf(aux, sizeof aux, "%s-wal", path);
+	unlink(aux);
+	snprintf(aux, sizeof aux, "%s-shm", path);
+	unlink(aux);
+	free(dst);
+	free(len);
+	free(f.counts);
+	free(f.rows);
+	free(f.roff);
+	ir_matrix_free(x);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	ccp_context *ctx;
+	if (ccp_init(&ctx, NULL, NULL))
+		return 3;
+	printf("%6s %7s %-9s %8s %8s %9s %7s %7s %8s  %4s  %s\n", "ranks",
+	       "msgs", "cache", "gather", "lookup", "schedule", "load", "store",
+	       "total", "phs", "plan (ms; median of 5; rank 0)");
+	int rc = 0, i = 1;
+	if (argc > 2 && strcmp(argv[1], "-a") == 0) {
+		algorithm = argv[2];
+		i = 3;
+	}
+	if (argc > i)
+		for (; i < argc && rc == 0; i++)
+			rc = bench(ctx, (int32_t)atoi(argv[i]), 8);
+	else
+		for (int32_t n = 256; n <= 4096 && rc == 0; n *= 4)
+			rc = bench(ctx, n, 8);
+	ccp_fini(ctx);
+	return rc;
+}

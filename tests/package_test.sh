@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# package_test.sh BUILD_DIR - the precompile step as a user's build sees
+# it: install ccplan into a fresh prefix, build examples/cmake-app against
+# it from scratch (find_package(ccplan), ccplan_add_plans,
+# ccplan_scan_sources), run it on 4 ranks, check that a changed YAML and a
+# changed source rebuild the plans, and compile a program with the
+# pkg-config file.
+set -euo pipefail
+build=$(cd "$1" && pwd)
+src=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
+ccplan="$tmp/prefix/bin/ccplan"
+[ -x "$ccplan" ] || fail "no ccplan installed"
+
+# a copy of the example, so that editing it below leaves the tree alone
+cp -r "$src/examples/cmake-app" "$tmp/app-src"
+export CCPLAN_CACHE="$tmp/cache.db"
+cmake -S "$tmp/app-src" -B "$tmp/app" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
+      >"$tmp/configure.log" 2>&1 || { cat "$tmp/configure.log"; fail configure; }
+cmake --build "$tmp/app" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; fail build; }
+out=$("$ccplan" run -n 4 --timeout 20 "$tmp/app/app" 2>&1) || { echo "$out"; fail run; }
+[ "$(grep -c 'bcast4, gather4, scatter4 ok' <<<"$out")" = 4 ] || { echo "$out"; fail "not every rank ok"; }
+echo "app: 4 ranks ok"
+
+# nothing changed: nothing is compiled again
+cmake --build "$tmp/app" >"$tmp/b2.log" 2>&1
+! grep -q "ccplan:" "$tmp/b2.log" || { cat "$tmp/b2.log"; fail "rebuilt with no change"; }
+# a YAML the scan read changed: the scan runs again (its depfile)
+sleep 1
+sed -i 's/bytes: 64/bytes: 64  # edited/' "$tmp/app-src/bcast4.yaml"
+cmake --build "$tmp/app" >"$tmp/b3.log" 2>&1
+grep -q "scanning app's sources" "$tmp/b3.log" || { cat "$tmp/b3.log"; fail "YAML change did not rescan"; }
+# the YAML of ccplan_add_plans changed: that plan is compiled again
+sed -i 's/bytes: 8$/bytes: 8  # edited/' "$tmp/app-src/plans/scatter4.yaml"
+cmake --build "$tmp/app" >"$tmp/b4.log" 2>&1
+grep -q "compiling plan scatter4" "$tmp/b4.log" || { cat "$tmp/b4.log"; fail "YAML change did not recompile"; }
+echo "rebuilds: ok"
+
+# pkg-config: the runtime alone, linked into a one-file program
+cat >"$tmp/pc.c" <<'C'
+#include <ccplan.h>
+#include <stdio.h>
+int main(void)
+{
+	ccp_context *ctx;
+	if (ccp_init(&ctx, NULL, NULL) != 0)
+		return 1;
+	ccp_plan *p;
+	int rc = ccp_plan_load_file(ctx, "/nonexistent.ccp", 0, &p);
+	printf("%s\n", ccp_strerror(rc));
+	ccp_fini(ctx);
+	return rc == CCP_ENOTFOUND ? 0 : 1;
+}
+C
+export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig"
+cc -std=c11 -Wall -Wextra -Wpedantic -Werror "$tmp/pc.c" -o "$tmp/pc" \
+   $(pkg-config --cflags --libs ccplan) || fail "pkg-config build"
+"$tmp/pc" >/dev/null || fail "pkg-config program"
+echo "pkg-config: ok"
