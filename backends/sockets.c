@@ -60,6 +60,7 @@
 
 #include "ccplan_sockets.h"
 #include "transport.h"
+#include "le.h"
 
 #define NO_REQ (-1)
 #define BATCH  8 /* frames one sendmsg may carry */
@@ -156,45 +157,6 @@ struct sock_transport {
 static const struct ccp_transport_ops sock_ops;
 
 /* ---- small helpers --------------------------------------------------- */
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> 8 * i);
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> 8 * i);
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v = 0;
-	for (int i = 3; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
 
 static int64_t now_ms(void)
 {
@@ -311,11 +273,11 @@ static int ctl_write(struct sock_transport *s, const uint8_t *msg, size_t n)
 
 static void ctl_header(uint8_t *h, unsigned type, int32_t rank, uint32_t len)
 {
-	put32(h, CCP_SOCK_CTL_MAGIC);
-	put16(h + 4, (uint16_t)type);
-	put16(h + 6, 0);
-	put32(h + 8, (uint32_t)rank);
-	put32(h + 12, len);
+	le_set_u32(h, CCP_SOCK_CTL_MAGIC);
+	le_set_u16(h + 4, (uint16_t)type);
+	le_set_u16(h + 6, 0);
+	le_set_u32(h + 8, (uint32_t)rank);
+	le_set_u32(h + 12, len);
 }
 
 static int ctl_send(struct sock_transport *s, unsigned type,
@@ -341,16 +303,16 @@ static void ctl_fail_report(struct sock_transport *s, int code)
 		return;
 	uint8_t msg[CCP_SOCK_CTL_HDR + CCP_SOCK_FAIL_LEN];
 	ctl_header(msg, CCP_SOCK_FAIL, s->base.rank, CCP_SOCK_FAIL_LEN);
-	put32(msg + CCP_SOCK_CTL_HDR, (uint32_t)code);
-	put32(msg + CCP_SOCK_CTL_HDR + 4, 0);
+	le_set_u32(msg + CCP_SOCK_CTL_HDR, (uint32_t)code);
+	le_set_u32(msg + CCP_SOCK_CTL_HDR + 4, 0);
 	(void)!send(s->ctl, msg, sizeof msg, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
 /* The launcher stopped the job: say why. */
 static int on_abort(struct sock_transport *s, int32_t who, const uint8_t *b)
 {
-	uint32_t reason = get32(b);
-	int code = (int32_t)get32(b + 4), status = (int32_t)get32(b + 8);
+	uint32_t reason = le_get_u32(b);
+	int code = (int32_t)le_get_u32(b + 4), status = (int32_t)le_get_u32(b + 8);
 	int me = (int)s->base.rank, r = (int)who;
 	switch (reason) {
 	case CCP_SOCK_EXITED:
@@ -421,15 +383,15 @@ static int ctl_input(struct sock_transport *s)
 		size_t off = 0;
 		while (s->cin_len - off >= CCP_SOCK_CTL_HDR) {
 			const uint8_t *h = s->cin + off;
-			uint16_t type = get16(h + 4);
-			uint32_t len = get32(h + 12);
+			uint16_t type = le_get_u16(h + 4);
+			uint32_t len = le_get_u32(h + 12);
 			uint32_t want =
 			        type == CCP_SOCK_ABORT    ? CCP_SOCK_ABORT_LEN
 			        : type == CCP_SOCK_AGREED ? CCP_SOCK_AGREED_LEN
 			        : type == CCP_SOCK_RELEASE
 			                ? CCP_SOCK_RELEASE_LEN
 			                : UINT32_MAX;
-			if (get32(h) != CCP_SOCK_CTL_MAGIC || len != want)
+			if (le_get_u32(h) != CCP_SOCK_CTL_MAGIC || len != want)
 				return fail_quiet(
 				        s, CCP_EPEER,
 				        "rank %d: a damaged or unexpected "
@@ -441,7 +403,7 @@ static int ctl_input(struct sock_transport *s)
 				break;
 			const uint8_t *b = h + CCP_SOCK_CTL_HDR;
 			if (type == CCP_SOCK_ABORT)
-				return on_abort(s, (int32_t)get32(h + 8), b);
+				return on_abort(s, (int32_t)le_get_u32(h + 8), b);
 			if (s->have_reply)
 				return fail_quiet(
 				        s, CCP_EPEER,
@@ -450,9 +412,9 @@ static int ctl_input(struct sock_transport *s)
 				        (int)s->base.rank);
 			s->have_reply = true;
 			s->reply_type = type;
-			s->reply_seq = get64(b);
+			s->reply_seq = le_get_u64(b);
 			s->reply_value = type == CCP_SOCK_AGREED
-			                         ? (int32_t)get32(b + 8)
+			                         ? (int32_t)le_get_u32(b + 8)
 			                         : 0;
 			off += CCP_SOCK_CTL_HDR + len;
 		}
@@ -509,11 +471,11 @@ static int peer_open(struct sock_transport *s, int32_t r)
 		        (int)s->base.rank, (int)r, p->addr[0], p->addr[1],
 		        p->addr[2], p->addr[3], (unsigned)p->port,
 		        strerror(errno));
-	put32(p->hello, CCP_SOCK_HELLO_MAGIC);
-	put32(p->hello + 4, (uint32_t)s->base.rank);
-	put32(p->hello + 8, (uint32_t)r);
-	put32(p->hello + 12, 0);
-	put64(p->hello + 16, s->key);
+	le_set_u32(p->hello, CCP_SOCK_HELLO_MAGIC);
+	le_set_u32(p->hello + 4, (uint32_t)s->base.rank);
+	le_set_u32(p->hello + 8, (uint32_t)r);
+	le_set_u32(p->hello + 12, 0);
+	le_set_u64(p->hello + 16, s->key);
 	p->hello_out = CCP_SOCK_DHELLO_LEN;
 	return 0;
 }
@@ -703,11 +665,11 @@ static int header_check(struct sock_transport *s, int32_t r)
 	struct peer *p = &s->peers[r];
 	const uint8_t *h = p->hdr;
 	int me = (int)s->base.rank;
-	uint32_t magic = get32(h), from = get32(h + 4);
-	uint64_t hash = get64(h + 8);
-	p->h_phase = get32(h + 16);
+	uint32_t magic = le_get_u32(h), from = le_get_u32(h + 4);
+	uint64_t hash = le_get_u64(h + 8);
+	p->h_phase = le_get_u32(h + 16);
 	p->h_kind = h[20];
-	p->h_len = get64(h + 24);
+	p->h_len = le_get_u64(h + 24);
 	if (magic != CCP_SOCK_DATA_MAGIC || h[21] || h[22] || h[23] ||
 	    p->h_kind > CCP_TAG_READY)
 		return fail(s, CCP_EPEER,
@@ -869,10 +831,10 @@ static void pend_read(struct sock_transport *s, int k)
 		if (q->got == CCP_SOCK_DHELLO_LEN)
 			break;
 	}
-	uint32_t from = get32(q->buf + 4), to = get32(q->buf + 8);
+	uint32_t from = le_get_u32(q->buf + 4), to = le_get_u32(q->buf + 8);
 	struct peer *p = from < (uint32_t)s->base.rank ? &s->peers[from] : NULL;
-	if (get32(q->buf) != CCP_SOCK_HELLO_MAGIC ||
-	    to != (uint32_t)s->base.rank || get64(q->buf + 16) != s->key ||
+	if (le_get_u32(q->buf) != CCP_SOCK_HELLO_MAGIC ||
+	    to != (uint32_t)s->base.rank || le_get_u64(q->buf + 16) != s->key ||
 	    !p || (p->state != P_NONE && p->state != P_ACCEPTING)) {
 		pend_drop(s, k, true);
 		return;
@@ -1067,10 +1029,10 @@ static int sk_agree(ccp_transport *t, uint64_t hash, int status, int *global)
 	}
 	uint8_t b[CCP_SOCK_AGREE_LEN];
 	uint64_t seq = ++s->seq;
-	put64(b, seq);
-	put64(b + 8, hash);
-	put32(b + 16, (uint32_t)status);
-	put32(b + 20, 0);
+	le_set_u64(b, seq);
+	le_set_u64(b + 8, hash);
+	le_set_u32(b + 16, (uint32_t)status);
+	le_set_u32(b + 20, 0);
 	int rc = ctl_send(s, CCP_SOCK_AGREE, b, sizeof b);
 	if (rc == 0)
 		rc = wait_reply(s, CCP_SOCK_AGREED, seq);
@@ -1089,7 +1051,7 @@ static int sk_barrier(ccp_transport *t)
 		return 0;
 	uint8_t b[CCP_SOCK_BARRIER_LEN];
 	uint64_t seq = ++s->seq;
-	put64(b, seq);
+	le_set_u64(b, seq);
 	int rc = ctl_send(s, CCP_SOCK_BARRIER, b, sizeof b);
 	return rc < 0 ? rc : wait_reply(s, CCP_SOCK_RELEASE, seq);
 }
@@ -1162,10 +1124,10 @@ static void fault_strike(struct sock_transport *s, struct sreq *q)
 		q->fault = FAULT_CLOSE;
 		break;
 	case FAULT_HASH:
-		put64(q->hdr + 8, s->hash ^ UINT64_C(0x5a5a5a5a5a5a5a5a));
+		le_set_u64(q->hdr + 8, s->hash ^ UINT64_C(0x5a5a5a5a5a5a5a5a));
 		break;
 	case FAULT_LEN:
-		put64(q->hdr + 24, q->len + 1);
+		le_set_u64(q->hdr + 24, q->len + 1);
 		break;
 	}
 }
@@ -1181,12 +1143,12 @@ static int sk_isend(ccp_transport *t, int32_t peer, uint32_t phase,
 		return i;
 	struct sreq *q = &s->req[i];
 	q->buf = (uint8_t *)(uintptr_t)buf;
-	put32(q->hdr, CCP_SOCK_DATA_MAGIC);
-	put32(q->hdr + 4, (uint32_t)s->base.rank);
-	put64(q->hdr + 8, s->hash);
-	put32(q->hdr + 16, phase);
+	le_set_u32(q->hdr, CCP_SOCK_DATA_MAGIC);
+	le_set_u32(q->hdr + 4, (uint32_t)s->base.rank);
+	le_set_u64(q->hdr + 8, s->hash);
+	le_set_u32(q->hdr + 16, phase);
 	q->hdr[20] = (uint8_t)kind;
-	put64(q->hdr + 24, len);
+	le_set_u64(q->hdr + 24, len);
 	if (kind == CCP_TAG_DATA && s->fault && ++s->frames == s->fault_frame)
 		fault_strike(s, q);
 	struct peer *p = &s->peers[peer];
@@ -1430,12 +1392,12 @@ static int wire_up(struct sock_transport *s, const char *addr)
 	uint8_t msg[CCP_SOCK_CTL_HDR + CCP_SOCK_HELLO_LEN];
 	uint8_t *b = msg + CCP_SOCK_CTL_HDR;
 	ctl_header(msg, CCP_SOCK_HELLO, s->base.rank, CCP_SOCK_HELLO_LEN);
-	put64(b, s->key);
-	put32(b + 8, (uint32_t)s->base.size);
-	put32(b + 12, (uint32_t)getpid());
+	le_set_u64(b, s->key);
+	le_set_u32(b + 8, (uint32_t)s->base.size);
+	le_set_u32(b + 12, (uint32_t)getpid());
 	memcpy(b + 16, &l.sin_addr, 4);
-	put16(b + 20, ntohs(l.sin_port));
-	put16(b + 22, 0);
+	le_set_u16(b + 20, ntohs(l.sin_port));
+	le_set_u16(b + 22, 0);
 	int e = ctl_write(s, msg, sizeof msg);
 	if (e)
 		return fail_quiet(s, CCP_EPEER,
@@ -1447,16 +1409,16 @@ static int wire_up(struct sock_transport *s, const char *addr)
 	int rc = ctl_read_exact(s, h, sizeof h, deadline);
 	if (rc < 0)
 		return rc;
-	uint16_t type = get16(h + 4);
-	uint32_t len = get32(h + 12);
-	if (get32(h) == CCP_SOCK_CTL_MAGIC && type == CCP_SOCK_ABORT &&
+	uint16_t type = le_get_u16(h + 4);
+	uint32_t len = le_get_u32(h + 12);
+	if (le_get_u32(h) == CCP_SOCK_CTL_MAGIC && type == CCP_SOCK_ABORT &&
 	    len == CCP_SOCK_ABORT_LEN) {
 		uint8_t body[CCP_SOCK_ABORT_LEN];
 		if ((rc = ctl_read_exact(s, body, sizeof body, deadline)) < 0)
 			return rc;
-		return on_abort(s, (int32_t)get32(h + 8), body);
+		return on_abort(s, (int32_t)le_get_u32(h + 8), body);
 	}
-	if (get32(h) != CCP_SOCK_CTL_MAGIC || type != CCP_SOCK_TABLE ||
+	if (le_get_u32(h) != CCP_SOCK_CTL_MAGIC || type != CCP_SOCK_TABLE ||
 	    len != (uint32_t)s->base.size * CCP_SOCK_ENTRY_LEN)
 		return fail_quiet(s, CCP_EPEER,
 		                  "rank %d: the launcher sent a damaged table "
@@ -1468,7 +1430,7 @@ static int wire_up(struct sock_transport *s, const char *addr)
 		if ((rc = ctl_read_exact(s, ent, sizeof ent, deadline)) < 0)
 			return rc;
 		memcpy(s->peers[r].addr, ent, 4);
-		s->peers[r].port = get16(ent + 4);
+		s->peers[r].port = le_get_u16(ent + 4);
 	}
 	return 0;
 }

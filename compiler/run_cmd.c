@@ -50,6 +50,7 @@
 #include "ccplan_errors.h"
 #include "ccplan_sockets.h"
 #include "run_cmd.h"
+#include "le.h"
 
 #define RUN_OK       0
 #define RUN_BADINPUT 2
@@ -178,45 +179,6 @@ static void on_signal(int sig)
 
 /* ---- small helpers --------------------------------------------------- */
 
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> 8 * i);
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> 8 * i);
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v = 0;
-	for (int i = 3; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
 static int64_t now_ms(void)
 {
 	struct timespec ts;
@@ -270,11 +232,11 @@ static void send_all(int fd, const uint8_t *msg, size_t n)
 
 static void ctl_header(uint8_t *h, unsigned type, int32_t rank, uint32_t len)
 {
-	put32(h, CCP_SOCK_CTL_MAGIC);
-	put16(h + 4, (uint16_t)type);
-	put16(h + 6, 0);
-	put32(h + 8, (uint32_t)rank);
-	put32(h + 12, len);
+	le_set_u32(h, CCP_SOCK_CTL_MAGIC);
+	le_set_u16(h + 4, (uint16_t)type);
+	le_set_u16(h + 6, 0);
+	le_set_u32(h + 8, (uint32_t)rank);
+	le_set_u32(h + 12, len);
 }
 
 static void send_msg(int fd, unsigned type, const uint8_t *body, uint32_t len)
@@ -294,10 +256,10 @@ static void send_abort(struct job *j, struct rank *r)
 	uint8_t msg[CCP_SOCK_CTL_HDR + CCP_SOCK_ABORT_LEN];
 	uint8_t *b = msg + CCP_SOCK_CTL_HDR;
 	ctl_header(msg, CCP_SOCK_ABORT, j->f_rank, CCP_SOCK_ABORT_LEN);
-	put32(b, j->f_reason);
-	put32(b + 4, (uint32_t)j->f_code);
-	put32(b + 8, (uint32_t)j->f_status);
-	put32(b + 12, 0);
+	le_set_u32(b, j->f_reason);
+	le_set_u32(b + 4, (uint32_t)j->f_code);
+	le_set_u32(b + 8, (uint32_t)j->f_status);
+	le_set_u32(b + 12, 0);
 	send_all(r->fd, msg, sizeof msg);
 	r->aborted = true;
 }
@@ -389,8 +351,8 @@ static void send_table(struct job *j)
 	for (int i = 0; i < j->n; i++) {
 		uint8_t *e = msg + CCP_SOCK_CTL_HDR + i * CCP_SOCK_ENTRY_LEN;
 		memcpy(e, j->r[i].addr, 4);
-		put16(e + 4, j->r[i].port);
-		put16(e + 6, 0);
+		le_set_u16(e + 4, j->r[i].port);
+		le_set_u16(e + 6, 0);
 	}
 	for (int i = 0; i < j->n; i++)
 		if (j->r[i].fd >= 0)
@@ -405,7 +367,7 @@ static void send_table(struct job *j)
 static void on_coll(struct job *j, int i, unsigned type, const uint8_t *b)
 {
 	struct rank *r = &j->r[i];
-	uint64_t seq = get64(b);
+	uint64_t seq = le_get_u64(b);
 	if (j->failed) {
 		send_abort(j, r);
 		return;
@@ -421,8 +383,8 @@ static void on_coll(struct job *j, int i, unsigned type, const uint8_t *b)
 	}
 	r->in_coll = true;
 	if (type == CCP_SOCK_AGREE) {
-		r->hash = get64(b + 8);
-		r->st = (int32_t)get32(b + 16);
+		r->hash = le_get_u64(b + 8);
+		r->st = (int32_t)le_get_u32(b + 16);
 	}
 	j->coll_count++;
 	check_left(j);
@@ -431,7 +393,7 @@ static void on_coll(struct job *j, int i, unsigned type, const uint8_t *b)
 	/* everyone is in: answer all */
 	int32_t global = 0;
 	uint8_t body[CCP_SOCK_AGREED_LEN];
-	put64(body, seq);
+	le_set_u64(body, seq);
 	if (type == CCP_SOCK_AGREE) {
 		for (int k = 0; k < j->n; k++) {
 			if (j->r[k].hash != j->r[0].hash) {
@@ -441,8 +403,8 @@ static void on_coll(struct job *j, int i, unsigned type, const uint8_t *b)
 			if (j->r[k].st < global)
 				global = j->r[k].st;
 		}
-		put32(body + 8, (uint32_t)global);
-		put32(body + 12, 0);
+		le_set_u32(body + 8, (uint32_t)global);
+		le_set_u32(body + 12, 0);
 	}
 	for (int k = 0; k < j->n; k++) {
 		j->r[k].in_coll = false;
@@ -463,16 +425,16 @@ static void rank_input(struct job *j, int i)
 	size_t off = 0;
 	while (r->inlen - off >= CCP_SOCK_CTL_HDR && r->fd >= 0) {
 		const uint8_t *h = r->in + off;
-		unsigned type = get16(h + 4);
-		uint32_t len = get32(h + 12);
+		unsigned type = le_get_u16(h + 4);
+		uint32_t len = le_get_u32(h + 12);
 		uint32_t want = type == CCP_SOCK_AGREE ? CCP_SOCK_AGREE_LEN
 		                : type == CCP_SOCK_BARRIER
 		                        ? CCP_SOCK_BARRIER_LEN
 		                : type == CCP_SOCK_FAIL ? CCP_SOCK_FAIL_LEN
 		                : type == CCP_SOCK_BYE  ? 0
 		                                        : UINT32_MAX;
-		if (get32(h) != CCP_SOCK_CTL_MAGIC || len != want ||
-		    get32(h + 8) != (uint32_t)i) {
+		if (le_get_u32(h) != CCP_SOCK_CTL_MAGIC || len != want ||
+		    le_get_u32(h + 8) != (uint32_t)i) {
 			job_fail(j, i, CCP_SOCK_PROTOCOL, 0, 0);
 			r->inlen = 0;
 			return;
@@ -482,7 +444,7 @@ static void rank_input(struct job *j, int i)
 		const uint8_t *b = h + CCP_SOCK_CTL_HDR;
 		off += CCP_SOCK_CTL_HDR + len;
 		if (type == CCP_SOCK_FAIL) {
-			job_fail(j, i, CCP_SOCK_REPORTED, (int32_t)get32(b), 0);
+			job_fail(j, i, CCP_SOCK_REPORTED, (int32_t)le_get_u32(b), 0);
 		} else if (type == CCP_SOCK_BYE) {
 			r->bye = r->left = true;
 			check_left(j);
@@ -540,12 +502,12 @@ static void pend_read(struct job *j, int k)
 	if (!drop && q->inlen < sizeof q->in)
 		return;
 	const uint8_t *h = q->in, *b = q->in + CCP_SOCK_CTL_HDR;
-	uint32_t i = get32(h + 8);
-	if (drop || get32(h) != CCP_SOCK_CTL_MAGIC ||
-	    get16(h + 4) != CCP_SOCK_HELLO ||
-	    get32(h + 12) != CCP_SOCK_HELLO_LEN || get64(b) != j->key ||
+	uint32_t i = le_get_u32(h + 8);
+	if (drop || le_get_u32(h) != CCP_SOCK_CTL_MAGIC ||
+	    le_get_u16(h + 4) != CCP_SOCK_HELLO ||
+	    le_get_u32(h + 12) != CCP_SOCK_HELLO_LEN || le_get_u64(b) != j->key ||
 	    i >= (uint32_t)j->n || j->r[i].hello || j->r[i].left ||
-	    get32(b + 8) != (uint32_t)j->n) {
+	    le_get_u32(b + 8) != (uint32_t)j->n) {
 		/* a stranger, or a rank that says something else: a rank
 		 * whose hello is refused times out or exits, which shows */
 		close(q->fd);
@@ -556,8 +518,8 @@ static void pend_read(struct job *j, int k)
 	r->fd = q->fd;
 	r->hello = true;
 	memcpy(r->addr, b + 16, 4);
-	r->port = get16(b + 20);
-	unsigned pid = (unsigned)get32(b + 12);
+	r->port = le_get_u16(b + 20);
+	unsigned pid = (unsigned)le_get_u32(b + 12);
 	j->pend[k] = j->pend[--j->npend]; /* q and b are gone from here */
 	j->nhello++;
 	if (j->verbose)

@@ -22,6 +22,7 @@
 #include <xxhash.h>
 
 #include "codec.h"
+#include "le.h"
 
 /* ---- layout constants (docs/plan-format.md) ------------------------- */
 
@@ -103,47 +104,6 @@ static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
 	return code;
 }
 
-/* ---- little-endian scalars ------------------------------------------- */
-
-/* Little-endian loads from a buffer already known to hold the bytes. */
-static uint16_t get_u16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | (unsigned)p[1] << 8);
-}
-
-/* See get_u16. */
-static uint32_t get_u32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-/* See get_u16. */
-static uint64_t get_u64(const uint8_t *p)
-{
-	return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
-}
-
-/* Little-endian stores, byte by byte, whatever the host order. */
-static void set_u16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-/* See set_u16. */
-static void set_u32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> 8 * i);
-}
-
-/* See set_u16. */
-static void set_u64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> 8 * i);
-}
 
 /* Two's-complement reinterpretation without implementation-defined
  * conversions: the file stores signed fields as their unsigned image. */
@@ -213,7 +173,7 @@ static bool ob_room(struct obuf *b, size_t n)
 static void put_u32(struct obuf *b, uint32_t v)
 {
 	if (ob_room(b, 4)) {
-		set_u32(b->p + b->len, v);
+		le_set_u32(b->p + b->len, v);
 		b->len += 4;
 	}
 }
@@ -222,7 +182,7 @@ static void put_u32(struct obuf *b, uint32_t v)
 static void put_u64(struct obuf *b, uint64_t v)
 {
 	if (ob_room(b, 8)) {
-		set_u64(b->p + b->len, v);
+		le_set_u64(b->p + b->len, v);
 		b->len += 8;
 	}
 }
@@ -271,14 +231,14 @@ static const uint8_t *ib_take(struct ibuf *r, uint64_t n)
 static uint32_t rd_u32(struct ibuf *r)
 {
 	const uint8_t *q = ib_take(r, 4);
-	return q ? get_u32(q) : 0;
+	return q ? le_get_u32(q) : 0;
 }
 
 /* See rd_u32. */
 static uint64_t rd_u64(struct ibuf *r)
 {
 	const uint8_t *q = ib_take(r, 8);
-	return q ? get_u64(q) : 0;
+	return q ? le_get_u64(q) : 0;
 }
 
 /* See rd_u32. */
@@ -750,27 +710,27 @@ static void put_header(uint8_t *h, size_t len, const ir_plan *p,
 {
 	memset(h, 0, HDR_SIZE);
 	memcpy(h, file_magic, sizeof file_magic);
-	set_u16(h + H_VERSION, IR_FILE_VERSION);
-	set_u16(h + H_MIN_READ, IR_FILE_COMPAT);
-	set_u16(h + H_ENDIAN, ENDIAN_CHECK);
+	le_set_u16(h + H_VERSION, IR_FILE_VERSION);
+	le_set_u16(h + H_MIN_READ, IR_FILE_COMPAT);
+	le_set_u16(h + H_ENDIAN, ENDIAN_CHECK);
 	h[H_SIZE_U32] = 4;
 	h[H_SIZE_U64] = 8;
 	h[H_SIZE_F64] = 8;
 	h[H_COLL] = (uint8_t)p->comm.coll;
-	set_u16(h + H_HDR_SIZE, HDR_SIZE);
-	set_u32(h + H_FLAGS, p->flags);
-	set_u32(h + H_NRANKS, (uint32_t)p->machine.nranks);
-	set_u32(h + H_NPHASES, p->nphases);
-	set_u32(h + H_LB_PHASES, r ? r->lb_phases : 0);
-	set_u32(h + H_GLOBAL_OFF, HDR_SIZE);
-	set_u64(h + H_GLOBAL_SIZE, global_size);
-	set_u64(h + H_INDEX_OFF, index_off);
-	set_u64(h + H_FILE_SIZE, len);
+	le_set_u16(h + H_HDR_SIZE, HDR_SIZE);
+	le_set_u32(h + H_FLAGS, p->flags);
+	le_set_u32(h + H_NRANKS, (uint32_t)p->machine.nranks);
+	le_set_u32(h + H_NPHASES, p->nphases);
+	le_set_u32(h + H_LB_PHASES, r ? r->lb_phases : 0);
+	le_set_u32(h + H_GLOBAL_OFF, HDR_SIZE);
+	le_set_u64(h + H_GLOBAL_SIZE, global_size);
+	le_set_u64(h + H_INDEX_OFF, index_off);
+	le_set_u64(h + H_FILE_SIZE, len);
 	memcpy(h + H_ALGORITHM, p->algorithm,
 	       strnlen(p->algorithm, IR_NAME_MAX - 1));
 	memcpy(h + H_INPUT_HASH, p->input_hash, sizeof p->input_hash);
-	set_u64(h + H_PLAN_HASH, XXH3_64bits(h + HDR_SIZE, len - HDR_SIZE));
-	set_u64(h + H_CHECKSUM, XXH3_64bits(h, H_CHECKSUM));
+	le_set_u64(h + H_PLAN_HASH, XXH3_64bits(h + HDR_SIZE, len - HDR_SIZE));
+	le_set_u64(h + H_CHECKSUM, XXH3_64bits(h, H_CHECKSUM));
 }
 
 /* Encode p with its report r (may be NULL: lower bound 0) and its
@@ -824,9 +784,9 @@ int ir_plan_encode(const ir_plan *p, const ir_report *r, const ir_slice *s,
 		if (b.nomem)
 			goto out_free_buf;
 		uint8_t *e = b.p + index_off + (size_t)i * IR_FILE_INDEX_ENTRY;
-		set_u64(e, off);
-		set_u64(e + 8, b.len - off);
-		set_u64(e + 16, sum);
+		le_set_u64(e, off);
+		le_set_u64(e + 8, b.len - off);
+		le_set_u64(e + 16, sum);
 	}
 	put_header(b.p, b.len, p, r, global_size, index_off);
 	uint8_t *shrunk = realloc(b.p, b.len);
@@ -859,8 +819,8 @@ static int parse_header(const uint8_t *buf, size_t len, struct header *h,
 		            "truncated plan: %zu bytes,"
 		            " the header alone is %d",
 		            len, HDR_SIZE);
-	uint16_t version = get_u16(buf + H_VERSION);
-	uint16_t min_read = get_u16(buf + H_MIN_READ);
+	uint16_t version = le_get_u16(buf + H_VERSION);
+	uint16_t min_read = le_get_u16(buf + H_MIN_READ);
 	if (min_read > IR_FILE_VERSION)
 		return fail(err, errlen, CCP_EVERSION,
 		            "plan format version %u "
@@ -877,7 +837,7 @@ static int parse_header(const uint8_t *buf, size_t len, struct header *h,
 		            "bad header: minimum "
 		            "reader version %u for a version %u file",
 		            min_read, version);
-	uint16_t endian = get_u16(buf + H_ENDIAN);
+	uint16_t endian = le_get_u16(buf + H_ENDIAN);
 	if (endian != ENDIAN_CHECK)
 		return fail(err, errlen, CCP_EFORMAT,
 		            "bad header: byte-order "
@@ -889,12 +849,12 @@ static int parse_header(const uint8_t *buf, size_t len, struct header *h,
 		            "bad header: field sizes "
 		            "%u/%u/%u, not 4/8/8",
 		            buf[H_SIZE_U32], buf[H_SIZE_U64], buf[H_SIZE_F64]);
-	if (get_u16(buf + H_HDR_SIZE) != HDR_SIZE)
+	if (le_get_u16(buf + H_HDR_SIZE) != HDR_SIZE)
 		return fail(err, errlen, CCP_EFORMAT,
 		            "bad header: header size "
 		            "%u, not %d",
-		            get_u16(buf + H_HDR_SIZE), HDR_SIZE);
-	if (XXH3_64bits(buf, H_CHECKSUM) != get_u64(buf + H_CHECKSUM))
+		            le_get_u16(buf + H_HDR_SIZE), HDR_SIZE);
+	if (XXH3_64bits(buf, H_CHECKSUM) != le_get_u64(buf + H_CHECKSUM))
 		return fail(err, errlen, CCP_ECHECKSUM,
 		            "checksum mismatch in header");
 
@@ -902,15 +862,15 @@ static int parse_header(const uint8_t *buf, size_t len, struct header *h,
 	bool exact = version <= IR_FILE_VERSION;
 	fi->version = version;
 	h->min_read = min_read;
-	uint32_t nranks = get_u32(buf + H_NRANKS);
+	uint32_t nranks = le_get_u32(buf + H_NRANKS);
 	if (nranks < 1 || nranks > IR_MAX_RANKS)
 		return fail(err, errlen, CCP_EFORMAT,
 		            "bad header: %" PRIu32 " ranks (1 to %d allowed)",
 		            nranks, IR_MAX_RANKS);
 	fi->nranks = (int32_t)nranks;
-	fi->nphases = get_u32(buf + H_NPHASES);
-	fi->lb_phases = get_u32(buf + H_LB_PHASES);
-	fi->flags = get_u32(buf + H_FLAGS);
+	fi->nphases = le_get_u32(buf + H_NPHASES);
+	fi->lb_phases = le_get_u32(buf + H_LB_PHASES);
+	fi->flags = le_get_u32(buf + H_FLAGS);
 	if (fi->flags & ~KNOWN_PLAN_FLAGS)
 		return fail(err, errlen, CCP_EFORMAT,
 		            "bad header: unknown plan "
@@ -927,12 +887,12 @@ static int parse_header(const uint8_t *buf, size_t len, struct header *h,
 		            "bad header: algorithm name is not terminated");
 	memcpy(fi->algorithm, buf + H_ALGORITHM, IR_NAME_MAX);
 	memcpy(fi->input_hash, buf + H_INPUT_HASH, sizeof fi->input_hash);
-	fi->plan_hash = get_u64(buf + H_PLAN_HASH);
-	fi->file_size = get_u64(buf + H_FILE_SIZE);
+	fi->plan_hash = le_get_u64(buf + H_PLAN_HASH);
+	fi->file_size = le_get_u64(buf + H_FILE_SIZE);
 
-	h->global_off = get_u32(buf + H_GLOBAL_OFF);
-	h->global_size = get_u64(buf + H_GLOBAL_SIZE);
-	h->index_off = get_u64(buf + H_INDEX_OFF);
+	h->global_off = le_get_u32(buf + H_GLOBAL_OFF);
+	h->global_size = le_get_u64(buf + H_GLOBAL_SIZE);
+	h->index_off = le_get_u64(buf + H_INDEX_OFF);
 	uint64_t fsize = fi->file_size;
 	uint64_t index_len = (uint64_t)nranks * IR_FILE_INDEX_ENTRY;
 	if (fsize < HDR_SIZE)
@@ -1033,7 +993,7 @@ static int check_index(const uint8_t *buf, const struct header *h, char *err,
 	for (int32_t i = 0; i < fi->nranks; i++) {
 		const uint8_t *e =
 		        buf + h->index_off + (uint64_t)i * IR_FILE_INDEX_ENTRY;
-		uint64_t off = get_u64(e), size = get_u64(e + 8);
+		uint64_t off = le_get_u64(e), size = le_get_u64(e + 8);
 		if (size < S_MIN || size > fi->file_size ||
 		    off > fi->file_size - size || off < HDR_SIZE)
 			return fail(err, errlen, CCP_ETRUNC,
@@ -1048,7 +1008,7 @@ static int check_index(const uint8_t *buf, const struct header *h, char *err,
 			            " section is not where version %u puts"
 			            " it",
 			            i, fi->version);
-		if (get_u64(e + 16) != get_u64(buf + off + size - S_SUM))
+		if (le_get_u64(e + 16) != le_get_u64(buf + off + size - S_SUM))
 			return fail(err, errlen, CCP_ECHECKSUM,
 			            "checksum "
 			            "mismatch in rank index entry %" PRId32,
@@ -1307,7 +1267,7 @@ int ir_slice_entry(const uint8_t *entry, const ir_file_info *fi, uint64_t *off,
 {
 	if (!entry || !fi || !off || !size)
 		return fail(err, errlen, CCP_EINVAL, "missing argument");
-	uint64_t o = get_u64(entry), n = get_u64(entry + 8);
+	uint64_t o = le_get_u64(entry), n = le_get_u64(entry + 8);
 	if (n < S_MIN)
 		return fail(err, errlen, CCP_EFORMAT,
 		            "bad plan: rank index "
@@ -1390,7 +1350,7 @@ int ir_slice_decode(const uint8_t *sec, uint64_t size, const ir_file_info *fi,
 		            "needed",
 		            rank, size, S_MIN);
 	if (XXH3_64bits(sec, (size_t)(size - S_SUM)) !=
-	    get_u64(sec + size - S_SUM))
+	    le_get_u64(sec + size - S_SUM))
 		return fail(err, errlen, CCP_ECHECKSUM,
 		            "checksum mismatch in "
 		            "rank %" PRId32 " section",
@@ -1483,7 +1443,7 @@ int ir_slice_from_image(const uint8_t *buf, size_t len, int32_t rank,
 	const uint8_t *e = buf + index_off;
 	if ((rc = ir_slice_entry(e, &h.info, &off, &size, err, errlen)) != 0)
 		return rc;
-	if (get_u64(e + 16) != get_u64(buf + off + size - S_SUM))
+	if (le_get_u64(e + 16) != le_get_u64(buf + off + size - S_SUM))
 		return fail(err, errlen, CCP_ECHECKSUM,
 		            "checksum mismatch in "
 		            "rank index entry %" PRId32,

@@ -125,3 +125,18 @@ int ir_comm_copy(ir_comm *dst, const ir_comm *src)
 	dst->matrix = y;
 	return 0;
 }
+
+size_t ir_dtype_size(unsigned dt)
+{
+	switch (dt) {
+	case IR_DT_BYTE:
+		return 1;
+	case IR_DT_INT32:
+	case IR_DT_FLOAT:
+		return 4;
+	case IR_DT_INT64:
+	case IR_DT_DOUBLE:
+		return 8;
+	}
+	return 0;
+}

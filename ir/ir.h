@@ -332,6 +332,9 @@ void ir_comm_fini(ir_comm *c);
 /* Deep copy (the matrix is duplicated). */
 int ir_comm_copy(ir_comm *dst, const ir_comm *src);
 const char *ir_coll_name(enum ir_coll c);
+/* Bytes of one element of type dt; 0 for a type this code does not know
+ * (IR_DT_UNKNOWN). */
+size_t ir_dtype_size(unsigned dt);
 ir_matrix *ir_matrix_new(int32_t n, int64_t nnz);
 void ir_matrix_free(ir_matrix *x);
 /* COM[s][d], 0 if absent (binary search in row s). */

@@ -33,21 +33,6 @@ static uint8_t *at(const ccp_plan *p, const ir_iov *v)
 	return p->buf[v->buf] + v->off;
 }
 
-static size_t dtype_size(unsigned dt)
-{
-	switch (dt) {
-	case IR_DT_BYTE:
-		return 1;
-	case IR_DT_INT32:
-	case IR_DT_FLOAT:
-		return 4;
-	case IR_DT_INT64:
-	case IR_DT_DOUBLE:
-		return 8;
-	}
-	return 0;
-}
-
 /* dst[i] = dst[i] OP src[i] over n elements of type T; the buffers may be
  * unaligned (scratch slots are packed), so elements go through memcpy,
  * which compilers turn into plain loads and stores.  One loop per
@@ -82,7 +67,7 @@ static size_t dtype_size(unsigned dt)
 static void combine(unsigned dt, unsigned op, uint8_t *dst, const uint8_t *src,
                     uint64_t bytes)
 {
-	size_t n = (size_t)(bytes / dtype_size(dt));
+	size_t n = (size_t)(bytes / ir_dtype_size(dt));
 	switch (dt) {
 	case IR_DT_BYTE:
 		COMBINE(uint8_t, n, dst, src, op);
@@ -121,7 +106,7 @@ static int prepare(ccp_plan *p)
 		if (o->code == IR_OP_PHASE)
 			phase_len = 0;
 		if (o->code == IR_OP_RECV_REDUCE) {
-			size_t es = dtype_size(s->dtype);
+			size_t es = ir_dtype_size(s->dtype);
 			if (es == 0)
 				return ccp__error(ctx, CCP_EVERSION,
 				                  "rank %d: the plan reduces but "

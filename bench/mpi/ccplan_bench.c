@@ -398,21 +398,6 @@ static MPI_Datatype mpi_dtype(enum ir_dtype t)
 	return MPI_DATATYPE_NULL;
 }
 
-static size_t dtype_bytes(enum ir_dtype t)
-{
-	switch (t) {
-	case IR_DT_BYTE:
-		return 1;
-	case IR_DT_INT32:
-	case IR_DT_FLOAT:
-		return 4;
-	case IR_DT_INT64:
-	case IR_DT_DOUBLE:
-		return 8;
-	}
-	return 1;
-}
-
 static MPI_Op mpi_op(enum ir_redop op)
 {
 	switch (op) {
@@ -552,7 +537,7 @@ static void mpi_side_init(struct mpi_side *m, const ir_comm *c)
 	case IR_REDUCE:
 		m->type = mpi_dtype(c->dtype);
 		m->op = mpi_op(c->op);
-		m->count = (int)(b / dtype_bytes(c->dtype));
+		m->count = (int)(b / ir_dtype_size(c->dtype));
 		m->send_len = b;
 		m->recv_len = m->out_len = me == m->root ? b : 0;
 		break;
@@ -632,7 +617,7 @@ static void fill_send(uint8_t *buf, size_t len, const ir_comm *c)
 			                   1);
 		return;
 	}
-	size_t es = dtype_bytes(c->dtype);
+	size_t es = ir_dtype_size(c->dtype);
 	for (size_t i = 0; i + es <= len; i += es) {
 		int v = 1 + (int)((g_rank * 7 + i / es) % 3);
 		union {
@@ -744,7 +729,7 @@ static int raw_run(struct raw *r, uint8_t *send, uint8_t *recv)
 			for (int j = 0; j < npost && rc == MPI_SUCCESS; j++) {
 				const ir_op *q = &r->s.ops[r->post[j]];
 				const ir_iov *w = &iov[q->iov];
-				size_t es = dtype_bytes(r->s.dtype);
+				size_t es = ir_dtype_size(r->s.dtype);
 				rc = MPI_Reduce_local(base[w->buf] + w->off,
 				                      base[w[1].buf] + w[1].off,
 				                      (int)(q->bytes / es),
@@ -1009,7 +994,7 @@ static void run_case(struct bench *B, const char *name, struct front_input *in)
 				c->matrix->bytes[k] = size;
 		} else {
 			if (c->coll == IR_REDUCE &&
-			    size % (int64_t)dtype_bytes(c->dtype))
+			    size % (int64_t)ir_dtype_size(c->dtype))
 				continue;
 			c->bytes = size;
 			if (c->coll == IR_BCAST)

@@ -106,21 +106,6 @@ static int32_t partner(const struct tplan *tp, int32_t r)
 	return ir_rank_of(&tp->ir.machine, c);
 }
 
-static size_t dt_size(enum ir_dtype dt)
-{
-	switch (dt) {
-	case IR_DT_BYTE:
-		return 1;
-	case IR_DT_INT32:
-	case IR_DT_FLOAT:
-		return 4;
-	case IR_DT_INT64:
-	case IR_DT_DOUBLE:
-		return 8;
-	}
-	return 1;
-}
-
 uint64_t tplan_send_bytes(const struct tplan *tp, int32_t r)
 {
 	const ir_comm *c = comm_of(tp);
@@ -269,7 +254,7 @@ void tplan_fill_send(const struct tplan *tp, int32_t r, unsigned k,
 	const ir_comm *c = comm_of(tp);
 	uint64_t len = tplan_send_bytes(tp, r);
 	if (c->coll == IR_REDUCE) {
-		size_t es = dt_size(c->dtype);
+		size_t es = ir_dtype_size(c->dtype);
 		for (uint64_t i = 0; i < len / es; i++)
 			put_elem(c->dtype, buf + i * es, elem(c, r, i, k));
 		return;
@@ -302,7 +287,7 @@ void tplan_expect_recv(const struct tplan *tp, int32_t r, unsigned k,
 	case IR_REDUCE: {
 		if (r != c->root)
 			break;
-		size_t es = dt_size(c->dtype);
+		size_t es = ir_dtype_size(c->dtype);
 		uint8_t v[8];
 		for (uint64_t i = 0; i < b / es; i++) {
 			put_elem(c->dtype, buf + i * es, elem(c, 0, i, k));
@@ -388,7 +373,7 @@ int tplan_mpi_reference(const struct tplan *tp, MPI_Comm comm, int32_t r,
 		return MPI_Gather(in, b, MPI_BYTE, out, b, MPI_BYTE, c->root,
 		                  comm);
 	case IR_REDUCE:
-		return MPI_Reduce(in, out, b / (int)dt_size(c->dtype),
+		return MPI_Reduce(in, out, b / (int)ir_dtype_size(c->dtype),
 		                  mpi_type(c->dtype), mpi_op(c->op), c->root,
 		                  comm);
 	case IR_ALLTOALL:
