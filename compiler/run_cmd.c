@@ -132,7 +132,7 @@ struct job {
 	int n; /* ranks */
 	struct rank *r;
 	int lfd;            /* listening socket */
-	char addr[64];      /* CCPLAN_RUN_ADDR */
+	char addr[72];      /* CCPLAN_RUN_ADDR: host (< 64) ":" port */
 	uint64_t key;       /* CCPLAN_RUN_KEY */
 	int64_t timeout_ms; /* ranks' timeout, and the grace after a failure */
 	bool timeout_given; /* --timeout: export CCPLAN_TIMEOUT_MS */

@@ -450,7 +450,8 @@ static void open_writer(struct insp *I, const char *path,
 	if (rc) {
 		I->c = NULL;
 		res->cache_status = rc;
-		snprintf(res->cache_why, sizeof res->cache_why, "%s", err);
+		snprintf(res->cache_why, sizeof res->cache_why, "%.*s",
+		         (int)sizeof res->cache_why - 1, err);
 	}
 }
 
@@ -474,7 +475,8 @@ static int lookup(struct insp *I, const char *path, ccp_inspect_result *res)
 			if (rc != CCP_ENOTFOUND) {
 				res->cache_status = rc;
 				snprintf(res->cache_why, sizeof res->cache_why,
-				         "%s", err);
+				         "%.*s", (int)sizeof res->cache_why - 1,
+				         err);
 			}
 			I->c = NULL;
 			return CCP_ENOTFOUND;
