@@ -94,11 +94,6 @@ void emit_c_name_from_path(const char *path, char buf[EMIT_C_NAME_MAX + 1])
 
 /* ---- the growable text buffer ---------------------------------------- */
 
-struct tbuf {
-	char *p;         /* text, NUL-terminated while not nomem */
-	size_t len, cap; /* bytes used (without the NUL), allocated */
-	bool nomem;      /* sticky: a failed growth drops every later write */
-};
 
 /* Make room for n more bytes and a NUL; false (nomem set) if none. */
 static bool tb_room(struct tbuf *b, size_t n)
@@ -127,10 +122,7 @@ static bool tb_room(struct tbuf *b, size_t n)
 
 /* Append formatted text; after a failed growth it does nothing and the
  * caller sees nomem once at the end. */
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void tb_printf(struct tbuf *b, const char *fmt, ...)
+void tb_printf(struct tbuf *b, const char *fmt, ...)
 {
 	va_list ap;
 	if (!tb_room(b, 128))
@@ -169,7 +161,7 @@ static void tb_append(struct tbuf *b, const struct tbuf *src)
 /* A string literal of s: letters, digits and a few safe marks as they
  * are, everything else as a three-digit octal escape (so no trigraph, no
  * quote, no backslash sequence can appear). */
-static void tb_literal(struct tbuf *b, const char *s)
+void tb_literal(struct tbuf *b, const char *s)
 {
 	tb_printf(b, "\"");
 	for (const unsigned char *q = (const unsigned char *)s; *q; q++) {

@@ -443,46 +443,7 @@ out:
 
 /* ---- into a C file ------------------------------------------------------ */
 
-/* A growable string. */
-struct text {
-	char *p;         /* the text, NUL-terminated */
-	size_t len, cap; /* bytes used (without the NUL), allocated */
-	bool nomem;      /* sticky: a failed growth drops every later put */
-};
-
-static void put(struct text *t, const char *fmt, ...) FRONT_PRINTF(2, 3);
-
-static void put(struct text *t, const char *fmt, ...)
-{
-	va_list ap;
-	if (t->nomem)
-		return;
-	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		t->nomem = true;
-		return;
-	}
-	if (t->len + (size_t)n + 1 > t->cap) {
-		size_t cap = t->cap ? t->cap : 4096;
-		while (t->len + (size_t)n + 1 > cap)
-			cap *= 2;
-		char *q = realloc(t->p, cap);
-		if (!q) {
-			t->nomem = true;
-			return;
-		}
-		t->p = q;
-		t->cap = cap;
-	}
-	va_start(ap, fmt);
-	vsnprintf(t->p + t->len, t->cap - t->len, fmt, ap);
-	va_end(ap);
-	t->len += (size_t)n;
-}
-
-/* Characters printed as they are in comments and string literals. */
+/* Characters printed as they are in comments. */
 static bool plain(unsigned char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
@@ -491,22 +452,10 @@ static bool plain(unsigned char c)
 
 /* s inside a comment: anything not plain as '_' (no comment end, no
  * trigraph, no line splice). */
-static void put_comment_text(struct text *t, const char *s)
+static void put_comment_text(struct tbuf *t, const char *s)
 {
 	for (const unsigned char *q = (const unsigned char *)s; *q; q++)
-		put(t, "%c", plain(*q) ? *q : '_');
-}
-
-/* s as a C string literal: anything not plain as an octal escape. */
-static void put_literal(struct text *t, const char *s)
-{
-	put(t, "\"");
-	for (const unsigned char *q = (const unsigned char *)s; *q; q++)
-		if (plain(*q))
-			put(t, "%c", *q);
-		else
-			put(t, "\\%03o", *q);
-	put(t, "\"");
+		tb_printf(t, "%c", plain(*q) ? *q : '_');
 }
 
 /* The symbol of job number i: SET_I_NAME, the name's characters that
@@ -525,16 +474,16 @@ static void job_symbol(const char *set, size_t i, const char *name,
 }
 
 /* One path of a make rule: spaces, '#' and '$' escaped as make wants. */
-static void put_make_path(struct text *t, const char *path, bool lead)
+static void put_make_path(struct tbuf *t, const char *path, bool lead)
 {
 	if (lead)
-		put(t, " ");
+		tb_printf(t, " ");
 	for (const char *q = path; *q; q++) {
 		if (*q == ' ' || *q == '#' || *q == '\\')
-			put(t, "\\");
+			tb_printf(t, "\\");
 		if (*q == '$')
-			put(t, "$");
-		put(t, "%c", *q);
+			tb_printf(t, "$");
+		tb_printf(t, "%c", *q);
 	}
 }
 
@@ -544,14 +493,14 @@ static void put_make_path(struct text *t, const char *path, bool lead)
 static int write_depfile(const struct opts *o, const struct scan_plan *plans,
                          size_t n, char *err, size_t errlen)
 {
-	struct text t = {NULL, 0, 0, false};
+	struct tbuf t = {NULL, 0, 0, false};
 	put_make_path(&t, o->out, false);
-	put(&t, ":");
+	tb_printf(&t, ":");
 	for (size_t i = 0; i < o->nfiles; i++)
 		put_make_path(&t, o->files[i], true);
 	for (size_t i = 0; i < n; i++)
 		put_make_path(&t, plans[i].yaml, true);
-	put(&t, "\n");
+	tb_printf(&t, "\n");
 	int rc = t.nomem ? CCP_ENOMEM
 	                 : write_atomic(o->depfile, t.p, t.len, err, errlen);
 	if (t.nomem)
@@ -563,7 +512,7 @@ static int write_depfile(const struct opts *o, const struct scan_plan *plans,
 static int to_c(const struct opts *o, const struct scan_plan *plans, size_t n)
 {
 	struct job *jobs = calloc(n ? n : 1, sizeof *jobs);
-	struct text t = {NULL, 0, 0, false};
+	struct tbuf t = {NULL, 0, 0, false};
 	char err[512];
 	int rc = 0;
 	if (!jobs)
@@ -575,9 +524,9 @@ static int to_c(const struct opts *o, const struct scan_plan *plans, size_t n)
 		goto out;
 	}
 
-	put(&t, "/*\n * %s - the plans ccplan scan found",
+	tb_printf(&t, "/*\n * %s - the plans ccplan scan found",
 	    strrchr(o->out, '/') ? strrchr(o->out, '/') + 1 : o->out);
-	put(&t,
+	tb_printf(&t,
 	    " (ccplan %s, --emit c);\n"
 	    " * do not edit, scan the sources again.\n *\n",
 	    CCPLAN_VERSION);
@@ -587,21 +536,21 @@ static int to_c(const struct opts *o, const struct scan_plan *plans, size_t n)
 			width = strlen(jobs[i].p->name);
 	width = width > 24 ? 24 : width;
 	for (size_t i = 0; i < n; i++) {
-		put(&t, " *   ");
+		tb_printf(&t, " *   ");
 		put_comment_text(&t, jobs[i].p->name);
-		put(&t, "%*s  ",
+		tb_printf(&t, "%*s  ",
 		    (int)(width - (strlen(jobs[i].p->name) < width
 		                           ? strlen(jobs[i].p->name)
 		                           : width)),
 		    "");
 		put_comment_text(&t, jobs[i].p->yaml);
-		put(&t, "  %s, %u phases\n",
+		tb_printf(&t, "  %s, %u phases\n",
 		    owner(jobs, &jobs[i])->meta.algorithm,
 		    owner(jobs, &jobs[i])->meta.phases);
 	}
 	if (n == 0)
-		put(&t, " *   (no plans)\n");
-	put(&t,
+		tb_printf(&t, " *   (no plans)\n");
+	tb_printf(&t,
 	    " *\n"
 	    " * Link it with the ccplan runtime and register the set once:\n"
 	    " *     ccp_plan_register(ctx, &%s);\n"
@@ -635,26 +584,26 @@ static int to_c(const struct opts *o, const struct scan_plan *plans, size_t n)
 			rc = EXIT_INTERNAL;
 			break;
 		}
-		put(&t, "\n/* ---- plan '");
+		tb_printf(&t, "\n/* ---- plan '");
 		put_comment_text(&t, j->p->name);
-		put(&t, "' ---- */\n\n%s", src);
+		tb_printf(&t, "' ---- */\n\n%s", src);
 		free(src);
 	}
 	if (rc)
 		goto out;
 	if (n) {
-		put(&t,
+		tb_printf(&t,
 		    "\n/* Plan names, sorted, and their plans. */\n"
 		    "static const struct ccp_plan_entry %s_entries[%zu] = {\n",
 		    o->symbol, n);
 		for (size_t i = 0; i < n; i++) {
-			put(&t, "\t{");
-			put_literal(&t, jobs[i].p->name);
-			put(&t, ", &%s},\n", jobs[i].sym);
+			tb_printf(&t, "\t{");
+			tb_literal(&t, jobs[i].p->name);
+			tb_printf(&t, ", &%s},\n", jobs[i].sym);
 		}
-		put(&t, "};\n");
+		tb_printf(&t, "};\n");
 	}
-	put(&t,
+	tb_printf(&t,
 	    "\n/* The set: ccp_plan_register(ctx, &%s). */\n"
 	    "const struct ccp_plan_set %s = {\n"
 	    "\t.abi = CCP_PLAN_SET_ABI,\n"
