@@ -74,7 +74,8 @@ static void explain_comm(const ir_comm *c, char *buf, size_t len)
 	}
 }
 
-int explain_plan(const struct compiled *c, FILE *out)
+/* The plan's header, per-phase table (when table) and summary. */
+static int explain_view(const struct compiled *c, FILE *out, bool table)
 {
 	const ir_plan *p = &c->plan;
 	const ir_report *r = &c->report;
@@ -110,6 +111,9 @@ int explain_plan(const struct compiled *c, FILE *out)
 		if (sel->runner_up[0] && timed)
 			fprintf(out, ", %.2f us", sel->runner_up_us);
 		fputc('\n', out);
+	} else if (!table) {
+		fprintf(out, "chosen by   the input (algorithm: %s)\n",
+		        p->algorithm);
 	}
 	explain_machine(m, line, sizeof line);
 	fprintf(out, "machine     %s\n", line);
@@ -119,9 +123,11 @@ int explain_plan(const struct compiled *c, FILE *out)
 	        p->flags & (IR_PLAN_LINK_CONTENTION | IR_PLAN_NODE_CONTENTION)
 	                ? "allowed by the algorithm"
 	                : "forbidden");
-	fprintf(out, "\n%5s  %9s  %12s  %8s  %5s  %5s  %7s\n", "phase",
-	        "transfers", "bytes", "max-link", "sends", "recvs", "hops");
-	for (uint32_t ph = 0; ph < p->nphases; ph++) {
+	if (table)
+		fprintf(out, "\n%5s  %9s  %12s  %8s  %5s  %5s  %7s\n",
+		        "phase", "transfers", "bytes", "max-link", "sends",
+		        "recvs", "hops");
+	for (uint32_t ph = 0; table && ph < p->nphases; ph++) {
 		const ir_phase *f = &p->phases[ph];
 		uint64_t bytes = 0, hops = 0;
 		uint32_t ms = 0, mr = 0;
@@ -194,6 +200,16 @@ int explain_plan(const struct compiled *c, FILE *out)
 	free(recvs);
 	free(links);
 	return 0;
+}
+
+int explain_plan(const struct compiled *c, FILE *out)
+{
+	return explain_view(c, out, true);
+}
+
+int explain_summary(const struct compiled *c, FILE *out)
+{
+	return explain_view(c, out, false);
 }
 
 /* What a buffer is called in the listing. */

@@ -10,6 +10,10 @@
 void explain_machine(const ir_machine *m, char *buf, size_t len);
 /* The per-phase table and the summary against the lower bound. */
 int explain_plan(const struct compiled *c, FILE *out);
+/* The same without the per-phase table: phases, transfers and bytes; the
+ * lower bound; the largest link load against the link bound; predicted
+ * time; the algorithm and why it was picked. */
+int explain_summary(const struct compiled *c, FILE *out);
 /* One rank's operations in order, one addressed line each, as its
  * runtime executes them (SQLite's EXPLAIN of a program); CCP_EINVAL for
  * a rank the plan does not have. */

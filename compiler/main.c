@@ -105,13 +105,16 @@ static const char *const help_compile =
         "                 ~/.cache/ccplan/plans.db)\n"
         "  --no-cache     neither read nor write the cache\n";
 static const char *const help_explain =
-        "usage: ccplan explain FILE [--rank R]\n"
+        "usage: ccplan explain FILE [--summary | --rank R]\n"
         "\n"
         "Print a plan phase by phase: transfers, bytes, the busiest link, "
         "ports\n"
         "used and hops, then the plan against its lower bound.  FILE is a "
         ".ccp\n"
         "plan, or a .yaml input, compiled in memory.\n"
+        "  --summary  the summary alone: phases, transfers, bytes, the lower "
+        "bound,\n"
+        "             link load, predicted time, the algorithm and why\n"
         "  --rank R   list rank R's operations in the order its runtime "
         "runs them:\n"
         "             address, op, phase, peer, bytes and the buffer "
@@ -453,11 +456,14 @@ static int cmd_explain(int argc, char **argv)
 {
 	const char *file = NULL;
 	long rank = -1;
+	bool summary = false;
 	for (int k = 1; k < argc; k++) {
 		char *end;
 		if (is_help(argv[k])) {
 			fputs(help_explain, stdout);
 			return EXIT_OK;
+		} else if (strcmp(argv[k], "--summary") == 0) {
+			summary = true;
 		} else if (strcmp(argv[k], "--rank") == 0 && k + 1 < argc) {
 			rank = strtol(argv[++k], &end, 10);
 			if (*end || end == argv[k] || rank < 0 ||
@@ -494,7 +500,8 @@ static int cmd_explain(int argc, char **argv)
 			        progname, (int)c.plan.machine.nranks - 1, rank);
 	} else {
 		printf("plan        %s\n", file);
-		rc = explain_plan(&c, stdout);
+		rc = summary ? explain_summary(&c, stdout)
+		             : explain_plan(&c, stdout);
 	}
 	compiled_fini(&c);
 	return rc == CCP_EINVAL ? EXIT_BADINPUT : exit_status(rc);
