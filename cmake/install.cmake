@@ -59,3 +59,10 @@ configure_file(${PROJECT_SOURCE_DIR}/cmake/ccplan.pc.in
                ${PROJECT_BINARY_DIR}/ccplan.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/ccplan.pc
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# the manual page and the bash completion (docs/cli.md)
+install(FILES ${PROJECT_SOURCE_DIR}/docs/ccplan.1
+        DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+install(FILES ${PROJECT_SOURCE_DIR}/completions/ccplan.bash
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
+        RENAME ccplan)

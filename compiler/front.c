@@ -22,6 +22,7 @@
 #include "front.h"
 #include "matrix.h"
 #include "model.h"
+#include "suggest.h"
 
 #define FRONT_MAX_DEPTH  64
 #define FRONT_INLINE_MAX 4096 /* rows of an inline dense matrix */
@@ -614,50 +615,11 @@ static int get_str(struct ctx *x, uint32_t v, const char *path, size_t max,
 	return 0;
 }
 
-/* Optimal string alignment distance between a and b (short strings). */
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	size_t d[33][33];
-
-	if (la > 32 || lb > 32)
-		return SIZE_MAX;
-	for (size_t i = 0; i <= la; i++)
-		d[i][0] = i;
-	for (size_t j = 0; j <= lb; j++)
-		d[0][j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		for (size_t j = 1; j <= lb; j++) {
-			size_t cost = a[i - 1] != b[j - 1];
-			size_t m = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < m)
-				m = d[i][j - 1] + 1;
-			if (d[i - 1][j - 1] + cost < m)
-				m = d[i - 1][j - 1] + cost;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
-			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < m)
-				m = d[i - 2][j - 2] + 1;
-			d[i][j] = m;
-		}
-	}
-	return d[la][lb];
-}
-
-/* Closest name to s, for "did you mean" (see front.h). */
+/* Closest name to s, for "did you mean" (see front.h; the rules are
+ * suggest.c's). */
 const char *front_nearest(const char *s, const char *const *names, size_t count)
 {
-	const char *best = NULL;
-	size_t bestd = SIZE_MAX;
-
-	for (size_t i = 0; i < count; i++) {
-		size_t dist = edit_distance(s, names[i]);
-		size_t limit = strlen(names[i]) <= 3 ? 1 : 2;
-		if (dist <= limit && dist < bestd) {
-			best = names[i];
-			bestd = dist;
-		}
-	}
-	return best;
+	return suggest_nearest(s, names, count);
 }
 
 /* "a, b or c" from names[0..count) into buf. */
@@ -714,6 +676,9 @@ struct keys {
 	uint32_t val[16]; /* node of each value, NONE if absent */
 };
 
+static bool key_home(const char *key, const char *path, char *buf,
+                     size_t cap);
+
 /* Check mapping m (at path, "" for the top level): a mapping, every key a
  * string it accepts, none twice.  Fills k->key and k->val. */
 static int map_keys(struct ctx *x, uint32_t m, const char *path, struct keys *k)
@@ -754,6 +719,11 @@ static int map_keys(struct ctx *x, uint32_t m, const char *path, struct keys *k)
 				        x, c,
 				        "unknown key %s %s; did you mean '%s'?",
 				        desc(x, c, b, sizeof b), where, near);
+			if (key_home(s, path, l, sizeof l))
+				return err_at(x, c,
+				              "unknown key %s %s; it belongs in "
+				              "%s",
+				              desc(x, c, b, sizeof b), where, l);
 			return err_at(x, c, "unknown key %s %s; expected %s",
 			              desc(x, c, b, sizeof b), where,
 			              list_of(k->names, k->count, l, sizeof l));
@@ -1101,6 +1071,8 @@ static int parse_routing(struct ctx *x, uint32_t v, ir_machine *m)
 /* ports: all (one transfer per link), one, or k >= 1. */
 static int parse_ports(struct ctx *x, uint32_t v, ir_machine *m)
 {
+	static const char *const words[] = {"all", "one"};
+	const char *near;
 	char b[64];
 	const char *s = x->v[v].kind == YN_SCALAR ? text(x, v) : "";
 	int64_t k;
@@ -1123,6 +1095,12 @@ static int parse_ports(struct ctx *x, uint32_t v, ir_machine *m)
 		m->ports = 1;
 		return 0;
 	}
+	if (x->v[v].kind == YN_SCALAR &&
+	    (near = front_nearest(s, words, 2)) != NULL)
+		return err_at(x, v,
+		              "machine.ports: expected all, one or an integer "
+		              ">= 1, got %s; did you mean '%s'?",
+		              desc(x, v, b, sizeof b), near);
 	return err_at(x, v,
 	              "machine.ports: expected all, one or an integer >= 1, "
 	              "got %s",
@@ -1931,6 +1909,46 @@ enum {
 static const char *const top_keys[TK_N] = {
         "machine", "communication", "algorithm", "contention", "seed", "select",
 };
+
+/* Where a key that mapping path does not accept belongs instead ("the
+ * top level", "communication", ...), into buf; false if nowhere. */
+static bool key_home(const char *key, const char *path, char *buf,
+                     size_t cap)
+{
+	static const struct {
+		const char *path, *words; /* words: as the message says it */
+		const char *const *names;
+		size_t count;
+	} maps[] = {
+	        {"", "the top level", top_keys, TK_N},
+	        {"machine", "machine", machine_keys, MK_N},
+	        {"machine.cost", "machine.cost", cost_keys, CK_N},
+	        {"machine.levels", "each entry of machine.levels", level_keys,
+	         LK_N},
+	        {"communication", "communication", comm_keys, CM_N},
+	        {"communication.generate", "communication.generate", gen_keys,
+	         GK_N},
+	};
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) {
+		if (!strncmp(path, maps[i].path, strlen(maps[i].path)) &&
+		    (path[strlen(maps[i].path)] == '\0' ||
+		     path[strlen(maps[i].path)] == '['))
+			continue; /* the mapping it is in */
+		for (size_t j = 0; j < maps[i].count; j++) {
+			if (strcmp(key, maps[i].names[j]) != 0)
+				continue;
+			if (n < cap)
+				n += (size_t)snprintf(buf + n, cap - n, "%s%s",
+				                      n ? " or " : "",
+				                      maps[i].words);
+			break;
+		}
+	}
+	return n > 0 && n < cap;
+}
 
 /* The whole input: the root mapping and everything under it. */
 static int parse_root_map(struct ctx *x)

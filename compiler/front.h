@@ -73,12 +73,6 @@ int front_input_hash(const struct front_input *in, uint8_t out[16]);
 #define FRONT_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 #else
 #define FRONT_PRINTF(fmt, args)
-/* The name of names[0..count) closest to s, if close enough to be a
- * likely typo (distance 1 for short words, 2 otherwise); else NULL.
- * Used for every "did you mean" of the front end and the compiler. */
-const char *front_nearest(const char *s, const char *const *names,
-                          size_t count);
-
 #endif
 
 /* Fill d: the file, the 1-based line and column (0 when unknown), the text
@@ -98,8 +92,9 @@ int front_read_matrix(const char *path, int32_t n, ir_matrix **out,
                       struct diag *d);
 
 /* The name of names[0..count) closest to s, if close enough to be a
- * likely typo (distance 1 for short words, 2 otherwise); else NULL.
- * Used for every "did you mean" of the front end and the compiler. */
+ * likely typo (suggest_nearest: edit distance 1 up to 3 characters, 2 up
+ * to 9, 3 beyond, or a unique name s begins); else NULL.  Used for every
+ * "did you mean" of the front end and the compiler. */
 const char *front_nearest(const char *s, const char *const *names,
                           size_t count);
 

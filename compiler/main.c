@@ -17,10 +17,15 @@
 #include "compile.h"
 #include "emit_c.h"
 #include "explain.h"
+#include "help_topics.h"
 #include "json.h"
 #include "model.h"
+#include "progress.h"
+#include "report.h"
 #include "sched.h"
 #include "select.h"
+#include "show.h"
+#include "suggest.h"
 #include "scan_cmd.h"
 #include "tau_cmd.h"
 #include "run_cmd.h"
@@ -43,6 +48,8 @@ static void usage_main(FILE *out)
 	        "  verify FILE.ccp                check a plan file "
 	        "again, from scratch\n"
 	        "  export --json FILE [-o OUT]    write a plan as JSON\n"
+	        "  show FILE [--phase K] [--text] draw a plan's phases on "
+	        "its machine (SVG, text)\n"
 	        "  compare IN.yaml [--model]      rank every algorithm "
 	        "that applies\n"
 	        "  simulate FILE [--barriers]     run a plan through the "
@@ -55,20 +62,27 @@ static void usage_main(FILE *out)
 	        "draw the tau-plot\n"
 	        "  run -n N PROGRAM [ARGS]        start N ranks of a sockets "
 	        "job\n"
-	        "  help presets|algorithms        cost presets, "
-	        "algorithms\n"
-	        "\n"
-	        "algorithms:\n");
-	for (int k = 0; sch_generators[k]; k++)
-		fprintf(out, "  %-12s %s\n", sch_generators[k]->name,
-		        sch_generators[k]->summary);
+	        "  help TOPIC|COMMAND|ALGORITHM   a short reference: "
+	        "input-format, plan-format,\n"
+	        "                                 algorithms, presets, "
+	        "environment, exit-status\n"
+	        "\n");
+	char names[1024] = "algorithms:";
+	size_t at = strlen(names);
+	for (int k = 0; sch_generators[k] && at < sizeof names; k++)
+		at += (size_t)snprintf(names + at, sizeof names - at, " %s",
+		                       sch_generators[k]->name);
+	if (at < sizeof names)
+		snprintf(names + at, sizeof names - at, " auto");
+	help_wrap(out, names, 2, 79);
 	fprintf(out, "\n"
-	             "'ccplan COMMAND --help' describes a command.  Exit "
-	             "status: 0 ok,\n"
-	             "1 plan rejected by the verifier, 2 bad input, 3 internal "
-	             "error.\n"
-	             "Input format: docs/input-format.md; plan format: "
-	             "docs/plan-format.md.\n");
+	             "'ccplan COMMAND --help' describes a command; 'ccplan "
+	             "help algorithms' the\n"
+	             "algorithms.  Every command ends with a one-line summary "
+	             "on stderr.\n"
+	             "Exit status: 0 ok, 1 plan rejected by the verifier, 2 "
+	             "bad input,\n"
+	             "3 internal error.  Manual: man ccplan; docs/cli.md.\n");
 }
 
 static const char *const help_compile =
@@ -105,7 +119,8 @@ static const char *const help_compile =
         "                 ~/.cache/ccplan/plans.db)\n"
         "  --no-cache     neither read nor write the cache\n";
 static const char *const help_explain =
-        "usage: ccplan explain FILE [--summary | --rank R]\n"
+        "usage: ccplan explain FILE [--summary | --rank R | --html "
+        "OUT.html]\n"
         "\n"
         "Print a plan phase by phase: transfers, bytes, the busiest link, "
         "ports\n"
@@ -118,7 +133,14 @@ static const char *const help_explain =
         "  --rank R   list rank R's operations in the order its runtime "
         "runs them:\n"
         "             address, op, phase, peer, bytes and the buffer "
-        "pieces\n";
+        "pieces\n"
+        "  --html F   write a report page instead: this text, a picture "
+        "of every\n"
+        "             phase, and for a .yaml the comparison of every "
+        "algorithm\n"
+        "             with its latency plot; one file, no scripts, no "
+        "network\n"
+        "             (docs/report.md)\n";
 static const char *const help_verify =
         "usage: ccplan verify FILE.ccp\n"
         "\n"
@@ -145,6 +167,28 @@ static bool ends_with(const char *s, const char *suffix)
 {
 	size_t a = strlen(s), b = strlen(suffix);
 	return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* An argument the command does not take: with the nearest of its options
+ * when it looks like a misspelt one, else with the usage. */
+static void unexpected(const char *cmd, const char *arg, const char *help)
+{
+	char near[64];
+	if (suggest_option(arg, help, near, sizeof near))
+		fprintf(stderr,
+		        "%s %s: unexpected argument '%s'; did you mean '%s'? "
+		        "('%s %s --help' lists the options)\n",
+		        progname, cmd, arg, near, progname, cmd);
+	else
+		fprintf(stderr, "%s %s: unexpected argument '%s'\n%s", progname,
+		        cmd, arg, help);
+}
+
+/* The file name of path, for labels. */
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash && slash[1] ? slash + 1 : path;
 }
 
 /* Print a diagnostic: file:line:column: message, the line and a caret. */
@@ -181,7 +225,16 @@ static int compile_parsed(const char *path, const struct front_input *in,
 	struct diag d;
 	memset(&d, 0, sizeof d);
 	snprintf(d.file, sizeof d.file, "%s", path);
+	/* a bar on a terminal when it takes long (algorithm: auto reports
+	 * its candidates, anything else shows a spinner) */
+	struct progress pg;
+	char label[64];
+	snprintf(label, sizeof label, "compile %.24s", base_name(path));
+	progress_begin(&pg, label);
+	select_set_progress(progress_report, &pg);
 	int rc = compile_input(in, c, &d);
+	select_set_progress(NULL, NULL);
+	progress_end(&pg);
 	if (rc) {
 		if (rc == CCP_EVERIFY || d.line == 0)
 			fprintf(stderr, "%s: %s\n", path, d.message);
@@ -206,13 +259,21 @@ static int compile_yaml(const char *path, struct compiled *c)
 /* Load FILE as a plan (.ccp) or compile it (.yaml/.yml). */
 static int load_any(const char *path, struct compiled *c)
 {
-	if (ends_with(path, ".yaml") || ends_with(path, ".yml"))
-		return compile_yaml(path, c);
-	ir_file_info fi;
-	char err[512];
-	int rc = plan_load(path, c, &fi, err, sizeof err);
-	if (rc)
-		fprintf(stderr, "%s\n", err);
+	int rc;
+	summary_note("%s", path);
+	if (ends_with(path, ".yaml") || ends_with(path, ".yml")) {
+		rc = compile_yaml(path, c);
+	} else {
+		ir_file_info fi;
+		char err[512];
+		rc = plan_load(path, c, &fi, err, sizeof err);
+		if (rc)
+			fprintf(stderr, "%s\n", err);
+	}
+	if (rc == 0) /* the summary of the commands that read a plan */
+		summary_note("%s: %s, %u phases, %d ranks", path,
+		             c->plan.algorithm, c->report.phases,
+		             (int)c->plan.machine.nranks);
 	return rc;
 }
 
@@ -303,9 +364,7 @@ static int cmd_compile(int argc, char **argv)
 		} else if (strcmp(argv[k], "--name") == 0 && k + 1 < argc) {
 			cname = argv[++k];
 		} else if (argv[k][0] == '-' || in) {
-			fprintf(stderr,
-			        "%s compile: unexpected argument '%s'\n%s",
-			        progname, argv[k], help_compile);
+			unexpected("compile", argv[k], help_compile);
 			return EXIT_BADINPUT;
 		} else {
 			in = argv[k];
@@ -339,6 +398,7 @@ static int cmd_compile(int argc, char **argv)
 		                   : "only with --emit c");
 		return EXIT_BADINPUT;
 	}
+	summary_note("%s", in);
 	struct front_input fin;
 	int rc = parse_yaml(in, &fin);
 	if (rc)
@@ -420,6 +480,13 @@ static int cmd_compile(int argc, char **argv)
 		        (unsigned long long)c.report.transfers, out);
 	else if (verbose)
 		fprintf(stderr, "%s: -> %s (from the cache)\n", in, out);
+	ir_file_info fi;
+	bool is_auto = strcmp(fin.algorithm, "auto") == 0;
+	if (rc == 0 && ir_file_info_read(img, len, &fi, err, sizeof err) == 0)
+		summary_note("%s -> %s, %s%s, %u phases (bound %u), %d ranks%s",
+		             in, out, is_auto ? "auto: " : "", fi.algorithm,
+		             fi.nphases, fi.lb_phases, (int)fi.nranks,
+		             compiled ? "" : ", from the cache");
 out_close:
 	cache_close(k);
 	free(img);
@@ -439,8 +506,7 @@ static int one_file(int argc, char **argv, const char *help, const char **file)
 			return 1;
 		}
 		if (argv[k][0] == '-' || *file) {
-			fprintf(stderr, "%s %s: unexpected argument '%s'\n%s",
-			        progname, argv[0], argv[k], help);
+			unexpected(argv[0], argv[k], help);
 			return -1;
 		}
 		*file = argv[k];
@@ -454,7 +520,7 @@ static int one_file(int argc, char **argv, const char *help, const char **file)
 
 static int cmd_explain(int argc, char **argv)
 {
-	const char *file = NULL;
+	const char *file = NULL, *html = NULL;
 	long rank = -1;
 	bool summary = false;
 	for (int k = 1; k < argc; k++) {
@@ -464,6 +530,8 @@ static int cmd_explain(int argc, char **argv)
 			return EXIT_OK;
 		} else if (strcmp(argv[k], "--summary") == 0) {
 			summary = true;
+		} else if (strcmp(argv[k], "--html") == 0 && k + 1 < argc) {
+			html = argv[++k];
 		} else if (strcmp(argv[k], "--rank") == 0 && k + 1 < argc) {
 			rank = strtol(argv[++k], &end, 10);
 			if (*end || end == argv[k] || rank < 0 ||
@@ -475,9 +543,7 @@ static int cmd_explain(int argc, char **argv)
 				return EXIT_BADINPUT;
 			}
 		} else if (argv[k][0] == '-' || file) {
-			fprintf(stderr,
-			        "%s explain: unexpected argument '%s'\n%s",
-			        progname, argv[k], help_explain);
+			unexpected("explain", argv[k], help_explain);
 			return EXIT_BADINPUT;
 		} else {
 			file = argv[k];
@@ -487,11 +553,28 @@ static int cmd_explain(int argc, char **argv)
 		fputs(help_explain, stderr);
 		return EXIT_BADINPUT;
 	}
+	if (html && (rank >= 0 || summary)) {
+		fprintf(stderr,
+		        "%s explain: --html makes the whole report; not "
+		        "with --rank or --summary\n",
+		        progname);
+		return EXIT_BADINPUT;
+	}
 	struct compiled c;
 	int rc = load_any(file, &c);
 	if (rc)
 		return exit_status(rc);
-	if (rank >= 0) {
+	if (html) {
+		char err[512];
+		rc = report_html_file(&c, file, html, err, sizeof err);
+		if (rc) {
+			fprintf(stderr, "%s explain: --html: %s\n", progname,
+			        err);
+			compiled_fini(&c);
+			return rc == CCP_EIO ? EXIT_INTERNAL : exit_status(rc);
+		}
+		summary_note("%s: report -> %s", file, html);
+	} else if (rank >= 0) {
 		rc = explain_rank(&c, (int32_t)rank, stdout);
 		if (rc)
 			fprintf(stderr,
@@ -513,6 +596,7 @@ static int cmd_verify(int argc, char **argv)
 	int a = one_file(argc, argv, help_verify, &file);
 	if (a)
 		return a > 0 ? EXIT_OK : EXIT_BADINPUT;
+	summary_note("%s", file);
 	struct compiled c;
 	ir_file_info fi;
 	char err[512];
@@ -526,6 +610,9 @@ static int cmd_verify(int argc, char **argv)
 	       file, c.plan.algorithm, c.report.phases, c.report.lb_phases,
 	       (unsigned long long)c.report.transfers,
 	       (int)c.plan.machine.nranks, c.report.max_link_load);
+	summary_note("%s: verified, %s, %u phases, %d ranks", file,
+	             c.plan.algorithm, c.report.phases,
+	             (int)c.plan.machine.nranks);
 	compiled_fini(&c);
 	return EXIT_OK;
 }
@@ -543,9 +630,7 @@ static int cmd_export(int argc, char **argv)
 		} else if (strcmp(argv[k], "-o") == 0 && k + 1 < argc) {
 			out = argv[++k];
 		} else if (argv[k][0] == '-' || file) {
-			fprintf(stderr,
-			        "%s export: unexpected argument '%s'\n%s",
-			        progname, argv[k], help_export);
+			unexpected("export", argv[k], help_export);
 			return EXIT_BADINPUT;
 		} else {
 			file = argv[k];
@@ -576,7 +661,107 @@ static int cmd_export(int argc, char **argv)
 	} else if (!rc) {
 		fwrite(text, 1, len, stdout);
 	}
+	if (!rc)
+		summary_note("%s -> %s, %zu bytes of JSON", file,
+		             out ? out : "stdout", len);
 	free(text);
+	compiled_fini(&c);
+	return rc == CCP_EIO ? EXIT_INTERNAL : exit_status(rc);
+}
+
+static const char *const help_show =
+        "usage: ccplan show FILE [--phase K | --all] [--svg | --text "
+        "[--ascii]]\n"
+        "                   [-o OUT]\n"
+        "\n"
+        "Draw a plan (.ccp, or a .yaml compiled in memory) on its "
+        "machine: every\n"
+        "transfer of a phase as an arrow along its route, hop by hop; a "
+        "link\n"
+        "carrying more than one transfer in red with its count; the root "
+        "and the\n"
+        "ranks that hold data after the phase shaded (docs/show.md).\n"
+        "  --phase K  one phase, numbered from 0 as explain numbers them\n"
+        "  --all      every phase, as small multiples (the default)\n"
+        "  --svg      an SVG document (the default)\n"
+        "  --text     a drawing for the terminal: meshes and tori up to "
+        "32x32\n"
+        "             (3D: up to 32 planes), colour when stdout is a "
+        "terminal\n"
+        "  --ascii    the text drawing in plain ASCII (implies --text)\n"
+        "  -o OUT     write to OUT, atomically, instead of stdout\n";
+
+static int cmd_show(int argc, char **argv)
+{
+	const char *file = NULL, *out = NULL;
+	struct show_opts o = {.phase = -1, .unicode = true};
+	bool text = false, svg = false, all = false;
+	for (int k = 1; k < argc; k++) {
+		char *end;
+		if (is_help(argv[k])) {
+			fputs(help_show, stdout);
+			return EXIT_OK;
+		} else if (strcmp(argv[k], "--phase") == 0 && k + 1 < argc) {
+			long ph = strtol(argv[++k], &end, 10);
+			if (*end || end == argv[k] || ph < 0 ||
+			    ph > INT32_MAX) {
+				fprintf(stderr,
+				        "%s show: --phase '%s': want a phase "
+				        "number, from 0\n",
+				        progname, argv[k]);
+				return EXIT_BADINPUT;
+			}
+			o.phase = (int)ph;
+		} else if (strcmp(argv[k], "--all") == 0) {
+			all = true;
+		} else if (strcmp(argv[k], "--svg") == 0) {
+			svg = true;
+		} else if (strcmp(argv[k], "--text") == 0) {
+			text = true;
+		} else if (strcmp(argv[k], "--ascii") == 0) {
+			text = true;
+			o.unicode = false;
+		} else if (strcmp(argv[k], "-o") == 0 && k + 1 < argc) {
+			out = argv[++k];
+		} else if (argv[k][0] == '-' || file) {
+			unexpected("show", argv[k], help_show);
+			return EXIT_BADINPUT;
+		} else {
+			file = argv[k];
+		}
+	}
+	if (all && o.phase >= 0) {
+		fprintf(stderr, "%s show: --phase and --all: give one\n",
+		        progname);
+		return EXIT_BADINPUT;
+	}
+	if (svg && text) {
+		fprintf(stderr, "%s show: --svg and --text: give one\n",
+		        progname);
+		return EXIT_BADINPUT;
+	}
+	if (!file) {
+		fputs(help_show, stderr);
+		return EXIT_BADINPUT;
+	}
+	struct compiled c;
+	int rc = load_any(file, &c);
+	if (rc)
+		return exit_status(rc);
+	o.title = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	o.color = text && !out && show_tty_color();
+	struct tbuf b = {0};
+	char err[512];
+	rc = text ? show_text(&c.plan, &o, &b, err, sizeof err)
+	          : show_svg(&c.plan, &o, &b, err, sizeof err);
+	if (rc)
+		fprintf(stderr, "%s show: %s: %s\n", progname, file, err);
+	else if (out && (rc = write_atomic(out, b.p, b.len, err,
+	                                   sizeof err)) != 0)
+		fprintf(stderr, "%s: %s\n", progname, err);
+	else if (!out)
+		fwrite(b.p, 1, b.len, stdout);
+	free(b.p);
 	compiled_fini(&c);
 	return rc == CCP_EIO ? EXIT_INTERNAL : exit_status(rc);
 }
@@ -659,7 +844,7 @@ static void fmt_time(int64_t t, char *buf, size_t len)
 static int cache_ls_row(const struct cache_meta *m, void *arg)
 {
 	char hex[CACHE_KEY_HEX], used[32];
-	(void)arg;
+	++*(size_t *)arg; /* rows, for the summary */
 	cache_key_hex(m->key, hex);
 	fmt_time(m->last_used, used, sizeof used);
 	printf("%-16.16s  %-16s  %6u  %5u  %10llu  %s\n", hex, m->algorithm,
@@ -713,9 +898,7 @@ static int cmd_cache(int argc, char **argv)
 		} else if (argv[k][0] != '-' && !key_arg) {
 			key_arg = argv[k];
 		} else {
-			fprintf(stderr,
-			        "%s cache: unexpected argument '%s'\n%s",
-			        progname, argv[k], help_cache);
+			unexpected("cache", argv[k], help_cache);
 			return EXIT_BADINPUT;
 		}
 	}
@@ -729,6 +912,16 @@ static int cmd_cache(int argc, char **argv)
 	if (which < 0 || needs_key != (key_arg != NULL) ||
 	    (which == 5) != (out != NULL) ||
 	    (which != 4 && (max_size >= 0 || older >= 0))) {
+		const char *near = sub && which < 0
+		                           ? suggest_nearest(sub, subs, 6)
+		                           : NULL;
+		if (near) {
+			fprintf(stderr,
+			        "%s cache: unknown command '%s'; did you mean "
+			        "'%s'?\n",
+			        progname, sub, near);
+			return EXIT_BADINPUT;
+		}
 		if (sub && which < 0)
 			fprintf(stderr, "%s cache: unknown command '%s'\n",
 			        progname, sub);
@@ -738,6 +931,7 @@ static int cmd_cache(int argc, char **argv)
 	char path[4096], err[512];
 	if (!cache_where(&co, path, sizeof path, true))
 		return EXIT_BADINPUT;
+	summary_note("%s", path);
 	if (which == 0) {
 		printf("%s\n", path);
 		return EXIT_OK;
@@ -763,7 +957,10 @@ static int cmd_cache(int argc, char **argv)
 	if (which == 1) {
 		printf("%-16s  %-16s  %6s  %5s  %10s  %s\n", "key", "algorithm",
 		       "phases", "bound", "bytes", "last used (UTC)");
-		rc = cache_list(k, cache_ls_row, NULL);
+		size_t rows = 0;
+		rc = cache_list(k, cache_ls_row, &rows);
+		summary_note("%s: %zu entr%s", path, rows,
+		             rows == 1 ? "y" : "ies");
 	} else if (which == 2 || which == 5) {
 		void *blob = NULL;
 		size_t len = 0;
@@ -779,6 +976,9 @@ static int cmd_cache(int argc, char **argv)
 			rc = write_atomic(out, blob, len, err, sizeof err);
 			if (rc)
 				fprintf(stderr, "%s: %s\n", progname, err);
+			else
+				summary_note("%s -> %s, %zu bytes", key_arg,
+				             out, len);
 		} else {
 			char hex[CACHE_KEY_HEX], made[32], used[32];
 			cache_key_hex(m.key, hex);
@@ -800,6 +1000,8 @@ static int cmd_cache(int argc, char **argv)
 		if ((rc = cache_remove(k, key)) != 0)
 			fprintf(stderr, "%s cache: %s\n", progname,
 			        cache_errmsg(k));
+		else
+			summary_note("%s: removed %s", path, key_arg);
 	} else {
 		struct cache_gc_stats st;
 		if ((rc = cache_gc(k, max_size, older, &st)) != 0)
@@ -812,6 +1014,10 @@ static int cmd_cache(int argc, char **argv)
 			       (unsigned long long)st.removed_bytes,
 			       (unsigned long long)st.kept,
 			       (unsigned long long)st.kept_bytes);
+		if (rc == 0)
+			summary_note("%s: removed %llu, kept %llu", path,
+			             (unsigned long long)st.removed,
+			             (unsigned long long)st.kept);
 	}
 out:
 	cache_close(k);
@@ -819,7 +1025,8 @@ out:
 }
 
 static const char *const help_compare =
-        "usage: ccplan compare IN.yaml [--model]\n"
+        "usage: ccplan compare IN.yaml [--model] [--svg OUT.svg [--sizes "
+        "MIN:MAX]]\n"
         "\n"
         "Generate every algorithm that applies to the machine and "
         "communication of\n"
@@ -834,7 +1041,16 @@ static const char *const help_compare =
         "at which the model's order of the top two changes.  Times need "
         "the\n"
         "machine's costs (machine.cost, or a preset: ccplan help "
-        "presets).\n";
+        "presets).\n"
+        "  --svg FILE       also draw every ranked algorithm's time "
+        "against the\n"
+        "                   message size, log-log (simulated, or the "
+        "model's with\n"
+        "                   --model), the crossovers marked "
+        "(docs/report.md)\n"
+        "  --sizes MIN:MAX  the sizes drawn: powers of two from MIN to "
+        "MAX bytes\n"
+        "                   (K, M, G suffixes; default 8:1M)\n";
 static const char *const help_simulate =
         "usage: ccplan simulate FILE [--barriers] [--half-duplex]\n"
         "\n"
@@ -867,18 +1083,28 @@ static void fmt_us(double us, char *buf, size_t len)
 
 static int cmd_compare(int argc, char **argv)
 {
-	const char *file = NULL;
+	const char *file = NULL, *svg = NULL;
 	bool by_model = false;
+	struct report_sizes sizes = {REPORT_MIN_DEFAULT, REPORT_MAX_DEFAULT,
+	                             false};
 	for (int k = 1; k < argc; k++) {
+		char why[160];
 		if (is_help(argv[k])) {
 			fputs(help_compare, stdout);
 			return EXIT_OK;
 		} else if (strcmp(argv[k], "--model") == 0) {
 			by_model = true;
+		} else if (strcmp(argv[k], "--svg") == 0 && k + 1 < argc) {
+			svg = argv[++k];
+		} else if (strcmp(argv[k], "--sizes") == 0 && k + 1 < argc) {
+			if (report_parse_sizes(argv[++k], &sizes, why,
+			                       sizeof why) != 0) {
+				fprintf(stderr, "%s compare: --sizes '%s': %s\n",
+				        progname, argv[k], why);
+				return EXIT_BADINPUT;
+			}
 		} else if (argv[k][0] == '-' || file) {
-			fprintf(stderr,
-			        "%s compare: unexpected argument '%s'\n%s",
-			        progname, argv[k], help_compare);
+			unexpected("compare", argv[k], help_compare);
 			return EXIT_BADINPUT;
 		} else {
 			file = argv[k];
@@ -888,12 +1114,21 @@ static int cmd_compare(int argc, char **argv)
 		fputs(help_compare, stderr);
 		return EXIT_BADINPUT;
 	}
+	summary_note("%s", file);
 	struct front_input in;
 	int rc = parse_yaml(file, &in);
 	if (rc)
 		return exit_status(rc);
 	struct select_result sr;
-	if ((rc = select_run(&in, !by_model, by_model, &sr)) != 0) {
+	struct progress pg;
+	char label[64];
+	snprintf(label, sizeof label, "compare %.24s", base_name(file));
+	progress_begin(&pg, label);
+	select_set_progress(progress_report, &pg);
+	rc = select_run(&in, !by_model, by_model, &sr);
+	select_set_progress(NULL, NULL);
+	progress_end(&pg);
+	if (rc != 0) {
 		fprintf(stderr, "%s compare: %s\n", progname, ccp_strerror(rc));
 		front_input_fini(&in);
 		return exit_status(rc);
@@ -947,6 +1182,29 @@ static int cmd_compare(int argc, char **argv)
 	}
 	printf("%d of %zu algorithms that apply made a verified plan\n", ranked,
 	       sr.n);
+	if (ranked > 0)
+		summary_note("%s: %d of %zu algorithms made a verified plan, "
+		             "best %s",
+		             file, ranked, sr.n, sr.rows[0].g->name);
+	else
+		summary_note("%s: none of %zu algorithms made a verified plan",
+		             file, sr.n);
+	if (svg && ranked > 0) {
+		char err[512], note[512];
+		rc = report_sweep_file(&in, &sr, file, &sizes, svg, err,
+		                       sizeof err);
+		if (rc) {
+			fprintf(stderr, "%s compare: --svg: %s\n", progname,
+			        err);
+			select_fini(&sr);
+			front_input_fini(&in);
+			return rc == CCP_EINVAL ? EXIT_BADINPUT
+			       : rc == CCP_EIO  ? EXIT_INTERNAL
+			                        : exit_status(rc);
+		}
+		snprintf(note, sizeof note, "%s", summary_get());
+		summary_note("%s; plot -> %s", note, svg);
+	}
 	select_fini(&sr);
 	front_input_fini(&in);
 	return ranked > 0 ? EXIT_OK : EXIT_REJECTED;
@@ -965,9 +1223,7 @@ static int cmd_simulate(int argc, char **argv)
 		} else if (strcmp(argv[k], "--half-duplex") == 0) {
 			o.half_duplex = true;
 		} else if (argv[k][0] == '-' || file) {
-			fprintf(stderr,
-			        "%s simulate: unexpected argument '%s'\n%s",
-			        progname, argv[k], help_simulate);
+			unexpected("simulate", argv[k], help_simulate);
 			return EXIT_BADINPUT;
 		} else {
 			file = argv[k];
@@ -982,8 +1238,15 @@ static int cmd_simulate(int argc, char **argv)
 	if (rc)
 		return exit_status(rc);
 	struct model_sim s;
-	char err[256];
-	if ((rc = model_simulate(&c.plan, &o, &s, err, sizeof err)) != 0) {
+	char err[256], label[64];
+	struct progress pg;
+	snprintf(label, sizeof label, "simulate %.24s", base_name(file));
+	progress_begin(&pg, label);
+	o.progress = progress_report;
+	o.progress_arg = &pg;
+	rc = model_simulate(&c.plan, &o, &s, err, sizeof err);
+	progress_end(&pg);
+	if (rc != 0) {
 		fprintf(stderr, "%s: cannot simulate: %s\n", file, err);
 		compiled_fini(&c);
 		return rc == CCP_EINVAL ? EXIT_BADINPUT : exit_status(rc);
@@ -1009,37 +1272,63 @@ static int cmd_simulate(int argc, char **argv)
 	       "us waiting for ports\n",
 	       s.messages, (unsigned long long)s.events, s.max_share,
 	       s.contended, s.stall_us, s.port_wait_us);
+	summary_note("%s: %s, last delivery %.2f us, %llu events", file,
+	             c.plan.algorithm, s.max_us, (unsigned long long)s.events);
 	model_sim_fini(&s);
 	compiled_fini(&c);
 	return EXIT_OK;
 }
 
-/* ccplan help TOPIC. */
+/* The commands: for "did you mean" and the summary line. */
+static const char *const commands[] = {
+        "compile", "explain", "verify", "export", "show", "compare",
+        "simulate", "cache", "scan", "tau", "run", "help", NULL,
+};
+
+static int dispatch(int argc, char **argv);
+
+/* ccplan help TOPIC: a topic (help_topics.c), a command's usage, or what
+ * an algorithm is; else the nearest of all three. */
 static int cmd_help(const char *topic)
 {
-	if (strcmp(topic, "presets") == 0) {
-		size_t n = 0;
-		const struct model_preset *p = model_preset_list(&n);
-		printf("Cost presets (machine.cost.preset); a preset fills the "
-		       "costs the input\nleaves unset.  Sources: "
-		       "docs/cost-models.md.\n\n");
-		for (size_t i = 0; i < n; i++)
-			printf("  %-18s %s\n", p[i].name, p[i].machine);
+	if (help_topic_print(topic, stdout) == 0)
 		return EXIT_OK;
+	for (int i = 0; commands[i]; i++) {
+		if (strcmp(topic, commands[i]) != 0)
+			continue;
+		char prog[] = "ccplan", cmd[16], help[] = "--help";
+		snprintf(cmd, sizeof cmd, "%s", topic);
+		char *av[] = {prog, cmd, help, NULL};
+		return dispatch(strcmp(topic, "help") ? 3 : 2, av);
 	}
-	if (strcmp(topic, "algorithms") == 0) {
-		for (int k = 0; sch_generators[k]; k++)
-			printf("  %-16s %s\n", sch_generators[k]->name,
-			       sch_generators[k]->summary);
+	if (help_algorithm_print(topic, stdout) == 0)
 		return EXIT_OK;
-	}
-	fprintf(stderr,
-	        "%s help: no topic '%s' (topics: presets, algorithms)\n",
-	        progname, topic);
+	const char *names[128];
+	size_t n = 0;
+	for (int i = 0; help_topic_names[i] && n < 128; i++)
+		names[n++] = help_topic_names[i];
+	for (int i = 0; commands[i] && n < 128; i++)
+		names[n++] = commands[i];
+	for (int k = 0; sch_generators[k] && n < 127; k++)
+		names[n++] = sch_generators[k]->name;
+	names[n++] = "auto";
+	const char *near = suggest_nearest(topic, names, n);
+	if (near)
+		fprintf(stderr,
+		        "%s help: no topic, command or algorithm '%s'; did you "
+		        "mean '%s'?\n",
+		        progname, topic, near);
+	else
+		fprintf(stderr,
+		        "%s help: no topic, command or algorithm '%s'; the "
+		        "topics are input-format,\nplan-format, algorithms, "
+		        "presets, environment and exit-status\n",
+		        progname, topic);
 	return EXIT_BADINPUT;
 }
 
-int main(int argc, char **argv)
+/* Run the command of argv[1]. */
+static int dispatch(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage_main(stderr);
@@ -1065,6 +1354,8 @@ int main(int argc, char **argv)
 		return cmd_verify(argc - 1, argv + 1);
 	if (strcmp(cmd, "export") == 0)
 		return cmd_export(argc - 1, argv + 1);
+	if (strcmp(cmd, "show") == 0)
+		return cmd_show(argc - 1, argv + 1);
 	if (strcmp(cmd, "cache") == 0)
 		return cmd_cache(argc - 1, argv + 1);
 	if (strcmp(cmd, "scan") == 0)
@@ -1077,7 +1368,117 @@ int main(int argc, char **argv)
 		return cmd_tau(argc - 1, argv + 1);
 	if (strcmp(cmd, "run") == 0)
 		return cmd_run(argc - 1, argv + 1);
+	const char *near = suggest_nearest(cmd, commands, 12);
+	if (near) {
+		fprintf(stderr,
+		        "%s: unknown command '%s'; did you mean '%s'? ('%s "
+		        "--help' lists the commands)\n",
+		        progname, cmd, near, progname);
+		return EXIT_BADINPUT;
+	}
 	fprintf(stderr, "%s: unknown command '%s'\n\n", progname, cmd);
 	usage_main(stderr);
 	return EXIT_BADINPUT;
+}
+
+/* Does the command line ask for a command's help (then its output is
+ * the point, and there is no summary)?  Only the command's own options
+ * count: not the arguments of ccplan run's PROGRAM, nor the compiler
+ * flags after scan's "--". */
+static bool asks_help(int argc, char **argv)
+{
+	bool run = strcmp(argv[1], "run") == 0;
+	for (int k = 2; k < argc; k++) {
+		if (strcmp(argv[k], "--") == 0)
+			return false;
+		if (is_help(argv[k]))
+			return true;
+		if (run && argv[k][0] != '-')
+			return false; /* PROGRAM */
+		if (run && strcmp(argv[k], "-v") != 0)
+			k++; /* an option's value */
+	}
+	return false;
+}
+
+/* The value of option opt in argv[from..argc), or NULL. */
+static const char *option(int argc, char **argv, int from, const char *opt)
+{
+	for (int k = from; k + 1 < argc; k++) {
+		if (strcmp(argv[k], "--") == 0)
+			return NULL;
+		if (strcmp(argv[k], opt) == 0)
+			return argv[k + 1];
+	}
+	return NULL;
+}
+
+/* The command as the summary names it ("compile", "cache ls", "tau
+ * fit"), and a first note for the commands whose code does not make one
+ * (scan, tau, run), from the command line. */
+static void summary_start(int argc, char **argv, char *name, size_t cap)
+{
+	const char *cmd = argv[1], *sub = NULL, *out;
+	int k = 2;
+	if (strcmp(cmd, "cache") == 0) {
+		while (k < argc && (argv[k][0] == '-' || (k > 2 &&
+		       strcmp(argv[k - 1], "--cache") == 0)))
+			k++;
+		sub = k < argc ? argv[k] : NULL;
+	} else if (strcmp(cmd, "tau") == 0 && argc > 2 && argv[2][0] != '-') {
+		sub = argv[2];
+	}
+	snprintf(name, cap, "%s%s%.16s", cmd, sub ? " " : "", sub ? sub : "");
+	out = option(argc, argv, 2, "-o");
+	if (strcmp(cmd, "scan") == 0) {
+		int n = 0;
+		for (k = 2; k < argc && strcmp(argv[k], "--") != 0; k++) {
+			if (argv[k][0] == '-' && strcmp(argv[k], "-v") != 0)
+				k++; /* an option and its value */
+			else if (argv[k][0] != '-')
+				n++;
+		}
+		summary_note("%d source%s%s%s", n, n == 1 ? "" : "s",
+		             out ? " -> " : "", out ? out : "");
+	} else if (strcmp(cmd, "run") == 0) {
+		const char *ranks = option(argc, argv, 2, "-n");
+		for (k = 2; k < argc && argv[k][0] == '-'; k++)
+			if (strcmp(argv[k], "-v") != 0 &&
+			    strcmp(argv[k], "--") != 0)
+				k++;
+		summary_note("%s ranks of %s", ranks ? ranks : "?",
+		             k < argc ? argv[k] : "?");
+	} else if (sub && strcmp(cmd, "tau") == 0) {
+		if (out)
+			summary_note("-> %s", out);
+		else if (argc > 3 && argv[3][0] != '-')
+			summary_note("%s", argv[3]);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	bool known = false;
+	for (int i = 0; argc > 1 && commands[i]; i++)
+		known |= strcmp(argv[1], commands[i]) == 0;
+	if (!known || strcmp(argv[1], "help") == 0 || asks_help(argc, argv))
+		return dispatch(argc, argv);
+	/* every command ends with one line on stderr: what it did, or its
+	 * exit status in words, and how long it took */
+	char name[64], line[1024];
+	double t0 = progress_now(NULL);
+	summary_start(argc, argv, name, sizeof name);
+	int status = dispatch(argc, argv), shown = status;
+	if (status != 0 && strcmp(argv[1], "run") == 0) {
+		/* run passes on a rank's status: not one of ours to name */
+		char note[512];
+		snprintf(note, sizeof note, "%s", summary_get());
+		summary_note("%s: exit %d", note, status);
+		shown = 0;
+	}
+	summary_format(line, sizeof line, name, shown,
+	               progress_now(NULL) - t0);
+	fflush(stdout);
+	fprintf(stderr, "%s\n", line);
+	return status;
 }

@@ -74,9 +74,32 @@ static void sort_rows(struct select_row *r, size_t n, bool by_model)
 	}
 }
 
+/* select_set_progress's hook, per thread. */
+static _Thread_local void (*progress_fn)(void *, double);
+static _Thread_local void *progress_arg;
+
+void select_set_progress(void (*fn)(void *arg, double fraction), void *arg)
+{
+	progress_fn = fn;
+	progress_arg = arg;
+}
+
+/* Candidate `at` of `of` is being simulated: its share of the whole. */
+struct sim_share {
+	size_t at, of;
+};
+
+static void sim_progress(void *arg, double fraction)
+{
+	const struct sim_share *sh = arg;
+	progress_fn(progress_arg, ((double)sh->at + fraction) / (double)sh->of);
+}
+
 int select_run(const struct front_input *in, bool simulate, bool by_model,
                struct select_result *out)
 {
+	struct sim_share share = {0, 0};
+	struct model_sim_opts so = {0};
 	size_t cap = 0;
 	memset(out, 0, sizeof *out);
 	for (int k = 0; sch_generators[k]; k++)
@@ -87,11 +110,25 @@ int select_run(const struct front_input *in, bool simulate, bool by_model,
 	bool sim_ok = simulate;
 	if (!simulate)
 		snprintf(out->sim_why, sizeof out->sim_why, "not asked for");
+	if (progress_fn) {
+		/* the candidates, to share the bar out (applies is cheap) */
+		char why[256];
+		for (int k = 0; sch_generators[k]; k++)
+			share.of += sch_generators[k]->applies(
+			                    &in->machine, &in->comm, why,
+			                    sizeof why) == 0;
+		so.progress = sim_progress;
+		so.progress_arg = &share;
+	}
 	for (int k = 0; sch_generators[k]; k++) {
 		const struct sch_generator *g = sch_generators[k];
 		char why[256];
 		if (g->applies(&in->machine, &in->comm, why, sizeof why) != 0)
 			continue;
+		share.at = out->n;
+		if (progress_fn && share.of)
+			progress_fn(progress_arg,
+			            (double)share.at / (double)share.of);
 		struct select_row *r = &out->rows[out->n++];
 		r->g = g;
 		r->predicted = r->sim_max = r->sim_avg = NAN;
@@ -113,7 +150,8 @@ int select_run(const struct front_input *in, bool simulate, bool by_model,
 			continue;
 		struct model_sim s;
 		char serr[256] = "";
-		int rc = model_simulate(&r->plan, NULL, &s, serr, sizeof serr);
+		int rc = model_simulate(&r->plan, progress_fn ? &so : NULL, &s,
+		                        serr, sizeof serr);
 		if (rc == CCP_ENOMEM) {
 			select_fini(out);
 			return CCP_ENOMEM;

@@ -53,6 +53,12 @@ int select_run(const struct front_input *in, bool simulate, bool by_model,
                struct select_result *out);
 void select_fini(struct select_result *r);
 
+/* Report select_run's progress on this thread: fn(arg, fraction done) as
+ * each candidate starts and while it is simulated; NULL: none.  The
+ * library never draws; the command passes progress_report
+ * (compiler/progress.h). */
+void select_set_progress(void (*fn)(void *arg, double fraction), void *arg);
+
 /* Message sizes (bytes per block, powers of two from 1 to 2^24) at which
  * the model's order of algorithms a and b changes, into at[] (up to max);
  * returns how many, or a negative CCP_E* code.  Plans are generated

@@ -142,6 +142,11 @@ struct model_sim_opts {
 	                     no field for it.  false (the default): every
 	                     rank sends and receives independently, up to its
 	                     ports */
+	void (*progress)(void *arg, double fraction); /* NULL, or called
+	                     now and then with the fraction of transfers
+	                     delivered (0..1); the command draws it
+	                     (compiler/progress.h) */
+	void *progress_arg; /* progress's first argument */
 };
 
 /* Run plan p on its machine (p->machine: topology, routing, ports and

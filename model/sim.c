@@ -232,6 +232,8 @@ struct sim {
 	uint32_t *left, *pm0, *xphase;
 	double last; /* latest event time */
 	struct model_sim *out;
+	void (*progress)(void *, double); /* model_sim_opts, or NULL */
+	void *progress_arg;
 };
 
 static void sim_free(struct sim *s)
@@ -1132,6 +1134,9 @@ static int run(struct sim *s, char *err, size_t len)
 	while (s->h.n) {
 		struct event ev = heap_pop(&s->h);
 		s->out->events++;
+		if (s->progress && (s->out->events & 4095) == 0)
+			s->progress(s->progress_arg,
+			            (double)s->recvs / s->p->ntransfers);
 		if (ev.at > s->last)
 			s->last = ev.at;
 		switch (ev.kind) {
@@ -1196,6 +1201,8 @@ int model_simulate(const ir_plan *p, const struct model_sim_opts *o,
 	s.c = c;
 	s.barriers = o && o->barriers;
 	s.half_duplex = o && o->half_duplex;
+	s.progress = o ? o->progress : NULL;
+	s.progress_arg = o ? o->progress_arg : NULL;
 	s.n = p->machine.nranks;
 	s.out = out;
 	out->nranks = s.n;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "plot.h"
 #include "tau.h"
 
 /* ---- diagnostics -------------------------------------------------------- */
@@ -904,376 +905,77 @@ const char *tau_region_name(enum tau_region r)
 
 /* ---- the tau-plot as SVG (001 §5.1.2, Figures 5.1, 5.2) ---------------- */
 
-/* A growing string; the first failure sticks. */
-struct sbuf {
-	char *p;
-	size_t n, cap;
-	int rc;
+/* The page (plot.h draws the frame, axes, markers and labels). */
+static const struct plot_page tau_page = {
+        .w = 980,
+        .h = 640,
+        .left = 86,
+        .top = 46,
+        .right = 680,
+        .bottom = 566,
+        .legend = 700,
 };
 
-static void sb_printf(struct sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	if (b->rc)
-		return;
-	for (;;) {
-		va_start(ap, fmt);
-		int k = vsnprintf(b->p ? b->p + b->n : NULL,
-		                  b->p ? b->cap - b->n : 0, fmt, ap);
-		va_end(ap);
-		if (k < 0) {
-			b->rc = CCP_EINVAL;
-			return;
-		}
-		if (b->p && b->n + (size_t)k < b->cap) {
-			b->n += (size_t)k;
-			return;
-		}
-		size_t c = b->cap ? b->cap : 4096;
-		while (c <= b->n + (size_t)k)
-			c *= 2;
-		char *q = realloc(b->p, c);
-		if (!q) {
-			b->rc = CCP_ENOMEM;
-			return;
-		}
-		b->p = q;
-		b->cap = c;
-	}
-}
-
-/* Text with the five XML specials escaped. */
-static void sb_text(struct sbuf *b, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&':
-			sb_printf(b, "&amp;");
-			break;
-		case '<':
-			sb_printf(b, "&lt;");
-			break;
-		case '>':
-			sb_printf(b, "&gt;");
-			break;
-		case '"':
-			sb_printf(b, "&quot;");
-			break;
-		case '\'':
-			sb_printf(b, "&apos;");
-			break;
-		default:
-			sb_printf(b, "%c", *s);
-		}
-	}
-}
-
-/* Page layout, in SVG user units (pixels). */
-#define PL_W      980 /* page width */
-#define PL_H      640 /* page height */
-#define PL_LEFT   86  /* plot area */
-#define PL_TOP    46
-#define PL_RIGHT  680
-#define PL_BOTTOM 566
-#define PL_LEGEND 700 /* left edge of the legend */
-#define PL_FONT   11  /* label font size */
-#define PL_CHAR   6.6 /* mean advance of one character at PL_FONT */
-
-/* One axis: data range [lo, hi] onto pixels [p0, p1]. */
-struct axis {
-	double lo, hi;
-	bool log;
-	double p0, p1;
-};
-
-static double ax_map(const struct axis *a, double v)
-{
-	double t = a->log ? (log10(v) - log10(a->lo)) /
-	                            (log10(a->hi) - log10(a->lo))
-	                  : (v - a->lo) / (a->hi - a->lo);
-	return a->p0 + t * (a->p1 - a->p0);
-}
-
-/* The nearest "round" value (1, 2, 2.5 or 5 times a power of ten) at or
- * above v (up) or at or below it. */
-static double nice(double v, bool up)
-{
-	static const double m[] = {1, 2, 2.5, 5, 10};
-	double e = pow(10, floor(log10(v)));
-	if (up) {
-		for (int k = 0; k < 5; k++)
-			if (m[k] * e >= v * (1 - 1e-12))
-				return m[k] * e;
-		return 10 * e;
-	}
-	for (int k = 4; k >= 0; k--)
-		if (m[k] * e <= v * (1 + 1e-12))
-			return m[k] * e;
-	return e;
-}
-
-/* Fit an axis around the data range [mn, mx] with some room: log axes
- * end at 1, 2 or 5 times a power of ten, linear ones start at 0. */
-static void ax_fit(struct axis *a, double mn, double mx)
-{
-	if (a->log) {
-		a->lo = nice(mn / 1.3, false);
-		a->hi = nice(mx * 1.3, true);
-		if (a->hi / a->lo < 10) { /* at least one decade */
-			double c = sqrt(a->hi * a->lo);
-			a->lo = nice(c / sqrt(10), false);
-			a->hi = nice(c * sqrt(10), true);
-		}
-	} else {
-		a->lo = 0;
-		a->hi = mx > 0 ? nice(mx * 1.08, true) : 1;
-	}
-}
-
-/* A number as a tick label: plain decimals (0.00005, not 5e-05) down
- * to 1e-9, the shortest that shows it to six digits. */
-static void fmt_tick(double v, char *buf, size_t len)
-{
-	if (v == 0 || fabs(v) >= 1e6 || fabs(v) < 1e-9) {
-		snprintf(buf, len, "%.6g", v);
-		return;
-	}
-	int dec = (int)-floor(log10(fabs(v))) + 5;
-	if (dec < 0)
-		dec = 0;
-	snprintf(buf, len, "%.*f", dec, v);
-	char *dot = strchr(buf, '.');
-	if (dot) {
-		char *e = buf + strlen(buf);
-		while (e > dot + 1 && e[-1] == '0')
-			*--e = '\0';
-		if (e == dot + 1)
-			*dot = '\0';
-	}
-}
-
-/* Ticks of axis a (vertical: the y axis): grid lines and labels at the
- * decades of a log axis (and at 2 and 5 when it spans at most three
- * decades, minor ticks at the other integers), at a round step on a
- * linear one. */
-static void plot_ticks(struct sbuf *b, const struct axis *a, bool vertical)
-{
-	double v[64];
-	bool major[64];
-	int n = 0;
-	if (a->log) {
-		double decades = log10(a->hi / a->lo);
-		for (double e = pow(10, floor(log10(a->lo)));
-		     e <= a->hi * (1 + 1e-9) && n < 60; e *= 10)
-			for (int m = 1; m <= 9 && n < 60; m++) {
-				double x = m * e;
-				if (x < a->lo * (1 - 1e-9) ||
-				    x > a->hi * (1 + 1e-9))
-					continue;
-				v[n] = x;
-				major[n++] = m == 1 || (decades <= 3.01 &&
-				                        (m == 2 || m == 5));
-			}
-	} else {
-		double step = nice((a->hi - a->lo) / 6, true);
-		for (int k = 0; n < 60; k++) {
-			double x = a->lo + k * step;
-			if (x > a->hi * (1 + 1e-9))
-				break;
-			v[n] = x;
-			major[n++] = true;
-		}
-	}
-	for (int k = 0; k < n; k++) {
-		double p = ax_map(a, v[k]);
-		char lab[32];
-		fmt_tick(v[k], lab, sizeof lab);
-		if (vertical) {
-			if (major[k])
-				sb_printf(
-				        b,
-				        "<line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" "
-				        "y2=\"%.2f\" stroke=\"#e4e4e4\"/>\n",
-				        PL_LEFT, p, PL_RIGHT, p);
-			sb_printf(b,
-			          "<line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" "
-			          "y2=\"%.2f\" stroke=\"#444\"/>\n",
-			          PL_LEFT - (major[k] ? 6 : 3), p, PL_LEFT, p);
-			if (major[k])
-				sb_printf(b,
-				          "<text x=\"%d\" y=\"%.2f\" "
-				          "text-anchor=\"end\">%s</text>\n",
-				          PL_LEFT - 9, p + 4, lab);
-		} else {
-			if (major[k])
-				sb_printf(b,
-				          "<line x1=\"%.2f\" y1=\"%d\" "
-				          "x2=\"%.2f\" "
-				          "y2=\"%d\" stroke=\"#e4e4e4\"/>\n",
-				          p, PL_TOP, p, PL_BOTTOM);
-			sb_printf(b,
-			          "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" "
-			          "y2=\"%d\" stroke=\"#444\"/>\n",
-			          p, PL_BOTTOM, p,
-			          PL_BOTTOM + (major[k] ? 6 : 3));
-			if (major[k])
-				sb_printf(b,
-				          "<text x=\"%.2f\" y=\"%d\" "
-				          "text-anchor=\"middle\">%s</text>\n",
-				          p, PL_BOTTOM + 19, lab);
-		}
-	}
-}
-
-/* Colours: the regions (001 Figure 5.2) and the series. */
+/* Colours of the regions (001 Figure 5.2). */
 static const char *const region_fill[5] = {"#000000", "#2ca02c", "#d62728",
                                            "#1f77b4", "#ff7f0e"};
-static const char *const series_color[] = {
-        "#1f3b73", "#8c2d04", "#2ca02c", "#9467bd", "#d62728",
-        "#17becf", "#7f7f00", "#e377c2", "#8c564b", "#1f77b4"};
-#define NCOLORS (sizeof series_color / sizeof series_color[0])
 
 static const char *item_color(const struct tau_item *it)
 {
 	if (it->series > 0)
-		return series_color[(size_t)(it->series - 1) % NCOLORS];
+		return plot_color((size_t)(it->series - 1));
 	return it->mark == TAU_MARK_MACHINE     ? "#1f3b73"
 	       : it->mark == TAU_MARK_ALGORITHM ? "#8c2d04"
 	                                        : "#555555";
 }
 
-/* A marker of shape m centred at (x, y). */
-static void plot_marker(struct sbuf *b, enum tau_mark m, double x, double y,
-                        const char *color)
+/* The marker shape of a kind of item: machines are dots, algorithms
+ * squares, given lines triangles. */
+static enum plot_mark mark_shape(enum tau_mark m)
 {
-	switch (m) {
-	case TAU_MARK_MACHINE:
-		sb_printf(b,
-		          "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"4\" fill=\"%s\" "
-		          "stroke=\"#fff\" stroke-width=\"0.8\"/>\n",
-		          x, y, color);
-		break;
-	case TAU_MARK_ALGORITHM:
-		sb_printf(
-		        b,
-		        "<rect x=\"%.2f\" y=\"%.2f\" width=\"8\" height=\"8\" "
-		        "fill=\"%s\" stroke=\"#fff\" stroke-width=\"0.8\"/>\n",
-		        x - 4, y - 4, color);
-		break;
-	default:
-		sb_printf(
-		        b,
-		        "<path d=\"M%.2f %.2fL%.2f %.2fL%.2f %.2fZ\" "
-		        "fill=\"%s\" stroke=\"#fff\" stroke-width=\"0.8\"/>\n",
-		        x, y - 5, x + 4.5, y + 3.5, x - 4.5, y + 3.5, color);
-	}
+	return m == TAU_MARK_MACHINE     ? PLOT_CIRCLE
+	       : m == TAU_MARK_ALGORITHM ? PLOT_SQUARE
+	                                 : PLOT_TRIANGLE;
 }
 
 /* The chosen point x: a ring with a cross. */
-static void plot_x(struct sbuf *b, double x, double y)
+static void draw_x(struct plot_buf *b, double x, double y)
 {
-	sb_printf(b,
-	          "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"7\" fill=\"none\" "
-	          "stroke=\"#000\" stroke-width=\"1.6\"/>\n"
-	          "<path d=\"M%.2f %.2fL%.2f %.2fM%.2f %.2fL%.2f %.2f\" "
-	          "stroke=\"#000\" stroke-width=\"1.6\"/>\n",
-	          x, y, x - 4.5, y - 4.5, x + 4.5, y + 4.5, x - 4.5, y + 4.5,
-	          x + 4.5, y - 4.5);
-}
-
-/* A box on the page, for placing labels where nothing else is. */
-struct box {
-	double x0, y0, x1, y1;
-};
-
-/* Characters (not bytes) of UTF-8 text. */
-static size_t utf8_len(const char *s)
-{
-	size_t n = 0;
-	for (; *s; s++)
-		n += ((unsigned char)*s & 0xc0) != 0x80;
-	return n;
-}
-
-/* Area shared by two boxes. */
-static double box_overlap(const struct box *a, const struct box *b)
-{
-	double w = fmin(a->x1, b->x1) - fmax(a->x0, b->x0);
-	double h = fmin(a->y1, b->y1) - fmax(a->y0, b->y0);
-	return w > 0 && h > 0 ? w * h : 0;
-}
-
-/* Put label s beside the marker at (x, y): the first of twelve places
- * around it that stays in the plot area and overlaps no box placed so
- * far (markers, region letters, labels); when every place is taken, the
- * one overlapping least. */
-static void plot_label(struct sbuf *b, const char *s, double x, double y,
-                       struct box *used, size_t *nused)
-{
-	static const struct {
-		double dx, dy;
-		int anchor; /* 0 start, 1 end, 2 middle */
-	} at[] = {{7, 4, 0},   {-7, 4, 1}, {0, -8, 2},  {0, 16, 2},
-	          {6, -6, 0},  {6, 14, 0}, {-6, -6, 1}, {-6, 14, 1},
-	          {0, -19, 2}, {0, 27, 2}, {7, -15, 0}, {7, 23, 0}};
-	static const char *const anchor[] = {"start", "end", "middle"};
-	const int nat = (int)(sizeof at / sizeof at[0]);
-	double w = (double)utf8_len(s) * PL_CHAR;
-	int pick = 0;
-	double least = INFINITY;
-	struct box best = {0, 0, 0, 0};
-	for (int k = 0; k < nat; k++) {
-		double lx = x + at[k].dx, ly = y + at[k].dy;
-		double x0 = at[k].anchor == 0   ? lx
-		            : at[k].anchor == 1 ? lx - w
-		                                : lx - w / 2;
-		struct box bx = {x0, ly - 9, x0 + w, ly + 2};
-		double bad = 0;
-		if (bx.x0 < PL_LEFT || bx.x1 > PL_RIGHT || bx.y0 < PL_TOP ||
-		    bx.y1 > PL_BOTTOM)
-			bad = 1e9;
-		for (size_t u = 0; u < *nused; u++)
-			bad += box_overlap(&bx, &used[u]);
-		if (bad < least) {
-			least = bad;
-			pick = k;
-			best = bx;
-		}
-		if (bad == 0)
-			break;
-	}
-	used[(*nused)++] = best;
-	sb_printf(b, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"%s\">",
-	          x + at[pick].dx, y + at[pick].dy, anchor[at[pick].anchor]);
-	sb_text(b, s);
-	sb_printf(b, "</text>\n");
+	plot_printf(b,
+	            "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"7\" fill=\"none\" "
+	            "stroke=\"#000\" stroke-width=\"1.6\"/>\n"
+	            "<path d=\"M%.2f %.2fL%.2f %.2fM%.2f %.2fL%.2f %.2f\" "
+	            "stroke=\"#000\" stroke-width=\"1.6\"/>\n",
+	            x, y, x - 4.5, y - 4.5, x + 4.5, y + 4.5, x - 4.5, y + 4.5,
+	            x + 4.5, y - 4.5);
 }
 
 /* The regions A-D around the point (pixel px, py), each a rectangle to
  * the edges of the plot with its letter in the far corner (001 Figure
  * 5.2: A lower left, B upper right, C upper left, D lower right). */
-static void plot_regions(struct sbuf *b, double px, double py, struct box *used,
-                         size_t *nused)
+static void draw_regions(struct plot_buf *b, double px, double py,
+                         struct plot_boxes *used)
 {
+	const struct plot_page *pg = &tau_page;
 	struct {
 		enum tau_region r;
 		double x0, y0, x1, y1;
 		double lx, ly;
 		const char *anchor;
 	} q[4] = {
-	        {TAU_REGION_A, PL_LEFT, py, px, PL_BOTTOM, PL_LEFT + 8,
-	         PL_BOTTOM - 8, "start"},
-	        {TAU_REGION_B, px, PL_TOP, PL_RIGHT, py, PL_RIGHT - 8,
-	         PL_TOP + 24, "end"},
-	        {TAU_REGION_C, PL_LEFT, PL_TOP, px, py, PL_LEFT + 8,
-	         PL_TOP + 24, "start"},
-	        {TAU_REGION_D, px, py, PL_RIGHT, PL_BOTTOM, PL_RIGHT - 8,
-	         PL_BOTTOM - 8, "end"},
+	        {TAU_REGION_A, pg->left, py, px, pg->bottom, pg->left + 8,
+	         pg->bottom - 8, "start"},
+	        {TAU_REGION_B, px, pg->top, pg->right, py, pg->right - 8,
+	         pg->top + 24, "end"},
+	        {TAU_REGION_C, pg->left, pg->top, px, py, pg->left + 8,
+	         pg->top + 24, "start"},
+	        {TAU_REGION_D, px, py, pg->right, pg->bottom, pg->right - 8,
+	         pg->bottom - 8, "end"},
 	};
 	for (int k = 0; k < 4; k++) {
 		if (q[k].x1 - q[k].x0 < 1 || q[k].y1 - q[k].y0 < 1)
 			continue;
-		sb_printf(
+		plot_printf(
 		        b,
 		        "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
 		        "height=\"%.2f\" fill=\"%s\" fill-opacity=\"0.10\"/>\n",
@@ -1282,29 +984,30 @@ static void plot_regions(struct sbuf *b, double px, double py, struct box *used,
 		if (q[k].x1 - q[k].x0 <= 30 || q[k].y1 - q[k].y0 <= 30)
 			continue;
 		double lx0 = q[k].anchor[0] == 's' ? q[k].lx : q[k].lx - 16;
-		used[(*nused)++] =
-		        (struct box){lx0, q[k].ly - 17, lx0 + 16, q[k].ly + 1};
-		sb_printf(b,
-		          "<text x=\"%.2f\" y=\"%.2f\" "
-		          "text-anchor=\"%s\" font-size=\"22\" "
-		          "font-weight=\"bold\" fill=\"%s\" "
-		          "fill-opacity=\"0.55\">%s</text>\n",
-		          q[k].lx, q[k].ly, q[k].anchor, region_fill[q[k].r],
-		          tau_region_name(q[k].r));
+		plot_keep(b, used,
+		          (struct plot_box){lx0, q[k].ly - 17, lx0 + 16,
+		                            q[k].ly + 1});
+		plot_printf(b,
+		            "<text x=\"%.2f\" y=\"%.2f\" "
+		            "text-anchor=\"%s\" font-size=\"22\" "
+		            "font-weight=\"bold\" fill=\"%s\" "
+		            "fill-opacity=\"0.55\">%s</text>\n",
+		            q[k].lx, q[k].ly, q[k].anchor, region_fill[q[k].r],
+		            tau_region_name(q[k].r));
 	}
-	sb_printf(b,
-	          "<line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" y2=\"%.2f\" "
-	          "stroke=\"#333\" stroke-width=\"0.9\"/>\n"
-	          "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" "
-	          "stroke=\"#333\" stroke-width=\"0.9\"/>\n",
-	          PL_LEFT, py, PL_RIGHT, py, px, PL_TOP, px, PL_BOTTOM);
+	plot_printf(b,
+	            "<line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" y2=\"%.2f\" "
+	            "stroke=\"#333\" stroke-width=\"0.9\"/>\n"
+	            "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" "
+	            "stroke=\"#333\" stroke-width=\"0.9\"/>\n",
+	            pg->left, py, pg->right, py, px, pg->top, px, pg->bottom);
 }
 
 /* The curve T_n = T_n(x), i.e. T_s = T_n(x)/tau, dashed: a line of slope
  * -1 on log axes, a hyperbola on linear ones.  C items below it and D
  * items above it cross x at L* (eq. 5.5); the others do not. */
-static void plot_iso_tn(struct sbuf *b, const struct axis *ax,
-                        const struct axis *ay, double tn)
+static void draw_iso_tn(struct plot_buf *b, const struct plot_axis *ax,
+                        const struct plot_axis *ay, double tn)
 {
 	if (!(tn > 0))
 		return;
@@ -1313,8 +1016,9 @@ static void plot_iso_tn(struct sbuf *b, const struct axis *ax,
 		return;
 	if (!(t1 > t0))
 		return;
-	sb_printf(b, "<polyline fill=\"none\" stroke=\"#333\" "
-	             "stroke-width=\"1.1\" stroke-dasharray=\"6 4\" points=\"");
+	plot_printf(b, "<polyline fill=\"none\" stroke=\"#333\" "
+	               "stroke-width=\"1.1\" stroke-dasharray=\"6 4\" "
+	               "points=\"");
 	int steps = ax->log ? 1 : 120;
 	for (int k = 0; k <= steps; k++) {
 		double t = ax->log ? (k ? t1 : t0)
@@ -1324,61 +1028,62 @@ static void plot_iso_tn(struct sbuf *b, const struct axis *ax,
 		double ts = tn / t;
 		if (ay->log && ts < ay->lo * 1e-6)
 			ts = ay->lo * 1e-6; /* clipped anyway */
-		sb_printf(b, "%.2f,%.2f ", ax_map(ax, t), ax_map(ay, ts));
+		plot_printf(b, "%.2f,%.2f ", plot_map(ax, t), plot_map(ay, ts));
 	}
-	sb_printf(b, "\"/>\n");
+	plot_printf(b, "\"/>\n");
 }
 
 /* The legend right of the plot: series, marker kinds, the point and its
  * regions. */
-static void plot_legend(struct sbuf *b, const struct tau_plot *pl,
+static void draw_legend(struct plot_buf *b, const struct tau_plot *pl,
                         const bool kinds[3])
 {
 	static const char *const kind_name[3] = {
 	        "machine (point-to-point)", "algorithm", "measured / given"};
-	double y = PL_TOP + 4;
-	sb_printf(b,
-	          "<text x=\"%d\" y=\"%.2f\" "
-	          "font-weight=\"bold\">Legend</text>\n",
-	          PL_LEGEND, y);
+	const int lx = tau_page.legend;
+	double y = tau_page.top + 4;
+	plot_printf(b,
+	            "<text x=\"%d\" y=\"%.2f\" "
+	            "font-weight=\"bold\">Legend</text>\n",
+	            lx, y);
 	y += 20;
 	for (size_t s = 0; s < pl->nseries; s++, y += 17) {
-		const char *c = series_color[s % NCOLORS];
+		const char *c = plot_color(s);
 		enum tau_mark m = TAU_MARK_ALGORITHM;
 		for (size_t i = 0; i < pl->nitems; i++)
 			if (pl->items[i].series == (int)s + 1)
 				m = pl->items[i].mark;
-		sb_printf(b,
-		          "<line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" y2=\"%.2f\" "
-		          "stroke=\"%s\" stroke-width=\"1.5\"/>\n",
-		          PL_LEGEND, y - 4, PL_LEGEND + 22, y - 4, c);
-		plot_marker(b, m, PL_LEGEND + 11, y - 4, c);
-		sb_printf(b, "<text x=\"%d\" y=\"%.2f\">", PL_LEGEND + 30, y);
-		sb_text(b, pl->series_names ? pl->series_names[s] : "series");
-		sb_printf(b, "</text>\n");
+		plot_printf(b,
+		            "<line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" y2=\"%.2f\" "
+		            "stroke=\"%s\" stroke-width=\"1.5\"/>\n",
+		            lx, y - 4, lx + 22, y - 4, c);
+		plot_marker(b, mark_shape(m), lx + 11, y - 4, c);
+		plot_printf(b, "<text x=\"%d\" y=\"%.2f\">", lx + 30, y);
+		plot_text(b, pl->series_names ? pl->series_names[s] : "series");
+		plot_printf(b, "</text>\n");
 	}
 	for (int k = 0; k < 3; k++) {
 		if (!kinds[k])
 			continue;
 		struct tau_item it = {NULL, {1, 0}, (enum tau_mark)k, 0};
-		plot_marker(b, (enum tau_mark)k, PL_LEGEND + 11, y - 4,
+		plot_marker(b, mark_shape((enum tau_mark)k), lx + 11, y - 4,
 		            item_color(&it));
-		sb_printf(b, "<text x=\"%d\" y=\"%.2f\">%s</text>\n",
-		          PL_LEGEND + 30, y, kind_name[k]);
+		plot_printf(b, "<text x=\"%d\" y=\"%.2f\">%s</text>\n", lx + 30,
+		            y, kind_name[k]);
 		y += 17;
 	}
 	if (!pl->has_point)
 		return;
 	y += 8;
-	plot_x(b, PL_LEGEND + 11, y - 4);
-	sb_printf(b, "<text x=\"%d\" y=\"%.2f\">x = ", PL_LEGEND + 30, y);
-	sb_text(b, pl->point_label ? pl->point_label : "the chosen point");
-	sb_printf(b, "</text>\n");
+	draw_x(b, lx + 11, y - 4);
+	plot_printf(b, "<text x=\"%d\" y=\"%.2f\">x = ", lx + 30, y);
+	plot_text(b, pl->point_label ? pl->point_label : "the chosen point");
+	plot_printf(b, "</text>\n");
 	y += 15;
-	sb_printf(b,
-	          "<text x=\"%d\" y=\"%.2f\" fill=\"#444\">(\xcf\x84 %.4g, "
-	          "T_s %.4g \xc2\xb5s)</text>\n",
-	          PL_LEGEND + 30, y, tau_tau(pl->point), pl->point.ts);
+	plot_printf(b,
+	            "<text x=\"%d\" y=\"%.2f\" fill=\"#444\">(\xcf\x84 %.4g, "
+	            "T_s %.4g \xc2\xb5s)</text>\n",
+	            lx + 30, y, tau_tau(pl->point), pl->point.ts);
 	y += 22;
 	static const char *const meaning[4][2] = {
 	        {"faster than x at every L", NULL},
@@ -1388,47 +1093,44 @@ static void plot_legend(struct sbuf *b, const struct tau_plot *pl,
 	        {"faster than x for short L; slower",
 	         "for L > L* if above the dashes"}};
 	for (int r = 0; r < 4; r++) {
-		sb_printf(
+		plot_printf(
 		        b,
 		        "<rect x=\"%d\" y=\"%.2f\" width=\"22\" height=\"13\" "
 		        "fill=\"%s\" fill-opacity=\"0.25\"/>\n"
 		        "<text x=\"%d\" y=\"%.2f\" text-anchor=\"middle\" "
 		        "font-weight=\"bold\" fill=\"%s\">%s</text>\n"
 		        "<text x=\"%d\" y=\"%.2f\">%s</text>\n",
-		        PL_LEGEND, y - 10, region_fill[r + 1], PL_LEGEND + 11,
-		        y, region_fill[r + 1],
-		        tau_region_name((enum tau_region)(r + 1)),
-		        PL_LEGEND + 30, y, meaning[r][0]);
+		        lx, y - 10, region_fill[r + 1], lx + 11, y,
+		        region_fill[r + 1],
+		        tau_region_name((enum tau_region)(r + 1)), lx + 30, y,
+		        meaning[r][0]);
 		if (meaning[r][1]) {
 			y += 14;
-			sb_printf(b, "<text x=\"%d\" y=\"%.2f\">%s</text>\n",
-			          PL_LEGEND + 30, y, meaning[r][1]);
+			plot_printf(b, "<text x=\"%d\" y=\"%.2f\">%s</text>\n",
+			            lx + 30, y, meaning[r][1]);
 		}
 		y += 19;
 	}
-	sb_printf(b,
-	          "<line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" y2=\"%.2f\" "
-	          "stroke=\"#333\" stroke-width=\"1.1\" "
-	          "stroke-dasharray=\"6 4\"/>\n"
-	          "<text x=\"%d\" y=\"%.2f\">T_n = T_n(x) = %.4g "
-	          "\xc2\xb5s/byte</text>\n",
-	          PL_LEGEND, y - 4, PL_LEGEND + 22, y - 4, PL_LEGEND + 30, y,
-	          pl->point.tn);
+	plot_printf(b,
+	            "<line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" y2=\"%.2f\" "
+	            "stroke=\"#333\" stroke-width=\"1.1\" "
+	            "stroke-dasharray=\"6 4\"/>\n"
+	            "<text x=\"%d\" y=\"%.2f\">T_n = T_n(x) = %.4g "
+	            "\xc2\xb5s/byte</text>\n",
+	            lx, y - 4, lx + 22, y - 4, lx + 30, y, pl->point.tn);
 	y += 22;
-	sb_printf(b,
-	          "<text x=\"%d\" y=\"%.2f\" fill=\"#444\">L* = (T_s - "
-	          "T_s(x)) / (T_n(x) - T_n)</text>\n"
-	          "<text x=\"%d\" y=\"%.2f\" fill=\"#444\">(001 eq. "
-	          "5.5)</text>\n",
-	          PL_LEGEND, y, PL_LEGEND, y + 14);
+	plot_printf(b,
+	            "<text x=\"%d\" y=\"%.2f\" fill=\"#444\">L* = (T_s - "
+	            "T_s(x)) / (T_n(x) - T_n)</text>\n"
+	            "<text x=\"%d\" y=\"%.2f\" fill=\"#444\">(001 eq. "
+	            "5.5)</text>\n",
+	            lx, y, lx, y + 14);
 }
 
 int tau_plot_svg(const struct tau_plot *pl, char **svg, size_t *len, char *err,
                  size_t errlen)
 {
-	struct sbuf b = {NULL, 0, 0, 0};
-	struct box *used = NULL;
-	size_t nused = 0;
+	const struct plot_page *pg = &tau_page;
 	bool kinds[3] = {false, false, false};
 	if (pl->nitems == 0 && !pl->has_point) {
 		snprintf(err, errlen, "nothing to plot");
@@ -1470,52 +1172,24 @@ int tau_plot_svg(const struct tau_plot *pl, char **svg, size_t *len, char *err,
 		smin = fmin(smin, l.ts);
 		smax = fmax(smax, l.ts);
 	}
-	struct axis ax = {0, 0, !pl->linear, PL_LEFT, PL_RIGHT};
-	struct axis ay = {0, 0, !pl->linear, PL_BOTTOM, PL_TOP};
-	ax_fit(&ax, tmin, tmax);
-	ax_fit(&ay, smin, smax);
-	used = malloc((2 * pl->nitems + 8) * sizeof *used);
-	if (!used)
-		return CCP_ENOMEM;
+	struct plot_axis ax = {0, 0, !pl->linear, false, pg->left, pg->right};
+	struct plot_axis ay = {0, 0, !pl->linear, false, pg->bottom, pg->top};
+	plot_fit(&ax, tmin, tmax);
+	plot_fit(&ay, smin, smax);
 
-	sb_printf(&b,
-	          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-	          "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-	          "height=\"%d\" viewBox=\"0 0 %d %d\" "
-	          "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" "
-	          "font-size=\"%d\">\n",
-	          PL_W, PL_H, PL_W, PL_H, PL_FONT);
-	sb_printf(&b, "<title>");
-	sb_text(&b, pl->title ? pl->title : "tau-plot");
-	sb_printf(&b, "</title>\n");
-	if (pl->desc) {
-		sb_printf(&b, "<desc>");
-		sb_text(&b, pl->desc);
-		sb_printf(&b, "</desc>\n");
-	}
-	sb_printf(&b,
-	          "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n"
-	          "<defs><clipPath id=\"plotarea\"><rect x=\"%d\" y=\"%d\" "
-	          "width=\"%d\" height=\"%d\"/></clipPath></defs>\n",
-	          PL_W, PL_H, PL_LEFT, PL_TOP, PL_RIGHT - PL_LEFT,
-	          PL_BOTTOM - PL_TOP);
-	if (pl->title) {
-		sb_printf(&b,
-		          "<text x=\"%d\" y=\"28\" font-size=\"15\" "
-		          "font-weight=\"bold\">",
-		          PL_LEFT);
-		sb_text(&b, pl->title);
-		sb_printf(&b, "</text>\n");
-	}
-	plot_ticks(&b, &ax, false);
-	plot_ticks(&b, &ay, true);
+	struct plot_buf b = {NULL, 0, 0, 0};
+	struct plot_boxes used = {NULL, 0, 0};
+	plot_begin(&b, pg, pl->title ? pl->title : "tau-plot", pl->desc,
+	           pl->title);
+	plot_ticks(&b, pg, &ax, false);
+	plot_ticks(&b, pg, &ay, true);
 	double px = 0, py = 0;
-	sb_printf(&b, "<g clip-path=\"url(#plotarea)\">\n");
+	plot_printf(&b, "<g clip-path=\"url(#plotarea)\">\n");
 	if (pl->has_point) {
-		px = ax_map(&ax, tau_tau(pl->point));
-		py = ax_map(&ay, pl->point.ts);
-		plot_regions(&b, px, py, used, &nused);
-		plot_iso_tn(&b, &ax, &ay, pl->point.tn);
+		px = plot_map(&ax, tau_tau(pl->point));
+		py = plot_map(&ay, pl->point.ts);
+		draw_regions(&b, px, py, &used);
+		draw_iso_tn(&b, &ax, &ay, pl->point.tn);
 	}
 	/* series as polylines, under the markers */
 	for (size_t s = 1; s <= pl->nseries; s++) {
@@ -1525,33 +1199,35 @@ int tau_plot_svg(const struct tau_plot *pl, char **svg, size_t *len, char *err,
 			if (it->series != (int)s)
 				continue;
 			if (!open)
-				sb_printf(
+				plot_printf(
 				        &b,
 				        "<polyline fill=\"none\" stroke=\"%s\" "
 				        "stroke-width=\"1.5\" points=\"",
 				        item_color(it));
 			open = true;
-			sb_printf(&b, "%.2f,%.2f ",
-			          ax_map(&ax, tau_tau(it->line)),
-			          ax_map(&ay, it->line.ts));
+			plot_printf(&b, "%.2f,%.2f ",
+			            plot_map(&ax, tau_tau(it->line)),
+			            plot_map(&ay, it->line.ts));
 		}
 		if (open)
-			sb_printf(&b, "\"/>\n");
+			plot_printf(&b, "\"/>\n");
 	}
 	for (size_t i = 0; i < pl->nitems; i++) {
 		const struct tau_item *it = &pl->items[i];
-		double x = ax_map(&ax, tau_tau(it->line));
-		double y = ax_map(&ay, it->line.ts);
-		plot_marker(&b, it->mark, x, y, item_color(it));
-		used[nused++] = (struct box){x - 5, y - 5, x + 5, y + 5};
+		double x = plot_map(&ax, tau_tau(it->line));
+		double y = plot_map(&ay, it->line.ts);
+		plot_marker(&b, mark_shape(it->mark), x, y, item_color(it));
+		plot_keep(&b, &used,
+		          (struct plot_box){x - 5, y - 5, x + 5, y + 5});
 		if (it->series == 0 && (unsigned)it->mark < 3)
 			kinds[it->mark] = true;
 	}
 	if (pl->has_point) {
-		plot_x(&b, px, py);
-		used[nused++] = (struct box){px - 8, py - 8, px + 8, py + 8};
+		draw_x(&b, px, py);
+		plot_keep(&b, &used,
+		          (struct plot_box){px - 8, py - 8, px + 8, py + 8});
 	}
-	sb_printf(&b, "</g>\n");
+	plot_printf(&b, "</g>\n");
 	/* labels: every single point, and the last point of each series */
 	for (size_t i = 0; i < pl->nitems; i++) {
 		const struct tau_item *it = &pl->items[i];
@@ -1561,32 +1237,18 @@ int tau_plot_svg(const struct tau_plot *pl, char **svg, size_t *len, char *err,
 				last = false;
 		if (!it->label || (it->series > 0 && !last))
 			continue;
-		plot_label(&b, it->label, ax_map(&ax, tau_tau(it->line)),
-		           ax_map(&ay, it->line.ts), used, &nused);
+		plot_label(&b, pg, it->label, plot_map(&ax, tau_tau(it->line)),
+		           plot_map(&ay, it->line.ts), &used);
 	}
-	sb_printf(&b,
-	          "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-	          "fill=\"none\" stroke=\"#444\"/>\n",
-	          PL_LEFT, PL_TOP, PL_RIGHT - PL_LEFT, PL_BOTTOM - PL_TOP);
-	sb_printf(&b,
-	          "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
-	          "font-size=\"13\">\xcf\x84 = T_n / T_s  (1/byte, %s "
-	          "scale)</text>\n"
-	          "<text transform=\"translate(22 %d) rotate(-90)\" "
-	          "text-anchor=\"middle\" font-size=\"13\">T_s  (\xc2\xb5s, %s "
-	          "scale)</text>\n",
-	          (PL_LEFT + PL_RIGHT) / 2, PL_BOTTOM + 46,
-	          ax.log ? "log" : "linear", (PL_TOP + PL_BOTTOM) / 2,
-	          ay.log ? "log" : "linear");
-	plot_legend(&b, pl, kinds);
-	sb_printf(&b, "</svg>\n");
-	free(used);
-	if (b.rc) {
-		free(b.p);
-		snprintf(err, errlen, "%s", ccp_strerror(b.rc));
-		return b.rc;
-	}
-	*svg = b.p;
-	*len = b.n;
-	return 0;
+	char xt[96], yt[64];
+	snprintf(xt, sizeof xt,
+	         "\xcf\x84 = T_n / T_s  (1/byte, %s scale)",
+	         ax.log ? "log" : "linear");
+	snprintf(yt, sizeof yt, "T_s  (\xc2\xb5s, %s scale)",
+	         ay.log ? "log" : "linear");
+	plot_frame(&b, pg, xt, yt);
+	draw_legend(&b, pl, kinds);
+	plot_end(&b);
+	free(used.v);
+	return plot_finish(&b, svg, len, err, errlen);
 }

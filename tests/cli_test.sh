@@ -10,7 +10,11 @@
 #    spelled differently share an entry, 8 concurrent compiles leave one
 #    entry per input, a damaged cache file is moved aside and the compile
 #    still succeeds, and the cache commands work;
-#  - compare ranks the candidates, auto takes the first, simulate runs.
+#  - compare ranks the candidates, auto takes the first, simulate runs;
+#  - every command ends with one summary line on stderr (and --help with
+#    none), stdout is left alone; misspelt commands, options and help
+#    topics get a suggestion; the help topics, the man page and the bash
+#    completion work.
 # Usage: cli_test.sh CCPLAN_BINARY
 set -u
 ccplan=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -32,8 +36,11 @@ for dir in "$here/bad" "$here/reject"; do
 		rc=$?
 		want=$(head -n 1 "${y%.yaml}.err")
 		got=$(head -n 1 "$tmp/err")
+		last=$(tail -n 1 "$tmp/err")
 		if [ "$rc" != 2 ]; then bad "$name: exit $rc, expected 2"
 		elif [ "$got" != "$want" ]; then bad "$name: got '$got', expected '$want'"
+		elif [[ $last != "ccplan: compile: $name: exit 2 (bad input), "*" s" ]]; then
+			bad "$name: the last line is not the summary: $last"
 		elif [ -e "$out" ] || ls "$tmp" | grep -q '\.tmp\.'; then bad "$name: left output behind"
 		else ok; fi
 	done
@@ -48,10 +55,10 @@ for y in "$here"/../examples/*.yaml "$here"/cli/*.yaml; do
 	if ! "$ccplan" verify "$plan" >"$tmp/v" 2>&1; then
 		bad "$name: verify failed: $(cat "$tmp/v")"; continue; fi
 	grep -q ': ok: ' "$tmp/v" && ok || bad "$name: verify said $(cat "$tmp/v")"
-	if "$ccplan" explain "$plan" >"$tmp/x" 2>&1 &&
+	if "$ccplan" explain "$plan" >"$tmp/x" 2>"$tmp/xe" &&
 	   grep -q '^lower bound [0-9]* phases' "$tmp/x" &&
 	   grep -q '^verified .*: ok' "$tmp/x"; then ok
-	else bad "$name: explain: $(cat "$tmp/x")"; fi
+	else bad "$name: explain: $(cat "$tmp/x" "$tmp/xe")"; fi
 	# explaining the YAML compiles in memory and prints the same table
 	"$ccplan" explain "$y" | tail -n +2 >"$tmp/x2"
 	tail -n +2 "$tmp/x" | cmp -s - "$tmp/x2" && ok || bad "$name: explain of .yaml differs from .ccp"
@@ -168,6 +175,131 @@ second=$(awk '$1 == "2" { print $2 }' "$tmp/cmp")
 	bad "explain --rank: $(head -5 "$tmp/r")"
 "$ccplan" explain "$here/../examples/mesh16-broadcast.yaml" --rank 256 >/dev/null 2>&1
 [ $? = 2 ] && ok || bad "explain --rank out of range"
+
+# 7. the command line's polish
+ex="$here/../examples/mesh16-broadcast.yaml"
+# every command ends with one line on stderr; stdout is the result alone
+"$ccplan" compile --no-cache "$ex" -o "$tmp/b.ccp" >"$tmp/out" 2>"$tmp/err"
+[ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+	grep -qx "ccplan: compile: $ex -> $tmp/b.ccp, binomial, 8 phases (bound 4), 256 ranks, [0-9]*\.[0-9][0-9] s" "$tmp/err" &&
+	ok || bad "compile summary: $(cat "$tmp/out" "$tmp/err")"
+"$ccplan" compile "$ex" -o "$tmp/b2.ccp" 2>"$tmp/err" && "$ccplan" compile "$ex" -o "$tmp/b2.ccp" 2>"$tmp/err" &&
+	grep -q ', 256 ranks, from the cache, [0-9.]* s$' "$tmp/err" && ok || bad "cached compile summary: $(cat "$tmp/err")"
+"$ccplan" verify "$tmp/b.ccp" >"$tmp/out" 2>"$tmp/err"
+[ "$(wc -l <"$tmp/out")" = 1 ] && grep -q ': ok: binomial' "$tmp/out" &&
+	grep -qx "ccplan: verify: $tmp/b.ccp: verified, binomial, 8 phases, 256 ranks, [0-9.]* s" "$tmp/err" &&
+	ok || bad "verify summary: $(cat "$tmp/out" "$tmp/err")"
+"$ccplan" export --json "$tmp/b.ccp" >"$tmp/out" 2>"$tmp/err" && [ "$(head -c 1 "$tmp/out")" = '{' ] &&
+	grep -q "^ccplan: export: $tmp/b.ccp -> stdout, [0-9]* bytes of JSON, " "$tmp/err" && ok ||
+	bad "export summary: $(cat "$tmp/err")"
+"$ccplan" simulate "$here/../examples/mesh16-auto.yaml" >/dev/null 2>"$tmp/err" &&
+	grep -q '^ccplan: simulate: .*: edn, last delivery [0-9.]* us, [0-9]* events, [0-9.]* s$' "$tmp/err" && ok ||
+	bad "simulate summary: $(cat "$tmp/err")"
+"$ccplan" compare "$here/../examples/mesh16-auto.yaml" >/dev/null 2>"$tmp/err" &&
+	grep -q '^ccplan: compare: .*: [0-9]* of [0-9]* algorithms made a verified plan, best [a-z_]*, ' "$tmp/err" &&
+	ok || bad "compare summary: $(cat "$tmp/err")"
+"$ccplan" cache ls >/dev/null 2>"$tmp/err" && grep -q "^ccplan: cache ls: $CCPLAN_CACHE: [0-9]* entr" "$tmp/err" &&
+	ok || bad "cache ls summary: $(cat "$tmp/err")"
+"$ccplan" verify "$tmp/short.ccp" >/dev/null 2>"$tmp/err"
+[ $? = 2 ] && [ "$(tail -n 1 "$tmp/err" | sed 's/, [0-9.]* s$//')" = "ccplan: verify: $tmp/short.ccp: exit 2 (bad input)" ] &&
+	ok || bad "failed verify summary: $(cat "$tmp/err")"
+# help is the point: no summary
+for c in compile explain verify export cache compare simulate scan run; do
+	"$ccplan" $c --help 2>&1 >/dev/null | grep -q . && bad "$c --help wrote to stderr" || ok
+done
+"$ccplan" help compile 2>"$tmp/err" | grep -q '^usage: ccplan compile' && [ ! -s "$tmp/err" ] && ok ||
+	bad "help compile"
+# the help topics: plain text, in 80 columns
+for t in input-format plan-format algorithms presets environment exit-status; do
+	"$ccplan" help $t >"$tmp/h" 2>&1 && [ "$(wc -l <"$tmp/h")" -gt 5 ] &&
+		! awk 'length > 80' "$tmp/h" | grep -q . && ! grep -q '^```\|^| ' "$tmp/h" && ok ||
+		bad "help $t: $(head -3 "$tmp/h")"
+done
+"$ccplan" help input-format | grep -q '^  machine:' && ok || bad "help input-format lacks the example"
+"$ccplan" help edn_torus | grep -q '^edn_torus$' && ok || bad "help ALGORITHM"
+"$ccplan" --help | grep -q 'Exit status: 0 ok, 1 plan rejected by the verifier, 2 bad input,' && ok ||
+	bad "--help lacks the exit statuses"
+# suggestions on the command line
+"$ccplan" compil x.yaml 2>"$tmp/err"
+[ $? = 2 ] && grep -q "^ccplan: unknown command 'compil'; did you mean 'compile'?" "$tmp/err" && ok ||
+	bad "unknown command: $(cat "$tmp/err")"
+"$ccplan" compile --no-cahce "$ex" 2>"$tmp/err"
+[ $? = 2 ] && grep -q "unexpected argument '--no-cahce'; did you mean '--no-cache'?" "$tmp/err" && ok ||
+	bad "misspelt option: $(cat "$tmp/err")"
+"$ccplan" simulate -barriers "$ex" 2>"$tmp/err"
+[ $? = 2 ] && grep -q "did you mean '--barriers'?" "$tmp/err" && ok || bad "one dash: $(cat "$tmp/err")"
+"$ccplan" help edn_toru 2>"$tmp/err"
+[ $? = 2 ] && grep -q "did you mean 'edn_torus'?" "$tmp/err" && ok || bad "help typo: $(cat "$tmp/err")"
+"$ccplan" cache sl 2>"$tmp/err"
+[ $? = 2 ] && grep -q "unknown command 'sl'; did you mean 'ls'?" "$tmp/err" && ok || bad "cache typo: $(cat "$tmp/err")"
+# the man page renders without a warning
+if command -v groff >/dev/null; then
+	groff -man -Tutf8 -ww "$here/../docs/ccplan.1" 2>"$tmp/err" | sed 's/.\x08//g' >"$tmp/man"
+	[ ! -s "$tmp/err" ] && grep -q 'EXIT STATUS' "$tmp/man" && grep -q 'CCPLAN_TIMEOUT_MS' "$tmp/man" && ok ||
+		bad "man page: $(head -5 "$tmp/err")"
+	for c in compile explain verify export show compare simulate tau cache scan run help; do
+		grep -q "^       $c" "$tmp/man" || bad "the man page does not describe $c"
+	done
+fi
+# bash completion: source it, set COMP_WORDS, call the function
+complete_words() { # WORD... -> the completions of the last word, sorted
+	bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1));
+		_ccplan; printf "%s\n" "${COMPREPLY[@]}" | sort' _ "$here/../completions/ccplan.bash" "$@"
+}
+mkdir -p "$tmp/comp/sub"
+touch "$tmp/comp/a.yaml" "$tmp/comp/b.ccp" "$tmp/comp/c.c" "$tmp/comp/d.yml"
+[ "$(complete_words "$ccplan" com | tr '\n' ' ')" = "compare compile " ] && ok || bad "complete commands"
+[ "$(complete_words "$ccplan" compile --no | tr '\n' ' ')" = "--no-cache " ] && ok || bad "complete options"
+[ "$(complete_words "$ccplan" compile "$tmp/comp/" | tr '\n' ' ')" = "$tmp/comp/a.yaml $tmp/comp/d.yml $tmp/comp/sub " ] &&
+	ok || bad "complete .yaml: $(complete_words "$ccplan" compile "$tmp/comp/")"
+[ "$(complete_words "$ccplan" verify "$tmp/comp/" | tr '\n' ' ')" = "$tmp/comp/b.ccp $tmp/comp/sub " ] &&
+	ok || bad "complete .ccp: $(complete_words "$ccplan" verify "$tmp/comp/")"
+[ "$(complete_words "$ccplan" help edn_t | tr '\n' ' ')" = "edn_torus edn_transpose " ] && ok ||
+	bad "complete algorithms: $(complete_words "$ccplan" help edn_t)"
+[ "$(complete_words "$ccplan" compile x.yaml --emit "" | tr '\n' ' ')" = "c ccp " ] && ok || bad "complete --emit"
+[ "$(complete_words "$ccplan" cache --cache "$c8" "" | tr '\n' ' ')" = "export gc ls path rm show " ] && ok ||
+	bad "complete cache commands"
+[ "$(complete_words "$ccplan" tau plot --params t3e | tr '\n' ' ')" = "t3e " ] && ok || bad "complete presets"
+n=$(complete_words "$ccplan" help "" | wc -l)
+[ "$n" -gt 40 ] && ok || bad "complete help: $n words"
+bash -c 'source "$1" && complete -p ccplan' _ "$here/../completions/ccplan.bash" | grep -q -- '-F _ccplan ccplan' &&
+	ok || bad "completion not registered"
+
+# compare --svg (the latency plot) and explain --html (the report)
+auto="$here/../examples/mesh16-auto.yaml"
+"$ccplan" compare "$auto" --svg "$tmp/lat.svg" >"$tmp/cmp2" 2>/dev/null
+[ $? = 0 ] && head -1 "$tmp/cmp2" | grep -q '^#   algorithm' && head -c 5 "$tmp/lat.svg" | grep -q '<?xml' &&
+	[ "$(grep -c '<g class="series">' "$tmp/lat.svg")" = 6 ] && grep -q '<g class="vline">' "$tmp/lat.svg" &&
+	grep -q 'simulated time' "$tmp/lat.svg" && grep -q '</svg>' "$tmp/lat.svg" && ok ||
+	bad "compare --svg: $(head -c 300 "$tmp/lat.svg")"
+"$ccplan" compare --model "$auto" --svg "$tmp/latm.svg" --sizes 64:4K >/dev/null 2>&1 &&
+	grep -q 'predicted time, unicast model' "$tmp/latm.svg" && grep -q 'at 7 sizes from 64 to 4096 bytes' "$tmp/latm.svg" &&
+	ok || bad "compare --model --sizes: $(grep -o '<desc>[^<]*' "$tmp/latm.svg")"
+for s in 64 4K:64 0:8 8:2G 1:16M; do
+	"$ccplan" compare "$auto" --svg "$tmp/no.svg" --sizes "$s" >/dev/null 2>"$tmp/err"
+	[ $? = 2 ] && [ ! -e "$tmp/no.svg" ] && grep -q -- "--sizes '$s'" "$tmp/err" && ok || bad "--sizes $s: $(cat "$tmp/err")"
+done
+"$ccplan" compare "$here/../examples/mesh32-edn.yaml" --svg "$tmp/no.svg" >/dev/null 2>"$tmp/err"
+[ $? = 2 ] && [ ! -e "$tmp/no.svg" ] && grep -q 'no time at any size.*alpha' "$tmp/err" && ok ||
+	bad "compare --svg without costs: $(cat "$tmp/err")"
+"$ccplan" compare "$here/../examples/ipsc-irregular.yaml" --svg "$tmp/no.svg" >/dev/null 2>"$tmp/err"
+[ $? = 2 ] && [ ! -e "$tmp/no.svg" ] && grep -q 'irregular pattern has no message size' "$tmp/err" && ok ||
+	bad "compare --svg of an irregular pattern: $(cat "$tmp/err")"
+"$ccplan" compare "$auto" --svg /proc/no/such/dir/x.svg >/dev/null 2>"$tmp/err"
+[ $? = 3 ] && ok || bad "compare --svg to an unwritable place: $(cat "$tmp/err")"
+"$ccplan" explain "$auto" --html "$tmp/r.html" >"$tmp/out" 2>/dev/null
+[ $? = 0 ] && [ ! -s "$tmp/out" ] && head -1 "$tmp/r.html" | grep -q '^<!DOCTYPE html>' &&
+	grep -q '<pre>plan ' "$tmp/r.html" && grep -q '<h2 id="phases">' "$tmp/r.html" &&
+	grep -q '<tr class="this"><td>1</td><td class="l">edn</td>' "$tmp/r.html" && grep -q 'id="lat-root"' "$tmp/r.html" &&
+	! grep -qi '<script\|src="http\|<?xml' "$tmp/r.html" && tail -1 "$tmp/r.html" | grep -q '^</html>' && ok ||
+	bad "explain --html: $(head -c 300 "$tmp/r.html")"
+"$ccplan" compile --no-cache "$auto" -o "$tmp/auto2.ccp" 2>/dev/null &&
+	"$ccplan" explain "$tmp/auto2.ccp" --html "$tmp/r2.html" 2>/dev/null && grep -q '<h2 id="phases">' "$tmp/r2.html" &&
+	! grep -q 'id="compare"' "$tmp/r2.html" && ok || bad "explain --html of a .ccp"
+"$ccplan" explain "$auto" --html "$tmp/r3.html" --rank 3 >/dev/null 2>&1
+[ $? = 2 ] && [ ! -e "$tmp/r3.html" ] && ok || bad "explain --html --rank accepted"
+"$ccplan" explain "$auto" --html /proc/no/such/dir/r.html >/dev/null 2>&1
+[ $? = 3 ] && ok || bad "explain --html to an unwritable place"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

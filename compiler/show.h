@@ -1,0 +1,138 @@
+/*
+ * show.h - pictures of a plan: every phase drawn on its machine, as SVG
+ * (a standalone document, no library) or as text for a terminal (ASCII
+ * or Unicode box drawing, meshes and tori up to about 32x32).
+ * `ccplan show`, the HTML report and the README's picture use them.
+ *
+ * What is drawn (docs/show.md): ranks at their coordinates (mesh and
+ * torus grids with the wraparound links at the edges, hypercubes as a
+ * layout of subcubes, HPAM as its two levels with the inter-level links,
+ * a switch as a ring around its crossbar); each transfer of the phase as
+ * an arrow along its real route, hop by hop (ir_route); a link carrying
+ * more than one transfer in a warning colour with its count; the root
+ * and the ranks that hold the data after the phase shaded.
+ */
+#ifndef CCP_SHOW_H
+#define CCP_SHOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emit_c.h" /* struct tbuf */
+#include "ir.h"
+
+struct show_opts {
+	int phase;    /* the phase to draw, 0-based; -1: every phase, as a
+	                 grid of small multiples */
+	bool unicode; /* text: box drawing characters, else plain ASCII */
+	bool color;   /* text: ANSI colours (a terminal) */
+	const char *title; /* SVG: a title line (e.g. the file name), or
+	                      NULL */
+};
+
+/* Append the SVG document of p's phase(s) to out.  CCP_ERANGE for a
+ * phase the plan does not have, CCP_ENOMEM; err says why. */
+int show_svg(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
+             char *err, size_t errlen);
+
+/* Append the text drawing to out.  CCP_ENOTAPPLY (err says why) for a
+ * machine the terminal form cannot draw (larger than the limit, or a
+ * topology it does not lay out). */
+int show_text(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
+              char *err, size_t errlen);
+
+/* Whether text for stdout should be coloured: stdout is a terminal and
+ * NO_COLOR is not set. */
+bool show_tty_color(void);
+
+/* ---- what show_svg and show_text share (compiler/show.c) -------------
+ * Every drawing is made of the same pieces: where each rank sits, the
+ * hops of each transfer of a phase with the load of the link under them,
+ * and the ranks that hold data after the phase. */
+
+/* Largest machine either drawing accepts (the SVG of 128x128 ranks is a
+ * few megabytes); the text drawing's limits are in show_text.c. */
+#define SHOW_MAX_RANKS 16384
+
+/* Where the ranks sit, in layout units: neighbouring mesh ranks are one
+ * unit apart, y grows downwards. */
+struct show_layout {
+	int32_t n;     /* ranks */
+	double *x, *y; /* the centre of each rank */
+	double w, h;   /* every centre is in [0, w] x [0, h] */
+	double cx, cy; /* switch: the centre of the crossbar */
+	double plane;  /* 3D mesh/torus: x distance from one z-plane to the
+	                  next (0 otherwise) */
+};
+/* Lay out m's ranks; CCP_ENOTAPPLY above SHOW_MAX_RANKS, CCP_ENOMEM. */
+int show_layout_make(const ir_machine *m, struct show_layout *l, char *err,
+                     size_t errlen);
+void show_layout_fini(struct show_layout *l);
+
+/* One hop of one transfer: a directed link under the transfer's route. */
+struct show_hop {
+	uint32_t transfer; /* index in ir_plan.transfers */
+	int32_t from, to;  /* the link's ends (ir_link_ends) */
+	uint64_t link;     /* the directed link id */
+	uint32_t load;     /* transfers on that link in the phase */
+	bool last;         /* the transfer's last hop (drawn with a head) */
+};
+/* A directed link the phase uses. */
+struct show_link {
+	uint64_t link;    /* the id */
+	int32_t from, to; /* its ends */
+	uint32_t load;    /* transfers on it in the phase: the copies of one
+	                     hardware multicast (IR_XF_MCAST, same source)
+	                     count once, as the verifier counts them */
+};
+/* What one phase puts on the machine. */
+struct show_phase {
+	uint32_t phase;        /* 0-based, as explain numbers them */
+	uint32_t ntransfers;   /* transfers of the phase */
+	struct show_hop *hops; /* every hop of every transfer, in transfer
+	                          and route order */
+	size_t nhops;
+	struct show_link *links; /* distinct links used, by id */
+	size_t nlinks;
+	uint32_t max_load; /* largest load, 0 if no link is used */
+	uint32_t hot;      /* links with load > 1 */
+};
+/* The hops and link loads of phase ph of p; CCP_ERANGE, CCP_ENOMEM. */
+int show_phase_make(const ir_plan *p, uint32_t ph, struct show_phase *s,
+                    char *err, size_t errlen);
+void show_phase_fini(struct show_phase *s);
+
+/* Ranks holding data, n = nranks flags: show_held_start sets the root of
+ * a rooted collective (broadcast, scatter, gather, reduce) and clears the
+ * rest; show_held_apply adds the receivers of phase ph.  After start and
+ * apply of phases 0..k, held[] is what phase k's picture shades. */
+void show_held_start(const ir_plan *p, bool *held);
+void show_held_apply(const ir_plan *p, uint32_t ph, bool *held);
+
+/* How a link is drawn between the centres of its ends, in layout units. */
+enum show_shape {
+	SHOW_LINE,  /* straight, (x0,y0) -> (x1,y1) */
+	SHOW_CURVE, /* quadratic curve through control point (qx,qy): links
+	               that would otherwise run across other ranks
+	               (hypercube, 3D z links, switch) */
+	SHOW_WRAP   /* torus wraparound: (x0,y0) -> (x1,y1) leaves at one
+	               edge, (x2,y2) -> (x3,y3) comes in at the other */
+};
+struct show_geom {
+	enum show_shape shape;
+	double x0, y0, x1, y1; /* the line, or the curve's ends, or the
+	                          wrap's first piece */
+	double qx, qy;         /* SHOW_CURVE: control point */
+	double x2, y2, x3, y3; /* SHOW_WRAP: second piece, ending at 'to' */
+	double lx, ly;         /* where a label for this hop goes */
+};
+/* The drawing of link from -> to: shifted off to the right of its
+ * direction (so the two directions of a link do not overlap) and
+ * shortened by trim at its 'to' end (so a head is not hidden under the
+ * rank).  off = trim = 0 gives the machine's link itself. */
+void show_link_geom(const ir_machine *m, const struct show_layout *l,
+                    int32_t from, int32_t to, double off, double trim,
+                    struct show_geom *g);
+
+#endif

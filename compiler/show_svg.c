@@ -1,0 +1,642 @@
+/*
+ * show_svg.c - a plan's phases as a standalone SVG document, written by
+ * hand into a struct tbuf (no library): the machine's ranks where
+ * show_layout_make puts them, its links faint underneath, each hop of each
+ * transfer as a path with a head on the last one, links carrying more
+ * than one transfer in red with their count, the root and the ranks that
+ * hold data shaded.  One phase, or every phase as small multiples.
+ *
+ * The class names are an interface: tests count them and the HTML report
+ * styles them (docs/show.md has the table).  Sizes follow the machine: a
+ * 4x4 mesh gets large circles with rank numbers, a 64x64 mesh about 11
+ * pixels per rank.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "explain.h"
+#include "show.h"
+
+/* Margin around a panel's rank centres, in layout units: room for the
+ * circles and for torus wraparound stubs. */
+#define MARGIN 0.8
+/* Rank circle radius, in layout units, when drawn large (smaller
+ * pictures get smaller circles, so the hops between them show). */
+#define RADIUS 0.28
+/* How far the two directions of a link stand apart from its centre
+ * line, in layout units. */
+#define OFFSET 0.11
+/* Page padding, heading and legend heights, in pixels. */
+#define PAD  10.0
+#define HEAD 48.0
+#define FOOT 30.0
+/* Room for the level names of an HPAM machine, right of the panel. */
+#define LEVEL_NAMES 58.0
+/* Largest pictures drawn: phases in one --all grid, and hops in one
+ * document (about 100 bytes each: 500,000 make some 50 MB). */
+#define MAX_PANELS 64
+#define MAX_HOPS   500000
+
+/* Everything one document needs while it is written. */
+struct svg {
+	const ir_plan *p;
+	const struct show_opts *o;
+	struct tbuf *b;
+	struct show_layout l;
+	double s;      /* pixels per layout unit */
+	double head;   /* arrowhead length, pixels */
+	double radius; /* rank circles, layout units */
+	double trim;   /* hop ends kept off the rank centres, units */
+	double top;    /* pixels above a panel's drawing (its labels) */
+	double pw, ph; /* one panel, pixels */
+	bool labels;   /* rank numbers in the circles */
+	bool *held;    /* ranks holding data after the phase drawn */
+};
+
+/* Append s with XML's special characters escaped; control characters
+ * (not allowed in XML 1.0) become '?'. */
+static void xml_text(struct tbuf *b, const char *s)
+{
+	for (const unsigned char *q = (const unsigned char *)s; *q; q++) {
+		switch (*q) {
+		case '&':
+			tb_printf(b, "&amp;");
+			break;
+		case '<':
+			tb_printf(b, "&lt;");
+			break;
+		case '>':
+			tb_printf(b, "&gt;");
+			break;
+		case '"':
+			tb_printf(b, "&quot;");
+			break;
+		case '\'':
+			tb_printf(b, "&apos;");
+			break;
+		default:
+			tb_printf(b, "%c",
+			          *q < 0x20 && *q != '\t' && *q != '\n' ? '?'
+			                                                : *q);
+		}
+	}
+}
+
+/* A short description of the communication, for the heading. */
+static void comm_line(const ir_plan *p, char *buf, size_t len)
+{
+	const ir_comm *c = &p->comm;
+	switch (c->coll) {
+	case IR_BCAST:
+		snprintf(buf, len, "broadcast from rank %d", (int)c->root);
+		break;
+	case IR_SCATTER:
+	case IR_GATHER:
+	case IR_REDUCE:
+		snprintf(buf, len, "%s at rank %d", ir_coll_name(c->coll),
+		         (int)c->root);
+		break;
+	case IR_IRREGULAR:
+		snprintf(buf, len, "irregular, %lld messages",
+		         (long long)(c->matrix ? c->matrix->nnz : 0));
+		break;
+	default:
+		snprintf(buf, len, "%s", ir_coll_name(c->coll));
+		break;
+	}
+}
+
+/* The machine's shape, short ("mesh 16x16", "5-cube"). */
+static void shape_line(const ir_machine *m, char *buf, size_t len)
+{
+	switch (m->topo) {
+	case IR_MESH:
+	case IR_TORUS: {
+		int o = snprintf(buf, len, "%s ", ir_topo_name(m->topo));
+		for (int k = 0; k < m->ndims && o > 0 && (size_t)o < len; k++)
+			o += snprintf(buf + o, len - (size_t)o, "%s%d",
+			              k ? "x" : "", m->dims[k]);
+		break;
+	}
+	case IR_HYPERCUBE:
+		snprintf(buf, len, "%d-cube", m->ndims);
+		break;
+	case IR_HPAM:
+		snprintf(buf, len, "hpam %dx%d over %dx%d", m->levels[0][0],
+		         m->levels[0][1], m->levels[1][0], m->levels[1][1]);
+		break;
+	case IR_SWITCH:
+		snprintf(buf, len, "switch of %d ports", (int)m->nranks);
+		break;
+	}
+}
+
+/* Page coordinates of layout point (x, y) in the panel at (ox, oy). */
+static double X(const struct svg *v, double ox, double x)
+{
+	return ox + (MARGIN + x) * v->s;
+}
+static double Y(const struct svg *v, double oy, double y)
+{
+	return oy + v->top + (MARGIN + y) * v->s;
+}
+
+/* Append the path data of a link's geometry; with mid, a line or a
+ * curve gets a vertex half way (where marker-mid puts a direction
+ * mark; a wrap has its two pieces' inner ends for that). */
+static void path_d(const struct svg *v, double ox, double oy,
+                   const struct show_geom *g, bool mid)
+{
+	struct tbuf *b = v->b;
+	tb_printf(b, "M%.2f %.2f", X(v, ox, g->x0), Y(v, oy, g->y0));
+	if (g->shape == SHOW_CURVE && mid) {
+		/* de Casteljau at t = 1/2: two quadratics */
+		double ax = (g->x0 + g->qx) / 2, ay = (g->y0 + g->qy) / 2;
+		double bx = (g->qx + g->x1) / 2, by = (g->qy + g->y1) / 2;
+		double mx = (ax + bx) / 2, my = (ay + by) / 2;
+		tb_printf(b, "Q%.2f %.2f %.2f %.2fQ%.2f %.2f %.2f %.2f",
+		          X(v, ox, ax), Y(v, oy, ay), X(v, ox, mx),
+		          Y(v, oy, my), X(v, ox, bx), Y(v, oy, by),
+		          X(v, ox, g->x1), Y(v, oy, g->y1));
+	} else if (g->shape == SHOW_CURVE) {
+		tb_printf(b, "Q%.2f %.2f %.2f %.2f", X(v, ox, g->qx),
+		          Y(v, oy, g->qy), X(v, ox, g->x1), Y(v, oy, g->y1));
+	} else if (g->shape == SHOW_LINE && mid) {
+		tb_printf(b, "L%.2f %.2f", X(v, ox, (g->x0 + g->x1) / 2),
+		          Y(v, oy, (g->y0 + g->y1) / 2));
+		tb_printf(b, "L%.2f %.2f", X(v, ox, g->x1), Y(v, oy, g->y1));
+	} else {
+		tb_printf(b, "L%.2f %.2f", X(v, ox, g->x1), Y(v, oy, g->y1));
+	}
+	if (g->shape == SHOW_WRAP)
+		tb_printf(b, "M%.2f %.2f L%.2f %.2f", X(v, ox, g->x2),
+		          Y(v, oy, g->y2), X(v, ox, g->x3), Y(v, oy, g->y3));
+}
+
+/* Whether a and c lie in different z-planes of a 3D grid. */
+static bool z_link_of(const ir_machine *m, int32_t a, int32_t c)
+{
+	if ((m->topo != IR_MESH && m->topo != IR_TORUS) || m->ndims < 3)
+		return false;
+	int32_t plane = m->dims[0] * m->dims[1];
+	return a / plane != c / plane;
+}
+
+/* The machine itself: its links as one faint path (a switch: spokes to
+ * its crossbar), and the names of planes or levels. */
+static void draw_machine(struct svg *v, double ox, double oy)
+{
+	const ir_machine *m = &v->p->machine;
+	const struct show_layout *l = &v->l;
+	struct tbuf *b = v->b;
+	struct show_geom g;
+	if (m->topo == IR_SWITCH) {
+		double half = l->w / 2 * 0.28;
+		tb_printf(b, "<path class=\"link\" d=\"");
+		for (int32_t r = 0; r < l->n; r++)
+			tb_printf(b, "M%.2f %.2f L%.2f %.2f", X(v, ox, l->x[r]),
+			          Y(v, oy, l->y[r]), X(v, ox, l->cx),
+			          Y(v, oy, l->cy));
+		tb_printf(b, "\"/>\n");
+		tb_printf(b,
+		          "<rect class=\"crossbar\" x=\"%.2f\" y=\"%.2f\" "
+		          "width=\"%.2f\" height=\"%.2f\"/>\n",
+		          X(v, ox, l->cx - half), Y(v, oy, l->cy - half),
+		          2 * half * v->s, 2 * half * v->s);
+		return;
+	}
+	uint64_t nl = ir_nlinks(m);
+	tb_printf(b, "<path class=\"link\" d=\"");
+	for (uint64_t id = 0; id < nl; id++) {
+		int32_t a, c;
+		if (ir_link_ends(m, id, &a, &c) || a > c)
+			continue;
+		if (z_link_of(m, a, c))
+			continue; /* arcs across the planes: only hops */
+		show_link_geom(m, l, a, c, 0, 0, &g);
+		path_d(v, ox, oy, &g, false);
+	}
+	tb_printf(b, "\"/>\n");
+	if ((m->topo == IR_MESH || m->topo == IR_TORUS) && m->ndims == 3)
+		for (int z = 0; z < m->dims[2]; z++)
+			tb_printf(
+			        b,
+			        "<text class=\"plane-label\" x=\"%.2f\" "
+			        "y=\"%.2f\">z = %d</text>\n",
+			        X(v, ox, z * l->plane + (m->dims[0] - 1) / 2.0),
+			        oy + v->top - 3, z);
+	if (m->topo == IR_HPAM) {
+		int r1 = m->levels[0][0], r2 = m->levels[1][0];
+		double y1 = (r1 - 1) / 2.0, y2 = r1 + 1.0 + (r2 - 1) / 2.0;
+		tb_printf(b,
+		          "<text class=\"level-label\" x=\"%.2f\" y=\"%.2f\">"
+		          "level 1</text>\n",
+		          X(v, ox, l->w) + v->radius * v->s + 6, Y(v, oy, y1));
+		tb_printf(b,
+		          "<text class=\"level-label\" x=\"%.2f\" y=\"%.2f\">"
+		          "level 2</text>\n",
+		          X(v, ox, l->w) + v->radius * v->s + 6, Y(v, oy, y2));
+	}
+}
+
+/* One phase in the panel at (ox, oy): hops, ranks, counts. */
+static void draw_phase(struct svg *v, const struct show_phase *ph, double ox,
+                       double oy)
+{
+	const ir_machine *m = &v->p->machine;
+	const struct show_layout *l = &v->l;
+	struct tbuf *b = v->b;
+	struct show_geom g;
+	for (size_t k = 0; ph && k < ph->nhops; k++) {
+		const struct show_hop *h = &ph->hops[k];
+		bool hot = h->load > 1;
+		show_link_geom(m, l, h->from, h->to, OFFSET,
+		               h->last ? v->trim : 0, &g);
+		tb_printf(b, "<path class=\"hop%s%s\" d=\"", hot ? " hot" : "",
+		          h->last ? " last" : "");
+		path_d(v, ox, oy, &g, !h->last);
+		tb_printf(b, "\"");
+		if (h->last)
+			tb_printf(b, " marker-end=\"url(#ccp-head%s)\"",
+			          hot ? "-hot" : "");
+		else
+			tb_printf(b, " marker-mid=\"url(#ccp-step%s)\"",
+			          hot ? "-hot" : "");
+		tb_printf(b, "/>\n");
+	}
+	int co[IR_MAX_CUBE_DIM];
+	int32_t root = -1;
+	switch (v->p->comm.coll) {
+	case IR_BCAST:
+	case IR_SCATTER:
+	case IR_GATHER:
+	case IR_REDUCE:
+		root = v->p->comm.root;
+		break;
+	default:
+		break;
+	}
+	for (int32_t r = 0; r < l->n; r++) {
+		tb_printf(b,
+		          "<circle class=\"rank%s%s\" cx=\"%.2f\" cy=\"%.2f\" "
+		          "r=\"%.2f\"",
+		          v->held[r] ? " held" : "", r == root ? " root" : "",
+		          X(v, ox, l->x[r]), Y(v, oy, l->y[r]),
+		          v->radius * v->s);
+		if (!v->labels) {
+			tb_printf(b, "/>\n");
+			continue;
+		}
+		/* a tooltip: the rank and its coordinates */
+		ir_coords(m, r, co);
+		tb_printf(b, "><title>rank %d", (int)r);
+		if (m->topo == IR_MESH || m->topo == IR_TORUS) {
+			tb_printf(b, " (");
+			for (int d = 0; d < m->ndims; d++)
+				tb_printf(b, "%s%d", d ? ", " : "", co[d]);
+			tb_printf(b, ")");
+		} else if (m->topo == IR_HPAM) {
+			tb_printf(b, " (row %d, column %d, level %d)", co[1],
+			          co[0], co[2] + 1);
+		}
+		tb_printf(b, "</title></circle>\n");
+		tb_printf(b,
+		          "<text class=\"rank-label\" x=\"%.2f\" y=\"%.2f\">%d"
+		          "</text>\n",
+		          X(v, ox, l->x[r]), Y(v, oy, l->y[r]), (int)r);
+	}
+	for (size_t k = 0; ph && k < ph->nlinks; k++) {
+		const struct show_link *h = &ph->links[k];
+		if (h->load < 2)
+			continue;
+		show_link_geom(m, l, h->from, h->to, OFFSET, 0, &g);
+		tb_printf(b,
+		          "<text class=\"load\" x=\"%.2f\" y=\"%.2f\">%u"
+		          "</text>\n",
+		          X(v, ox, g.lx), Y(v, oy, g.ly), h->load);
+	}
+}
+
+/* The style sheet and the two arrowheads, sized for scale s. */
+static void style(struct svg *v)
+{
+	struct tbuf *b = v->b;
+	double s = v->s;
+	double hw = fmax(1.3, 0.07 * s), lw = fmax(0.5, 0.035 * s);
+	double rw = fmax(0.6, 0.03 * s), fs = fmax(7.5, fmin(14, 0.34 * s));
+	tb_printf(b,
+	          "<style>\n"
+	          ".link{fill:none;stroke:#d4d4d4;stroke-width:%.2f}\n"
+	          ".crossbar{fill:#eeeeee;stroke:#999999}\n"
+	          ".rank,.key-rank{fill:#ffffff;stroke:#666666;"
+	          "stroke-width:%.2f}\n"
+	          ".held,.key-held{fill:#a1d99b;stroke:#31a354}\n"
+	          ".root,.key-root{fill:#fd8d3c;stroke:#a63603}\n"
+	          ".hop,.key-hop{fill:none;stroke:#2b5fb4;stroke-width:%.2f;"
+	          "stroke-linecap:round}\n"
+	          ".hot,.key-hot{stroke:#e31a1c}\n"
+	          ".load{fill:#e31a1c;font-weight:bold;font-size:%.1fpx;"
+	          "text-anchor:middle;dominant-baseline:central;"
+	          "paint-order:stroke;stroke:#ffffff;stroke-width:2.5px}\n"
+	          ".rank-label{font-size:%.1fpx;text-anchor:middle;"
+	          "dominant-baseline:central;fill:#222222}\n"
+	          ".title{font-size:15px;font-weight:bold}\n"
+	          ".subtitle{font-size:12px;fill:#333333}\n"
+	          ".phase-label{font-size:12px;font-weight:bold}\n"
+	          ".phase-stats{font-size:10.5px;font-weight:normal;"
+	          "fill:#333333}\n"
+	          ".plane-label{font-size:11px;fill:#555555;"
+	          "text-anchor:middle}\n"
+	          ".level-label{font-size:11px;fill:#555555;"
+	          "dominant-baseline:central}\n"
+	          ".legend text{font-size:11px;fill:#333333;"
+	          "dominant-baseline:central}\n"
+	          "</style>\n",
+	          lw, rw, hw, fs, fmax(7, 0.26 * s));
+	/* heads in page units, tip a little past the path's end; the
+	 * smaller step marks sit half way along a route's other hops */
+	for (int hot = 0; hot < 2; hot++) {
+		tb_printf(
+		        b,
+		        "<marker id=\"ccp-head%s\" viewBox=\"0 0 10 10\" "
+		        "refX=\"7\" refY=\"5\" markerUnits=\"userSpaceOnUse\" "
+		        "markerWidth=\"%.2f\" markerHeight=\"%.2f\" "
+		        "orient=\"auto\"><path d=\"M0 0L10 5L0 10z\" "
+		        "fill=\"%s\"/></marker>\n",
+		        hot ? "-hot" : "", v->head, v->head,
+		        hot ? "#e31a1c" : "#2b5fb4");
+		tb_printf(
+		        b,
+		        "<marker id=\"ccp-step%s\" viewBox=\"0 0 10 10\" "
+		        "refX=\"5\" refY=\"5\" markerUnits=\"userSpaceOnUse\" "
+		        "markerWidth=\"%.2f\" markerHeight=\"%.2f\" "
+		        "orient=\"auto\"><path d=\"M1 1L9 5L1 9\" "
+		        "fill=\"none\" stroke=\"%s\" stroke-width=\"2.2\"/>"
+		        "</marker>\n",
+		        hot ? "-hot" : "", v->head * 0.75, v->head * 0.75,
+		        hot ? "#e31a1c" : "#2b5fb4");
+	}
+}
+
+/* The key along the bottom of the page. */
+static void legend(struct svg *v, double y)
+{
+	struct tbuf *b = v->b;
+	double x = PAD + 6;
+	tb_printf(b, "<g class=\"legend\">\n");
+	static const char *const what[3][2] = {{"key-root", "root"},
+	                                       {"key-held", "holds data"},
+	                                       {"key-rank", "no data yet"}};
+	for (int k = 0; k < 3; k++) {
+		if (k == 0 && v->p->comm.coll != IR_BCAST &&
+		    v->p->comm.coll != IR_SCATTER &&
+		    v->p->comm.coll != IR_GATHER &&
+		    v->p->comm.coll != IR_REDUCE)
+			continue;
+		tb_printf(b,
+		          "<circle class=\"key-rank %s\" cx=\"%.1f\" "
+		          "cy=\"%.1f\" r=\"6\"/><text x=\"%.1f\" y=\"%.1f\">"
+		          "%s</text>\n",
+		          what[k][0], x, y, x + 10, y, what[k][1]);
+		x += 22 + 6.2 * (double)strlen(what[k][1]);
+	}
+	tb_printf(b,
+	          "<path class=\"key-hop\" d=\"M%.1f %.1fL%.1f %.1f\" "
+	          "marker-end=\"url(#ccp-head)\"/><text x=\"%.1f\" "
+	          "y=\"%.1f\">a transfer, hop by hop</text>\n",
+	          x, y, x + 26, y, x + 32, y);
+	x += 32 + 6.2 * 22 + 12;
+	tb_printf(b,
+	          "<path class=\"key-hop key-hot\" d=\"M%.1f %.1fL%.1f %.1f\" "
+	          "marker-end=\"url(#ccp-head-hot)\"/><text x=\"%.1f\" "
+	          "y=\"%.1f\">n &gt; 1 transfers on one link</text>\n",
+	          x, y, x + 26, y, x + 32, y);
+	tb_printf(b, "</g>\n");
+}
+
+/* CCP_ENOTAPPLY for a picture too large to be of use: more than
+ * MAX_PANELS phases for --all, or more than MAX_HOPS hops. */
+static int check_size(const ir_plan *p, int phase, char *err, size_t errlen)
+{
+	const ir_machine *m = &p->machine;
+	if (phase < 0 && p->nphases > MAX_PANELS) {
+		snprintf(err, errlen,
+		         "the plan has %u phases; every phase in one picture "
+		         "is drawn for up to %d: give --phase K",
+		         p->nphases, MAX_PANELS);
+		return CCP_ENOTAPPLY;
+	}
+	uint64_t *route = malloc(((size_t)ir_max_hops(m) + 1) * sizeof *route);
+	if (!route) {
+		snprintf(err, errlen, "out of memory");
+		return CCP_ENOMEM;
+	}
+	uint32_t first = phase < 0 ? 0 : (uint32_t)phase;
+	uint32_t last = phase < 0 ? p->nphases : first + 1;
+	uint64_t hops = 0;
+	for (uint32_t k = first; k < last && hops <= MAX_HOPS; k++) {
+		const ir_phase *f = &p->phases[k];
+		for (uint32_t t = f->transfer;
+		     t < f->transfer + f->ntransfers && hops <= MAX_HOPS; t++) {
+			int h = ir_route(m, p->transfers[t].src,
+			                 p->transfers[t].dst, route);
+			hops += h > 0 ? (uint64_t)h : 0;
+		}
+	}
+	free(route);
+	if (hops > MAX_HOPS) {
+		snprintf(err, errlen,
+		         "%s has more than %d hops to draw, too many for one "
+		         "picture%s",
+		         phase < 0 ? "the plan" : "the phase", MAX_HOPS,
+		         phase < 0 ? ": give --phase K" : "");
+		return CCP_ENOTAPPLY;
+	}
+	return 0;
+}
+
+int show_svg(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
+             char *err, size_t errlen)
+{
+	if (o->phase < -1 ||
+	    (o->phase >= 0 && (uint32_t)o->phase >= p->nphases)) {
+		if (p->nphases)
+			snprintf(err, errlen,
+			         "phase %d: the plan has %u phase%s, 0..%u",
+			         o->phase, p->nphases,
+			         p->nphases == 1 ? "" : "s", p->nphases - 1);
+		else
+			snprintf(err, errlen,
+			         "phase %d: the plan has no phases", o->phase);
+		return CCP_ERANGE;
+	}
+	struct svg v;
+	memset(&v, 0, sizeof v);
+	v.p = p;
+	v.o = o;
+	v.b = out;
+	int rc = show_layout_make(&p->machine, &v.l, err, errlen);
+	if (rc)
+		return rc;
+	const ir_machine *m = &p->machine;
+	bool all = o->phase < 0;
+	uint32_t npanels = all ? (p->nphases ? p->nphases : 1) : 1;
+	if ((rc = check_size(p, o->phase, err, errlen)) != 0) {
+		show_layout_fini(&v.l);
+		return rc;
+	}
+	double uw = v.l.w + 2 * MARGIN, uh = v.l.h + 2 * MARGIN;
+	uint32_t cols = 1;
+	if (all) {
+		cols = (uint32_t)ceil(sqrt(npanels * 1.3 * uh / uw));
+		if (cols < 1)
+			cols = 1;
+		if (cols > 6) /* panels stay wide enough for labels */
+			cols = 6;
+		if (cols > npanels)
+			cols = npanels;
+		v.s = fmin(1100.0 / cols / uw, 640.0 / uh);
+		v.s = fmax(3.0, fmin(60.0, v.s));
+	} else {
+		v.s = fmin(1200.0 / uw, 720.0 / uh);
+		v.s = fmax(10.0, fmin(60.0, v.s));
+	}
+	uint32_t rows = (npanels + cols - 1) / cols;
+	v.head = fmax(6.0, fmin(13.0, 0.24 * v.s));
+	v.radius = fmax(0.17, fmin(RADIUS, RADIUS - (30 - v.s) * 0.006));
+	v.trim = v.radius + 0.2 * v.head / v.s;
+	v.labels = !all && v.s >= 28 && m->nranks < 1000;
+	bool planes =
+	        (m->topo == IR_MESH || m->topo == IR_TORUS) && m->ndims == 3;
+	v.top = (all ? 30.0 : 0.0) + (planes ? 14.0 : 0.0);
+	v.pw = uw * v.s + (m->topo == IR_HPAM ? LEVEL_NAMES : 0);
+	v.ph = v.top + uh * v.s;
+	double gw = cols * v.pw + (cols - 1) * PAD;
+	char comm[128], shape[96], mach[256], title[640];
+	comm_line(p, comm, sizeof comm);
+	shape_line(m, shape, sizeof shape);
+	explain_machine(m, mach, sizeof mach);
+	snprintf(title, sizeof title, "%s%s%s, %s on a %s",
+	         o->title ? o->title : "", o->title ? ": " : "", p->algorithm,
+	         comm, shape);
+	/* wide enough for the heading (bold 15px: about 9px a letter)
+	 * and the legend */
+	double W = fmax(gw + 2 * PAD, 640.0);
+	W = fmax(W, 9.0 * (double)strlen(title) + 2 * PAD);
+	double H = HEAD + rows * v.ph + (rows - 1) * PAD + FOOT + PAD;
+	double gx = (W - gw) / 2;
+
+	v.held = malloc((size_t)m->nranks * sizeof *v.held);
+	if (!v.held) {
+		show_layout_fini(&v.l);
+		snprintf(err, errlen, "out of memory");
+		return CCP_ENOMEM;
+	}
+	show_held_start(p, v.held);
+
+	struct tbuf *b = out;
+	tb_printf(b,
+	          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	          "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+	          "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+	          "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" "
+	          "font-size=\"12\">\n<title>",
+	          W, H, W, H);
+	if (o->title) {
+		xml_text(b, o->title);
+		tb_printf(b, ": ");
+	}
+	xml_text(b, p->algorithm);
+	if (all)
+		tb_printf(b, ", every phase</title>\n");
+	else
+		tb_printf(b, ", phase %d</title>\n", o->phase);
+	tb_printf(b, "<desc>ccplan show: the %s plan, ", p->algorithm);
+	xml_text(b, comm);
+	tb_printf(b, ", on a ");
+	xml_text(b, mach);
+	tb_printf(b,
+	          "; %u phases.  Each transfer is drawn along its route, "
+	          "hop by hop, with a head on its last hop; links carrying "
+	          "more than one transfer in red with their count; the root "
+	          "and the ranks holding data after the phase shaded.</desc>\n",
+	          p->nphases);
+	style(&v);
+	tb_printf(b,
+	          "<rect width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n",
+	          W, H);
+	/* heading: what, then the phase's numbers */
+	tb_printf(b, "<text class=\"title\" x=\"%.0f\" y=\"22\">", PAD);
+	xml_text(b, title);
+	tb_printf(b, "</text>\n");
+
+	struct show_phase ph;
+	memset(&ph, 0, sizeof ph);
+	uint32_t first = all ? 0 : (uint32_t)o->phase;
+	for (uint32_t k = 0; !all && k < first; k++)
+		show_held_apply(p, k, v.held);
+	uint64_t hops = 0, xfers = 0;
+	uint32_t maxload = 0;
+	for (uint32_t i = 0; i < npanels; i++) {
+		uint32_t k = first + i;
+		bool have = k < p->nphases;
+		if (have) {
+			rc = show_phase_make(p, k, &ph, err, errlen);
+			if (rc)
+				goto out;
+			show_held_apply(p, k, v.held);
+			hops += ph.nhops;
+			xfers += ph.ntransfers;
+			if (ph.max_load > maxload)
+				maxload = ph.max_load;
+		}
+		double ox = gx + (i % cols) * (v.pw + PAD);
+		double oy = HEAD + (i / cols) * (v.ph + PAD);
+		tb_printf(b, "<g class=\"panel\">\n");
+		if (all) {
+			if (have)
+				tb_printf(b,
+				          "<text class=\"phase-label\" "
+				          "x=\"%.2f\" y=\"%.2f\">phase %u"
+				          "<tspan class=\"phase-stats\" "
+				          "x=\"%.2f\" dy=\"13\">%u transfer%s, "
+				          "max link load %u</tspan></text>\n",
+				          ox, oy + 12, k, ox, ph.ntransfers,
+				          ph.ntransfers == 1 ? "" : "s",
+				          ph.max_load);
+			else
+				tb_printf(b,
+				          "<text class=\"phase-label\" "
+				          "x=\"%.2f\" "
+				          "y=\"%.2f\">no phases</text>\n",
+				          ox, oy + 13);
+		}
+		draw_machine(&v, ox, oy);
+		draw_phase(&v, have ? &ph : NULL, ox, oy);
+		tb_printf(b, "</g>\n");
+		show_phase_fini(&ph);
+	}
+	tb_printf(b, "<text class=\"subtitle\" x=\"%.0f\" y=\"40\">", PAD);
+	if (all)
+		tb_printf(b, "every phase, %u in all (numbered from 0)",
+		          p->nphases);
+	else
+		tb_printf(b, "phase %d of %u (numbered from 0)", o->phase,
+		          p->nphases);
+	tb_printf(b, ": %llu transfer%s, %llu hops, max link load %u</text>\n",
+	          (unsigned long long)xfers, xfers == 1 ? "" : "s",
+	          (unsigned long long)hops, maxload);
+	legend(&v, H - PAD - FOOT / 2);
+	tb_printf(b, "</svg>\n");
+	rc = 0;
+	if (out->nomem) {
+		snprintf(err, errlen, "out of memory");
+		rc = CCP_ENOMEM;
+	}
+out:
+	free(v.held);
+	show_layout_fini(&v.l);
+	return rc;
+}

@@ -1,0 +1,666 @@
+/*
+ * test_show.c - the pictures of compiler/show*.c: `ccplan show`.
+ *
+ * Plans are built in memory by the generators and verified first; the
+ * SVG is then checked for structure, not pixels: one element of class
+ * "rank" per rank, one "hop" per link of every route of the phase, one
+ * "load" label per directed link carrying more than one transfer, the
+ * shaded ranks ("held") and the panels of --all -- each count worked out
+ * here from ir_route and ir_link_ends independently of show.c -- and the
+ * document is well formed.  The text drawing of a 4x4 binomial phase is
+ * compared with a golden drawing; the errors are checked by code and
+ * message.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ir.h"
+#include "sched.h"
+#include "show.h"
+#include "support.h"
+
+/* ---- helpers -------------------------------------------------------- */
+
+/* g's verified plan for m and c; the report is released. */
+static void make(const struct sch_generator *g, const ir_machine *m,
+                 const ir_comm *c, ir_plan *p)
+{
+	char why[256] = "";
+	struct sch_options o = {0};
+	ir_report r;
+	int rc = g->applies(m, c, why, sizeof why);
+	if (rc)
+		print_message("  %s: does not apply: %s\n", g->name, why);
+	assert_int_equal(rc, 0);
+	assert_int_equal(g->generate(m, c, &o, p), 0);
+	rc = ir_verify(p, &r);
+	if (rc)
+		print_message("  %s: verifier: %s\n", g->name, r.message);
+	assert_int_equal(rc, 0);
+	ir_report_fini(&r);
+}
+
+/* The SVG of phase (or -1: every phase); asserts success. */
+static char *svg_of(const ir_plan *p, int phase, const char *title)
+{
+	struct show_opts o = {.phase = phase, .title = title};
+	struct tbuf b = {0};
+	char err[256] = "";
+	int rc = show_svg(p, &o, &b, err, sizeof err);
+	if (rc)
+		print_message("  show_svg: %s\n", err);
+	assert_int_equal(rc, 0);
+	assert_false(b.nomem);
+	assert_non_null(b.p);
+	return b.p;
+}
+
+/* The text drawing; asserts success. */
+static char *text_of(const ir_plan *p, int phase, bool unicode)
+{
+	struct show_opts o = {.phase = phase, .unicode = unicode};
+	struct tbuf b = {0};
+	char err[256] = "";
+	int rc = show_text(p, &o, &b, err, sizeof err);
+	if (rc)
+		print_message("  show_text: %s\n", err);
+	assert_int_equal(rc, 0);
+	assert_non_null(b.p);
+	return b.p;
+}
+
+/* Elements whose class attribute has the token cls. */
+static size_t count_class(const char *svg, const char *cls)
+{
+	size_t n = 0, len = strlen(cls);
+	for (const char *q = svg; (q = strstr(q, "class=\"")) != NULL;) {
+		q += 7;
+		const char *end = strchr(q, '"');
+		assert_non_null(end);
+		for (const char *t = q; t < end;) {
+			const char *sp = memchr(t, ' ', (size_t)(end - t));
+			const char *te = sp ? sp : end;
+			if ((size_t)(te - t) == len && memcmp(t, cls, len) == 0)
+				n++;
+			t = te + 1;
+		}
+		q = end + 1;
+	}
+	return n;
+}
+
+/* The largest number in the texts of class "load" elements. */
+static unsigned max_load_label(const char *svg)
+{
+	unsigned best = 0;
+	for (const char *q = svg; (q = strstr(q, "class=\"load\"")) != NULL;
+	     q++) {
+		const char *gt = strchr(q, '>');
+		assert_non_null(gt);
+		unsigned v = (unsigned)strtoul(gt + 1, NULL, 10);
+		if (v > best)
+			best = v;
+	}
+	return best;
+}
+
+/* A small XML checker: every tag closed in order, quoted attributes,
+ * one root element, entities only &amp; &lt; &gt; &quot; &apos;, and
+ * no '<' or '>' loose in text. */
+static void assert_well_formed(const char *s)
+{
+	char stack[64][32];
+	int depth = 0, roots = 0;
+	const char *q = s;
+	if (strncmp(q, "<?xml", 5) == 0) {
+		q = strstr(q, "?>");
+		assert_non_null(q);
+		q += 2;
+	}
+	for (; *q; q++) {
+		if (*q == '&') {
+			static const char *const ent[] = {
+			        "&amp;", "&lt;", "&gt;", "&quot;", "&apos;"};
+			bool ok = false;
+			for (int k = 0; k < 5; k++)
+				ok |= strncmp(q, ent[k], strlen(ent[k])) == 0;
+			assert_true(ok);
+			continue;
+		}
+		assert_true(*q != '>');
+		if (*q != '<')
+			continue;
+		bool closing = q[1] == '/';
+		const char *name = q + 1 + closing;
+		size_t nl = strcspn(name, " \t\n/>");
+		assert_true(nl > 0 && nl < 32);
+		const char *t = name + nl;
+		bool in_quote = false;
+		for (; *t && (in_quote || *t != '>'); t++) {
+			if (*t == '"')
+				in_quote = !in_quote;
+			else if (in_quote)
+				assert_true(*t != '<');
+		}
+		assert_int_equal(*t, '>');
+		bool self = t[-1] == '/';
+		if (closing) {
+			assert_true(depth > 0);
+			depth--;
+			assert_int_equal(strlen(stack[depth]), nl);
+			assert_memory_equal(stack[depth], name, nl);
+		} else if (!self) {
+			assert_true(depth < 64);
+			if (depth == 0)
+				roots++;
+			memcpy(stack[depth], name, nl);
+			stack[depth++][nl] = '\0';
+		} else if (depth == 0) {
+			roots++;
+		}
+		q = t;
+	}
+	assert_int_equal(depth, 0);
+	assert_int_equal(roots, 1);
+	assert_non_null(strstr(s, "<title>"));
+	assert_non_null(strstr(s, "<desc>"));
+	assert_non_null(strstr(s, " viewBox=\""));
+}
+
+/* What phase ph should show, from the routes: hops, transfers with a
+ * route, directed links with more than one transfer (the copies of one
+ * multicast counting once), the hops on such links, the largest load. */
+struct expect {
+	size_t hops, last, hot_links, hot_hops;
+	uint32_t max_load;
+};
+
+struct use {
+	uint64_t link;
+	int64_t key;
+};
+
+static int cmp_use(const void *a, const void *b)
+{
+	const struct use *x = a, *y = b;
+	if (x->link != y->link)
+		return x->link < y->link ? -1 : 1;
+	return (x->key > y->key) - (x->key < y->key);
+}
+
+static struct expect expect_phase(const ir_plan *p, uint32_t ph)
+{
+	struct expect e = {0};
+	const ir_machine *m = &p->machine;
+	const ir_phase *f = &p->phases[ph];
+	uint64_t *route = malloc((size_t)(ir_max_hops(m) + 1) * sizeof *route);
+	size_t cap = (size_t)f->ntransfers * (size_t)(ir_max_hops(m) + 1) + 1;
+	struct use *u = malloc(cap * sizeof *u);
+	assert_non_null(route);
+	assert_non_null(u);
+	size_t nu = 0;
+	for (uint32_t t = f->transfer; t < f->transfer + f->ntransfers; t++) {
+		const ir_transfer *x = &p->transfers[t];
+		int h = ir_route(m, x->src, x->dst, route);
+		assert_true(h >= 0);
+		e.hops += (size_t)h;
+		e.last += h > 0;
+		for (int j = 0; j < h; j++) {
+			int32_t a, b;
+			assert_int_equal(ir_link_ends(m, route[j], &a, &b), 0);
+			u[nu].link = route[j];
+			u[nu++].key = (x->flags & IR_XF_MCAST)
+			                      ? x->src
+			                      : -(int64_t)t - 1;
+		}
+	}
+	qsort(u, nu, sizeof *u, cmp_use);
+	for (size_t i = 0; i < nu;) {
+		size_t j = i;
+		uint32_t load = 0;
+		for (; j < nu && u[j].link == u[i].link; j++)
+			load += j == i || u[j].key != u[j - 1].key;
+		if (load > 1) {
+			e.hot_links++;
+			e.hot_hops += j - i;
+		}
+		if (load > e.max_load)
+			e.max_load = load;
+		i = j;
+	}
+	free(route);
+	free(u);
+	return e;
+}
+
+/* Ranks holding data after phase ph: the root of a rooted collective
+ * and every rank that has received something. */
+static size_t expect_held(const ir_plan *p, uint32_t ph)
+{
+	int32_t n = p->machine.nranks;
+	bool *h = calloc((size_t)n, sizeof *h);
+	assert_non_null(h);
+	if (p->comm.coll == IR_BCAST || p->comm.coll == IR_SCATTER ||
+	    p->comm.coll == IR_GATHER || p->comm.coll == IR_REDUCE)
+		h[p->comm.root] = true;
+	for (uint32_t k = 0; k <= ph; k++)
+		for (uint32_t t = 0; t < p->phases[k].ntransfers; t++)
+			h[p->transfers[p->phases[k].transfer + t].dst] = true;
+	size_t c = 0;
+	for (int32_t r = 0; r < n; r++)
+		c += h[r];
+	free(h);
+	return c;
+}
+
+/* Check every phase's SVG of p against the routes; returns the number
+ * of hot links seen over all phases. */
+static size_t check_phases(const ir_plan *p)
+{
+	ir_report r;
+	assert_int_equal(ir_verify(p, &r), 0);
+	size_t hot = 0;
+	for (uint32_t ph = 0; ph < p->nphases; ph++) {
+		char *s = svg_of(p, (int)ph, NULL);
+		struct expect e = expect_phase(p, ph);
+		assert_well_formed(s);
+		assert_int_equal(count_class(s, "rank"), p->machine.nranks);
+		assert_int_equal(count_class(s, "hop"), e.hops);
+		assert_int_equal(count_class(s, "last"), e.last);
+		assert_int_equal(count_class(s, "load"), e.hot_links);
+		assert_int_equal(count_class(s, "hot"), e.hot_hops);
+		assert_int_equal(count_class(s, "held"), expect_held(p, ph));
+		assert_int_equal(count_class(s, "panel"), 1);
+		/* the verifier's measure of the phase */
+		assert_int_equal(e.max_load, r.link_load[ph]);
+		if (e.hot_links)
+			assert_int_equal(max_load_label(s), r.link_load[ph]);
+		hot += e.hot_links;
+		free(s);
+	}
+	ir_report_fini(&r);
+	return hot;
+}
+
+/* ---- the SVG of each topology ---------------------------------------- */
+
+static void test_binomial_mesh(void **state)
+{
+	(void)state;
+	ir_machine m = tu_machine(IR_MESH, IR_PORTS_ALL, 4, 4, 0, 0);
+	ir_comm c = tu_comm(IR_BCAST, 9, 64);
+	ir_plan p;
+	make(&sch_binomial, &m, &c, &p);
+	assert_int_equal(p.nphases, 4);
+	assert_int_equal(check_phases(&p), 0);
+	/* a broadcast doubles the holders each phase; one root */
+	for (uint32_t ph = 0; ph < 4; ph++) {
+		char *s = svg_of(&p, (int)ph, NULL);
+		assert_int_equal(count_class(s, "held"), 2u << ph);
+		assert_int_equal(count_class(s, "root"), 1);
+		/* small machines get their rank numbers */
+		assert_int_equal(count_class(s, "rank-label"), 16);
+		free(s);
+	}
+	ir_plan_fini(&p);
+}
+
+static void test_edn_mesh(void **state)
+{
+	(void)state;
+	ir_machine m = tu_machine(IR_MESH, IR_PORTS_ALL, 8, 8, 0, 0);
+	ir_comm c = tu_comm(IR_BCAST, 27, 64);
+	ir_plan p;
+	make(&sch_edn, &m, &c, &p);
+	assert_int_equal(check_phases(&p), 0);
+	/* after the last phase every rank holds the message */
+	char *s = svg_of(&p, (int)p.nphases - 1, NULL);
+	assert_int_equal(count_class(s, "held"), 64);
+	free(s);
+	ir_plan_fini(&p);
+}
+
+static void test_edn_torus(void **state)
+{
+	(void)state;
+	ir_machine m = tu_machine(IR_TORUS, IR_PORTS_ALL, 4, 4, 0, 0);
+	ir_comm c = tu_comm(IR_BCAST, 5, 64);
+	ir_plan p;
+	make(&sch_edn_torus, &m, &c, &p);
+	assert_int_equal(check_phases(&p), 0);
+	/* some hop goes round the torus: drawn as two pieces, out over
+	 * one edge and in over the other (a path with two moves) */
+	bool wrapped = false;
+	for (uint32_t ph = 0; ph < p.nphases && !wrapped; ph++) {
+		char *s = svg_of(&p, (int)ph, NULL);
+		for (const char *q = s; (q = strstr(q, "class=\"hop")); q++) {
+			const char *d = strstr(q, " d=\"M");
+			const char *e = strchr(d + 5, '"');
+			const char *mv =
+			        memchr(d + 5, 'M', (size_t)(e - d - 5));
+			wrapped |= mv != NULL;
+		}
+		free(s);
+	}
+	assert_true(wrapped);
+	ir_plan_fini(&p);
+}
+
+static void test_sbt_cube(void **state)
+{
+	(void)state;
+	ir_machine m = tu_machine(IR_HYPERCUBE, IR_PORTS_ALL, 3, 0, 0, 0);
+	ir_comm c = tu_comm(IR_BCAST, 0, 64);
+	ir_plan p;
+	make(&sch_sbt, &m, &c, &p);
+	assert_int_equal(check_phases(&p), 0);
+	char *s = svg_of(&p, (int)p.nphases - 1, NULL);
+	assert_int_equal(count_class(s, "held"), 8);
+	/* the cube's 12 links, each once, in the background path */
+	assert_int_equal(count_class(s, "link"), 1);
+	size_t moves = 0;
+	const char *q = strstr(s, "class=\"link\" d=\"");
+	assert_non_null(q);
+	for (q += 16; *q != '"'; q++)
+		moves += *q == 'M';
+	assert_int_equal(moves, 12);
+	free(s);
+	ir_plan_fini(&p);
+}
+
+static void test_hpam(void **state)
+{
+	(void)state;
+	ir_machine m = tu_machine(IR_HPAM, 1, 2, 2, 4, 4);
+	ir_comm c = tu_comm(IR_BCAST, 1, 64);
+	ir_plan p;
+	make(&sch_hpam_multicast, &m, &c, &p);
+	assert_int_equal(check_phases(&p), 0);
+	char *s = svg_of(&p, 0, NULL);
+	assert_int_equal(count_class(s, "level-label"), 2);
+	free(s);
+	ir_plan_fini(&p);
+}
+
+static void test_transpose_contention(void **state)
+{
+	(void)state;
+	ir_machine m = tu_machine(IR_MESH, IR_PORTS_ALL, 4, 4, 0, 0);
+	ir_comm c = tu_comm(IR_TRANSPOSE, 0, 64);
+	ir_plan p;
+	make(&sch_transpose_direct, &m, &c, &p);
+	/* the direct transpose shares links: some are drawn hot */
+	assert_true(check_phases(&p) > 0);
+	char *s = svg_of(&p, 0, NULL);
+	assert_true(count_class(s, "hot") > 0);
+	assert_int_equal(max_load_label(s), 3);
+	/* no root in a transpose; the diagonal receives nothing */
+	assert_int_equal(count_class(s, "root"), 0);
+	assert_int_equal(count_class(s, "held"), 12);
+	free(s);
+	ir_plan_fini(&p);
+}
+
+static void test_switch(void **state)
+{
+	(void)state;
+	ir_machine m = tu_machine(IR_SWITCH, IR_PORTS_ALL, 8, 0, 0, 0);
+	ir_comm c = tu_comm(IR_BCAST, 3, 64);
+	ir_plan p;
+	make(&sch_binomial, &m, &c, &p);
+	assert_int_equal(check_phases(&p), 0);
+	char *s = svg_of(&p, 0, NULL);
+	assert_int_equal(count_class(s, "crossbar"), 1);
+	free(s);
+	ir_plan_fini(&p);
+}
+
+/* --all: one panel per phase, each with its label and every rank. */
+static void test_all_phases(void **state)
+{
+	(void)state;
+	ir_machine m = tu_machine(IR_MESH, IR_PORTS_ALL, 8, 8, 0, 0);
+	ir_comm c = tu_comm(IR_BCAST, 27, 64);
+	ir_plan p;
+	make(&sch_edn, &m, &c, &p);
+	char *s = svg_of(&p, -1, NULL);
+	assert_well_formed(s);
+	assert_int_equal(count_class(s, "panel"), p.nphases);
+	assert_int_equal(count_class(s, "phase-label"), p.nphases);
+	assert_int_equal(count_class(s, "rank"), 64 * p.nphases);
+	size_t hops = 0, held = 0;
+	for (uint32_t ph = 0; ph < p.nphases; ph++) {
+		hops += expect_phase(&p, ph).hops;
+		held += expect_held(&p, ph);
+	}
+	assert_int_equal(count_class(s, "hop"), hops);
+	assert_int_equal(count_class(s, "held"), held);
+	free(s);
+	ir_plan_fini(&p);
+}
+
+/* A 64x64 mesh still makes a picture, with no rank numbers. */
+static void test_large_svg(void **state)
+{
+	(void)state;
+	ir_machine m = tu_machine(IR_MESH, IR_PORTS_ALL, 64, 64, 0, 0);
+	ir_comm c = tu_comm(IR_BCAST, 0, 64);
+	ir_plan p;
+	make(&sch_binomial, &m, &c, &p);
+	char *s = svg_of(&p, 3, NULL);
+	assert_well_formed(s);
+	assert_int_equal(count_class(s, "rank"), 4096);
+	assert_int_equal(count_class(s, "rank-label"), 0);
+	assert_int_equal(count_class(s, "hop"), expect_phase(&p, 3).hops);
+	int w = 0, h = 0;
+	const char *q = strstr(s, "<svg ");
+	assert_int_equal(sscanf(strstr(q, "width=\""), "width=\"%d\"", &w), 1);
+	assert_int_equal(sscanf(strstr(q, "height=\""), "height=\"%d\"", &h),
+	                 1);
+	assert_true(w >= 600 && w <= 1300);
+	assert_true(h >= 600 && h <= 900);
+	free(s);
+	ir_plan_fini(&p);
+}
+
+/* Text from the title is escaped. */
+static void test_escape(void **state)
+{
+	(void)state;
+	ir_machine m = tu_machine(IR_MESH, IR_PORTS_ALL, 4, 4, 0, 0);
+	ir_comm c = tu_comm(IR_BCAST, 0, 64);
+	ir_plan p;
+	make(&sch_binomial, &m, &c, &p);
+	char *s = svg_of(&p, 0, "a<b>&\"c'.ccp");
+	assert_well_formed(s);
+	assert_non_null(strstr(s, "a&lt;b&gt;&amp;&quot;c&apos;.ccp"));
+	free(s);
+	ir_plan_fini(&p);
+}
+
+/* ---- the text drawing ------------------------------------------------ */
+
+static void test_text_golden(void **state)
+{
+	(void)state;
+	ir_machine m = tu_machine(IR_MESH, IR_PORTS_ALL, 4, 4, 0, 0);
+	ir_comm c = tu_comm(IR_BCAST, 9, 64);
+	ir_plan p;
+	make(&sch_binomial, &m, &c, &p);
+	/* phase 1: rank 9 at (1,2) sends up two hops to (1,0), rank 11 at
+	 * (3,2) up to (3,0) */
+	char *t = text_of(&p, 1, true);
+	static const char golden[] =
+	        "binomial, broadcast from rank 9 on a mesh 4x4\n"
+	        "\n"
+	        "phase 1 of 4 (numbered from 0): 2 transfers, 4 hops, max "
+	        "link load 1\n"
+	        "o   ●   o   ●\n"
+	        "    ↑       ↑\n"
+	        "o   o   o   o\n"
+	        "    ↑       ↑\n"
+	        "o   R   o   ●\n"
+	        "\n"
+	        "o   o   o   o\n"
+	        "\n"
+	        "key: R root, ● holds data, o no data yet; → ← ↓ ↑ a hop "
+	        "(↕ both ways), 2 a link with 2 transfers (* for 10 or "
+	        "more)\n";
+	assert_string_equal(t, golden);
+	free(t);
+	/* phase 2 in ASCII: four transfers to the left */
+	t = text_of(&p, 2, false);
+	assert_non_null(strstr(t, "\n#<--#   #<--#\n\no   o   o   o\n\n"
+	                          "#<--R   #<--#\n\no   o   o   o\n"));
+	free(t);
+	/* every phase: four drawings */
+	t = text_of(&p, -1, false);
+	size_t n = 0;
+	for (const char *q = t; (q = strstr(q, "\nphase ")); q++)
+		n++;
+	assert_int_equal(n, 4);
+	free(t);
+	ir_plan_fini(&p);
+}
+
+/* The direct transpose's shared links carry their counts. */
+static void test_text_counts(void **state)
+{
+	(void)state;
+	ir_machine m = tu_machine(IR_MESH, IR_PORTS_ALL, 4, 4, 0, 0);
+	ir_comm c = tu_comm(IR_TRANSPOSE, 0, 64);
+	ir_plan p;
+	make(&sch_transpose_direct, &m, &c, &p);
+	char *t = text_of(&p, 0, false);
+	/* rank 1 -> 4 and 2 -> 8 and 3 -> 12 all leave row 0 leftwards
+	 * over the link 1 -> 0: three transfers */
+	const char *row0 = strstr(t, "\no<3-#");
+	assert_non_null(row0);
+	free(t);
+	ir_plan_fini(&p);
+}
+
+/* A torus draws its wraparound links in both margins. */
+static void test_text_torus(void **state)
+{
+	(void)state;
+	ir_machine m = tu_machine(IR_TORUS, IR_PORTS_ALL, 4, 4, 0, 0);
+	ir_comm c = tu_comm(IR_BCAST, 5, 64);
+	ir_plan p;
+	make(&sch_edn_torus, &m, &c, &p);
+	for (uint32_t ph = 0; ph < p.nphases; ph++) {
+		struct show_phase s;
+		char err[128];
+		assert_int_equal(show_phase_make(&p, ph, &s, err, sizeof err),
+		                 0);
+		/* arrows expected: one per link used, two for a wrap link
+		 * (both margins), one for a vertical pair both ways */
+		size_t want = 0;
+		for (size_t k = 0; k < s.nlinks; k++) {
+			int a[IR_MAX_CUBE_DIM], b[IR_MAX_CUBE_DIM];
+			int32_t from = s.links[k].from, to = s.links[k].to;
+			ir_coords(&m, from, a);
+			ir_coords(&m, to, b);
+			int dy = b[1] - a[1], dx = b[0] - a[0];
+			bool wrap = dx > 1 || dx < -1 || dy > 1 || dy < -1;
+			bool pair = false; /* the reverse is used too */
+			for (size_t j = 0; j < s.nlinks; j++)
+				pair |= s.links[j].from == to &&
+				        s.links[j].to == from;
+			if (dy && pair && from > to)
+				continue; /* the pair is one glyph */
+			want += wrap ? 2 : 1;
+		}
+		show_phase_fini(&s);
+		char *t = text_of(&p, (int)ph, false);
+		const char *body = strstr(t, "\nphase ");
+		const char *key = strstr(t, "\nkey:");
+		size_t got = 0;
+		for (const char *q = strchr(body + 1, '\n'); q < key; q++)
+			got += *q == '>' || *q == '<' || *q == 'v' ||
+			       *q == '^' || *q == '|';
+		assert_int_equal(got, want);
+		free(t);
+	}
+	ir_plan_fini(&p);
+}
+
+/* ---- errors ---------------------------------------------------------- */
+
+static void test_errors(void **state)
+{
+	(void)state;
+	ir_machine m = tu_machine(IR_MESH, IR_PORTS_ALL, 4, 4, 0, 0);
+	ir_comm c = tu_comm(IR_BCAST, 9, 64);
+	ir_plan p;
+	make(&sch_binomial, &m, &c, &p);
+	char err[256] = "";
+	struct tbuf b = {0};
+	struct show_opts o = {.phase = 4};
+	assert_int_equal(show_svg(&p, &o, &b, err, sizeof err), CCP_ERANGE);
+	assert_string_equal(err, "phase 4: the plan has 4 phases, 0..3");
+	assert_int_equal(show_text(&p, &o, &b, err, sizeof err), CCP_ERANGE);
+	assert_string_equal(err, "phase 4: the plan has 4 phases, 0..3");
+	assert_int_equal(b.len, 0);
+	ir_plan_fini(&p);
+
+	/* text: too large, or not a grid */
+	m = tu_machine(IR_MESH, IR_PORTS_ALL, 64, 64, 0, 0);
+	c = tu_comm(IR_BCAST, 0, 64);
+	make(&sch_binomial, &m, &c, &p);
+	o.phase = 0;
+	assert_int_equal(show_text(&p, &o, &b, err, sizeof err), CCP_ENOTAPPLY);
+	assert_non_null(strstr(err, "up to 32x32"));
+	assert_non_null(strstr(err, "use --svg"));
+	ir_plan_fini(&p);
+	m = tu_machine(IR_HYPERCUBE, IR_PORTS_ALL, 3, 0, 0, 0);
+	c = tu_comm(IR_BCAST, 0, 64);
+	make(&sch_sbt, &m, &c, &p);
+	assert_int_equal(show_text(&p, &o, &b, err, sizeof err), CCP_ENOTAPPLY);
+	assert_non_null(strstr(err, "hypercube"));
+	assert_int_equal(b.len, 0);
+	ir_plan_fini(&p);
+
+	/* every phase of a 127-phase alltoall is too many panels; one
+	 * phase of it is drawn */
+	m = tu_machine(IR_MESH, IR_PORTS_ALL, 16, 8, 0, 0);
+	c = tu_comm(IR_ALLTOALL, 0, 64);
+	make(&sch_pex, &m, &c, &p);
+	assert_int_equal(p.nphases, 127);
+	o.phase = -1;
+	assert_int_equal(show_svg(&p, &o, &b, err, sizeof err),
+	                 CCP_ENOTAPPLY);
+	assert_non_null(strstr(err, "give --phase K"));
+	assert_int_equal(b.len, 0);
+	free(svg_of(&p, 126, NULL));
+	ir_plan_fini(&p);
+	free(b.p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	        cmocka_unit_test(test_binomial_mesh),
+	        cmocka_unit_test(test_edn_mesh),
+	        cmocka_unit_test(test_edn_torus),
+	        cmocka_unit_test(test_sbt_cube),
+	        cmocka_unit_test(test_hpam),
+	        cmocka_unit_test(test_transpose_contention),
+	        cmocka_unit_test(test_switch),
+	        cmocka_unit_test(test_all_phases),
+	        cmocka_unit_test(test_large_svg),
+	        cmocka_unit_test(test_escape),
+	        cmocka_unit_test(test_text_golden),
+	        cmocka_unit_test(test_text_counts),
+	        cmocka_unit_test(test_text_torus),
+	        cmocka_unit_test(test_errors),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
