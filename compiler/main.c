@@ -786,28 +786,6 @@ static const char *const help_cache =
         "suffixes)\n"
         "  export KEY -o FILE.ccp   write an entry's plan to a file\n";
 
-/* N, NK, NM or NG as bytes; -1 if malformed. */
-static int64_t parse_size(const char *a)
-{
-	char *end;
-	errno = 0;
-	long long v = strtoll(a, &end, 10);
-	if (errno || end == a || v < 0)
-		return -1;
-	int shift = 0;
-	if (*end == 'K' || *end == 'k')
-		shift = 10;
-	else if (*end == 'M' || *end == 'm')
-		shift = 20;
-	else if (*end == 'G' || *end == 'g')
-		shift = 30;
-	if (shift)
-		end++;
-	if (*end || v > (INT64_MAX >> shift))
-		return -1;
-	return (int64_t)v << shift;
-}
-
 /* Ns, Nm, Nh, Nd (or N seconds) as seconds; -1 if malformed. */
 static int64_t parse_age(const char *a)
 {
@@ -876,7 +854,7 @@ static int cmd_cache(int argc, char **argv)
 			out = argv[++k];
 		} else if (sub && strcmp(argv[k], "--max-size") == 0 &&
 		           k + 1 < argc) {
-			if ((max_size = parse_size(argv[++k])) < 0) {
+			if ((max_size = parse_bytes(argv[++k], INT64_MAX)) < 0) {
 				fprintf(stderr,
 				        "%s cache: --max-size '%s': want "
 				        "bytes, "

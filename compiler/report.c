@@ -32,23 +32,7 @@ static int64_t parse_one(const char *a, size_t n)
 		return -1;
 	memcpy(buf, a, n);
 	buf[n] = '\0';
-	char *end;
-	errno = 0;
-	long long v = strtoll(buf, &end, 10);
-	if (errno || end == buf || v < 0 || buf[0] == '-' || buf[0] == '+')
-		return -1;
-	int shift = 0;
-	if (*end == 'K' || *end == 'k')
-		shift = 10;
-	else if (*end == 'M' || *end == 'm')
-		shift = 20;
-	else if (*end == 'G' || *end == 'g')
-		shift = 30;
-	if (shift)
-		end++;
-	if (*end || v > (REPORT_MAX_BYTES >> shift))
-		return -1;
-	return (int64_t)v << shift;
+	return parse_bytes(buf, REPORT_MAX_BYTES);
 }
 
 int report_parse_sizes(const char *arg, struct report_sizes *s, char *err,

@@ -430,3 +430,16 @@ void show_link_geom(const ir_machine *m, const struct show_layout *l,
 	g->x1 = bx;
 	g->y1 = by;
 }
+
+int show_check_phase(const ir_plan *p, int phase, char *err, size_t errlen)
+{
+	if (phase >= -1 && (phase < 0 || (uint32_t)phase < p->nphases))
+		return 0;
+	if (p->nphases)
+		snprintf(err, errlen, "phase %d: the plan has %u phase%s, 0..%u",
+		         phase, p->nphases, p->nphases == 1 ? "" : "s",
+		         p->nphases - 1);
+	else
+		snprintf(err, errlen, "phase %d: the plan has no phases", phase);
+	return CCP_ERANGE;
+}

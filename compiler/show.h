@@ -45,6 +45,9 @@ int show_text(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 /* Whether text for stdout should be coloured: stdout is a terminal and
  * NO_COLOR is not set. */
 bool show_tty_color(void);
+/* 0 if phase is -1 (every phase) or one of p's; else CCP_ERANGE with
+ * "phase K: the plan has N phases, 0..N-1" in err. */
+int show_check_phase(const ir_plan *p, int phase, char *err, size_t errlen);
 
 /* ---- what show_svg and show_text share (compiler/show.c) -------------
  * Every drawing is made of the same pieces: where each rank sits, the

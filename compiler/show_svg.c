@@ -460,18 +460,9 @@ static int check_size(const ir_plan *p, int phase, char *err, size_t errlen)
 int show_svg(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
              char *err, size_t errlen)
 {
-	if (o->phase < -1 ||
-	    (o->phase >= 0 && (uint32_t)o->phase >= p->nphases)) {
-		if (p->nphases)
-			snprintf(err, errlen,
-			         "phase %d: the plan has %u phase%s, 0..%u",
-			         o->phase, p->nphases,
-			         p->nphases == 1 ? "" : "s", p->nphases - 1);
-		else
-			snprintf(err, errlen,
-			         "phase %d: the plan has no phases", o->phase);
-		return CCP_ERANGE;
-	}
+	int rc_phase = show_check_phase(p, o->phase, err, errlen);
+	if (rc_phase)
+		return rc_phase;
 	struct svg v;
 	memset(&v, 0, sizeof v);
 	v.p = p;

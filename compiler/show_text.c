@@ -262,18 +262,9 @@ int show_text(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 			return CCP_ENOTAPPLY;
 		}
 	}
-	if (o->phase < -1 ||
-	    (o->phase >= 0 && (uint32_t)o->phase >= p->nphases)) {
-		if (p->nphases)
-			snprintf(err, errlen,
-			         "phase %d: the plan has %u phase%s, 0..%u",
-			         o->phase, p->nphases,
-			         p->nphases == 1 ? "" : "s", p->nphases - 1);
-		else
-			snprintf(err, errlen,
-			         "phase %d: the plan has no phases", o->phase);
-		return CCP_ERANGE;
-	}
+	int rc_phase = show_check_phase(p, o->phase, err, errlen);
+	if (rc_phase)
+		return rc_phase;
 	struct canvas v;
 	memset(&v, 0, sizeof v);
 	v.m = m;
