@@ -219,8 +219,9 @@ static int sweep_size(const struct front_input *in, struct report_sweep *out,
 			(*timed)++;
 		} else if (!out->why[0] || (fits && !out->why_fits)) {
 			snprintf(out->why, sizeof out->why,
-			         "%s at %lld bytes: %s", out->algs[a]->name,
-			         (long long)out->sizes[i], why);
+			         "%s at %lld bytes: %.160s",
+			         out->algs[a]->name, (long long)out->sizes[i],
+			         why);
 			out->why_fits = fits;
 		}
 	}
