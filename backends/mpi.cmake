@@ -11,6 +11,9 @@ endif()
 
 add_library(ccp_backend_mpi STATIC ${CMAKE_CURRENT_LIST_DIR}/mpi.c)
 target_link_libraries(ccp_backend_mpi PUBLIC ccp_runtime MPI::MPI_C)
+# mpi_ir.h: the MPI names of the IR's types, for the tests and the bench
+target_include_directories(ccp_backend_mpi PUBLIC
+                           $<BUILD_INTERFACE:${CMAKE_CURRENT_LIST_DIR}>)
 set_target_properties(ccp_backend_mpi PROPERTIES POSITION_INDEPENDENT_CODE ON)
 message(STATUS "MPI ${MPI_C_VERSION} found: building ccp_backend_mpi")
 

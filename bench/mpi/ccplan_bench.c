@@ -48,6 +48,7 @@
 #include "ccplan_mpi.h"
 #include "codec.h"
 #include "compile.h"
+#include "mpi_ir.h"
 #include "front.h"
 
 /* ---- options ------------------------------------------------------------- */
@@ -381,38 +382,6 @@ static char *builtin_yaml(const struct builtin *b, int n, uint64_t seed)
 
 /* ---- MPI's side ---------------------------------------------------------- */
 
-static MPI_Datatype mpi_dtype(enum ir_dtype t)
-{
-	switch (t) {
-	case IR_DT_BYTE:
-		return MPI_UINT8_T;
-	case IR_DT_INT32:
-		return MPI_INT32_T;
-	case IR_DT_INT64:
-		return MPI_INT64_T;
-	case IR_DT_FLOAT:
-		return MPI_FLOAT;
-	case IR_DT_DOUBLE:
-		return MPI_DOUBLE;
-	}
-	return MPI_DATATYPE_NULL;
-}
-
-static MPI_Op mpi_op(enum ir_redop op)
-{
-	switch (op) {
-	case IR_OP_SUM:
-		return MPI_SUM;
-	case IR_OP_PROD:
-		return MPI_PROD;
-	case IR_OP_MIN:
-		return MPI_MIN;
-	case IR_OP_MAX:
-		return MPI_MAX;
-	}
-	return MPI_OP_NULL;
-}
-
 /* What MPI's collective of one size needs and where its result lies, on
  * this rank. */
 struct mpi_side {
@@ -535,8 +504,8 @@ static void mpi_side_init(struct mpi_side *m, const ir_comm *c)
 		m->recv_len = m->out_len = me == m->root ? b * (size_t)n : 0;
 		break;
 	case IR_REDUCE:
-		m->type = mpi_dtype(c->dtype);
-		m->op = mpi_op(c->op);
+		m->type = ccp_mpi_ir_type(c->dtype);
+		m->op = ccp_mpi_ir_op(c->op);
 		m->count = (int)(b / ir_dtype_size(c->dtype));
 		m->send_len = b;
 		m->recv_len = m->out_len = me == m->root ? b : 0;
@@ -733,8 +702,8 @@ static int raw_run(struct raw *r, uint8_t *send, uint8_t *recv)
 				rc = MPI_Reduce_local(base[w->buf] + w->off,
 				                      base[w[1].buf] + w[1].off,
 				                      (int)(q->bytes / es),
-				                      mpi_dtype(r->s.dtype),
-				                      mpi_op(r->s.redop));
+				                      ccp_mpi_ir_type(r->s.dtype),
+				                      ccp_mpi_ir_op(r->s.redop));
 			}
 			k = npost = 0;
 			break;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi_ir.h"
 #include "mpi_test.h"
 
 int t_rank;
@@ -323,38 +324,6 @@ void tplan_expect_recv(const struct tplan *tp, int32_t r, unsigned k,
 
 /* ---- MPI's own collectives ------------------------------------------ */
 
-static MPI_Datatype mpi_type(enum ir_dtype dt)
-{
-	switch (dt) {
-	case IR_DT_BYTE:
-		return MPI_UINT8_T;
-	case IR_DT_INT32:
-		return MPI_INT32_T;
-	case IR_DT_INT64:
-		return MPI_INT64_T;
-	case IR_DT_FLOAT:
-		return MPI_FLOAT;
-	case IR_DT_DOUBLE:
-		return MPI_DOUBLE;
-	}
-	return MPI_BYTE;
-}
-
-static MPI_Op mpi_op(enum ir_redop op)
-{
-	switch (op) {
-	case IR_OP_SUM:
-		return MPI_SUM;
-	case IR_OP_PROD:
-		return MPI_PROD;
-	case IR_OP_MIN:
-		return MPI_MIN;
-	case IR_OP_MAX:
-		return MPI_MAX;
-	}
-	return MPI_SUM;
-}
-
 int tplan_mpi_reference(const struct tplan *tp, MPI_Comm comm, int32_t r,
                         const uint8_t *send, uint8_t *out)
 {
@@ -374,7 +343,8 @@ int tplan_mpi_reference(const struct tplan *tp, MPI_Comm comm, int32_t r,
 		                  comm);
 	case IR_REDUCE:
 		return MPI_Reduce(in, out, b / (int)ir_dtype_size(c->dtype),
-		                  mpi_type(c->dtype), mpi_op(c->op), c->root,
+		                  ccp_mpi_ir_type(c->dtype),
+		                  ccp_mpi_ir_op(c->op), c->root,
 		                  comm);
 	case IR_ALLTOALL:
 		return MPI_Alltoall(in, b, MPI_BYTE, out, b, MPI_BYTE, comm);
