@@ -2,8 +2,10 @@
  * bench_sim.c - speed of the wormhole simulator (model/sim.c): broadcasts
  * on square all-port meshes up to 256x256 (65,536 ranks) with the T3D
  * parameters of 001 §3.3.5, 1 KB messages; medians of 5 runs, wall and
- * processor time, and the events processed per second.  The unicast
- * model's time of the same plan is printed beside the simulated ones.
+ * processor time, and the events processed per second, with links shared
+ * by virtual channels and without them (first come first served).  The
+ * unicast model's time of the same plan is printed beside the simulated
+ * ones.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 199309L
@@ -28,8 +30,8 @@ static double clock_s(clockid_t id)
 }
 
 /* One row: generate alg's broadcast on an n x n mesh, then time the
- * simulator on it, with and without phase barriers. */
-static void row(const char *alg, int n, bool barriers)
+ * simulator on it, with or without phase barriers, over links. */
+static void row(const char *alg, int n, bool barriers, enum model_links links)
 {
 	ir_machine m;
 	memset(&m, 0, sizeof m);
@@ -70,7 +72,7 @@ static void row(const char *alg, int n, bool barriers)
 	}
 	double model = 0;
 	model_predict(&p, NULL, MODEL_UNICAST, &model, NULL, err, sizeof err);
-	struct model_sim_opts so = {.barriers = barriers};
+	struct model_sim_opts so = {.barriers = barriers, .links = links};
 	double wall[RUNS], cpu[RUNS];
 	struct model_sim s;
 	memset(&s, 0, sizeof s);
@@ -89,9 +91,11 @@ static void row(const char *alg, int n, bool barriers)
 		}
 	}
 	double w = bench_median(wall, RUNS), cp = bench_median(cpu, RUNS);
-	printf("%-9s %3dx%-3d %-4s %6d %8u %9llu %8.3f %8.3f %6.2f %9.2f "
-	       "%9.2f %9.2f\n",
-	       alg, n, n, barriers ? "yes" : "no", (int)m.nranks, s.messages,
+	printf("%-9s %3dx%-3d %-4s %-6s %6d %8u %9llu %8.3f %8.3f %6.2f "
+	       "%9.2f %9.2f %9.2f\n",
+	       alg, n, n, barriers ? "yes" : "no",
+	       links == MODEL_LINKS_FIFO ? "fifo" : "shared", (int)m.nranks,
+	       s.messages,
 	       (unsigned long long)s.events, 1e3 * w, 1e3 * cp,
 	       (double)s.events / cp / 1e6, s.max_us, s.avg_us, model);
 	model_sim_fini(&s);
@@ -103,15 +107,19 @@ int main(void)
 	printf("broadcast of 1 KB, T3D parameters (001 §3.3.5), all-port "
 	       "mesh; medians of %d runs\n\n",
 	       RUNS);
-	printf("%-9s %-7s %-4s %6s %8s %9s %8s %8s %6s %9s %9s %9s\n",
-	       "algorithm", "mesh", "bar", "ranks", "messages", "events",
+	printf("%-9s %-7s %-4s %-6s %6s %8s %9s %8s %8s %6s %9s %9s %9s\n",
+	       "algorithm", "mesh", "bar", "links", "ranks", "messages",
+	       "events",
 	       "wall ms", "cpu ms", "Mev/s", "max us", "avg us", "model us");
 	const int sizes[] = {64, 128, 256};
 	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-		row("edn", sizes[i], false);
-		row("edn", sizes[i], true);
+		row("edn", sizes[i], false, MODEL_LINKS_SHARED);
+		row("edn", sizes[i], true, MODEL_LINKS_SHARED);
+		row("edn", sizes[i], false, MODEL_LINKS_FIFO);
 	}
-	row("rd", 256, false);
-	row("binomial", 256, false);
+	row("rd", 256, false, MODEL_LINKS_SHARED);
+	row("rd", 256, false, MODEL_LINKS_FIFO);
+	row("binomial", 256, false, MODEL_LINKS_SHARED);
+	row("binomial", 256, false, MODEL_LINKS_FIFO);
 	return 0;
 }

@@ -1030,7 +1030,8 @@ static const char *const help_compare =
         "MAX bytes\n"
         "                   (K, M, G suffixes; default 8:1M)\n";
 static const char *const help_simulate =
-        "usage: ccplan simulate FILE [--barriers] [--half-duplex]\n"
+        "usage: ccplan simulate FILE [--barriers] [--half-duplex] "
+        "[--links shared|fifo]\n"
         "\n"
         "Run a plan (.ccp, or a .yaml compiled in memory) through the "
         "wormhole\n"
@@ -1048,7 +1049,15 @@ static const char *const help_simulate =
         "run one\n"
         "                  after the other, a pairwise exchange overlaps "
         "(the\n"
-        "                  iPSC/860 node of 004 section 2.2)\n";
+        "                  iPSC/860 node of 004 section 2.2)\n"
+        "  --links shared  links with virtual channels: messages on a link "
+        "share\n"
+        "                  its bandwidth equally (the default)\n"
+        "  --links fifo    links without virtual channels: a header takes "
+        "its\n"
+        "                  links one by one, first come first served, "
+        "holding\n"
+        "                  them until its tail is in (001 section 4.2)\n";
 
 /* "1.5 us" style, or "-" for NaN. */
 static void fmt_us(double us, char *buf, size_t len)
@@ -1200,6 +1209,22 @@ static int cmd_simulate(int argc, char **argv)
 			o.barriers = true;
 		} else if (strcmp(argv[k], "--half-duplex") == 0) {
 			o.half_duplex = true;
+		} else if (strcmp(argv[k], "--links") == 0 && k + 1 < argc) {
+			static const char *const links[] = {"shared", "fifo"};
+			const char *v = argv[++k], *near;
+			if (strcmp(v, "shared") == 0) {
+				o.links = MODEL_LINKS_SHARED;
+			} else if (strcmp(v, "fifo") == 0) {
+				o.links = MODEL_LINKS_FIFO;
+			} else {
+				near = front_nearest(v, links, 2);
+				fprintf(stderr,
+				        "%s simulate: --links '%s': expected "
+				        "shared or fifo%s%s%s\n",
+				        progname, v, near ? "; did you mean '" : "",
+				        near ? near : "", near ? "'?" : "");
+				return EXIT_BADINPUT;
+			}
 		} else if (argv[k][0] == '-' || file) {
 			unexpected("simulate", argv[k], help_simulate);
 			return EXIT_BADINPUT;
@@ -1235,21 +1260,34 @@ static int cmd_simulate(int argc, char **argv)
 	fmt_us(us, a, sizeof a);
 	printf("plan        %s: %s, %u phases, %d ranks\n", file,
 	       c.plan.algorithm, c.report.phases, (int)c.plan.machine.nranks);
+	bool fifo = o.links == MODEL_LINKS_FIFO;
+	const char *opt[3] = {o.barriers ? "phase barriers" : NULL,
+	                      o.half_duplex ? "half-duplex nodes" : NULL,
+	                      fifo ? "links without virtual channels" : NULL};
+	char how[96] = "";
+	for (int i = 0, n = 0; i < 3; i++)
+		if (opt[i])
+			n += snprintf(how + n, sizeof how - (size_t)n, "%s%s",
+			              n ? ", " : " (", opt[i]);
+	if (how[0])
+		strcat(how, ")");
 	printf("simulated   last delivery %.2f us, mean %.2f us over %d "
 	       "receivers%s\n",
-	       s.max_us, s.avg_us, (int)s.receivers,
-	       o.barriers && o.half_duplex
-	               ? " (phase barriers, half-duplex nodes)"
-	       : o.barriers    ? " (phase barriers)"
-	       : o.half_duplex ? " (half-duplex nodes)"
-	                       : "");
+	       s.max_us, s.avg_us, (int)s.receivers, how);
 	printf("model       %s us (%s model)%s%s\n", a, model_kind_name(k),
 	       why[0] ? ": " : "", why);
-	printf("network     %u messages, %llu events, at most %u on one link "
-	       "at once, %u ever shared a link; %.2f us of link stall, %.2f "
-	       "us waiting for ports\n",
-	       s.messages, (unsigned long long)s.events, s.max_share,
-	       s.contended, s.stall_us, s.port_wait_us);
+	if (fifo)
+		printf("network     %u messages, %llu events, %u headers "
+		       "waited for a busy link, %.2f us in all; %.2f us "
+		       "waiting for ports\n",
+		       s.messages, (unsigned long long)s.events, s.contended,
+		       s.stall_us, s.port_wait_us);
+	else
+		printf("network     %u messages, %llu events, at most %u on "
+		       "one link at once, %u ever shared a link; %.2f us of "
+		       "link stall, %.2f us waiting for ports\n",
+		       s.messages, (unsigned long long)s.events, s.max_share,
+		       s.contended, s.stall_us, s.port_wait_us);
 	summary_note("%s: %s, last delivery %.2f us, %llu events", file,
 	             c.plan.algorithm, s.max_us, (unsigned long long)s.events);
 	model_sim_fini(&s);

@@ -164,7 +164,7 @@ _ccplan()
 		;;
 	simulate)
 		if [[ $cur == -* ]]; then
-			_ccplan_words "--barriers --half-duplex --help"
+			_ccplan_words "--barriers --half-duplex --links --help"
 		else
 			_ccplan_files ccp yaml yml
 		fi

@@ -114,16 +114,35 @@ struct model_sim {
 	int32_t receivers;     /* ranks that receive at least one transfer */
 	uint32_t messages;     /* network messages (a multicast group is one) */
 	uint64_t events;       /* events the simulator processed */
-	uint32_t max_share;    /* most messages streaming on one link at once */
-	uint32_t contended;    /* messages that shared a link at some moment */
-	double stall_us;       /* sum over messages of the time their streaming
-	                          took beyond bytes * beta: link contention */
+	uint32_t max_share;    /* most messages streaming on one link at once
+	                          (MODEL_LINKS_FIFO: 1) */
+	uint32_t contended;    /* messages that shared a link at some moment
+	                          (MODEL_LINKS_FIFO: whose header waited for
+	                          a busy link) */
+	double stall_us;       /* link contention: the sum over messages of
+	                          the time their streaming took beyond bytes *
+	                          beta (MODEL_LINKS_FIFO: of the time their
+	                          headers waited for busy links) */
 	double port_wait_us;   /* sum over messages of the time spent waiting
 	                          for an injection or ejection port */
 	double duplex_wait_us; /* sum over messages of the time they held
 	                          every port they need but waited for a
 	                          half-duplex rank (model_sim_opts); 0
 	                          without half_duplex */
+};
+
+/* How a link carries the messages that want it at the same time (001
+ * §4.2 describes both: "In the absence of multiple virtual channels ...
+ * one of the messages will be blocked until the other has relinquished
+ * the channel.  The presence of virtual channels allows the messages to
+ * share the physical channel in a round-robin manner"). */
+enum model_links {
+	MODEL_LINKS_SHARED, /* virtual channels: a link's bandwidth is split
+	                       equally among the messages streaming on it */
+	MODEL_LINKS_FIFO    /* no virtual channels: a header takes its route's
+	                       links one by one, waits first come first served
+	                       at a busy one, and holds what it has taken
+	                       until its tail is in (chained blocking) */
 };
 
 /* How to run a plan.  A NULL options pointer means all fields 0. */
@@ -142,6 +161,8 @@ struct model_sim_opts {
 	                     no field for it.  false (the default): every
 	                     rank sends and receives independently, up to its
 	                     ports */
+	enum model_links links; /* how messages share a link: MODEL_LINKS_SHARED
+	                     (the default, 0) or MODEL_LINKS_FIFO */
 	void (*progress)(void *arg, double fraction); /* NULL, or called
 	                     now and then with the fraction of transfers
 	                     delivered (0..1); the command draws it

@@ -29,6 +29,17 @@
  *              spends gamma on it, its receives one at a time; then the
  *              blocks are delivered and later sends may become ready.
  *
+ * With links = MODEL_LINKS_FIFO (model_sim_opts), links have no virtual
+ * channels: after injection the header takes its route's links one at a
+ * time, hop each, queueing first come first served at a busy link while
+ * it keeps the links it already took (chained blocking); with all of
+ * them and its ejection ports it streams at the full 1/beta, and its
+ * tail frees every link at once, handing each to the oldest header
+ * waiting for it.  A multicast takes the union of its copies' links in
+ * the order of the copies' routes.  Without virtual channels a cycle of
+ * waiting headers is possible (a torus's wraparound under dimension-
+ * order routing, crossing multicasts): the run then stops and says so.
+ *
  * With barriers (model_sim_opts), a phase's sends become ready only when
  * every transfer of the earlier phases is delivered.
  *
@@ -74,7 +85,9 @@ enum ev_kind {
 	EV_STARTUP, /* id = message: its start-up is over */
 	EV_HEADER,  /* id = message: its header is at the destination(s) */
 	EV_STREAM,  /* id = message, ver: its last byte left, if ver holds */
-	EV_RECV     /* id = transfer: its receive overhead is over */
+	EV_RECV,    /* id = transfer: its receive overhead is over */
+	EV_HOP      /* id = message: MODEL_LINKS_FIFO, its header crossed
+	               the last link it took */
 };
 
 struct event {
@@ -159,6 +172,8 @@ struct msg {
 	uint32_t phase;  /* phase of the plan it belongs to */
 	uint32_t mate;   /* half_duplex: the other half of its pairwise
 	                    exchange, or NONE */
+	uint32_t took;   /* MODEL_LINKS_FIFO: links its header holds, the
+	                    first of entries r0 .. r0 + nr */
 	int hops;        /* header hops (the longest copy) */
 	bool shared;     /* it shared a link with another at some time */
 	bool streaming;  /* it is on its links now */
@@ -169,6 +184,8 @@ struct msg {
 	double asked;    /* when it asked for an injection port */
 	double held;     /* when it held every port it needs */
 	double started;  /* when it began streaming */
+	double blocked;  /* MODEL_LINKS_FIFO: when its header began to wait
+	                    for a busy link */
 };
 
 /* Messages waiting, oldest first, linked through msg.qnext. */
@@ -202,6 +219,8 @@ struct entry {
 struct link {
 	uint32_t head;  /* first streaming entry, NONE if idle */
 	uint32_t count; /* messages streaming on it */
+	uint32_t owner; /* MODEL_LINKS_FIFO: the message holding it, or NONE */
+	struct queue q; /* MODEL_LINKS_FIFO: headers waiting for it */
 };
 
 struct sim {
@@ -228,6 +247,7 @@ struct sim {
 	 * ph are not delivered yet; pm0[ph] is its first message */
 	bool barriers;
 	bool half_duplex;
+	bool fifo; /* links = MODEL_LINKS_FIFO */
 	uint32_t gate;
 	uint32_t *left, *pm0, *xphase;
 	double last; /* latest event time */
@@ -426,6 +446,45 @@ static int cmp_lref(const void *a, const void *b)
 	return (x->link > y->link) - (x->link < y->link);
 }
 
+/* Drop repeated link ids from grp[0 .. *n).  in_order keeps each first
+ * occurrence where it stands (the order a FIFO header takes them);
+ * otherwise the ids come out sorted. */
+static int dedup_links(uint64_t *grp, size_t *n, bool in_order)
+{
+	size_t u = 0, ng = *n;
+	uint64_t *set = grp;
+	if (in_order) {
+		if (!(set = malloc(ng * sizeof *set)))
+			return CCP_ENOMEM;
+		memcpy(set, grp, ng * sizeof *set);
+	}
+	qsort(set, ng, sizeof *set, cmp_u64);
+	for (size_t k = 0; k < ng; k++)
+		if (k == 0 || set[k] != set[u - 1])
+			set[u++] = set[k];
+	if (in_order) {
+		/* keep each link where it first stands in grp */
+		bool *seen = calloc(u ? u : 1, sizeof *seen);
+		if (!seen) {
+			free(set);
+			return CCP_ENOMEM;
+		}
+		size_t w = 0;
+		for (size_t k = 0; k < ng; k++) {
+			uint64_t *at = bsearch(&grp[k], set, u, sizeof *set,
+			                       cmp_u64);
+			if (seen[at - set])
+				continue;
+			seen[at - set] = true;
+			grp[w++] = grp[k];
+		}
+		free(seen);
+		free(set);
+	}
+	*n = u;
+	return 0;
+}
+
 /* Route every message: its links (the union over a multicast group's
  * copies), header hops, and destinations; then number the links used
  * densely (directly when the machine has few link ids, by sorting
@@ -474,14 +533,9 @@ static int build_routes(struct sim *s, char *err, size_t len)
 			memcpy(grp + ng, route, (size_t)h * sizeof *route);
 			ng += (size_t)h;
 		}
-		g->nx = g->nx;
 		if (g->nx > 1) { /* a multicast: shared links carry it once */
-			qsort(grp, ng, sizeof *grp, cmp_u64);
-			size_t u = 0;
-			for (size_t k = 0; k < ng; k++)
-				if (k == 0 || grp[k] != grp[u - 1])
-					grp[u++] = grp[k];
-			ng = u;
+			if (dedup_links(grp, &ng, s->fifo) != 0)
+				goto out; /* rc is CCP_ENOMEM */
 			qsort(s->mdst + g->x0, g->nx, sizeof *s->mdst, cmp_i32);
 		}
 		if (ne + ng > UINT32_MAX - 1) {
@@ -533,7 +587,7 @@ static int build_routes(struct sim *s, char *err, size_t len)
 	if (!(s->link = malloc(nlk * sizeof *s->link)))
 		goto out;
 	for (size_t l = 0; l < nlk; l++)
-		s->link[l] = (struct link){NONE, 0};
+		s->link[l] = (struct link){NONE, 0, NONE, {NONE, NONE}};
 	rc = 0;
 out:
 	free(route);
@@ -919,6 +973,12 @@ static int start_stream(struct sim *s, uint32_t i, double now)
 	g->started = now;
 	g->rem = g->bytes;
 	g->tpb = 0;
+	if (s->fifo) { /* it holds every link of its route alone */
+		if (g->nr && s->out->max_share < 1)
+			s->out->max_share = 1;
+		return heap_push(&s->h, now + g->bytes * s->c->beta, EV_STREAM,
+		                 i, ++g->ver);
+	}
 	for (uint32_t k = 0; k < g->nr; k++) {
 		uint32_t e = g->r0 + k, l = s->ent[e].link;
 		s->ent[e].prev = NONE;
@@ -1001,6 +1061,66 @@ static int take_ejection(struct sim *s, uint32_t i, double now)
 	return try_stream(s, i, now);
 }
 
+/* MODEL_LINKS_FIFO: the time message i's header spends on each link it
+ * takes: hop, or for a multicast, whose links are the union of its
+ * copies' routes, its longest route's h*hop spread over them all, so that
+ * uncontended it arrives when the other model's header would. */
+static double fifo_hop(const struct sim *s, const struct msg *g)
+{
+	return g->nr == (uint32_t)g->hops ? s->c->hop
+	                                  : s->c->hop * g->hops / g->nr;
+}
+
+/* MODEL_LINKS_FIFO: message i's header asks for its next link: takes it
+ * and crosses it, or waits for it holding the ones it has; with every
+ * link taken it is at its destinations. */
+static int fifo_advance(struct sim *s, uint32_t i, double now)
+{
+	struct msg *g = &s->m[i];
+	if (g->took == g->nr)
+		return take_ejection(s, i, now);
+	struct link *l = &s->link[s->ent[g->r0 + g->took].link];
+	if (l->owner != NONE) {
+		g->blocked = now;
+		g->shared = true;
+		enqueue(s, &l->q, i);
+		return 0;
+	}
+	l->owner = i;
+	g->took++;
+	return heap_push(&s->h, now + fifo_hop(s, g), EV_HOP, i, 0);
+}
+
+/* Message i has an injection port: its header sets off. */
+static int launch(struct sim *s, uint32_t i, double now)
+{
+	if (s->fifo)
+		return fifo_advance(s, i, now);
+	return heap_push(&s->h, now + s->m[i].hops * s->c->hop, EV_HEADER, i,
+	                 0);
+}
+
+/* MODEL_LINKS_FIFO: message i's tail is in; each of its links goes to
+ * the oldest header waiting for it, which crosses it. */
+static int fifo_release(struct sim *s, uint32_t i, double now)
+{
+	const struct msg *g = &s->m[i];
+	for (uint32_t k = 0; k < g->nr; k++) {
+		struct link *l = &s->link[s->ent[g->r0 + k].link];
+		uint32_t j = dequeue(s, &l->q);
+		l->owner = j;
+		if (j == NONE)
+			continue;
+		struct msg *w = &s->m[j];
+		s->out->stall_us += now - w->blocked;
+		w->took++;
+		int rc = heap_push(&s->h, now + fifo_hop(s, w), EV_HOP, j, 0);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* The start-up of message i is over: it asks for an injection port, and
  * its sender's processor turns to the next send. */
 static int on_startup(struct sim *s, uint32_t i, double now)
@@ -1013,8 +1133,7 @@ static int on_startup(struct sim *s, uint32_t i, double now)
 	g->asked = now;
 	if (q->free) {
 		q->free--;
-		rc = heap_push(&s->h, now + g->hops * s->c->hop, EV_HEADER, i,
-		               0);
+		rc = launch(s, i, now);
 	} else {
 		enqueue(s, &q->q, i);
 	}
@@ -1039,22 +1158,30 @@ static int on_stream(struct sim *s, uint32_t i, double now)
 {
 	struct msg *g = &s->m[i];
 	int rc;
-	s->out->stall_us += fmax(0, now - g->started - g->bytes * s->c->beta);
-	for (uint32_t k = 0; k < g->nr; k++) {
-		uint32_t e = g->r0 + k, l = s->ent[e].link;
-		if (s->ent[e].prev != NONE)
-			s->ent[s->ent[e].prev].next = s->ent[e].next;
-		else
-			s->link[l].head = s->ent[e].next;
-		if (s->ent[e].next != NONE)
-			s->ent[s->ent[e].next].prev = s->ent[e].prev;
-		s->link[l].count--;
+	if (s->fifo) {
+		g->ver++;
+		g->streaming = false;
+		if ((rc = fifo_release(s, i, now)) != 0)
+			return rc;
+	} else {
+		s->out->stall_us +=
+		        fmax(0, now - g->started - g->bytes * s->c->beta);
+		for (uint32_t k = 0; k < g->nr; k++) {
+			uint32_t e = g->r0 + k, l = s->ent[e].link;
+			if (s->ent[e].prev != NONE)
+				s->ent[s->ent[e].prev].next = s->ent[e].next;
+			else
+				s->link[l].head = s->ent[e].next;
+			if (s->ent[e].next != NONE)
+				s->ent[s->ent[e].next].prev = s->ent[e].prev;
+			s->link[l].count--;
+		}
+		g->tpb = 0;
+		g->ver++; /* no pending stream event is valid any more */
+		g->streaming = false;
+		if ((rc = refresh_around(s, i, now)) != 0)
+			return rc;
 	}
-	g->tpb = 0;
-	g->ver++; /* no pending stream event is valid any more */
-	g->streaming = false;
-	if ((rc = refresh_around(s, i, now)) != 0)
-		return rc;
 	/* half_duplex: the messages its ranks stopped go first, before the
 	 * ports it frees bring new ones */
 	if (s->half_duplex) {
@@ -1071,8 +1198,7 @@ static int on_stream(struct sim *s, uint32_t i, double now)
 	uint32_t j = dequeue(s, &s->rank[g->src].inj.q);
 	if (j == NONE)
 		s->rank[g->src].inj.free++;
-	else if ((rc = heap_push(&s->h, now + s->m[j].hops * s->c->hop,
-	                         EV_HEADER, j, 0)) != 0)
+	else if ((rc = launch(s, j, now)) != 0)
 		return rc;
 	for (uint32_t k = 0; k < g->nx; k++) {
 		struct port *q = &s->rank[s->mdst[g->x0 + k]].ej;
@@ -1151,6 +1277,9 @@ static int run(struct sim *s, char *err, size_t len)
 			             ? on_stream(s, ev.id, ev.at)
 			             : 0;
 			break;
+		case EV_HOP:
+			rc = fifo_advance(s, ev.id, ev.at);
+			break;
 		default:
 			rc = on_recv(s, ev.id, ev.at);
 		}
@@ -1158,6 +1287,20 @@ static int run(struct sim *s, char *err, size_t len)
 			return rc;
 	}
 	if (s->recvs != s->p->ntransfers) {
+		for (uint32_t i = 0; s->fifo && i < s->nmsg; i++) {
+			const struct msg *g = &s->m[i];
+			if (g->took == g->nr || g->streaming || g->took == 0)
+				continue;
+			uint32_t l = s->ent[g->r0 + g->took].link;
+			snprintf(err, len,
+			         "the run deadlocked: without virtual channels "
+			         "(links: fifo) the header of transfer %u (rank "
+			         "%d) holds %u link(s) and waits for one held by "
+			         "transfer %u, in a cycle of waits",
+			         s->xf[g->x0], (int)g->src, g->took,
+			         s->xf[s->m[s->link[l].owner].x0]);
+			return CCP_EINVAL;
+		}
 		for (int32_t r = 0; r < s->n; r++)
 			if (s->rank[r].next != s->rank[r].end) {
 				uint32_t i = s->sq[s->rank[r].next];
@@ -1201,6 +1344,7 @@ int model_simulate(const ir_plan *p, const struct model_sim_opts *o,
 	s.c = c;
 	s.barriers = o && o->barriers;
 	s.half_duplex = o && o->half_duplex;
+	s.fifo = o && o->links == MODEL_LINKS_FIFO;
 	s.progress = o ? o->progress : NULL;
 	s.progress_arg = o ? o->progress_arg : NULL;
 	s.n = p->machine.nranks;

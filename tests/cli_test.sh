@@ -166,6 +166,11 @@ second=$(awk '$1 == "2" { print $2 }' "$tmp/cmp")
 	bad "simulate: $(cat "$tmp/s")"
 "$ccplan" simulate --half-duplex --barriers "$tmp/auto.ccp" >"$tmp/s2" &&
 	grep -q '(phase barriers, half-duplex nodes)' "$tmp/s2" && ok || bad "simulate options: $(cat "$tmp/s2")"
+"$ccplan" simulate --links fifo "$tmp/auto.ccp" >"$tmp/s3" &&
+	grep -q '(links without virtual channels)' "$tmp/s3" && grep -q 'headers waited for a busy link' "$tmp/s3" &&
+	ok || bad "simulate --links fifo: $(cat "$tmp/s3")"
+"$ccplan" simulate --links fifi "$tmp/auto.ccp" >/dev/null 2>"$tmp/s4"
+[ $? = 2 ] && grep -q "did you mean 'fifo'" "$tmp/s4" && ok || bad "simulate --links fifi: $(cat "$tmp/s4")"
 "$ccplan" simulate "$here/../examples/mesh32-edn.yaml" >/dev/null 2>"$tmp/err"
 [ $? = 2 ] && grep -q 'alpha' "$tmp/err" && ok || bad "simulate without costs: $(cat "$tmp/err")"
 

@@ -52,23 +52,34 @@ static void round_costs(ir_machine *m)
 	m->cost.gamma = 0.5;
 }
 
-static void simulate(const ir_plan *p, bool barriers, struct model_sim *s)
+static void simulate_opts(const ir_plan *p, const struct model_sim_opts *o,
+                          struct model_sim *s)
 {
 	char err[256] = "";
-	struct model_sim_opts o = {.barriers = barriers};
-	int rc = model_simulate(p, &o, s, err, sizeof err);
+	int rc = model_simulate(p, o, s, err, sizeof err);
 	if (rc)
 		fail_msg("model_simulate: %s", err);
+}
+
+static void simulate(const ir_plan *p, bool barriers, struct model_sim *s)
+{
+	struct model_sim_opts o = {.barriers = barriers};
+	simulate_opts(p, &o, s);
 }
 
 /* The same with half_duplex as given and no barriers. */
 static void simulate_hd(const ir_plan *p, bool half_duplex, struct model_sim *s)
 {
-	char err[256] = "";
 	struct model_sim_opts o = {.half_duplex = half_duplex};
-	int rc = model_simulate(p, &o, s, err, sizeof err);
-	if (rc)
-		fail_msg("model_simulate: %s", err);
+	simulate_opts(p, &o, s);
+}
+
+/* The same with links first come first served (no virtual channels). */
+static void simulate_fifo(const ir_plan *p, bool barriers, struct model_sim *s)
+{
+	struct model_sim_opts o = {.barriers = barriers,
+	                           .links = MODEL_LINKS_FIFO};
+	simulate_opts(p, &o, s);
 }
 
 static double predict1(const ir_plan *p, const ir_report *r, enum model_kind k)
@@ -136,6 +147,97 @@ static void test_shared_link(void **state)
 	assert_int_equal(s.contended, 2);
 	print_message("  shared link: %.2f us each, alone %.2f us\n",
 	              s.delivered[2], alone);
+	model_sim_fini(&s);
+	ir_plan_fini(&p);
+}
+
+/* Without virtual channels (MODEL_LINKS_FIFO) the same two messages do
+ * not share link 1 -> 2.  Both start-ups end at 1; 0 -> 2 takes link
+ * 0 -> 1 and 1 -> 3 takes 1 -> 2.  At 1.1 the header of 0 -> 2 finds
+ * 1 -> 2 taken and waits, while 1 -> 3 takes 2 -> 3, arrives at 1.2 and
+ * streams at the full rate: its tail is in at 11.2, delivered at 11.7,
+ * as if alone.  Then 0 -> 2 gets 1 -> 2 (after 10.1 us), crosses it by
+ * 11.3 and streams: 21.3, delivered at 21.8. */
+static void test_fifo_link(void **state)
+{
+	(void)state;
+	ir_machine m = tu_machine(IR_MESH, 0, 4, 0, 0, 0);
+	round_costs(&m);
+	ir_comm c = tu_comm(IR_ALLTOALL, 0, 1000);
+	ir_plan p;
+	ir_plan_init(&p, &m, &c, "hand");
+	p.flags = IR_PLAN_LINK_CONTENTION;
+	assert_int_equal(ir_plan_phase(&p), 0);
+	tu_add_own(&p, 0, 2);
+	tu_add_own(&p, 1, 3);
+	struct model_sim s;
+	simulate_fifo(&p, false, &s);
+	EXACT(s.delivered[3], 11.7);
+	EXACT(s.delivered[2], 21.8);
+	EXACT(s.stall_us, 10.1);
+	assert_int_equal(s.max_share, 1);
+	assert_int_equal(s.contended, 1);
+	print_message("  fifo link: %.2f and %.2f us (shared: 21.70 each)\n",
+	              s.delivered[3], s.delivered[2]);
+	model_sim_fini(&s);
+	ir_plan_fini(&p);
+}
+
+/* Chained blocking: 2 -> 4, 1 -> 3 and 0 -> 2 on a 1D mesh of five.
+ * Each header takes its first link at 1; at 1.1 the header of 0 -> 2
+ * waits for 1 -> 2, held by 1 -> 3, whose header waits for 2 -> 3, held
+ * by 2 -> 4.  2 -> 4 is delivered at 11.7; 1 -> 3 then crosses 2 -> 3
+ * and streams (11.3 + 10 + 0.5 = 21.8); only then is 1 -> 2 free for
+ * 0 -> 2, although no byte crossed it in between: 31.9. */
+static void test_fifo_chain(void **state)
+{
+	(void)state;
+	ir_machine m = tu_machine(IR_MESH, 0, 5, 0, 0, 0);
+	round_costs(&m);
+	ir_comm c = tu_comm(IR_ALLTOALL, 0, 1000);
+	ir_plan p;
+	ir_plan_init(&p, &m, &c, "hand");
+	p.flags = IR_PLAN_LINK_CONTENTION;
+	assert_int_equal(ir_plan_phase(&p), 0);
+	tu_add_own(&p, 0, 2);
+	tu_add_own(&p, 1, 3);
+	tu_add_own(&p, 2, 4);
+	struct model_sim s;
+	simulate_fifo(&p, false, &s);
+	EXACT(s.delivered[4], 11.7);
+	EXACT(s.delivered[3], 21.8);
+	EXACT(s.delivered[2], 31.9);
+	EXACT(s.stall_us, 10.1 + 20.2);
+	assert_int_equal(s.contended, 2);
+	model_sim_fini(&s);
+	ir_plan_fini(&p);
+}
+
+/* Without virtual channels dimension-order routing on a torus can
+ * deadlock: on a ring of four, every rank sends two hops the same way
+ * round; each header takes its first link and waits for the next, held
+ * by its neighbour.  The run says so.  With virtual channels it ends. */
+static void test_fifo_deadlock(void **state)
+{
+	(void)state;
+	ir_machine m = tu_machine(IR_TORUS, 0, 4, 0, 0, 0);
+	round_costs(&m);
+	ir_comm c = tu_comm(IR_ALLTOALL, 0, 1000);
+	ir_plan p;
+	ir_plan_init(&p, &m, &c, "hand");
+	p.flags = IR_PLAN_LINK_CONTENTION;
+	assert_int_equal(ir_plan_phase(&p), 0);
+	for (int32_t r = 0; r < 4; r++)
+		tu_add_own(&p, r, (r + 2) % 4);
+	struct model_sim s;
+	char err[256];
+	struct model_sim_opts o = {.links = MODEL_LINKS_FIFO};
+	assert_int_equal(model_simulate(&p, &o, &s, err, sizeof err),
+	                 CCP_EINVAL);
+	assert_non_null(strstr(err, "deadlocked"));
+	assert_null(s.delivered);
+	simulate(&p, false, &s);
+	assert_int_equal(s.receivers, 4);
 	model_sim_fini(&s);
 	ir_plan_fini(&p);
 }
@@ -455,9 +557,15 @@ static void test_against_unicast(void **state)
 			                               &us, NULL, err,
 			                               sizeof err),
 			                 0);
-			struct model_sim sb, sf;
+			struct model_sim sb, sf, so;
 			simulate(&p, true, &sb);
 			simulate(&p, false, &sf);
+			/* contention-free phases: no header waits, so
+			 * links without virtual channels change nothing */
+			simulate_fifo(&p, true, &so);
+			EXACT(so.max_us, us);
+			assert_int_equal(so.contended, 0);
+			model_sim_fini(&so);
 			double d = (sf.max_us - us) / us;
 			char mw[16];
 			if (k->topo == IR_HYPERCUBE)
@@ -659,6 +767,19 @@ static void test_mcast_and_reduce(void **state)
 	assert_int_equal(s.receivers, h.nranks - 1);
 	assert_true(s.messages < p.ntransfers);
 	model_sim_fini(&s);
+	/* without virtual channels too; and with phase barriers the
+	 * contention-free phases are the same under both link models: each
+	 * group's header takes its links in its longest route's time */
+	simulate_fifo(&p, false, &s);
+	assert_int_equal(s.receivers, h.nranks - 1);
+	model_sim_fini(&s);
+	simulate(&p, true, &s);
+	double shared = s.max_us;
+	model_sim_fini(&s);
+	simulate_fifo(&p, true, &s);
+	EXACT(s.max_us, shared);
+	assert_int_equal(s.contended, 0);
+	model_sim_fini(&s);
 	ir_plan_fini(&p);
 
 	ir_machine m = tu_machine(IR_MESH, 0, 16, 16, 0, 0);
@@ -683,6 +804,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(test_one_message),
 	        cmocka_unit_test(test_shared_link),
+	        cmocka_unit_test(test_fifo_link),
+	        cmocka_unit_test(test_fifo_chain),
+	        cmocka_unit_test(test_fifo_deadlock),
 	        cmocka_unit_test(test_rates_follow),
 	        cmocka_unit_test(test_ports),
 	        cmocka_unit_test(test_receiver),
