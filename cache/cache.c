@@ -88,11 +88,40 @@ static bool is_damage(int rc)
 	return (rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB;
 }
 
+/* Whether the directory of path can be written; if not, errno says
+ * why. */
+static bool dir_writable(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else
+		snprintf(dir, sizeof dir, "%.*s",
+		         slash == path ? 1 : (int)(slash - path), path);
+	return access(dir, W_OK) == 0;
+}
+
+/* A hint for a SQLite failure rc on c that SQLite's message leaves
+ * unclear, into hint (" (...)", or ""): for a file it could not open,
+ * whether its directory is writable ("unable to open database file" does
+ * not say that the directory, where the -wal and -shm files are made, is
+ * read-only). */
+static void os_hint(const cache *c, int rc, char *hint, size_t len)
+{
+	hint[0] = '\0';
+	if ((rc & 0xff) == SQLITE_CANTOPEN && !dir_writable(c->path))
+		snprintf(hint, len, " (its directory cannot be written: %s)",
+		         strerror(errno));
+}
+
 /* A failed SQLite call on c: what we were doing and SQLite's message. */
 static int db_fail(cache *c, int rc, const char *what)
 {
-	return fail(c, sql_code(rc), "%s: %s: %s", c->path, what,
-	            c->db ? sqlite3_errmsg(c->db) : sqlite3_errstr(rc));
+	char hint[128];
+	os_hint(c, rc, hint, sizeof hint);
+	return fail(c, sql_code(rc), "%s: %s: %s%s", c->path, what,
+	            c->db ? sqlite3_errmsg(c->db) : sqlite3_errstr(rc), hint);
 }
 
 /* Unix seconds: the fixed time of cache_set_time, or the clock. */
@@ -127,10 +156,13 @@ static int prepare(cache *c, const char *sql, sqlite3_stmt **st)
 	return rc == SQLITE_OK ? 0 : rc;
 }
 
-/* Bind a 16-byte key (copied by SQLite) as parameter i. */
+/* Bind a 16-byte key as parameter i.  Not copied, so that the bind
+ * cannot fail for want of memory (a key left unbound reads as NULL: a
+ * lookup would miss, a put break a constraint); key must stay valid
+ * until the statement is stepped. */
 static int bind_key(sqlite3_stmt *st, int i, const uint8_t *key)
 {
-	return sqlite3_bind_blob(st, i, key, CACHE_KEY_SIZE, SQLITE_TRANSIENT);
+	return sqlite3_bind_blob(st, i, key, CACHE_KEY_SIZE, SQLITE_STATIC);
 }
 
 /* Run one statement of no result rows (a pragma that returns one row is
@@ -166,6 +198,19 @@ static int query_int(cache *c, const char *sql, int64_t *v)
  * already on c. */
 typedef int (*tx_body)(cache *c, void *arg);
 
+/* End c's open transaction, if any, without its changes; returns a
+ * SQLite code, 0 on success.  The ROLLBACK can fail as well (SQLite
+ * cannot allocate to parse it): the connection is then still in the
+ * transaction, holding its locks, and must not be used as if it were
+ * not. */
+static int rollback(cache *c)
+{
+	if (sqlite3_get_autocommit(c->db))
+		return 0;
+	int rc = exec(c, "ROLLBACK");
+	return rc && !sqlite3_get_autocommit(c->db) ? rc : 0;
+}
+
 /* Run body in a BEGIN IMMEDIATE transaction and commit it.  SQLite's busy
  * handler waits for the write lock; a transaction that still meets
  * SQLITE_BUSY (a stale WAL snapshot, a lock it cannot wait for) is rolled
@@ -176,7 +221,10 @@ static int in_tx(cache *c, tx_body body, void *arg, const char *what)
 	int64_t deadline = mono_ms() + CACHE_BUSY_TIMEOUT_MS;
 	char msg[256];
 	for (int attempt = 0;; attempt++) {
-		int rc = exec(c, "BEGIN IMMEDIATE");
+		/* a transaction an earlier failure left open ends first */
+		int rc = rollback(c);
+		if (rc == 0)
+			rc = exec(c, "BEGIN IMMEDIATE");
 		if (rc == 0) {
 			rc = body(c, arg);
 			if (rc == 0)
@@ -184,10 +232,15 @@ static int in_tx(cache *c, tx_body body, void *arg, const char *what)
 		}
 		if (rc == 0)
 			return 0;
-		if (rc > 0)
-			snprintf(msg, sizeof msg, "%s", sqlite3_errmsg(c->db));
-		if (!sqlite3_get_autocommit(c->db))
-			sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+		if (rc > 0) {
+			char hint[128];
+			os_hint(c, rc, hint, sizeof hint);
+			snprintf(msg, sizeof msg, "%s%s", sqlite3_errmsg(c->db),
+			         hint);
+		}
+		int rb = rollback(c);
+		if (rb)
+			return db_fail(c, rb, what);
 		if (rc < 0)
 			return rc;
 		if ((rc & 0xff) == SQLITE_BUSY && mono_ms() < deadline) {
@@ -330,8 +383,9 @@ static int inspect(cache *c, enum state *st, int *version, char *why,
 	if (rc)
 		return db_fail(c, rc, "reading the schema");
 	rc = inspect_tx(c, st, version, why, whylen);
-	if (!sqlite3_get_autocommit(c->db))
-		sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+	int rb = rollback(c);
+	if (rb && rc >= 0)
+		return db_fail(c, rb, "reading the schema");
 	return rc;
 }
 
@@ -419,11 +473,12 @@ static int make_parents(cache *c, const char *path)
 	return rc;
 }
 
-/* Open the connection of c on its path with SQLite flags oflags and the
- * busy timeout; remember which file it is. */
-static int db_connect(cache *c, int oflags)
+/* Open the connection of c on its path (or name, a URI with
+ * SQLITE_OPEN_URI) with SQLite flags oflags and the busy timeout;
+ * remember which file it is. */
+static int db_connect_as(cache *c, const char *name, int oflags)
 {
-	int rc = sqlite3_open_v2(c->path, &c->db, oflags, NULL);
+	int rc = sqlite3_open_v2(name, &c->db, oflags, NULL);
 	if (rc != SQLITE_OK) {
 		int code = db_fail(c, rc, "cannot open");
 		sqlite3_close(c->db);
@@ -440,10 +495,60 @@ static int db_connect(cache *c, int oflags)
 	return 0;
 }
 
+static int db_connect(cache *c, int oflags)
+{
+	return db_connect_as(c, c->path, oflags);
+}
+
 static void disconnect(cache *c)
 {
 	sqlite3_close(c->db);
 	c->db = NULL;
+}
+
+/* Whether a read-only open of c that failed with CCP_EIO may have failed
+ * only because SQLite cannot make the -shm file a reader of a WAL-mode
+ * file needs: the directory cannot be written (a read-only mount, another
+ * user's directory) and there is no -wal file, so the file itself holds
+ * every committed transaction and can be read as immutable. */
+static bool needs_immutable(cache *c)
+{
+	size_t n = strlen(c->path) + 5;
+	char *wal = malloc(n);
+	if (!wal)
+		return false;
+	snprintf(wal, n, "%s-wal", c->path);
+	struct stat sb;
+	bool has_wal = stat(wal, &sb) == 0 || errno != ENOENT;
+	free(wal);
+	return !has_wal && !dir_writable(c->path);
+}
+
+/* Connect c read-only to its file as immutable (URI file:PATH?immutable=1,
+ * the path percent-encoded): no locks, no -wal, no -shm. */
+static int db_connect_immutable(cache *c)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = strlen(c->path);
+	char *uri = malloc(3 * n + 32);
+	if (!uri)
+		return fail(c, CCP_ENOMEM, "out of memory");
+	char *q = uri + sprintf(uri, "file:");
+	for (const unsigned char *s = (const unsigned char *)c->path; *s;
+	     s++) {
+		if (*s == '%' || *s == '?' || *s == '#' || *s < 0x21 ||
+		    *s > 0x7e) {
+			*q++ = '%';
+			*q++ = hex[*s >> 4];
+			*q++ = hex[*s & 15];
+		} else {
+			*q++ = (char)*s;
+		}
+	}
+	strcpy(q, "?immutable=1");
+	int rc = db_connect_as(c, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+	free(uri);
+	return rc;
 }
 
 /* Rename from + suffix to to + suffix if it exists; a stale -wal must not
@@ -614,7 +719,14 @@ static int open_ro(cache *c)
 	enum state st;
 	int version = 0;
 	char why[256];
-	if ((rc = inspect(c, &st, &version, why, sizeof why)) != 0)
+	rc = inspect(c, &st, &version, why, sizeof why);
+	if (rc == CCP_EIO && needs_immutable(c)) {
+		disconnect(c);
+		if ((rc = db_connect_immutable(c)) != 0)
+			return rc;
+		rc = inspect(c, &st, &version, why, sizeof why);
+	}
+	if (rc)
 		return rc;
 	switch (st) {
 	case ST_OK:

@@ -1,7 +1,9 @@
 /*
  * compile.c - the pipeline, one pass after another, and the plan loader.
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <math.h>
 #include <stdio.h>
@@ -161,32 +163,92 @@ void compiled_fini(struct compiled *c)
 	memset(c, 0, sizeof *c);
 }
 
+/* Write all len bytes of buf to fd; false with errno set if not. */
+static bool write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (w == 0)
+				errno = EIO;
+			return false;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	return true;
+}
+
+/* The path a symbolic link names, relative to the link's directory
+ * (malloc'd), or NULL. */
+static char *link_target(const char *link)
+{
+	char to[4096];
+	ssize_t n = readlink(link, to, sizeof to - 1);
+	if (n <= 0 || (size_t)n >= sizeof to - 1)
+		return NULL;
+	to[n] = '\0';
+	const char *slash = strrchr(link, '/');
+	int dir = to[0] == '/' || !slash ? 0 : (int)(slash - link + 1);
+	size_t cap = (size_t)dir + (size_t)n + 1;
+	char *p = malloc(cap);
+	if (p)
+		snprintf(p, cap, "%.*s%s", dir, link, to);
+	return p;
+}
+
 int write_atomic(const char *path, const void *buf, size_t len, char *err,
                  size_t errlen)
 {
+	struct stat sb;
+	char *real = NULL;
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		/* a device or FIFO (-o /dev/null, /dev/stdout to a pipe):
+		 * renaming over it would replace it with a file, so it is
+		 * written in place; a directory is refused */
+		int fd = S_ISDIR(sb.st_mode) ? (errno = EISDIR, -1)
+		                             : open(path, O_WRONLY);
+		bool ok = fd >= 0 && write_all(fd, buf, len);
+		int e = errno;
+		if (fd >= 0 && close(fd) != 0 && ok) {
+			ok = false;
+			e = errno;
+		}
+		if (ok)
+			return 0;
+		snprintf(err, errlen, "%s: cannot write: %s", path,
+		         strerror(e));
+		return CCP_EIO;
+	}
+	/* a symbolic link stays one: the file it names is replaced (made,
+	 * if the link dangles) */
+	if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+		real = realpath(path, NULL);
+		if (!real && errno == ENOENT)
+			real = link_target(path);
+		if (real)
+			path = real;
+	}
 	size_t n = strlen(path);
 	char *tmp = malloc(n + 16);
-	if (!tmp)
+	if (!tmp) {
+		free(real);
 		return CCP_ENOMEM;
+	}
 	snprintf(tmp, n + 16, "%s.tmp.XXXXXX", path);
 	int fd = mkstemp(tmp);
 	if (fd < 0) {
 		snprintf(err, errlen, "%s: cannot create: %s", path,
 		         strerror(errno));
 		free(tmp);
+		free(real);
 		return CCP_EIO;
 	}
-	const char *p = buf;
-	size_t left = len;
-	while (left > 0) {
-		ssize_t w = write(fd, p, left);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			goto out_unlink;
-		p += w;
-		left -= (size_t)w;
-	}
+	if (!write_all(fd, buf, len))
+		goto out_unlink;
 	/* mkstemp made it 0600; an output file gets the usual 0666 less the
 	 * umask (read back by setting it) */
 	mode_t mask = umask(0);
@@ -201,6 +263,7 @@ int write_atomic(const char *path, const void *buf, size_t len, char *err,
 	if (rename(tmp, path) != 0)
 		goto out_unlink;
 	free(tmp);
+	free(real);
 	return 0;
 out_unlink:
 	snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
@@ -208,6 +271,7 @@ out_unlink:
 		close(fd);
 	unlink(tmp);
 	free(tmp);
+	free(real);
 	return CCP_EIO;
 }
 

@@ -46,7 +46,9 @@ int compile_encode(const struct compiled *c, uint8_t **img, size_t *len,
                    char *err, size_t errlen);
 /* Write len bytes to path atomically: a temporary file in the same
  * directory, synced, then renamed; nothing is left under path on
- * failure. */
+ * failure.  A symbolic link is kept and the file it names replaced; a
+ * device or FIFO (/dev/null, a pipe) is written in place, since a rename
+ * would replace it. */
 int write_atomic(const char *path, const void *buf, size_t len, char *err,
                  size_t errlen);
 

@@ -1382,6 +1382,17 @@ static int parse_collective(struct ctx *x, uint32_t v, const struct keys *k,
 		        x, cv,
 		        "communication.collective: transpose needs a "
 		        "square 2-dimensional mesh or torus (dims [n, n])");
+	/* every rank sends to every other: as many messages as a dense
+	 * matrix of the same size, and held to the same limit, so that the
+	 * plan's memory has a bound */
+	if ((c->coll == IR_ALLTOALL || c->coll == IR_TRANSPOSE) &&
+	    m->nranks > IR_MATRIX_DENSE_MAX)
+		return err_at(x, cv,
+		              "communication.collective: %s on %" PRId32
+		              " ranks is more than 2^28 messages "
+		              "(IR_MATRIX_MAX_NNZ); at most %d ranks",
+		              coll_names[c->coll], m->nranks,
+		              IR_MATRIX_DENSE_MAX);
 	if (k->val[CM_BYTES] == NONE)
 		return missing(x, v, "communication", "bytes", NULL);
 	rc = get_int(x, k->val[CM_BYTES], "communication.bytes", 0,

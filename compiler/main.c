@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -318,15 +319,29 @@ static bool cache_where(const struct cache_opt *o, char *buf, size_t len,
 }
 
 /* Open the cache for a compile: NULL when it is off or cannot be opened
- * (the compile goes on without it, and says so). */
-static cache *cache_for_compile(const struct cache_opt *o, bool verbose)
+ * (the compile goes on without it, and says so).  A cache that can be
+ * read but not written (a read-only directory or file system) is opened
+ * read-only, *ro set: its plans are served, new ones not stored. */
+static cache *cache_for_compile(const struct cache_opt *o, bool verbose,
+                                bool *ro)
 {
-	char path[4096], err[512];
+	char path[4096], err[512], rerr[512];
+	*ro = false;
 	if (o->off || !cache_where(o, path, sizeof path, verbose))
 		return NULL;
 	cache *k = NULL;
 	struct cache_event ev;
 	int rc = cache_open(path, 0, &k, &ev, err, sizeof err);
+	if (rc && (rc == CCP_EIO || rc == CCP_EINTERNAL) &&
+	    cache_open(path, CACHE_READONLY, &k, NULL, rerr, sizeof rerr) ==
+	            0) {
+		fprintf(stderr,
+		        "%s: warning: cache %s: %s; reading it only, the plan "
+		        "will not be stored\n",
+		        progname, path, err);
+		*ro = true;
+		return k;
+	}
 	if (rc) {
 		fprintf(stderr,
 		        "%s: warning: cache %s: %s; compiling without it\n",
@@ -411,7 +426,8 @@ static int cmd_compile(int argc, char **argv)
 	if ((rc = front_input_hash(&fin, key)) != 0)
 		goto out;
 	cache_key_hex(key, hex);
-	cache *k = cache_for_compile(&co, verbose);
+	bool k_ro;
+	cache *k = cache_for_compile(&co, verbose, &k_ro);
 	if (k) {
 		void *blob = NULL;
 		int got = cache_get(k, key, &blob, &len, NULL);
@@ -433,7 +449,7 @@ static int cmd_compile(int argc, char **argv)
 			fprintf(stderr, "%s: %s\n", progname, err);
 			goto out_close;
 		}
-		if (k) {
+		if (k && !k_ro) {
 			enum model_kind mk;
 			char why[256];
 			struct cache_meta meta = {
@@ -915,7 +931,7 @@ static int cmd_cache(int argc, char **argv)
 		return EXIT_OK;
 	}
 	cache *k = NULL;
-	bool ro = which == 1 || which == 2 || which == 5;
+	bool ro = which == 1 || which == 2 || which == 5, unwritten = false;
 	int rc = cache_open(path, ro ? CACHE_READONLY : 0, &k, NULL, err,
 	                    sizeof err);
 	if (rc == CCP_ENOTFOUND && ro) {
@@ -952,6 +968,8 @@ static int cmd_cache(int argc, char **argv)
 		}
 		if (which == 5) {
 			rc = write_atomic(out, blob, len, err, sizeof err);
+			if (rc == CCP_EIO) /* exit 3, as every command's */
+				unwritten = true;
 			if (rc)
 				fprintf(stderr, "%s: %s\n", progname, err);
 			else
@@ -999,6 +1017,8 @@ static int cmd_cache(int argc, char **argv)
 	}
 out:
 	cache_close(k);
+	if (unwritten)
+		return EXIT_INTERNAL;
 	return rc == CCP_ENOTFOUND ? EXIT_BADINPUT : exit_status(rc);
 }
 
@@ -1474,6 +1494,11 @@ static void summary_start(int argc, char **argv, char *name, size_t cap)
 
 int main(int argc, char **argv)
 {
+	/* a file size limit (ulimit -f) makes a write fail with EFBIG, which
+	 * the commands report, instead of killing the process mid-write;
+	 * not for run, whose ranks would inherit the ignored signal */
+	if (argc < 2 || strcmp(argv[1], "run") != 0)
+		signal(SIGXFSZ, SIG_IGN);
 	bool known = false;
 	for (int i = 0; argc > 1 && commands[i]; i++)
 		known |= strcmp(argv[1], commands[i]) == 0;

@@ -887,6 +887,7 @@ static int tc_plot(int argc, char **argv)
 	char *svg = NULL, err[512], title[160], desc[1024];
 	size_t svglen = 0;
 	int rc = 0;
+	bool unwritten = false; /* exit 3, as every command's failed output */
 
 	/* the machines: a list, Table 5.1, or (nothing chosen) Table 5.1 */
 	if (o.machines && strcmp(o.machines, "table5.1") != 0 &&
@@ -1030,6 +1031,7 @@ static int tc_plot(int argc, char **argv)
 	}
 	if ((rc = write_atomic(o.out, svg, svglen, err, sizeof err)) != 0) {
 		fprintf(stderr, "%s plot: %s\n", tc_prog, err);
+		unwritten = rc == CCP_EIO;
 		goto out;
 	}
 	printf("\nwrote %s (%zu items)\n", o.out, t.n);
@@ -1048,7 +1050,7 @@ out:
 	free(acopy);
 	tau_names_fini(&pts);
 	tc_items_fini(&t);
-	return tc_exit(rc);
+	return unwritten ? EXIT_INTERNAL : tc_exit(rc);
 }
 
 int cmd_tau(int argc, char **argv)

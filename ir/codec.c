@@ -821,6 +821,13 @@ static int parse_header(const uint8_t *buf, size_t len, struct header *h,
 		            len, HDR_SIZE);
 	uint16_t version = le_get_u16(buf + H_VERSION);
 	uint16_t min_read = le_get_u16(buf + H_MIN_READ);
+	/* no version needs a reader newer than itself: a damaged header,
+	 * not a plan of the future */
+	if (min_read > version)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad header: a plan of format version %u cannot "
+		            "need a reader of version %u",
+		            version, min_read);
 	if (min_read > IR_FILE_VERSION)
 		return fail(err, errlen, CCP_EVERSION,
 		            "plan format version %u "

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # cli_test.sh - the ccplan command end to end, as a user runs it:
-#  - every bad input (tests/bad, tests/reject) exits 2 with exactly the
-#    expected first line "file:line:column: message" and writes nothing;
+#  - every bad input (tests/bad, tests/reject) ends with exactly the
+#    expected first line "file:line:column: message" and the exit status
+#    of its golden NAME.err ("exit: N"), and writes nothing; every bad
+#    plan (tests/bad/*.ccp) gives verify, explain and simulate its
+#    golden message and exit status;
 #  - every example and tests/cli input compiles, verifies and explains,
 #    and its JSON export has the documented shape;
 #  - a damaged or truncated plan is refused by verify with exit 2;
@@ -35,16 +38,37 @@ for dir in "$here/bad" "$here/reject"; do
 		(cd "$dir" && "$ccplan" compile "$name" -o "$out") 2>"$tmp/err" >/dev/null
 		rc=$?
 		want=$(head -n 1 "${y%.yaml}.err")
+		status=$(sed -n 's/^exit: //p' "${y%.yaml}.err")
 		got=$(head -n 1 "$tmp/err")
 		last=$(tail -n 1 "$tmp/err")
-		if [ "$rc" != 2 ]; then bad "$name: exit $rc, expected 2"
+		if [ -z "$status" ]; then bad "${name%.yaml}.err has no 'exit: N' line"
+		elif [ "$rc" != "$status" ]; then bad "$name: exit $rc, expected $status"
 		elif [ "$got" != "$want" ]; then bad "$name: got '$got', expected '$want'"
-		elif [[ $last != "ccplan: compile: $name: exit 2 (bad input), "*" s" ]]; then
+		elif [[ $last != "ccplan: compile: $name: exit $status ("*"), "*" s" ]]; then
 			bad "$name: the last line is not the summary: $last"
 		elif [ -e "$out" ] || ls "$tmp" | grep -q '\.tmp\.'; then bad "$name: left output behind"
 		else ok; fi
 	done
 done
+# bad plans: every command that reads a plan refuses it the same way
+nplans=0
+for p in "$here"/bad/*.ccp; do
+	name=$(basename "$p")
+	want=$(head -n 1 "${p%.ccp}.err")
+	status=$(sed -n 's/^exit: //p' "${p%.ccp}.err")
+	nplans=$((nplans + 1))
+	for c in verify explain simulate; do
+		(cd "$here/bad" && "$ccplan" $c "$name") 2>"$tmp/err" >"$tmp/out"
+		rc=$?
+		got=$(head -n 1 "$tmp/err")
+		if [ -z "$status" ]; then bad "${name%.ccp}.err has no 'exit: N' line"
+		elif [ "$rc" != "$status" ]; then bad "$c $name: exit $rc, expected $status: $got"
+		elif [ "$got" != "$want" ]; then bad "$c $name: got '$got', expected '$want'"
+		elif [ -s "$tmp/out" ]; then bad "$c $name: printed a result"
+		else ok; fi
+	done
+done
+[ "$nplans" -ge 20 ] && ok || bad "only $nplans bad plans in tests/bad"
 
 # 2. good inputs: compile, verify, explain, export
 for y in "$here"/../examples/*.yaml "$here"/cli/*.yaml; do

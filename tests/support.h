@@ -1,12 +1,15 @@
 /*
  * support.h - what several test programs share: a checked machine built
- * from a topology and its extents.  Header-only (each test is its own
- * executable); include after <cmocka.h>.
+ * from a topology and its extents; the golden file of a bad input.
+ * Header-only (each test is its own executable); include after
+ * <cmocka.h>.
  */
 #ifndef CCP_TEST_SUPPORT_H
 #define CCP_TEST_SUPPORT_H
 
 #include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ir.h"
@@ -73,6 +76,29 @@ static inline ir_comm tu_comm(enum ir_coll coll, int32_t root, int64_t bytes)
 	c.bytes = bytes;
 	c.segments = 1;
 	return c;
+}
+
+/* A golden NAME.err of the bad-input catalogue (tests/bad): its first
+ * line, the message, into msg (cap bytes), and the exit status of its
+ * "exit: N" line into *status; false if either is missing. */
+static inline bool tu_read_golden(const char *path, char *msg, size_t cap,
+                                  int *status)
+{
+	FILE *f = fopen(path, "r");
+	char line[64];
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fgets(msg, (int)cap, f) != NULL;
+	*status = -1;
+	while (ok && fgets(line, sizeof line, f))
+		if (sscanf(line, "exit: %d", status) == 1)
+			break;
+	fclose(f);
+	if (ok)
+		msg[strcspn(msg, "\r\n")] = '\0';
+	return ok && *status >= 0;
 }
 
 /* Add the transfer src -> dst carrying alltoall block (src, dst). */

@@ -4,7 +4,8 @@
  *
  * good/ files parse into the structs they describe; every bad/NAME.yaml
  * fails with exactly the first line of bad/NAME.err ("NAME.yaml:LINE:COL:
- * message", or the matrix file's name when the problem is inside it); two
+ * message", or the matrix file's name when the problem is inside it) and
+ * the exit status of its "exit: N" line; two
  * spellings of one input give one canonical text and hash, and every
  * change of meaning gives another hash.  Run from tests/ (CTest does).
  */
@@ -20,10 +21,12 @@
 
 #include <cmocka.h>
 
+#include "compile.h"
 #include "front.h"
 #include "matrix.h"
 #include "model.h"
 #include "rng.h"
+#include "support.h"
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -287,21 +290,6 @@ static void test_good_generated(void **state)
 
 /* ---- bad inputs ------------------------------------------------------- */
 
-/* The first line of file path into buf; false if it cannot be read. */
-static bool first_line(const char *path, char *buf, size_t cap)
-{
-	FILE *f = fopen(path, "r");
-	bool ok;
-
-	if (!f)
-		return false;
-	ok = fgets(buf, (int)cap, f) != NULL;
-	fclose(f);
-	if (ok)
-		buf[strcspn(buf, "\r\n")] = '\0';
-	return ok;
-}
-
 /* Compare names for qsort. */
 static int name_cmp(const void *a, const void *b)
 {
@@ -329,13 +317,15 @@ static void test_bad_catalogue(void **state)
 		struct front_input in;
 		struct diag d;
 		const char *base;
-		int rc;
+		int rc, status;
 
 		snprintf(path, sizeof path, "bad/%s", names[i]);
 		snprintf(errpath, sizeof errpath, "bad/%.*s.err",
 		         (int)(strlen(names[i]) - 5), names[i]);
-		if (!first_line(errpath, want, sizeof want)) {
-			print_error("%s: no %s\n", names[i], errpath);
+		if (!tu_read_golden(errpath, want, sizeof want, &status)) {
+			print_error("%s: no %s with a message and an 'exit: "
+			            "N' line\n",
+			            names[i], errpath);
 			failed++;
 			continue;
 		}
@@ -358,6 +348,11 @@ static void test_bad_catalogue(void **state)
 			            want, got);
 			failed++;
 		}
+		if (exit_status(rc) != status) {
+			print_error("%s: exit %d, the golden says %d\n",
+			            names[i], exit_status(rc), status);
+			failed++;
+		}
 		/* every diagnostic has a position; only a missing file's
 		 * position is the YAML key's */
 		assert_true(d.line >= 1 && d.column >= 1);
@@ -368,7 +363,8 @@ static void test_bad_catalogue(void **state)
 	assert_int_equal(failed, 0);
 }
 
-/* Every bad/NAME.err has its NAME.yaml (no orphaned expectations). */
+/* Every bad/NAME.err has its NAME.yaml, or NAME.ccp for a bad plan (no
+ * orphaned expectations). */
 static void test_bad_err_paired(void **state)
 {
 	DIR *dir = opendir("bad");
@@ -386,8 +382,13 @@ static void test_bad_err_paired(void **state)
 		snprintf(path, sizeof path, "bad/%.*s.yaml", (int)(l - 4),
 		         e->d_name);
 		f = fopen(path, "r");
+		if (!f) {
+			snprintf(path, sizeof path, "bad/%.*s.ccp",
+			         (int)(l - 4), e->d_name);
+			f = fopen(path, "r");
+		}
 		if (!f)
-			print_error("%s has no .yaml\n", e->d_name);
+			print_error("%s has no .yaml or .ccp\n", e->d_name);
 		else
 			fclose(f);
 		assert_non_null(f);

@@ -44,12 +44,14 @@ set(CCP_MPI_RUN ${CCP_MPI_TEST_DIR}/run_mpi_tests.sh $<TARGET_FILE:ccplan>)
 set(CCP_MPI_WORK ${PROJECT_BINARY_DIR}/mpi-tests)
 
 # the plans of the error tests, by the size they run on: two different
-# plans of that size, then plans of other sizes
-set(CCP_MPI_ERR_2 n2_alltoall_pex n2_alltoall_gen n4_alltoall_pex)
+# plans of that size, then plans of other sizes and a reduction of that
+# size (scratch on every rank, the root receiving in the last phase)
+set(CCP_MPI_ERR_2 n2_alltoall_pex n2_alltoall_gen n4_alltoall_pex
+                  n2_reduce_int32_sum)
 set(CCP_MPI_ERR_4 n4_alltoall_pex n4_alltoall_gen n2_alltoall_pex
-                  n8_alltoall_pex)
+                  n8_alltoall_pex n4_reduce_int32_sum)
 set(CCP_MPI_ERR_8 n8_alltoall_pex n8_alltoall_pex_gen n4_alltoall_pex
-                  n2_bcast_binomial)
+                  n2_bcast_binomial n8_reduce_int32_sum)
 
 set(CCP_MPI_ENV OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
                 OMPI_MCA_op=^avx)

@@ -5,9 +5,11 @@
  *     mpirun -n N mpi_errors A.ccp B.ccp [OTHER.ccp...]
  *
  * A and B are two different plans for N ranks (A with a receive on every
- * rank, an alltoall); the OTHER plans are for other numbers of ranks.
- * Checked, each time on every rank, with the receive buffers untouched
- * (no data moved) after an error:
+ * rank, an alltoall); the OTHER plans are for other numbers of ranks, or
+ * for N ranks with scratch space (a reduction: leaves send in the first
+ * phase, the root receives in the last).  Checked, each time on every
+ * rank, with the receive buffers (and scratch buffers, where the
+ * application gives them) untouched (no data moved) after an error:
  *   - ranks load different plans (A on even ranks, B on odd): every rank
  *     returns CCP_EMISMATCH, under S2 and S1+NO_BARRIER; then the same
  *     transport runs A correctly (a verdict does not break it);
@@ -15,6 +17,11 @@
  *     one: every rank returns CCP_EBUFFER; a rank that never bound:
  *     CCP_EINVAL everywhere; once rebound, the plan runs;
  *   - two ranks swap their slices: CCP_EINVAL everywhere;
+ *   - with a plan P of N ranks that needs scratch: the last rank alone
+ *     loads another plan (A): CCP_EMISMATCH everywhere; the rank that
+ *     receives last binds too short a receive buffer, or the rank that
+ *     needs the most scratch too short a scratch buffer: CCP_EBUFFER
+ *     everywhere, before the first phase's sends; once rebound, P runs;
  *   - a plan for another number of ranks on MPI_COMM_WORLD, and A on the
  *     two parts of a split communicator of the wrong sizes: an error on
  *     every rank, the same one, and no hang; and a smaller plan on each
@@ -38,8 +45,9 @@ static int size;
 struct run {
 	ccp_plan *plan;
 	uint8_t *send, *recv; /* sb + GUARD, rb + GUARD bytes */
-	uint64_t sb, rb;      /* bytes the slice needs */
-	uint8_t fill;         /* what recv holds before execution */
+	uint8_t *scratch;     /* xb + GUARD bytes, when the test gives it */
+	uint64_t sb, rb, xb;  /* bytes the slice needs */
+	uint8_t fill;         /* what recv and scratch hold before execution */
 };
 
 /* Load slice `slice` of tp, fill its buffers (round k) and, unless
@@ -74,12 +82,32 @@ static void done(struct run *x)
 	ccp_plan_free(x->plan);
 	free(x->send);
 	free(x->recv);
+	free(x->scratch);
 	memset(x, 0, sizeof *x);
 }
 
 static bool untouched(const struct run *x)
 {
-	return first_not(x->recv, x->fill, x->rb + GUARD) < 0;
+	return first_not(x->recv, x->fill, x->rb + GUARD) < 0 &&
+	       (!x->scratch || first_not(x->scratch, x->fill, x->xb + GUARD) < 0);
+}
+
+/* Give x a scratch buffer of its own (filled like recv) and bind every
+ * buffer again, shortened by the given amounts; the bind's result. */
+static int bind_scratch(struct run *x, uint64_t recv_short,
+                        uint64_t scratch_short)
+{
+	ccp_plan_info info;
+	ccp_plan_get_info(x->plan, &info);
+	x->xb = info.scratch_bytes;
+	free(x->scratch);
+	x->scratch = malloc(x->xb + GUARD);
+	if (!check(x->scratch != NULL, "out of memory"))
+		return CCP_ENOMEM;
+	memset(x->scratch, x->fill, x->xb + GUARD);
+	return ccp_plan_bind(x->plan, x->send, (size_t)x->sb, x->recv,
+	                     (size_t)(x->rb - recv_short), x->scratch,
+	                     (size_t)(x->xb - scratch_short));
 }
 
 /* The same code on every rank of comm. */
@@ -194,6 +222,95 @@ static void test_swapped(ccp_transport *t, const struct tplan *a)
 	done(&x);
 }
 
+/* The highest rank whose slice of tp receives into its receive buffer
+ * (a reduction's root: it receives in the last phase). */
+static int32_t last_receiver(const struct tplan *tp)
+{
+	for (int32_t r = tp->n - 1; r > 0; r--)
+		if (tplan_recv_bytes(tp, r) > 0)
+			return r;
+	return 0;
+}
+
+/* The rank of tp needing the most scratch, and how much (*most). */
+static int32_t most_scratch(const struct tplan *tp, uint64_t *most)
+{
+	int32_t best = 0;
+	*most = 0;
+	for (int32_t r = 0; r < tp->n; r++) {
+		ccp_plan *pl = NULL;
+		ccp_plan_info info;
+		if (ccp_plan_load_file(ctx, tp->path, r, &pl) != 0)
+			continue;
+		ccp_plan_get_info(pl, &info);
+		if (info.scratch_bytes > *most) {
+			*most = info.scratch_bytes;
+			best = r;
+		}
+		ccp_plan_free(pl);
+	}
+	return best;
+}
+
+/* A plan p of this size with scratch, every scratch buffer the test's own:
+ * one rank loading another plan (a); the last receiver's receive buffer,
+ * then the largest scratch, one byte short.  Refused everywhere before
+ * the first phase, whose sends the leaves could make at once. */
+static void test_late(ccp_transport *t, const struct tplan *a,
+                      const struct tplan *p)
+{
+	struct run x;
+	int rank = ccp_transport_rank(t), last = size - 1, rc;
+	char what[160];
+
+	rc = setup(&x, rank == last ? a : p, rank, 7, true, 0, 0);
+	check(rc == 0, "%s: bind: %s", p->name, ccp_strerror(rc));
+	if (rank != last)
+		check(bind_scratch(&x, 0, 0) == 0, "%s: bind scratch",
+		      p->name);
+	snprintf(what, sizeof what, "rank %d alone with %s, the others %s",
+	         last, a->name, p->name);
+	expect_error(&x, t, CCP_EXEC_S2, CCP_EMISMATCH, what, MPI_COMM_WORLD);
+	expect_error(&x, t, CCP_EXEC_S1 | CCP_EXEC_NO_BARRIER, CCP_EMISMATCH,
+	             what, MPI_COMM_WORLD);
+	done(&x);
+
+	int32_t late = last_receiver(p);
+	uint64_t most = 0;
+	int32_t big = most_scratch(p, &most);
+	setup(&x, p, rank, 8, true, 0, 0);
+	rc = bind_scratch(&x, rank == late && x.rb ? 1 : 0, 0);
+	check(rc == (rank == late && x.rb ? CCP_EBUFFER : 0),
+	      "%s: short recv on rank %d: bind returned %s", p->name,
+	      (int)late, ccp_strerror(rc));
+	snprintf(what, sizeof what,
+	         "%s: rank %d (receives last) one byte short of recv", p->name,
+	         (int)late);
+	expect_error(&x, t, CCP_EXEC_S2, CCP_EBUFFER, what, MPI_COMM_WORLD);
+	expect_error(&x, t, CCP_EXEC_S1 | CCP_EXEC_NO_BARRIER, CCP_EBUFFER,
+	             what, MPI_COMM_WORLD);
+	done(&x);
+
+	if (!check(most > 0, "%s: no rank needs scratch", p->name))
+		return;
+	setup(&x, p, rank, 9, true, 0, 0);
+	rc = bind_scratch(&x, 0, rank == big ? 1 : 0);
+	check(rc == (rank == big ? CCP_EBUFFER : 0),
+	      "%s: short scratch on rank %d: bind returned %s", p->name,
+	      (int)big, ccp_strerror(rc));
+	snprintf(what, sizeof what,
+	         "%s: rank %d one byte short of its %llu bytes of scratch",
+	         p->name, (int)big, (unsigned long long)most);
+	expect_error(&x, t, CCP_EXEC_S2, CCP_EBUFFER, what, MPI_COMM_WORLD);
+	expect_error(&x, t, CCP_EXEC_S2 | CCP_EXEC_NO_BARRIER, CCP_EBUFFER,
+	             what, MPI_COMM_WORLD);
+	/* rebound whole: the plan runs, every byte right */
+	rc = bind_scratch(&x, 0, 0);
+	check(rc == 0, "%s: rebind: %s", p->name, ccp_strerror(rc));
+	expect_ok(&x, t, p, rank, 9, "after rebinding the scratch");
+	done(&x);
+}
+
 /* A plan for w->n ranks on MPI_COMM_WORLD, then on parts of its size. */
 static void test_size(ccp_transport *t, const struct tplan *w)
 {
@@ -276,7 +393,7 @@ int main(int argc, char **argv)
 	if (rc == 0)
 		rc = ccp_mpi_transport(ctx, MPI_COMM_WORLD, &t);
 	check(rc == 0, "setup: %s", ccp_strerror(rc));
-	unsigned other = 0;
+	unsigned other = 0, late = 0;
 	if (!any_rank_failed()) {
 		if (!test_mismatch(t, &tps[0], &tps[1], refcomm))
 			goto stop; /* the transport may be broken somewhere */
@@ -286,6 +403,9 @@ int main(int argc, char **argv)
 			if (tps[i].n != size) {
 				test_size(t, &tps[i]);
 				other++;
+			} else {
+				test_late(t, &tps[0], &tps[i]);
+				late++;
 			}
 		}
 		test_split(&tps[0]);
@@ -299,9 +419,9 @@ stop:
 		tplan_fini(&tps[i]);
 	free(tps);
 
-	printf("%s rank %d/%d: %u plans of other sizes, %u checks, %u "
-	       "failed, %.2f s\n",
-	       t_prog, t_rank, size, other, t_checks, t_failures,
+	printf("%s rank %d/%d: %u plans of other sizes, %u with scratch, %u "
+	       "checks, %u failed, %.2f s\n",
+	       t_prog, t_rank, size, other, late, t_checks, t_failures,
 	       MPI_Wtime() - t0);
 	fflush(stdout);
 	bool failed = any_rank_failed();

@@ -11,7 +11,9 @@
 #  faults       ranks that disagree on the plan (every rank CCP_EMISMATCH),
 #               a short buffer (every rank CCP_EBUFFER), a plan for another
 #               size (CCP_EINVAL), and through the test hook
-#               CCPLAN_SOCKETS_FAULT: a rank killed mid-run, a rank stalled
+#               CCPLAN_SOCKETS_FAULT: a rank killed mid-run, one rank of 8
+#               killed at random phases of two plans (seeded, the seed
+#               printed; CCPLAN_FAULT_SEED=N repeats it), a rank stalled
 #               past the timeout, a connection closed in the middle of a
 #               frame, a wrong plan hash and a wrong length in a frame:
 #               every surviving rank must report an error, nothing may
@@ -300,6 +302,80 @@ slowest() {
 	echo "$worst"
 }
 
+# One rank killed (SIGKILL) at phases of a plan chosen at random (seeded;
+# CCPLAN_FAULT_SEED=N repeats a run): its first data frame, its last (the
+# plan's last phase in which it sends), and frames between, in the first
+# execution or a later one, over 8-rank plans of 7 and 3 phases.  Every
+# survivor must fail within the timeout, none may succeed, none hang.
+killed_at_random() {
+	compile r_alltoall8 <<EOF || return
+machine: {topology: switch, ranks: 8}
+communication: {collective: alltoall, bytes: 4096}
+algorithm: pex
+EOF
+	compile r_bcast8 <<EOF || return
+machine: {topology: hypercube, dimension: 3}
+communication: {collective: broadcast, root: 5, bytes: 65536, segments: 4}
+algorithm: binomial
+EOF
+	local seed=${CCPLAN_FAULT_SEED:-$(($(date +%s) % 100000))} k
+	RANDOM=$seed
+	echo "  killed at random phases (seed $seed; CCPLAN_FAULT_SEED=$seed repeats it):"
+	local times=() choices=8
+	for ((k = 0; k < choices; k++)); do
+		local plan rank sends frame ex pick phase r nph want cands=()
+		local -a ph
+		plan=$tmp/r_alltoall8.ccp
+		[ $((k % 2)) = 1 ] && plan=$tmp/r_bcast8.ccp
+		nph=$("$ccplan" explain "$plan" --summary 2>/dev/null | awk '$1 == "total" { print $2 }')
+		# the phase of each data frame a rank sends in one execution
+		for ((r = 0; r < 8; r++)); do
+			ph[r]=$("$ccplan" explain "$plan" --rank "$r" 2>/dev/null |
+				awk '$2 == "SEND" { printf "%s ", $3 }')
+		done
+		# the plan's first phase, its last, or any phase
+		case $k in
+		0 | 1) want=0 ;;
+		2 | 3) want=$((nph - 1)) ;;
+		*) want=any ;;
+		esac
+		for ((r = 0; r < 8; r++)); do
+			[ -n "${ph[r]}" ] || continue
+			[ "$want" = any ] || [[ " ${ph[r]}" == *" $want "* ]] && cands+=("$r")
+		done
+		rank=${cands[$((RANDOM % ${#cands[@]}))]}
+		read -r -a sends <<<"${ph[rank]}"
+		if [ "$want" = any ]; then
+			pick=$((RANDOM % ${#sends[@]}))
+		else
+			for ((pick = 0; pick < ${#sends[@]}; pick++)); do
+				[ "${sends[$pick]}" = "$want" ] && break
+			done
+		fi
+		ex=$((k < 4 ? 0 : RANDOM % 3)) # the execution, from 0
+		frame=$((ex * ${#sends[@]} + pick + 1))
+		phase=${sends[$pick]}
+		name="killed_random_$k"
+		CCPLAN_SOCKETS_FAULT=die:$rank:$frame fault "$name" 8 2 "$plan" || continue
+		local survivors=() w
+		for ((r = 0; r < 8; r++)); do
+			[ "$r" != "$rank" ] && survivors+=("$r")
+		done
+		every_rank err "${survivors[@]}" || continue
+		w=$(slowest "${survivors[@]}")
+		times+=("$w")
+		[ ! -e "$fres/rank-$rank" ] && [ "$frc" = 137 ] && ok ||
+			bad "$name: rank $rank should be killed (status 137), got $frc"
+		[ "$w" -lt 2000 ] && ok ||
+			bad "$name: survivors took $w ms, not less than the 2000 ms timeout"
+		echo "    $(basename "$plan" .ccp): rank $rank killed at data frame $frame" \
+			"(phase $phase of 0..$((nph - 1)), execution $ex): 7 survivors failed," \
+			"the slowest in $w ms; job ${fms} ms"
+	done
+	[ "${#times[@]}" -gt 0 ] &&
+		echo "    survivors' slowest failure per kill (ms): ${times[*]}"
+}
+
 faults() {
 	echo "faults:"
 	compile f_alltoall4 <<EOF || return
@@ -342,6 +418,8 @@ EOF
 			bad "$name: survivors took $w ms, not less than the 2000 ms timeout"
 		echo "  $name: rank 2 killed mid-run; ranks 0, 1, 3 failed within $w ms (timeout 2000 ms), job ${fms} ms, exit $frc"
 	}
+
+	killed_at_random
 
 	# a rank that sleeps 3 s before its 3rd data frame, timeout 2 s
 	name=stalled

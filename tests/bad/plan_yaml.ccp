@@ -1,0 +1,3 @@
+machine: {topology: switch, ranks: 4}
+communication: {collective: broadcast, root: 0, bytes: 64}
+algorithm: binomial
