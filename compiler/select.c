@@ -26,17 +26,29 @@ enum model_kind select_model_for(const ir_plan *p)
 	return MODEL_UNICAST;
 }
 
+/* select_predict's time into *us, and model_predict's code: a ranking
+ * must fail on CCP_ENOMEM, not take it for a plan with no time. */
+static int predict(const ir_plan *p, const ir_report *r, enum model_kind *k,
+                   double *us, char *why, size_t len)
+{
+	char err[256] = "";
+	*us = NAN;
+	*k = select_model_for(p);
+	int rc = model_predict(p, r, *k, us, NULL, err, sizeof err);
+	if (rc != 0) {
+		snprintf(why, len, "%s model: %s", model_kind_name(*k), err);
+		*us = NAN;
+		return rc;
+	}
+	why[0] = '\0';
+	return 0;
+}
+
 double select_predict(const ir_plan *p, const ir_report *r, enum model_kind *k,
                       char *why, size_t len)
 {
-	double us = NAN;
-	char err[256] = "";
-	*k = select_model_for(p);
-	if (model_predict(p, r, *k, &us, NULL, err, sizeof err) != 0) {
-		snprintf(why, len, "%s model: %s", model_kind_name(*k), err);
-		return NAN;
-	}
-	why[0] = '\0';
+	double us;
+	predict(p, r, k, &us, why, len);
 	return us;
 }
 
@@ -141,8 +153,11 @@ int select_run(const struct front_input *in, bool simulate, bool by_model,
 		if (r->rc)
 			continue;
 		char mwhy[256];
-		r->predicted = select_predict(&r->plan, &r->report, &out->model,
-		                              mwhy, sizeof mwhy);
+		if (predict(&r->plan, &r->report, &out->model, &r->predicted,
+		            mwhy, sizeof mwhy) == CCP_ENOMEM) {
+			select_fini(out);
+			return CCP_ENOMEM;
+		}
 		if (mwhy[0] && !out->model_why[0])
 			snprintf(out->model_why, sizeof out->model_why, "%s",
 			         mwhy);

@@ -97,7 +97,10 @@ int ccp_plan_load_file(ccp_context *ctx, const char *path, int32_t rank,
 		return ccp__error(ctx, CCP_EINVAL, "no plan file");
 	FILE *f = fopen(path, "rb");
 	if (!f)
-		return ccp__error(ctx, errno == ENOENT ? CCP_ENOTFOUND : CCP_EIO,
+		return ccp__error(ctx,
+		                  errno == ENOENT   ? CCP_ENOTFOUND
+		                  : errno == ENOMEM ? CCP_ENOMEM
+		                                    : CCP_EIO,
 		                  "%s: %s", path, strerror(errno));
 	uint8_t head[IR_FILE_HEADER_MIN], entry[IR_FILE_INDEX_ENTRY];
 	uint8_t *sec = NULL;

@@ -1034,9 +1034,13 @@ static int ff_init(struct ff *f, const ir_machine *m, const ir_matrix *x,
 			uint32_t *q = NULL;
 			if (c2 > FF_STORE)
 				c2 = FF_STORE;
-			if (at + (uint64_t)h + 2 <= c2)
-				q = realloc(f->rl, (size_t)c2 * sizeof *q);
-			if (!q) { /* too big or no memory: route again later */
+			/* no memory is an error: the lists decide which
+			 * searches run (tabu_reduce), and a plan must
+			 * depend on its input alone */
+			if (at + (uint64_t)h + 2 <= c2 &&
+			    !(q = realloc(f->rl, (size_t)c2 * sizeof *q)))
+				goto out;
+			if (!q) { /* too big: route again later */
 				free(f->rl);
 				f->rl = NULL;
 				keep = false;

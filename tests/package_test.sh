@@ -4,7 +4,8 @@
 # it from scratch (find_package(ccplan), ccplan_add_plans,
 # ccplan_scan_sources), run it on 4 ranks, check that a changed YAML and a
 # changed source rebuild the plans, and compile a program with the
-# pkg-config file.
+# pkg-config file.  CFLAGS and LDFLAGS, if set, go to both builds (a
+# sanitizer build sets them to its -fsanitize flags).
 set -euo pipefail
 build=$(cd "$1" && pwd)
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -57,7 +58,9 @@ int main(void)
 }
 C
 export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig"
-cc -std=c11 -Wall -Wextra -Wpedantic -Werror "$tmp/pc.c" -o "$tmp/pc" \
+# shellcheck disable=SC2086 # CFLAGS, LDFLAGS: lists of words
+cc -std=c11 -Wall -Wextra -Wpedantic -Werror ${CFLAGS:-} "$tmp/pc.c" \
+   -o "$tmp/pc" ${LDFLAGS:-} \
    $(pkg-config --cflags --libs ccplan) || fail "pkg-config build"
 "$tmp/pc" >/dev/null || fail "pkg-config program"
 echo "pkg-config: ok"

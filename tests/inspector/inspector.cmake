@@ -21,6 +21,7 @@ if(TARGET ccp_backend_mpi AND MPIEXEC_EXECUTABLE)
   add_executable(test_inspector
                  ${PROJECT_SOURCE_DIR}/tests/inspector/test_inspector.c)
   target_link_libraries(test_inspector PRIVATE ccp_inspector ccp_backend_mpi)
+  ccp_sanitize_mpi(test_inspector) # tests/sanitize/sanitize.cmake
   # Open MPI refuses to run as root, and to put more ranks than cores on
   # a machine, unless told.
   set(ccp_insp_flags ${MPIEXEC_PREFLAGS})
@@ -29,12 +30,9 @@ if(TARGET ccp_backend_mpi AND MPIEXEC_EXECUTABLE)
   if(ccp_insp_version MATCHES "Open MPI|OpenRTE")
     list(APPEND ccp_insp_flags --allow-run-as-root --oversubscribe)
   endif()
-  # Under the sanitizers LeakSanitizer reports Open MPI's own blocks at
-  # exit (as in tests/mpi/mpi.cmake): leaks are not looked for here.
-  set(CCP_INSP_ASAN "")
-  if(CCPLAN_SANITIZE)
-    set(CCP_INSP_ASAN "ASAN_OPTIONS=detect_leaks=0")
-  endif()
+  # Under the sanitizers Open MPI's own blocks at exit are suppressed by
+  # library (tests/sanitize/sanitize.cmake).
+  set(CCP_INSP_ASAN "${CCP_SANITIZE_MPI_ENV}")
   foreach(np 2 4 8)
     add_test(NAME inspector_np${np}
              COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np}
