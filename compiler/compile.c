@@ -346,16 +346,13 @@ static bool slices_equal(const ir_slice *a, const ir_slice *b)
 	return true;
 }
 
-int plan_load(const char *path, struct compiled *c, ir_file_info *fi, char *err,
-              size_t errlen)
+int plan_load_image(const uint8_t *img, size_t len, const char *path,
+                    struct compiled *c, ir_file_info *fi, char *err,
+                    size_t errlen)
 {
-	uint8_t *img = NULL;
-	size_t len = 0;
 	char why[256] = "";
+	int rc;
 	memset(c, 0, sizeof *c);
-	int rc = read_file(path, &img, &len, err, errlen);
-	if (rc)
-		return rc;
 	if ((rc = ir_plan_decode(img, len, &c->plan, fi, why, sizeof why)) !=
 	    0) {
 		snprintf(err, errlen, "%s: %s", path, why);
@@ -407,9 +404,22 @@ int plan_load(const char *path, struct compiled *c, ir_file_info *fi, char *err,
 		}
 	}
 out:
-	free(img);
 	if (rc)
 		compiled_fini(c);
+	return rc;
+}
+
+int plan_load(const char *path, struct compiled *c, ir_file_info *fi, char *err,
+              size_t errlen)
+{
+	uint8_t *img = NULL;
+	size_t len = 0;
+	memset(c, 0, sizeof *c);
+	int rc = read_file(path, &img, &len, err, errlen);
+	if (rc)
+		return rc;
+	rc = plan_load_image(img, len, path, c, fi, err, errlen);
+	free(img);
 	return rc;
 }
 

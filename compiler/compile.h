@@ -57,6 +57,11 @@ int write_atomic(const char *path, const void *buf, size_t len, char *err,
  * are compared with a fresh lowering.  Returns CCP_E* with err set. */
 int plan_load(const char *path, struct compiled *c, ir_file_info *fi, char *err,
               size_t errlen);
+/* The same for an image already in memory (len bytes at img, borrowed);
+ * path only names it in err.  fi must not be NULL. */
+int plan_load_image(const uint8_t *img, size_t len, const char *path,
+                    struct compiled *c, ir_file_info *fi, char *err,
+                    size_t errlen);
 
 /* A byte count written N, NK, NM or NG (powers of 1024), at most max;
  * -1 if malformed or larger.  Shared by the options that take sizes. */

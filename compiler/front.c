@@ -2171,9 +2171,14 @@ void front_print_diag(FILE *out, const char *file, int line, int column,
 	else
 		fprintf(out, "%s: %s\n", file, message);
 	if (line > 0 && source_line[0]) {
+		/* the line may have been cut shorter than the column */
+		size_t n = strlen(source_line);
 		fprintf(out, "%5d | %s\n      | ", line, source_line);
 		for (int k = 1; k < column; k++)
-			fputc(source_line[k - 1] == '\t' ? '\t' : ' ', out);
+			fputc((size_t)k <= n && source_line[k - 1] == '\t'
+			              ? '\t'
+			              : ' ',
+			      out);
 		fprintf(out, "^\n");
 	}
 }

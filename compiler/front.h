@@ -90,6 +90,11 @@ void front_diag(struct diag *d, const char *file, int line, int column,
  * CCP_ENOMEM.  The format is in docs/input-format.md. */
 int front_read_matrix(const char *path, int32_t n, ir_matrix **out,
                       struct diag *d);
+/* The same from an open stream f (borrowed, left open; it must allow
+ * rewind, which a duplicate edge's message uses to show its first line);
+ * path names it in diagnostics and chooses the format as above. */
+int front_read_matrix_stream(FILE *f, const char *path, int32_t n,
+                             ir_matrix **out, struct diag *d);
 
 /* The name of names[0..count) closest to s, if close enough to be a
  * likely typo (suggest_nearest: edit distance 1 up to 3 characters, 2 up

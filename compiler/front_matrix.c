@@ -440,8 +440,8 @@ out_free_edges:
 	return rc;
 }
 
-int front_read_matrix(const char *path, int32_t n, ir_matrix **out,
-                      struct diag *d)
+int front_read_matrix_stream(FILE *f, const char *path, int32_t n,
+                             ir_matrix **out, struct diag *d)
 {
 	struct reader r = {0};
 	size_t lp = strlen(path);
@@ -449,15 +449,47 @@ int front_read_matrix(const char *path, int32_t n, ir_matrix **out,
 
 	*out = NULL;
 	r.path = path;
+	r.f = f;
 	r.d = d;
 	if (n < 1) {
 		front_diag(d, path, 0, 0, NULL,
 		           "a matrix needs at least 1 rank");
 		return CCP_EPARSE;
 	}
+	if (lp >= 4 && !strcmp(path + lp - 4, ".csv")) {
+		if (n > IR_MATRIX_DENSE_MAX) {
+			front_diag(d, path, 0, 0, NULL,
+			           "a dense CSV matrix is limited to %d ranks",
+			           IR_MATRIX_DENSE_MAX);
+			rc = CCP_EPARSE;
+			goto out_free_line;
+		}
+		rc = read_csv(&r, n, out);
+	} else {
+		rc = read_edges(&r, n, out);
+	}
+	if (rc == CCP_ENOMEM)
+		front_diag(d, path, 0, 0, NULL, "out of memory");
+out_free_line:
+	free(r.line);
+	return rc;
+}
+
+int front_read_matrix(const char *path, int32_t n, ir_matrix **out,
+                      struct diag *d)
+{
+	FILE *f;
+	int rc;
+
+	*out = NULL;
+	if (n < 1) {
+		front_diag(d, path, 0, 0, NULL,
+		           "a matrix needs at least 1 rank");
+		return CCP_EPARSE;
+	}
 	errno = 0;
-	r.f = fopen(path, "r");
-	if (!r.f) {
+	f = fopen(path, "r");
+	if (!f) {
 		if (errno == ENOMEM) {
 			front_diag(d, path, 0, 0, NULL, "out of memory");
 			return CCP_ENOMEM;
@@ -466,22 +498,7 @@ int front_read_matrix(const char *path, int32_t n, ir_matrix **out,
 		           strerror(errno ? errno : EIO));
 		return CCP_EIO;
 	}
-	if (lp >= 4 && !strcmp(path + lp - 4, ".csv")) {
-		if (n > IR_MATRIX_DENSE_MAX) {
-			front_diag(d, path, 0, 0, NULL,
-			           "a dense CSV matrix is limited to %d ranks",
-			           IR_MATRIX_DENSE_MAX);
-			rc = CCP_EPARSE;
-			goto out_close;
-		}
-		rc = read_csv(&r, n, out);
-	} else {
-		rc = read_edges(&r, n, out);
-	}
-	if (rc == CCP_ENOMEM)
-		front_diag(d, path, 0, 0, NULL, "out of memory");
-out_close:
-	free(r.line);
-	fclose(r.f);
+	rc = front_read_matrix_stream(f, path, n, out, d);
+	fclose(f);
 	return rc;
 }

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "codec.h"
 #include "internal.h"
@@ -115,6 +116,18 @@ int ccp_plan_load_file(ccp_context *ctx, const char *path, int32_t rank,
 	    (rc = ir_slice_locate(head, sizeof head, &fi, rank, &index_off,
 	                          err, sizeof err))) {
 		rc = ccp__error(ctx, rc, "%s: %s", path, err);
+		goto out;
+	}
+	/* The section's size is checked against the size the header states;
+	 * that must be the file's, or a few bytes could ask for gigabytes. */
+	struct stat sb;
+	if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) &&
+	    (uint64_t)sb.st_size < fi.file_size) {
+		rc = ccp__error(ctx, CCP_ETRUNC,
+		                "%s: truncated plan: %llu bytes of the %llu the "
+		                "header states",
+		                path, (unsigned long long)sb.st_size,
+		                (unsigned long long)fi.file_size);
 		goto out;
 	}
 	if ((rc = read_at(ctx, f, path, index_off, entry, sizeof entry)))

@@ -24,6 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include "ccplan.h"
 #include "codec.h"
@@ -611,22 +615,30 @@ static void test_every_generator(void **state)
 	assert_int_equal(missing, 0);
 }
 
+/* The image of a binomial broadcast of 16 bytes on a 2x2 mesh (malloc'd),
+ * with the plan, report and slices it was made from (the caller's). */
+static void binomial_image(ir_plan *p, ir_report *rep, ir_slice **sl,
+                           uint8_t **img, size_t *len)
+{
+	ir_machine m = tu_machine(IR_MESH, IR_PORTS_ALL, 2, 2, 0, 0);
+	ir_comm c = tu_comm(IR_BCAST, 0, 16);
+	struct sch_options o = {0};
+	assert_int_equal(sch_find("binomial")->generate(&m, &c, &o, p), 0);
+	assert_int_equal(ir_verify(p, rep), 0);
+	assert_int_equal(ir_lower(p, sl), 0);
+	assert_int_equal(ir_plan_encode(p, rep, *sl, img, len, NULL, 0), 0);
+}
+
 /* The checks before any data moves. */
 static void test_refusals(void **state)
 {
 	(void)state;
-	ir_machine m = tu_machine(IR_MESH, IR_PORTS_ALL, 2, 2, 0, 0);
-	ir_comm c = tu_comm(IR_BCAST, 0, 16);
 	ir_plan p;
 	ir_report rep;
 	ir_slice *sl;
 	uint8_t *img;
 	size_t len;
-	struct sch_options o = {0};
-	assert_int_equal(sch_find("binomial")->generate(&m, &c, &o, &p), 0);
-	assert_int_equal(ir_verify(&p, &rep), 0);
-	assert_int_equal(ir_lower(&p, &sl), 0);
-	assert_int_equal(ir_plan_encode(&p, &rep, sl, &img, &len, NULL, 0), 0);
+	binomial_image(&p, &rep, &sl, &img, &len);
 
 	ccp_context *ctx;
 	ccp_plan *plan;
@@ -652,7 +664,75 @@ static void test_refusals(void **state)
 	                 CCP_ECHECKSUM);
 	ccp_fini(ctx);
 	free(img);
-	ir_slices_free(sl, m.nranks);
+	ir_slices_free(sl, p.machine.nranks);
+	ir_report_fini(&rep);
+	ir_plan_fini(&p);
+}
+
+/* An allocator that remembers the largest block asked for. */
+static void *largest_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+	size_t *largest = ud;
+	(void)osize;
+	if (nsize == 0) {
+		free(ptr);
+		return NULL;
+	}
+	if (nsize > *largest)
+		*largest = nsize;
+	return realloc(ptr, nsize);
+}
+
+/* A file whose header states a size far beyond its own, with a rank
+ * section as large as that size allows: the file loader refuses it as
+ * truncated before it allocates for the section (a few hundred bytes
+ * must not ask for gigabytes; tests/fuzz/plan/regress). */
+static void test_file_size_stated(void **state)
+{
+	(void)state;
+	ir_plan p;
+	ir_report rep;
+	ir_slice *sl;
+	uint8_t *img;
+	size_t len;
+	binomial_image(&p, &rep, &sl, &img, &len);
+	/* header: file size at 56, index offset at 48, checksum at 120 of
+	 * bytes [0, 120) (docs/plan-format.md); rank 1's entry: size at 8 */
+	const uint64_t stated = UINT64_C(1) << 40;
+	uint64_t index_off = 0;
+	for (int i = 7; i >= 0; i--)
+		index_off = index_off << 8 | img[48 + i];
+	uint8_t *e = img + index_off + 24;
+	uint64_t off = 0;
+	for (int i = 7; i >= 0; i--)
+		off = off << 8 | e[i];
+	for (int i = 0; i < 8; i++) {
+		img[56 + i] = (uint8_t)(stated >> 8 * i);
+		e[8 + i] = (uint8_t)((stated - off) >> 8 * i);
+	}
+	uint64_t sum = XXH3_64bits(img, 120);
+	for (int i = 0; i < 8; i++)
+		img[120 + i] = (uint8_t)(sum >> 8 * i);
+	char path[] = "/tmp/ccplan-test-engine-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(img, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+
+	size_t largest = 0;
+	ccp_context *ctx;
+	ccp_plan *plan;
+	assert_int_equal(ccp_init(&ctx, largest_alloc, &largest), 0);
+	assert_int_equal(ccp_plan_load_file(ctx, path, 1, &plan), CCP_ETRUNC);
+	assert_null(plan);
+	assert_non_null(strstr(ccp_errmsg(ctx), "truncated plan"));
+	assert_true(largest < 4096);
+	ccp_fini(ctx);
+	unlink(path);
+	free(img);
+	ir_slices_free(sl, p.machine.nranks);
 	ir_report_fini(&rep);
 	ir_plan_fini(&p);
 }
@@ -662,6 +742,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(test_every_generator),
 	        cmocka_unit_test(test_refusals),
+	        cmocka_unit_test(test_file_size_stated),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -980,6 +980,62 @@ static void test_read_matrix(void **state)
 	                 CCP_EIO);
 }
 
+/* The reader on a stream (here from memory, as the fuzz harness feeds
+ * it): the name picks the form, and a repeated edge is reported at its
+ * own line, whose text is read again from the stream. */
+static void test_read_matrix_stream(void **state)
+{
+	char text[] = "0 1 5\n# a comment\n2 3 1\n0 1 7   # again\n";
+	ir_matrix *x;
+	struct diag d;
+
+	(void)state;
+	FILE *f = fmemopen(text, strlen(text), "r");
+	assert_non_null(f);
+	assert_int_equal(front_read_matrix_stream(f, "m.txt", 4, &x, &d),
+	                 CCP_EPARSE);
+	fclose(f);
+	assert_null(x);
+	assert_string_equal(d.file, "m.txt");
+	assert_int_equal(d.line, 4);
+	assert_int_equal(d.column, 1);
+	assert_string_equal(d.source_line, "0 1 7   # again");
+	assert_non_null(strstr(d.message, "first at line 1"));
+	/* the same bytes named .csv are a dense matrix, and not one */
+	f = fmemopen(text, strlen(text), "r");
+	assert_non_null(f);
+	assert_int_equal(front_read_matrix_stream(f, "m.csv", 4, &x, &d),
+	                 CCP_EPARSE);
+	fclose(f);
+	assert_int_equal(d.line, 1);
+}
+
+/* The caret under a column past the end of a source line that was cut
+ * to fit struct diag: spaces up to it, and nothing read past the line's
+ * end (tests/fuzz/yaml/regress/caret-past-cut-line.yaml).  A tab inside
+ * the line is kept, so the caret lines up under it. */
+static void test_caret_past_cut_line(void **state)
+{
+	struct diag d;
+	char *text = NULL, want[400];
+	size_t len = 0;
+
+	(void)state;
+	memset(&d, '\t', sizeof d); /* tabs behind the line's terminator */
+	memcpy(d.source_line, "abc", 4);
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	front_print_diag(f, "x.yaml", 2, 300, "problem", d.source_line);
+	front_print_diag(f, "x.yaml", 3, 4, "tab", "a\tb");
+	assert_int_equal(fclose(f), 0);
+	snprintf(want, sizeof want,
+	         "x.yaml:2:300: problem\n    2 | abc\n      | %*s^\n"
+	         "x.yaml:3:4: tab\n    3 | a\tb\n      |  \t ^\n",
+	         299, "");
+	assert_string_equal(text, want);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1009,6 +1065,8 @@ int main(void)
 	        cmocka_unit_test(test_skewed),
 	        cmocka_unit_test(test_csr_rules),
 	        cmocka_unit_test(test_read_matrix),
+	        cmocka_unit_test(test_read_matrix_stream),
+	        cmocka_unit_test(test_caret_past_cut_line),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
