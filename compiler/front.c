@@ -2083,6 +2083,22 @@ int front_parse_string(const char *name, const char *text, size_t len,
 	                  in, d);
 }
 
+int front_fopen(const char *path, const char *mode, const char *prefix,
+                FILE **out, struct diag *d)
+{
+	errno = 0;
+	*out = fopen(path, mode);
+	if (*out)
+		return 0;
+	if (errno == ENOMEM) {
+		front_diag(d, path, 0, 0, NULL, "out of memory");
+		return CCP_ENOMEM;
+	}
+	front_diag(d, path, 0, 0, NULL, "%s%s", prefix,
+	           strerror(errno ? errno : EIO));
+	return CCP_EIO;
+}
+
 int front_parse_file(const char *path, struct front_input *in, struct diag *d)
 {
 	char dir[FRONT_PATH_MAX];
@@ -2094,17 +2110,8 @@ int front_parse_file(const char *path, struct front_input *in, struct diag *d)
 
 	input_init(in);
 	memset(d, 0, sizeof *d);
-	errno = 0;
-	f = fopen(path, "rb");
-	if (!f) {
-		if (errno == ENOMEM) {
-			front_diag(d, path, 0, 0, NULL, "out of memory");
-			return CCP_ENOMEM;
-		}
-		front_diag(d, path, 0, 0, NULL, "cannot open: %s",
-		           strerror(errno ? errno : EIO));
-		return CCP_EIO;
-	}
+	if ((rc = front_fopen(path, "rb", "cannot open: ", &f, d)) != 0)
+		return rc;
 	for (;;) {
 		size_t got;
 		if (len == cap) {

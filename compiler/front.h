@@ -82,6 +82,12 @@ void front_diag(struct diag *d, const char *file, int line, int column,
                 const char *source_line, const char *fmt, ...)
         FRONT_PRINTF(6, 7);
 
+/* Open the user's file path with fopen mode into *out: 0, or CCP_ENOMEM
+ * ("out of memory") or CCP_EIO (prefix, then why) with d filled, without
+ * a position.  Shared by the readers of YAML and matrix files. */
+int front_fopen(const char *path, const char *mode, const char *prefix,
+                FILE **out, struct diag *d);
+
 /* Read a communication matrix file for n ranks: a dense CSV if path ends
  * in ".csv" (n <= IR_MATRIX_DENSE_MAX), else an edge list of lines
  * "src dst bytes" ('#' starts a comment).  0 with *out the matrix (the

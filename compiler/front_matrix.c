@@ -487,17 +487,8 @@ int front_read_matrix(const char *path, int32_t n, ir_matrix **out,
 		           "a matrix needs at least 1 rank");
 		return CCP_EPARSE;
 	}
-	errno = 0;
-	f = fopen(path, "r");
-	if (!f) {
-		if (errno == ENOMEM) {
-			front_diag(d, path, 0, 0, NULL, "out of memory");
-			return CCP_ENOMEM;
-		}
-		front_diag(d, path, 0, 0, NULL, "%s",
-		           strerror(errno ? errno : EIO));
-		return CCP_EIO;
-	}
+	if ((rc = front_fopen(path, "r", "", &f, d)) != 0)
+		return rc;
 	rc = front_read_matrix_stream(f, path, n, out, d);
 	fclose(f);
 	return rc;
