@@ -60,7 +60,7 @@ bench-mpi: build
 	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
 	  mpirun -n $(MPI_RANKS) --oversubscribe $(BUILD)/bench/ccplan-bench $(BENCH_MPI_ARGS)
 
-# The load test (docs/reliability-load.md, a minute or two): 1,000 random
+# The load test (docs/reliability.md, "Load", a minute or two): 1,000 random
 # compiles through one cache, then four plans run 10,000 times on 4 ranks
 # over sockets and over MPI; every result checked, memory growth reported.
 # STRESS_ARGS="--seed S" repeats a compile run.
@@ -81,7 +81,7 @@ fuzz-smoke: setup
 
 # The whole suite again in a sanitizer build (build-asan):
 # AddressSanitizer with LeakSanitizer, and UBSan; any report fails the
-# test that made it (docs/reliability-memory.md; about 2 min to build and
+# test that made it (docs/reliability.md, "Memory"; about 2 min to build and
 # 2-3 min to run on 2 cores).
 ASAN_BUILD ?= build-asan
 SANITIZE_ENV := ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=1:print_stacktrace=1 \
@@ -93,7 +93,7 @@ check-sanitize: setup
 
 # valgrind's memcheck of the command over every example, about 23 min,
 # 17 of them delta-alltoall (the test `valgrind` of make check takes five
-# examples, about 80 s; docs/reliability-memory.md).
+# examples, about 80 s; docs/reliability.md, "Memory").
 valgrind: build
 	tests/valgrind/valgrind_test.sh $(BUILD)/ccplan examples/*.yaml
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# stress.sh - the load test of issue 9 (docs/reliability-load.md), run by
+# stress.sh - the load test of issue 9 (docs/reliability.md, "Load"), run by
 # `make stress`; not part of `make check`.
 #
 #   compile  stress_compile: 1,000 random inputs of every algorithm

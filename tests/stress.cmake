@@ -2,7 +2,7 @@
 # 50 random compiles through one cache, and four plans run 200 times on 4
 # ranks over sockets and over MPI, every result checked and memory
 # watched, so that the stress programs do not rot.  The full run is a
-# benchmark (`make stress`, docs/reliability-load.md).
+# benchmark (`make stress`, docs/reliability.md, "Load").
 set(CCP_STRESS ${PROJECT_SOURCE_DIR}/bench/stress.sh --smoke)
 if(TARGET stress_compile)
   add_test(NAME stress_compile_smoke

@@ -1,5 +1,5 @@
 # bench/stress/stress.cmake - the load test (issue 9,
-# docs/reliability-load.md): stress_compile compiles random inputs through
+# docs/reliability.md, "Load"): stress_compile compiles random inputs through
 # one plan cache; stress_run executes plans over and over on the sockets
 # transport or MPI.  Benchmarks: bench/stress.sh runs them (`make
 # stress`); their names are not bench_*, so `make bench` leaves them out.

@@ -1,6 +1,6 @@
 /*
  * stress.h - what the two load tests share (bench/stress/, issue 9,
- * docs/reliability-load.md): one sample of a process's memory.
+ * docs/reliability.md, "Load"): one sample of a process's memory.
  * Header-only; Linux and glibc (the /proc file and mallinfo2).
  *
  * The allocator's figure counts every block malloc has handed out and

@@ -1,6 +1,6 @@
 /*
  * stress_compile.c - the first half of the load test (issue 9,
- * docs/reliability-load.md): many random inputs compiled one after
+ * docs/reliability.md, "Load"): many random inputs compiled one after
  * another by one process, through one plan cache, as the library does it
  * for `ccplan compile` (front_parse_string, compile_input,
  * compile_encode, cache_put, cache_get).

@@ -1,6 +1,6 @@
 /*
  * stress_run.c - the second half of the load test (issue 9,
- * docs/reliability-load.md): one rank of a job that executes a few plans
+ * docs/reliability.md, "Load"): one rank of a job that executes a few plans
  * back to back many times, over the sockets transport (under `ccplan
  * run`) or MPI (under mpirun), checking every result and watching the
  * process's memory.
@@ -52,7 +52,7 @@
  * peak of unexpected messages grows the process by one such buffer (2,080
  * bytes) for good.  The runtime's own allocations are counted exactly apart
  * (runtime allocs, which must not change); under MPI the process's live bytes
- * may grow by this much (docs/reliability-load.md).  Over sockets every byte is
+ * may grow by this much (docs/reliability.md, "Load").  Over sockets every byte is
  * ours: no growth is allowed. */
 #define MPI_ALLOWANCE 16384
 

@@ -1,5 +1,5 @@
 # tests/alloc/alloc.cmake - allocation-failure testing (label `alloc`,
-# docs/reliability-memory.md).  Included from tests/CMakeLists.txt.
+# docs/reliability.md, "Memory").  Included from tests/CMakeLists.txt.
 #
 # alloc_fail: pieces of the compiler, the cache and the runtime, in
 #   process, with the N-th allocation failing, for every N.

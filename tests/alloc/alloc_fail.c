@@ -18,7 +18,7 @@
  * with no failure has made whatever a library keeps for the life of the
  * process (SQLite's global state).  Replacing malloc cannot work under
  * AddressSanitizer, which replaces it too: there the program reports
- * itself skipped (exit 77, SKIP_RETURN_CODE).  docs/reliability-memory.md
+ * itself skipped (exit 77, SKIP_RETURN_CODE).  docs/reliability.md, "Memory"
  * lists what this found.
  */
 #include <errno.h>

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # alloc_fail_cli.sh CCPLAN PRELOAD_LIB INPUT.yaml - `ccplan compile` as a
 # whole with the N-th allocation of the process failing, for every N
-# (docs/reliability-memory.md).  PRELOAD_LIB is libccp_failing_malloc.so
+# (docs/reliability.md, "Memory").  PRELOAD_LIB is libccp_failing_malloc.so
 # (tests/alloc/failing_malloc.c): CCP_FAIL_AT=N fails call N, and the
 # library writes how many calls it counted, and whether call N came, to
 # CCP_FAIL_REPORT at exit.  Three ways of compiling: --no-cache, into an

@@ -1,6 +1,6 @@
 /*
  * failing_malloc.c - the counting allocator of the allocation-failure
- * tests (docs/reliability-memory.md).  Every allocation function of the
+ * tests (docs/reliability.md, "Memory").  Every allocation function of the
  * process comes here and goes on to glibc's __libc_* functions: glibc
  * calls a program's own malloc for its internal allocations too, so
  * strdup, asprintf, fopen, libyaml and SQLite are counted as well.  While

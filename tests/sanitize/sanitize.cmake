@@ -1,6 +1,6 @@
 # tests/sanitize/sanitize.cmake - what the MPI and OpenSHMEM tests need in
 # a sanitizer build (CCPLAN_SANITIZE), included from the top-level
-# CMakeLists.txt.  docs/reliability-memory.md explains each setting.
+# CMakeLists.txt.  docs/reliability.md, "Memory" explains each setting.
 #
 #   ccp_sanitize_mpi(TARGET)  link tests/sanitize/keep_plugins.c into a
 #                             program that runs under mpirun or oshrun

@@ -1,5 +1,5 @@
 # tests/valgrind/valgrind.cmake - the command under valgrind's memcheck
-# (label `valgrind`, docs/reliability-memory.md), included from
+# (label `valgrind`, docs/reliability.md, "Memory"), included from
 # tests/CMakeLists.txt.  The test takes five examples that between them
 # reach every part the command has (a mesh with `algorithm: auto`, which
 # runs the model and the simulator; an irregular pattern; HPAM; a

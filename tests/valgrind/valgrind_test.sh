@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # valgrind_test.sh CCPLAN EXAMPLE.yaml... - the command under valgrind's
-# memcheck over each example (docs/reliability-memory.md): `compile`
+# memcheck over each example (docs/reliability.md, "Memory"): `compile`
 # through a new cache, `compile` again (a cache hit), `compile
 # --no-cache`, then `verify`, `explain`, `show`, `simulate` and `export
 # --json` of the plan.  Any memcheck error, or a block definitely or
