@@ -287,9 +287,8 @@ int compile_encode(const struct compiled *c, uint8_t **img, size_t *len,
 	return rc;
 }
 
-/* Read a whole file into memory. */
-static int read_file(const char *path, uint8_t **out, size_t *len, char *err,
-                     size_t errlen)
+int compile_read_file(const char *path, uint8_t **out, size_t *len,
+                      char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f) {
@@ -415,7 +414,7 @@ int plan_load(const char *path, struct compiled *c, ir_file_info *fi, char *err,
 	uint8_t *img = NULL;
 	size_t len = 0;
 	memset(c, 0, sizeof *c);
-	int rc = read_file(path, &img, &len, err, errlen);
+	int rc = compile_read_file(path, &img, &len, err, errlen);
 	if (rc)
 		return rc;
 	rc = plan_load_image(img, len, path, c, fi, err, errlen);

@@ -52,6 +52,12 @@ int compile_encode(const struct compiled *c, uint8_t **img, size_t *len,
 int write_atomic(const char *path, const void *buf, size_t len, char *err,
                  size_t errlen);
 
+/* Read the file at path whole into *out (malloc'd, the caller frees it;
+ * len bytes, with slack behind them).  CCP_EIO with err set if it cannot
+ * be opened or read, CCP_ENOMEM. */
+int compile_read_file(const char *path, uint8_t **out, size_t *len,
+                      char *err, size_t errlen);
+
 /* Read a .ccp file whole, decode, and verify it again (the report is
  * recomputed, never trusted from the file).  The stored per-rank slices
  * are compared with a fresh lowering.  Returns CCP_E* with err set. */

@@ -82,6 +82,25 @@ static void simulate_fifo(const ir_plan *p, bool barriers, struct model_sim *s)
 	simulate_opts(p, &o, s);
 }
 
+/* A hand-built plan on a line (IR_MESH) or ring (IR_TORUS) of n ranks
+ * with ports ports (tu_machine's) and round costs, link contention
+ * allowed: one transfer per (phase, src, dst, bytes) row. */
+static void line_plan(ir_plan *p, enum ir_topo topo, int ports, int n,
+                      const int (*e)[4], size_t k)
+{
+	ir_machine m = tu_machine(topo, ports, n, 0, 0, 0);
+	round_costs(&m);
+	ir_comm c = tu_comm(IR_ALLTOALL, 0, 1000);
+	ir_plan_init(p, &m, &c, "hand");
+	p->flags = IR_PLAN_LINK_CONTENTION;
+	for (size_t i = 0; i < k; i++) {
+		while ((int)p->nphases <= e[i][0])
+			assert_int_equal(ir_plan_phase(p), 0);
+		tu_add_own(p, e[i][1], e[i][2]);
+		p->transfers[p->ntransfers - 1].bytes = e[i][3];
+	}
+}
+
 static double predict1(const ir_plan *p, const ir_report *r, enum model_kind k)
 {
 	double us = -1;
@@ -128,15 +147,9 @@ static void test_one_message(void **state)
 static void test_shared_link(void **state)
 {
 	(void)state;
-	ir_machine m = tu_machine(IR_MESH, 0, 4, 0, 0, 0);
-	round_costs(&m);
-	ir_comm c = tu_comm(IR_ALLTOALL, 0, 1000);
+	const int rows[][4] = {{0, 0, 2, 1000}, {0, 1, 3, 1000}};
 	ir_plan p;
-	ir_plan_init(&p, &m, &c, "hand");
-	p.flags = IR_PLAN_LINK_CONTENTION;
-	assert_int_equal(ir_plan_phase(&p), 0);
-	tu_add_own(&p, 0, 2);
-	tu_add_own(&p, 1, 3);
+	line_plan(&p, IR_MESH, 0, 4, rows, 2);
 	struct model_sim s;
 	simulate(&p, false, &s);
 	double alone = 1.0 + 0.2 + 10.0 + 0.5;
@@ -161,15 +174,9 @@ static void test_shared_link(void **state)
 static void test_fifo_link(void **state)
 {
 	(void)state;
-	ir_machine m = tu_machine(IR_MESH, 0, 4, 0, 0, 0);
-	round_costs(&m);
-	ir_comm c = tu_comm(IR_ALLTOALL, 0, 1000);
+	const int rows[][4] = {{0, 0, 2, 1000}, {0, 1, 3, 1000}};
 	ir_plan p;
-	ir_plan_init(&p, &m, &c, "hand");
-	p.flags = IR_PLAN_LINK_CONTENTION;
-	assert_int_equal(ir_plan_phase(&p), 0);
-	tu_add_own(&p, 0, 2);
-	tu_add_own(&p, 1, 3);
+	line_plan(&p, IR_MESH, 0, 4, rows, 2);
 	struct model_sim s;
 	simulate_fifo(&p, false, &s);
 	EXACT(s.delivered[3], 11.7);
@@ -192,16 +199,9 @@ static void test_fifo_link(void **state)
 static void test_fifo_chain(void **state)
 {
 	(void)state;
-	ir_machine m = tu_machine(IR_MESH, 0, 5, 0, 0, 0);
-	round_costs(&m);
-	ir_comm c = tu_comm(IR_ALLTOALL, 0, 1000);
+	const int rows[][4] = {{0, 0, 2, 1000}, {0, 1, 3, 1000}, {0, 2, 4, 1000}};
 	ir_plan p;
-	ir_plan_init(&p, &m, &c, "hand");
-	p.flags = IR_PLAN_LINK_CONTENTION;
-	assert_int_equal(ir_plan_phase(&p), 0);
-	tu_add_own(&p, 0, 2);
-	tu_add_own(&p, 1, 3);
-	tu_add_own(&p, 2, 4);
+	line_plan(&p, IR_MESH, 0, 5, rows, 3);
 	struct model_sim s;
 	simulate_fifo(&p, false, &s);
 	EXACT(s.delivered[4], 11.7);
@@ -220,15 +220,9 @@ static void test_fifo_chain(void **state)
 static void test_fifo_deadlock(void **state)
 {
 	(void)state;
-	ir_machine m = tu_machine(IR_TORUS, 0, 4, 0, 0, 0);
-	round_costs(&m);
-	ir_comm c = tu_comm(IR_ALLTOALL, 0, 1000);
+	const int rows[][4] = {{0, 0, 2, 1000}, {0, 1, 3, 1000}, {0, 2, 0, 1000}, {0, 3, 1, 1000}};
 	ir_plan p;
-	ir_plan_init(&p, &m, &c, "hand");
-	p.flags = IR_PLAN_LINK_CONTENTION;
-	assert_int_equal(ir_plan_phase(&p), 0);
-	for (int32_t r = 0; r < 4; r++)
-		tu_add_own(&p, r, (r + 2) % 4);
+	line_plan(&p, IR_TORUS, 0, 4, rows, 4);
 	struct model_sim s;
 	char err[256];
 	struct model_sim_opts o = {.links = MODEL_LINKS_FIFO};
@@ -249,16 +243,9 @@ static void test_fifo_deadlock(void **state)
 static void test_rates_follow(void **state)
 {
 	(void)state;
-	ir_machine m = tu_machine(IR_MESH, 0, 4, 0, 0, 0);
-	round_costs(&m);
-	ir_comm c = tu_comm(IR_ALLTOALL, 0, 1000);
+	const int rows[][4] = {{0, 0, 2, 1000}, {0, 1, 0, 1000}, {0, 1, 3, 1000}};
 	ir_plan p;
-	ir_plan_init(&p, &m, &c, "hand");
-	p.flags = IR_PLAN_LINK_CONTENTION;
-	assert_int_equal(ir_plan_phase(&p), 0);
-	tu_add_own(&p, 0, 2);
-	tu_add_own(&p, 1, 0);
-	tu_add_own(&p, 1, 3);
+	line_plan(&p, IR_MESH, 0, 4, rows, 3);
 	struct model_sim s;
 	simulate(&p, false, &s);
 	EXACT(s.delivered[0], 1.0 + 0.1 + 10.0 + 0.5);
@@ -355,22 +342,6 @@ static void test_forward(void **state)
 	ir_plan_fini(&p);
 }
 
-/* A plan on a 1D mesh of 3 (0 - 1 - 2, one-port, round costs) with one
- * transfer per (phase, src, dst, bytes) row. */
-static void line_plan(ir_plan *p, const int (*e)[4], size_t k)
-{
-	ir_machine m = tu_machine(IR_MESH, 1, 3, 0, 0, 0);
-	round_costs(&m);
-	ir_comm c = tu_comm(IR_ALLTOALL, 0, 1000);
-	ir_plan_init(p, &m, &c, "hand");
-	for (size_t i = 0; i < k; i++) {
-		while ((int)p->nphases <= e[i][0])
-			assert_int_equal(ir_plan_phase(p), 0);
-		tu_add_own(p, e[i][1], e[i][2]);
-		p->transfers[p->ntransfers - 1].bytes = e[i][3];
-	}
-}
-
 /* half_duplex, worked by hand (alpha 1, hop 0.1, beta 0.01, gamma 0.5;
  * every route one hop; both start-ups end at 1, both headers are in at
  * 1.1, rank 0's first since its start-up was made first):
@@ -400,7 +371,7 @@ static void test_half_duplex(void **state)
 	struct model_sim s;
 	ir_plan p;
 	const int relay[][4] = {{0, 0, 1, 500}, {0, 1, 2, 1000}};
-	line_plan(&p, relay, 2);
+	line_plan(&p, IR_MESH, 1, 3, relay, 2);
 	simulate_hd(&p, true, &s);
 	EXACT(s.delivered[1], 1.1 + 5.0 + 0.5);
 	EXACT(s.delivered[2], 1.1 + 5.0 + 10.0 + 0.5);
@@ -416,7 +387,7 @@ static void test_half_duplex(void **state)
 	ir_plan_fini(&p);
 
 	const int pair[][4] = {{0, 0, 1, 1000}, {0, 1, 0, 500}};
-	line_plan(&p, pair, 2);
+	line_plan(&p, IR_MESH, 1, 3, pair, 2);
 	for (int hd = 0; hd < 2; hd++) {
 		simulate_hd(&p, hd, &s);
 		EXACT(s.delivered[1], 1.1 + 10.0 + 0.5);
@@ -431,7 +402,7 @@ static void test_half_duplex(void **state)
 	ir_plan_fini(&p);
 
 	const int apart[][4] = {{0, 0, 1, 1000}, {1, 1, 0, 500}};
-	line_plan(&p, apart, 2);
+	line_plan(&p, IR_MESH, 1, 3, apart, 2);
 	simulate_hd(&p, true, &s);
 	EXACT(s.delivered[1], 1.1 + 10.0 + 0.5);
 	EXACT(s.delivered[0], 1.1 + 10.0 + 5.0 + 0.5);

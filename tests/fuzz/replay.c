@@ -12,37 +12,18 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "compile.h"
 #include "fuzz.h"
 
 /* Read path whole and run the harness on it; 0, or -1 if unreadable. */
 static int replay_file(const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		fprintf(stderr, "%s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	size_t len = 0, cap = 4096;
-	uint8_t *buf = malloc(cap);
-	for (;;) {
-		if (!buf) {
-			fprintf(stderr, "%s: out of memory\n", path);
-			fclose(f);
-			return -1;
-		}
-		len += fread(buf + len, 1, cap - len, f);
-		if (len < cap)
-			break;
-		uint8_t *q = realloc(buf, cap *= 2);
-		if (!q)
-			free(buf);
-		buf = q;
-	}
-	int bad = ferror(f);
-	fclose(f);
-	if (bad) {
-		fprintf(stderr, "%s: read error\n", path);
-		free(buf);
+	uint8_t *buf;
+	size_t len;
+	char err[512];
+	int rc = compile_read_file(path, &buf, &len, err, sizeof err);
+	if (rc) {
+		fprintf(stderr, "%s\n", rc == CCP_ENOMEM ? "out of memory" : err);
 		return -1;
 	}
 	/* exactly len bytes, as libFuzzer gives them: no slack behind */
