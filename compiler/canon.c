@@ -106,14 +106,10 @@ static const char *name_of(const char *const *names, size_t count, int v)
 /* The machine section. */
 static int put_machine(struct sink *s, const ir_machine *m)
 {
-	static const char *const topo[] = {"mesh", "torus", "hypercube", "hpam",
-	                                   "switch"};
-	static const char *const routing[] = {"dimension-order", "e-cube",
-	                                      "hpam-xy", "direct"};
 	const ir_cost *c = &m->cost;
 	int rc = 0;
 
-	rc |= put(s, "machine.topology %s\n", name_of(topo, 5, (int)m->topo));
+	rc |= put(s, "machine.topology %s\n", ir_topo_name(m->topo));
 	switch (m->topo) {
 	case IR_MESH:
 	case IR_TORUS:
@@ -135,7 +131,7 @@ static int put_machine(struct sink *s, const ir_machine *m)
 	}
 	rc |= put(s, "machine.nranks %" PRId32 "\n", m->nranks);
 	rc |= put(s, "machine.routing %s\n",
-	          name_of(routing, 4, (int)m->routing));
+	          ir_routing_name(m->routing));
 	if (m->ports == IR_PORTS_ALL)
 		rc |= put(s, "machine.ports all\n");
 	else
@@ -205,16 +201,10 @@ static int put_matrix(struct sink *s, const ir_matrix *x)
 /* The communication section: only the fields its collective uses. */
 static int put_comm(struct sink *s, const ir_comm *c)
 {
-	static const char *const coll[] = {"broadcast", "scatter",  "gather",
-	                                   "reduce",    "alltoall", "transpose",
-	                                   "irregular"};
-	static const char *const dtype[] = {"byte", "int32", "int64", "float",
-	                                    "double"};
-	static const char *const op[] = {"sum", "prod", "min", "max"};
 	int rc = 0;
 
 	rc |= put(s, "communication.collective %s\n",
-	          name_of(coll, 7, (int)c->coll));
+	          ir_coll_name(c->coll));
 	if (c->coll == IR_BCAST || c->coll == IR_SCATTER ||
 	    c->coll == IR_GATHER || c->coll == IR_REDUCE)
 		rc |= put(s, "communication.root %" PRId32 "\n", c->root);
@@ -225,9 +215,9 @@ static int put_comm(struct sink *s, const ir_comm *c)
 		          c->segments);
 	if (c->coll == IR_REDUCE) {
 		rc |= put(s, "communication.dtype %s\n",
-		          name_of(dtype, 5, (int)c->dtype));
+		          ir_dtype_name(c->dtype));
 		rc |= put(s, "communication.op %s\n",
-		          name_of(op, 4, (int)c->op));
+		          ir_redop_name(c->op));
 	}
 	rc |= put(s, "communication.seed %" PRIu64 "\n", c->seed);
 	if (c->coll == IR_IRREGULAR)

@@ -752,12 +752,6 @@ static int missing(struct ctx *x, uint32_t m, const char *path, const char *key,
 
 /* ---- machine ---------------------------------------------------------- */
 
-static const char *const topo_names[] = {
-        [IR_MESH] = "mesh",           [IR_TORUS] = "torus",
-        [IR_HYPERCUBE] = "hypercube", [IR_HPAM] = "hpam",
-        [IR_SWITCH] = "switch",
-};
-
 enum {
 	MK_TOPOLOGY,
 	MK_DIMS,
@@ -1001,56 +995,64 @@ static int parse_cost(struct ctx *x, uint32_t v, ir_cost *c)
 	return 0;
 }
 
-/* routing: the spellings each topology accepts, all mapping to its one
- * routing function; mesh/torus spell it for their dimension. */
+/* Other spellings of a routing: the dimension-order routing of a 1-2D
+ * grid is also "xy", of a 3D grid "xyz" (X, then Y, then Z). */
+static const char *routing_alias(const ir_machine *m, enum ir_routing r)
+{
+	if (r != IR_ROUTE_DIM_ORDER)
+		return NULL;
+	return m->ndims == 3 ? "xyz" : "xy";
+}
+
+/* routing: one of the routings the topology allows (ir.h's table), by
+ * name or by its alias; sets m->routing. */
 static int parse_routing(struct ctx *x, uint32_t v, ir_machine *m)
 {
-	static const char *const mesh2[] = {"xy", "dimension-order"};
-	static const char *const mesh3[] = {"xyz", "dimension-order"};
-	static const char *const cube[] = {"e-cube"};
-	static const char *const hpam[] = {"hpam-xy"};
-	static const char *const sw[] = {"direct"};
-	static const char *const all[] = {
-	        "xy", "xyz", "dimension-order", "e-cube", "hpam-xy", "direct"};
-	const char *const *ok;
-	size_t count;
+	const char *ok[2 * IR_NROUTINGS], *all[IR_NROUTINGS + 2];
+	enum ir_routing okr[2 * IR_NROUTINGS];
+	size_t count = 0, nall = 0;
+	unsigned allowed = ir_topo_routings(m->topo);
 	const char *s, *near;
 	char b[64], l[128], shape[64];
 	int rc = get_str(x, v, "machine.routing", 64, &s);
 
 	if (rc < 0)
 		return rc;
+	all[nall++] = "xy";
+	all[nall++] = "xyz";
+	for (int r = 0; r < IR_NROUTINGS; r++) {
+		all[nall++] = ir_routing_names[r];
+		if (!(allowed & (1u << r)))
+			continue;
+		const char *alias = routing_alias(m, (enum ir_routing)r);
+		if (alias) {
+			okr[count] = (enum ir_routing)r;
+			ok[count++] = alias;
+		}
+		okr[count] = (enum ir_routing)r;
+		ok[count++] = ir_routing_names[r];
+	}
+	for (size_t i = 0; i < count; i++) {
+		if (!strcmp(s, ok[i])) {
+			m->routing = okr[i];
+			return 0;
+		}
+	}
 	switch (m->topo) {
 	case IR_MESH:
 	case IR_TORUS:
-		ok = m->ndims == 3 ? mesh3 : mesh2;
-		count = 2;
 		snprintf(shape, sizeof shape, "a %d-dimensional %s", m->ndims,
-		         topo_names[m->topo]);
-		break;
-	case IR_HYPERCUBE:
-		ok = cube;
-		count = 1;
-		snprintf(shape, sizeof shape, "a hypercube");
+		         ir_topo_names[m->topo]);
 		break;
 	case IR_HPAM:
-		ok = hpam;
-		count = 1;
 		snprintf(shape, sizeof shape, "an hpam machine");
 		break;
-	case IR_SWITCH:
 	default:
-		ok = sw;
-		count = 1;
-		snprintf(shape, sizeof shape, "a switch");
+		snprintf(shape, sizeof shape, "a %s", ir_topo_names[m->topo]);
 		break;
 	}
-	for (size_t i = 0; i < count; i++)
-		if (!strcmp(s, ok[i]))
-			return 0; /* the topology's routing, set by the caller
-			           */
 	list_of(ok, count, l, sizeof l);
-	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+	for (size_t i = 0; i < nall; i++)
 		if (!strcmp(s, all[i]))
 			return err_at(
 			        x, v,
@@ -1135,13 +1137,6 @@ static uint32_t machine_err_node(const struct machine_nodes *mn,
 /* The machine mapping: topology, its size, routing, ports, cost. */
 static int parse_machine(struct ctx *x, uint32_t v, ir_machine *m)
 {
-	static const enum ir_routing routing[] = {
-	        [IR_MESH] = IR_ROUTE_DIM_ORDER,
-	        [IR_TORUS] = IR_ROUTE_DIM_ORDER,
-	        [IR_HYPERCUBE] = IR_ROUTE_ECUBE,
-	        [IR_HPAM] = IR_ROUTE_HPAM_XY,
-	        [IR_SWITCH] = IR_ROUTE_DIRECT,
-	};
 	struct machine_nodes mn;
 	struct keys *k = &mn.k;
 	char err[256], extra[64];
@@ -1158,11 +1153,11 @@ static int parse_machine(struct ctx *x, uint32_t v, ir_machine *m)
 	if (k->val[MK_TOPOLOGY] == NONE)
 		return missing(x, v, "machine", "topology", NULL);
 	rc = get_enum(x, k->val[MK_TOPOLOGY], "machine.topology", "topology",
-	              topo_names, 5, &topo);
+	              ir_topo_names, IR_NTOPOS, &topo);
 	if (rc < 0)
 		return rc;
 	m->topo = (enum ir_topo)topo;
-	m->routing = routing[topo];
+	m->routing = ir_topo_default_routing(m->topo);
 	sk = shape_key[topo];
 	for (int j = MK_DIMS; j <= MK_LEVELS; j++) {
 		if (j != sk && k->key[j] != NONE)
@@ -1170,12 +1165,12 @@ static int parse_machine(struct ctx *x, uint32_t v, ir_machine *m)
 			        x, k->key[j],
 			        "machine.%s: does not apply to topology %s "
 			        "(its size is given by '%s')",
-			        machine_keys[j], topo_names[topo],
+			        machine_keys[j], ir_topo_names[topo],
 			        machine_keys[sk]);
 	}
 	if (k->val[sk] == NONE) {
 		snprintf(extra, sizeof extra, " for topology %s",
-		         topo_names[topo]);
+		         ir_topo_names[topo]);
 		return missing(x, v, "machine", machine_keys[sk], extra);
 	}
 	switch (m->topo) {
@@ -1242,26 +1237,6 @@ static const char *const comm_keys[CM_N] = {
         "op",         "matrix",  "edges", "file",  "generate",
 };
 
-static const char *const coll_names[] = {
-        [IR_BCAST] = "broadcast",   [IR_SCATTER] = "scatter",
-        [IR_GATHER] = "gather",     [IR_REDUCE] = "reduce",
-        [IR_ALLTOALL] = "alltoall", [IR_TRANSPOSE] = "transpose",
-};
-static const char *const dtype_names[] = {
-        [IR_DT_BYTE] = "byte",     [IR_DT_INT32] = "int32",
-        [IR_DT_INT64] = "int64",   [IR_DT_FLOAT] = "float",
-        [IR_DT_DOUBLE] = "double",
-};
-static const int dtype_size[] = {
-        [IR_DT_BYTE] = 1,  [IR_DT_INT32] = 4,  [IR_DT_INT64] = 8,
-        [IR_DT_FLOAT] = 4, [IR_DT_DOUBLE] = 8,
-};
-static const char *const op_names[] = {
-        [IR_OP_SUM] = "sum",
-        [IR_OP_PROD] = "prod",
-        [IR_OP_MIN] = "min",
-        [IR_OP_MAX] = "max",
-};
 
 /* root: a rank, or [x, y(, z)] coordinates on a mesh or torus. */
 static int parse_root(struct ctx *x, uint32_t v, const ir_machine *m,
@@ -1305,7 +1280,7 @@ static int parse_root(struct ctx *x, uint32_t v, const ir_machine *m,
 		        x, v,
 		        "communication.root: expected %d coordinates for a "
 		        "%d-dimensional %s, got %" PRIu32,
-		        m->ndims, m->ndims, topo_names[m->topo], x->v[v].a);
+		        m->ndims, m->ndims, ir_topo_names[m->topo], x->v[v].a);
 	for (int i = 0; i < m->ndims; i++) {
 		uint32_t e = child(x, v, (uint32_t)i);
 		snprintf(path, sizeof path, "communication.root[%d]", i);
@@ -1358,7 +1333,7 @@ static int parse_collective(struct ctx *x, uint32_t v, const struct keys *k,
 		              "collective; write 'pattern: irregular' and give "
 		              "the matrix");
 	rc = get_enum(x, cv, "communication.collective", "collective",
-	              coll_names, 6, &idx);
+	              ir_coll_names, IR_IRREGULAR, &idx);
 	if (rc < 0)
 		return rc;
 	c->coll = (enum ir_coll)idx;
@@ -1373,7 +1348,7 @@ static int parse_collective(struct ctx *x, uint32_t v, const struct keys *k,
 			              comm_keys[j]);
 		return err_at(x, k->key[j],
 		              "communication.%s: does not apply to %s",
-		              comm_keys[j], coll_names[c->coll]);
+		              comm_keys[j], ir_coll_names[c->coll]);
 	}
 	if (c->coll == IR_TRANSPOSE &&
 	    !((m->topo == IR_MESH || m->topo == IR_TORUS) && m->ndims == 2 &&
@@ -1391,7 +1366,7 @@ static int parse_collective(struct ctx *x, uint32_t v, const struct keys *k,
 		              "communication.collective: %s on %" PRId32
 		              " ranks is more than 2^28 messages "
 		              "(IR_MATRIX_MAX_NNZ); at most %d ranks",
-		              coll_names[c->coll], m->nranks,
+		              ir_coll_names[c->coll], m->nranks,
 		              IR_MATRIX_DENSE_MAX);
 	if (k->val[CM_BYTES] == NONE)
 		return missing(x, v, "communication", "bytes", NULL);
@@ -1434,22 +1409,22 @@ static int parse_collective(struct ctx *x, uint32_t v, const struct keys *k,
 			return missing(x, v, "communication", "op",
 			               " for reduce");
 		rc = get_enum(x, k->val[CM_DTYPE], "communication.dtype",
-		              "dtype", dtype_names, 5, &idx);
+		              "dtype", ir_dtype_names, IR_NDTYPES, &idx);
 		if (rc < 0)
 			return rc;
 		c->dtype = (enum ir_dtype)idx;
 		rc = get_enum(x, k->val[CM_OP], "communication.op", "op",
-		              op_names, 4, &idx);
+		              ir_redop_names, IR_NREDOPS, &idx);
 		if (rc < 0)
 			return rc;
 		c->op = (enum ir_redop)idx;
-		if (c->bytes % dtype_size[c->dtype])
+		if (c->bytes % (int64_t)ir_dtype_size(c->dtype))
 			return err_at(
 			        x, k->val[CM_BYTES],
 			        "communication.bytes: %lld is not a multiple "
 			        "of the size of %s (%d bytes)",
-			        (long long)c->bytes, dtype_names[c->dtype],
-			        dtype_size[c->dtype]);
+			        (long long)c->bytes, ir_dtype_names[c->dtype],
+			        (int)ir_dtype_size(c->dtype));
 	}
 	return 0;
 }

@@ -12,28 +12,6 @@
 
 #include "json.h"
 
-/* Element type and reduction names, as the input format spells them. */
-static const char *dtype_name(enum ir_dtype t)
-{
-	static const char *const names[] = {
-	        [IR_DT_BYTE] = "byte",     [IR_DT_INT32] = "int32",
-	        [IR_DT_INT64] = "int64",   [IR_DT_FLOAT] = "float",
-	        [IR_DT_DOUBLE] = "double",
-	};
-	return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : "?";
-}
-
-static const char *redop_name(enum ir_redop op)
-{
-	static const char *const names[] = {
-	        [IR_OP_SUM] = "sum",
-	        [IR_OP_PROD] = "prod",
-	        [IR_OP_MIN] = "min",
-	        [IR_OP_MAX] = "max",
-	};
-	return (unsigned)op < sizeof names / sizeof names[0] ? names[op] : "?";
-}
-
 /* A JSON string of at most max bytes (names live in fixed arrays):
  * quotes, backslashes and control characters escaped; other bytes pass
  * through (names are ASCII in practice). */
@@ -108,8 +86,8 @@ static void put_collective(FILE *out, const ir_comm *c)
 		fprintf(out,
 		        ",\"root\":%" PRId32 ",\"bytes\":%" PRId64
 		        ",\"dtype\":\"%s\",\"op\":\"%s\"",
-		        c->root, c->bytes, dtype_name(c->dtype),
-		        redop_name(c->op));
+		        c->root, c->bytes, ir_dtype_name(c->dtype),
+		        ir_redop_name(c->op));
 		break;
 	case IR_ALLTOALL:
 	case IR_TRANSPOSE:

@@ -7,19 +7,6 @@
 
 #include "ir.h"
 
-const char *ir_coll_name(enum ir_coll c)
-{
-	static const char *const names[] = {
-	        [IR_BCAST] = "broadcast",     [IR_SCATTER] = "scatter",
-	        [IR_GATHER] = "gather",       [IR_REDUCE] = "reduce",
-	        [IR_ALLTOALL] = "alltoall",   [IR_TRANSPOSE] = "transpose",
-	        [IR_IRREGULAR] = "irregular",
-	};
-	if ((unsigned)c < sizeof names / sizeof names[0] && names[c])
-		return names[c];
-	return "?";
-}
-
 /* Segment s of an n-byte message cut into k segments: the first n % k
  * segments are one byte longer, so sizes differ by at most one. */
 static int64_t segment_bytes(int64_t n, int32_t k, int32_t s)
@@ -126,17 +113,3 @@ int ir_comm_copy(ir_comm *dst, const ir_comm *src)
 	return 0;
 }
 
-size_t ir_dtype_size(unsigned dt)
-{
-	switch (dt) {
-	case IR_DT_BYTE:
-		return 1;
-	case IR_DT_INT32:
-	case IR_DT_FLOAT:
-		return 4;
-	case IR_DT_INT64:
-	case IR_DT_DOUBLE:
-		return 8;
-	}
-	return 0;
-}

@@ -52,20 +52,49 @@ typedef struct ir_slice ir_slice;
 
 /* ---- machine model -------------------------------------------------- */
 
+/* The names of every enumeration live in one X-macro table each, which
+ * yields the enum, the names the input format spells (ir_*_name, and the
+ * ir_*_names arrays the parser, the canonical form, JSON and help read),
+ * and what the table says of each value.  Add a value here and everything
+ * that lists names follows. */
+
+/* Topologies: X(ENUM, name, routings it allows (IR_RT bits; the first
+ * listed in enum ir_routing is the default), comment) */
+#define IR_RT(r) (1u << IR_ROUTE_##r)
+#define IR_TOPOLOGIES(X)                                                       \
+	X(MESH, "mesh", IR_RT(DIM_ORDER), "1-3 dimensional mesh")              \
+	X(TORUS, "torus", IR_RT(DIM_ORDER), "1-3 dimensional torus")           \
+	X(HYPERCUBE, "hypercube", IR_RT(ECUBE), "n-cube, rank = label")        \
+	X(HPAM, "hpam", IR_RT(HPAM_XY),                                        \
+	  "two-level heterogeneous mesh hierarchy (000 §2.2)")                 \
+	X(SWITCH, "switch", IR_RT(DIRECT),                                     \
+	  "fully connected: one direct link per ordered pair")
+
+/* Routing functions: X(ENUM, name, comment).  The machine stores the one
+ * the input chose, and ir_route dispatches on it. */
+#define IR_ROUTINGS(X)                                                         \
+	X(DIM_ORDER, "dimension-order", "mesh/torus: X, then Y, then Z")      \
+	X(ECUBE, "e-cube", "hypercube: lowest differing bit first (004)")     \
+	X(HPAM_XY, "hpam-xy", "extended X-Y across HPAM levels (000 eq. 2)")  \
+	X(DIRECT, "direct", "switch: the direct link")
+
 enum ir_topo {
-	IR_MESH,      /* 1-3 dimensional mesh, no wraparound */
-	IR_TORUS,     /* 1-3 dimensional torus, bidirectional wraparound */
-	IR_HYPERCUBE, /* n-cube, rank = label */
-	IR_HPAM,      /* two-level heterogeneous mesh hierarchy (000 §2.2) */
-	IR_SWITCH     /* fully connected: one direct link per ordered pair */
+#define X(e, name, routings, comment) IR_##e,
+	IR_TOPOLOGIES(X)
+#undef X
 };
+#define X(e, name, routings, comment) +1
+enum { IR_NTOPOS = 0 IR_TOPOLOGIES(X) };
+#undef X
 
 enum ir_routing {
-	IR_ROUTE_DIM_ORDER, /* mesh/torus: X, then Y, then Z (XY / XYZ) */
-	IR_ROUTE_ECUBE,     /* hypercube: lowest differing bit first (004) */
-	IR_ROUTE_HPAM_XY,   /* extended X-Y across HPAM levels (000 eq. 2) */
-	IR_ROUTE_DIRECT     /* switch: the direct link */
+#define X(e, name, comment) IR_ROUTE_##e,
+	IR_ROUTINGS(X)
+#undef X
 };
+#define X(e, name, comment) +1
+enum { IR_NROUTINGS = 0 IR_ROUTINGS(X) };
+#undef X
 
 /* Port model: how many transfers a rank may send, and separately receive,
  * in one phase.  IR_PORTS_ALL means one per network link of the rank. */
@@ -103,20 +132,81 @@ struct ir_machine {
 
 /* ---- communication -------------------------------------------------- */
 
-enum ir_coll {
-	IR_BCAST,     /* root's message to every rank */
-	IR_SCATTER,   /* root's block d to rank d */
-	IR_GATHER,    /* rank r's block to the root, stored at r*bytes */
-	IR_REDUCE,    /* elementwise combination of every rank's vector at root */
-	IR_ALLTOALL,  /* block (s,d) from s to d, stored at s*bytes on d */
-	IR_TRANSPOSE, /* 2D mesh: rank (x,y) sends its block to (y,x) */
-	IR_IRREGULAR  /* n x n matrix COM: bytes from i to j */
-};
+/* Collectives: X(ENUM, name, comment) */
+#define IR_COLLECTIVES(X)                                                      \
+	X(BCAST, "broadcast", "root's message to every rank")                 \
+	X(SCATTER, "scatter", "root's block d to rank d")                     \
+	X(GATHER, "gather", "rank r's block to the root, stored at r*bytes")  \
+	X(REDUCE, "reduce",                                                    \
+	  "elementwise combination of every rank's vector at root")           \
+	X(ALLTOALL, "alltoall", "block (s,d) from s to d, at s*bytes on d")   \
+	X(TRANSPOSE, "transpose", "2D mesh: rank (x,y) sends to (y,x)")       \
+	X(IRREGULAR, "irregular", "n x n matrix COM: bytes from i to j")
 
-enum ir_dtype { IR_DT_BYTE, IR_DT_INT32, IR_DT_INT64, IR_DT_FLOAT, IR_DT_DOUBLE };
+/* Element types: X(ENUM, name, bytes) */
+#define IR_DTYPES(X)                                                           \
+	X(BYTE, "byte", 1)                                                     \
+	X(INT32, "int32", 4)                                                   \
+	X(INT64, "int64", 8)                                                   \
+	X(FLOAT, "float", 4)                                                   \
+	X(DOUBLE, "double", 8)
+
+/* Reductions: X(ENUM, name) */
+#define IR_REDOPS(X)                                                           \
+	X(SUM, "sum")                                                          \
+	X(PROD, "prod")                                                        \
+	X(MIN, "min")                                                          \
+	X(MAX, "max")
+
+enum ir_coll {
+#define X(e, name, comment) IR_##e,
+	IR_COLLECTIVES(X)
+#undef X
+};
+#define X(e, name, comment) +1
+enum { IR_NCOLLS = 0 IR_COLLECTIVES(X) };
+#undef X
+
+enum ir_dtype {
+#define X(e, name, size) IR_DT_##e,
+	IR_DTYPES(X)
+#undef X
+};
+#define X(e, name, size) +1
+enum { IR_NDTYPES = 0 IR_DTYPES(X) };
+#undef X
 /* a slice read from a file that did not record its element type */
 #define IR_DT_UNKNOWN 0xff
-enum ir_redop { IR_OP_SUM, IR_OP_PROD, IR_OP_MIN, IR_OP_MAX };
+
+enum ir_redop {
+#define X(e, name) IR_OP_##e,
+	IR_REDOPS(X)
+#undef X
+};
+#define X(e, name) +1
+enum { IR_NREDOPS = 0 IR_REDOPS(X) };
+#undef X
+
+/* The names of each table, indexed by its enum (ir/names.c). */
+extern const char *const ir_topo_names[IR_NTOPOS];
+extern const char *const ir_routing_names[IR_NROUTINGS];
+extern const char *const ir_coll_names[IR_NCOLLS];
+extern const char *const ir_dtype_names[IR_NDTYPES];
+extern const char *const ir_redop_names[IR_NREDOPS];
+/* The value called s in names[0..count), or -1. */
+int ir_name_find(const char *const *names, int count, const char *s);
+/* A value's name, "?" for a value the table does not have. */
+const char *ir_topo_name(enum ir_topo t);
+const char *ir_routing_name(enum ir_routing r);
+const char *ir_coll_name(enum ir_coll c);
+const char *ir_dtype_name(unsigned dt);
+const char *ir_redop_name(unsigned op);
+/* Bytes of one element of type dt; 0 for a type this code does not know
+ * (IR_DT_UNKNOWN). */
+size_t ir_dtype_size(unsigned dt);
+/* The routings topology t allows (IR_RT bits), and its default. */
+unsigned ir_topo_routings(enum ir_topo t);
+enum ir_routing ir_topo_default_routing(enum ir_topo t);
 
 /* A sparse n x n communication matrix in CSR form: the messages of rank i
  * are dst[row[i] .. row[i+1]) with sizes bytes[...], destinations sorted
@@ -304,8 +394,6 @@ struct ir_slice {
 /* Validate a machine, derive nranks; 0 or CCP_EINVAL with a message in
  * err (errlen bytes) naming the offending field. */
 int ir_machine_check(ir_machine *m, char *err, size_t errlen);
-const char *ir_topo_name(enum ir_topo t);
-const char *ir_routing_name(enum ir_routing r);
 /* Coordinates of a rank.  mesh/torus: c[0..ndims); hypercube: bits
  * c[0..n) (bit 0 first); hpam: {x, y, level (0 or 1)}; switch: {rank}. */
 void ir_coords(const ir_machine *m, int32_t rank, int c[IR_MAX_CUBE_DIM]);
@@ -331,10 +419,6 @@ int64_t ir_block_bytes(const ir_comm *c, int32_t nranks, ir_block b);
 void ir_comm_fini(ir_comm *c);
 /* Deep copy (the matrix is duplicated). */
 int ir_comm_copy(ir_comm *dst, const ir_comm *src);
-const char *ir_coll_name(enum ir_coll c);
-/* Bytes of one element of type dt; 0 for a type this code does not know
- * (IR_DT_UNKNOWN). */
-size_t ir_dtype_size(unsigned dt);
 ir_matrix *ir_matrix_new(int32_t n, int64_t nnz);
 void ir_matrix_free(ir_matrix *x);
 /* COM[s][d], 0 if absent (binary search in row s). */

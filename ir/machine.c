@@ -61,40 +61,6 @@ static bool is_pow2(int v)
 	return v > 0 && (v & (v - 1)) == 0;
 }
 
-/* Name of a topology, as the input format spells it. */
-const char *ir_topo_name(enum ir_topo t)
-{
-	switch (t) {
-	case IR_MESH:
-		return "mesh";
-	case IR_TORUS:
-		return "torus";
-	case IR_HYPERCUBE:
-		return "hypercube";
-	case IR_HPAM:
-		return "hpam";
-	case IR_SWITCH:
-		return "switch";
-	}
-	return "unknown";
-}
-
-/* Name of a routing function, as the input format spells it. */
-const char *ir_routing_name(enum ir_routing r)
-{
-	switch (r) {
-	case IR_ROUTE_DIM_ORDER:
-		return "dimension-order";
-	case IR_ROUTE_ECUBE:
-		return "e-cube";
-	case IR_ROUTE_HPAM_XY:
-		return "hpam-xy";
-	case IR_ROUTE_DIRECT:
-		return "direct";
-	}
-	return "unknown";
-}
-
 /* Check a mesh or torus and derive its rank count; the product is built
  * one factor at a time in 64 bits and stops once past IR_MAX_RANKS, so
  * three extents near INT_MAX cannot overflow it. */
@@ -189,51 +155,39 @@ static int check_hpam(ir_machine *m, char *err, size_t errlen)
 	return 0;
 }
 
-/* The routing function each topology supports. */
-static enum ir_routing routing_for(enum ir_topo t)
-{
-	switch (t) {
-	case IR_MESH:
-	case IR_TORUS:
-		return IR_ROUTE_DIM_ORDER;
-	case IR_HYPERCUBE:
-		return IR_ROUTE_ECUBE;
-	case IR_HPAM:
-		return IR_ROUTE_HPAM_XY;
-	case IR_SWITCH:
-		break;
-	}
-	return IR_ROUTE_DIRECT;
-}
-
 /* Validate every field that shapes the network and derive nranks (and
  * ndims where the topology fixes it), so later code can trust them. */
 int ir_machine_check(ir_machine *m, char *err, size_t errlen)
 {
-	enum ir_routing want;
 	int rc;
 
 	set_err(err, errlen, "%s", "");
-	if ((int)m->topo < (int)IR_MESH || (int)m->topo > (int)IR_SWITCH) {
+	if ((unsigned)m->topo >= IR_NTOPOS) {
 		set_err(err, errlen,
 		        "topo must be mesh, torus, hypercube, hpam or switch, "
 		        "got %d",
 		        (int)m->topo);
 		return CCP_EINVAL;
 	}
-	want = routing_for(m->topo);
-	if (m->routing != want) {
-		if ((int)m->routing >= (int)IR_ROUTE_DIM_ORDER &&
-		    (int)m->routing <= (int)IR_ROUTE_DIRECT)
+	unsigned allowed = ir_topo_routings(m->topo);
+	if ((unsigned)m->routing >= IR_NROUTINGS ||
+	    !(allowed & (1u << m->routing))) {
+		char list[128] = "";
+		size_t at = 0;
+		for (int r = 0; r < IR_NROUTINGS; r++)
+			if ((allowed & (1u << r)) && at < sizeof list)
+				at += (size_t)snprintf(list + at, sizeof list - at,
+				                       "%s%s", at ? " or " : "",
+				                       ir_routing_name(r));
+		if ((unsigned)m->routing < IR_NROUTINGS)
 			set_err(err, errlen,
 			        "routing must be %s for topology %s, got %s",
-			        ir_routing_name(want), ir_topo_name(m->topo),
+			        list, ir_topo_name(m->topo),
 			        ir_routing_name(m->routing));
 		else
 			set_err(err, errlen,
 			        "routing must be %s for topology %s, got %d",
-			        ir_routing_name(want), ir_topo_name(m->topo),
-			        (int)m->routing);
+			        list, ir_topo_name(m->topo), (int)m->routing);
 		return CCP_EINVAL;
 	}
 	if (m->ports < 0) {
@@ -648,15 +602,14 @@ int ir_route(const ir_machine *m, int32_t src, int32_t dst, uint64_t *links)
 		return CCP_EINVAL;
 	if (src == dst)
 		return 0;
-	switch (m->topo) {
-	case IR_MESH:
-	case IR_TORUS:
+	switch (m->routing) {
+	case IR_ROUTE_DIM_ORDER:
 		return route_grid(m, src, dst, links);
-	case IR_HYPERCUBE:
+	case IR_ROUTE_ECUBE:
 		return route_cube(m, src, dst, links);
-	case IR_HPAM:
+	case IR_ROUTE_HPAM_XY:
 		return route_hpam(m, src, dst, links);
-	case IR_SWITCH:
+	case IR_ROUTE_DIRECT:
 	default:
 		links[0] = (uint64_t)src * (uint64_t)m->nranks + (uint64_t)dst;
 		return 1;

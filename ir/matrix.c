@@ -231,14 +231,6 @@ static void set_fini(struct edge_set *s)
 	free(s->slot);
 }
 
-/* splitmix64's finaliser: spreads a key over the table. */
-static uint64_t set_hash(uint64_t k)
-{
-	k = (k ^ (k >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	k = (k ^ (k >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return k ^ (k >> 31);
-}
-
 /* Is (src, dst) in the set? */
 static bool set_has(const struct edge_set *s, int32_t src, int32_t dst)
 {
@@ -249,7 +241,7 @@ static bool set_has(const struct edge_set *s, int32_t src, int32_t dst)
 		return s->bits[k / 64] >> (k % 64) & 1;
 	}
 	k = (uint64_t)src << 32 | (uint32_t)dst;
-	i = set_hash(k) & s->mask;
+	i = ir_mix64(k) & s->mask;
 	while (s->slot[i] != EMPTY) {
 		if (s->slot[i] == k)
 			return true;
@@ -269,7 +261,7 @@ static void set_add(struct edge_set *s, int32_t src, int32_t dst)
 		return;
 	}
 	k = (uint64_t)src << 32 | (uint32_t)dst;
-	i = set_hash(k) & s->mask;
+	i = ir_mix64(k) & s->mask;
 	while (s->slot[i] != EMPTY && s->slot[i] != k)
 		i = (i + 1) & s->mask;
 	s->slot[i] = k;

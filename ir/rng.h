@@ -30,4 +30,15 @@ uint64_t ir_rng_next(struct ir_rng *r);
  * n == 0 returns 0 and draws nothing. */
 uint64_t ir_rng_below(struct ir_rng *r, uint64_t n);
 
+/* splitmix64's finaliser: the one 64-bit mixer of ccplan, for hash-table
+ * indices and the verifier's multiset keys. */
+static inline uint64_t ir_mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= UINT64_C(0xbf58476d1ce4e5b9);
+	x ^= x >> 27;
+	x *= UINT64_C(0x94d049bb133111eb);
+	return x ^ (x >> 31);
+}
+
 #endif

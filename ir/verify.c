@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "ir.h"
+#include "rng.h"
 
 /* ---- a set of (rank, block) held after being received --------------- */
 
@@ -36,21 +37,10 @@ struct held_set {
 	uint64_t count;
 };
 
-/* splitmix64's finaliser: a good 64-bit mixer for table indices and keys */
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= UINT64_C(0xbf58476d1ce4e5b9);
-	x ^= x >> 27;
-	x *= UINT64_C(0x94d049bb133111eb);
-	x ^= x >> 31;
-	return x;
-}
-
 static uint64_t held_hash(int32_t r, int32_t o, int32_t i)
 {
-	return mix64(((uint64_t)(uint32_t)r << 32 | (uint32_t)o) ^
-	             mix64((uint64_t)(uint32_t)i + 0x9e3779b97f4a7c15u));
+	return ir_mix64(((uint64_t)(uint32_t)r << 32 | (uint32_t)o) ^
+	             ir_mix64((uint64_t)(uint32_t)i + 0x9e3779b97f4a7c15u));
 }
 
 static int held_init(struct held_set *s, uint64_t expect)
@@ -192,7 +182,7 @@ static uint32_t div_up(uint64_t a, uint64_t b)
 /* Random key of one reduce contribution (multiset hashing). */
 static uint64_t contribution_key(int32_t r)
 {
-	return mix64((uint64_t)(uint32_t)r * 0x9e3779b97f4a7c15u + 1);
+	return ir_mix64((uint64_t)(uint32_t)r * 0x9e3779b97f4a7c15u + 1);
 }
 
 #define FAIL(...)                                                              \

@@ -76,6 +76,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "rng.h"
 
 #define NONE UINT32_MAX
 
@@ -603,22 +604,12 @@ struct held {
 	uint32_t t;
 };
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= UINT64_C(0xbf58476d1ce4e5b9);
-	x ^= x >> 27;
-	x *= UINT64_C(0x94d049bb133111eb);
-	x ^= x >> 31;
-	return x;
-}
-
 static struct held *held_slot(struct held *tab, uint64_t mask, int32_t r,
                               ir_block b)
 {
-	uint64_t k = mix64((uint64_t)(uint32_t)r << 32 ^
+	uint64_t k = ir_mix64((uint64_t)(uint32_t)r << 32 ^
 	                   (uint64_t)(uint32_t)b.origin ^
-	                   mix64((uint64_t)(uint32_t)b.index)) &
+	                   ir_mix64((uint64_t)(uint32_t)b.index)) &
 	             mask;
 	for (;;) {
 		struct held *h = &tab[k];

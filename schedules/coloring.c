@@ -183,19 +183,10 @@ static void u64map_fini(struct u64map *h)
 	memset(h, 0, sizeof *h);
 }
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= UINT64_C(0xbf58476d1ce4e5b9);
-	x ^= x >> 27;
-	x *= UINT64_C(0x94d049bb133111eb);
-	return x ^ (x >> 31);
-}
-
 /* The slot of k: its entry, or the empty slot it would take. */
 static uint64_t u64map_slot(const struct u64map *h, uint64_t k)
 {
-	uint64_t i = mix64(k) & h->mask;
+	uint64_t i = ir_mix64(k) & h->mask;
 	while (h->key[i] != UINT64_MAX && h->key[i] != k)
 		i = (i + 1) & h->mask;
 	return i;

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "sched.h"
+#include "rng.h"
 
 /* Largest link-id space indexed densely (as the verifier does). */
 #define DENSE_MAX (UINT64_C(1) << 25)
@@ -73,16 +74,6 @@ struct splitter {
 	uint32_t *cur;   /* its resources: links, then send, receive */
 };
 
-/* splitmix64's finaliser: spreads keys over the hash table. */
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= UINT64_C(0xbf58476d1ce4e5b9);
-	x ^= x >> 27;
-	x *= UINT64_C(0x94d049bb133111eb);
-	return x ^ (x >> 31);
-}
-
 /* Index of the lowest set bit of a nonzero word, by halving (strict C11,
  * no compiler builtins; called once per transfer, not per hop). */
 static unsigned lowest_bit(uint64_t x)
@@ -110,7 +101,7 @@ static void hmap_reset(struct hmap *h)
 /* The live entry for key, or the dead slot where it would go. */
 static struct hent *hmap_slot(const struct hmap *h, uint64_t key)
 {
-	uint64_t k = mix(key) & h->mask;
+	uint64_t k = ir_mix64(key) & h->mask;
 	for (;;) {
 		struct hent *e = &h->e[k];
 		if (e->gen != h->gen || e->key == key)

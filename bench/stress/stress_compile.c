@@ -732,9 +732,6 @@ static void write_matrix(FILE *f, const struct input *in, int n)
 
 static void write_comm(FILE *f, const struct style *s, const struct input *in)
 {
-	static const char *const dts[] = {"byte", "int32", "int64", "float",
-	                                  "double"};
-	static const char *const ops[] = {"sum", "prod", "min", "max"};
 	const struct shape *m = &in->m;
 	int n = nranks(m);
 	bool first = true;
@@ -807,10 +804,10 @@ static void write_comm(FILE *f, const struct style *s, const struct input *in)
 	}
 	if (in->coll == IR_REDUCE) {
 		entry(f, s, &first, "dtype");
-		fputs(dts[in->dtype], f);
+		fputs(ir_dtype_name(in->dtype), f);
 		end_entry(f, s);
 		entry(f, s, &first, "op");
-		fputs(ops[in->op], f);
+		fputs(ir_redop_name(in->op), f);
 		end_entry(f, s);
 	}
 	close_map(f, s);
