@@ -54,6 +54,34 @@ int64_t ir_block_bytes(const ir_comm *c, int32_t nranks, ir_block b)
 	return -1;
 }
 
+/* The destination of every block, for the verifier (delivery, direct
+ * plans, the lower bound) and the lowering (where a block is stored):
+ * one rule, so the two cannot disagree.  A transpose sends rank (x, y)'s
+ * block to (y, x). */
+int32_t ir_block_home(const ir_machine *m, const ir_comm *c, ir_block b)
+{
+	switch (c->coll) {
+	case IR_SCATTER:
+	case IR_ALLTOALL:
+	case IR_IRREGULAR:
+		return b.index;
+	case IR_GATHER:
+	case IR_REDUCE:
+		return c->root;
+	case IR_TRANSPOSE: {
+		int x[IR_MAX_CUBE_DIM];
+		ir_coords(m, b.origin, x);
+		int t = x[0];
+		x[0] = x[1];
+		x[1] = t;
+		return ir_rank_of(m, x);
+	}
+	case IR_BCAST:
+		break;
+	}
+	return -1;
+}
+
 int64_t ir_matrix_get(const ir_matrix *x, int32_t s, int32_t d)
 {
 	ir_comm c = {.coll = IR_IRREGULAR, .matrix = (ir_matrix *)x};

@@ -415,6 +415,11 @@ int ir_link_ends(const ir_machine *m, uint64_t link, int32_t *from, int32_t *to)
 
 /* Size in bytes of block (origin, index) for this communication. */
 int64_t ir_block_bytes(const ir_comm *c, int32_t nranks, ir_block b);
+/* The rank that must end with block b: the block's destination, or the
+ * root a gather or reduce collects at; -1 when every rank must (a
+ * broadcast).  The verifier checks delivery against it, and the lowering
+ * places the block there. */
+int32_t ir_block_home(const ir_machine *m, const ir_comm *c, ir_block b);
 /* Release what the comm owns (the matrix). */
 void ir_comm_fini(ir_comm *c);
 /* Deep copy (the matrix is duplicated). */

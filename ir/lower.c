@@ -56,7 +56,6 @@ struct lowering {
 	uint64_t *send_off, *recv_off;
 	uint64_t *send_size, *recv_size; /* per rank, irregular only */
 	uint64_t *scratch;               /* per rank: scratch used so far */
-	int32_t *transpose;              /* rank -> transpose target */
 };
 
 static uint64_t mix(uint64_t x)
@@ -105,26 +104,6 @@ static int64_t entry_of(const ir_matrix *x, int32_t s, int32_t d)
 	return lo < x->row[s + 1] && x->dst[lo] == d ? lo : -1;
 }
 
-/* The rank that must end with block b; -1: every rank (broadcast). */
-static int32_t dest_of(const struct lowering *L, ir_block b)
-{
-	const ir_comm *c = &L->p->comm;
-	switch (c->coll) {
-	case IR_SCATTER:
-	case IR_ALLTOALL:
-	case IR_IRREGULAR:
-		return b.index;
-	case IR_GATHER:
-	case IR_REDUCE:
-		return c->root;
-	case IR_TRANSPOSE:
-		return L->transpose[b.origin];
-	case IR_BCAST:
-		break;
-	}
-	return -1;
-}
-
 /* Where block b sits in its origin's SEND buffer. */
 static uint64_t origin_off(const struct lowering *L, ir_block b)
 {
@@ -166,7 +145,7 @@ static int locate(struct lowering *L, int32_t r, ir_block b, bool arriving,
 {
 	const ir_plan *p = L->p;
 	int64_t len = ir_block_bytes(&p->comm, L->n, b);
-	int32_t d = dest_of(L, b);
+	int32_t d = ir_block_home(&p->machine, &p->comm, b);
 	out->len = (uint64_t)len;
 	if (p->comm.coll == IR_REDUCE) { /* the running partial */
 		out->buf = r == p->comm.root ? IR_BUF_RECV : IR_BUF_SCRATCH;
@@ -275,7 +254,7 @@ static void prologue(struct lowering *L, ir_slice *s, int32_t r)
 		break;
 	case IR_TRANSPOSE:
 		s->send_bytes = s->recv_bytes = b;
-		if (L->transpose[r] == r)
+		if (ir_block_home(&L->p->machine, c, (ir_block){r, 0}) == r)
 			add_copy(s, 0, IR_BUF_RECV, 0, b);
 		break;
 	case IR_IRREGULAR:
@@ -304,19 +283,6 @@ static int setup(struct lowering *L, const ir_plan *p)
 		for (int32_t r = 0; r < L->n; r++)
 			if (r != p->comm.root)
 				L->scratch[r] = (uint64_t)p->comm.bytes;
-	if (p->comm.coll == IR_TRANSPOSE) {
-		L->transpose = malloc((size_t)L->n * sizeof *L->transpose);
-		if (!L->transpose)
-			return CCP_ENOMEM;
-		int c[IR_MAX_CUBE_DIM];
-		for (int32_t r = 0; r < L->n; r++) {
-			ir_coords(&p->machine, r, c);
-			int t = c[0];
-			c[0] = c[1];
-			c[1] = t;
-			L->transpose[r] = ir_rank_of(&p->machine, c);
-		}
-	}
 	if (p->comm.coll == IR_IRREGULAR) {
 		const ir_matrix *x = p->comm.matrix;
 		size_t nnz = (size_t)x->nnz + 1;
@@ -349,7 +315,6 @@ static void teardown(struct lowering *L)
 	free(L->recv_off);
 	free(L->send_size);
 	free(L->recv_size);
-	free(L->transpose);
 }
 
 int ir_lower(const ir_plan *p, ir_slice **out)

@@ -108,28 +108,10 @@ static bool holds(const struct held_set *s, int32_t r, ir_block b)
 /* ---- helpers -------------------------------------------------------- */
 
 /* The rank that must end with block b, or -1 when every rank must
- * (broadcast) or the notion does not apply (reduce). */
+ * (broadcast). */
 static int32_t final_rank(const ir_plan *p, ir_block b)
 {
-	const ir_machine *m = &p->machine;
-	switch (p->comm.coll) {
-	case IR_SCATTER:
-	case IR_ALLTOALL:
-	case IR_IRREGULAR:
-		return b.index;
-	case IR_GATHER:
-		return p->comm.root;
-	case IR_TRANSPOSE: {
-		int c[IR_MAX_CUBE_DIM];
-		ir_coords(m, b.origin, c);
-		int t = c[0];
-		c[0] = c[1];
-		c[1] = t;
-		return ir_rank_of(m, c);
-	}
-	default:
-		return -1;
-	}
+	return ir_block_home(&p->machine, &p->comm, b);
 }
 
 /* Ports a rank may use in one phase. */
