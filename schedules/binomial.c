@@ -28,79 +28,51 @@
 
 #include "sched.h"
 
-/* The coordinate space the halving works in. */
-struct space {
+/* The coordinate box the halving works in: ir_coords' coordinates of
+ * the machine (a switch is a line of ranks), and what each cut sends. */
+struct walk {
 	const ir_machine *m;
 	int nd;                   /* dimensions */
 	int ext[IR_MAX_CUBE_DIM]; /* extent of each */
+	struct sch_edges E;       /* holder -> partner, by tree phase */
+	const ir_block *blocks; /* broadcast: the segments every edge carries */
+	uint32_t nblocks;
+	bool reduce; /* each edge carries the partner's partial */
 };
 
-struct edge {
-	uint32_t phase;
-	int32_t src, dst;
-};
-
-struct walk {
-	const struct space *sp;
-	struct edge *e;
-	uint32_t ne;
-	uint32_t nphases;
-};
-
-static void space_init(struct space *sp, const ir_machine *m)
+static void walk_init(struct walk *w, const ir_machine *m)
 {
-	sp->m = m;
+	w->m = m;
 	switch (m->topo) {
 	case IR_MESH:
 	case IR_TORUS:
-		sp->nd = m->ndims;
-		for (int k = 0; k < sp->nd; k++)
-			sp->ext[k] = m->dims[k];
+		w->nd = m->ndims;
+		for (int k = 0; k < w->nd; k++)
+			w->ext[k] = m->dims[k];
 		break;
 	case IR_HYPERCUBE:
-		sp->nd = m->ndims;
-		for (int k = 0; k < sp->nd; k++)
-			sp->ext[k] = 2;
+		w->nd = m->ndims;
+		for (int k = 0; k < w->nd; k++)
+			w->ext[k] = 2;
 		break;
 	default: /* a line of ranks */
-		sp->nd = 1;
-		sp->ext[0] = m->nranks;
+		w->nd = 1;
+		w->ext[0] = m->nranks;
 		break;
 	}
-}
-
-static int32_t space_rank(const struct space *sp, const int *c)
-{
-	if (sp->m->topo == IR_MESH || sp->m->topo == IR_TORUS ||
-	    sp->m->topo == IR_HYPERCUBE)
-		return ir_rank_of(sp->m, c);
-	return c[0];
-}
-
-static void space_coords(const struct space *sp, int32_t r, int *c)
-{
-	if (sp->m->topo == IR_MESH || sp->m->topo == IR_TORUS ||
-	    sp->m->topo == IR_HYPERCUBE)
-		ir_coords(sp->m, r, c);
-	else
-		c[0] = r;
 }
 
 /* Split box [lo, hi) held at h, in the given phase; recurse on halves. */
 static void halve(struct walk *w, int *lo, int *hi, int *h, uint32_t phase)
 {
-	const struct space *sp = w->sp;
 	int d = -1, best = 1;
-	for (int k = 0; k < sp->nd; k++)
+	for (int k = 0; k < w->nd; k++)
 		if (hi[k] - lo[k] > best) {
 			best = hi[k] - lo[k];
 			d = k;
 		}
-	if (d < 0) {
-		if (phase > w->nphases)
-			w->nphases = phase;
+	if (d < 0)
 		return;
-	}
 	int half = (best + 1) / 2, mid = lo[d] + half;
 	int partner[IR_MAX_CUBE_DIM];
 	memcpy(partner, h, sizeof partner);
@@ -108,8 +80,13 @@ static void halve(struct walk *w, int *lo, int *hi, int *h, uint32_t phase)
 		partner[d] = h[d] + half < hi[d] ? h[d] + half : hi[d] - 1;
 	else
 		partner[d] = h[d] - half;
-	w->e[w->ne++] = (struct edge){phase, space_rank(sp, h),
-	                              space_rank(sp, partner)};
+	int32_t from = ir_rank_of(w->m, h), to = ir_rank_of(w->m, partner);
+	ir_block partial = {to, 0}; /* what the partner returns in a reduce */
+	if (w->reduce)
+		sch_edges_add(&w->E, phase, from, to, &partial, 1,
+		              IR_XF_REDUCE);
+	else
+		sch_edges_add(&w->E, phase, from, to, w->blocks, w->nblocks, 0);
 	/* the two halves, each with its holder */
 	int save_lo = lo[d], save_hi = hi[d];
 	int *lower = h[d] < mid ? h : partner,
@@ -120,14 +97,6 @@ static void halve(struct walk *w, int *lo, int *hi, int *h, uint32_t phase)
 	lo[d] = mid;
 	halve(w, lo, hi, upper, phase + 1);
 	lo[d] = save_lo;
-}
-
-static int cmp_edge(const void *a, const void *b)
-{
-	const struct edge *x = a, *y = b;
-	if (x->phase != y->phase)
-		return x->phase < y->phase ? -1 : 1;
-	return x->src < y->src ? -1 : x->src > y->src;
 }
 
 static int binomial_applies(const ir_machine *m, const ir_comm *c, char *why,
@@ -153,45 +122,33 @@ static int binomial_generate(const ir_machine *m, const ir_comm *c,
 {
 	(void)o;
 	int rc = 0;
-	struct space sp;
-	space_init(&sp, m);
-	struct walk w = {&sp, NULL, 0, 0};
-	ir_block *blocks = NULL;
+	struct walk w = {0};
 	int32_t nseg = c->segments > 0 ? c->segments : 1;
+	ir_block *blocks = malloc((size_t)nseg * sizeof *blocks);
 	ir_plan_init(p, m, c, "binomial");
-	w.e = malloc(((size_t)m->nranks + 1) * sizeof *w.e);
-	blocks = malloc((size_t)nseg * sizeof *blocks);
-	if (!w.e || !blocks) {
+	if (!blocks) {
 		rc = CCP_ENOMEM;
 		goto out;
 	}
-	int lo[IR_MAX_CUBE_DIM] = {0}, hi[IR_MAX_CUBE_DIM], h[IR_MAX_CUBE_DIM];
-	for (int k = 0; k < sp.nd; k++)
-		hi[k] = sp.ext[k];
-	space_coords(&sp, c->root, h);
-	halve(&w, lo, hi, h, 0);
-	bool reduce = c->coll == IR_REDUCE;
-	if (reduce) /* backwards: partner -> holder in the mirrored phase */
-		for (uint32_t k = 0; k < w.ne; k++)
-			w.e[k] = (struct edge){w.nphases - 1 - w.e[k].phase,
-			                       w.e[k].dst, w.e[k].src};
-	qsort(w.e, w.ne, sizeof *w.e, cmp_edge);
 	/* every segment travels together: the tree is not pipelined */
 	for (int32_t s = 0; s < nseg; s++)
 		blocks[s] = (ir_block){c->root, s};
-	for (uint32_t k = 0; k < w.ne; k++) {
-		if ((k == 0 || w.e[k].phase != w.e[k - 1].phase) &&
-		    (rc = ir_plan_phase(p)) != 0)
-			goto out;
-		ir_block partial = {w.e[k].src, 0}; /* the sender's */
-		if ((rc = reduce ? ir_plan_add(p, w.e[k].src, w.e[k].dst,
-		                               &partial, 1, IR_XF_REDUCE)
-		                 : ir_plan_add(p, w.e[k].src, w.e[k].dst,
-		                               blocks, (uint32_t)nseg, 0)) != 0)
-			goto out;
-	}
+	walk_init(&w, m);
+	w.blocks = blocks;
+	w.nblocks = (uint32_t)nseg;
+	w.reduce = c->coll == IR_REDUCE;
+	/* within a phase, transfers in order of their senders */
+	w.E.order = SCH_ORDER_SRC;
+	int lo[IR_MAX_CUBE_DIM] = {0}, hi[IR_MAX_CUBE_DIM], h[IR_MAX_CUBE_DIM];
+	for (int k = 0; k < w.nd; k++)
+		hi[k] = w.ext[k];
+	ir_coords(m, c->root, h);
+	halve(&w, lo, hi, h, 0);
+	if (w.reduce) /* backwards: partner -> holder in the mirrored phase */
+		sch_edges_reverse(&w.E);
+	rc = sch_edges_emit(&w.E, p);
 out:
-	free(w.e);
+	sch_edges_fini(&w.E);
 	free(blocks);
 	return rc;
 }

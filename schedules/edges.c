@@ -43,27 +43,59 @@ void sch_edges_add(struct sch_edges *E, uint32_t phase, int32_t src,
 	E->nb += nblocks;
 }
 
-/* Counting sort by phase number: stable, O(edges + phases). */
+/* The key an edge is sorted by: its phase, or its rank of E->order. */
+static uint32_t key_of(const struct sch_edges *E, size_t k, bool phase)
+{
+	const struct sch_edge *e = E->e + k;
+	if (phase)
+		return e->phase;
+	return (uint32_t)(E->order == SCH_ORDER_SRC ? e->src : e->dst);
+}
+
+/* Stable counting sort of the indices in `in` by their key into `out`:
+ * O(n + top), top the largest key.  cnt has room for top + 2 counts. */
+static void sort_by(const struct sch_edges *E, const size_t *in, size_t *out,
+                    size_t *cnt, uint32_t top, bool phase)
+{
+	memset(cnt, 0, ((size_t)top + 2) * sizeof *cnt);
+	for (size_t k = 0; k < E->n; k++)
+		cnt[key_of(E, in[k], phase) + 1]++;
+	for (uint32_t v = 0; v <= top; v++)
+		cnt[v + 1] += cnt[v];
+	for (size_t k = 0; k < E->n; k++)
+		out[cnt[key_of(E, in[k], phase)]++] = in[k];
+}
+
+/* Sort by phase (and first by rank, when E->order asks), stable: O(edges
+ * + phases + ranks). */
 int sch_edges_emit(struct sch_edges *E, ir_plan *p)
 {
 	int rc = 0;
 	if (E->rc)
 		return E->rc;
-	uint32_t top = 0;
-	for (size_t k = 0; k < E->n; k++)
+	bool by_rank = E->order != SCH_ORDER_ADDED;
+	uint32_t top = 0, top_rank = 0;
+	for (size_t k = 0; k < E->n; k++) {
 		top = E->e[k].phase > top ? E->e[k].phase : top;
-	size_t *cnt = calloc((size_t)top + 2, sizeof *cnt);
-	size_t *order = malloc((E->n ? E->n : 1) * sizeof *order);
-	if (!cnt || !order) {
+		if (by_rank && key_of(E, k, false) > top_rank)
+			top_rank = key_of(E, k, false);
+	}
+	uint32_t most = top > top_rank ? top : top_rank;
+	size_t n = E->n ? E->n : 1;
+	size_t *cnt = malloc(((size_t)most + 2) * sizeof *cnt);
+	size_t *order = malloc(n * sizeof *order);
+	size_t *tmp = calloc(n, sizeof *tmp);
+	if (!cnt || !order || !tmp) {
 		rc = CCP_ENOMEM;
 		goto out;
 	}
 	for (size_t k = 0; k < E->n; k++)
-		cnt[E->e[k].phase + 1]++;
-	for (uint32_t ph = 0; ph <= top; ph++)
-		cnt[ph + 1] += cnt[ph];
-	for (size_t k = 0; k < E->n; k++)
-		order[cnt[E->e[k].phase]++] = k;
+		tmp[k] = k;
+	if (by_rank) { /* least significant key first */
+		sort_by(E, tmp, order, cnt, top_rank, false);
+		memcpy(tmp, order, E->n * sizeof *tmp);
+	}
+	sort_by(E, tmp, order, cnt, top, true);
 	for (size_t k = 0; k < E->n; k++) {
 		const struct sch_edge *e = E->e + order[k];
 		if ((k == 0 || e->phase != E->e[order[k - 1]].phase) &&
@@ -77,7 +109,24 @@ int sch_edges_emit(struct sch_edges *E, ir_plan *p)
 out:
 	free(cnt);
 	free(order);
+	free(tmp);
 	return rc;
+}
+
+/* The tree run backwards: the last phase first, every transfer from its
+ * destination to its source. */
+void sch_edges_reverse(struct sch_edges *E)
+{
+	uint32_t top = 0;
+	for (size_t k = 0; k < E->n; k++)
+		top = E->e[k].phase > top ? E->e[k].phase : top;
+	for (size_t k = 0; k < E->n; k++) {
+		struct sch_edge *e = E->e + k;
+		int32_t s = e->src;
+		e->phase = top - e->phase;
+		e->src = e->dst;
+		e->dst = s;
+	}
 }
 
 void sch_edges_fini(struct sch_edges *E)

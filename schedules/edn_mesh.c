@@ -908,31 +908,25 @@ static int edn_startup(const struct edn_lvl *top, const int *src,
 
 /* ---- emission ------------------------------------------------------- */
 
-struct edn_edge {
-	uint32_t phase;
-	int32_t src, dst;
-};
-
 struct edn_emit {
 	const ir_machine *m;
 	const struct edn_tree *t;
-	uint32_t start;     /* phases of the startup */
-	int32_t root;       /* the source: never sent to again */
-	struct edn_edge *e; /* edges, at most nranks */
-	size_t ne, cap;
+	uint32_t start;         /* phases of the startup */
+	int32_t root;           /* the source: never sent to again */
+	struct sch_edges E;     /* the sends, by phase: at most nranks */
+	const ir_block *blocks; /* the segments every send carries */
+	uint32_t nseg;
 };
 
-/* Coordinates of rank r as x, y, z (z = 0 on a 2D mesh). */
-static void edn_coords(const ir_machine *m, int32_t r, int *p)
+/* Add send a -> b (coordinates) in phase ph; every rank but the root
+ * receives once, so more sends than ranks is a bug. */
+static int edn_send(struct edn_emit *w, uint32_t ph, const int *a, const int *b)
 {
-	p[0] = r % m->dims[0];
-	p[1] = r / m->dims[0] % m->dims[1];
-	p[2] = r / m->dims[0] / m->dims[1];
-}
-
-static int32_t edn_rank(const ir_machine *m, const int *p)
-{
-	return p[0] + m->dims[0] * (p[1] + m->dims[1] * p[2]);
+	if (w->E.n >= (size_t)w->m->nranks)
+		return CCP_EINTERNAL;
+	sch_edges_add(&w->E, ph, ir_rank_of(w->m, a), ir_rank_of(w->m, b),
+	              w->blocks, w->nseg, 0);
+	return w->E.rc;
 }
 
 /* Emit the sends of block (level i, offset off, mirror mir) and of every
@@ -949,14 +943,12 @@ static int edn_emit_block(struct edn_emit *w, int i, const int *off, int mir)
 			a[d] += off[d];
 			b[d] += off[d];
 		}
-		int32_t dst = edn_rank(w->m, b);
-		if (dst == w->root)
+		if (ir_rank_of(w->m, b) == w->root)
 			continue;
-		if (w->ne >= w->cap)
-			return CCP_EINTERNAL;
-		w->e[w->ne++] = (struct edn_edge){
-		        ph + (i == 0 ? (uint32_t)l->sstep[s] : 0),
-		        edn_rank(w->m, a), dst};
+		int rc = edn_send(w, ph + (i == 0 ? (uint32_t)l->sstep[s] : 0),
+		                  a, b);
+		if (rc)
+			return rc;
 	}
 	if (i == 0)
 		return 0;
@@ -983,10 +975,10 @@ int sch__edn_steps(const ir_machine *m, int32_t root, int *startup, int *height)
 		return CCP_ENOMEM;
 	int rc = edn_build(m, t);
 	if (!rc) {
-		int src[3] = {0, 0, 0}, from[2 * EDN_MAXR][3],
+		int src[IR_MAX_CUBE_DIM] = {0}, from[2 * EDN_MAXR][3],
 		    to[2 * EDN_MAXR][3];
 		int st[2 * EDN_MAXR], ns;
-		edn_coords(m, root, src);
+		ir_coords(m, root, src);
 		*startup = edn_startup(&t->lvl[t->nlvl - 1], src, from, to, st,
 		                       &ns);
 		*height = t->nlvl - 1 + t->lvl[0].nstep;
@@ -1009,9 +1001,10 @@ int sch__edn_step_range(const ir_machine *m, int *min_startup, int *max_startup,
 	*min_startup = 1 << 30;
 	*max_startup = 0;
 	for (int32_t r = 0; !rc && r < m->nranks; r++) {
-		int src[3], from[2 * EDN_MAXR][3], to[2 * EDN_MAXR][3];
+		int src[IR_MAX_CUBE_DIM], from[2 * EDN_MAXR][3],
+		        to[2 * EDN_MAXR][3];
 		int st[2 * EDN_MAXR], ns;
-		edn_coords(m, r, src);
+		ir_coords(m, r, src);
 		int su = edn_startup(&t->lvl[t->nlvl - 1], src, from, to, st,
 		                     &ns);
 		if (su < 0)
@@ -1069,81 +1062,49 @@ static int edn_applies(const ir_machine *m, const ir_comm *c, char *why,
 	return CCP_ENOTAPPLY;
 }
 
-/* Order edges by phase (counting sort) and add them to the plan. */
-static int edn_flush(ir_plan *p, const ir_comm *c, struct edn_edge *e,
-                     size_t ne, uint32_t nphases)
-{
-	int rc = 0;
-	int32_t nseg = c->segments > 0 ? c->segments : 1;
-	size_t *cnt = calloc((size_t)nphases + 1, sizeof *cnt);
-	struct edn_edge *o = malloc((ne + 1) * sizeof *o);
-	ir_block *blocks = malloc((size_t)nseg * sizeof *blocks);
-	if (!cnt || !o || !blocks) {
-		rc = CCP_ENOMEM;
-		goto out;
-	}
-	for (int32_t s = 0; s < nseg; s++)
-		blocks[s] = (ir_block){c->root, s};
-	for (size_t i = 0; i < ne; i++)
-		cnt[e[i].phase + 1]++;
-	for (uint32_t ph = 0; ph < nphases; ph++)
-		cnt[ph + 1] += cnt[ph];
-	for (size_t i = 0; i < ne; i++)
-		o[cnt[e[i].phase]++] = e[i];
-	for (size_t i = 0; i < ne; i++) {
-		if ((i == 0 || o[i].phase != o[i - 1].phase) &&
-		    (rc = ir_plan_phase(p)) != 0)
-			goto out;
-		if ((rc = ir_plan_add(p, o[i].src, o[i].dst, blocks,
-		                      (uint32_t)nseg, 0)) != 0)
-			goto out;
-	}
-out:
-	free(cnt);
-	free(o);
-	free(blocks);
-	return rc;
-}
-
 static int edn_generate(const ir_machine *m, const ir_comm *c,
                         const struct sch_options *o, ir_plan *p)
 {
 	(void)o;
 	int rc;
 	struct edn_emit w = {0};
-	ir_plan_init(p, m, c, "edn");
+	int32_t nseg = c->segments > 0 ? c->segments : 1;
+	ir_block *blocks = malloc((size_t)nseg * sizeof *blocks);
 	struct edn_tree *t = malloc(sizeof *t);
-	if (!t)
-		return CCP_ENOMEM;
+	ir_plan_init(p, m, c, "edn");
+	if (!t || !blocks) {
+		rc = CCP_ENOMEM;
+		goto out;
+	}
+	for (int32_t s = 0; s < nseg; s++)
+		blocks[s] = (ir_block){c->root, s};
 	if ((rc = edn_build(m, t)) != 0)
-		goto out_free_tree;
-	int src[3] = {0, 0, 0}, from[2 * EDN_MAXR][3], to[2 * EDN_MAXR][3];
+		goto out;
+	int src[IR_MAX_CUBE_DIM] = {0}, from[2 * EDN_MAXR][3],
+	    to[2 * EDN_MAXR][3];
 	int st[2 * EDN_MAXR], ns;
-	edn_coords(m, c->root, src);
+	ir_coords(m, c->root, src);
 	int nst = edn_startup(&t->lvl[t->nlvl - 1], src, from, to, st, &ns);
 	if (nst < 0) {
 		rc = CCP_EINTERNAL;
-		goto out_free_tree;
+		goto out;
 	}
-	w = (struct edn_emit){m,    t, (uint32_t)nst,    c->root,
-	                      NULL, 0, (size_t)m->nranks};
-	w.e = malloc(w.cap * sizeof *w.e);
-	if (!w.e) {
-		rc = CCP_ENOMEM;
-		goto out_free_tree;
-	}
-	for (int i = 0; i < ns; i++)
-		w.e[w.ne++] =
-		        (struct edn_edge){(uint32_t)st[i], edn_rank(m, from[i]),
-		                          edn_rank(m, to[i])};
+	w = (struct edn_emit){.m = m,
+	                      .t = t,
+	                      .start = (uint32_t)nst,
+	                      .root = c->root,
+	                      .blocks = blocks,
+	                      .nseg = (uint32_t)nseg};
+	for (int i = 0; i < ns && !rc; i++)
+		rc = edn_send(&w, (uint32_t)st[i], from[i], to[i]);
 	int off[3] = {0, 0, 0};
-	if ((rc = edn_emit_block(&w, t->nlvl - 1, off, 0)) != 0)
-		goto out_free_edges;
-	rc = edn_flush(p, c, w.e, w.ne,
-	               (uint32_t)(nst + t->nlvl - 1 + t->lvl[0].nstep));
-out_free_edges:
-	free(w.e);
-out_free_tree:
+	if (!rc)
+		rc = edn_emit_block(&w, t->nlvl - 1, off, 0);
+	if (!rc)
+		rc = sch_edges_emit(&w.E, p);
+out:
+	sch_edges_fini(&w.E);
+	free(blocks);
 	free(t);
 	return rc;
 }

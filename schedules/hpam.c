@@ -115,25 +115,14 @@ struct box {
 	int level, x0, y0, w, h;
 };
 
-/* One transfer before it goes into the plan: its phase, and the blocks
- * it carries as up to two boxes of destination ranks (nbox = 0: the
- * broadcast message). */
-struct edge {
-	uint32_t phase, seq;
-	int32_t src, dst;
-	uint32_t flags;
-	int nbox;
-	struct box bx[2];
-};
-
 struct build {
 	const struct shape *s;
-	struct edge *e;
-	uint32_t ne, cap;
-	uint32_t nphases; /* one past the last phase used */
-	bool scatter;     /* carry destination boxes */
-	bool row_blocks;  /* level-1 row tree: a column range stands for the
-	                     level-1 columns and the level-2 columns below */
+	const ir_comm *c;
+	struct sch_edges E; /* the transfers, by phase */
+	ir_block *tmp;      /* room for the blocks of one transfer */
+	bool scatter;       /* carry destination boxes */
+	bool row_blocks;    /* level-1 row tree: a column range stands for the
+	                       level-1 columns and the level-2 columns below */
 };
 
 static int32_t rank_at(const struct shape *s, int level, int col, int row)
@@ -143,25 +132,42 @@ static int32_t rank_at(const struct shape *s, int level, int col, int row)
 	return s->r1 * s->c1 + col + s->c2 * row;
 }
 
+/* Blocks of one transfer: the broadcast segments, or for scatter
+ * (gather) the block of every rank in its boxes that must travel. */
+static uint32_t edge_blocks(const struct build *b, int nbox,
+                            const struct box *bx, ir_block *out)
+{
+	const ir_comm *c = b->c;
+	uint32_t n = 0;
+	if (!nbox) {
+		int32_t nseg = c->segments > 0 ? c->segments : 1;
+		for (int32_t k = 0; k < nseg; k++)
+			out[n++] = (ir_block){c->root, k};
+		return n;
+	}
+	for (int k = 0; k < nbox; k++) {
+		const struct box *x = &bx[k];
+		for (int row = x->y0; row < x->y0 + x->h; row++)
+			for (int col = x->x0; col < x->x0 + x->w; col++) {
+				int32_t r = rank_at(b->s, x->level, col, row);
+				if (r == c->root)
+					continue;
+				out[n++] = c->coll == IR_GATHER
+				                   ? (ir_block){r, 0}
+				                   : (ir_block){c->root, r};
+			}
+	}
+	return n;
+}
+
+/* Add a transfer carrying the broadcast message (nbox = 0) or the blocks
+ * of up to two boxes of destination ranks. */
 static int edge_add(struct build *b, uint32_t phase, int32_t src, int32_t dst,
                     uint32_t flags, int nbox, const struct box *bx)
 {
-	if (b->ne == b->cap) {
-		uint32_t cap = b->cap ? 2 * b->cap : 1024;
-		struct edge *e = realloc(b->e, cap * sizeof *e);
-		if (!e)
-			return CCP_ENOMEM;
-		b->e = e;
-		b->cap = cap;
-	}
-	struct edge *e = &b->e[b->ne];
-	*e = (struct edge){phase, b->ne, src, dst, flags, nbox, {{0}}};
-	for (int k = 0; k < nbox; k++)
-		e->bx[k] = bx[k];
-	b->ne++;
-	if (phase + 1 > b->nphases)
-		b->nphases = phase + 1;
-	return 0;
+	uint32_t n = edge_blocks(b, nbox, bx, b->tmp);
+	sch_edges_add(&b->E, phase, src, dst, b->tmp, n, flags);
+	return b->E.rc;
 }
 
 /* Binary-tree broadcast or scatter inside box bx of one level from the
@@ -320,41 +326,6 @@ static int multicast(struct build *b, int p2)
 	return rc;
 }
 
-static int cmp_edge(const void *pa, const void *pb)
-{
-	const struct edge *a = pa, *b = pb;
-	if (a->phase != b->phase)
-		return a->phase < b->phase ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
-/* Blocks of one edge: the broadcast segments, or for scatter (gather)
- * the block of every rank in its boxes that must travel. */
-static uint32_t edge_blocks(const struct build *b, const ir_comm *c,
-                            const struct edge *e, ir_block *out)
-{
-	uint32_t n = 0;
-	if (!e->nbox) {
-		int32_t nseg = c->segments > 0 ? c->segments : 1;
-		for (int32_t k = 0; k < nseg; k++)
-			out[n++] = (ir_block){c->root, k};
-		return n;
-	}
-	for (int k = 0; k < e->nbox; k++) {
-		const struct box *x = &e->bx[k];
-		for (int row = x->y0; row < x->y0 + x->h; row++)
-			for (int col = x->x0; col < x->x0 + x->w; col++) {
-				int32_t r = rank_at(b->s, x->level, col, row);
-				if (r == c->root)
-					continue;
-				out[n++] = c->coll == IR_GATHER
-				                   ? (ir_block){r, 0}
-				                   : (ir_block){c->root, r};
-			}
-	}
-	return n;
-}
-
 /* ---- generators ---------------------------------------------------------- */
 
 static int hpam_applies(const char *name, bool mc, const ir_machine *m,
@@ -393,8 +364,8 @@ static int hpam_applies(const char *name, bool mc, const ir_machine *m,
 	return 0;
 }
 
-/* Build the plan: search the partition, emit the edges, sort them into
- * phases (reversed, with sources and destinations swapped, for gather). */
+/* Build the plan: search the partition, find the transfers, sort them
+ * into phases (reversed, from destination to source, for gather). */
 static int hpam_generate(const char *name, bool mc, const ir_machine *m,
                          const ir_comm *c, ir_plan *p)
 {
@@ -409,8 +380,14 @@ static int hpam_generate(const char *name, bool mc, const ir_machine *m,
 	double t;
 	if ((rc = sch_hpam_partition(m, c, mc, &p2, &q2, &t)) != 0)
 		return rc;
-	struct build b = {&s, NULL, 0, 0, 0, c->coll != IR_BCAST, false};
-	ir_block *blocks = NULL;
+	struct build b = {.s = &s, .c = c, .scatter = c->coll != IR_BCAST};
+	int32_t nseg = c->segments > 0 ? c->segments : 1;
+	size_t nb = (size_t)m->nranks > (size_t)nseg ? (size_t)m->nranks
+	                                             : (size_t)nseg;
+	if (!(b.tmp = malloc(nb * sizeof *b.tmp))) {
+		rc = CCP_ENOMEM;
+		goto out;
+	}
 	if (mc)
 		rc = multicast(&b, p2);
 	else if (c->coll == IR_BCAST && s.c1 >= 2)
@@ -418,34 +395,13 @@ static int hpam_generate(const char *name, bool mc, const ir_machine *m,
 	else
 		rc = hybrid(&b, p2, q2);
 	if (rc)
-		goto out_free_edges;
-	int32_t nseg = c->segments > 0 ? c->segments : 1;
-	size_t nb = (size_t)m->nranks > (size_t)nseg ? (size_t)m->nranks
-	                                             : (size_t)nseg;
-	if (!(blocks = malloc(nb * sizeof *blocks))) {
-		rc = CCP_ENOMEM;
-		goto out_free_edges;
-	}
-	bool rev = c->coll == IR_GATHER;
-	for (uint32_t k = 0; k < b.ne; k++)
-		if (rev)
-			b.e[k].phase = b.nphases - 1 - b.e[k].phase;
-	qsort(b.e, b.ne, sizeof *b.e, cmp_edge);
-	for (uint32_t k = 0; k < b.ne; k++) {
-		const struct edge *e = &b.e[k];
-		if ((k == 0 || e->phase != b.e[k - 1].phase) &&
-		    (rc = ir_plan_phase(p)) != 0)
-			goto out_free_blocks;
-		uint32_t n = edge_blocks(&b, c, e, blocks);
-		rc = rev ? ir_plan_add(p, e->dst, e->src, blocks, n, e->flags)
-		         : ir_plan_add(p, e->src, e->dst, blocks, n, e->flags);
-		if (rc)
-			goto out_free_blocks;
-	}
-out_free_blocks:
-	free(blocks);
-out_free_edges:
-	free(b.e);
+		goto out;
+	if (c->coll == IR_GATHER) /* the scatter run backwards */
+		sch_edges_reverse(&b.E);
+	rc = sch_edges_emit(&b.E, p);
+out:
+	sch_edges_fini(&b.E);
+	free(b.tmp);
 	return rc;
 }
 

@@ -44,62 +44,56 @@ static void machine_words(const ir_machine *m, char *buf, size_t len)
 	}
 }
 
-/* Rank of column x, row y of a 2D mesh (rank = x + X*y). */
+/* Rank of column x, row y of a 1D or 2D mesh or torus. */
 static int32_t at(const ir_machine *m, int x, int y)
 {
-	return (int32_t)x + (int32_t)m->dims[0] * (int32_t)y;
+	int c[IR_MAX_CUBE_DIM] = {x, y, 0};
+	return ir_rank_of(m, c);
 }
 
 /* ---- binary-tree scatter and gather (000 eq. 9, section 5) ---------- */
 
-/* One message of the tree: in scatter order, holder -> partner, carrying
- * the blocks of the box [lo, hi) (the partner's half). */
-struct tree_edge {
-	uint32_t phase;
-	int32_t holder, partner;
-	int lo[2], hi[2];
-};
-
 struct tree_walk {
 	const ir_machine *m;
-	struct tree_edge *e;
-	uint32_t ne;
-	uint32_t depth; /* number of phases */
+	const ir_comm *c;
+	struct sch_edges E; /* holder -> partner, in scatter order */
+	ir_block *tmp;      /* room for the blocks of one half */
 };
 
 /* Split box [lo, hi), held at h, across its longer side (X on a tie), in
- * the given phase; the holder sends the other half's part to the rank at
- * its own place there, then both halves recurse.  Each message stays
+ * the given phase; the holder sends the other half's blocks to the rank
+ * at its own place there, then both halves recurse.  Each message stays
  * inside its box on a straight line, so the messages of a phase are
- * link-disjoint (000 section 4: lg r + lg c steps). */
+ * link-disjoint (000 section 4: lg r + lg c steps).  A gather's blocks
+ * are the ranks' own, to be sent the other way. */
 static void tree_halve(struct tree_walk *w, int lo[2], int hi[2],
                        const int h[2], uint32_t phase)
 {
 	int d = hi[0] - lo[0] >= hi[1] - lo[1] ? 0 : 1;
 	int ext = hi[d] - lo[d];
-	if (ext <= 1) {
-		if (phase > w->depth)
-			w->depth = phase;
+	if (ext <= 1)
 		return;
-	}
 	int half = (ext + 1) / 2, mid = lo[d] + half;
 	int p[2] = {h[0], h[1]};
 	if (h[d] < mid)
 		p[d] = h[d] + half < hi[d] ? h[d] + half : hi[d] - 1;
 	else
 		p[d] = h[d] - half;
-	struct tree_edge *e = &w->e[w->ne++];
-	e->phase = phase;
-	e->holder = at(w->m, h[0], h[1]);
-	e->partner = at(w->m, p[0], p[1]);
-	e->lo[0] = lo[0];
-	e->lo[1] = lo[1];
-	e->hi[0] = hi[0];
-	e->hi[1] = hi[1];
+	/* the partner's half */
+	int olo[2] = {lo[0], lo[1]}, ohi[2] = {hi[0], hi[1]};
 	if (h[d] < mid)
-		e->lo[d] = mid;
+		olo[d] = mid;
 	else
-		e->hi[d] = mid;
+		ohi[d] = mid;
+	uint32_t nb = 0;
+	for (int y = olo[1]; y < ohi[1]; y++)
+		for (int x = olo[0]; x < ohi[0]; x++)
+			w->tmp[nb++] = w->c->coll == IR_GATHER
+			                       ? (ir_block){at(w->m, x, y), 0}
+			                       : (ir_block){w->c->root,
+			                                    at(w->m, x, y)};
+	sch_edges_add(&w->E, phase, at(w->m, h[0], h[1]), at(w->m, p[0], p[1]),
+	              w->tmp, nb, 0);
 	const int *low = h[d] < mid ? h : p, *up = h[d] < mid ? p : h;
 	int save = hi[d];
 	hi[d] = mid;
@@ -109,14 +103,6 @@ static void tree_halve(struct tree_walk *w, int lo[2], int hi[2],
 	lo[d] = mid;
 	tree_halve(w, lo, hi, up, phase + 1);
 	lo[d] = save;
-}
-
-static int cmp_tree_edge(const void *a, const void *b)
-{
-	const struct tree_edge *x = a, *y = b;
-	if (x->phase != y->phase)
-		return x->phase < y->phase ? -1 : 1;
-	return x->holder < y->holder ? -1 : x->holder > y->holder;
 }
 
 /* Where the tree generators apply: a 1D or 2D mesh and their collective. */
@@ -155,47 +141,30 @@ static int tree_gather_applies(const ir_machine *m, const ir_comm *c,
 
 /* Build the halving tree from the root, then emit it forwards (scatter:
  * the holder sends the partner's half of the root's blocks) or backwards
- * (gather: the partner returns its half's blocks, phase depth-1-p). */
+ * (gather: the partner returns its half's blocks, in the mirrored
+ * phase); within a phase in order of the holders. */
 static int tree_generate(const ir_machine *m, const ir_comm *c, bool gather,
                          ir_plan *p)
 {
 	int rc = 0;
-	int32_t n = m->nranks;
-	struct tree_walk w = {m, NULL, 0, 0};
-	ir_block *blocks = NULL;
+	struct tree_walk w = {.m = m, .c = c};
 	ir_plan_init(p, m, c, gather ? "tree_gather" : "tree_scatter");
-	w.e = malloc(((size_t)n + 1) * sizeof *w.e);
-	blocks = malloc((size_t)n * sizeof *blocks);
-	if (!w.e || !blocks) {
+	w.tmp = malloc((size_t)m->nranks * sizeof *w.tmp);
+	if (!w.tmp) {
 		rc = CCP_ENOMEM;
 		goto out_free;
 	}
-	int lo[2] = {0, 0}, hi[2] = {m->dims[0], m->ndims > 1 ? m->dims[1] : 1};
-	int h[2] = {(int)(c->root % m->dims[0]), (int)(c->root / m->dims[0])};
+	int lo[2] = {0, 0}, hi[2] = {m->dims[0], m->dims[1]};
+	int h[IR_MAX_CUBE_DIM];
+	ir_coords(m, c->root, h);
 	tree_halve(&w, lo, hi, h, 0);
+	w.E.order = gather ? SCH_ORDER_DST : SCH_ORDER_SRC;
 	if (gather)
-		for (uint32_t k = 0; k < w.ne; k++)
-			w.e[k].phase = w.depth - 1 - w.e[k].phase;
-	qsort(w.e, w.ne, sizeof *w.e, cmp_tree_edge);
-	for (uint32_t k = 0; k < w.ne; k++) {
-		const struct tree_edge *e = &w.e[k];
-		if ((k == 0 || e->phase != w.e[k - 1].phase) &&
-		    (rc = ir_plan_phase(p)) != 0)
-			goto out_free;
-		uint32_t nb = 0;
-		for (int y = e->lo[1]; y < e->hi[1]; y++)
-			for (int x = e->lo[0]; x < e->hi[0]; x++)
-				blocks[nb++] = gather ? (ir_block){at(m, x, y), 0}
-				                      : (ir_block){c->root,
-				                                   at(m, x, y)};
-		rc = gather ? ir_plan_add(p, e->partner, e->holder, blocks, nb, 0)
-		            : ir_plan_add(p, e->holder, e->partner, blocks, nb, 0);
-		if (rc)
-			goto out_free;
-	}
+		sch_edges_reverse(&w.E);
+	rc = sch_edges_emit(&w.E, p);
 out_free:
-	free(w.e);
-	free(blocks);
+	sch_edges_fini(&w.E);
+	free(w.tmp);
 	return rc;
 }
 

@@ -39,9 +39,11 @@ int sch_split_contention(ir_plan *p);
 
 /* An edge list (edges.c) for generators that find transfers out of phase
  * order: each is tagged with a phase number, and emit sorts them (stable)
- * into one plan phase per distinct number, in increasing order.  The first
- * error (CCP_ENOMEM) is sticky, so recursions need not check each add;
- * emit returns it.  Zero-initialise, then fini. */
+ * into one plan phase per distinct number, in increasing order; within a
+ * phase in the order they were added, or by source or destination rank
+ * (then in the order added) when order says so.
+ * The first error (CCP_ENOMEM) is sticky, so recursions need not check
+ * each add; emit returns it.  Zero-initialise, then fini. */
 struct sch_edge {
 	uint32_t phase, seq;   /* phase number; insertion order */
 	int32_t src, dst;
@@ -54,11 +56,20 @@ struct sch_edges {
 	ir_block *b;           /* block pool */
 	size_t nb, capb;
 	int rc;                /* first error */
+	enum sch_order {
+		SCH_ORDER_ADDED, /* within a phase, the order of the adds */
+		SCH_ORDER_SRC,   /* by source rank */
+		SCH_ORDER_DST    /* by destination rank */
+	} order;
 };
 void sch_edges_add(struct sch_edges *E, uint32_t phase, int32_t src,
                    int32_t dst, const ir_block *blocks, uint32_t nblocks,
                    uint32_t flags);
 int sch_edges_emit(struct sch_edges *E, ir_plan *p);
+/* Run the list backwards (a tree's reduce or gather from its broadcast
+ * or scatter): phase k becomes the last but k, each transfer goes from
+ * its destination to its source, carrying the blocks it was given. */
+void sch_edges_reverse(struct sch_edges *E);
 void sch_edges_fini(struct sch_edges *E);
 
 /* U-mesh multicast (001 §3.2.2, McKinley et al.) over the ranks map[lo..hi)
