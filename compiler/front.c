@@ -1294,9 +1294,10 @@ static int parse_root(struct ctx *x, uint32_t v, const ir_machine *m,
 			              path, axis[i], (long long)c[i],
 			              m->dims[i] - 1);
 	}
-	/* row-major, x fastest (ir.h) */
-	*root = (int32_t)(c[0] + (int64_t)m->dims[0] *
-	                                 (c[1] + (int64_t)m->dims[1] * c[2]));
+	int at[IR_MAX_DIMS] = {0};
+	for (int i = 0; i < m->ndims; i++)
+		at[i] = (int)c[i]; /* inside the machine: checked above */
+	*root = ir_rank_of(m, at);
 	return 0;
 }
 

@@ -359,7 +359,9 @@ static int rex_step(ir_plan *p, const struct grid *g, int k, int t,
 			span[((int32_t)1 << s) + v] = span[v] ^ ((e >> s) - 1);
 	int rc = ir_plan_phase(p);
 	for (int32_t R = 0; R < n && rc == 0; R++) {
-		int32_t u = (int32_t)((R / below) % e), mirror = u ^ (w - 1);
+		int c[IR_MAX_CUBE_DIM];
+		ir_coords(&p->machine, R, c); /* the grid's coordinates */
+		int32_t u = c[k], mirror = u ^ (w - 1);
 		int32_t other = (mirror / half) * half; /* the other half */
 		int64_t low = R % below, high = R - R % g->stride[k + 1];
 		uint32_t nb = 0;

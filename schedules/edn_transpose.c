@@ -221,11 +221,12 @@ static int edn_transpose_generate(const ir_machine *m, const ir_comm *c,
 	for (int ph = 0; ph < s.k; ph++) {
 		size_t nm = 0;
 		for (int32_t r = 0; r < nr; r++) {
-			int x0 = r % s.n, y0 = r / s.n;
-			int x = at[r] % s.n, y = at[r] / s.n;
-			if (!edn_step(&s, x0, y0, ph, &x, &y))
+			int o[IR_MAX_CUBE_DIM], h[IR_MAX_CUBE_DIM];
+			ir_coords(m, r, o);
+			ir_coords(m, at[r], h);
+			if (!edn_step(&s, o[0], o[1], ph, &h[0], &h[1]))
 				continue;
-			int32_t to = (int32_t)x + (int32_t)s.n * y;
+			int32_t to = ir_rank_of(m, h);
 			mv[nm++] = (struct edn_move){at[r], to, r};
 			at[r] = to;
 		}

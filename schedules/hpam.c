@@ -44,6 +44,7 @@
 
 /* The machine as the paper writes it, plus the root's level-1 place. */
 struct shape {
+	const ir_machine *m;
 	int r1, c1, r2, c2; /* level l is r_l rows x c_l columns */
 	int f;              /* c2 / c1 (000 eq. 1) */
 	int x, y;           /* root column and row in level 1 */
@@ -55,13 +56,16 @@ struct shape {
 
 static void shape_of(const ir_machine *m, int32_t root, struct shape *s)
 {
+	int c[IR_MAX_CUBE_DIM];
+	s->m = m;
 	s->r1 = m->levels[0][0];
 	s->c1 = m->levels[0][1];
 	s->r2 = m->levels[1][0];
 	s->c2 = m->levels[1][1];
 	s->f = s->c2 / s->c1;
-	s->x = root % s->c1;
-	s->y = root / s->c1;
+	ir_coords(m, root, c); /* the root is in level 1 */
+	s->x = c[0];
+	s->y = c[1];
 }
 
 static int lg(int v)
@@ -127,9 +131,8 @@ struct build {
 
 static int32_t rank_at(const struct shape *s, int level, int col, int row)
 {
-	if (level == 0)
-		return col + s->c1 * row;
-	return s->r1 * s->c1 + col + s->c2 * row;
+	int c[IR_MAX_CUBE_DIM] = {col, row, level};
+	return ir_rank_of(s->m, c);
 }
 
 /* Blocks of one transfer: the broadcast segments, or for scatter

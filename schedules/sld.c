@@ -41,11 +41,12 @@
  * r is dominated when cnt[r] > 0 and privately by one member when it is
  * 1.  The arrays are owned by the set (sld_set_fini). */
 struct sld_set {
-	int X, Y;      /* frame extents */
-	int32_t n;     /* X * Y */
-	int32_t root;  /* the broadcast root, never removed */
-	uint8_t *in;   /* in[r]: r is a member */
-	uint8_t *cnt;  /* members in r's closed neighbourhood */
+	const ir_machine *m; /* the mesh: ranks and coordinates (ir_coords) */
+	int X, Y;            /* frame extents */
+	int32_t n;           /* X * Y */
+	int32_t root;        /* the broadcast root, never removed */
+	uint8_t *in;         /* in[r]: r is a member */
+	uint8_t *cnt;        /* members in r's closed neighbourhood */
 	uint8_t *edge; /* which neighbours r has: 1 y-1, 2 x-1, 4 x+1, 8 y+1
 	                  (saves sld_nbhd two divisions) */
 	int32_t size;  /* number of members */
@@ -56,6 +57,22 @@ struct sld_set {
 };
 
 /* ---- the set and its neighbourhoods --------------------------------- */
+
+/* Column x and row y of rank r. */
+static void sld_xy(const struct sld_set *S, int32_t r, int *x, int *y)
+{
+	int c[IR_MAX_CUBE_DIM];
+	ir_coords(S->m, r, c);
+	*x = c[0];
+	*y = c[1];
+}
+
+/* The rank at column x, row y (inside the frame). */
+static int32_t sld_rank(const struct sld_set *S, int x, int y)
+{
+	int c[IR_MAX_CUBE_DIM] = {x, y, 0};
+	return ir_rank_of(S->m, c);
+}
 
 /* The closed neighbourhood of r (r and its mesh neighbours) into nb, in
  * rank order; returns how many (3 to 5 in 2D, 2 or 3 on a line). */
@@ -113,6 +130,7 @@ static int sld_count(const struct sld_set *S, int32_t r, uint8_t v)
 static int sld_set_init(struct sld_set *S, const ir_machine *m, int32_t root)
 {
 	memset(S, 0, sizeof *S);
+	S->m = m;
 	S->X = m->dims[0];
 	S->Y = m->dims[1];
 	S->n = m->nranks;
@@ -125,7 +143,8 @@ static int sld_set_init(struct sld_set *S, const ir_machine *m, int32_t root)
 	if (!S->in || !S->cnt || !S->queued || !S->queue || !S->edge)
 		return CCP_ENOMEM;
 	for (int32_t r = 0; r < S->n; r++) {
-		int x = (int)(r % S->X), y = (int)(r / S->X);
+		int x, y;
+		sld_xy(S, r, &x, &y);
 		S->edge[r] =
 		        (uint8_t)((y > 0) | (x > 0) << 1 | (x < S->X - 1) << 2 |
 		                  (y < S->Y - 1) << 3);
@@ -162,7 +181,8 @@ static void sld_pattern(struct sld_set *S, int k, int p, int c)
 {
 	sld_reset(S);
 	for (int32_t r = 0; r < S->n; r++) {
-		int x = (int)(r % S->X), y = (int)(r / S->X);
+		int x, y;
+		sld_xy(S, r, &x, &y);
 		if (r != S->root && (x + k * y) % p == c)
 			sld_add(S, r);
 	}
@@ -182,7 +202,8 @@ static void sld_blocks(struct sld_set *S, int mirror, int ox, int oy)
 	        {{0, 0, 1, 0}, {1, 0, 0, 0}, {0, 0, 0, 1}, {0, 1, 0, 0}}};
 	sld_reset(S);
 	for (int32_t r = 0; r < S->n; r++) {
-		int x = (int)(r % S->X), y = (int)(r / S->X);
+		int x, y;
+		sld_xy(S, r, &x, &y);
 		if (r != S->root && set[mirror][(x + ox) % 4][(y + oy) % 4])
 			sld_add(S, r);
 	}
@@ -266,13 +287,14 @@ static bool sld_exchange(struct sld_set *S, int32_t a, int32_t b,
  * within distance 1 of it (an exchange is tried from both members). */
 static void sld_requeue(struct sld_set *S, int32_t r)
 {
-	int x = (int)(r % S->X), y = (int)(r / S->X);
+	int x, y;
+	sld_xy(S, r, &x, &y);
 	for (int dy = -2; dy <= 2; dy++)
 		for (int dx = abs(dy) - 2; dx <= 2 - abs(dy); dx++) {
 			int qx = x + dx, qy = y + dy;
 			if (qx < 0 || qx >= S->X || qy < 0 || qy >= S->Y)
 				continue;
-			int32_t q = qx + (int32_t)S->X * qy;
+			int32_t q = sld_rank(S, qx, qy);
 			if (!S->in[q] || q == S->root || S->queued[q])
 				continue;
 			S->queued[q] = 1;
@@ -313,7 +335,8 @@ static void sld_trim(struct sld_set *S)
 		}
 		if (pa > 4)
 			continue;
-		int ax = (int)(a % S->X), ay = (int)(a / S->X);
+		int ax, ay;
+		sld_xy(S, a, &ax, &ay);
 		for (int dy = -4; dy <= 4 && S->in[a]; dy++) {
 			int w = 4 - abs(dy);
 			for (int dx = -w; dx <= w && S->in[a]; dx++) {
@@ -321,7 +344,7 @@ static void sld_trim(struct sld_set *S)
 				if (bx < 0 || bx >= S->X || by < 0 ||
 				    by >= S->Y || (dx == 0 && dy == 0))
 					continue;
-				int32_t b = bx + (int32_t)S->X * by, added;
+				int32_t b = sld_rank(S, bx, by), added;
 				if (!S->in[b] || b == S->root ||
 				    pa + sld_count(S, b, 1) > 5)
 					continue;
@@ -402,7 +425,9 @@ static int sld_bit(const struct sld_set *S, int32_t r)
 {
 	if (S->X <= S->Y)
 		return (int)r;
-	return (int)(r / S->X + S->Y * (r % S->X));
+	int x, y;
+	sld_xy(S, r, &x, &y);
+	return y + S->Y * x;
 }
 
 /* On a mesh of at most 64 ranks, replace S by a dominating set of at
@@ -586,7 +611,7 @@ static int sld_generate(const ir_machine *m, const ir_comm *c,
 	int32_t nd = 0, h = 0;
 	for (int x = 0; x < D.X; x++)
 		for (int y = 0; y < D.Y; y++) {
-			int32_t r = x + (int32_t)D.X * y;
+			int32_t r = sld_rank(&D, x, y);
 			if (!D.in[r])
 				continue;
 			if (r == c->root)

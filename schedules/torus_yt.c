@@ -89,12 +89,20 @@ static int wrap(int v, int e)
 /* The rank at offset (dx, dy, dz) from rank r, wrapping around. */
 static int32_t shifted(const struct edn *s, int32_t r, int dx, int dy, int dz)
 {
-	int x = r % s->ext[0], y = (r / s->ext[0]) % s->ext[1],
-	    z = r / (s->ext[0] * s->ext[1]);
-	x = wrap(x + dx, s->ext[0]);
-	y = wrap(y + dy, s->ext[1]);
-	z = wrap(z + dz, s->ext[2]);
-	return x + s->ext[0] * (y + s->ext[1] * z);
+	int c[IR_MAX_CUBE_DIM];
+	ir_coords(s->m, r, c);
+	c[0] = wrap(c[0] + dx, s->ext[0]);
+	c[1] = wrap(c[1] + dy, s->ext[1]);
+	c[2] = wrap(c[2] + dz, s->ext[2]);
+	return ir_rank_of(s->m, c);
+}
+
+/* The XY plane of rank r: its z. */
+static int plane_of(const struct edn *s, int32_t r)
+{
+	int c[IR_MAX_CUBE_DIM];
+	ir_coords(s->m, r, c);
+	return c[2];
 }
 
 /* Add one transfer carrying the whole message. */
@@ -187,7 +195,7 @@ static int split_zone(struct edn *s, const struct zone *zn, bool first,
 {
 	int ze = s->ext[2], limit = first ? 7 : 6;
 	int n = zn->size < limit ? zn->size : limit;
-	int start[8], hz = zn->holder / (s->ext[0] * s->ext[1]);
+	int start[8], hz = plane_of(s, zn->holder);
 	int hp = wrap(hz - zn->lo, ze); /* holder's place in the zone */
 	int tgt[7], dir[7], mine = 0;
 	struct off2 col[7];
@@ -277,7 +285,7 @@ static int z_distribute(struct edn *s, int32_t root)
 		rc = CCP_ENOMEM;
 		goto out_free;
 	}
-	cur[0] = (struct zone){root / (s->ext[0] * s->ext[1]), ze, root};
+	cur[0] = (struct zone){plane_of(s, root), ze, root};
 	for (bool first = true; rc == 0; first = false) {
 		bool more = false;
 		for (uint32_t i = 0; i < ncur; i++)
