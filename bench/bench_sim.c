@@ -64,7 +64,7 @@ static void row(const char *alg, int n, bool barriers, enum model_links links)
 		       g ? err : "no such generator");
 		return;
 	}
-	struct sch_options o = {0};
+	struct sch_options o = {.hpam_price = model_hpam_price};
 	ir_plan p;
 	if (g->generate(&m, &c, &o, &p)) {
 		printf("%-9s %3dx%-3d  generation failed\n", alg, n, n);

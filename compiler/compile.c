@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "compile.h"
+#include "model.h"
 #include "sched.h"
 #include "select.h"
 
@@ -31,6 +32,7 @@ int compile_generate(const struct front_input *in,
 	struct sch_options o = {
 	        .seed = in->has_seed ? in->seed : in->comm.seed,
 	        .forbid_contention = in->contention == CONTENTION_FORBID,
+	        .hpam_price = model_hpam_price, /* 000's closed forms */
 	};
 	memset(r, 0, sizeof *r);
 	int rc = g->generate(&in->machine, &in->comm, &o, p);

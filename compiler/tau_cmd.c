@@ -671,7 +671,7 @@ static int tc_alg(const char *spec, const struct tc_plot_opts *o,
 		        a->label, m->dims[0], m->dims[1], why);
 		return CCP_ENOTAPPLY;
 	}
-	struct sch_options so = {0};
+	struct sch_options so = {.hpam_price = model_hpam_price};
 	int rc = a->g->generate(m, &c, &so, &a->plan);
 	a->have_plan = true;
 	if (rc) {

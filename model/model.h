@@ -97,6 +97,20 @@ int model_predict(const ir_plan *p, const ir_report *r, enum model_kind k,
 int model_hpam_closed(const ir_machine *m, const ir_comm *c, bool multicast,
                       int p2, int q2, double *us, char *err, size_t errlen);
 
+/* The preset whose 000 Table 1 costs (Q = 2) stand in for every HPAM
+ * cost field a machine leaves unset when the hpam_* generators choose
+ * their partition. */
+#define MODEL_HPAM_DEFAULT_PRESET "hpam-q2"
+
+/* The price of one partition for HPAM's partition search, with the
+ * signature of sch_options.hpam_price (schedules/sched.h): the time of
+ * model_hpam_closed on m with every HPAM cost m leaves unset taken from
+ * MODEL_HPAM_DEFAULT_PRESET.  ctx is unused (NULL).  0, CCP_ENOTAPPLY
+ * where 000 writes no equation for the partition, CCP_EINVAL for a
+ * negative cost; *us NaN on failure. */
+int model_hpam_price(void *ctx, const ir_machine *m, const ir_comm *c,
+                     bool multicast, int p2, int q2, double *us);
+
 /* ---- simulation (sim.c) --------------------------------------------- */
 
 /* What a simulated run of a plan gives.  Filled by model_simulate; the

@@ -6,8 +6,9 @@
  * Level 2 is cut into p2 x q2 initial sub-meshes (p2 rows, q2 columns);
  * the roots (i*p2, j*q2)_2 are reached over the inter-level links, then a
  * binary tree runs inside every sub-mesh.  The partition is chosen by
- * pricing every power-of-two p2, q2 with the paper's closed forms (000
- * eqs. 3-14, model_hpam_closed in model/); the plan is built for the
+ * pricing every power-of-two p2, q2 with the caller's prices
+ * (sch_options.hpam_price: the compiler gives the paper's closed forms,
+ * 000 eqs. 3-14, model_hpam_price in model/); the plan is built for the
  * cheapest.
  *
  *   hybrid broadcast     one level-1 column: brute-force sends from the
@@ -37,7 +38,6 @@
 #include <string.h>
 
 #include "hpam.h"
-#include "model.h"
 #include "sched.h"
 
 /* ---- shape and partition ---------------------------------------------- */
@@ -49,10 +49,6 @@ struct shape {
 	int f;              /* c2 / c1 (000 eq. 1) */
 	int x, y;           /* root column and row in level 1 */
 };
-
-/* The preset whose 000 Table 1 costs (Q = 2) stand in for every HPAM
- * cost field the machine leaves unset. */
-#define HPAM_DEFAULT_PRESET "hpam-q2"
 
 static void shape_of(const ir_machine *m, int32_t root, struct shape *s)
 {
@@ -76,28 +72,27 @@ static int lg(int v)
 	return k;
 }
 
-/* The cheapest partition by 000's closed forms (model_hpam_closed) over
- * every p2 that is a power of two or r2 and every power-of-two q2.  The
- * model refuses what its equations are not written for: another machine
- * or collective, a root outside level 1, and the partitions this file
- * does not build.  Ties go to the first found, taller sub-meshes first.
- * Unset HPAM costs come from preset hpam-q2.  Exported for tests. */
+/* The cheapest partition by the caller's prices over every p2 that is a
+ * power of two or r2 and every power-of-two q2.  The prices refuse what
+ * they have no equation for (000's closed forms: another machine or
+ * collective, a root outside level 1, and the partitions this file does
+ * not build).  Ties go to the first found, taller sub-meshes first.
+ * Exported for tests. */
 int sch_hpam_partition(const ir_machine *m, const ir_comm *c, bool multicast,
-                       int *p2, int *q2, double *t_us)
+                       const struct sch_options *o, int *p2, int *q2,
+                       double *t_us)
 {
 	*t_us = INFINITY;
 	*p2 = *q2 = 1;
-	ir_machine full = *m; /* m, its unset HPAM costs filled */
-	int rc = model_preset_apply(&full.cost, HPAM_DEFAULT_PRESET);
-	if (rc)
-		return rc;
-	rc = CCP_ENOTAPPLY; /* until some partition is priced */
+	if (!o || !o->hpam_price)
+		return CCP_EINVAL;
+	int rc = CCP_ENOTAPPLY; /* until some partition is priced */
 	int r2 = m->levels[1][0], c2 = m->levels[1][1];
 	for (int p = r2; p >= 1; p = (p & (p - 1)) ? 1 << (lg(p) - 1) : p / 2)
 		for (int q = c2; q >= 1; q /= 2) {
 			double t;
-			int r = model_hpam_closed(&full, c, multicast, p, q, &t,
-			                          NULL, 0);
+			int r = o->hpam_price(o->hpam_ctx, m, c, multicast, p,
+			                      q, &t);
 			if (r == CCP_ENOTAPPLY)
 				continue;
 			if (r)
@@ -370,7 +365,8 @@ static int hpam_applies(const char *name, bool mc, const ir_machine *m,
 /* Build the plan: search the partition, find the transfers, sort them
  * into phases (reversed, from destination to source, for gather). */
 static int hpam_generate(const char *name, bool mc, const ir_machine *m,
-                         const ir_comm *c, ir_plan *p)
+                         const ir_comm *c, const struct sch_options *o,
+                         ir_plan *p)
 {
 	char why[160];
 	int rc = hpam_applies(name, mc, m, c, why, sizeof why);
@@ -381,7 +377,7 @@ static int hpam_generate(const char *name, bool mc, const ir_machine *m,
 	shape_of(m, c->root, &s);
 	int p2, q2;
 	double t;
-	if ((rc = sch_hpam_partition(m, c, mc, &p2, &q2, &t)) != 0)
+	if ((rc = sch_hpam_partition(m, c, mc, o, &p2, &q2, &t)) != 0)
 		return rc;
 	struct build b = {.s = &s, .c = c, .scatter = c->coll != IR_BCAST};
 	int32_t nseg = c->segments > 0 ? c->segments : 1;
@@ -423,15 +419,13 @@ static int multicast_applies(const ir_machine *m, const ir_comm *c, char *why,
 static int hybrid_generate(const ir_machine *m, const ir_comm *c,
                            const struct sch_options *o, ir_plan *p)
 {
-	(void)o;
-	return hpam_generate("hpam_hybrid", false, m, c, p);
+	return hpam_generate("hpam_hybrid", false, m, c, o, p);
 }
 
 static int multicast_generate(const ir_machine *m, const ir_comm *c,
                               const struct sch_options *o, ir_plan *p)
 {
-	(void)o;
-	return hpam_generate("hpam_multicast", true, m, c, p);
+	return hpam_generate("hpam_multicast", true, m, c, o, p);
 }
 
 const struct sch_generator sch_hpam_hybrid = {

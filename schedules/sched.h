@@ -7,10 +7,23 @@
 
 #include "ir.h"
 
-/* What the user asked of every generator. */
+/* The time in microseconds of HPAM's plan for c on m with level 2 cut
+ * into p2 x q2 sub-meshes, as the caller's cost model prices it (the
+ * compiler gives model_hpam_price, 000's closed forms): 0, CCP_ENOTAPPLY
+ * when the model has no price for that partition (it is skipped), or
+ * another CCP_E* code, which ends the search.  ctx is the caller's. */
+typedef int sch_hpam_price_fn(void *ctx, const ir_machine *m, const ir_comm *c,
+                              bool multicast, int p2, int q2, double *us);
+
+/* What the user asked of every generator, and the prices of the caller's
+ * cost model for the generators that search among their own variants
+ * (schedules/ has no cost model: it links ir/ only). */
 struct sch_options {
 	uint64_t seed;          /* for randomised generators */
 	bool forbid_contention; /* the user wants a contention-free plan */
+	sch_hpam_price_fn *hpam_price; /* HPAM's partition search; NULL:
+	                                  hpam_* fail with CCP_EINVAL */
+	void *hpam_ctx;                /* passed to hpam_price */
 };
 
 struct sch_generator {
@@ -107,7 +120,7 @@ extern const struct sch_generator sch_rd, sch_dimensional,
 /* EDN broadcast on 2D and 3D tori, {YT}/{YTF}, 001 ch. 4 (torus_yt.c) */
 extern const struct sch_generator sch_edn_torus;
 /* HPAM broadcast, scatter and gather, 000 (hpam.c; partition search in
- * hpam.h, its cost model in model/) */
+ * hpam.h, priced by sch_options.hpam_price) */
 extern const struct sch_generator sch_hpam_hybrid, sch_hpam_multicast;
 /* hypercube broadcasts, 002 (hypercube.c) */
 extern const struct sch_generator sch_sbt, sch_hokao, sch_reptree;

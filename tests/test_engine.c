@@ -32,6 +32,7 @@
 #include "ccplan.h"
 #include "codec.h"
 #include "ir.h"
+#include "model.h"
 #include "sched.h"
 #include "support.h"
 #include "transport.h"
@@ -497,7 +498,8 @@ static void run_all(const ir_machine *m, const ir_comm *c)
 			continue;
 		ir_plan p;
 		ir_report rep;
-		struct sch_options o = {.seed = 7};
+		struct sch_options o = {.seed = 7,
+		                        .hpam_price = model_hpam_price};
 		int rc = gen->generate(m, c, &o, &p);
 		if (rc == CCP_ENOTAPPLY)
 			continue;
@@ -622,7 +624,7 @@ static void binomial_image(ir_plan *p, ir_report *rep, ir_slice **sl,
 {
 	ir_machine m = tu_machine(IR_MESH, IR_PORTS_ALL, 2, 2, 0, 0);
 	ir_comm c = tu_comm(IR_BCAST, 0, 16);
-	struct sch_options o = {0};
+	struct sch_options o = {.hpam_price = model_hpam_price};
 	assert_int_equal(sch_find("binomial")->generate(&m, &c, &o, p), 0);
 	assert_int_equal(ir_verify(p, rep), 0);
 	assert_int_equal(ir_lower(p, sl), 0);

@@ -54,7 +54,7 @@ static void fd_generate(const char *alg, const ir_machine *m, const ir_comm *c,
 	char why[256] = "";
 	if (g->applies(m, c, why, sizeof why))
 		fail_msg("%s: %s", alg, why);
-	struct sch_options o = {0};
+	struct sch_options o = {.hpam_price = model_hpam_price};
 	assert_int_equal(g->generate(m, c, &o, p), 0);
 	ir_report r;
 	assert_int_equal(ir_verify(p, &r), 0);

@@ -26,6 +26,10 @@
 #include "sched.h"
 #include "support.h"
 
+/* The prices the compiler gives HPAM's partition search: 000's closed
+ * forms (model_hpam_price). */
+static const struct sch_options prices = {.hpam_price = model_hpam_price};
+
 /* ---- helpers -------------------------------------------------------- */
 
 /* A one-port HPAM machine, r1 x c1 over r2 x c2, with Table 1 costs for
@@ -76,7 +80,8 @@ static void make(const struct sch_generator *g, const ir_machine *m,
                  const ir_comm *c, ir_plan *p, ir_report *r)
 {
 	char why[256] = "";
-	struct sch_options o = {.forbid_contention = true};
+	struct sch_options o = {.forbid_contention = true,
+	                        .hpam_price = model_hpam_price};
 	int rc = g->applies(m, c, why, sizeof why);
 	if (rc)
 		fail_msg("%s does not apply: %s", g->name, why);
@@ -143,12 +148,15 @@ static void test_applies(void **state)
 	/* the search finds no partition where the model has no equation */
 	int p2, q2;
 	double t;
-	assert_int_equal(sch_hpam_partition(&mesh, &b, false, &p2, &q2, &t),
-	                 CCP_ENOTAPPLY);
-	assert_int_equal(sch_hpam_partition(&m, &red, true, &p2, &q2, &t),
-	                 CCP_ENOTAPPLY);
-	assert_int_equal(sch_hpam_partition(&m, &deep, false, &p2, &q2, &t),
-	                 CCP_ENOTAPPLY);
+	assert_int_equal(
+	        sch_hpam_partition(&mesh, &b, false, &prices, &p2, &q2, &t),
+	        CCP_ENOTAPPLY);
+	assert_int_equal(
+	        sch_hpam_partition(&m, &red, true, &prices, &p2, &q2, &t),
+	        CCP_ENOTAPPLY);
+	assert_int_equal(
+	        sch_hpam_partition(&m, &deep, false, &prices, &p2, &q2, &t),
+	        CCP_ENOTAPPLY);
 	assert_true(isinf(t));
 }
 
@@ -176,13 +184,13 @@ static void test_default_costs(void **state)
 				ir_comm c = tu_comm(colls[k], 0, 256);
 				int p2, q2, pp, qq;
 				double t, tt;
-				assert_int_equal(sch_hpam_partition(&unset, &c,
-				                                    mc, &p2,
-				                                    &q2, &t),
+				assert_int_equal(sch_hpam_partition(
+				                         &unset, &c, mc,
+				                         &prices, &p2, &q2, &t),
 				                 0);
-				assert_int_equal(sch_hpam_partition(&pre, &c,
-				                                    mc, &pp,
-				                                    &qq, &tt),
+				assert_int_equal(sch_hpam_partition(
+				                         &pre, &c, mc, &prices,
+				                         &pp, &qq, &tt),
 				                 0);
 				assert_int_equal(p2, pp);
 				assert_int_equal(q2, qq);
@@ -196,16 +204,77 @@ static void test_default_costs(void **state)
 	ir_comm c = tu_comm(IR_SCATTER, 0, 64);
 	int p2, q2, pp, qq;
 	double t, tt;
-	assert_int_equal(sch_hpam_partition(&own, &c, false, &p2, &q2, &t), 0);
-	assert_int_equal(sch_hpam_partition(&want, &c, false, &pp, &qq, &tt),
-	                 0);
+	assert_int_equal(
+	        sch_hpam_partition(&own, &c, false, &prices, &p2, &q2, &t), 0);
+	assert_int_equal(
+	        sch_hpam_partition(&want, &c, false, &prices, &pp, &qq, &tt),
+	        0);
 	assert_true(t == tt && p2 == pp && q2 == qq);
 	own.cost.lambda = -0.01;
-	assert_int_equal(sch_hpam_partition(&own, &c, false, &p2, &q2, &t),
-	                 CCP_EINVAL);
+	assert_int_equal(
+	        sch_hpam_partition(&own, &c, false, &prices, &p2, &q2, &t),
+	        CCP_EINVAL);
 	ir_plan p;
-	assert_int_equal(sch_hpam_hybrid.generate(&own, &c, NULL, &p),
+	assert_int_equal(sch_hpam_hybrid.generate(&own, &c, &prices, &p),
 	                 CCP_EINVAL);
+	ir_plan_fini(&p);
+}
+
+/* ---- prices from the caller ---------------------------------------- */
+
+/* The model's price, except that the partition ctx names costs nothing:
+ * a caller's own prices. */
+static int favour(void *ctx, const ir_machine *m, const ir_comm *c,
+                  bool multicast, int p2, int q2, double *us)
+{
+	const int *want = ctx;
+	int rc = model_hpam_price(NULL, m, c, multicast, p2, q2, us);
+	if (rc == 0 && p2 == want[0] && q2 == want[1])
+		*us = 0;
+	return rc;
+}
+
+/* The partition search has no prices of its own (schedules/ does not
+ * link the model): without the caller's it refuses, and with another
+ * caller's it follows them. */
+static void test_caller_prices(void **state)
+{
+	(void)state;
+	ir_machine m = hpam(1, 1, 16, 16, 2);
+	ir_comm c = tu_comm(IR_SCATTER, 0, 256);
+	int p2, q2, fp2, fq2;
+	double t;
+	ir_plan p;
+	assert_int_equal(sch_hpam_partition(&m, &c, false, NULL, &p2, &q2, &t),
+	                 CCP_EINVAL);
+	struct sch_options none = {.forbid_contention = true};
+	assert_int_equal(sch_hpam_hybrid.generate(&m, &c, &none, &p),
+	                 CCP_EINVAL);
+	ir_plan_fini(&p);
+	assert_int_equal(sch_hpam_hybrid.generate(&m, &c, NULL, &p),
+	                 CCP_EINVAL);
+	ir_plan_fini(&p);
+	/* the model's choice, then a caller that prefers 1 x 1 */
+	assert_int_equal(
+	        sch_hpam_partition(&m, &c, false, &prices, &p2, &q2, &t), 0);
+	assert_false(p2 == 1 && q2 == 1);
+	int want[2] = {1, 1};
+	struct sch_options own = {.hpam_price = favour, .hpam_ctx = want};
+	assert_int_equal(
+	        sch_hpam_partition(&m, &c, false, &own, &fp2, &fq2, &t), 0);
+	assert_int_equal(fp2, 1);
+	assert_int_equal(fq2, 1);
+	assert_true(t == 0);
+	/* and the plan is built for that partition, and verifies */
+	ir_plan mine;
+	ir_report r;
+	assert_int_equal(sch_hpam_hybrid.generate(&m, &c, &own, &mine), 0);
+	assert_int_equal(sch_hpam_hybrid.generate(&m, &c, &prices, &p), 0);
+	assert_int_equal(ir_verify(&mine, &r), 0);
+	ir_report_fini(&r);
+	assert_true(mine.nphases != p.nphases ||
+	            mine.ntransfers != p.ntransfers);
+	ir_plan_fini(&mine);
 	ir_plan_fini(&p);
 }
 
@@ -292,15 +361,15 @@ static void test_bcast_partition(void **state)
 				ir_comm c = tu_comm(IR_BCAST, 0, sizes[si]);
 				int p2, q2;
 				double th, tm;
-				assert_int_equal(sch_hpam_partition(&m, &c,
-				                                    false, &p2,
-				                                    &q2, &th),
+				assert_int_equal(sch_hpam_partition(
+				                         &m, &c, false, &prices,
+				                         &p2, &q2, &th),
 				                 0);
 				assert_int_equal(p2, n);
 				assert_int_equal(q2, n / 2);
-				assert_int_equal(sch_hpam_partition(&m, &c,
-				                                    true, &p2,
-				                                    &q2, &tm),
+				assert_int_equal(sch_hpam_partition(
+				                         &m, &c, true, &prices,
+				                         &p2, &q2, &tm),
 				                 0);
 				assert_int_equal(p2, n / 2);
 				assert_int_equal(q2, 1);
@@ -336,9 +405,10 @@ static void test_bcast_gain(void **state)
 				ir_machine m = hpam(1, 1, n, n, qvals[qi]);
 				ir_comm c = tu_comm(IR_BCAST, 0, sizes[si]);
 				double th, tm;
-				sch_hpam_partition(&m, &c, false, &p2, &q2,
-				                   &th);
-				sch_hpam_partition(&m, &c, true, &p2, &q2, &tm);
+				sch_hpam_partition(&m, &c, false, &prices, &p2,
+				                   &q2, &th);
+				sch_hpam_partition(&m, &c, true, &prices, &p2,
+				                   &q2, &tm);
 				double g = 100 * (th - tm) / th;
 				lo = g < lo ? g : lo;
 				hi = g > hi ? g : hi;
@@ -365,7 +435,7 @@ static void test_phase_structure(void **state)
 			ir_machine m = hpam(1, 1, n, n, 8);
 			ir_comm c = tu_comm(IR_BCAST, 0, 1024);
 			double t;
-			sch_hpam_partition(&m, &c, mc, &p2, &q2, &t);
+			sch_hpam_partition(&m, &c, mc, &prices, &p2, &q2, &t);
 			ir_plan p;
 			ir_report r;
 			make(mc ? &sch_hpam_multicast : &sch_hpam_hybrid, &m,
@@ -424,8 +494,10 @@ static void test_bcast_multi(void **state)
 			ir_comm c = tu_comm(IR_BCAST, 0, 1024);
 			int p2, q2, mp2, mq2;
 			double th, tm;
-			sch_hpam_partition(&m, &c, false, &p2, &q2, &th);
-			sch_hpam_partition(&m, &c, true, &mp2, &mq2, &tm);
+			sch_hpam_partition(&m, &c, false, &prices, &p2, &q2,
+			                   &th);
+			sch_hpam_partition(&m, &c, true, &prices, &mp2, &mq2,
+			                   &tm);
 			double g = 100 * (th - tm) / th;
 			printf("hpam: 4x4/%dx%d Q=%g hybrid %dx%d %.1f us, "
 			       "multicast %dx%d %.1f us, gain %.1f%%\n",
@@ -455,10 +527,10 @@ static void test_scatter_partition(void **state)
 				ir_comm c = tu_comm(IR_SCATTER, 0, sizes[si]);
 				int p2, q2, mp2, mq2;
 				double th, tm;
-				sch_hpam_partition(&m, &c, false, &p2, &q2,
-				                   &th);
-				sch_hpam_partition(&m, &c, true, &mp2, &mq2,
-				                   &tm);
+				sch_hpam_partition(&m, &c, false, &prices, &p2,
+				                   &q2, &th);
+				sch_hpam_partition(&m, &c, true, &prices, &mp2,
+				                   &mq2, &tm);
 				double g = 100 * (th - tm) / th;
 				printf("hpam: scatter %dx%d Q=%g S=%lld hybrid "
 				       "%dx%d multicast %dx%d gain %.1f%%\n",
@@ -518,6 +590,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(test_applies),
 	        cmocka_unit_test(test_default_costs),
+	        cmocka_unit_test(test_caller_prices),
 	        cmocka_unit_test(test_verify_all),
 	        cmocka_unit_test(test_segments_lower),
 	        cmocka_unit_test(test_bcast_partition),

@@ -31,6 +31,10 @@
 #include "sched.h"
 #include "support.h"
 
+/* The prices the compiler gives HPAM's partition search: 000's closed
+ * forms (model_hpam_price). */
+static const struct sch_options prices = {.hpam_price = model_hpam_price};
+
 #define EXACT(a, b)                                                            \
 	assert_true(fabs((double)(a) - (double)(b)) <                          \
 	            1e-9 * (1 + fabs((double)(b))))
@@ -451,7 +455,8 @@ static void test_hpam_plans(void **state)
 					                    : "hpam_hybrid");
 					assert_non_null(g);
 					struct sch_options o = {
-					        .forbid_contention = true};
+					        .forbid_contention = true,
+					        .hpam_price = model_hpam_price};
 					ir_plan p;
 					ir_report r;
 					assert_int_equal(
@@ -461,8 +466,8 @@ static void test_hpam_plans(void **state)
 					double paper;
 					assert_int_equal(
 					        sch_hpam_partition(&m, &c, mc,
-					                           &p2, &q2,
-					                           &paper),
+					                           &prices, &p2,
+					                           &q2, &paper),
 					        0);
 					double us = predict(&p, &r, MODEL_HPAM);
 					double d = fabs(us - paper) / paper;

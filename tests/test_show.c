@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "ir.h"
+#include "model.h"
 #include "sched.h"
 #include "show.h"
 #include "support.h"
@@ -33,7 +34,7 @@ static void make(const struct sch_generator *g, const ir_machine *m,
                  const ir_comm *c, ir_plan *p)
 {
 	char why[256] = "";
-	struct sch_options o = {0};
+	struct sch_options o = {.hpam_price = model_hpam_price};
 	ir_report r;
 	int rc = g->applies(m, c, why, sizeof why);
 	if (rc)

@@ -490,7 +490,7 @@ static void generate(const struct gen_case *k, int64_t L, ir_plan *p)
 	char why[256] = "";
 	if (g->applies(&m, &c, why, sizeof why))
 		fail_msg("%s: %s", k->alg, why);
-	struct sch_options o = {0};
+	struct sch_options o = {.hpam_price = model_hpam_price};
 	assert_int_equal(g->generate(&m, &c, &o, p), 0);
 	ir_report r;
 	assert_int_equal(ir_verify(p, &r), 0);
@@ -633,7 +633,7 @@ static double transpose_time(const char *name, int n, int64_t L, bool barriers)
 	char why[256];
 	if (!g || g->applies(&m, &c, why, sizeof why))
 		return NAN;
-	struct sch_options o = {0};
+	struct sch_options o = {.hpam_price = model_hpam_price};
 	ir_plan p;
 	assert_int_equal(g->generate(&m, &c, &o, &p), 0);
 	struct model_sim s;
@@ -670,7 +670,7 @@ static void test_transpose(void **state)
 			        sch_find("transpose_direct");
 			assert_non_null(g);
 			ir_plan one, split;
-			struct sch_options o = {0};
+			struct sch_options o = {.hpam_price = model_hpam_price};
 			assert_int_equal(g->generate(&m, &c, &o, &one), 0);
 			o.forbid_contention = true;
 			assert_int_equal(g->generate(&m, &c, &o, &split), 0);
@@ -726,7 +726,8 @@ static void test_mcast_and_reduce(void **state)
 	ir_comm c = tu_comm(IR_BCAST, 0, 1000);
 	const struct sch_generator *g = sch_find("hpam_multicast");
 	assert_non_null(g);
-	struct sch_options o = {.forbid_contention = true};
+	struct sch_options o = {.forbid_contention = true,
+	                        .hpam_price = model_hpam_price};
 	ir_plan p;
 	assert_int_equal(g->generate(&h, &c, &o, &p), 0);
 	uint32_t mc = 0;
