@@ -145,7 +145,7 @@ static struct result measure(const struct sch_generator *g, int r, int c,
 	memset(&x, 0, sizeof x);
 	ir_machine m = mesh(r, c);
 	char why[256];
-	if (g->applies(&m, &a2a, why, sizeof why) != 0)
+	if (sch_applies(g, &m, &a2a, why, sizeof why) != 0)
 		return x;
 	x.applies = true;
 	ir_report rep;

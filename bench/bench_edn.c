@@ -54,7 +54,7 @@ static void timing(int x, int y, int z)
 	c.bytes = 4096;
 	c.segments = 1;
 	c.root = m.nranks / 3;
-	if (sch_edn.applies(&m, &c, err, sizeof err)) {
+	if (sch_applies(&sch_edn, &m, &c, err, sizeof err)) {
 		printf("%-11s  %8d  not applicable: %s\n", shape(x, y, z),
 		       m.nranks, err);
 		return;

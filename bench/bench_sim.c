@@ -59,7 +59,7 @@ static void row(const char *alg, int n, bool barriers, enum model_links links)
 	c.segments = 1;
 	c.root = n / 3 + n * (n / 2);
 	const struct sch_generator *g = sch_find(alg);
-	if (!g || g->applies(&m, &c, err, sizeof err)) {
+	if (!g || sch_applies(g, &m, &c, err, sizeof err)) {
 		printf("%-9s %3dx%-3d  not applicable: %s\n", alg, n, n,
 		       g ? err : "no such generator");
 		return;

@@ -136,7 +136,7 @@ int compile_input(const struct front_input *in, struct compiled *c,
 		at_algorithm(in, d, msg);
 		return CCP_EPARSE;
 	}
-	if ((rc = g->applies(&in->machine, &in->comm, why, sizeof why)) != 0) {
+	if ((rc = sch_applies(g, &in->machine, &in->comm, why, sizeof why)) != 0) {
 		at_algorithm(in, d, why);
 		return rc;
 	}

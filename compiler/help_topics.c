@@ -258,6 +258,38 @@ int help_algorithm_print(const char *name, FILE *out)
 	return 0;
 }
 
+/* text with the characters a Markdown table cell would read as syntax
+ * ('|', '*') escaped. */
+static void cell(FILE *out, const char *text)
+{
+	for (; *text; text++) {
+		if (*text == '|' || *text == '*')
+			fputc('\\', out);
+		fputc(*text, out);
+	}
+}
+
+void help_algorithm_table(FILE *out)
+{
+	fputs("| name | collectives | machine | what it does | document |\n"
+	      "|---|---|---|---|---|\n",
+	      out);
+	for (int k = 0; sch_generators[k]; k++) {
+		const struct sch_generator *g = sch_generators[k];
+		char colls[128], machine[512];
+		sch_domain_colls(g, colls, sizeof colls);
+		sch_domain_machine(g, machine, sizeof machine);
+		fprintf(out, "| `%s` | %s | ", g->name, colls);
+		cell(out, machine);
+		fputs(" | ", out);
+		cell(out, g->summary);
+		if (g->doc)
+			fprintf(out, " | [%s](%s) |\n", g->doc, g->doc);
+		else
+			fputs(" | — |\n", out);
+	}
+}
+
 int help_topic_print(const char *topic, FILE *out)
 {
 	if (strcmp(topic, "input-format") == 0) {

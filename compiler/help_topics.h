@@ -19,6 +19,12 @@ int help_topic_print(const char *topic, FILE *out);
  * if there is no such algorithm. */
 int help_algorithm_print(const char *name, FILE *out);
 
+/* Print the table of docs/algorithms.md: one row per generator, its
+ * collectives and machine from its domain's data (sch_domain_colls,
+ * sch_domain_machine), its summary and its page.  test_registry checks
+ * that the page holds exactly this table. */
+void help_algorithm_table(FILE *out);
+
 /* Write text to out with lines longer than width broken at spaces,
  * continuation lines indented by indent columns. */
 void help_wrap(FILE *out, const char *text, int indent, int width);

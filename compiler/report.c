@@ -122,7 +122,7 @@ static int time_at(const struct front_input *in, const struct sch_generator *g,
 		         (long long)bytes);
 		return 0;
 	}
-	if (g->applies(&at.machine, &at.comm, why, len) != 0)
+	if (sch_applies(g, &at.machine, &at.comm, why, len) != 0)
 		return 0;
 	int rc = compile_generate(&at, g, &p, &r, why, len);
 	if (rc)

@@ -126,7 +126,7 @@ int select_run(const struct front_input *in, bool simulate, bool by_model,
 		/* the candidates, to share the bar out (applies is cheap) */
 		char why[256];
 		for (int k = 0; sch_generators[k]; k++)
-			share.of += sch_generators[k]->applies(
+			share.of += sch_applies(sch_generators[k], 
 			                    &in->machine, &in->comm, why,
 			                    sizeof why) == 0;
 		so.progress = sim_progress;
@@ -135,7 +135,7 @@ int select_run(const struct front_input *in, bool simulate, bool by_model,
 	for (int k = 0; sch_generators[k]; k++) {
 		const struct sch_generator *g = sch_generators[k];
 		char why[256];
-		if (g->applies(&in->machine, &in->comm, why, sizeof why) != 0)
+		if (sch_applies(g, &in->machine, &in->comm, why, sizeof why) != 0)
 			continue;
 		share.at = out->n;
 		if (progress_fn && share.of)
@@ -211,7 +211,7 @@ static double time_at(const struct front_input *in,
 	char why[256];
 	enum model_kind k;
 	at.comm.bytes = bytes;
-	if (g->applies(&at.machine, &at.comm, why, sizeof why) != 0 ||
+	if (sch_applies(g, &at.machine, &at.comm, why, sizeof why) != 0 ||
 	    compile_generate(&at, g, &p, &r, why, sizeof why) != 0)
 		return NAN;
 	double us = select_predict(&p, &r, &k, why, sizeof why);

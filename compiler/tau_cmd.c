@@ -666,7 +666,7 @@ static int tc_alg(const char *spec, const struct tc_plot_opts *o,
 		        tc_prog, o->root, m->dims[0], m->dims[1]);
 		return CCP_EINVAL;
 	}
-	if (a->g->applies(m, &c, why, sizeof why) != 0) {
+	if (sch_applies(a->g, m, &c, why, sizeof why) != 0) {
 		fprintf(stderr, "%s plot: %s on the %dx%d mesh: %s\n", tc_prog,
 		        a->label, m->dims[0], m->dims[1], why);
 		return CCP_ENOTAPPLY;

@@ -53,43 +53,6 @@ static void shape(const ir_machine *m, char *buf, size_t len)
 		                      m->dims[k]);
 }
 
-/* The machine in words, for messages: "6x5 mesh", "5-cube", ... */
-static void describe(const ir_machine *m, char *buf, size_t len)
-{
-	char sh[64];
-	switch (m->topo) {
-	case IR_MESH:
-	case IR_TORUS:
-		shape(m, sh, sizeof sh);
-		snprintf(buf, len, "%s %s", sh, ir_topo_name(m->topo));
-		break;
-	case IR_HYPERCUBE:
-		snprintf(buf, len, "%d-cube", m->ndims);
-		break;
-	case IR_HPAM:
-		snprintf(buf, len, "two-level HPAM (%dx%d over %dx%d)",
-		         m->levels[0][0], m->levels[0][1], m->levels[1][0],
-		         m->levels[1][1]);
-		break;
-	case IR_SWITCH:
-		snprintf(buf, len, "%d-port switch", (int)m->nranks);
-		break;
-	}
-}
-
-/* Every algorithm here is a complete exchange. */
-static int need_alltoall(const char *name, const ir_comm *c, char *why,
-                         size_t len)
-{
-	if (c->coll == IR_ALLTOALL)
-		return 0;
-	const char *coll = ir_coll_name(c->coll);
-	snprintf(why, len,
-	         "%s is an all-to-all (complete exchange); this is %s %s", name,
-	         strchr("aeiou", coll[0]) ? "an" : "a", coll);
-	return CCP_ENOTAPPLY;
-}
-
 /* Start a plan of one of these algorithms: contention allowed (003
  * section 3). */
 static void plan_start(ir_plan *p, const ir_machine *m, const ir_comm *c,
@@ -128,12 +91,10 @@ static int direct(ir_plan *p, bool *opened, int32_t s, int32_t d)
 
 /* PEX needs the XOR pairing to cover every pair: a power-of-two p.  It
  * depends only on rank numbers, so it applies to any topology. */
-static int pex_applies(const ir_machine *m, const ir_comm *c, char *why,
-                       size_t len)
+static int pex_fits(const struct sch_generator *g, const ir_machine *m,
+                    const ir_comm *c, char *why, size_t len)
 {
-	int rc = need_alltoall("pex", c, why, len);
-	if (rc)
-		return rc;
+	(void)g, (void)c;
 	if (!is_pow2(m->nranks)) {
 		char sh[96];
 		if (m->topo == IR_MESH || m->topo == IR_TORUS) {
@@ -145,7 +106,7 @@ static int pex_applies(const ir_machine *m, const ir_comm *c, char *why,
 			         "number)",
 			         ir_topo_name(m->topo), sh, (int)m->nranks);
 		} else {
-			describe(m, sh, sizeof sh);
+			sch_describe(m, sh, sizeof sh);
 			snprintf(why, len,
 			         "pex needs a power-of-two number of ranks; "
 			         "this "
@@ -157,7 +118,6 @@ static int pex_applies(const ir_machine *m, const ir_comm *c, char *why,
 	}
 	return 0;
 }
-
 /* Steps i = 1..q-1 of pairwise exchange: rank j exchanges with j XOR i,
  * both directions as two transfers; partners >= p are skipped (PEX-GEN,
  * 003 section 3.2), and a step with no pair leaves no phase. */
@@ -180,7 +140,7 @@ static int pex_generate(const ir_machine *m, const ir_comm *c,
                         const struct sch_options *o, ir_plan *p)
 {
 	char why[256];
-	int rc = pex_applies(m, c, why, sizeof why);
+	int rc = sch_applies(&sch_pex, m, c, why, sizeof why);
 	plan_start(p, m, c, "pex");
 	if (rc == 0)
 		rc = xor_steps(p, m->nranks, m->nranks);
@@ -191,18 +151,15 @@ const struct sch_generator sch_pex = {
         .name = "pex",
         .summary = "alltoall: pairwise exchange j <-> j XOR i, p-1 steps, "
                    "power-of-two ranks (003 3.1)",
-        .applies = pex_applies,
+        .doc = "alltoall.md",
+        .domain = {.colls = SCH_C(IR_ALLTOALL),
+                   .topos = SCH_TOPOS_ANY,
+                   .where = "with a power-of-two number of ranks",
+                   .fits = pex_fits},
         .generate = pex_generate,
 };
 
 /* ---- PEX-GEN, 003 section 3.2 --------------------------------------- */
-
-static int pex_gen_applies(const ir_machine *m, const ir_comm *c, char *why,
-                           size_t len)
-{
-	(void)m;
-	return need_alltoall("pex_gen", c, why, len);
-}
 
 /* 003 section 3.2: q-1 steps of PEX for q the smallest power of two >= p,
  * skipping partners >= p.  No step is ever empty (docs/alltoall.md): for
@@ -211,7 +168,7 @@ static int pex_gen_generate(const ir_machine *m, const ir_comm *c,
                             const struct sch_options *o, ir_plan *p)
 {
 	char why[256];
-	int rc = pex_gen_applies(m, c, why, sizeof why);
+	int rc = sch_applies(&sch_pex_gen, m, c, why, sizeof why);
 	plan_start(p, m, c, "pex_gen");
 	if (rc == 0)
 		rc = xor_steps(p, m->nranks, pow2_at_least(m->nranks));
@@ -222,18 +179,13 @@ const struct sch_generator sch_pex_gen = {
         .name = "pex_gen",
         .summary = "alltoall: pairwise exchange padded to the next power of "
                    "two q, q-1 steps, any ranks (003 3.2)",
-        .applies = pex_gen_applies,
+        .doc = "alltoall.md",
+        .domain = {.colls = SCH_C(IR_ALLTOALL),
+                   .topos = SCH_TOPOS_ANY},
         .generate = pex_gen_generate,
 };
 
 /* ---- GEN, 003 section 3.3 ------------------------------------------- */
-
-static int gen_applies(const ir_machine *m, const ir_comm *c, char *why,
-                       size_t len)
-{
-	(void)m;
-	return need_alltoall("gen", c, why, len);
-}
 
 /* 003 section 3.3: p-1 steps, step i: j sends to (j + i) mod p (and
  * receives from (j - i) mod p). */
@@ -241,7 +193,7 @@ static int gen_generate(const ir_machine *m, const ir_comm *c,
                         const struct sch_options *o, ir_plan *p)
 {
 	char why[256];
-	int rc = gen_applies(m, c, why, sizeof why);
+	int rc = sch_applies(&sch_gen, m, c, why, sizeof why);
 	int32_t n = m->nranks;
 	plan_start(p, m, c, "gen");
 	for (int32_t i = 1; i < n && rc == 0; i++) {
@@ -257,7 +209,9 @@ const struct sch_generator sch_gen = {
         .name = "gen",
         .summary = "alltoall: step i sends j -> (j+i) mod p, p-1 steps, any "
                    "ranks (003 3.3)",
-        .applies = gen_applies,
+        .doc = "alltoall.md",
+        .domain = {.colls = SCH_C(IR_ALLTOALL),
+                   .topos = SCH_TOPOS_ANY},
         .generate = gen_generate,
 };
 
@@ -301,22 +255,15 @@ static bool grid_of(const ir_machine *m, struct grid *g)
 
 /* REX halves every dimension down to one rank: power-of-two extents on a
  * mesh, torus, hypercube or switch. */
-static int rex_applies(const ir_machine *m, const ir_comm *c, char *why,
-                       size_t len)
+static int rex_fits(const struct sch_generator *g, const ir_machine *m,
+                    const ir_comm *c, char *why, size_t len)
 {
-	int rc = need_alltoall("rex", c, why, len);
-	if (rc)
-		return rc;
-	struct grid g;
+	(void)g, (void)c;
+	struct grid g2;
 	char sh[96];
-	describe(m, sh, sizeof sh);
-	if (!grid_of(m, &g)) {
-		snprintf(why, len,
-		         "rex halves one mesh, torus, hypercube or switch; "
-		         "this is a %s",
-		         sh);
-		return CCP_ENOTAPPLY;
-	}
+	sch_describe(m, sh, sizeof sh);
+	if (!grid_of(m, &g2))
+		return CCP_ENOTAPPLY; /* the domain has no HPAM */
 	if (m->topo == IR_SWITCH && !is_pow2(m->nranks)) {
 		snprintf(why, len,
 		         "rex needs a power-of-two number of ranks on a "
@@ -324,19 +271,18 @@ static int rex_applies(const ir_machine *m, const ir_comm *c, char *why,
 		         sh, (int)m->nranks);
 		return CCP_ENOTAPPLY;
 	}
-	for (int k = 0; k < g.nd; k++)
-		if (!is_pow2(g.ext[k])) { /* a mesh or torus: cubes have 2s */
+	for (int k = 0; k < g2.nd; k++)
+		if (!is_pow2(g2.ext[k])) { /* a mesh or torus: cubes have 2s */
 			shape(m, sh, sizeof sh);
 			snprintf(why, len,
 			         "rex needs a %s with power-of-two sides; this "
 			         "is %s and %d (dims[%d]) is not a power of "
 			         "two (pex_gen and gen work on any mesh)",
-			         ir_topo_name(m->topo), sh, (int)g.ext[k], k);
+			         ir_topo_name(m->topo), sh, (int)g2.ext[k], k);
 			return CCP_ENOTAPPLY;
 		}
 	return 0;
 }
-
 /* One REX step, 003 section 4.1: halving dimension k for the t-th time
  * (t >= 1).  Each rank exchanges with its mirror image in the other half
  * of its current range, u' = u XOR (w - 1) for a range of width w, and
@@ -394,7 +340,7 @@ static int rex_generate(const ir_machine *m, const ir_comm *c,
 	struct grid g;
 	ir_block *buf = NULL;
 	int32_t *span = NULL;
-	int rc = rex_applies(m, c, why, sizeof why);
+	int rc = sch_applies(&sch_rex, m, c, why, sizeof why);
 	plan_start(p, m, c, "rex");
 	if (rc)
 		goto out;
@@ -418,22 +364,25 @@ const struct sch_generator sch_rex = {
         .name = "rex",
         .summary = "alltoall: recursive exchange by mirror halving, lg p "
                    "steps of p/2 blocks, power-of-two sides (003 4.1)",
-        .applies = rex_applies,
+        .doc = "alltoall.md",
+        .domain = {.colls = SCH_C(IR_ALLTOALL),
+                   .topos = SCH_T(IR_MESH) | SCH_T(IR_TORUS) |
+                            SCH_T(IR_HYPERCUBE) | SCH_T(IR_SWITCH),
+                   .where = "with power-of-two extents, which it halves",
+                   .fits = rex_fits},
         .generate = rex_generate,
 };
 
 /* ---- IPEX, 003 section 4.2 ------------------------------------------ */
 
 /* IPEX works on rows and columns: a 1D or 2D mesh or torus. */
-static int ipex_applies(const ir_machine *m, const ir_comm *c, char *why,
-                        size_t len)
+static int ipex_fits(const struct sch_generator *g, const ir_machine *m,
+                     const ir_comm *c, char *why, size_t len)
 {
-	int rc = need_alltoall("ipex", c, why, len);
-	if (rc)
-		return rc;
-	if ((m->topo != IR_MESH && m->topo != IR_TORUS) || m->ndims > 2) {
+	(void)g, (void)c;
+	if (m->ndims > 2) {
 		char sh[96];
-		describe(m, sh, sizeof sh);
+		sch_describe(m, sh, sizeof sh);
 		snprintf(why, len,
 		         "ipex exchanges along rows and columns, so it needs a "
 		         "1D or 2D mesh or torus; this is a %s",
@@ -442,7 +391,6 @@ static int ipex_applies(const ir_machine *m, const ir_comm *c, char *why,
 	}
 	return 0;
 }
-
 /* 003 section 4.2, for row step i (and its q_r - 1 column steps) or, when
  * i == 0, the final column steps:
  *   row step i      (x,y) <-> (x^i, y), the r blocks for column x^i;
@@ -498,7 +446,7 @@ static int ipex_generate(const ir_machine *m, const ir_comm *c,
 {
 	char why[256];
 	ir_block *buf = NULL;
-	int rc = ipex_applies(m, c, why, sizeof why);
+	int rc = sch_applies(&sch_ipex, m, c, why, sizeof why);
 	plan_start(p, m, c, "ipex");
 	if (rc)
 		goto out;
@@ -522,6 +470,10 @@ const struct sch_generator sch_ipex = {
         .name = "ipex",
         .summary = "alltoall: indirect pairwise exchange, row steps then "
                    "column forwarding, p-1 steps (003 4.2)",
-        .applies = ipex_applies,
+        .doc = "alltoall.md",
+        .domain = {.colls = SCH_C(IR_ALLTOALL),
+                   .topos = SCH_T(IR_MESH) | SCH_T(IR_TORUS),
+                   .where = "1D or 2D (it exchanges along rows and columns)",
+                   .fits = ipex_fits},
         .generate = ipex_generate,
 };

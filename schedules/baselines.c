@@ -25,33 +25,19 @@
 
 /* Largest number of carried blocks a scatter_collect plan may have, and
  * of transfers a fibonacci plan may have: beyond that the plan would
- * take gigabytes, so applies refuses. */
+ * take gigabytes, so sc_fits and ft_fits refuse. */
 #define BL_MAX_ITEMS (INT64_C(1) << 25)
 
 /* ---- shared checks and helpers -------------------------------------- */
 
-/* 0 if c is a broadcast on a mesh with dimension-ordered routing; the
- * chain argument above needs straight X-then-Y-then-Z routes that never
- * leave the box, which only a mesh gives (a torus route may wrap around
- * outside a chain interval). */
-static int bl_mesh_bcast(const char *name, const ir_machine *m,
-                         const ir_comm *c, char *why, size_t len)
-{
-	if (c->coll != IR_BCAST) {
-		snprintf(why, len, "%s is a broadcast; this is a %s", name,
-		         ir_coll_name(c->coll));
-		return CCP_ENOTAPPLY;
-	}
-	if (m->topo != IR_MESH || m->routing != IR_ROUTE_DIM_ORDER) {
-		snprintf(why, len,
-		         "%s needs a mesh with dimension-order routing, whose "
-		         "lexicographic chain is contention-free (001 3.2.2); "
-		         "this machine is a %s",
-		         name, ir_topo_name(m->topo));
-		return CCP_ENOTAPPLY;
-	}
-	return 0;
-}
+/* Where the four apply: a broadcast on a mesh with dimension-ordered
+ * routing; the chain argument above needs straight X-then-Y-then-Z
+ * routes that never leave the box, which only a mesh gives (a torus
+ * route may wrap around outside a chain interval). */
+#define BL_DOMAIN                                                              \
+	.colls = SCH_C(IR_BCAST), .topos = SCH_T(IR_MESH),                     \
+	.routings = IR_RT(DIM_ORDER),                                          \
+	.where = "whose lexicographic chain is contention-free (001 3.2.2)"
 
 /* The dimension-ordered chain: map[i] is the rank at chain position i,
  * ranks sorted by (x, y, z) with x most significant (001 3.2.2, U-mesh's
@@ -126,12 +112,6 @@ void sch_umesh(struct sch_edges *E, const int32_t *map, int32_t lo, int32_t hi,
 
 /* ---- rd: recursive doubling / U-mesh broadcast ----------------------- */
 
-static int rd_applies(const ir_machine *m, const ir_comm *c, char *why,
-                      size_t len)
-{
-	return bl_mesh_bcast("rd", m, c, why, len);
-}
-
 /* RD over the whole chain from the root: ceil(log2 N) phases, one send
  * and one receive per rank and phase (001 3.2.4, 5.3). */
 static int rd_generate(const ir_machine *m, const ir_comm *c,
@@ -164,17 +144,12 @@ const struct sch_generator sch_rd = {
         .name = "rd",
         .summary = "broadcast: recursive doubling, U-mesh halving of the "
                    "lexicographic chain (ceil(lg N) phases, 001 5.3)",
-        .applies = rd_applies,
+        .doc = "baselines.md",
+        .domain = {BL_DOMAIN},
         .generate = rd_generate,
 };
 
 /* ---- dimensional broadcast ------------------------------------------ */
-
-static int dim_applies(const ir_machine *m, const ir_comm *c, char *why,
-                       size_t len)
-{
-	return bl_mesh_bcast("dimensional", m, c, why, len);
-}
 
 /* Dimensional broadcast (001 5.3, Figure 5.5): RD along the root's row,
  * then from every rank of that row along its column (then, in 3D, along
@@ -235,7 +210,8 @@ const struct sch_generator sch_dimensional = {
         .name = "dimensional",
         .summary = "broadcast: RD along the root's row, then along every "
                    "column (2n phases on 2^n x 2^n, 001 5.3)",
-        .applies = dim_applies,
+        .doc = "baselines.md",
+        .domain = {BL_DOMAIN},
         .generate = dim_generate,
 };
 
@@ -244,12 +220,10 @@ const struct sch_generator sch_dimensional = {
 /* Scatter-collect works on a 1D or 2D mesh (dims[2] == 1), with the
  * message cut into exactly one segment per rank: segment r is the piece
  * rank r receives in the scatter. */
-static int sc_applies(const ir_machine *m, const ir_comm *c, char *why,
-                      size_t len)
+static int sc_fits(const struct sch_generator *g, const ir_machine *m,
+                   const ir_comm *c, char *why, size_t len)
 {
-	int rc = bl_mesh_bcast("scatter_collect", m, c, why, len);
-	if (rc)
-		return rc;
+	(void)g;
 	if (m->dims[2] != 1) {
 		snprintf(why, len,
 		         "scatter_collect scatters and circulates along rows "
@@ -441,18 +415,18 @@ const struct sch_generator sch_scatter_collect = {
         .summary = "broadcast: scatter along the root's row and every "
                    "column, then ring collect in rows and columns "
                    "(segments = ranks; 2(2^n-1+n) phases, 001 Table 5.2)",
-        .applies = sc_applies,
+        .doc = "baselines.md",
+        .domain = {BL_DOMAIN, .fits = sc_fits},
         .generate = sc_generate,
 };
 
 /* ---- Fibonacci tree with segmentation k ------------------------------ */
 
-static int ft_applies(const ir_machine *m, const ir_comm *c, char *why,
-                      size_t len)
+/* Where the Fibonacci tree applies: a plan of reasonable size. */
+static int ft_fits(const struct sch_generator *g, const ir_machine *m,
+                   const ir_comm *c, char *why, size_t len)
 {
-	int rc = bl_mesh_bcast("fibonacci", m, c, why, len);
-	if (rc)
-		return rc;
+	(void)g;
 	int64_t k = c->segments > 0 ? c->segments : 1;
 	if ((int64_t)m->nranks * k > BL_MAX_ITEMS) {
 		snprintf(why, len,
@@ -597,6 +571,7 @@ const struct sch_generator sch_fibonacci = {
         .name = "fibonacci",
         .summary = "broadcast: Fibonacci tree, k = segments pipelined on "
                    "the lexicographic chain (t(P,k) phases, 001 5.3)",
-        .applies = ft_applies,
+        .doc = "baselines.md",
+        .domain = {BL_DOMAIN, .fits = ft_fits},
         .generate = ft_generate,
 };

@@ -22,7 +22,6 @@
  * messages of a phase stay link-disjoint, and every rank still sends and
  * receives at most one message per phase.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,24 +98,6 @@ static void halve(struct walk *w, int *lo, int *hi, int *h, uint32_t phase)
 	lo[d] = save_lo;
 }
 
-static int binomial_applies(const ir_machine *m, const ir_comm *c, char *why,
-                            size_t len)
-{
-	if (c->coll != IR_BCAST && c->coll != IR_REDUCE) {
-		snprintf(why, len,
-		         "binomial is a broadcast or reduce; this is a %s",
-		         ir_coll_name(c->coll));
-		return CCP_ENOTAPPLY;
-	}
-	if (m->topo == IR_HPAM) {
-		snprintf(why, len,
-		         "binomial halves a single mesh, torus, hypercube or "
-		         "switch; this machine is a two-level HPAM");
-		return CCP_ENOTAPPLY;
-	}
-	return 0;
-}
-
 static int binomial_generate(const ir_machine *m, const ir_comm *c,
                              const struct sch_options *o, ir_plan *p)
 {
@@ -158,6 +139,10 @@ const struct sch_generator sch_binomial = {
         .summary = "broadcast and reduce: binomial tree by recursive "
                    "halving of the machine (lg N phases on power-of-two "
                    "machines)",
-        .applies = binomial_applies,
+        .doc = "verifier.md",
+        .domain = {.colls = SCH_C(IR_BCAST) | SCH_C(IR_REDUCE),
+                   .topos = SCH_T(IR_MESH) | SCH_T(IR_TORUS) |
+                            SCH_T(IR_HYPERCUBE) | SCH_T(IR_SWITCH),
+                   .where = "which it halves as one box"},
         .generate = binomial_generate,
 };

@@ -1869,42 +1869,7 @@ out:
  * needs only the port model, the others also the routing function,
  * which every topology has.  Other collectives have their own
  * generators (their blocks are not one message per matrix entry). */
-static int col_applies(const char *name, const ir_machine *m, const ir_comm *c,
-                       char *why, size_t len)
-{
-	if (c->coll != IR_IRREGULAR) {
-		snprintf(why, len,
-		         "%s schedules the messages of an irregular matrix; "
-		         "this is a %s",
-		         name, ir_coll_name(c->coll));
-		return CCP_ENOTAPPLY;
-	}
-	if (!c->matrix || c->matrix->n != m->nranks) {
-		snprintf(why, len,
-		         "%s: the matrix has %ld ranks, the machine %ld", name,
-		         c->matrix ? (long)c->matrix->n : 0L, (long)m->nranks);
-		return CCP_ENOTAPPLY;
-	}
-	return 0;
-}
-
-static int color_applies(const ir_machine *m, const ir_comm *c, char *why,
-                         size_t len)
-{
-	return col_applies("color", m, c, why, len);
-}
-
-static int link_aware_applies(const ir_machine *m, const ir_comm *c, char *why,
-                              size_t len)
-{
-	return col_applies("link_aware", m, c, why, len);
-}
-
-static int sized_applies(const ir_machine *m, const ir_comm *c, char *why,
-                         size_t len)
-{
-	return col_applies("sized", m, c, why, len);
-}
+#define COL_DOMAIN {.colls = SCH_C(IR_IRREGULAR), .topos = SCH_TOPOS_ANY}
 
 /* color may leave links contended; under `contention: forbid` its phases
  * are split (schedules/split.c). */
@@ -1934,7 +1899,8 @@ const struct sch_generator sch_color = {
         .summary = "irregular: optimal node-contention-free schedule, "
                    "bipartite edge colouring in exactly ceil(Delta/ports) "
                    "phases; links may contend",
-        .applies = color_applies,
+        .doc = "coloring.md",
+        .domain = COL_DOMAIN,
         .generate = color_generate,
 };
 
@@ -1942,7 +1908,8 @@ const struct sch_generator sch_link_aware = {
         .name = "link_aware",
         .summary = "irregular: no node or link contention, congested "
                    "messages first fit, near max(Delta/ports, link load)",
-        .applies = link_aware_applies,
+        .doc = "coloring.md",
+        .domain = COL_DOMAIN,
         .generate = link_aware_generate,
 };
 
@@ -1950,6 +1917,7 @@ const struct sch_generator sch_sized = {
         .name = "sized",
         .summary = "irregular: no node or link contention, messages of "
                    "similar size share phases (cost tau + M*phi, 004)",
-        .applies = sized_applies,
+        .doc = "coloring.md",
+        .domain = COL_DOMAIN,
         .generate = sized_generate,
 };

@@ -448,8 +448,6 @@ static const struct edn_base edn_base445 = {
 	.seed = {{0, 2, 5, 7}, {1, 2, 4, 6}},
 };
 
-/* The 2D shapes with a base block (for the applies message). */
-#define EDN_SHAPES_2D "W and H each 4, 5, 6 or 7 times a power of two"
 
 /* The base blocks, looked up by extent. */
 static const struct edn_base *const edn_bases[] = {
@@ -763,7 +761,7 @@ struct edn_shape {
 static bool edn_shape(const ir_machine *m, struct edn_shape *s)
 {
 	if (m->topo != IR_MESH || m->routing != IR_ROUTE_DIM_ORDER ||
-	    m->ports != IR_PORTS_ALL)
+	    !sch_all_port(m))
 		return false;
 	int nd = m->ndims;
 	while (nd > 1 && m->dims[nd - 1] == 1)
@@ -1018,50 +1016,15 @@ int sch__edn_step_range(const ir_machine *m, int *min_startup, int *max_startup,
 	return rc;
 }
 
-/* Where EDN applies: a broadcast on a machine edn_shape accepts.  The
- * message says exactly which shapes those are. */
-static int edn_applies(const ir_machine *m, const ir_comm *c, char *why,
-                       size_t len)
+/* The rest of where EDN applies: a shape edn_shape accepts (its words
+ * are the domain's `where`). */
+static int edn_fits(const struct sch_generator *g, const ir_machine *m,
+                    const ir_comm *c, char *why, size_t len)
 {
 	struct edn_shape s;
-	if (c->coll != IR_BCAST) {
-		snprintf(why, len, "edn is a broadcast; this is a %s",
-		         ir_coll_name(c->coll));
-		return CCP_ENOTAPPLY;
-	}
-	if (edn_shape(m, &s))
-		return 0;
-	char shape[80];
-	size_t at = 0;
-	if (m->topo == IR_MESH || m->topo == IR_TORUS) {
-		int nd = m->ndims;
-		while (nd > 1 && m->dims[nd - 1] == 1)
-			nd--;
-		at += (size_t)snprintf(shape, sizeof shape, "a ");
-		for (int d = 0; d < nd; d++)
-			at += (size_t)snprintf(shape + at, sizeof shape - at,
-			                       "%s%d", d ? "x" : "",
-			                       m->dims[d]);
-		at += (size_t)snprintf(shape + at, sizeof shape - at, " %s",
-		                       ir_topo_name(m->topo));
-	} else {
-		at += (size_t)snprintf(shape, sizeof shape, "a %s",
-		                       ir_topo_name(m->topo));
-	}
-	if (m->ports != IR_PORTS_ALL)
-		snprintf(shape + at, sizeof shape - at, " with %d-port nodes",
-		         m->ports);
-	else if (m->routing != IR_ROUTE_DIM_ORDER)
-		snprintf(shape + at, sizeof shape - at, " with %s routing",
-		         ir_routing_name(m->routing));
-	snprintf(why, len,
-	         "edn needs an all-port mesh with dimension-order routing, "
-	         "either 2D W x H with %s, or 3D n x n x Z with n = 4*2^k "
-	         "and Z = 4*3^m or 5*3^m; this machine is %s",
-	         EDN_SHAPES_2D, shape);
-	return CCP_ENOTAPPLY;
+	(void)g, (void)c, (void)why, (void)len;
+	return edn_shape(m, &s) ? 0 : CCP_ENOTAPPLY;
 }
-
 static int edn_generate(const ir_machine *m, const ir_comm *c,
                         const struct sch_options *o, ir_plan *p)
 {
@@ -1115,6 +1078,14 @@ const struct sch_generator sch_edn = {
                    "meshes (001 §3.3-3.4): 2D (bx*2^kx) x (by*2^ky), "
                    "bx, by = 4..7 (k+3 to k+4 phases when square); 3D "
                    "(4*2^k)^2 x (4 or 5)*3^m (k+m+4 phases)",
-        .applies = edn_applies,
+        .doc = "edn-mesh.md",
+        .domain = {.colls = SCH_C(IR_BCAST),
+                   .topos = SCH_T(IR_MESH),
+                   .routings = IR_RT(DIM_ORDER),
+                   .ports = SCH_PORTS_ALL,
+                   .where = "either 2D W x H with W and H each 4, 5, 6 "
+                            "or 7 times a power of two, or 3D n x n x Z "
+                            "with n = 4*2^k and Z = 4*3^m or 5*3^m",
+                   .fits = edn_fits},
         .generate = edn_generate,
 };

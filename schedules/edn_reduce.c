@@ -98,74 +98,36 @@ static int32_t red_map(const ir_machine *from, const ir_machine *to, int32_t r)
 	return ir_rank_of(to, b);
 }
 
-/* "a 6x5 mesh" or "a 8x8x12 mesh with 1-port nodes", for messages. */
-static void red_shape(const ir_machine *m, char *buf, size_t len)
+/* The rest of where the reversed broadcast applies (the domain says a
+ * mesh with dimension-ordered routing, which the lemma needs for unique
+ * reversible routes): an EDN broadcast on the transposed mesh. */
+static int red_fits(const struct sch_generator *g, const ir_machine *m,
+                    const ir_comm *c, char *why, size_t len)
 {
-	int nd = m->topo == IR_MESH || m->topo == IR_TORUS ? red_ndims(m) : 0;
-	size_t at = (size_t)snprintf(buf, len, "a ");
-	for (int d = 0; d < nd && at < len; d++)
-		at += (size_t)snprintf(buf + at, len - at, "%s%d", d ? "x" : "",
-		                       m->dims[d]);
-	if (at < len)
-		at += (size_t)snprintf(buf + at, len - at, "%s%s",
-		                       nd ? " " : "", ir_topo_name(m->topo));
-	if (at < len && m->ports != IR_PORTS_ALL)
-		snprintf(buf + at, len - at, " with %d-port nodes", m->ports);
-}
-
-/* Where the reversed broadcast applies: the collective, a mesh with
- * dimension-ordered routing (the lemma needs unique reversible routes),
- * and an EDN broadcast on the transposed mesh. */
-static int red_applies(const char *name, enum ir_coll want, const ir_machine *m,
-                       const ir_comm *c, char *why, size_t len)
-{
-	char shape[80], ewhy[256];
-	if (c->coll != want) {
-		snprintf(why, len, "%s is a %s; this is a %s", name,
-		         ir_coll_name(want), ir_coll_name(c->coll));
-		return CCP_ENOTAPPLY;
-	}
-	red_shape(m, shape, sizeof shape);
-	if (m->topo != IR_MESH || m->routing != IR_ROUTE_DIM_ORDER) {
-		snprintf(why, len,
-		         "%s reverses the edn broadcast, which needs a mesh "
-		         "with dimension-order routing; this %s is on %s",
-		         name, ir_coll_name(c->coll), shape);
-		return CCP_ENOTAPPLY;
-	}
+	const char *name = g->name;
+	char shape[128], ewhy[256];
 	ir_machine t = red_transposed(m);
 	ir_comm bc = {.coll = IR_BCAST, .bytes = 1, .segments = 1};
 	bc.root = c->root >= 0 && c->root < m->nranks ? red_map(m, &t, c->root)
 	                                              : 0;
-	if (sch_edn.applies(&t, &bc, ewhy, sizeof ewhy) == 0)
+	if (sch_applies(&sch_edn, &t, &bc, ewhy, sizeof ewhy) == 0)
 		return 0;
 	/* keep what edn needs, drop its description of the transposed
 	 * machine: ours names the machine the user gave */
 	char *tail = strstr(ewhy, "; this machine is");
 	if (tail)
 		*tail = '\0';
+	sch_describe(m, shape, sizeof shape);
 	int w = snprintf(why, len,
 	                 "%s needs edn on the transposed mesh; this %s is on "
-	                 "%s, and %s",
+	                 "a %s, and %s",
 	                 name, ir_coll_name(c->coll), shape, ewhy);
 	if (w < 0 || (size_t)w >= len) /* too long for the caller: short */
 		snprintf(why, len,
 		         "%s needs a mesh whose transpose has an edn broadcast "
-		         "(see edn); this %s is on %s",
+		         "(see edn); this %s is on a %s",
 		         name, ir_coll_name(c->coll), shape);
 	return CCP_ENOTAPPLY;
-}
-
-static int edn_reduce_applies(const ir_machine *m, const ir_comm *c, char *why,
-                              size_t len)
-{
-	return red_applies("edn_reduce", IR_REDUCE, m, c, why, len);
-}
-
-static int edn_gather_applies(const ir_machine *m, const ir_comm *c, char *why,
-                              size_t len)
-{
-	return red_applies("edn_gather", IR_GATHER, m, c, why, len);
 }
 
 /* The broadcast tree of M', pruned to first deliveries (see the
@@ -259,9 +221,8 @@ static int red_generate(const ir_machine *m, const ir_comm *c,
 	ir_block *blocks = NULL;
 	struct sch_edges E = {0};
 	ir_plan_init(p, m, c, gather ? "edn_gather" : "edn_reduce");
-	if ((rc = red_applies(gather ? "edn_gather" : "edn_reduce",
-	                      gather ? IR_GATHER : IR_REDUCE, m, c, why,
-	                      sizeof why)) != 0 ||
+	if ((rc = sch_applies(gather ? &sch_edn_gather : &sch_edn_reduce, m, c,
+	                      why, sizeof why)) != 0 ||
 	    c->root < 0 || c->root >= n)
 		return CCP_ENOTAPPLY;
 	ir_machine t = red_transposed(m);
@@ -327,7 +288,14 @@ const struct sch_generator sch_edn_reduce = {
         .summary = "reduce: the edn broadcast of the transposed mesh run "
                    "backwards, contention-free (001 §3.5, k+3 to k+4 "
                    "phases on (b*2^k)^2 meshes, b = 4..7)",
-        .applies = edn_reduce_applies,
+        .doc = "edn-reduce.md",
+        .domain = {.colls = SCH_C(IR_REDUCE),
+                   .topos = SCH_T(IR_MESH),
+                   .routings = IR_RT(DIM_ORDER),
+                   .ports = SCH_PORTS_ALL,
+                   .where = "whose transpose has an edn broadcast (see "
+                            "edn)",
+                   .fits = red_fits},
         .generate = edn_reduce_generate,
 };
 
@@ -336,6 +304,13 @@ const struct sch_generator sch_edn_gather = {
         .summary = "gather: the edn broadcast of the transposed mesh run "
                    "backwards, each rank forwarding its subtree's blocks "
                    "(001 §3.5)",
-        .applies = edn_gather_applies,
+        .doc = "edn-reduce.md",
+        .domain = {.colls = SCH_C(IR_GATHER),
+                   .topos = SCH_T(IR_MESH),
+                   .routings = IR_RT(DIM_ORDER),
+                   .ports = SCH_PORTS_ALL,
+                   .where = "whose transpose has an edn broadcast (see "
+                            "edn)",
+                   .fits = red_fits},
         .generate = edn_gather_generate,
 };

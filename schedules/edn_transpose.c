@@ -95,53 +95,17 @@ static bool edn_is_pow2_square(const ir_machine *m, int *k)
 	return true;
 }
 
-static int edn_transpose_applies(const ir_machine *m, const ir_comm *c,
-                                 char *why, size_t len)
+/* The rest of where it applies: a 2^k x 2^k mesh (the domain's words;
+ * all-port, because a diagonal node sends to and receives from up to
+ * its four neighbouring lines in one phase). */
+static int edn_transpose_fits(const struct sch_generator *g,
+                              const ir_machine *m, const ir_comm *c, char *why,
+                              size_t len)
 {
 	int k;
-	if (c->coll != IR_TRANSPOSE) {
-		snprintf(why, len, "edn_transpose is a transpose; this is a %s",
-		         ir_coll_name(c->coll));
-		return CCP_ENOTAPPLY;
-	}
-	if (!edn_is_pow2_square(m, &k)) {
-		char mw[64];
-		if ((m->topo == IR_MESH || m->topo == IR_TORUS) &&
-		    m->ndims == 3)
-			snprintf(mw, sizeof mw, "%dx%dx%d %s", m->dims[0],
-			         m->dims[1], m->dims[2], ir_topo_name(m->topo));
-		else if (m->topo == IR_MESH || m->topo == IR_TORUS)
-			snprintf(mw, sizeof mw, "%dx%d %s", m->dims[0],
-			         m->dims[1], ir_topo_name(m->topo));
-		else
-			snprintf(mw, sizeof mw, "%s", ir_topo_name(m->topo));
-		snprintf(why, len,
-		         "edn_transpose folds 4x4 blocks of a 2^k x 2^k mesh, "
-		         "k >= 1 (001 section 3.6); this machine is a %s",
-		         mw);
-		return CCP_ENOTAPPLY;
-	}
-	if (m->routing != IR_ROUTE_DIM_ORDER) {
-		snprintf(why, len,
-		         "edn_transpose relies on X-Y routing; this machine "
-		         "routes %s",
-		         ir_routing_name(m->routing));
-		return CCP_ENOTAPPLY;
-	}
-	/* a diagonal node sends to, and receives from, up to its four
-	 * neighbouring lines in one phase; a mesh rank has at most 4 links,
-	 * so 4 ports are all-port */
-	if (m->ports != IR_PORTS_ALL && m->ports < 4) {
-		snprintf(why, len,
-		         "edn_transpose is all-port: a diagonal node sends and "
-		         "receives up to 4 messages a phase (001 section 3.6); "
-		         "this machine has %d port%s",
-		         m->ports, m->ports == 1 ? "" : "s");
-		return CCP_ENOTAPPLY;
-	}
-	return 0;
+	(void)g, (void)c, (void)why, (void)len;
+	return edn_is_pow2_square(m, &k) ? 0 : CCP_ENOTAPPLY;
 }
-
 /* Where the block of origin (x0,y0), now at (*x,*y), goes in phase ph:
  * moves (*x,*y) and returns true if it moves. */
 static bool edn_step(const struct edn_shape *s, int x0, int y0, int ph, int *x,
@@ -255,6 +219,13 @@ const struct sch_generator sch_edn_transpose = {
         .summary = "transpose: 4x4 folds through diagonal EDNs on a 2^k x "
                    "2^k all-port mesh, k phases, contention-free for even "
                    "k (001 section 3.6)",
-        .applies = edn_transpose_applies,
+        .doc = "edn-transpose.md",
+        .domain = {.colls = SCH_C(IR_TRANSPOSE),
+                   .topos = SCH_T(IR_MESH),
+                   .routings = IR_RT(DIM_ORDER),
+                   .ports = SCH_PORTS_ALL,
+                   .where = "2^k x 2^k with k >= 1, whose 4x4 blocks it "
+                            "folds (001 section 3.6)",
+                   .fits = edn_transpose_fits},
         .generate = edn_transpose_generate,
 };

@@ -326,42 +326,20 @@ static int multicast(struct build *b, int p2)
 
 /* ---- generators ---------------------------------------------------------- */
 
-static int hpam_applies(const char *name, bool mc, const ir_machine *m,
-                        const ir_comm *c, char *why, size_t len)
+/* The rest of where they apply: the root in level 1. */
+static int hpam_fits(const struct sch_generator *g, const ir_machine *m,
+                     const ir_comm *c, char *why, size_t len)
 {
-	if (m->topo != IR_HPAM) {
-		snprintf(why, len,
-		         "%s needs a two-level HPAM machine; this is a %s",
-		         name, ir_topo_name(m->topo));
-		return CCP_ENOTAPPLY;
-	}
-	if (c->coll != IR_BCAST && c->coll != IR_SCATTER &&
-	    c->coll != IR_GATHER) {
-		snprintf(why, len,
-		         "%s is a broadcast, scatter or gather; this is a %s",
-		         name, ir_coll_name(c->coll));
-		return CCP_ENOTAPPLY;
-	}
 	int n1 = m->levels[0][0] * m->levels[0][1];
 	if (c->root < 0 || c->root >= n1) {
 		snprintf(why, len,
 		         "%s needs the root in level 1 (ranks 0..%d); root %d "
 		         "is in level 2",
-		         name, n1 - 1, (int)c->root);
-		return CCP_ENOTAPPLY;
-	}
-	if (mc && c->coll == IR_GATHER) {
-		snprintf(why, len,
-		         "%s cannot gather: a multicast gather needs an "
-		         "inter-level router that combines messages (000 "
-		         "section 5), which plans cannot express; use "
-		         "hpam_hybrid",
-		         name);
+		         g->name, n1 - 1, (int)c->root);
 		return CCP_ENOTAPPLY;
 	}
 	return 0;
 }
-
 /* Build the plan: search the partition, find the transfers, sort them
  * into phases (reversed, from destination to source, for gather). */
 static int hpam_generate(const char *name, bool mc, const ir_machine *m,
@@ -369,7 +347,8 @@ static int hpam_generate(const char *name, bool mc, const ir_machine *m,
                          ir_plan *p)
 {
 	char why[160];
-	int rc = hpam_applies(name, mc, m, c, why, sizeof why);
+	int rc = sch_applies(mc ? &sch_hpam_multicast : &sch_hpam_hybrid, m, c,
+	                     why, sizeof why);
 	ir_plan_init(p, m, c, name);
 	if (rc)
 		return rc;
@@ -404,18 +383,6 @@ out:
 	return rc;
 }
 
-static int hybrid_applies(const ir_machine *m, const ir_comm *c, char *why,
-                          size_t len)
-{
-	return hpam_applies("hpam_hybrid", false, m, c, why, len);
-}
-
-static int multicast_applies(const ir_machine *m, const ir_comm *c, char *why,
-                             size_t len)
-{
-	return hpam_applies("hpam_multicast", true, m, c, why, len);
-}
-
 static int hybrid_generate(const ir_machine *m, const ir_comm *c,
                            const struct sch_options *o, ir_plan *p)
 {
@@ -433,7 +400,11 @@ const struct sch_generator sch_hpam_hybrid = {
         .summary = "HPAM broadcast/scatter/gather: brute-force inter-level "
                    "sends to p2 x q2 sub-mesh roots, then binary trees "
                    "(000 eqs. 5, 7, 10, 12)",
-        .applies = hybrid_applies,
+        .doc = "hpam.md",
+        .domain = {.colls = SCH_C(IR_BCAST) | SCH_C(IR_SCATTER) |
+                            SCH_C(IR_GATHER),
+                   .topos = SCH_T(IR_HPAM),
+                   .fits = hpam_fits},
         .generate = hybrid_generate,
 };
 
@@ -442,6 +413,15 @@ const struct sch_generator sch_hpam_multicast = {
         .summary = "HPAM broadcast/scatter: replicated inter-level sends "
                    "to p2 x 1 sub-mesh roots, then column trees "
                    "(000 eqs. 6, 8, 11, 14)",
-        .applies = multicast_applies,
+        .doc = "hpam.md",
+        .domain = {.colls = SCH_C(IR_BCAST) | SCH_C(IR_SCATTER),
+                   .topos = SCH_T(IR_HPAM),
+                   .refused = {[IR_GATHER] =
+                                       "a multicast gather needs an "
+                                       "inter-level router that combines "
+                                       "messages (000 section 5), which "
+                                       "plans cannot express: use "
+                                       "hpam_hybrid"},
+                   .fits = hpam_fits},
         .generate = multicast_generate,
 };

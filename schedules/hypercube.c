@@ -43,62 +43,11 @@ static int bit_count(uint32_t x)
 	return k;
 }
 
-/* One line describing the machine, for the reasons applies gives. */
-static void describe(const ir_machine *m, char *buf, size_t len)
+/* The rest of where they apply: a plan of at most (N - 1) x segments
+ * blocks, which fits the plan's 32-bit counters. */
+static int cube_fits(const struct sch_generator *g, const ir_machine *m,
+                     const ir_comm *c, char *why, size_t len)
 {
-	char ports[32];
-	if (m->ports == IR_PORTS_ALL)
-		snprintf(ports, sizeof ports, "all-port");
-	else if (m->ports == 1)
-		snprintf(ports, sizeof ports, "one-port");
-	else
-		snprintf(ports, sizeof ports, "%d-port", m->ports);
-	switch (m->topo) {
-	case IR_MESH:
-	case IR_TORUS:
-		if (m->ndims == 1)
-			snprintf(buf, len, "a %d %s", m->dims[0],
-			         ir_topo_name(m->topo));
-		else if (m->ndims == 2)
-			snprintf(buf, len, "a %dx%d %s", m->dims[0], m->dims[1],
-			         ir_topo_name(m->topo));
-		else
-			snprintf(buf, len, "a %dx%dx%d %s", m->dims[0],
-			         m->dims[1], m->dims[2], ir_topo_name(m->topo));
-		break;
-	case IR_HYPERCUBE:
-		snprintf(buf, len, "a %s %d-cube", ports, m->ndims);
-		break;
-	case IR_HPAM:
-		snprintf(buf, len, "a two-level HPAM");
-		break;
-	case IR_SWITCH:
-		snprintf(buf, len, "a switch of %d ports", m->dims[0]);
-		break;
-	}
-}
-
-/* Common checks: a broadcast on a hypercube, with the ports the
- * algorithm needs (need_ports 0: any; otherwise all-port or at least
- * n ports), and a plan of at most blocks_per_edge * (N - 1) blocks that
- * fits the plan's 32-bit counters.  0 or CCP_ENOTAPPLY with why. */
-static int cube_applies(const char *name, const ir_machine *m, const ir_comm *c,
-                        bool need_all_port, char *why, size_t len)
-{
-	char what[96];
-	if (c->coll != IR_BCAST) {
-		snprintf(why, len, "%s is a broadcast; this is a %s", name,
-		         ir_coll_name(c->coll));
-		return CCP_ENOTAPPLY;
-	}
-	describe(m, what, sizeof what);
-	if (m->topo != IR_HYPERCUBE ||
-	    (need_all_port && m->ports != IR_PORTS_ALL &&
-	     m->ports < m->ndims)) {
-		snprintf(why, len, "%s needs %s hypercube; this machine is %s",
-		         name, need_all_port ? "an all-port" : "a", what);
-		return CCP_ENOTAPPLY;
-	}
 	/* every non-root rank receives every segment once: one block each */
 	uint64_t nseg = c->segments > 0 ? (uint64_t)c->segments : 1;
 	uint64_t nblocks = ((uint64_t)m->nranks - 1) * nseg;
@@ -107,7 +56,7 @@ static int cube_applies(const char *name, const ir_machine *m, const ir_comm *c,
 		        why, len,
 		        "%s would carry (2^%d - 1) x %llu segment blocks, more "
 		        "than a plan holds (2^32 - 1)",
-		        name, m->ndims, (unsigned long long)nseg);
+		        g->name, m->ndims, (unsigned long long)nseg);
 		return CCP_ENOTAPPLY;
 	}
 	return 0;
@@ -124,12 +73,6 @@ static ir_block *all_segments(const ir_comm *c, int32_t nseg)
 }
 
 /* ---- sbt: spanning binomial tree, one-port -------------------------- */
-
-static int sbt_applies(const ir_machine *m, const ir_comm *c, char *why,
-                       size_t len)
-{
-	return cube_applies("sbt", m, c, false, why, len);
-}
 
 /* Phase j crosses dimension n-1-j: every rank that holds the message
  * (the root xor any pattern of the dimensions above) sends it across.
@@ -168,10 +111,12 @@ out_free_blocks:
 
 /* ---- hokao: all-port, link-disjoint e-cube routes per phase ---------- */
 
-static int hokao_applies(const ir_machine *m, const ir_comm *c, char *why,
-                         size_t len)
+/* Where hokao applies: cube_fits, and a machine its search finishes
+ * on. */
+static int hokao_fits(const struct sch_generator *g, const ir_machine *m,
+                      const ir_comm *c, char *why, size_t len)
 {
-	int rc = cube_applies("hokao", m, c, true, why, len);
+	int rc = cube_fits(g, m, c, why, len);
 	if (rc == 0 && m->ndims > HOKAO_MAX_DIM) {
 		snprintf(
 		        why, len,
@@ -182,7 +127,6 @@ static int hokao_applies(const ir_machine *m, const ir_comm *c, char *why,
 	}
 	return rc;
 }
-
 /* State of the greedy, in labels relative to the root (x = T xor S);
  * xor with S is a cube automorphism that keeps e-cube routes'
  * bit order, so disjointness does not depend on the root. */
@@ -324,12 +268,6 @@ out_free:
 
 /* ---- reptree: the pipelined replication tree ------------------------ */
 
-static int reptree_applies(const ir_machine *m, const ir_comm *c, char *why,
-                           size_t len)
-{
-	return cube_applies("reptree", m, c, true, why, len);
-}
-
 /* A tree edge parent -> child, with the child's depth (its level). */
 struct rt_edge {
 	int depth;
@@ -405,7 +343,10 @@ const struct sch_generator sch_sbt = {
         .name = "sbt",
         .summary = "broadcast: one-port spanning binomial tree on a "
                    "hypercube (n phases, 002 ref. [6])",
-        .applies = sbt_applies,
+        .doc = "hypercube.md",
+        .domain = {.colls = SCH_C(IR_BCAST),
+                   .topos = SCH_T(IR_HYPERCUBE),
+                   .fits = cube_fits},
         .generate = sbt_generate,
 };
 
@@ -414,7 +355,11 @@ const struct sch_generator sch_hokao = {
         .summary = "broadcast: all-port hypercube, each holder sends to up "
                    "to n ranks over link-disjoint e-cube routes per phase "
                    "(after Ho-Kao, 002 eq. 1)",
-        .applies = hokao_applies,
+        .doc = "hypercube.md",
+        .domain = {.colls = SCH_C(IR_BCAST),
+                   .topos = SCH_T(IR_HYPERCUBE),
+                   .ports = SCH_PORTS_ALL,
+                   .fits = hokao_fits},
         .generate = hokao_generate,
 };
 
@@ -422,6 +367,10 @@ const struct sch_generator sch_reptree = {
         .name = "reptree",
         .summary = "broadcast: replication tree, segments pipelined down "
                    "an all-port hypercube (n + m - 1 phases, 002)",
-        .applies = reptree_applies,
+        .doc = "hypercube.md",
+        .domain = {.colls = SCH_C(IR_BCAST),
+                   .topos = SCH_T(IR_HYPERCUBE),
+                   .ports = SCH_PORTS_ALL,
+                   .fits = cube_fits},
         .generate = reptree_generate,
 };

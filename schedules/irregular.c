@@ -550,28 +550,6 @@ int sch_irregular(const ir_machine *m, const ir_matrix *x, enum sch_irr_alg alg,
 
 /* ---- generator table entries (schedules/sched.h) ---------------------- */
 
-/* Where the irregular schedulers apply: an irregular pattern whose matrix
- * matches the machine; any topology, routing and port model (they use
- * one send and one receive per rank and phase, which every model
- * allows). */
-static int irr_applies(const char *name, const ir_machine *m, const ir_comm *c,
-                       char *why, size_t len)
-{
-	if (c->coll != IR_IRREGULAR) {
-		snprintf(why, len,
-		         "%s schedules an irregular pattern; this is a %s",
-		         name, ir_coll_name(c->coll));
-		return CCP_ENOTAPPLY;
-	}
-	if (!c->matrix || c->matrix->n != m->nranks) {
-		snprintf(why, len,
-		         "%s: the matrix has %ld ranks, the machine %ld", name,
-		         c->matrix ? (long)c->matrix->n : 0L, (long)m->nranks);
-		return CCP_ENOTAPPLY;
-	}
-	return 0;
-}
-
 /* Generate with alg; under `contention: forbid`, a plan that may contend
  * (AC, LP off the hypercube, RS_N) is split into contention-free
  * sub-phases. */
@@ -588,13 +566,9 @@ static int irr_generate(enum sch_irr_alg alg, const ir_machine *m,
 	return rc;
 }
 
-/* One applies/generate pair per algorithm, as the table needs. */
-static int ac_applies(const ir_machine *m, const ir_comm *c, char *why,
-                      size_t len)
-{
-	return irr_applies("ac", m, c, why, len);
-}
-
+/* One generate function per algorithm, as the table needs.  They apply
+ * to an irregular pattern on any topology, routing and port model (one
+ * send and one receive per rank and phase, which every model allows). */
 static int ac_generate(const ir_machine *m, const ir_comm *c,
                        const struct sch_options *o, ir_plan *p)
 {
@@ -605,15 +579,10 @@ const struct sch_generator sch_ac = {
         .name = "ac",
         .summary = "irregular: every message in one phase; nodes and links may "
                    "contend (004 Fig. 1)",
-        .applies = ac_applies,
+        .doc = "irregular.md",
+        .domain = {.colls = SCH_C(IR_IRREGULAR), .topos = SCH_TOPOS_ANY},
         .generate = ac_generate,
 };
-
-static int lp_applies(const ir_machine *m, const ir_comm *c, char *why,
-                      size_t len)
-{
-	return irr_applies("lp", m, c, why, len);
-}
 
 static int lp_generate(const ir_machine *m, const ir_comm *c,
                        const struct sch_options *o, ir_plan *p)
@@ -625,15 +594,10 @@ const struct sch_generator sch_lp = {
         .name = "lp",
         .summary = "irregular: XOR pairwise exchanges i <-> i^k, up to n-1 "
                    "phases; contention-free on a hypercube (004 Fig. 2)",
-        .applies = lp_applies,
+        .doc = "irregular.md",
+        .domain = {.colls = SCH_C(IR_IRREGULAR), .topos = SCH_TOPOS_ANY},
         .generate = lp_generate,
 };
-
-static int rs_n_applies(const ir_machine *m, const ir_comm *c, char *why,
-                        size_t len)
-{
-	return irr_applies("rs_n", m, c, why, len);
-}
 
 static int rs_n_generate(const ir_machine *m, const ir_comm *c,
                          const struct sch_options *o, ir_plan *p)
@@ -645,15 +609,10 @@ const struct sch_generator sch_rs_n = {
         .name = "rs_n",
         .summary = "irregular: randomised partial permutations, no node "
                    "contention (004 Fig. 3)",
-        .applies = rs_n_applies,
+        .doc = "irregular.md",
+        .domain = {.colls = SCH_C(IR_IRREGULAR), .topos = SCH_TOPOS_ANY},
         .generate = rs_n_generate,
 };
-
-static int rs_nl_applies(const ir_machine *m, const ir_comm *c, char *why,
-                         size_t len)
-{
-	return irr_applies("rs_nl", m, c, why, len);
-}
 
 static int rs_nl_generate(const ir_machine *m, const ir_comm *c,
                           const struct sch_options *o, ir_plan *p)
@@ -666,6 +625,7 @@ const struct sch_generator sch_rs_nl = {
         .summary =
                 "irregular: randomised, no node or link contention, pairwise "
                 "exchanges first (004 Fig. 4)",
-        .applies = rs_nl_applies,
+        .doc = "irregular.md",
+        .domain = {.colls = SCH_C(IR_IRREGULAR), .topos = SCH_TOPOS_ANY},
         .generate = rs_nl_generate,
 };

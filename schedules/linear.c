@@ -4,21 +4,7 @@
  * contention on any machine.  The baseline every scatter is measured
  * against, and the "brute force" of 000.
  */
-#include <stdio.h>
-
 #include "sched.h"
-
-static int linear_applies(const ir_machine *m, const ir_comm *c, char *why,
-                          size_t len)
-{
-	(void)m;
-	if (c->coll != IR_SCATTER) {
-		snprintf(why, len, "linear is a scatter; this is a %s",
-		         ir_coll_name(c->coll));
-		return CCP_ENOTAPPLY;
-	}
-	return 0;
-}
 
 static int linear_generate(const ir_machine *m, const ir_comm *c,
                            const struct sch_options *o, ir_plan *p)
@@ -41,6 +27,6 @@ static int linear_generate(const ir_machine *m, const ir_comm *c,
 const struct sch_generator sch_linear = {
         .name = "linear",
         .summary = "scatter: the root sends one block per phase (N-1 phases)",
-        .applies = linear_applies,
+        .domain = {.colls = SCH_C(IR_SCATTER), .topos = SCH_TOPOS_ANY},
         .generate = linear_generate,
 };

@@ -22,26 +22,21 @@
 
 /* ---- shared helpers ------------------------------------------------- */
 
-/* Is m a mesh of one or two dimensions (the papers' r x c)? */
-static bool is_2d_mesh(const ir_machine *m)
+/* The tree generators' shapes: a mesh of one or two dimensions (the
+ * papers' r x c). */
+static int tree_fits(const struct sch_generator *g, const ir_machine *m,
+                     const ir_comm *c, char *why, size_t len)
 {
-	return m->topo == IR_MESH && m->ndims <= 2 && m->dims[2] == 1;
+	(void)g, (void)c, (void)why, (void)len;
+	return m->ndims <= 2 && m->dims[2] == 1 ? 0 : CCP_ENOTAPPLY;
 }
 
-/* Describe the machine in the words `applies` uses ("6x6 mesh"). */
-static void machine_words(const ir_machine *m, char *buf, size_t len)
+/* The transpose's shape: a square 2D mesh or torus. */
+static int square_fits(const struct sch_generator *g, const ir_machine *m,
+                       const ir_comm *c, char *why, size_t len)
 {
-	if (m->topo == IR_MESH || m->topo == IR_TORUS) {
-		if (m->ndims == 3)
-			snprintf(buf, len, "a %dx%dx%d %s", m->dims[0],
-			         m->dims[1], m->dims[2], ir_topo_name(m->topo));
-		else
-			snprintf(buf, len, "a %dx%d %s", m->dims[0],
-			         m->ndims > 1 ? m->dims[1] : 1,
-			         ir_topo_name(m->topo));
-	} else {
-		snprintf(buf, len, "a %s", ir_topo_name(m->topo));
-	}
+	(void)g, (void)c, (void)why, (void)len;
+	return m->ndims == 2 && m->dims[0] == m->dims[1] ? 0 : CCP_ENOTAPPLY;
 }
 
 /* Rank of column x, row y of a 1D or 2D mesh or torus. */
@@ -105,40 +100,6 @@ static void tree_halve(struct tree_walk *w, int lo[2], int hi[2],
 	lo[d] = save;
 }
 
-/* Where the tree generators apply: a 1D or 2D mesh and their collective. */
-static int tree_applies(const char *name, enum ir_coll want,
-                        const ir_machine *m, const ir_comm *c, char *why,
-                        size_t len)
-{
-	char mw[64];
-	if (c->coll != want) {
-		snprintf(why, len, "%s is a %s; this is a %s", name,
-		         ir_coll_name(want), ir_coll_name(c->coll));
-		return CCP_ENOTAPPLY;
-	}
-	if (!is_2d_mesh(m)) {
-		machine_words(m, mw, sizeof mw);
-		snprintf(why, len,
-		         "%s halves a 1D or 2D mesh (000 section 4); this "
-		         "machine is %s",
-		         name, mw);
-		return CCP_ENOTAPPLY;
-	}
-	return 0;
-}
-
-static int tree_scatter_applies(const ir_machine *m, const ir_comm *c,
-                                char *why, size_t len)
-{
-	return tree_applies("tree_scatter", IR_SCATTER, m, c, why, len);
-}
-
-static int tree_gather_applies(const ir_machine *m, const ir_comm *c,
-                               char *why, size_t len)
-{
-	return tree_applies("tree_gather", IR_GATHER, m, c, why, len);
-}
-
 /* Build the halving tree from the root, then emit it forwards (scatter:
  * the holder sends the partner's half of the root's blocks) or backwards
  * (gather: the partner returns its half's blocks, in the mirrored
@@ -184,33 +145,6 @@ static int tree_gather_generate(const ir_machine *m, const ir_comm *c,
 
 /* ---- direct transpose (001 section 3.6, Figure 3.27) ---------------- */
 
-/* Where a transpose generator applies: a square 2D mesh or torus. */
-static int transpose_applies(const char *name, const ir_machine *m,
-                             const ir_comm *c, char *why, size_t len)
-{
-	char mw[64];
-	if (c->coll != IR_TRANSPOSE) {
-		snprintf(why, len, "%s is a transpose; this is a %s", name,
-		         ir_coll_name(c->coll));
-		return CCP_ENOTAPPLY;
-	}
-	if ((m->topo != IR_MESH && m->topo != IR_TORUS) || m->ndims != 2 ||
-	    m->dims[0] != m->dims[1]) {
-		machine_words(m, mw, sizeof mw);
-		snprintf(why, len,
-		         "%s needs a square 2D mesh or torus; this machine is %s",
-		         name, mw);
-		return CCP_ENOTAPPLY;
-	}
-	return 0;
-}
-
-static int direct_applies(const ir_machine *m, const ir_comm *c, char *why,
-                          size_t len)
-{
-	return transpose_applies("transpose_direct", m, c, why, len);
-}
-
 /* Every off-diagonal rank sends its block straight to its transposed
  * place, all in one phase.  Under X-Y routing the messages crowd onto the
  * links near the diagonal; the plan declares link contention and the
@@ -242,7 +176,11 @@ const struct sch_generator sch_tree_scatter = {
         .name = "tree_scatter",
         .summary = "scatter: binary tree by recursive halving of the mesh, "
                    "one-port (000 eq. 9, lg r + lg c phases)",
-        .applies = tree_scatter_applies,
+        .doc = "mesh-collectives.md",
+        .domain = {.colls = SCH_C(IR_SCATTER),
+                   .topos = SCH_T(IR_MESH),
+                   .where = "1D or 2D, which it halves (000 section 4)",
+                   .fits = tree_fits},
         .generate = tree_scatter_generate,
 };
 
@@ -250,7 +188,11 @@ const struct sch_generator sch_tree_gather = {
         .name = "tree_gather",
         .summary = "gather: the binary-tree scatter run backwards, "
                    "one-port (000 section 5, lg r + lg c phases)",
-        .applies = tree_gather_applies,
+        .doc = "mesh-collectives.md",
+        .domain = {.colls = SCH_C(IR_GATHER),
+                   .topos = SCH_T(IR_MESH),
+                   .where = "1D or 2D, which it halves (000 section 4)",
+                   .fits = tree_fits},
         .generate = tree_gather_generate,
 };
 
@@ -258,6 +200,10 @@ const struct sch_generator sch_transpose_direct = {
         .name = "transpose_direct",
         .summary = "transpose: every block straight to its place in one "
                    "phase, link contention allowed (001 Figure 3.27)",
-        .applies = direct_applies,
+        .doc = "mesh-collectives.md",
+        .domain = {.colls = SCH_C(IR_TRANSPOSE),
+                   .topos = SCH_T(IR_MESH) | SCH_T(IR_TORUS),
+                   .where = "2D and square",
+                   .fits = square_fits},
         .generate = direct_generate,
 };

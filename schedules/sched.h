@@ -26,22 +26,80 @@ struct sch_options {
 	void *hpam_ctx;                /* passed to hpam_price */
 };
 
+struct sch_generator;
+
+/* Bits of a domain: a collective (enum ir_coll), a topology (enum
+ * ir_topo); routings are IR_RT bits (ir.h). */
+#define SCH_C(c)      (1u << (c))
+#define SCH_T(t)      (1u << (t))
+#define SCH_TOPOS_ANY ((1u << IR_NTOPOS) - 1)
+
+/* The port model a generator needs. */
+enum sch_ports {
+	SCH_PORTS_ANY, /* one-port, k-port or all-port */
+	SCH_PORTS_ALL  /* all-port: `ports: all`, or at least as many ports
+	                  as the machine's busiest rank has links */
+};
+
+/* Where a generator applies, as data.  sch_applies checks it in this
+ * order (collective, topology, routing, ports, then fits) and words the
+ * refusal from it; the same words give the generator's row of
+ * docs/algorithms.md, and the stress test draws its inputs from it. */
+struct sch_domain {
+	unsigned colls;       /* SCH_C bits: the collectives it takes */
+	unsigned topos;       /* SCH_T bits: the topologies it runs on */
+	unsigned routings;    /* IR_RT bits it is built for; 0: whatever
+	                         routing its topologies allow */
+	enum sch_ports ports; /* the port model it needs */
+	/* What fits checks, in words that follow the machine's (", " joins
+	 * them): "either 2D W x H ..., or 3D ...".  NULL if nothing. */
+	const char *where;
+	/* Why it does not take a collective, where the reason is worth
+	 * giving: said after the refusal ([IR_GATHER] = "..."). */
+	const char *refused[IR_NCOLLS];
+	/* The rest of the domain (sizes, shapes, the root): 0, or
+	 * CCP_ENOTAPPLY with the reason in why, or with why left "" for the
+	 * domain's own sentence ("X needs a <machine>, <where>; this machine
+	 * is a ...").  Called only on what the data above accepts.  NULL:
+	 * nothing more. */
+	int (*fits)(const struct sch_generator *g, const ir_machine *m,
+	            const ir_comm *c, char *why, size_t len);
+};
+
 struct sch_generator {
 	const char *name;    /* as written in the YAML's algorithm key */
 	const char *summary; /* one line for --help and explain */
-	/* 0 if the generator applies to this machine and communication;
-	 * CCP_ENOTAPPLY with the reason in why otherwise. */
-	int (*applies)(const ir_machine *m, const ir_comm *c, char *why,
-	               size_t len);
-	/* Build the plan into out (initialised by the generator). */
+	const char *doc;     /* the page of docs/ that describes it, or NULL */
+	struct sch_domain domain; /* where it applies (sch_applies) */
+	/* Build the plan into out (initialised by the generator); called
+	 * only where sch_applies accepts. */
 	int (*generate)(const ir_machine *m, const ir_comm *c,
 	                const struct sch_options *o, ir_plan *out);
 };
 
 /* The generator called name, or NULL. */
 const struct sch_generator *sch_find(const char *name);
-/* All generators, NULL-terminated, in the order help lists them. */
+/* All generators, NULL-terminated, in the order help lists them
+ * (generators.def). */
 extern const struct sch_generator *const sch_generators[];
+
+/* 0 if g applies to this machine and communication; CCP_ENOTAPPLY with
+ * the reason in why (len bytes) otherwise.  The irregular pattern's
+ * matrix must have as many ranks as the machine. */
+int sch_applies(const struct sch_generator *g, const ir_machine *m,
+                const ir_comm *c, char *why, size_t len);
+/* Where g applies, in words: the collectives it takes ("broadcast,
+ * reduce"), and the machine ("all-port mesh with dimension-order
+ * routing, either 2D ..."; "any" for every machine). */
+void sch_domain_colls(const struct sch_generator *g, char *buf, size_t len);
+void sch_domain_machine(const struct sch_generator *g, char *buf, size_t len);
+/* The machine in the words refusals use: "8x8 mesh", "hypercube of
+ * dimension 4", "6-port switch", "two-level HPAM (2x2 over 4x4)" (a
+ * trailing extent of 1 left out; the port model is not said). */
+void sch_describe(const ir_machine *m, char *buf, size_t len);
+/* Whether every rank may use all its links at once: `ports: all`, or at
+ * least as many ports as the busiest rank has links. */
+bool sch_all_port(const ir_machine *m);
 
 /* Split every phase of p whose transfers share a directed link or exceed
  * a rank's ports into consecutive sub-phases that do not (first fit, in
@@ -94,37 +152,9 @@ void sch_umesh(struct sch_edges *E, const int32_t *map, int32_t lo,
                int32_t hi, int32_t h, uint32_t phase, const ir_block *blocks,
                uint32_t nblocks);
 
-/* The families (one file each). */
-extern const struct sch_generator sch_binomial; /* binomial.c */
-extern const struct sch_generator sch_linear;   /* linear.c */
-/* complete exchange on meshes, 003 (alltoall.c) */
-extern const struct sch_generator sch_pex, sch_pex_gen, sch_gen, sch_rex,
-    sch_ipex;
-/* irregular all-to-many, 004 (irregular.c) */
-extern const struct sch_generator sch_ac, sch_lp, sch_rs_n, sch_rs_nl;
-/* tree scatter and gather (000 eq. 9), direct transpose (mesh_collectives.c) */
-extern const struct sch_generator sch_tree_scatter, sch_tree_gather,
-    sch_transpose_direct;
-/* EDN broadcast on 2D (square and rectangular) and 3D meshes, 001 ch. 3
- * (edn_mesh.c) */
-extern const struct sch_generator sch_edn;
-/* sld.c */
-extern const struct sch_generator sch_sld;
-/* edn_reduce.c */
-extern const struct sch_generator sch_edn_reduce, sch_edn_gather;
-/* edn_transpose.c */
-extern const struct sch_generator sch_edn_transpose;
-/* baseline broadcasts, 001 ch. 5 (baselines.c) */
-extern const struct sch_generator sch_rd, sch_dimensional,
-    sch_scatter_collect, sch_fibonacci;
-/* EDN broadcast on 2D and 3D tori, {YT}/{YTF}, 001 ch. 4 (torus_yt.c) */
-extern const struct sch_generator sch_edn_torus;
-/* HPAM broadcast, scatter and gather, 000 (hpam.c; partition search in
- * hpam.h, priced by sch_options.hpam_price) */
-extern const struct sch_generator sch_hpam_hybrid, sch_hpam_multicast;
-/* hypercube broadcasts, 002 (hypercube.c) */
-extern const struct sch_generator sch_sbt, sch_hokao, sch_reptree;
-/* optimal, link-aware and size-grouping schedulers (coloring.c) */
-extern const struct sch_generator sch_color, sch_link_aware, sch_sized;
+/* Every generator: sch_<name>, defined in its family's file. */
+#define SCH_GENERATOR(name) extern const struct sch_generator sch_##name;
+#include "generators.def"
+#undef SCH_GENERATOR
 
 #endif

@@ -33,7 +33,7 @@
 #include "sched.h"
 
 /* Largest number of carried blocks (ranks times segments) a plan may
- * have: beyond that it would take gigabytes, so applies refuses. */
+ * have: beyond that it would take gigabytes, so sld_fits refuses. */
 #define SLD_MAX_ITEMS (INT64_C(1) << 25)
 
 /* A candidate dominating set on an X x Y frame, with the root forced in.
@@ -536,36 +536,14 @@ out:
  * mesh's chain, and the last phase has a dominating node send to all
  * its neighbours at once.  A port count at least the largest degree is
  * as good as all-port.  Large plans are refused like fibonacci's. */
-static int sld_applies(const ir_machine *m, const ir_comm *c, char *why,
-                       size_t len)
+/* The rest of where SLD applies: a 1D or 2D mesh (the domain's words),
+ * and a plan of reasonable size. */
+static int sld_fits(const struct sch_generator *g, const ir_machine *m,
+                    const ir_comm *c, char *why, size_t len)
 {
-	if (c->coll != IR_BCAST) {
-		snprintf(why, len, "sld is a broadcast; this is a %s",
-		         ir_coll_name(c->coll));
+	(void)g;
+	if (m->dims[2] != 1)
 		return CCP_ENOTAPPLY;
-	}
-	if (m->topo != IR_MESH || m->routing != IR_ROUTE_DIM_ORDER ||
-	    m->dims[2] != 1) {
-		snprintf(why, len,
-		         "sld needs an all-port 1D or 2D mesh with "
-		         "dimension-order routing (001 3.2); this machine is "
-		         "a %s%s",
-		         m->topo == IR_MESH && m->dims[2] != 1 ? "3D " : "",
-		         ir_topo_name(m->topo));
-		return CCP_ENOTAPPLY;
-	}
-	int deg = 0;
-	for (int d = 0; d < 2; d++)
-		deg += m->dims[d] >= 3 ? 2 : m->dims[d] - 1;
-	if (m->ports != IR_PORTS_ALL && m->ports < deg) {
-		snprintf(why, len,
-		         "sld's last phase has a dominating node send to all "
-		         "its neighbours at once (001 3.2): it needs an "
-		         "all-port mesh (ports: all, or at least %d here), "
-		         "got ports %d",
-		         deg, m->ports);
-		return CCP_ENOTAPPLY;
-	}
 	int64_t k = c->segments > 0 ? c->segments : 1;
 	if ((int64_t)m->nranks * k > SLD_MAX_ITEMS) {
 		snprintf(why, len,
@@ -578,7 +556,6 @@ static int sld_applies(const ir_machine *m, const ir_comm *c, char *why,
 	}
 	return 0;
 }
-
 /* SLD (001 3.2): U-mesh from the root over D in dimension-ordered chain
  * order ((x, y), x most significant; ceil(log2 |D|) phases, 001 3.2.2),
  * then one phase in which every rank outside D receives from its first
@@ -649,6 +626,14 @@ const struct sch_generator sch_sld = {
         .summary = "broadcast: U-mesh to a Cockayne dominating set, then "
                    "one neighbour step (all-port 2D mesh, about "
                    "ceil(lg N) - 1 phases, 001 3.2)",
-        .applies = sld_applies,
+        .doc = "sld.md",
+        .domain = {.colls = SCH_C(IR_BCAST),
+                   .topos = SCH_T(IR_MESH),
+                   .routings = IR_RT(DIM_ORDER),
+                   .ports = SCH_PORTS_ALL,
+                   .where = "1D or 2D (001 3.2: its last phase has a "
+                            "dominating node send to all its neighbours "
+                            "at once)",
+                   .fits = sld_fits},
         .generate = sld_generate,
 };

@@ -323,42 +323,17 @@ static bool is_pow2_ge4(int v)
  * possibly with a third dimension of any extent (001 Corollary 2,
  * Theorem 3); d = 1 cannot be done in d steps (a 2x2 node has only two
  * links, and three ranks to reach). */
-static int edn_applies(const ir_machine *m, const ir_comm *c, char *why,
-                       size_t len)
+/* The rest of where it applies: a 2^d x 2^d torus, d >= 2, with or
+ * without a third extent (the domain's words). */
+static int edn_fits(const struct sch_generator *g, const ir_machine *m,
+                    const ir_comm *c, char *why, size_t len)
 {
-	if (c->coll != IR_BCAST) {
-		snprintf(why, len, "edn_torus is a broadcast; this is a %s",
-		         ir_coll_name(c->coll));
-		return CCP_ENOTAPPLY;
-	}
-	bool shape = m->topo == IR_TORUS && (m->ndims == 2 || m->ndims == 3) &&
-	             m->dims[0] == m->dims[1] && is_pow2_ge4(m->dims[0]);
-	if (!shape || m->ports != IR_PORTS_ALL) {
-		char desc[64];
-		if (m->topo == IR_TORUS || m->topo == IR_MESH) {
-			int n = snprintf(desc, sizeof desc, "%s%s %d",
-			                 m->ports == IR_PORTS_ALL ? ""
-			                                          : "k-port ",
-			                 ir_topo_name(m->topo), m->dims[0]);
-			for (int k = 1;
-			     k < m->ndims && n > 0 && (size_t)n < sizeof desc;
-			     k++)
-				n += snprintf(desc + n, sizeof desc - (size_t)n,
-				              "x%d", m->dims[k]);
-		} else {
-			snprintf(desc, sizeof desc, "a %s%s",
-			         m->ports == IR_PORTS_ALL ? "" : "k-port ",
-			         ir_topo_name(m->topo));
-		}
-		snprintf(why, len,
-		         "edn_torus needs an all-port 2^d x 2^d torus (or "
-		         "2^d x 2^d x z), d >= 2; this machine is %s",
-		         desc);
-		return CCP_ENOTAPPLY;
-	}
-	return 0;
+	(void)g, (void)c, (void)why, (void)len;
+	return (m->ndims == 2 || m->ndims == 3) && m->dims[0] == m->dims[1] &&
+	                       is_pow2_ge4(m->dims[0])
+	               ? 0
+	               : CCP_ENOTAPPLY;
 }
-
 /* Build the plan: zones along Z (if any), then the 2D broadcast in every
  * plane; every segment travels together. */
 static int edn_generate(const ir_machine *m, const ir_comm *c,
@@ -371,7 +346,7 @@ static int edn_generate(const ir_machine *m, const ir_comm *c,
 	struct edn s = {.m = m, .p = p, .nseg = nseg};
 	ir_plan_init(p, m, c, "edn_torus");
 	char why[160];
-	if ((rc = edn_applies(m, c, why, sizeof why)) != 0)
+	if ((rc = sch_applies(&sch_edn_torus, m, c, why, sizeof why)) != 0)
 		return rc;
 	for (int k = 0; k < 3; k++)
 		s.ext[k] = k < m->ndims ? m->dims[k] : 1;
@@ -398,6 +373,12 @@ const struct sch_generator sch_edn_torus = {
         .name = "edn_torus",
         .summary = "broadcast: EDN {YT}/{YTF} patterns on an all-port "
                    "2^d x 2^d (x z) torus (001 ch. 4, d steps in 2D)",
-        .applies = edn_applies,
+        .doc = "torus-yt.md",
+        .domain = {.colls = SCH_C(IR_BCAST),
+                   .topos = SCH_T(IR_TORUS),
+                   .routings = IR_RT(DIM_ORDER),
+                   .ports = SCH_PORTS_ALL,
+                   .where = "2^d x 2^d (or 2^d x 2^d x z), d >= 2",
+                   .fits = edn_fits},
         .generate = edn_generate,
 };

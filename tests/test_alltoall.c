@@ -68,7 +68,7 @@ static void make(const struct sch_generator *g, const ir_machine *m,
 {
 	char why[256] = "";
 	struct sch_options o = {.forbid_contention = forbid};
-	assert_int_equal(g->applies(m, &a2a, why, sizeof why), 0);
+	assert_int_equal(sch_applies(g, m, &a2a, why, sizeof why), 0);
 	assert_int_equal(g->generate(m, &a2a, &o, p), 0);
 	int rc = ir_verify(p, r);
 	if (rc)
@@ -289,7 +289,7 @@ static void test_verify_sizes(void **state)
 			bool expect = g == &sch_pex   ? pow2
 			              : g == &sch_rex ? sides
 			                              : true;
-			int rc = g->applies(&m, &a2a, why, sizeof why);
+			int rc = sch_applies(g, &m, &a2a, why, sizeof why);
 			if (!expect) {
 				assert_int_equal(rc, CCP_ENOTAPPLY);
 				assert_true(strlen(why) > 20);
@@ -329,33 +329,35 @@ static void test_applies_messages(void **state)
 	(void)state;
 	char why[256];
 	ir_machine m = mesh(5, 6, 1);
-	assert_int_equal(sch_pex.applies(&m, &a2a, why, sizeof why),
+	assert_int_equal(sch_applies(&sch_pex, &m, &a2a, why, sizeof why),
 	                 CCP_ENOTAPPLY);
 	assert_non_null(strstr(why, "pex needs a power-of-two number of "
 	                            "ranks; this mesh has 6x5 = 30"));
 	m = mesh(4, 6, 1);
-	assert_int_equal(sch_rex.applies(&m, &a2a, why, sizeof why),
+	assert_int_equal(sch_applies(&sch_rex, &m, &a2a, why, sizeof why),
 	                 CCP_ENOTAPPLY);
 	assert_non_null(strstr(why, "rex needs a mesh with power-of-two "
 	                            "sides; this is 6x4"));
 	m = other(IR_MESH, 3, 2, 2, 2, 1);
-	assert_int_equal(sch_ipex.applies(&m, &a2a, why, sizeof why),
+	assert_int_equal(sch_applies(&sch_ipex, &m, &a2a, why, sizeof why),
 	                 CCP_ENOTAPPLY);
 	assert_non_null(strstr(why, "1D or 2D mesh or torus; this is a 2x2x2"));
 	ir_machine sw = other(IR_SWITCH, 1, 6, 1, 1, 1);
-	assert_int_equal(sch_pex.applies(&sw, &a2a, why, sizeof why),
+	assert_int_equal(sch_applies(&sch_pex, &sw, &a2a, why, sizeof why),
 	                 CCP_ENOTAPPLY);
 	assert_non_null(strstr(why, "this 6-port switch has 6"));
-	assert_int_equal(sch_rex.applies(&sw, &a2a, why, sizeof why),
+	assert_int_equal(sch_applies(&sch_rex, &sw, &a2a, why, sizeof why),
 	                 CCP_ENOTAPPLY);
 	assert_non_null(strstr(why, "on a switch; this 6-port switch has 6"));
 	ir_machine cube = other(IR_HYPERCUBE, 5, 1, 1, 1, 1);
-	assert_int_equal(sch_ipex.applies(&cube, &a2a, why, sizeof why),
+	assert_int_equal(sch_applies(&sch_ipex, &cube, &a2a, why, sizeof why),
 	                 CCP_ENOTAPPLY);
-	assert_non_null(strstr(why, "mesh or torus; this is a 5-cube"));
+	assert_non_null(strstr(why, "mesh or torus, 1D or 2D (it exchanges along "
+	                            "rows and columns); this machine is a "
+	                            "hypercube of dimension 5"));
 	ir_comm b = {.coll = IR_BCAST, .bytes = 8, .segments = 1};
 	for (size_t a = 0; a < NALGS; a++) {
-		assert_int_equal(algs[a]->applies(&m, &b, why, sizeof why),
+		assert_int_equal(sch_applies(algs[a], &m, &b, why, sizeof why),
 		                 CCP_ENOTAPPLY);
 		assert_non_null(strstr(why, "this is a broadcast"));
 	}
@@ -382,7 +384,7 @@ static void test_other_topologies(void **state)
 	for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++)
 		for (size_t a = 0; a < NALGS; a++) {
 			char why[256];
-			if (algs[a]->applies(&ms[k], &a2a, why, sizeof why)) {
+			if (sch_applies(algs[a], &ms[k], &a2a, why, sizeof why)) {
 				assert_true(strlen(why) > 20);
 				continue;
 			}
@@ -495,7 +497,7 @@ static void test_forbid(void **state)
 		ir_machine m = mesh(sizes[s][0], sizes[s][1], 1);
 		for (size_t a = 0; a < NALGS; a++) {
 			char why[256];
-			if (algs[a]->applies(&m, &a2a, why, sizeof why))
+			if (sch_applies(algs[a], &m, &a2a, why, sizeof why))
 				continue;
 			uint64_t nt;
 			uint64_t sum = load_sum(algs[a], &m, &nt);

@@ -48,7 +48,7 @@ static uint32_t make(const struct sch_generator *g, const ir_machine *m,
 {
 	char why[256] = "";
 	struct sch_options o = {0};
-	int rc = g->applies(m, c, why, sizeof why);
+	int rc = sch_applies(g, m, c, why, sizeof why);
 	if (rc)
 		print_message("  %s: applies: %s\n", g->name, why);
 	assert_int_equal(rc, 0);
@@ -355,29 +355,29 @@ static void test_applies(void **state)
 	ir_comm sc = c;
 	sc.coll = IR_SCATTER;
 	for (int i = 0; i < 4; i++) {
-		assert_int_equal(g[i]->applies(&m, &c, why, sizeof why), 0);
-		assert_int_equal(g[i]->applies(&t, &c, why, sizeof why),
+		assert_int_equal(sch_applies(g[i], &m, &c, why, sizeof why), 0);
+		assert_int_equal(sch_applies(g[i], &t, &c, why, sizeof why),
 		                 CCP_ENOTAPPLY);
 		assert_non_null(strstr(why, "torus"));
-		assert_int_equal(g[i]->applies(&m, &sc, why, sizeof why),
+		assert_int_equal(sch_applies(g[i], &m, &sc, why, sizeof why),
 		                 CCP_ENOTAPPLY);
 		assert_non_null(strstr(why, "scatter"));
 	}
 	c.segments = 4;
-	assert_int_equal(sch_scatter_collect.applies(&m, &c, why, sizeof why),
+	assert_int_equal(sch_applies(&sch_scatter_collect, &m, &c, why, sizeof why),
 	                 CCP_ENOTAPPLY);
 	assert_non_null(strstr(why, "segments must be 16"));
 	ir_machine m3 = mesh3(2, 2, 2, 0);
 	c.segments = 8;
-	assert_int_equal(sch_scatter_collect.applies(&m3, &c, why, sizeof why),
+	assert_int_equal(sch_applies(&sch_scatter_collect, &m3, &c, why, sizeof why),
 	                 CCP_ENOTAPPLY);
 	assert_non_null(strstr(why, "3D"));
 	ir_machine big = mesh3(256, 256, 1, 0);
 	c.segments = 65536;
-	assert_int_equal(sch_scatter_collect.applies(&big, &c, why, sizeof why),
+	assert_int_equal(sch_applies(&sch_scatter_collect, &big, &c, why, sizeof why),
 	                 CCP_ENOTAPPLY);
 	c.segments = 4096;
-	assert_int_equal(sch_fibonacci.applies(&big, &c, why, sizeof why),
+	assert_int_equal(sch_applies(&sch_fibonacci, &big, &c, why, sizeof why),
 	                 CCP_ENOTAPPLY);
 }
 

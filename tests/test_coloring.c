@@ -599,13 +599,13 @@ static void test_generators(void **state)
 		assert_ptr_equal(sch_find(names[i]), g[i]);
 		assert_non_null(g[i]->summary);
 		why[0] = 0;
-		assert_int_equal(g[i]->applies(&m, &bc, why, sizeof why),
+		assert_int_equal(sch_applies(g[i], &m, &bc, why, sizeof why),
 		                 CCP_ENOTAPPLY);
 		assert_non_null(strstr(why, names[i]));
 		assert_non_null(strstr(why, "broadcast"));
-		assert_int_equal(g[i]->applies(&m, &wrong, why, sizeof why),
+		assert_int_equal(sch_applies(g[i], &m, &wrong, why, sizeof why),
 		                 CCP_ENOTAPPLY);
-		assert_int_equal(g[i]->applies(&m, &ir, why, sizeof why), 0);
+		assert_int_equal(sch_applies(g[i], &m, &ir, why, sizeof why), 0);
 		for (int forbid = 0; forbid < 2; forbid++) {
 			struct sch_options o = {.seed = 3,
 			                        .forbid_contention = forbid};

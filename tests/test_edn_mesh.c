@@ -228,7 +228,7 @@ static bool applies(int x, int y, int z, int ports, char *why, size_t len)
 	memset(&c, 0, sizeof c);
 	c.coll = IR_BCAST;
 	ir_machine m = mesh(x, y, z, ports);
-	return sch_edn.applies(&m, &c, why, len) == 0;
+	return sch_applies(&sch_edn, &m, &c, why, len) == 0;
 }
 
 /* applies: says where EDN works and why not elsewhere. */
@@ -269,7 +269,7 @@ static void test_applies(void **state)
 	memset(&c, 0, sizeof c);
 	c.coll = IR_SCATTER;
 	ir_machine ok = mesh(224, 224, 1, IR_PORTS_ALL);
-	assert_int_equal(sch_edn.applies(&ok, &c, why, sizeof why),
+	assert_int_equal(sch_applies(&sch_edn, &ok, &c, why, sizeof why),
 	                 CCP_ENOTAPPLY);
 	assert_non_null(strstr(why, "broadcast"));
 }

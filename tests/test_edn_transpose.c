@@ -31,7 +31,7 @@ static int make(const struct sch_generator *g, const ir_machine *m, bool forbid,
 	char why[256] = "";
 	struct sch_options o = {.forbid_contention = forbid};
 	ir_comm c = {.coll = IR_TRANSPOSE, .bytes = 64};
-	int rc = g->applies(m, &c, why, sizeof why);
+	int rc = sch_applies(g, m, &c, why, sizeof why);
 	if (rc)
 		print_message("  %s: does not apply: %s\n", g->name, why);
 	assert_int_equal(rc, 0);
@@ -204,29 +204,29 @@ static void test_edn_transpose_applies(void **state)
 	const struct sch_generator *g = &sch_edn_transpose;
 
 	ir_machine m = tu_machine(IR_MESH, IR_PORTS_ALL, 8, 8, 0, 0);
-	assert_int_equal(g->applies(&m, &tr, why, sizeof why), 0);
-	assert_int_equal(g->applies(&m, &bc, why, sizeof why), CCP_ENOTAPPLY);
+	assert_int_equal(sch_applies(g, &m, &tr, why, sizeof why), 0);
+	assert_int_equal(sch_applies(g, &m, &bc, why, sizeof why), CCP_ENOTAPPLY);
 	assert_non_null(strstr(why, "broadcast"));
 
 	static const int bad[][2] = {{6, 6}, {8, 4}, {1, 1}, {12, 12}};
 	for (size_t s = 0; s < sizeof bad / sizeof bad[0]; s++) {
 		ir_machine b = tu_machine(IR_MESH, IR_PORTS_ALL, bad[s][0],
 		                          bad[s][1], 0, 0);
-		assert_int_equal(g->applies(&b, &tr, why, sizeof why),
+		assert_int_equal(sch_applies(g, &b, &tr, why, sizeof why),
 		                 CCP_ENOTAPPLY);
 		assert_non_null(strstr(why, "2^k x 2^k"));
 	}
 	ir_machine t = tu_machine(IR_TORUS, IR_PORTS_ALL, 8, 8, 0, 0);
-	assert_int_equal(g->applies(&t, &tr, why, sizeof why), CCP_ENOTAPPLY);
+	assert_int_equal(sch_applies(g, &t, &tr, why, sizeof why), CCP_ENOTAPPLY);
 	assert_non_null(strstr(why, "torus"));
 	ir_machine d3 = tu_machine(IR_MESH, IR_PORTS_ALL, 4, 4, 4, 0);
-	assert_int_equal(g->applies(&d3, &tr, why, sizeof why), CCP_ENOTAPPLY);
+	assert_int_equal(sch_applies(g, &d3, &tr, why, sizeof why), CCP_ENOTAPPLY);
 	assert_non_null(strstr(why, "4x4x4 mesh"));
 	ir_machine one = tu_machine(IR_MESH, 1, 8, 8, 0, 0);
-	assert_int_equal(g->applies(&one, &tr, why, sizeof why), CCP_ENOTAPPLY);
+	assert_int_equal(sch_applies(g, &one, &tr, why, sizeof why), CCP_ENOTAPPLY);
 	assert_non_null(strstr(why, "all-port"));
 	ir_machine cube = tu_machine(IR_HYPERCUBE, IR_PORTS_ALL, 4, 0, 0, 0);
-	assert_int_equal(g->applies(&cube, &tr, why, sizeof why),
+	assert_int_equal(sch_applies(g, &cube, &tr, why, sizeof why),
 	                 CCP_ENOTAPPLY);
 	assert_non_null(strstr(why, "hypercube"));
 }

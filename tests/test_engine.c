@@ -494,7 +494,7 @@ static void run_all(const ir_machine *m, const ir_comm *c)
 	for (int g = 0; sch_generators[g]; g++) {
 		const struct sch_generator *gen = sch_generators[g];
 		char why[256];
-		if (gen->applies(m, c, why, sizeof why) != 0)
+		if (sch_applies(gen, m, c, why, sizeof why) != 0)
 			continue;
 		ir_plan p;
 		ir_report rep;

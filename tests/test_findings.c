@@ -52,7 +52,7 @@ static void fd_generate(const char *alg, const ir_machine *m, const ir_comm *c,
 	const struct sch_generator *g = sch_find(alg);
 	assert_non_null(g);
 	char why[256] = "";
-	if (g->applies(m, c, why, sizeof why))
+	if (sch_applies(g, m, c, why, sizeof why))
 		fail_msg("%s: %s", alg, why);
 	struct sch_options o = {.hpam_price = model_hpam_price};
 	assert_int_equal(g->generate(m, c, &o, p), 0);

@@ -82,7 +82,7 @@ static void make(const struct sch_generator *g, const ir_machine *m,
 	char why[256] = "";
 	struct sch_options o = {.forbid_contention = true,
 	                        .hpam_price = model_hpam_price};
-	int rc = g->applies(m, c, why, sizeof why);
+	int rc = sch_applies(g, m, c, why, sizeof why);
 	if (rc)
 		fail_msg("%s does not apply: %s", g->name, why);
 	assert_int_equal(g->generate(m, c, &o, p), 0);
@@ -116,29 +116,31 @@ static void test_applies(void **state)
 	mesh.ports = 1;
 	assert_int_equal(ir_machine_check(&mesh, why, sizeof why), 0);
 	ir_comm b = tu_comm(IR_BCAST, 0, 64);
-	assert_int_equal(sch_hpam_multicast.applies(&mesh, &b, why, sizeof why),
+	assert_int_equal(sch_applies(&sch_hpam_multicast, &mesh, &b, why, sizeof why),
 	                 CCP_ENOTAPPLY);
 	assert_string_equal(why, "hpam_multicast needs a two-level HPAM "
-	                         "machine; this is a mesh");
-	assert_int_equal(sch_hpam_hybrid.applies(&mesh, &b, why, sizeof why),
+	                         "machine; this machine is a 4x4 mesh with "
+	                         "1-port nodes");
+	assert_int_equal(sch_applies(&sch_hpam_hybrid, &mesh, &b, why, sizeof why),
 	                 CCP_ENOTAPPLY);
 	assert_string_equal(why, "hpam_hybrid needs a two-level HPAM "
-	                         "machine; this is a mesh");
+	                         "machine; this machine is a 4x4 mesh with "
+	                         "1-port nodes");
 
 	ir_machine m = hpam(2, 2, 4, 4, 0);
 	ir_comm red = tu_comm(IR_REDUCE, 0, 64);
-	assert_int_equal(sch_hpam_hybrid.applies(&m, &red, why, sizeof why),
+	assert_int_equal(sch_applies(&sch_hpam_hybrid, &m, &red, why, sizeof why),
 	                 CCP_ENOTAPPLY);
 	assert_string_equal(why, "hpam_hybrid is a broadcast, scatter or "
 	                         "gather; this is a reduce");
 	ir_comm deep = tu_comm(IR_SCATTER, 5, 64);
-	assert_int_equal(sch_hpam_hybrid.applies(&m, &deep, why, sizeof why),
+	assert_int_equal(sch_applies(&sch_hpam_hybrid, &m, &deep, why, sizeof why),
 	                 CCP_ENOTAPPLY);
 	assert_string_equal(why, "hpam_hybrid needs the root in level 1 "
 	                         "(ranks 0..3); root 5 is in level 2");
 	ir_comm g = tu_comm(IR_GATHER, 0, 64);
-	assert_int_equal(sch_hpam_hybrid.applies(&m, &g, why, sizeof why), 0);
-	assert_int_equal(sch_hpam_multicast.applies(&m, &g, why, sizeof why),
+	assert_int_equal(sch_applies(&sch_hpam_hybrid, &m, &g, why, sizeof why), 0);
+	assert_int_equal(sch_applies(&sch_hpam_multicast, &m, &g, why, sizeof why),
 	                 CCP_ENOTAPPLY);
 	assert_non_null(strstr(why, "combines messages"));
 	ir_plan p;

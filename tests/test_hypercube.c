@@ -50,7 +50,7 @@ static uint32_t run(const struct sch_generator *g, const ir_machine *m,
 	ir_plan p;
 	ir_report r;
 	memset(&r, 0, sizeof r);
-	int rc = g->applies(m, c, why, sizeof why);
+	int rc = sch_applies(g, m, c, why, sizeof why);
 	if (rc)
 		fail_msg("%s does not apply: %s", g->name, why);
 	assert_int_equal(g->generate(m, c, &o, &p), 0);
@@ -241,7 +241,7 @@ static void expect_not(const struct sch_generator *g, const ir_machine *m,
                        const ir_comm *c, const char *why_expected)
 {
 	char why[256] = "";
-	assert_int_equal(g->applies(m, c, why, sizeof why), CCP_ENOTAPPLY);
+	assert_int_equal(sch_applies(g, m, c, why, sizeof why), CCP_ENOTAPPLY);
 	assert_string_equal(why, why_expected);
 }
 
@@ -271,17 +271,19 @@ static void test_applies(void **state)
 	ir_machine one = cube(4, 1), two = cube(4, 2);
 	expect_not(&sch_reptree, &one, &c,
 	           "reptree needs an all-port hypercube; this machine is a "
-	           "one-port 4-cube");
+	           "hypercube of dimension 4 with 1-port nodes, and all-port "
+	           "here means ports: all or at least 4");
 	expect_not(&sch_hokao, &two, &c,
 	           "hokao needs an all-port hypercube; this machine is a "
-	           "2-port 4-cube");
+	           "hypercube of dimension 4 with 2-port nodes, and all-port "
+	           "here means ports: all or at least 4");
 	char why[256];
-	assert_int_equal(sch_sbt.applies(&one, &c, why, sizeof why), 0);
+	assert_int_equal(sch_applies(&sch_sbt, &one, &c, why, sizeof why), 0);
 	ir_machine big = cube(13, IR_PORTS_ALL);
 	expect_not(&sch_hokao, &big, &c,
 	           "hokao's greedy route search is quadratic in ranks and "
 	           "limited to 12-cubes; this machine is a 13-cube");
-	assert_int_equal(sch_reptree.applies(&big, &c, why, sizeof why), 0);
+	assert_int_equal(sch_applies(&sch_reptree, &big, &c, why, sizeof why), 0);
 	ir_comm sc = bcast(0, 1, 64);
 	sc.coll = IR_SCATTER;
 	expect_not(&sch_reptree, &big, &sc,

@@ -601,7 +601,7 @@ static void test_generators(void **state)
 	assert_string_equal(sch_irregular_name(SCH_IRR_LINK_AWARE),
 	                    "link_aware");
 	assert_string_equal(sch_irregular_name(SCH_IRR_SIZED), "sized");
-	assert_int_equal(sch_rs_nl.applies(&m, &bc, why, sizeof why),
+	assert_int_equal(sch_applies(&sch_rs_nl, &m, &bc, why, sizeof why),
 	                 CCP_ENOTAPPLY);
 	assert_string_equal(why, "rs_nl schedules an irregular pattern; "
 	                         "this is a broadcast");
@@ -609,7 +609,7 @@ static void test_generators(void **state)
 	ir_matrix *x = ir_matrix_regular(16, 5, 64, 9);
 	ir_matrix *y = ir_matrix_regular(8, 3, 64, 9);
 	ir_comm c = {.coll = IR_IRREGULAR, .matrix = y};
-	assert_int_equal(sch_lp.applies(&m, &c, why, sizeof why),
+	assert_int_equal(sch_applies(&sch_lp, &m, &c, why, sizeof why),
 	                 CCP_ENOTAPPLY);
 	c.matrix = x;
 	for (size_t a = 0; a < NALGS; a++) {
@@ -618,7 +618,7 @@ static void test_generators(void **state)
 			                        .forbid_contention = forbid};
 			ir_plan p;
 			ir_report r;
-			assert_int_equal(g[a]->applies(&m, &c, why, sizeof why),
+			assert_int_equal(sch_applies(g[a], &m, &c, why, sizeof why),
 			                 0);
 			assert_int_equal(g[a]->generate(&m, &c, &o, &p), 0);
 			assert_int_equal(p.ntransfers, (uint32_t)x->nnz);

@@ -45,7 +45,7 @@ static int make(const struct sch_generator *g, const ir_machine *m,
 {
 	char why[256] = "";
 	struct sch_options o = {0};
-	int rc = g->applies(m, c, why, sizeof why);
+	int rc = sch_applies(g, m, c, why, sizeof why);
 	if (rc)
 		print_message("  %s: does not apply: %s\n", g->name, why);
 	assert_int_equal(rc, 0);
@@ -136,13 +136,13 @@ static void test_tree_applies(void **state)
 	char why[256];
 	ir_machine m = mesh(4, 4, 1);
 	ir_comm bc = {.coll = IR_BCAST, .bytes = 8};
-	assert_int_equal(sch_tree_scatter.applies(&m, &bc, why, sizeof why),
+	assert_int_equal(sch_applies(&sch_tree_scatter, &m, &bc, why, sizeof why),
 	                 CCP_ENOTAPPLY);
 	assert_non_null(strstr(why, "broadcast"));
 	ir_machine t = m;
 	t.topo = IR_TORUS;
 	ir_comm g = {.coll = IR_GATHER, .bytes = 8};
-	assert_int_equal(sch_tree_gather.applies(&t, &g, why, sizeof why),
+	assert_int_equal(sch_applies(&sch_tree_gather, &t, &g, why, sizeof why),
 	                 CCP_ENOTAPPLY);
 	assert_non_null(strstr(why, "4x4 torus"));
 }

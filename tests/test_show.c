@@ -36,7 +36,7 @@ static void make(const struct sch_generator *g, const ir_machine *m,
 	char why[256] = "";
 	struct sch_options o = {.hpam_price = model_hpam_price};
 	ir_report r;
-	int rc = g->applies(m, c, why, sizeof why);
+	int rc = sch_applies(g, m, c, why, sizeof why);
 	if (rc)
 		print_message("  %s: does not apply: %s\n", g->name, why);
 	assert_int_equal(rc, 0);

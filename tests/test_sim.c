@@ -488,7 +488,7 @@ static void generate(const struct gen_case *k, int64_t L, ir_plan *p)
 	const struct sch_generator *g = sch_find(k->alg);
 	assert_non_null(g);
 	char why[256] = "";
-	if (g->applies(&m, &c, why, sizeof why))
+	if (sch_applies(g, &m, &c, why, sizeof why))
 		fail_msg("%s: %s", k->alg, why);
 	struct sch_options o = {.hpam_price = model_hpam_price};
 	assert_int_equal(g->generate(&m, &c, &o, p), 0);
@@ -631,7 +631,7 @@ static double transpose_time(const char *name, int n, int64_t L, bool barriers)
 	ir_comm c = tu_comm(IR_TRANSPOSE, 0, L);
 	const struct sch_generator *g = sch_find(name);
 	char why[256];
-	if (!g || g->applies(&m, &c, why, sizeof why))
+	if (!g || sch_applies(g, &m, &c, why, sizeof why))
 		return NAN;
 	struct sch_options o = {.hpam_price = model_hpam_price};
 	ir_plan p;
@@ -759,7 +759,7 @@ static void test_mcast_and_reduce(void **state)
 	c = tu_comm(IR_REDUCE, 0, 1000);
 	g = sch_find("edn_reduce");
 	char why[256];
-	if (!g || g->applies(&m, &c, why, sizeof why))
+	if (!g || sch_applies(g, &m, &c, why, sizeof why))
 		return; /* no reduction generator for this machine */
 	o.forbid_contention = false;
 	assert_int_equal(g->generate(&m, &c, &o, &p), 0);

@@ -83,7 +83,7 @@ static uint32_t phases_of(const struct sch_generator *g, const ir_machine *m,
 	ir_plan p;
 	ir_report r;
 	memset(&r, 0, sizeof r);
-	assert_int_equal(g->applies(m, c, why, sizeof why), 0);
+	assert_int_equal(sch_applies(g, m, c, why, sizeof why), 0);
 	assert_int_equal(g->generate(m, c, &o, &p), 0);
 	assert_int_equal(ir_verify(&p, &r), 0);
 	uint32_t n = r.phases;
@@ -103,7 +103,7 @@ static struct run check(const ir_machine *m, int32_t root, int32_t segs)
 	ir_report r;
 	memset(&r, 0, sizeof r);
 	int32_t n = m->nranks;
-	int rc = sch_sld.applies(m, &c, why, sizeof why);
+	int rc = sch_applies(&sch_sld, m, &c, why, sizeof why);
 	if (rc)
 		print_message("  sld: applies: %s\n", why);
 	assert_int_equal(rc, 0);
@@ -261,7 +261,7 @@ static void test_applies(void **state)
 	                   mesh(2, 2, 2), mesh(7, 0, IR_PORTS_ALL),
 	                   mesh(7, 0, 2)};
 	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
-		assert_int_equal(sch_sld.applies(ok + i, &c, why, sizeof why),
+		assert_int_equal(sch_applies(&sch_sld, ok + i, &c, why, sizeof why),
 		                 0);
 	ir_machine no[] = {tu_machine(IR_TORUS, IR_PORTS_ALL, 4, 4, 0, 0),
 	                   tu_machine(IR_MESH, IR_PORTS_ALL, 4, 4, 4, 0),
@@ -272,20 +272,20 @@ static void test_applies(void **state)
 	                   mesh(2, 2, 1)};
 	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
 		why[0] = '\0';
-		assert_int_equal(sch_sld.applies(no + i, &c, why, sizeof why),
+		assert_int_equal(sch_applies(&sch_sld, no + i, &c, why, sizeof why),
 		                 CCP_ENOTAPPLY);
 		assert_non_null(strstr(why, "sld"));
 	}
 	ir_machine t = tu_machine(IR_TORUS, IR_PORTS_ALL, 4, 4, 0, 0);
-	sch_sld.applies(&t, &c, why, sizeof why);
+	sch_applies(&sch_sld, &t, &c, why, sizeof why);
 	assert_non_null(strstr(why, "torus"));
 	ir_comm sc = bcast(0, 1);
 	sc.coll = IR_SCATTER;
-	assert_int_equal(sch_sld.applies(ok, &sc, why, sizeof why),
+	assert_int_equal(sch_applies(&sch_sld, ok, &sc, why, sizeof why),
 	                 CCP_ENOTAPPLY);
 	ir_machine big = mesh(128, 128, IR_PORTS_ALL);
 	ir_comm many = bcast(0, 65536);
-	assert_int_equal(sch_sld.applies(&big, &many, why, sizeof why),
+	assert_int_equal(sch_applies(&sch_sld, &big, &many, why, sizeof why),
 	                 CCP_ENOTAPPLY);
 	assert_non_null(strstr(why, "segments"));
 }

@@ -434,7 +434,7 @@ static int t53_setup(void **state)
 		c.bytes = (int64_t)c.segments * 1024;
 		char why[256] = "";
 		struct sch_options o = {0};
-		if (g->applies(&m, &c, why, sizeof why) != 0)
+		if (sch_applies(g, &m, &c, why, sizeof why) != 0)
 			fail_msg("%s: %s", g->name, why);
 		assert_int_equal(g->generate(&m, &c, &o, &r->plan), 0);
 		ir_report rep;

@@ -495,7 +495,7 @@ static void test_generators_verify(void **state)
 			ir_plan p;
 			ir_report r;
 			char why[128];
-			assert_int_equal(sch_binomial.applies(&ms[k], &c, why,
+			assert_int_equal(sch_applies(&sch_binomial, &ms[k], &c, why,
 			                                      sizeof why),
 			                 0);
 			assert_int_equal(

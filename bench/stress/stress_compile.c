@@ -224,31 +224,39 @@ static void hpam(struct draw *r, struct shape *m)
 	m->lv[1][1] = m->lv[0][1] << between(r, 0, lg[r->scale] - 2);
 }
 
-/* Any machine but HPAM. */
-static void any_flat(struct draw *r, struct shape *m)
+/* Any machine of the topologies a generator's domain names (SCH_T
+ * bits): one of them uniformly, HPAM only now and then when there are
+ * others. */
+static void domain_machine(struct draw *r, unsigned topos, struct shape *m)
 {
-	switch (below(r, 4)) {
-	case 0:
-		grid_any(r, m, IR_MESH);
+	topos &= SCH_TOPOS_ANY;
+	if ((topos & SCH_T(IR_HPAM)) &&
+	    (topos == SCH_T(IR_HPAM) || chance(r, 10))) {
+		hpam(r, m);
+		return;
+	}
+	topos &= ~SCH_T(IR_HPAM);
+	int n = 0, t = 0;
+	for (int k = 0; k < IR_NTOPOS; k++)
+		n += (topos >> k) & 1u;
+	for (int k = below(r, n);; t++)
+		if (((topos >> t) & 1u) && k-- == 0)
+			break;
+	switch ((enum ir_topo)t) {
+	case IR_MESH:
+	case IR_TORUS:
+		grid_any(r, m, (enum ir_topo)t);
 		break;
-	case 1:
-		grid_any(r, m, IR_TORUS);
-		break;
-	case 2:
+	case IR_HYPERCUBE:
 		cube(r, m);
 		break;
-	default:
+	case IR_SWITCH:
 		xswitch(r, m, false);
 		break;
-	}
-}
-
-static void any_machine(struct draw *r, struct shape *m)
-{
-	if (chance(r, 10))
+	case IR_HPAM: /* not left: drawn above */
 		hpam(r, m);
-	else
-		any_flat(r, m);
+		break;
+	}
 }
 
 /* Power-of-two ranks: a hypercube, a switch, or a mesh or torus with
@@ -383,11 +391,6 @@ static void edn_torus(struct draw *r, struct shape *m)
 	grid(m, IR_TORUS, s, s, chance(r, 30) ? between(r, 2, 4) : 0);
 }
 
-static void any_mesh(struct draw *r, struct shape *m)
-{
-	grid_any(r, m, IR_MESH);
-}
-
 /* ipex: a 1D or 2D mesh or torus. */
 static void rows_and_columns(struct draw *r, struct shape *m)
 {
@@ -395,164 +398,96 @@ static void rows_and_columns(struct draw *r, struct shape *m)
 	        chance(r, 30) ? 1 : 2);
 }
 
-#define C(c) (1u << (c))
-
-/* Where each generator of the registry applies, by name: a machine, the
- * collectives it takes, limits, and what to set after the draw.  A
- * generator missing here stops the program: the table must follow the
- * registry. */
-static const struct domain {
+/* What a generator's data (its struct sch_domain: collectives,
+ * topologies, ports) cannot say: how to draw a machine its fits
+ * predicate takes, a size limit, and what to set after the draw.  A
+ * generator without an entry draws any machine of its topologies, which
+ * its predicate may refuse (counted as a refusal, not a failure). */
+static const struct shapes {
 	const char *name;
-	shape_fn *machine;
-	unsigned colls; /* C(collective) for each one it takes */
-	bool medium;    /* no large class */
-	int min_ranks;  /* 0: no limit */
-	int max_ranks;  /* 0: no limit */
-	fix_fn *fix;    /* NULL, or run after the communication is drawn */
-} domains[] = {
-        {.name = "binomial",
-         .machine = any_flat,
-         .colls = C(IR_BCAST) | C(IR_REDUCE)},
-        {.name = "linear", .machine = any_machine, .colls = C(IR_SCATTER)},
-        {.name = "tree_scatter", .machine = mesh2d, .colls = C(IR_SCATTER)},
-        {.name = "tree_gather", .machine = mesh2d, .colls = C(IR_GATHER)},
-        {.name = "transpose_direct",
-         .machine = square_grid,
-         .colls = C(IR_TRANSPOSE)},
-        {.name = "edn", .machine = edn_any, .colls = C(IR_BCAST)},
-        {.name = "sld", .machine = mesh2d, .colls = C(IR_BCAST)},
-        {.name = "edn_reduce", .machine = edn_mesh, .colls = C(IR_REDUCE)},
-        {.name = "edn_gather", .machine = edn_mesh, .colls = C(IR_GATHER)},
-        {.name = "edn_transpose",
-         .machine = pow2_square,
-         .colls = C(IR_TRANSPOSE)},
-        {.name = "rd", .machine = any_mesh, .colls = C(IR_BCAST)},
-        {.name = "dimensional", .machine = any_mesh, .colls = C(IR_BCAST)},
+	shape_fn *machine; /* NULL: any machine of the domain's topologies */
+	int max_ranks;     /* 0: no limit */
+	fix_fn *fix;       /* NULL, or run after the communication is drawn */
+} shapes[] = {
+        {.name = "tree_scatter", .machine = mesh2d},
+        {.name = "tree_gather", .machine = mesh2d},
+        {.name = "transpose_direct", .machine = square_grid},
+        {.name = "edn", .machine = edn_any},
+        {.name = "sld", .machine = mesh2d},
+        {.name = "edn_reduce", .machine = edn_mesh},
+        {.name = "edn_gather", .machine = edn_mesh},
+        {.name = "edn_transpose", .machine = pow2_square},
         {.name = "scatter_collect",
          .machine = mesh2d,
-         .colls = C(IR_BCAST),
          .max_ranks = 256,
          .fix = segment_per_rank},
-        {.name = "fibonacci", .machine = any_mesh, .colls = C(IR_BCAST)},
-        {.name = "edn_torus", .machine = edn_torus, .colls = C(IR_BCAST)},
-        {.name = "hpam_hybrid",
-         .machine = hpam,
-         .colls = C(IR_BCAST) | C(IR_SCATTER) | C(IR_GATHER),
-         .fix = root_in_level1},
-        {.name = "hpam_multicast",
-         .machine = hpam,
-         .colls = C(IR_BCAST) | C(IR_SCATTER),
-         .fix = root_in_level1},
-        {.name = "sbt", .machine = cube, .colls = C(IR_BCAST)},
-        {.name = "hokao", .machine = cube, .colls = C(IR_BCAST)},
-        {.name = "reptree", .machine = cube, .colls = C(IR_BCAST)},
-        /* complete exchanges carry n^2 blocks (a plan of 512 ranks is
-         * 50 MB): at most ALLTOALL_MAX ranks */
-        {.name = "pex",
-         .machine = pow2_machine,
-         .colls = C(IR_ALLTOALL),
-         .medium = true,
-         .max_ranks = ALLTOALL_MAX},
-        {.name = "pex_gen",
-         .machine = any_machine,
-         .colls = C(IR_ALLTOALL),
-         .medium = true,
-         .max_ranks = ALLTOALL_MAX},
-        {.name = "gen",
-         .machine = any_machine,
-         .colls = C(IR_ALLTOALL),
-         .medium = true,
-         .max_ranks = ALLTOALL_MAX},
-        {.name = "rex",
-         .machine = pow2_machine,
-         .colls = C(IR_ALLTOALL),
-         .medium = true,
-         .max_ranks = ALLTOALL_MAX},
-        {.name = "ipex",
-         .machine = rows_and_columns,
-         .colls = C(IR_ALLTOALL),
-         .medium = true,
-         .max_ranks = ALLTOALL_MAX},
-        {.name = "ac",
-         .machine = any_machine,
-         .colls = C(IR_IRREGULAR),
-         .min_ranks = 2},
-        {.name = "lp",
-         .machine = any_machine,
-         .colls = C(IR_IRREGULAR),
-         .min_ranks = 2},
-        {.name = "rs_n",
-         .machine = any_machine,
-         .colls = C(IR_IRREGULAR),
-         .min_ranks = 2},
-        {.name = "rs_nl",
-         .machine = any_machine,
-         .colls = C(IR_IRREGULAR),
-         .min_ranks = 2},
-        {.name = "color",
-         .machine = any_machine,
-         .colls = C(IR_IRREGULAR),
-         .min_ranks = 2},
-        {.name = "link_aware",
-         .machine = any_machine,
-         .colls = C(IR_IRREGULAR),
-         .min_ranks = 2},
-        {.name = "sized",
-         .machine = any_machine,
-         .colls = C(IR_IRREGULAR),
-         .min_ranks = 2},
+        {.name = "edn_torus", .machine = edn_torus},
+        {.name = "hpam_hybrid", .fix = root_in_level1},
+        {.name = "hpam_multicast", .fix = root_in_level1},
+        {.name = "pex", .machine = pow2_machine},
+        {.name = "rex", .machine = pow2_machine},
+        {.name = "ipex", .machine = rows_and_columns},
 };
-#define NDOMAINS ((int)(sizeof domains / sizeof *domains))
+#define NSHAPES ((int)(sizeof shapes / sizeof *shapes))
 
 /* The algorithms taking turns: the registry's, then auto. */
 static const char *algs[MAX_ALGS];
-static const struct domain *alg_domain[MAX_ALGS];
+static const struct sch_generator *alg_gen[MAX_ALGS];
+static const struct shapes *alg_shapes[MAX_ALGS];
 static int nalgs;
 
-static const struct domain *find_domain(const char *name)
+static const struct shapes *find_shapes(const char *name)
 {
-	for (int k = 0; k < NDOMAINS; k++)
-		if (strcmp(domains[k].name, name) == 0)
-			return &domains[k];
+	for (int k = 0; k < NSHAPES; k++)
+		if (strcmp(shapes[k].name, name) == 0)
+			return &shapes[k];
 	return NULL;
 }
 
 static void setup_algs(void)
 {
-	for (int k = 0; sch_generators[k]; k++) {
-		const struct domain *d = find_domain(sch_generators[k]->name);
-		if (!d || nalgs >= MAX_ALGS - 1) {
-			fprintf(stderr,
-			        "stress_compile: no input domain for generator "
-			        "'%s': add it to the table in %s\n",
-			        sch_generators[k]->name, __FILE__);
-			exit(3);
-		}
+	for (int k = 0; sch_generators[k] && nalgs < MAX_ALGS - 1; k++) {
 		algs[nalgs] = sch_generators[k]->name;
-		alg_domain[nalgs++] = d;
+		alg_gen[nalgs] = sch_generators[k];
+		alg_shapes[nalgs++] = find_shapes(sch_generators[k]->name);
 	}
 	algs[nalgs++] = "auto";
 }
 
-/* A machine and communication from domain d. */
-static void draw_domain(struct draw *r, const struct domain *d,
-                        struct input *in)
+/* A machine and communication from where generator a (index into algs)
+ * applies.  The collective comes first: a complete exchange carries n^2
+ * blocks (a plan of 512 ranks is 50 MB), so at most ALLTOALL_MAX ranks
+ * and no large class, and an irregular pattern needs two ranks. */
+static void draw_domain(struct draw *r, int a, struct input *in)
 {
-	if (d->medium && r->scale > 1)
-		r->scale = 1;
-	int n;
-	do {
-		d->machine(r, &in->m);
-		n = nranks(&in->m);
-	} while ((d->max_ranks && n > d->max_ranks) || n < d->min_ranks);
-	enum ir_coll c[IR_IRREGULAR + 1];
+	const struct sch_domain *d = &alg_gen[a]->domain;
+	const struct shapes *s = alg_shapes[a];
+	enum ir_coll c[IR_NCOLLS];
 	int nc = 0;
-	for (int k = 0; k <= IR_IRREGULAR; k++)
-		if (d->colls & C(k))
+	for (int k = 0; k < IR_NCOLLS; k++)
+		if (d->colls & SCH_C(k))
 			c[nc++] = (enum ir_coll)k;
-	communication(r, in, c[below(r, nc)]);
-	if (d->fix)
-		d->fix(r, in);
+	enum ir_coll coll = c[below(r, nc)];
+	int max = s ? s->max_ranks : 0, min = 0, n;
+	if (coll == IR_ALLTOALL) {
+		if (r->scale > 1)
+			r->scale = 1;
+		max = max && max < ALLTOALL_MAX ? max : ALLTOALL_MAX;
+	}
+	if (coll == IR_IRREGULAR)
+		min = 2;
+	do {
+		if (s && s->machine)
+			s->machine(r, &in->m);
+		else
+			domain_machine(r, d->topos, &in->m);
+		n = nranks(&in->m);
+	} while ((max && n > max) || n < min);
+	if (d->ports == SCH_PORTS_ALL)
+		in->m.ports = 0;
+	communication(r, in, coll);
+	if (s && s->fix)
+		s->fix(r, in);
 }
 
 /* Draw input content for algorithm a (index into algs) from r: a size
@@ -568,7 +503,7 @@ static void draw_input(struct draw *r, int a, struct input *in)
 	 * gets an input from another one's domain */
 	if (strcmp(in->alg, "auto") == 0 || chance(r, MISMATCH_PCT))
 		from = below(r, nalgs - 1);
-	draw_domain(r, alg_domain[from], in);
+	draw_domain(r, from, in);
 	/* now and then a port limit where the domain left all ports (an
 	 * algorithm that needs all-port then refuses) */
 	static const int ports[] = {1, 2, 3, 4, 6};

@@ -1,0 +1,279 @@
+/*
+ * domain.c - where a generator applies.  Each generator states its
+ * domain as data (struct sch_domain: the collectives, topologies,
+ * routings and port model it takes, plus a predicate for the rest);
+ * sch_applies checks it, and every refusal, every row of
+ * docs/algorithms.md and every machine a message names is worded here,
+ * once.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sched.h"
+
+/* What a generator is, per collective it takes: "X is a broadcast or
+ * reduce", "X schedules an irregular pattern". */
+static const char *const coll_noun[IR_NCOLLS] = {
+        [IR_BCAST] = "broadcast",
+        [IR_SCATTER] = "scatter",
+        [IR_GATHER] = "gather",
+        [IR_REDUCE] = "reduce",
+        [IR_ALLTOALL] = "all-to-all (complete exchange)",
+        [IR_TRANSPOSE] = "transpose",
+        [IR_IRREGULAR] = "irregular pattern",
+};
+
+/* The topologies in the words of "X needs a mesh or torus". */
+static const char *const topo_noun[IR_NTOPOS] = {
+        [IR_MESH] = "mesh",
+        [IR_TORUS] = "torus",
+        [IR_HYPERCUBE] = "hypercube",
+        [IR_HPAM] = "two-level HPAM machine",
+        [IR_SWITCH] = "switch",
+};
+
+/* A sentence being written into buf: appends are cut at the end of the
+ * buffer, never past it. */
+struct words {
+	char *buf;
+	size_t len, at;
+};
+
+static void say(struct words *w, const char *fmt, ...)
+{
+	if (w->at + 1 >= w->len)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(w->buf + w->at, w->len - w->at, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		w->at = w->at + (size_t)n < w->len ? w->at + (size_t)n
+		                                   : w->len - 1;
+}
+
+/* "a" or "an" before word. */
+static const char *article(const char *word)
+{
+	return strchr("aeiouAEIOU", word[0]) ? "an" : "a";
+}
+
+/* The names whose bits are set in `bits` as a list: "a, b or c". */
+static void say_list(struct words *w, unsigned bits, int count,
+                     const char *const *nouns,
+                     const char *(*name)(unsigned v))
+{
+	int n = 0, total = 0;
+	for (int v = 0; v < count; v++)
+		total += (bits >> v) & 1u;
+	for (int v = 0; v < count; v++) {
+		if (!((bits >> v) & 1u))
+			continue;
+		const char *word = nouns && nouns[v] ? nouns[v] : name(v);
+		say(w, "%s%s", n == 0 ? "" : n == total - 1 ? " or " : ", ",
+		    word);
+		n++;
+	}
+}
+
+static const char *coll_name(unsigned v)
+{
+	return ir_coll_name((enum ir_coll)v);
+}
+
+static const char *topo_name(unsigned v)
+{
+	return ir_topo_name((enum ir_topo)v);
+}
+
+static const char *routing_name(unsigned v)
+{
+	return ir_routing_name((enum ir_routing)v);
+}
+
+/* The machine g needs, in words, with an article or without, and with
+ * what its fits checks (`where`) or without. */
+static void say_machine(struct words *w, const struct sch_generator *g,
+                        bool with_article, bool with_where)
+{
+	const struct sch_domain *d = &g->domain;
+	unsigned topos = d->topos & SCH_TOPOS_ANY;
+	char first[64];
+	struct words f = {first, sizeof first, 0};
+	if (d->ports == SCH_PORTS_ALL)
+		say(&f, "all-port");
+	else if (topos != SCH_TOPOS_ANY)
+		say_list(&f, topos, IR_NTOPOS, topo_noun, topo_name);
+	else
+		say(&f, "machine");
+	if (with_article)
+		say(w, "%s ", article(first));
+	if (d->ports == SCH_PORTS_ALL)
+		say(w, "all-port ");
+	if (topos != SCH_TOPOS_ANY)
+		say_list(w, topos, IR_NTOPOS, topo_noun, topo_name);
+	else
+		say(w, with_article ? "machine" : "any machine");
+	if (d->routings) {
+		say(w, " with ");
+		say_list(w, d->routings, IR_NROUTINGS, NULL, routing_name);
+		say(w, " routing");
+	}
+	if (d->where && with_where)
+		say(w, ", %s", d->where);
+}
+
+void sch_domain_machine(const struct sch_generator *g, char *buf, size_t len)
+{
+	const struct sch_domain *d = &g->domain;
+	struct words w = {buf, len, 0};
+	if (len)
+		buf[0] = '\0';
+	if ((d->topos & SCH_TOPOS_ANY) == SCH_TOPOS_ANY && !d->routings &&
+	    d->ports == SCH_PORTS_ANY && !d->where)
+		say(&w, "any");
+	else
+		say_machine(&w, g, false, true);
+}
+
+void sch_domain_colls(const struct sch_generator *g, char *buf, size_t len)
+{
+	struct words w = {buf, len, 0};
+	if (len)
+		buf[0] = '\0';
+	for (int v = 0, n = 0; v < IR_NCOLLS; v++)
+		if (g->domain.colls & SCH_C(v))
+			say(&w, "%s%s", n++ ? ", " : "", ir_coll_name(v));
+}
+
+/* The largest number of links a rank of m has. */
+static int max_degree(const ir_machine *m)
+{
+	int deg = 0;
+	switch (m->topo) {
+	case IR_MESH:
+	case IR_TORUS:
+		for (int d = 0; d < m->ndims; d++)
+			deg += m->dims[d] >= 3 ? 2 : m->dims[d] - 1;
+		return deg;
+	case IR_HYPERCUBE:
+		return m->ndims;
+	case IR_SWITCH:
+		return m->nranks - 1;
+	case IR_HPAM:
+		break;
+	}
+	for (int32_t r = 0; r < m->nranks; r++) {
+		int k = ir_degree(m, r);
+		deg = k > deg ? k : deg;
+	}
+	return deg;
+}
+
+bool sch_all_port(const ir_machine *m)
+{
+	return m->ports == IR_PORTS_ALL || m->ports >= max_degree(m);
+}
+
+void sch_describe(const ir_machine *m, char *buf, size_t len)
+{
+	struct words w = {buf, len, 0};
+	if (len)
+		buf[0] = '\0';
+	switch (m->topo) {
+	case IR_MESH:
+	case IR_TORUS: {
+		int nd = m->ndims; /* a trailing extent of 1 adds nothing */
+		while (nd > 1 && m->dims[nd - 1] == 1)
+			nd--;
+		for (int d = 0; d < nd; d++)
+			say(&w, "%s%d", d ? "x" : "", m->dims[d]);
+		say(&w, " %s", ir_topo_name(m->topo));
+		break;
+	}
+	case IR_HYPERCUBE:
+		say(&w, "hypercube of dimension %d", m->ndims);
+		break;
+	case IR_HPAM:
+		say(&w, "two-level HPAM (%dx%d over %dx%d)", m->levels[0][0],
+		    m->levels[0][1], m->levels[1][0], m->levels[1][1]);
+		break;
+	case IR_SWITCH:
+		say(&w, "%d-port switch", (int)m->nranks);
+		break;
+	}
+}
+
+/* Why the data refuses a machine. */
+enum refusal { FITS, TOPOLOGY, ROUTING, PORTS };
+
+/* "X needs a <machine>; this machine is a <description>", with what
+ * failed when the description alone does not show it.  A refusal for
+ * the ports says how many would do instead of the shapes fits takes,
+ * which would not help and might not fit the caller's line. */
+static void say_refusal(struct words *w, const struct sch_generator *g,
+                        const ir_machine *m, enum refusal why)
+{
+	char desc[128];
+	sch_describe(m, desc, sizeof desc);
+	say(w, "%s needs ", g->name);
+	say_machine(w, g, true, why != PORTS);
+	say(w, "; this machine is a %s", desc);
+	if (m->ports != IR_PORTS_ALL)
+		say(w, " with %d-port nodes", m->ports);
+	if (why == ROUTING)
+		say(w, " with %s routing", ir_routing_name(m->routing));
+	if (why == PORTS)
+		say(w, ", and all-port here means ports: all or at least %d",
+		    max_degree(m));
+}
+
+int sch_applies(const struct sch_generator *g, const ir_machine *m,
+                const ir_comm *c, char *why, size_t len)
+{
+	const struct sch_domain *d = &g->domain;
+	struct words w = {why, len, 0};
+	if (len)
+		why[0] = '\0';
+	if (!(d->colls & SCH_C(c->coll))) {
+		/* "X is a broadcast or reduce; this is a scatter" */
+		unsigned colls = d->colls & (SCH_C(IR_NCOLLS) - 1);
+		int first = 0;
+		while (first < IR_NCOLLS && !(colls & SCH_C(first)))
+			first++;
+		const char *noun = first < IR_NCOLLS ? coll_noun[first] : "";
+		say(&w, "%s %s %s ", g->name,
+		    colls == SCH_C(IR_IRREGULAR) ? "schedules" : "is",
+		    article(noun));
+		say_list(&w, colls, IR_NCOLLS, coll_noun, coll_name);
+		say(&w, "; this is %s %s", article(ir_coll_name(c->coll)),
+		    ir_coll_name(c->coll));
+		if ((unsigned)c->coll < IR_NCOLLS && d->refused[c->coll])
+			say(&w, ", and %s", d->refused[c->coll]);
+		return CCP_ENOTAPPLY;
+	}
+	if (c->coll == IR_IRREGULAR &&
+	    (!c->matrix || c->matrix->n != m->nranks)) {
+		say(&w, "%s: the matrix has %ld ranks, the machine %ld",
+		    g->name, c->matrix ? (long)c->matrix->n : 0L,
+		    (long)m->nranks);
+		return CCP_ENOTAPPLY;
+	}
+	enum refusal r = FITS;
+	if (!(d->topos & SCH_T(m->topo)))
+		r = TOPOLOGY;
+	else if (d->routings && !(d->routings & (1u << m->routing)))
+		r = ROUTING;
+	else if (d->ports == SCH_PORTS_ALL && !sch_all_port(m))
+		r = PORTS;
+	if (r == FITS) {
+		if (!d->fits)
+			return 0;
+		int rc = d->fits(g, m, c, why, len);
+		if (rc != CCP_ENOTAPPLY || (len && why[0]))
+			return rc;
+	}
+	say_refusal(&w, g, m, r);
+	return CCP_ENOTAPPLY;
+}
