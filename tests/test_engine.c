@@ -6,12 +6,12 @@
  * scheme, and every byte each rank ends with is compared with what the
  * collective means.
  *
- * The threads talk through a loopback transport defined here, a test
- * double of the backends: one locked queue of eager messages, matched by
- * (source, destination, phase, kind) in posting order as transport.h
- * requires, and a waiting receive that gives up after 20 s instead of
- * hanging.  The real backends are tested by their own programs
- * (tests/runtime, tests/mpi, tests/shmem).
+ * The threads talk through the loopback transport (tests/support/
+ * loopback.c), a test double of the backends: one locked queue of eager
+ * messages, matched by (source, destination, phase, kind) in posting
+ * order as transport.h requires, which fails every rank instead of
+ * hanging when their operations do not match.  The real backends are
+ * tested by their own programs (tests/runtime, tests/mpi, tests/shmem).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -34,183 +34,7 @@
 #include "ir.h"
 #include "sched.h"
 #include "support.h"
-#include "transport.h"
-
-/* ---- the loopback transport ----------------------------------------- */
-
-struct lb_msg {
-	struct lb_msg *next;
-	int32_t src, dst;
-	uint32_t phase;
-	int kind;
-	size_t len;
-	unsigned char data[];
-};
-
-struct lb_world {
-	int32_t n;
-	pthread_mutex_t mu;
-	pthread_cond_t *cv; /* one per rank: a message for it arrived */
-	struct lb_msg *head;
-	pthread_barrier_t bar;
-	uint64_t *hash;
-	int *status;
-};
-
-struct lb_req {
-	bool recv, done;
-	int32_t peer;
-	uint32_t phase;
-	int kind;
-	void *buf;
-	size_t len;
-};
-
-struct lb {
-	struct ccp_transport base;
-	struct lb_world *w;
-	struct lb_req *req;
-	int nreq, cap;
-	bool broken;
-};
-
-static int lb_agree(ccp_transport *t, uint64_t hash, int status, int *global)
-{
-	struct lb *l = (struct lb *)t;
-	struct lb_world *w = l->w;
-	w->hash[t->rank] = hash;
-	w->status[t->rank] = status;
-	pthread_barrier_wait(&w->bar);
-	int g = 0;
-	for (int32_t r = 0; r < w->n; r++) {
-		if (w->hash[r] != w->hash[0])
-			g = CCP_EMISMATCH;
-		if (g != CCP_EMISMATCH && w->status[r] < g)
-			g = w->status[r];
-	}
-	pthread_barrier_wait(&w->bar);
-	*global = g;
-	return 0;
-}
-
-static int lb_barrier(ccp_transport *t)
-{
-	pthread_barrier_wait(&((struct lb *)t)->w->bar);
-	return 0;
-}
-
-static int lb_post(struct lb *l, struct lb_req r)
-{
-	if (l->nreq == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 64;
-		l->req = realloc(l->req, (size_t)l->cap * sizeof *l->req);
-		if (!l->req)
-			return CCP_ENOMEM;
-	}
-	l->req[l->nreq] = r;
-	return l->nreq++;
-}
-
-static int lb_irecv(ccp_transport *t, int32_t peer, uint32_t phase,
-                    enum ccp_tag_kind kind, void *buf, size_t len)
-{
-	return lb_post((struct lb *)t,
-	               (struct lb_req){true, false, peer, phase, kind, buf, len});
-}
-
-static int lb_isend(ccp_transport *t, int32_t peer, uint32_t phase,
-                    enum ccp_tag_kind kind, const void *buf, size_t len)
-{
-	struct lb *l = (struct lb *)t;
-	struct lb_msg *m = malloc(sizeof *m + len);
-	if (!m)
-		return CCP_ENOMEM;
-	*m = (struct lb_msg){NULL, t->rank, peer, phase, kind, len};
-	if (len)
-		memcpy(m->data, buf, len);
-	pthread_mutex_lock(&l->w->mu);
-	struct lb_msg **tail = &l->w->head;
-	while (*tail)
-		tail = &(*tail)->next;
-	*tail = m;
-	pthread_cond_signal(&l->w->cv[peer]);
-	pthread_mutex_unlock(&l->w->mu);
-	return lb_post(l, (struct lb_req){false, true, peer, phase, kind,
-	                                  NULL, len});
-}
-
-static int lb_wait(ccp_transport *t, int first, int count)
-{
-	struct lb *l = (struct lb *)t;
-	struct lb_world *w = l->w;
-	for (int i = first; i < first + count; i++) {
-		struct lb_req *r = &l->req[i];
-		if (r->done)
-			continue;
-		struct timespec until;
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += 20;
-		pthread_mutex_lock(&w->mu);
-		struct lb_msg *m = NULL;
-		for (;;) {
-			struct lb_msg **q = &w->head;
-			for (; *q; q = &(*q)->next)
-				if ((*q)->dst == t->rank &&
-				    (*q)->src == r->peer &&
-				    (*q)->phase == r->phase &&
-				    (*q)->kind == r->kind)
-					break;
-			if (*q) {
-				m = *q;
-				*q = m->next;
-				break;
-			}
-			if (pthread_cond_timedwait(&w->cv[t->rank], &w->mu, &until) ==
-			    ETIMEDOUT)
-				break;
-		}
-		pthread_mutex_unlock(&w->mu);
-		if (!m)
-			return ccp__error(t->ctx, CCP_ETIMEDOUT,
-			                  "rank %d: nothing from %d in phase %u",
-			                  (int)t->rank, (int)r->peer,
-			                  (unsigned)r->phase);
-		int rc = 0;
-		if (m->len != r->len)
-			rc = ccp__error(t->ctx, CCP_EPEER,
-			                "rank %d: %zu bytes from %d in phase %u, "
-			                "%zu expected",
-			                (int)t->rank, m->len, (int)r->peer,
-			                (unsigned)r->phase, r->len);
-		else if (m->len)
-			memcpy(r->buf, m->data, m->len);
-		free(m);
-		if (rc)
-			return rc;
-		r->done = true;
-	}
-	return 0;
-}
-
-static int lb_waitall(ccp_transport *t)
-{
-	struct lb *l = (struct lb *)t;
-	int rc = lb_wait(t, 0, l->nreq);
-	l->nreq = 0;
-	return rc;
-}
-
-static void lb_destroy(ccp_transport *t)
-{
-	struct lb *l = (struct lb *)t;
-	free(l->req);
-	free(l);
-}
-
-static const struct ccp_transport_ops lb_ops = {
-        "loopback", lb_agree,   lb_barrier, lb_irecv,
-        lb_isend,   lb_wait,    lb_waitall, lb_destroy,
-};
+#include "support/loopback.h"
 
 /* ---- what every rank must end with ---------------------------------- */
 
@@ -231,6 +55,9 @@ struct job {
 	const ir_comm *c;
 	const ir_machine *m;
 	struct lb_world *w;
+	ccp_transport *t; /* the rank's, made before the threads start;
+	                     run_rank frees it when the rank is done */
+	ccp_context *ctx; /* its context */
 	unsigned flags;
 	int32_t rank;
 	char fail[256]; /* "" when the rank's result was right */
@@ -351,25 +178,17 @@ static void check_reduce(struct job *j, const unsigned char *got, uint64_t n)
 static void *run_rank(void *arg)
 {
 	struct job *j = arg;
-	ccp_context *ctx;
+	ccp_context *ctx = j->ctx;
 	ccp_plan *p;
 	ccp_plan_info info;
-	if (ccp_init(&ctx, NULL, NULL) != 0) {
-		snprintf(j->fail, sizeof j->fail, "init");
-		pthread_barrier_wait(&j->w->bar); /* the others' agree */
-		pthread_barrier_wait(&j->w->bar);
-		return NULL;
-	}
-	struct lb *l = calloc(1, sizeof *l);
-	l->base = (struct ccp_transport){&lb_ops, ctx, j->rank, j->w->n};
-	l->w = j->w;
 	int rc = ccp_plan_load_memory(ctx, j->img, j->len, j->rank, &p);
 	if (rc == 0)
 		rc = ccp_plan_get_info(p, &info);
 	if (rc) {
 		snprintf(j->fail, sizeof j->fail, "rank %d load: %s",
 		         (int)j->rank, ccp_errmsg(ctx));
-		exit(1); /* the other threads would wait for this one */
+		ccp_transport_free(j->t); /* the others fail: it has left */
+		return NULL;
 	}
 	unsigned char *s = malloc(info.send_bytes + 1);
 	unsigned char *rv = malloc(info.recv_bytes + 1);
@@ -377,7 +196,7 @@ static void *run_rank(void *arg)
 	rc = ccp_plan_bind(p, s, info.send_bytes, rv, info.recv_bytes, NULL, 0);
 	for (int it = 0; it < 2 && !rc; it++) {
 		memset(rv, 0xee, info.recv_bytes);
-		rc = ccp_plan_execute(p, &l->base, j->flags);
+		rc = ccp_plan_execute(p, j->t, j->flags);
 		if (rc) {
 			snprintf(j->fail, sizeof j->fail,
 			         "rank %d execute: %s: %s", (int)j->rank,
@@ -404,8 +223,7 @@ static void *run_rank(void *arg)
 	free(s);
 	free(rv);
 	ccp_plan_free(p);
-	ccp_transport_free(&l->base);
-	ccp_fini(ctx);
+	ccp_transport_free(j->t);
 	return NULL;
 }
 
@@ -414,41 +232,35 @@ static void run_plan(const uint8_t *img, size_t len, const ir_plan *p,
                      unsigned flags, char *fail, size_t faillen)
 {
 	int32_t n = p->machine.nranks;
-	struct lb_world w = {.n = n};
-	pthread_mutex_init(&w.mu, NULL);
-	w.cv = calloc((size_t)n, sizeof *w.cv);
-	assert_non_null(w.cv);
-	for (int32_t r = 0; r < n; r++)
-		pthread_cond_init(&w.cv[r], NULL);
-	pthread_barrier_init(&w.bar, NULL, (unsigned)n);
-	w.hash = calloc((size_t)n, sizeof *w.hash);
-	w.status = calloc((size_t)n, sizeof *w.status);
+	struct lb_world *w = lb_world_new(n, 20000);
 	struct job *jobs = calloc((size_t)n, sizeof *jobs);
 	pthread_t *th = calloc((size_t)n, sizeof *th);
+	assert_non_null(w);
 	assert_non_null(jobs);
 	assert_non_null(th);
 	for (int32_t r = 0; r < n; r++) {
-		jobs[r] = (struct job){img, len, &p->comm, &p->machine, &w,
-		                       flags, r, ""};
-		assert_int_equal(pthread_create(&th[r], NULL, run_rank, &jobs[r]),
-		                 0);
+		jobs[r] = (struct job){img,  len,  &p->comm, &p->machine, w,
+		                       NULL, NULL, flags,    r,           ""};
+		assert_int_equal(ccp_init(&jobs[r].ctx, NULL, NULL), 0);
+		assert_int_equal(
+		        lb_transport_new(w, jobs[r].ctx, r, &jobs[r].t), 0);
 	}
+	for (int32_t r = 0; r < n; r++)
+		assert_int_equal(
+		        pthread_create(&th[r], NULL, run_rank, &jobs[r]), 0);
 	fail[0] = '\0';
 	for (int32_t r = 0; r < n; r++) {
 		pthread_join(th[r], NULL);
 		if (!fail[0] && jobs[r].fail[0])
 			snprintf(fail, faillen, "%s", jobs[r].fail);
 	}
-	assert_null(w.head); /* every message was received */
+	/* every message was received */
+	assert_int_equal(lb_world_unreceived(w), 0);
+	for (int32_t r = 0; r < n; r++)
+		ccp_fini(jobs[r].ctx);
+	lb_world_free(w);
 	free(jobs);
 	free(th);
-	free(w.hash);
-	free(w.status);
-	pthread_barrier_destroy(&w.bar);
-	for (int32_t r = 0; r < n; r++)
-		pthread_cond_destroy(&w.cv[r]);
-	free(w.cv);
-	pthread_mutex_destroy(&w.mu);
 }
 
 /* ---- the cases -------------------------------------------------------- */
@@ -653,10 +465,14 @@ static void test_refusals(void **state)
 	assert_string_equal(ccp_errmsg(ctx), "rank 1: recv buffer is 8 bytes, "
 	                                     "the plan needs 16");
 	/* a transport of the wrong size is refused with no exchange */
-	struct lb l = {.base = {&lb_ops, ctx, 1, 3}};
-	assert_int_equal(ccp_plan_execute(plan, &l.base, 0), CCP_EINVAL);
+	struct lb_world *w = lb_world_new(3, 0);
+	ccp_transport *t;
+	assert_int_equal(lb_transport_new(w, ctx, 1, &t), 0);
+	assert_int_equal(ccp_plan_execute(plan, t, 0), CCP_EINVAL);
 	assert_string_equal(ccp_errmsg(ctx), "the plan is for 4 ranks, the "
 	                                     "loopback transport has 3");
+	ccp_transport_free(t);
+	lb_world_free(w);
 	ccp_plan_free(plan);
 	/* a damaged image is refused before anything is used */
 	img[len - 3] ^= 1;
