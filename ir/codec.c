@@ -587,11 +587,20 @@ static int check_overlap(const ir_slice *s, uint32_t phase, struct piece *p,
 		} else if (w && x->off < w->end && !same_accum(x, w)) {
 			hit = w;
 		}
+		if (hit && hit->op == x->op)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: rank %" PRId32 " phase %" PRIu32
+			            ": op %" PRIu32 " writes bytes [%" PRIu64
+			            ", %" PRIu64
+			            ") of the %s buffer through two "
+			            "of its pieces",
+			            s->rank, phase, x->op, x->off,
+			            hit->end < x->end ? hit->end : x->end,
+			            buf_names[x->buf]);
 		if (hit) {
 			const struct piece *a = hit->op < x->op ? hit : x;
 			const struct piece *b = hit->op < x->op ? x : hit;
-			uint64_t lo = x->off,
-			         hi = hit->end < x->end ? hit->end : x->end;
+			uint64_t hi = hit->end < x->end ? hit->end : x->end;
 			return fail(err, errlen, CCP_EFORMAT,
 			            "bad plan: rank %" PRId32 " phase %" PRIu32
 			            ": op %" PRIu32 " %s bytes [%" PRIu64
@@ -599,8 +608,8 @@ static int check_overlap(const ir_slice *s, uint32_t phase, struct piece *p,
 			            ") of the %s buffer that op %" PRIu32
 			            " %s in the same phase",
 			            s->rank, phase, b->op,
-			            b->use == USE_READ ? "reads" : "writes", lo,
-			            hi, buf_names[x->buf], a->op,
+			            b->use == USE_READ ? "reads" : "writes",
+			            x->off, hi, buf_names[x->buf], a->op,
 			            a->use == USE_READ ? "reads" : "writes");
 		}
 		const struct piece **far = x->use == USE_READ ? &r : &w;
@@ -637,7 +646,7 @@ static int check_pieces(const ir_slice *s, uint32_t i, struct piece *p,
 	if (pair && o->niov != 2)
 		return fail(err, errlen, CCP_EFORMAT,
 		            "bad plan: rank %" PRId32 " op %" PRIu32
-		            ": %s has %" PRIu32 " pieces, not 2",
+		            ": %s takes 2 pieces, it has %" PRIu32,
 		            rank, i, name, o->niov);
 	if (o->niov == 0 && o->bytes != 0)
 		return fail(err, errlen, CCP_EFORMAT,

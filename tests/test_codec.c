@@ -1025,6 +1025,87 @@ static void test_many_ranks(void **state)
 	ir_plan_fini(&p);
 }
 
+/* ---- the slice rules (the bad catalogue breaks each one in a file) ---- */
+
+/* What ir_slice_check says of s as rank 0 of 4 ranks and nphases phases:
+ * 0, or the code with the reason in err. */
+static int slice_rule(const ir_slice *s, uint32_t nphases, char *err)
+{
+	err[0] = '\0';
+	return ir_slice_check(s, 0, 4, nphases, err, 256);
+}
+
+/* What the rules allow: reductions of one phase combining into the same
+ * running partial (the engine combines them one after the other, after
+ * the wait), sends reading the same bytes, a zero-byte op with no piece
+ * and an empty piece, which overlaps nothing; and where they stop. */
+static void test_slice_rules(void **state)
+{
+	(void)state;
+	char err[256];
+	ir_iov iovs[7] = {
+	        {IR_BUF_SCRATCH, 0, 16},  {IR_BUF_RECV, 0, 16},
+	        {IR_BUF_SCRATCH, 16, 16}, {IR_BUF_RECV, 0, 16},
+	        {IR_BUF_SEND, 0, 64},     {IR_BUF_SEND, 0, 64},
+	        {IR_BUF_RECV, 8, 0},
+	};
+	ir_op ops[8] = {
+	        {IR_OP_PHASE, 0, -1, 0, 0, 0},
+	        {IR_OP_RECV_REDUCE, 0, 1, 16, 0, 2},
+	        {IR_OP_RECV_REDUCE, 0, 2, 16, 2, 2},
+	        {IR_OP_SEND, 0, 1, 64, 4, 1},
+	        {IR_OP_SEND, 0, 3, 64, 5, 1},
+	        {IR_OP_SEND, 0, 2, 0, 6, 0},
+	        {IR_OP_RECV, 0, 3, 0, 6, 1},
+	        {IR_OP_WAIT, 0, -1, 0, 0, 0},
+	};
+	ir_slice s = {.rank = 0,
+	              .send_bytes = 64,
+	              .recv_bytes = 64,
+	              .scratch_bytes = 64,
+	              .dtype = IR_DT_INT32,
+	              .redop = IR_OP_SUM,
+	              .ops = ops,
+	              .nops = 8,
+	              .iovs = iovs,
+	              .niovs = 7};
+	assert_int_equal(slice_rule(&s, 3, err), 0);
+	/* a group in a plan of no phases */
+	assert_int_equal(slice_rule(&s, 0, err), CCP_EFORMAT);
+	assert_string_equal(err, "bad plan: rank 0 op 0: PHASE 0 in a plan of "
+	                         "0 phases");
+	/* running partials that overlap without being the same */
+	iovs[3].off = 8;
+	assert_int_equal(slice_rule(&s, 3, err), CCP_EFORMAT);
+	assert_string_equal(err, "bad plan: rank 0 phase 0: op 2 writes bytes "
+	                         "[8, 16) of the recv buffer that op 1 writes "
+	                         "in the same phase");
+	iovs[3].off = 0;
+	/* a reduction's partial that a send of the phase reads */
+	iovs[4] = (ir_iov){IR_BUF_RECV, 0, 64};
+	assert_int_equal(slice_rule(&s, 3, err), CCP_EFORMAT);
+	assert_string_equal(err, "bad plan: rank 0 phase 0: op 3 reads bytes "
+	                         "[0, 16) of the recv buffer that op 1 writes "
+	                         "in the same phase");
+	iovs[4] = (ir_iov){IR_BUF_SEND, 0, 64};
+	/* two pieces whose lengths add up past 2^64 to the op's bytes */
+	s.send_bytes = UINT64_MAX;
+	iovs[4] = (ir_iov){IR_BUF_SEND, 0, UINT64_C(1) << 63};
+	iovs[5] = (ir_iov){IR_BUF_SEND, 0, UINT64_C(1) << 63};
+	ops[3].bytes = 0;
+	ops[3].niov = 2;
+	ops[4].niov = 0;
+	ops[4].bytes = 0;
+	assert_int_equal(slice_rule(&s, 3, err), CCP_EFORMAT);
+	assert_string_equal(err, "bad plan: rank 0 op 3: SEND of 0 bytes has "
+	                         "pieces of more than 0");
+	ops[3].bytes = UINT64_MAX;
+	assert_int_equal(slice_rule(&s, 3, err), CCP_EFORMAT);
+	assert_string_equal(err, "bad plan: rank 0 op 3: SEND of "
+	                         "18446744073709551615 bytes has pieces of "
+	                         "more than 18446744073709551615");
+}
+
 /* ---- JSON ------------------------------------------------------------- */
 
 /* The export of p as a string (malloc'd). */
@@ -1163,6 +1244,7 @@ int main(void)
 	        cmocka_unit_test(test_resealed_fields),
 	        cmocka_unit_test(test_encode_rejects),
 	        cmocka_unit_test(test_many_ranks),
+	        cmocka_unit_test(test_slice_rules),
 	        cmocka_unit_test(test_json_golden),
 	        cmocka_unit_test(test_json_kinds),
 	};

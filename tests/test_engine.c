@@ -35,6 +35,7 @@
 #include "sched.h"
 #include "support.h"
 #include "support/loopback.h"
+#include "transport.h"
 
 /* ---- what every rank must end with ---------------------------------- */
 
@@ -553,12 +554,266 @@ static void test_file_size_stated(void **state)
 	ir_plan_fini(&p);
 }
 
+/* ---- buffers that overlap --------------------------------------------- */
+
+/* One rank binding buf as its send and its receive buffer (the first
+ * max(send, recv) bytes of it), then executing. */
+struct alias_job {
+	const uint8_t *img;
+	size_t len;
+	int32_t rank;
+	ccp_context *ctx;
+	ccp_transport *t;
+	int bind_rc, exec_rc;
+	char bind_msg[256];
+	bool unchanged; /* buf as it was filled */
+};
+
+static void *alias_rank(void *arg)
+{
+	struct alias_job *j = arg;
+	ccp_plan *p;
+	ccp_plan_info in;
+	assert_int_equal(
+	        ccp_plan_load_memory(j->ctx, j->img, j->len, j->rank, &p), 0);
+	assert_int_equal(ccp_plan_get_info(p, &in), 0);
+	size_t n = (size_t)(in.send_bytes > in.recv_bytes ? in.send_bytes
+	                                                  : in.recv_bytes);
+	unsigned char *buf = malloc(n), *was = malloc(n);
+	assert_true(buf && was);
+	for (size_t o = 0; o < n; o++)
+		buf[o] = was[o] = pattern(j->rank, o);
+	j->bind_rc = ccp_plan_bind(p, buf, (size_t)in.send_bytes, buf,
+	                           (size_t)in.recv_bytes, NULL, 0);
+	snprintf(j->bind_msg, sizeof j->bind_msg, "%s", ccp_errmsg(j->ctx));
+	j->exec_rc = ccp_plan_execute(p, j->t, CCP_EXEC_DEFAULT);
+	j->unchanged = memcmp(buf, was, n) == 0;
+	free(buf);
+	free(was);
+	ccp_plan_free(p);
+	ccp_transport_free(j->t);
+	return NULL;
+}
+
+/* One buffer bound as both send and receive buffer (the finding: a
+ * 4-rank alltoall over sockets returned wrong bytes on some ranks with
+ * rc 0).  Every rank's bind is refused, naming the two buffers, every
+ * rank's execution fails with the same code, and no byte moves. */
+static void test_aliased_buffers(void **state)
+{
+	(void)state;
+	ir_machine m = tu_machine(IR_SWITCH, IR_PORTS_ALL, 4, 0, 0, 0);
+	ir_comm c = tu_comm(IR_ALLTOALL, 0, 64);
+	ir_plan p;
+	ir_report rep;
+	ir_slice *sl;
+	uint8_t *img;
+	size_t len;
+	struct sch_options o = {0};
+	assert_int_equal(sch_find("pex")->generate(&m, &c, &o, &p), 0);
+	assert_int_equal(ir_verify(&p, &rep), 0);
+	assert_int_equal(ir_lower(&p, &sl), 0);
+	assert_int_equal(ir_plan_encode(&p, &rep, sl, &img, &len, NULL, 0), 0);
+
+	struct lb_world *w = lb_world_new(4, 10000);
+	struct alias_job j[4];
+	pthread_t th[4];
+	for (int32_t r = 0; r < 4; r++) {
+		j[r] = (struct alias_job){.img = img, .len = len, .rank = r};
+		assert_int_equal(ccp_init(&j[r].ctx, NULL, NULL), 0);
+		assert_int_equal(lb_transport_new(w, j[r].ctx, r, &j[r].t), 0);
+	}
+	for (int32_t r = 0; r < 4; r++)
+		assert_int_equal(
+		        pthread_create(&th[r], NULL, alias_rank, &j[r]), 0);
+	for (int32_t r = 0; r < 4; r++)
+		pthread_join(th[r], NULL);
+	for (int32_t r = 0; r < 4; r++) {
+		char want[160];
+		snprintf(want, sizeof want,
+		         "rank %d: the send and recv buffers overlap in the "
+		         "bytes the plan uses (256 of send, 256 of recv); bind "
+		         "separate buffers",
+		         (int)r);
+		assert_int_equal(j[r].bind_rc, CCP_EINVAL);
+		assert_string_equal(j[r].bind_msg, want);
+		assert_int_equal(j[r].exec_rc, CCP_EINVAL);
+		assert_true(j[r].unchanged);
+		ccp_fini(j[r].ctx);
+	}
+	assert_int_equal(lb_world_unreceived(w), 0);
+	lb_world_free(w);
+	free(img);
+	ir_slices_free(sl, p.machine.nranks);
+	ir_report_fini(&rep);
+	ir_plan_fini(&p);
+}
+
+/* What counts as overlapping: the bytes the plan uses of each buffer,
+ * caller's scratch included; a buffer the plan does not use on this rank
+ * (need 0) overlaps nothing. */
+static void test_overlap_rules(void **state)
+{
+	(void)state;
+	ir_machine m = tu_machine(IR_SWITCH, 1, 4, 0, 0, 0);
+	ir_comm c = tu_comm(IR_REDUCE, 0, 64);
+	c.dtype = IR_DT_INT32;
+	ir_plan p;
+	ir_report rep;
+	ir_slice *sl;
+	uint8_t *img;
+	size_t len;
+	struct sch_options o = {0};
+	assert_int_equal(sch_find("binomial")->generate(&m, &c, &o, &p), 0);
+	assert_int_equal(ir_verify(&p, &rep), 0);
+	assert_int_equal(ir_lower(&p, &sl), 0);
+	assert_int_equal(ir_plan_encode(&p, &rep, sl, &img, &len, NULL, 0), 0);
+	ccp_context *ctx;
+	ccp_plan *plan;
+	ccp_plan_info in;
+	static unsigned char b[1024];
+	assert_int_equal(ccp_init(&ctx, NULL, NULL), 0);
+
+	/* rank 2 (not the root): send 64, recv 0, scratch 128 */
+	assert_int_equal(ccp_plan_load_memory(ctx, img, len, 2, &plan), 0);
+	assert_int_equal(ccp_plan_get_info(plan, &in), 0);
+	assert_true(in.send_bytes == 64 && in.recv_bytes == 0 &&
+	            in.scratch_bytes == 128);
+	/* no receive buffer used: the same address overlaps nothing */
+	assert_int_equal(ccp_plan_bind(plan, b, 64, b, 0, NULL, 0), 0);
+	assert_int_equal(ccp_plan_bind(plan, b, 64, b + 32, 64, NULL, 0), 0);
+	/* the caller's scratch against the send buffer: one byte shared,
+	 * then none */
+	assert_int_equal(ccp_plan_bind(plan, b + 127, 64, NULL, 0, b, 128),
+	                 CCP_EINVAL);
+	assert_string_equal(ccp_errmsg(ctx),
+	                    "rank 2: the send and scratch buffers overlap in "
+	                    "the bytes the plan uses (64 of send, 128 of "
+	                    "scratch); bind separate buffers");
+	assert_int_equal(ccp_plan_bind(plan, b + 128, 64, NULL, 0, b, 128), 0);
+	/* bytes beyond what the plan uses may be shared */
+	assert_int_equal(ccp_plan_bind(plan, b + 128, 64, NULL, 0, b, 192), 0);
+	ccp_plan_free(plan);
+
+	/* the root: send 64, recv 64, scratch 128 */
+	assert_int_equal(ccp_plan_load_memory(ctx, img, len, 0, &plan), 0);
+	assert_int_equal(ccp_plan_bind(plan, b, 64, b + 64, 64, b + 120, 128),
+	                 CCP_EINVAL);
+	assert_non_null(strstr(ccp_errmsg(ctx), "the recv and scratch buffers "
+	                                        "overlap"));
+	assert_int_equal(ccp_plan_bind(plan, b + 63, 64, b, 64, NULL, 0),
+	                 CCP_EINVAL);
+	assert_non_null(strstr(ccp_errmsg(ctx), "the send and recv buffers "
+	                                        "overlap"));
+	assert_int_equal(ccp_plan_bind(plan, b, 64, b + 64, 64, b + 128, 128),
+	                 0);
+	ccp_plan_free(plan);
+	ccp_fini(ctx);
+	free(img);
+	ir_slices_free(sl, p.machine.nranks);
+	ir_report_fini(&rep);
+	ir_plan_fini(&p);
+}
+
+/* ---- a transport's longest message ------------------------------------ */
+
+/* The loopback's operations, as a transport that carries at most 8
+ * bytes in one message (as MPI carries at most INT_MAX). */
+static struct ccp_transport_ops short_ops;
+
+struct limit_job {
+	const uint8_t *img;
+	size_t len;
+	int32_t rank;
+	ccp_context *ctx;
+	ccp_transport *t;
+	int rc;
+	char msg[256];
+	bool unchanged;
+};
+
+static void *limit_rank(void *arg)
+{
+	struct limit_job *j = arg;
+	ccp_plan *p;
+	ccp_plan_info in;
+	assert_int_equal(
+	        ccp_plan_load_memory(j->ctx, j->img, j->len, j->rank, &p), 0);
+	assert_int_equal(ccp_plan_get_info(p, &in), 0);
+	unsigned char *send = malloc(in.send_bytes + 1);
+	unsigned char *recv = malloc(in.recv_bytes + 1);
+	memset(send, 1, in.send_bytes + 1);
+	memset(recv, 2, in.recv_bytes + 1);
+	assert_int_equal(ccp_plan_bind(p, send, (size_t)in.send_bytes, recv,
+	                               (size_t)in.recv_bytes, NULL, 0),
+	                 0);
+	j->rc = ccp_plan_execute(p, j->t, CCP_EXEC_DEFAULT);
+	snprintf(j->msg, sizeof j->msg, "%s", ccp_errmsg(j->ctx));
+	j->unchanged = true;
+	for (uint64_t o = 0; o < in.recv_bytes; o++)
+		j->unchanged = j->unchanged && recv[o] == 2;
+	free(send);
+	free(recv);
+	ccp_plan_free(p);
+	ccp_transport_free(j->t);
+	return NULL;
+}
+
+/* A plan with a message longer than the transport carries is refused on
+ * every rank before any data moves (the engine checks the transport's
+ * max_message before the agreement), not on the ranks that post it. */
+static void test_transport_limit(void **state)
+{
+	(void)state;
+	ir_plan p;
+	ir_report rep;
+	ir_slice *sl;
+	uint8_t *img;
+	size_t len;
+	binomial_image(&p, &rep, &sl, &img, &len);
+	struct lb_world *w = lb_world_new(4, 10000);
+	struct limit_job j[4];
+	pthread_t th[4];
+	for (int32_t r = 0; r < 4; r++) {
+		j[r] = (struct limit_job){.img = img, .len = len, .rank = r};
+		assert_int_equal(ccp_init(&j[r].ctx, NULL, NULL), 0);
+		assert_int_equal(lb_transport_new(w, j[r].ctx, r, &j[r].t), 0);
+		if (r == 0) {
+			short_ops = *j[r].t->ops;
+			short_ops.max_message = 8;
+		}
+		j[r].t->ops = &short_ops;
+	}
+	for (int32_t r = 0; r < 4; r++)
+		assert_int_equal(
+		        pthread_create(&th[r], NULL, limit_rank, &j[r]), 0);
+	for (int32_t r = 0; r < 4; r++)
+		pthread_join(th[r], NULL);
+	for (int32_t r = 0; r < 4; r++) {
+		assert_int_equal(j[r].rc, CCP_ERANGE);
+		assert_non_null(strstr(j[r].msg,
+		                       "a message of 16 bytes, the "
+		                       "loopback transport carries at "
+		                       "most 8 in one message"));
+		assert_true(j[r].unchanged);
+		ccp_fini(j[r].ctx);
+	}
+	lb_world_free(w);
+	free(img);
+	ir_slices_free(sl, p.machine.nranks);
+	ir_report_fini(&rep);
+	ir_plan_fini(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(test_every_generator),
 	        cmocka_unit_test(test_refusals),
 	        cmocka_unit_test(test_file_size_stated),
+	        cmocka_unit_test(test_aliased_buffers),
+	        cmocka_unit_test(test_overlap_rules),
+	        cmocka_unit_test(test_transport_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -147,8 +147,9 @@ static void check_stuck(struct lb_world *w)
 			absent = r;
 	}
 	breaks(w, CCP_EPEER,
-	       "the ranks' operations do not match: rank %d waits in a "
-	       "barrier that rank %d, which has left, never enters",
+	       "the ranks' operations do not match: rank %d waits in the "
+	       "agreement or a barrier that rank %d, which has left, "
+	       "never enters",
 	       (int)waiting, (int)absent);
 }
 
