@@ -40,7 +40,11 @@ static uint8_t *at(ccp_plan *p, const ir_iov *v)
  * unaligned (scratch slots are packed), so elements go through memcpy,
  * which compilers turn into plain loads and stores.  One loop per
  * operation: a switch inside the loop keeps GCC from vectorising it
- * (4-6x slower on 64 Ki int32, measured by bench/mpi/ccplan_bench.c). */
+ * (4-6x slower on 64 Ki int32, measured by bench/mpi/ccplan_bench.c).
+ * Sums and products of integers are computed in U, the unsigned type of
+ * T's width: the application's values may overflow, which is undefined
+ * for a signed type and wraps modulo 2^bits for the unsigned one (what
+ * two's complement hardware and MPI's reductions give). */
 #define COMBINE_LOOP(T, n, dst, src, expr)                                     \
 	for (size_t i_ = 0; i_ < (n); i_++) {                                  \
 		T a, b;                                                        \
@@ -49,14 +53,14 @@ static uint8_t *at(ccp_plan *p, const ir_iov *v)
 		a = (T)(expr);                                                 \
 		memcpy((dst) + i_ * sizeof(T), &a, sizeof(T));                 \
 	}
-#define COMBINE(T, n, dst, src, op)                                            \
+#define COMBINE(T, U, n, dst, src, op)                                         \
 	do {                                                                   \
 		switch (op) {                                                  \
 		case IR_OP_SUM:                                                \
-			COMBINE_LOOP(T, n, dst, src, a + b)                    \
+			COMBINE_LOOP(U, n, dst, src, a + b)                    \
 			break;                                                 \
 		case IR_OP_PROD:                                               \
-			COMBINE_LOOP(T, n, dst, src, a * b)                    \
+			COMBINE_LOOP(U, n, dst, src, a *b)                     \
 			break;                                                 \
 		case IR_OP_MIN:                                                \
 			COMBINE_LOOP(T, n, dst, src, b < a ? b : a)            \
@@ -73,19 +77,19 @@ static void combine(unsigned dt, unsigned op, uint8_t *dst, const uint8_t *src,
 	size_t n = (size_t)(bytes / ir_dtype_size(dt));
 	switch (dt) {
 	case IR_DT_BYTE:
-		COMBINE(uint8_t, n, dst, src, op);
+		COMBINE(uint8_t, uint8_t, n, dst, src, op);
 		break;
 	case IR_DT_INT32:
-		COMBINE(int32_t, n, dst, src, op);
+		COMBINE(int32_t, uint32_t, n, dst, src, op);
 		break;
 	case IR_DT_INT64:
-		COMBINE(int64_t, n, dst, src, op);
+		COMBINE(int64_t, uint64_t, n, dst, src, op);
 		break;
 	case IR_DT_FLOAT:
-		COMBINE(float, n, dst, src, op);
+		COMBINE(float, float, n, dst, src, op);
 		break;
 	case IR_DT_DOUBLE:
-		COMBINE(double, n, dst, src, op);
+		COMBINE(double, double, n, dst, src, op);
 		break;
 	}
 }
