@@ -34,7 +34,6 @@
  * Run from tests/ (CTest does).
  */
 #include <dirent.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -980,9 +979,6 @@ static void test_emitted_refuses(void **state)
 struct attack {
 	const uint8_t *img;
 	size_t len;
-	int32_t rank;
-	ccp_context *ctx;
-	ccp_transport *t;
 	int load_rc, exec_rc;
 	bool guards_ok, unchanged;
 	char msg[256];
@@ -998,19 +994,18 @@ static bool all_are(const unsigned char *p, uint64_t n, unsigned char v)
 }
 
 /* Load, bind buffers between guard zones, execute once, then look at
- * every buffer and zone.  The transport is freed (the rank leaves) on
- * every path, so that the others never wait for it. */
-static void *attack_rank(void *arg)
+ * every buffer and zone (lb_run: a rank that returns has left, so that
+ * the others never wait for it). */
+static void attack_rank(struct lb_job *lj)
 {
-	struct attack *a = arg;
+	struct attack *a = &((struct attack *)lj->arg)[lj->rank];
 	ccp_plan *p;
 	ccp_plan_info in;
-	a->load_rc = ccp_plan_load_memory(a->ctx, a->img, a->len, a->rank, &p);
-	snprintf(a->msg, sizeof a->msg, "%s", ccp_errmsg(a->ctx));
-	if (a->load_rc) {
-		ccp_transport_free(a->t);
-		return NULL;
-	}
+	a->load_rc =
+	        ccp_plan_load_memory(lj->ctx, a->img, a->len, lj->rank, &p);
+	snprintf(a->msg, sizeof a->msg, "%s", ccp_errmsg(lj->ctx));
+	if (a->load_rc)
+		return;
 	assert_int_equal(ccp_plan_get_info(p, &in), 0);
 	size_t sb = (size_t)in.send_bytes, rb = (size_t)in.recv_bytes,
 	       xb = (size_t)in.scratch_bytes;
@@ -1019,8 +1014,8 @@ static void *attack_rank(void *arg)
 	unsigned char *scr = guard_alloc(xb, 0x33);
 	assert_true(send && recv && scr);
 	assert_int_equal(ccp_plan_bind(p, send, sb, recv, rb, scr, xb), 0);
-	a->exec_rc = ccp_plan_execute(p, a->t, CCP_EXEC_DEFAULT);
-	snprintf(a->msg, sizeof a->msg, "%s", ccp_errmsg(a->ctx));
+	a->exec_rc = ccp_plan_execute(p, lj->t, CCP_EXEC_DEFAULT);
+	snprintf(a->msg, sizeof a->msg, "%s", ccp_errmsg(lj->ctx));
 	a->guards_ok = guard_intact(send, sb) && guard_intact(recv, rb) &&
 	               guard_intact(scr, xb);
 	a->unchanged = all_are(send, sb, 0x11) && all_are(recv, rb, 0x22) &&
@@ -1029,8 +1024,6 @@ static void *attack_rank(void *arg)
 	guard_free(recv, rb);
 	guard_free(scr, xb);
 	ccp_plan_free(p);
-	ccp_transport_free(a->t);
-	return NULL;
 }
 
 /* Every rank of bad/NAME.ccp executes it on the loopback transport: the
@@ -1039,24 +1032,14 @@ static void *attack_rank(void *arg)
 static void run_attack(const char *name, int32_t bad)
 {
 	char path[512];
-	size_t len;
+	size_t len, unreceived;
 	snprintf(path, sizeof path, "bad/%s.ccp", name);
 	uint8_t *img = read_all(path, &len);
 	assert_non_null(img);
-	struct lb_world *w = lb_world_new(4, 10000);
-	assert_non_null(w);
 	struct attack a[4];
-	pthread_t th[4];
-	for (int32_t r = 0; r < 4; r++) {
-		a[r] = (struct attack){.img = img, .len = len, .rank = r};
-		assert_int_equal(ccp_init(&a[r].ctx, NULL, NULL), 0);
-		assert_int_equal(lb_transport_new(w, a[r].ctx, r, &a[r].t), 0);
-	}
 	for (int32_t r = 0; r < 4; r++)
-		assert_int_equal(
-		        pthread_create(&th[r], NULL, attack_rank, &a[r]), 0);
-	for (int32_t r = 0; r < 4; r++)
-		pthread_join(th[r], NULL);
+		a[r] = (struct attack){.img = img, .len = len};
+	lb_run(4, 10000, attack_rank, a, &unreceived);
 	for (int32_t r = 0; r < 4; r++)
 		print_message(
 		        "%s rank %d: load %d, execute %d, guard zones %s, "
@@ -1074,10 +1057,8 @@ static void run_attack(const char *name, int32_t bad)
 			assert_true(a[r].guards_ok);
 			assert_true(a[r].unchanged);
 		}
-		ccp_fini(a[r].ctx);
 	}
-	assert_int_equal(lb_world_unreceived(w), 0);
-	lb_world_free(w);
+	assert_int_equal(unreceived, 0);
 	free(img);
 }
 

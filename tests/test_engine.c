@@ -19,7 +19,6 @@
 
 #include <cmocka.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,10 +54,6 @@ struct job {
 	size_t len;
 	const ir_comm *c;
 	const ir_machine *m;
-	struct lb_world *w;
-	ccp_transport *t; /* the rank's, made before the threads start;
-	                     run_rank frees it when the rank is done */
-	ccp_context *ctx; /* its context */
 	unsigned flags;
 	int32_t rank;
 	char fail[256]; /* "" when the rank's result was right */
@@ -176,10 +171,11 @@ static void check_reduce(struct job *j, const unsigned char *got, uint64_t n)
 	}
 }
 
-static void *run_rank(void *arg)
+/* One rank of run_plan (lb_run): load, bind, execute twice, check. */
+static void run_rank(struct lb_job *lj)
 {
-	struct job *j = arg;
-	ccp_context *ctx = j->ctx;
+	struct job *j = &((struct job *)lj->arg)[lj->rank];
+	ccp_context *ctx = lj->ctx;
 	ccp_plan *p;
 	ccp_plan_info info;
 	int rc = ccp_plan_load_memory(ctx, j->img, j->len, j->rank, &p);
@@ -188,8 +184,7 @@ static void *run_rank(void *arg)
 	if (rc) {
 		snprintf(j->fail, sizeof j->fail, "rank %d load: %s",
 		         (int)j->rank, ccp_errmsg(ctx));
-		ccp_transport_free(j->t); /* the others fail: it has left */
-		return NULL;
+		return; /* the others fail: this rank has left */
 	}
 	unsigned char *s = malloc(info.send_bytes + 1);
 	unsigned char *rv = malloc(info.recv_bytes + 1);
@@ -197,7 +192,7 @@ static void *run_rank(void *arg)
 	rc = ccp_plan_bind(p, s, info.send_bytes, rv, info.recv_bytes, NULL, 0);
 	for (int it = 0; it < 2 && !rc; it++) {
 		memset(rv, 0xee, info.recv_bytes);
-		rc = ccp_plan_execute(p, j->t, j->flags);
+		rc = ccp_plan_execute(p, lj->t, j->flags);
 		if (rc) {
 			snprintf(j->fail, sizeof j->fail,
 			         "rank %d execute: %s: %s", (int)j->rank,
@@ -224,8 +219,6 @@ static void *run_rank(void *arg)
 	free(s);
 	free(rv);
 	ccp_plan_free(p);
-	ccp_transport_free(j->t);
-	return NULL;
 }
 
 /* Run img on every rank with flags; the first failure, or "". */
@@ -233,35 +226,19 @@ static void run_plan(const uint8_t *img, size_t len, const ir_plan *p,
                      unsigned flags, char *fail, size_t faillen)
 {
 	int32_t n = p->machine.nranks;
-	struct lb_world *w = lb_world_new(n, 20000);
 	struct job *jobs = calloc((size_t)n, sizeof *jobs);
-	pthread_t *th = calloc((size_t)n, sizeof *th);
-	assert_non_null(w);
 	assert_non_null(jobs);
-	assert_non_null(th);
-	for (int32_t r = 0; r < n; r++) {
-		jobs[r] = (struct job){img,  len,  &p->comm, &p->machine, w,
-		                       NULL, NULL, flags,    r,           ""};
-		assert_int_equal(ccp_init(&jobs[r].ctx, NULL, NULL), 0);
-		assert_int_equal(
-		        lb_transport_new(w, jobs[r].ctx, r, &jobs[r].t), 0);
-	}
 	for (int32_t r = 0; r < n; r++)
-		assert_int_equal(
-		        pthread_create(&th[r], NULL, run_rank, &jobs[r]), 0);
+		jobs[r] = (struct job){img,   len, &p->comm, &p->machine,
+		                       flags, r,   ""};
+	size_t unreceived;
+	lb_run(n, 20000, run_rank, jobs, &unreceived);
 	fail[0] = '\0';
-	for (int32_t r = 0; r < n; r++) {
-		pthread_join(th[r], NULL);
+	for (int32_t r = 0; r < n; r++)
 		if (!fail[0] && jobs[r].fail[0])
 			snprintf(fail, faillen, "%s", jobs[r].fail);
-	}
-	/* every message was received */
-	assert_int_equal(lb_world_unreceived(w), 0);
-	for (int32_t r = 0; r < n; r++)
-		ccp_fini(jobs[r].ctx);
-	lb_world_free(w);
+	assert_int_equal(unreceived, 0); /* every message was received */
 	free(jobs);
-	free(th);
 }
 
 /* ---- the cases -------------------------------------------------------- */
@@ -428,18 +405,25 @@ static void test_every_generator(void **state)
 	assert_int_equal(missing, 0);
 }
 
-/* The image of a binomial broadcast of 16 bytes on a 2x2 mesh (malloc'd),
- * with the plan, report and slices it was made from (the caller's). */
-static void binomial_image(ir_plan *p, ir_report *rep, ir_slice **sl,
-                           uint8_t **img, size_t *len)
+/* The image of generator alg's plan for c on m (malloc'd), with the
+ * plan, report and slices it was made from (the caller's). */
+static void plan_image(const char *alg, ir_machine m, ir_comm c, ir_plan *p,
+                       ir_report *rep, ir_slice **sl, uint8_t **img,
+                       size_t *len)
 {
-	ir_machine m = tu_machine(IR_MESH, IR_PORTS_ALL, 2, 2, 0, 0);
-	ir_comm c = tu_comm(IR_BCAST, 0, 16);
 	struct sch_options o = {0};
-	assert_int_equal(sch_find("binomial")->generate(&m, &c, &o, p), 0);
+	assert_int_equal(sch_find(alg)->generate(&m, &c, &o, p), 0);
 	assert_int_equal(ir_verify(p, rep), 0);
 	assert_int_equal(ir_lower(p, sl), 0);
 	assert_int_equal(ir_plan_encode(p, rep, *sl, img, len, NULL, 0), 0);
+}
+
+/* A binomial broadcast of 16 bytes on a 2x2 mesh. */
+static void binomial_image(ir_plan *p, ir_report *rep, ir_slice **sl,
+                           uint8_t **img, size_t *len)
+{
+	plan_image("binomial", tu_machine(IR_MESH, IR_PORTS_ALL, 2, 2, 0, 0),
+	           tu_comm(IR_BCAST, 0, 16), p, rep, sl, img, len);
 }
 
 /* The checks before any data moves. */
@@ -561,38 +545,33 @@ static void test_file_size_stated(void **state)
 struct alias_job {
 	const uint8_t *img;
 	size_t len;
-	int32_t rank;
-	ccp_context *ctx;
-	ccp_transport *t;
 	int bind_rc, exec_rc;
 	char bind_msg[256];
 	bool unchanged; /* buf as it was filled */
 };
 
-static void *alias_rank(void *arg)
+static void alias_rank(struct lb_job *lj)
 {
-	struct alias_job *j = arg;
+	struct alias_job *j = &((struct alias_job *)lj->arg)[lj->rank];
 	ccp_plan *p;
 	ccp_plan_info in;
 	assert_int_equal(
-	        ccp_plan_load_memory(j->ctx, j->img, j->len, j->rank, &p), 0);
+	        ccp_plan_load_memory(lj->ctx, j->img, j->len, lj->rank, &p), 0);
 	assert_int_equal(ccp_plan_get_info(p, &in), 0);
 	size_t n = (size_t)(in.send_bytes > in.recv_bytes ? in.send_bytes
 	                                                  : in.recv_bytes);
 	unsigned char *buf = malloc(n), *was = malloc(n);
 	assert_true(buf && was);
 	for (size_t o = 0; o < n; o++)
-		buf[o] = was[o] = pattern(j->rank, o);
+		buf[o] = was[o] = pattern(lj->rank, o);
 	j->bind_rc = ccp_plan_bind(p, buf, (size_t)in.send_bytes, buf,
 	                           (size_t)in.recv_bytes, NULL, 0);
-	snprintf(j->bind_msg, sizeof j->bind_msg, "%s", ccp_errmsg(j->ctx));
-	j->exec_rc = ccp_plan_execute(p, j->t, CCP_EXEC_DEFAULT);
+	snprintf(j->bind_msg, sizeof j->bind_msg, "%s", ccp_errmsg(lj->ctx));
+	j->exec_rc = ccp_plan_execute(p, lj->t, CCP_EXEC_DEFAULT);
 	j->unchanged = memcmp(buf, was, n) == 0;
 	free(buf);
 	free(was);
 	ccp_plan_free(p);
-	ccp_transport_free(j->t);
-	return NULL;
 }
 
 /* One buffer bound as both send and receive buffer (the finding: a
@@ -602,32 +581,19 @@ static void *alias_rank(void *arg)
 static void test_aliased_buffers(void **state)
 {
 	(void)state;
-	ir_machine m = tu_machine(IR_SWITCH, IR_PORTS_ALL, 4, 0, 0, 0);
-	ir_comm c = tu_comm(IR_ALLTOALL, 0, 64);
 	ir_plan p;
 	ir_report rep;
 	ir_slice *sl;
 	uint8_t *img;
 	size_t len;
-	struct sch_options o = {0};
-	assert_int_equal(sch_find("pex")->generate(&m, &c, &o, &p), 0);
-	assert_int_equal(ir_verify(&p, &rep), 0);
-	assert_int_equal(ir_lower(&p, &sl), 0);
-	assert_int_equal(ir_plan_encode(&p, &rep, sl, &img, &len, NULL, 0), 0);
+	plan_image("pex", tu_machine(IR_SWITCH, IR_PORTS_ALL, 4, 0, 0, 0),
+	           tu_comm(IR_ALLTOALL, 0, 64), &p, &rep, &sl, &img, &len);
 
-	struct lb_world *w = lb_world_new(4, 10000);
 	struct alias_job j[4];
-	pthread_t th[4];
-	for (int32_t r = 0; r < 4; r++) {
-		j[r] = (struct alias_job){.img = img, .len = len, .rank = r};
-		assert_int_equal(ccp_init(&j[r].ctx, NULL, NULL), 0);
-		assert_int_equal(lb_transport_new(w, j[r].ctx, r, &j[r].t), 0);
-	}
 	for (int32_t r = 0; r < 4; r++)
-		assert_int_equal(
-		        pthread_create(&th[r], NULL, alias_rank, &j[r]), 0);
-	for (int32_t r = 0; r < 4; r++)
-		pthread_join(th[r], NULL);
+		j[r] = (struct alias_job){.img = img, .len = len};
+	size_t unreceived;
+	lb_run(4, 10000, alias_rank, j, &unreceived);
 	for (int32_t r = 0; r < 4; r++) {
 		char want[160];
 		snprintf(want, sizeof want,
@@ -639,10 +605,8 @@ static void test_aliased_buffers(void **state)
 		assert_string_equal(j[r].bind_msg, want);
 		assert_int_equal(j[r].exec_rc, CCP_EINVAL);
 		assert_true(j[r].unchanged);
-		ccp_fini(j[r].ctx);
 	}
-	assert_int_equal(lb_world_unreceived(w), 0);
-	lb_world_free(w);
+	assert_int_equal(unreceived, 0);
 	free(img);
 	ir_slices_free(sl, p.machine.nranks);
 	ir_report_fini(&rep);
@@ -655,7 +619,6 @@ static void test_aliased_buffers(void **state)
 static void test_overlap_rules(void **state)
 {
 	(void)state;
-	ir_machine m = tu_machine(IR_SWITCH, 1, 4, 0, 0, 0);
 	ir_comm c = tu_comm(IR_REDUCE, 0, 64);
 	c.dtype = IR_DT_INT32;
 	ir_plan p;
@@ -663,11 +626,8 @@ static void test_overlap_rules(void **state)
 	ir_slice *sl;
 	uint8_t *img;
 	size_t len;
-	struct sch_options o = {0};
-	assert_int_equal(sch_find("binomial")->generate(&m, &c, &o, &p), 0);
-	assert_int_equal(ir_verify(&p, &rep), 0);
-	assert_int_equal(ir_lower(&p, &sl), 0);
-	assert_int_equal(ir_plan_encode(&p, &rep, sl, &img, &len, NULL, 0), 0);
+	plan_image("binomial", tu_machine(IR_SWITCH, 1, 4, 0, 0, 0), c, &p,
+	           &rep, &sl, &img, &len);
 	ccp_context *ctx;
 	ccp_plan *plan;
 	ccp_plan_info in;
@@ -724,21 +684,19 @@ static struct ccp_transport_ops short_ops;
 struct limit_job {
 	const uint8_t *img;
 	size_t len;
-	int32_t rank;
-	ccp_context *ctx;
-	ccp_transport *t;
 	int rc;
 	char msg[256];
 	bool unchanged;
 };
 
-static void *limit_rank(void *arg)
+static void limit_rank(struct lb_job *lj)
 {
-	struct limit_job *j = arg;
+	struct limit_job *j = &((struct limit_job *)lj->arg)[lj->rank];
 	ccp_plan *p;
 	ccp_plan_info in;
+	lj->t->ops = &short_ops;
 	assert_int_equal(
-	        ccp_plan_load_memory(j->ctx, j->img, j->len, j->rank, &p), 0);
+	        ccp_plan_load_memory(lj->ctx, j->img, j->len, lj->rank, &p), 0);
 	assert_int_equal(ccp_plan_get_info(p, &in), 0);
 	unsigned char *send = malloc(in.send_bytes + 1);
 	unsigned char *recv = malloc(in.recv_bytes + 1);
@@ -747,16 +705,14 @@ static void *limit_rank(void *arg)
 	assert_int_equal(ccp_plan_bind(p, send, (size_t)in.send_bytes, recv,
 	                               (size_t)in.recv_bytes, NULL, 0),
 	                 0);
-	j->rc = ccp_plan_execute(p, j->t, CCP_EXEC_DEFAULT);
-	snprintf(j->msg, sizeof j->msg, "%s", ccp_errmsg(j->ctx));
+	j->rc = ccp_plan_execute(p, lj->t, CCP_EXEC_DEFAULT);
+	snprintf(j->msg, sizeof j->msg, "%s", ccp_errmsg(lj->ctx));
 	j->unchanged = true;
 	for (uint64_t o = 0; o < in.recv_bytes; o++)
 		j->unchanged = j->unchanged && recv[o] == 2;
 	free(send);
 	free(recv);
 	ccp_plan_free(p);
-	ccp_transport_free(j->t);
-	return NULL;
 }
 
 /* A plan with a message longer than the transport carries is refused on
@@ -771,24 +727,19 @@ static void test_transport_limit(void **state)
 	uint8_t *img;
 	size_t len;
 	binomial_image(&p, &rep, &sl, &img, &len);
-	struct lb_world *w = lb_world_new(4, 10000);
+	/* the loopback's table, but carrying at most 8 bytes */
+	struct lb_world *w = lb_world_new(1, 0);
+	ccp_transport *t;
+	assert_int_equal(lb_transport_new(w, NULL, 0, &t), 0);
+	short_ops = *t->ops;
+	short_ops.max_message = 8;
+	ccp_transport_free(t);
+	lb_world_free(w);
+
 	struct limit_job j[4];
-	pthread_t th[4];
-	for (int32_t r = 0; r < 4; r++) {
-		j[r] = (struct limit_job){.img = img, .len = len, .rank = r};
-		assert_int_equal(ccp_init(&j[r].ctx, NULL, NULL), 0);
-		assert_int_equal(lb_transport_new(w, j[r].ctx, r, &j[r].t), 0);
-		if (r == 0) {
-			short_ops = *j[r].t->ops;
-			short_ops.max_message = 8;
-		}
-		j[r].t->ops = &short_ops;
-	}
 	for (int32_t r = 0; r < 4; r++)
-		assert_int_equal(
-		        pthread_create(&th[r], NULL, limit_rank, &j[r]), 0);
-	for (int32_t r = 0; r < 4; r++)
-		pthread_join(th[r], NULL);
+		j[r] = (struct limit_job){.img = img, .len = len};
+	lb_run(4, 10000, limit_rank, j, NULL);
 	for (int32_t r = 0; r < 4; r++) {
 		assert_int_equal(j[r].rc, CCP_ERANGE);
 		assert_non_null(strstr(j[r].msg,
@@ -796,9 +747,7 @@ static void test_transport_limit(void **state)
 		                       "loopback transport carries at "
 		                       "most 8 in one message"));
 		assert_true(j[r].unchanged);
-		ccp_fini(j[r].ctx);
 	}
-	lb_world_free(w);
 	free(img);
 	ir_slices_free(sl, p.machine.nranks);
 	ir_report_fini(&rep);

@@ -499,3 +499,56 @@ int lb_world_failure(struct lb_world *w, const char **why)
 		*why = w->why;
 	return code;
 }
+
+/* ---- running every rank ---------------------------------------------- */
+
+struct lb_thread {
+	struct lb_job job;
+	void (*fn)(struct lb_job *j);
+};
+
+static void *lb_thread_main(void *arg)
+{
+	struct lb_thread *th = arg;
+	th->fn(&th->job);
+	ccp_transport_free(th->job.t);
+	return NULL;
+}
+
+int lb_run(int32_t n, unsigned timeout_ms, void (*fn)(struct lb_job *j),
+           void *arg, size_t *unreceived)
+{
+	struct lb_world *w = lb_world_new(n, timeout_ms);
+	struct lb_thread *th = calloc((size_t)n, sizeof *th);
+	pthread_t *tid = calloc((size_t)n, sizeof *tid);
+	if (!w || !th || !tid) {
+		fprintf(stderr, "lb_run: out of memory\n");
+		abort();
+	}
+	for (int32_t r = 0; r < n; r++) {
+		th[r] = (struct lb_thread){{r, NULL, NULL, arg}, fn};
+		if (ccp_init(&th[r].job.ctx, NULL, NULL) != 0 ||
+		    lb_transport_new(w, th[r].job.ctx, r, &th[r].job.t) != 0) {
+			fprintf(stderr, "lb_run: no context or transport\n");
+			abort();
+		}
+	}
+	for (int32_t r = 0; r < n; r++)
+		if (pthread_create(&tid[r], NULL, lb_thread_main, &th[r]) !=
+		    0) {
+			fprintf(stderr, "lb_run: no thread for rank %d\n",
+			        (int)r);
+			abort();
+		}
+	for (int32_t r = 0; r < n; r++)
+		pthread_join(tid[r], NULL);
+	int code = lb_world_failure(w, NULL);
+	if (unreceived)
+		*unreceived = lb_world_unreceived(w);
+	for (int32_t r = 0; r < n; r++)
+		ccp_fini(th[r].job.ctx);
+	lb_world_free(w);
+	free(th);
+	free(tid);
+	return code;
+}

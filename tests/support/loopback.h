@@ -54,4 +54,22 @@ size_t lb_world_unreceived(struct lb_world *w);
  * reason, valid until lb_world_free. */
 int lb_world_failure(struct lb_world *w, const char **why);
 
+/* One rank of lb_run. */
+struct lb_job {
+	int32_t rank;
+	ccp_context *ctx; /* the rank's own; freed once every rank returned,
+	                     so copy what its message says */
+	ccp_transport *t; /* freed when fn returns: the rank leaves */
+	void *arg;        /* the caller's, the same for every rank */
+};
+
+/* Run fn once for every rank of a new world of n ranks, each on its own
+ * thread with its own context (default allocator) and transport, and
+ * return when all have returned: the world's failure code
+ * (lb_world_failure, 0 if none).  *unreceived (may be NULL) gets the
+ * messages sent and never received.  The process aborts when the world,
+ * a context or a thread cannot be made. */
+int lb_run(int32_t n, unsigned timeout_ms, void (*fn)(struct lb_job *j),
+           void *arg, size_t *unreceived);
+
 #endif
