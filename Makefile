@@ -76,7 +76,7 @@ fuzz-smoke: setup
 	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang -DCCPLAN_FUZZ=ON \
 	  -DCMAKE_BUILD_TYPE=RelWithDebInfo
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) \
-	  --target fuzz_yaml fuzz_plan fuzz_matrix fuzz_cache
+	  --target fuzz_yaml fuzz_plan fuzz_matrix fuzz_cache fuzz_exec
 	tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 # The whole suite again in a sanitizer build (build-asan):

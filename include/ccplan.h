@@ -88,9 +88,13 @@ int ccp_plan_get_info(const ccp_plan *plan, ccp_plan_info *info);
 
 /* Bind the buffers the plan's operations address.  A buffer the plan
  * does not use on this rank may be NULL with length 0.  scratch may be
- * NULL: the runtime then allocates scratch_bytes itself, once.  A buffer
- * shorter than the plan needs is refused (CCP_EBUFFER) and remembered,
- * so that the next ccp_plan_execute fails on every rank, not only here. */
+ * NULL: the runtime then allocates scratch_bytes itself, once.  The plan
+ * only reads send.  A buffer shorter than the plan needs is refused
+ * (CCP_EBUFFER), and so are buffers that overlap in the bytes the plan
+ * uses (the first send_bytes, recv_bytes and scratch_bytes of each;
+ * CCP_EINVAL, naming the two): one buffer bound as both send and
+ * receive buffer is refused.  A refusal is remembered, so that the next
+ * ccp_plan_execute fails on every rank, not only here. */
 int ccp_plan_bind(ccp_plan *plan, const void *send, size_t send_len,
                   void *recv, size_t recv_len, void *scratch,
                   size_t scratch_len);

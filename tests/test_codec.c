@@ -118,7 +118,10 @@ static void make_irregular_plan(ir_plan *p)
 }
 
 /* Slices by hand: every op code, iovs in all three buffers, one rank
- * with no operations at all. */
+ * with no operations at all, and the layout the engine runs (a COPY,
+ * then a receive and a reduction in phase 0, a send of two pieces in the
+ * last phase, or all in phase 0 when there is one; only the COPY when
+ * there is no phase or no other rank), as every slice must be. */
 static ir_slice *make_slices(int32_t n, uint32_t nphases)
 {
 	ir_slice *s = calloc((size_t)n, sizeof *s);
@@ -134,27 +137,42 @@ static ir_slice *make_slices(int32_t n, uint32_t nphases)
 		if (r == 5)
 			continue;
 		uint32_t last = nphases ? nphases - 1 : 0;
-		x->ops = calloc(6, sizeof *x->ops);
-		x->iovs = calloc(5, sizeof *x->iovs);
+		uint8_t from = r == 0 ? IR_BUF_SEND : IR_BUF_RECV;
+		int32_t p1 = (r + n - 1) % n, p2 = (r + 1) % n;
+		int32_t p3 = n > 2 ? (r + 2) % n : p2;
+		x->ops = calloc(8, sizeof *x->ops);
+		x->iovs = calloc(7, sizeof *x->iovs);
 		assert_non_null(x->ops);
 		assert_non_null(x->iovs);
-		x->iovs[0] = (ir_iov){IR_BUF_RECV, 0, 512};
-		x->iovs[1] =
-		        (ir_iov){r == 0 ? IR_BUF_SEND : IR_BUF_RECV, 0, 512};
-		x->iovs[2] =
-		        (ir_iov){r == 0 ? IR_BUF_SEND : IR_BUF_RECV, 512, 512};
-		x->iovs[3] = (ir_iov){IR_BUF_RECV, 0, 16};
-		x->iovs[4] = x->scratch_bytes ? (ir_iov){IR_BUF_SCRATCH, 48, 16}
-		                              : (ir_iov){IR_BUF_RECV, 16, 16};
-		x->niovs = 5;
-		x->ops[0] = (ir_op){IR_OP_PHASE, 0, -1, 0, 0, 0};
-		x->ops[1] = (ir_op){IR_OP_RECV, 0, (r + n - 1) % n, 512, 0, 1};
-		x->ops[2] =
-		        (ir_op){IR_OP_RECV_REDUCE, 0, (r + 2) % n, 512, 0, 1};
-		x->ops[3] = (ir_op){IR_OP_SEND, last, (r + 1) % n, 1024, 1, 2};
-		x->ops[4] = (ir_op){IR_OP_COPY, last, -1, 16, 3, 2};
-		x->ops[5] = (ir_op){IR_OP_WAIT, last, -1, 0, 0, 0};
-		x->nops = 6;
+		/* the pieces: a copy's, a receive's, a reduction's landing
+		 * slot and running partial, and a send's two, none of whose
+		 * bytes overlap where a phase writes them */
+		x->iovs[0] = (ir_iov){from, r == 0 ? 0 : 1008, 16};
+		x->iovs[1] = (ir_iov){IR_BUF_RECV, 992, 16};
+		x->iovs[2] = (ir_iov){IR_BUF_RECV, 0, 512};
+		x->iovs[3] = x->scratch_bytes ? (ir_iov){IR_BUF_SCRATCH, 48, 16}
+		                              : (ir_iov){IR_BUF_RECV, 512, 16};
+		x->iovs[4] = (ir_iov){IR_BUF_RECV, 528, 16};
+		x->iovs[5] = (ir_iov){from, r == 0 ? 0 : 600, 192};
+		x->iovs[6] = (ir_iov){from, r == 0 ? 512 : 800, 192};
+		x->niovs = 7;
+		uint32_t k = 0;
+		x->ops[k++] = (ir_op){IR_OP_COPY, 0, -1, 16, 0, 2};
+		if (nphases > 0 && n > 1) {
+			x->ops[k++] = (ir_op){IR_OP_PHASE, 0, -1, 0, 0, 0};
+			x->ops[k++] = (ir_op){IR_OP_RECV, 0, p1, 512, 2, 1};
+			x->ops[k++] =
+			        (ir_op){IR_OP_RECV_REDUCE, 0, p3, 16, 3, 2};
+			if (last > 0) {
+				x->ops[k++] =
+				        (ir_op){IR_OP_WAIT, 0, -1, 0, 0, 0};
+				x->ops[k++] =
+				        (ir_op){IR_OP_PHASE, last, -1, 0, 0, 0};
+			}
+			x->ops[k++] = (ir_op){IR_OP_SEND, last, p2, 384, 5, 2};
+			x->ops[k++] = (ir_op){IR_OP_WAIT, last, -1, 0, 0, 0};
+		}
+		x->nops = k;
 	}
 	return s;
 }
@@ -900,17 +918,17 @@ static void test_resealed_fields(void **state)
 	expect_resealed(img, len, 20, 4, -1, "unknown plan flags");
 
 	/* rank 2: fixed part 36 bytes, ops of 28, iovs of 20 */
-	const size_t op = sec + 36, iov = op + 6 * 28;
+	const size_t op = sec + 36, iov = op + 8 * 28;
 	expect_resealed(img, len, sec + 0, 3, 2, "holds the slice of rank 3");
 	expect_resealed(img, len, sec + 4, 1000, 2, "do not fill");
 	expect_resealed(img, len, op + 28 + 0, IR_NOPS, 2, "has code");
 	expect_resealed(img, len, op + 28 + 8, 16, 2, "has peer 16");
 	expect_resealed(img, len, op + 0 + 8, 0xfffffffeu, 2, "has peer -2");
 	expect_resealed(img, len, op + 28 + 4, 3, 2, "in phase 3");
-	expect_resealed(img, len, op + 4 * 28 + 20, 4, 2, "bad iovs");
+	expect_resealed(img, len, op + 3 * 28 + 20, 6, 2, "bad iovs");
 	expect_resealed(img, len, op + 3 * 28 + 24, 5, 2, "bad iovs");
 	expect_resealed(img, len, iov + 0, 3, 2, "names buffer 3");
-	expect_resealed(img, len, iov + 4, 513, 2, "outside its");
+	expect_resealed(img, len, iov + 2 * 20 + 4, 513, 2, "outside its");
 	expect_resealed(img, len, iov + 12, 0xffffffffu, 2, "outside its");
 	free(img);
 	free_slices(sl, NRANKS);
@@ -934,10 +952,10 @@ static void test_encode_rejects(void **state)
 	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len, NULL, 0),
 	                 CCP_EINVAL);
 	p.transfers[1].dst = 4;
-	sl[3].iovs[0].len = 2048;
+	sl[3].iovs[2].len = 2048;
 	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len, NULL, 0),
 	                 CCP_EINVAL);
-	sl[3].iovs[0].len = 512;
+	sl[3].iovs[2].len = 512;
 	sl[4].rank = 5;
 	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len, NULL, 0),
 	                 CCP_EINVAL);
@@ -1005,6 +1023,87 @@ static void test_many_ranks(void **state)
 	free(img);
 	free_slices(sl, n);
 	ir_plan_fini(&p);
+}
+
+/* ---- the slice rules (the bad catalogue breaks each one in a file) ---- */
+
+/* What ir_slice_check says of s as rank 0 of 4 ranks and nphases phases:
+ * 0, or the code with the reason in err. */
+static int slice_rule(const ir_slice *s, uint32_t nphases, char *err)
+{
+	err[0] = '\0';
+	return ir_slice_check(s, 0, 4, nphases, err, 256);
+}
+
+/* What the rules allow: reductions of one phase combining into the same
+ * running partial (the engine combines them one after the other, after
+ * the wait), sends reading the same bytes, a zero-byte op with no piece
+ * and an empty piece, which overlaps nothing; and where they stop. */
+static void test_slice_rules(void **state)
+{
+	(void)state;
+	char err[256];
+	ir_iov iovs[7] = {
+	        {IR_BUF_SCRATCH, 0, 16},  {IR_BUF_RECV, 0, 16},
+	        {IR_BUF_SCRATCH, 16, 16}, {IR_BUF_RECV, 0, 16},
+	        {IR_BUF_SEND, 0, 64},     {IR_BUF_SEND, 0, 64},
+	        {IR_BUF_RECV, 8, 0},
+	};
+	ir_op ops[8] = {
+	        {IR_OP_PHASE, 0, -1, 0, 0, 0},
+	        {IR_OP_RECV_REDUCE, 0, 1, 16, 0, 2},
+	        {IR_OP_RECV_REDUCE, 0, 2, 16, 2, 2},
+	        {IR_OP_SEND, 0, 1, 64, 4, 1},
+	        {IR_OP_SEND, 0, 3, 64, 5, 1},
+	        {IR_OP_SEND, 0, 2, 0, 6, 0},
+	        {IR_OP_RECV, 0, 3, 0, 6, 1},
+	        {IR_OP_WAIT, 0, -1, 0, 0, 0},
+	};
+	ir_slice s = {.rank = 0,
+	              .send_bytes = 64,
+	              .recv_bytes = 64,
+	              .scratch_bytes = 64,
+	              .dtype = IR_DT_INT32,
+	              .redop = IR_OP_SUM,
+	              .ops = ops,
+	              .nops = 8,
+	              .iovs = iovs,
+	              .niovs = 7};
+	assert_int_equal(slice_rule(&s, 3, err), 0);
+	/* a group in a plan of no phases */
+	assert_int_equal(slice_rule(&s, 0, err), CCP_EFORMAT);
+	assert_string_equal(err, "bad plan: rank 0 op 0: PHASE 0 in a plan of "
+	                         "0 phases");
+	/* running partials that overlap without being the same */
+	iovs[3].off = 8;
+	assert_int_equal(slice_rule(&s, 3, err), CCP_EFORMAT);
+	assert_string_equal(err, "bad plan: rank 0 phase 0: op 2 writes bytes "
+	                         "[8, 16) of the recv buffer that op 1 writes "
+	                         "in the same phase");
+	iovs[3].off = 0;
+	/* a reduction's partial that a send of the phase reads */
+	iovs[4] = (ir_iov){IR_BUF_RECV, 0, 64};
+	assert_int_equal(slice_rule(&s, 3, err), CCP_EFORMAT);
+	assert_string_equal(err, "bad plan: rank 0 phase 0: op 3 reads bytes "
+	                         "[0, 16) of the recv buffer that op 1 writes "
+	                         "in the same phase");
+	iovs[4] = (ir_iov){IR_BUF_SEND, 0, 64};
+	/* two pieces whose lengths add up past 2^64 to the op's bytes */
+	s.send_bytes = UINT64_MAX;
+	iovs[4] = (ir_iov){IR_BUF_SEND, 0, UINT64_C(1) << 63};
+	iovs[5] = (ir_iov){IR_BUF_SEND, 0, UINT64_C(1) << 63};
+	ops[3].bytes = 0;
+	ops[3].niov = 2;
+	ops[4].niov = 0;
+	ops[4].bytes = 0;
+	assert_int_equal(slice_rule(&s, 3, err), CCP_EFORMAT);
+	assert_string_equal(err, "bad plan: rank 0 op 3: SEND of 0 bytes has "
+	                         "pieces of more than 0");
+	ops[3].bytes = UINT64_MAX;
+	assert_int_equal(slice_rule(&s, 3, err), CCP_EFORMAT);
+	assert_string_equal(err, "bad plan: rank 0 op 3: SEND of "
+	                         "18446744073709551615 bytes has pieces of "
+	                         "more than 18446744073709551615");
 }
 
 /* ---- JSON ------------------------------------------------------------- */
@@ -1145,6 +1244,7 @@ int main(void)
 	        cmocka_unit_test(test_resealed_fields),
 	        cmocka_unit_test(test_encode_rejects),
 	        cmocka_unit_test(test_many_ranks),
+	        cmocka_unit_test(test_slice_rules),
 	        cmocka_unit_test(test_json_golden),
 	        cmocka_unit_test(test_json_kinds),
 	};

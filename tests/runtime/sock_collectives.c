@@ -15,7 +15,10 @@
  * Fault mode (--fail-loop K): execute up to K times and stop at the first
  * error, reporting its code and how long the failing call took; the
  * script asserts every rank got an error.  --alt and --short make the
- * ranks disagree (another plan; a short receive buffer).
+ * ranks disagree (another plan; a short receive buffer).  --alias binds
+ * one buffer as every rank's send and receive buffer: the bind must be
+ * refused (CCP_EINVAL), and the execution then fails on every rank with
+ * no byte of the buffer changed (else rc -1002).
  *
  * Every rank prints one line "rank R: rc=N ms=T: message" and, with
  * --result DIR, writes it to DIR/rank-R.  Exit status: 0 all executions
@@ -329,11 +332,43 @@ static void report(const char *dir, int rc, double ms, const char *msg)
 	}
 }
 
+/* --alias: one buffer bound as send and receive buffer.  The bind must
+ * be refused, the execution fail (on every rank: the script checks), and
+ * no byte of the buffer change.  Reports the execution's code, or -1002
+ * when the bind was accepted or a byte changed. */
+static int run_aliased(const char *dir, ccp_context *ctx, ccp_transport *t,
+                       ccp_plan *plan, const struct coll *c, uint64_t sb,
+                       uint64_t rb)
+{
+	size_t n = (size_t)(sb > rb ? sb : rb);
+	uint8_t *buf = malloc(n + 1), *was = malloc(n + 1);
+	if (!buf || !was)
+		return 3;
+	memset(buf, 0x5c, n + 1);
+	fill_send(c, buf, sb, 0);
+	memcpy(was, buf, n + 1);
+	int brc =
+	        ccp_plan_bind(plan, buf, (size_t)sb, buf, (size_t)rb, NULL, 0);
+	char bmsg[256], msg[640];
+	snprintf(bmsg, sizeof bmsg, "%s", ccp_errmsg(ctx));
+	double s = now_ms();
+	int rc = ccp_plan_execute(plan, t, CCP_EXEC_DEFAULT);
+	double ms = now_ms() - s;
+	bool same = memcmp(buf, was, n + 1) == 0;
+	snprintf(msg, sizeof msg, "bind %d (%s), execute %s: %s, buffer %s",
+	         brc, bmsg, ccp_strerror(rc), ccp_errmsg(ctx),
+	         same ? "unchanged" : "CHANGED");
+	report(dir, brc == CCP_EINVAL && same ? rc : -1002, ms, msg);
+	free(buf);
+	free(was);
+	return rc ? 1 : 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 	        "usage: sock_collectives [-i K] [--fail-loop K] [--alt R:FILE] "
-	        "[--short R]\n"
+	        "[--short R] [--alias]\n"
 	        "                        [--result DIR] PLAN.ccp\n");
 	exit(3);
 }
@@ -341,6 +376,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	int iters = 3, fail_loop = 0, alt_rank = -1, short_rank = -1;
+	bool alias = false;
 	const char *alt = NULL, *dir = NULL, *path = NULL;
 	for (int a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "-i") && a + 1 < argc)
@@ -355,6 +391,8 @@ int main(int argc, char **argv)
 			alt = colon + 1;
 		} else if (!strcmp(argv[a], "--short") && a + 1 < argc)
 			short_rank = atoi(argv[++a]);
+		else if (!strcmp(argv[a], "--alias"))
+			alias = true;
 		else if (!strcmp(argv[a], "--result") && a + 1 < argc)
 			dir = argv[++a];
 		else if (argv[a][0] != '-' && !path)
@@ -396,6 +434,8 @@ int main(int argc, char **argv)
 	uint64_t ecap = c.most + 1;
 	if (me == short_rank && rb == 0)
 		usage();
+	if (alias)
+		return run_aliased(dir, ctx, t, plan, &c, sb, rb);
 	uint8_t *send = malloc(sb + 1), *recv = malloc(rb + GUARD);
 	uint8_t *want = malloc(ecap), *sref = malloc(sb + 1);
 	if (!send || !recv || !want || !sref)

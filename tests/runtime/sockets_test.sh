@@ -9,8 +9,10 @@
 #               received byte under S2, S1, without barriers, and with
 #               NO_CHECK, several executions each;
 #  faults       ranks that disagree on the plan (every rank CCP_EMISMATCH),
-#               a short buffer (every rank CCP_EBUFFER), a plan for another
-#               size (CCP_EINVAL), and through the test hook
+#               a short buffer (every rank CCP_EBUFFER), one buffer bound
+#               as send and receive buffer (every rank CCP_EINVAL, no byte
+#               moved), a plan for another size (CCP_EINVAL), and through
+#               the test hook
 #               CCPLAN_SOCKETS_FAULT: a rank killed mid-run, one rank of 8
 #               killed at random phases of two plans (seeded, the seed
 #               printed; CCPLAN_FAULT_SEED=N repeats it), a rank stalled
@@ -404,6 +406,12 @@ EOF
 	name=wrong_size
 	fault $name 2 5 "$a4" &&
 		every_rank -2 0 1 && echo "  $name: every rank CCP_EINVAL"
+	# one buffer bound as send and receive buffer of an alltoall (this
+	# returned wrong bytes with rc 0): every rank's bind is refused, every
+	# execution fails, no byte of the buffer changes
+	name=aliased_buffers
+	fault $name 4 5 --alias "$a4" &&
+		every_rank -2 0 1 2 3 && echo "  $name: every rank CCP_EINVAL, no byte moved"
 
 	# a rank killed (SIGKILL) at its 5th data frame: the others learn it
 	# from the launcher (or the dropped connection) at once
