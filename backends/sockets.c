@@ -1008,6 +1008,14 @@ static int wait_reply(struct sock_transport *s, unsigned type, uint64_t seq)
 		if (left <= 0)
 			return timed_out(s, -1);
 		int rc = pump(s, (int)(left > 1000 ? 1000 : left));
+		/* the launcher answered, then stopped the job (the ABORT
+		 * came in the same read): the answer stands, and the next
+		 * call fails */
+		if (rc < 0 && s->have_reply && s->reply_type == type &&
+		    s->reply_seq == seq) {
+			s->have_reply = false;
+			return 0;
+		}
 		if (rc < 0)
 			return rc;
 	}
