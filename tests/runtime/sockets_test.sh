@@ -238,7 +238,7 @@ machine: {topology: switch, ranks: 1}
 communication: {collective: broadcast, bytes: 100}
 algorithm: auto
 EOF
-	(unset CCPLAN_RANK CCPLAN_SIZE CCPLAN_RUN_ADDR CCPLAN_RUN_KEY
+	(unset CCPLAN_RANK CCPLAN_SIZE CCPLAN_RUN_ADDR CCPLAN_RUN_KEY_FD
 	 timeout 60 "$prog" "$tmp/alone.ccp" >"$tmp/out" 2>&1) &&
 		grep -q '^rank 0: rc=0 ' "$tmp/out" && ok ||
 		bad "alone without ccplan run: $(cat "$tmp/out")"
@@ -476,11 +476,18 @@ EOF
 launcher() {
 	echo "launcher:"
 	local out rc
+	# the key: 64 hex digits on the descriptor CCPLAN_RUN_KEY_FD names,
+	# the same for every rank, and in no environment variable
 	out=$("$ccplan" run -n 3 --timeout 1.5 sh -c \
-		'echo "$CCPLAN_RANK $CCPLAN_SIZE $CCPLAN_TIMEOUT_MS ${CCPLAN_RUN_ADDR%:*} ${#CCPLAN_RUN_KEY}"' | sort)
-	[ "$out" = "0 3 1500 127.0.0.1 16
-1 3 1500 127.0.0.1 16
-2 3 1500 127.0.0.1 16" ] && ok || bad "environment: $out"
+		'k=$(head -n 1 <&"$CCPLAN_RUN_KEY_FD"); echo "$k" >"$0/key.$CCPLAN_RANK"
+		 echo "$CCPLAN_RANK $CCPLAN_SIZE $CCPLAN_TIMEOUT_MS ${CCPLAN_RUN_ADDR%:*} ${CCPLAN_RUN_KEY-no-key-variable} $(env | grep -c "$k")"' \
+		"$tmp" | sort)
+	[ "$out" = "0 3 1500 127.0.0.1 no-key-variable 0
+1 3 1500 127.0.0.1 no-key-variable 0
+2 3 1500 127.0.0.1 no-key-variable 0" ] &&
+		[ "$(sort -u "$tmp"/key.* | grep -cE '^[0-9a-f]{64}$')" = 1 ] &&
+		[ "$(cat "$tmp"/key.* | wc -l)" = 3 ] && ok ||
+		bad "environment: $out; keys: $(cat "$tmp"/key.* 2>/dev/null | tr '\n' ' ')"
 	"$ccplan" run -n 4 true && ok || bad "ccplan run true: exit $?"
 	"$ccplan" run -n 3 sh -c 'exit $((CCPLAN_RANK == 1 ? 5 : 0))' 2>/dev/null
 	rc=$?
