@@ -176,7 +176,7 @@ static const char topic_environment[] =
         "  NO_COLOR           ccplan show --text draws without colour\n"
         "ccplan run gives each rank CCPLAN_RANK, CCPLAN_SIZE, "
         "CCPLAN_RUN_ADDR and\n"
-        "CCPLAN_RUN_KEY.  docs/cli.md has the details.\n";
+        "CCPLAN_RUN_KEY_FD.  docs/cli.md has the details.\n";
 
 static const char topic_exit[] =
         "Exit status\n"
