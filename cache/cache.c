@@ -937,12 +937,19 @@ int cache_find_prefix(cache *c, const char *prefix, uint8_t key[CACHE_KEY_SIZE])
 
 /* ---- checking images --------------------------------------------------- */
 
-/* Whether the input hash an image records is key, or none (all zero). */
+/* Whether the input hash an image records is key.  Nothing else fits:
+ * an image that records no input (all zero) was made for no key, and
+ * serving it under one would hand any input a plan of another. */
 static bool hash_fits(const ir_file_info *fi, const uint8_t *key)
 {
+	return memcmp(fi->input_hash, key, CACHE_KEY_SIZE) == 0;
+}
+
+/* Whether an image records no input hash (all zero). */
+static bool no_input(const ir_file_info *fi)
+{
 	static const uint8_t zero[CACHE_KEY_SIZE];
-	return memcmp(fi->input_hash, key, CACHE_KEY_SIZE) == 0 ||
-	       memcmp(fi->input_hash, zero, CACHE_KEY_SIZE) == 0;
+	return memcmp(fi->input_hash, zero, CACHE_KEY_SIZE) == 0;
 }
 
 /* A checksum as the SQLite integer with the same 64 bits, and back. */
@@ -1032,10 +1039,9 @@ int cache_put(cache *c, const uint8_t key[CACHE_KEY_SIZE], const void *blob,
 		return fail(c, CCP_EINVAL, "not caching a bad plan image: %s",
 		            why);
 	if (!hash_fits(&fi, key))
-		return fail(c, CCP_EINVAL,
-		            "not caching under %s a plan made for another "
-		            "input",
-		            hex);
+		return fail(c, CCP_EINVAL, "not caching under %s a plan %s", hex,
+		            no_input(&fi) ? "that records no input"
+		                          : "made for another input");
 	struct put_arg a = {
 	        .key = key,
 	        .blob = blob,
@@ -1155,7 +1161,9 @@ static int entry_check(const uint8_t *img, size_t len, uint64_t stored_size,
 	if (rc)
 		return CCP_ECHECKSUM;
 	if (!hash_fits(&fi, key)) {
-		snprintf(why, whylen, "the plan was made for another input");
+		snprintf(why, whylen, "%s",
+		         no_input(&fi) ? "the plan records no input"
+		                       : "the plan was made for another input");
 		return CCP_ECHECKSUM;
 	}
 	return 0;
@@ -1297,6 +1305,19 @@ int cache_remove(cache *c, const uint8_t key[CACHE_KEY_SIZE])
 	if (c->flags & CACHE_READONLY)
 		return fail(c, CCP_EINVAL, "%s: opened read-only", c->path);
 	return in_tx(c, remove_tx, (void *)key, "removing a plan");
+}
+
+int cache_drop(cache *c, const uint8_t key[CACHE_KEY_SIZE], const void *blob,
+               size_t len)
+{
+	if (!c)
+		return CCP_EINVAL;
+	if (!key || !blob)
+		return fail(c, CCP_EINVAL, "cache_drop: no key or no plan");
+	if (c->flags & CACHE_READONLY)
+		return fail(c, CCP_EINVAL, "%s: opened read-only", c->path);
+	struct key_arg a = {key, sum_to_db(XXH3_64bits(blob, len))};
+	return in_tx(c, drop_tx, &a, "removing a bad plan");
 }
 
 int cache_list(cache *c, int (*fn)(const struct cache_meta *m, void *arg),

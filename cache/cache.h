@@ -99,8 +99,9 @@ void cache_set_time(cache *c, int64_t now);
 /* Store the plan image blob (len bytes, borrowed) under key, with meta
  * (borrowed; NULL takes the algorithm, phases and lower bound from the
  * image's header, with no prediction or text).  The image must pass the
- * codec's header and whole-image checks, and its input hash must be key or
- * zero (CCP_EINVAL otherwise).  Storing a key again replaces its content
+ * codec's header and whole-image checks, and its input hash must be key
+ * (CCP_EINVAL otherwise; an image that records no input, all zero, is
+ * refused too).  Storing a key again replaces its content
  * (the last put wins, one row per key); created is kept when the image is
  * unchanged.  CCP_EINVAL on a read-only cache; CCP_ETIMEDOUT if other
  * writers held the file for CACHE_BUSY_TIMEOUT_MS. */
@@ -123,6 +124,15 @@ void cache_meta_fini(struct cache_meta *meta);
 
 /* Remove the entry of key; CCP_ENOTFOUND if there is none. */
 int cache_remove(cache *c, const uint8_t key[CACHE_KEY_SIZE]);
+
+/* Remove the entry of key if it still holds the image blob (len bytes,
+ * borrowed), as cache_get does with an entry it finds damaged: for a
+ * caller whose own checks of an image cache_get returned fail (the plan
+ * does not verify).  An entry another process has stored since under the
+ * same key is left alone; 0 then too, and when there is no entry.
+ * CCP_EINVAL on a read-only cache. */
+int cache_drop(cache *c, const uint8_t key[CACHE_KEY_SIZE], const void *blob,
+               size_t len);
 
 /* Call fn for every entry, most recently used first, with its meta
  * (borrowed for the call; canonical is NULL).  fn must not use c.  A

@@ -102,7 +102,10 @@ static const char *const help_compile =
         "whole or not at all.\n"
         "A plan compiled before from the same input (whatever its spelling) "
         "comes\n"
-        "from the plan cache instead (docs/cache.md).\n"
+        "from the plan cache instead, verified again first as 'ccplan "
+        "verify' does;\n"
+        "one that fails is removed from the cache and compiled afresh "
+        "(docs/cache.md).\n"
         "  -o FILE        output file\n"
         "  --emit ccp     write the binary plan (the default)\n"
         "  --emit c       write the plan as C tables with one symbol, "
@@ -357,6 +360,51 @@ static cache *cache_for_compile(const struct cache_opt *o, bool verbose,
 	return k;
 }
 
+/* Whether the image a cache hit gave (len bytes at img, under key) is a
+ * plan this compiler would write for the input in: decoded, verified
+ * again, every rank's operations those of a fresh lowering
+ * (plan_load_image, as `ccplan verify` does), and its collective and
+ * machine those the input asks for.  The cache checks only that the bytes
+ * are those stored for the key; a plan that was stored wrong or replaced
+ * is refused here and treated as a damaged entry: removed (unless the
+ * cache is read-only) and compiled afresh, never written out. */
+static bool hit_verifies(cache *k, bool ro, const uint8_t *key,
+                         const struct front_input *in, const void *img,
+                         size_t len)
+{
+	struct compiled hc;
+	ir_file_info fi;
+	char err[512], what[64], hex[CACHE_KEY_HEX];
+	cache_key_hex(key, hex);
+	snprintf(what, sizeof what, "cached plan %s", hex);
+	if (plan_load_image(img, len, what, &hc, &fi, err, sizeof err) == 0) {
+		const ir_plan *p = &hc.plan;
+		bool fits = p->comm.coll == in->comm.coll &&
+		            p->machine.topo == in->machine.topo &&
+		            p->machine.nranks == in->machine.nranks;
+		if (!fits)
+			snprintf(err, sizeof err,
+			         "%s: a plan of %s on %d ranks (%s), where the "
+			         "input asks for %s on %d ranks (%s)",
+			         what, ir_coll_name(p->comm.coll),
+			         (int)p->machine.nranks,
+			         ir_topo_name(p->machine.topo),
+			         ir_coll_name(in->comm.coll),
+			         (int)in->machine.nranks,
+			         ir_topo_name(in->machine.topo));
+		compiled_fini(&hc);
+		if (fits)
+			return true;
+	}
+	const char *fate = "the cache is read-only, left in place";
+	if (!ro)
+		fate = cache_drop(k, key, img, len) ? "it could not be removed"
+		                                    : "removed";
+	fprintf(stderr, "%s: warning: cache: %s; %s; compiling\n", progname,
+	        err, fate);
+	return false;
+}
+
 static int cmd_compile(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL, *cname = NULL;
@@ -431,11 +479,16 @@ static int cmd_compile(int argc, char **argv)
 	if (k) {
 		void *blob = NULL;
 		int got = cache_get(k, key, &blob, &len, NULL);
+		if (got == 0 && !hit_verifies(k, k_ro, key, &fin, blob, len)) {
+			free(blob);
+			blob = NULL;
+			got = CCP_EVERIFY; /* said: compiled afresh */
+		}
 		if (got == 0) {
 			img = blob;
 			if (verbose)
 				fprintf(stderr, "%s: cache hit %s\n", in, hex);
-		} else if (got != CCP_ENOTFOUND) {
+		} else if (got != CCP_ENOTFOUND && got != CCP_EVERIFY) {
 			fprintf(stderr, "%s: warning: cache: %s; compiling\n",
 			        progname, cache_errmsg(k));
 		}

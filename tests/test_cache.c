@@ -26,6 +26,7 @@
 #include <xxhash.h>
 
 #include "cache.h"
+#include "ccplan.h"
 #include "codec.h"
 #include "ir.h"
 #include "sched.h"
@@ -789,6 +790,109 @@ static void test_damaged_entry(void **state)
 		free(img[i]);
 }
 
+/* A plan image under key in a row whose size and checksum match it, put
+ * there behind the cache's back (the row holds a good plan of key
+ * first). */
+static void raw_replace(const char *path, const uint8_t key[16],
+                        const uint8_t *img, size_t len)
+{
+	cache *c = open_ok(path, 0, NULL);
+	put_new(c, key, 64, NULL);
+	cache_close(c);
+	raw_set_blob(path, key, img, len, true);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM plans"), 1);
+}
+
+/* No wildcard key: an image that records no input (all zero), or the
+ * input of another key, is never served under a key, by any reader:
+ * cache_get read-write (which removes it) and read-only (which leaves
+ * it), and the runtime's ccp_plan_load_cache; cache_put refuses to store
+ * one. */
+static void test_no_wildcard(void **state)
+{
+	struct fx *f = *state;
+	static const uint8_t zero[16];
+	uint8_t k[16], other[16], *img[2];
+	size_t len[2];
+	char hex[CACHE_KEY_HEX];
+	key_n(k, 70);
+	key_n(other, 71);
+	cache_key_hex(k, hex);
+	make_image(zero, 4, 256, &img[0], &len[0]);
+	make_image(other, 4, 256, &img[1], &len[1]);
+	static const char *const why[2] = {"the plan records no input",
+	                                   "the plan was made for another "
+	                                   "input"};
+	ccp_context *ctx;
+	assert_int_equal(ccp_init(&ctx, NULL, NULL), 0);
+	for (int i = 0; i < 2; i++) {
+		cache *c = open_ok(f->path, 0, NULL);
+		assert_int_equal(cache_put(c, k, img[i], len[i], NULL),
+		                 CCP_EINVAL);
+		assert_non_null(strstr(cache_errmsg(c), i ? "another input"
+		                                          : "no input"));
+		cache_close(c);
+
+		raw_replace(f->path, k, img[i], len[i]);
+		void *out = (void *)1;
+		size_t l = 1;
+		cache *r = open_ok(f->path, CACHE_READONLY | CACHE_NO_CHECK,
+		                   NULL);
+		assert_int_equal(cache_get(r, k, &out, &l, NULL),
+		                 CCP_ECHECKSUM);
+		assert_null(out);
+		assert_non_null(strstr(cache_errmsg(r), why[i]));
+		assert_non_null(strstr(cache_errmsg(r), "left in place"));
+		cache_close(r);
+		ccp_plan *plan = (ccp_plan *)1;
+		assert_int_equal(ccp_plan_load_cache(ctx, f->path, hex, 0,
+		                                     &plan),
+		                 CCP_ECHECKSUM);
+		assert_null(plan);
+		assert_non_null(strstr(ccp_errmsg(ctx), why[i]));
+		assert_int_equal(raw_int(f->path, "SELECT count(*) FROM plans"),
+		                 1);
+
+		c = open_ok(f->path, 0, NULL);
+		assert_int_equal(cache_get(c, k, &out, &l, NULL),
+		                 CCP_ECHECKSUM);
+		assert_null(out);
+		assert_non_null(strstr(cache_errmsg(c), why[i]));
+		assert_non_null(strstr(cache_errmsg(c), "has been removed"));
+		cache_close(c);
+		assert_int_equal(raw_int(f->path, "SELECT count(*) FROM plans"),
+		                 0);
+		free(img[i]);
+	}
+	ccp_fini(ctx);
+}
+
+/* cache_drop removes the entry only while it holds the image given: a
+ * caller that found a served plan bad never removes a good one another
+ * process stored since. */
+static void test_drop(void **state)
+{
+	struct fx *f = *state;
+	cache *c = open_ok(f->path, 0, NULL);
+	uint8_t k[16], *a, *b;
+	size_t la, lb;
+	key_n(k, 80);
+	make_image(k, 4, 100, &a, &la);
+	make_image(k, 4, 200, &b, &lb);
+	assert_int_equal(cache_put(c, k, a, la, NULL), 0);
+	assert_int_equal(cache_drop(c, k, b, lb), 0); /* not the one stored */
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM plans"), 1);
+	assert_int_equal(cache_drop(c, k, a, la), 0);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM plans"), 0);
+	assert_int_equal(cache_drop(c, k, a, la), 0); /* gone already */
+	cache_close(c);
+	cache *r = open_ok(f->path, CACHE_READONLY, NULL);
+	assert_int_equal(cache_drop(r, k, a, la), CCP_EINVAL);
+	cache_close(r);
+	free(a);
+	free(b);
+}
+
 /* Read-only: a missing file is an error and nothing is made; an existing
  * cache can be read (also while a writer adds to it) but not changed. */
 static void test_readonly(void **state)
@@ -1030,6 +1134,9 @@ int main(void)
 	                                        teardown),
 	        cmocka_unit_test_setup_teardown(test_damaged_entry, setup,
 	                                        teardown),
+	        cmocka_unit_test_setup_teardown(test_no_wildcard, setup,
+	                                        teardown),
+	        cmocka_unit_test_setup_teardown(test_drop, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_readonly, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_schema, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_concurrency, setup,
