@@ -893,6 +893,79 @@ static void test_drop(void **state)
 	free(b);
 }
 
+/* The output of the shell command fmt (the command's stdout) into out,
+ * NUL-terminated; its exit status. */
+static int run_out(char *out, size_t cap, const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof cmd, fmt, ap);
+	va_end(ap);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	size_t n = fread(out, 1, cap - 1, p);
+	out[n] = '\0';
+	int st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Whether text holds a byte a terminal takes as a control: C0 (but a
+ * newline or a tab), DEL, or the UTF-8 of a C1 control or of a bidirectional
+ * override. */
+static bool has_control(const char *text)
+{
+	for (const unsigned char *s = (const unsigned char *)text; *s; s++)
+		if ((*s < 0x20 && *s != '\n' && *s != '\t') || *s == 0x7f ||
+		    (s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f) ||
+		    (s[0] == 0xe2 && s[1] == 0x80 && s[2] == 0xae))
+			return true;
+	return false;
+}
+
+/* `ccplan cache ls` and `cache show` print what the cache stores (the
+ * algorithm name, the canonical text) with every control character
+ * escaped: a row holding terminal escape sequences cannot reach the
+ * terminal; printable UTF-8 and the text's lines are kept. */
+static void test_stored_text_escaped(void **state)
+{
+	struct fx *f = *state;
+	const char *bin = getenv("CCPLAN_BIN");
+	if (!bin)
+		skip();
+	char canonical[] = "machine:\n\tcaf\xc3\xa9 \x1b[31mred\x1b[0m "
+	                   "\xc2\x9b" "2J \xe2\x80\xae rev \xff\\ \x7f\n";
+	struct cache_meta m = meta_for("x\x1b]0;pwned\x07" "y", 3, 3, NAN,
+	                               canonical);
+	uint8_t k[16], *img;
+	size_t len;
+	char hex[CACHE_KEY_HEX], out[8192];
+	key_n(k, 90);
+	cache_key_hex(k, hex);
+	make_image(k, 4, 64, &img, &len);
+	cache *c = open_ok(f->path, 0, NULL);
+	assert_int_equal(cache_put(c, k, img, len, &m), 0);
+	cache_close(c);
+	free(img);
+
+	assert_int_equal(run_out(out, sizeof out, "'%s' cache --cache '%s' ls",
+	                         bin, f->path),
+	                 0);
+	assert_false(has_control(out));
+	assert_non_null(strstr(out, "x\\x1b]0;pwned\\x07y"));
+
+	assert_int_equal(run_out(out, sizeof out,
+	                         "'%s' cache --cache '%s' show %.8s", bin,
+	                         f->path, hex),
+	                 0);
+	assert_false(has_control(out));
+	assert_non_null(strstr(out, "algorithm   x\\x1b]0;pwned\\x07y\n"));
+	assert_non_null(strstr(out, "machine:\n\tcaf\xc3\xa9 "
+	                            "\\x1b[31mred\\x1b[0m \\xc2\\x9b2J "
+	                            "\\xe2\\x80\\xae rev \\xff\\\\ "
+	                            "\\x7f\n"));
+}
+
 /* Read-only: a missing file is an error and nothing is made; an existing
  * cache can be read (also while a writer adds to it) but not changed. */
 static void test_readonly(void **state)
@@ -1137,6 +1210,8 @@ int main(void)
 	        cmocka_unit_test_setup_teardown(test_no_wildcard, setup,
 	                                        teardown),
 	        cmocka_unit_test_setup_teardown(test_drop, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_stored_text_escaped, setup,
+	                                        teardown),
 	        cmocka_unit_test_setup_teardown(test_readonly, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_schema, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_concurrency, setup,
