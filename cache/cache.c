@@ -7,8 +7,12 @@
  * other writers hold the file, so processes may share the cache freely.
  * The layout and the guarantees are in docs/cache.md.
  */
+#define _XOPEN_SOURCE 700 /* S_ISVTX */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -442,6 +446,276 @@ static int migrate_tx(cache *c, void *arg)
 	return 0;
 }
 
+/* ---- trust: who could have written the file ---------------------------- *
+ *
+ * A cache hands out plans that programs run, so a file someone else could
+ * have written is refused, as git refuses a repository another user owns
+ * (safe.directory) and OpenSSH files others can write (StrictModes):
+ * the file, its -wal and -shm companions and every directory on the way
+ * to it must be owned by the user or root (root: by root), and none may be
+ * writable by group or others.  A directory on the way may be writable by
+ * others if it is sticky (/tmp): nobody else can rename what is in it.
+ * The file's own directory may not, sticky or not: anyone could make the
+ * -wal or -shm file SQLite reads there before the user does.  Symbolic
+ * links are followed one by one, each owned by the user or root, so the
+ * path checked is the path opened.  CCPLAN_CACHE_TRUST (CACHE_TRUST_ENV)
+ * lifts all of this for the caches it names, on purpose. */
+
+#define MAX_LINKS 40 /* as the kernel's ELOOP limit */
+
+/* Whether a file of this owner may hold or lead to our cache. */
+static bool owner_ok(uid_t uid)
+{
+	return uid == geteuid() || uid == 0;
+}
+
+/* Whether gid is the user's private group (the "user private group"
+ * scheme of Debian and others, where each user has a group of their own
+ * and umask 002 makes files group-writable): the user's primary group,
+ * named as the user, with no other member.  Writable by that group is
+ * writable by the user alone, as Debian's OpenSSH takes it. */
+static bool private_group(gid_t gid)
+{
+	struct passwd *pw = getpwuid(geteuid());
+	if (!pw || !pw->pw_name || pw->pw_gid != gid)
+		return false;
+	char user[256];
+	snprintf(user, sizeof user, "%s", pw->pw_name);
+	struct group *gr = getgrgid(gid);
+	if (!gr || !gr->gr_name || strcmp(gr->gr_name, user) != 0)
+		return false;
+	for (char **m = gr->gr_mem; m && *m; m++)
+		if (strcmp(*m, user) != 0)
+			return false;
+	return true;
+}
+
+/* "name, uid N" of a user, into buf. */
+static void user_name(uid_t uid, char *buf, size_t len)
+{
+	struct passwd *pw = getpwuid(uid);
+	if (pw && pw->pw_name)
+		snprintf(buf, len, "%s, uid %ld", pw->pw_name, (long)uid);
+	else
+		snprintf(buf, len, "uid %ld", (long)uid);
+}
+
+/* Whether two paths name the same existing file. */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat x, y;
+	return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev &&
+	       x.st_ino == y.st_ino;
+}
+
+/* Whether CACHE_TRUST_ENV trusts the cache at path: "*", or a
+ * colon-separated list one of whose entries is path, or names the same
+ * file. */
+static bool trusted(const char *path)
+{
+	const char *env = getenv(CACHE_TRUST_ENV);
+	if (!env || !env[0])
+		return false;
+	if (strcmp(env, "*") == 0)
+		return true;
+	char item[PATH_MAX];
+	for (const char *p = env; *p;) {
+		size_t n = strcspn(p, ":");
+		if (n > 0 && n < sizeof item) {
+			memcpy(item, p, n);
+			item[n] = '\0';
+			if (strcmp(item, path) == 0 || same_file(item, path))
+				return true;
+		}
+		p += n;
+		if (*p == ':')
+			p++;
+	}
+	return false;
+}
+
+/* Refuse the cache of c (abs: its absolute path) because of what (a file
+ * or directory on the way, described by why); the message says how to
+ * allow it on purpose. */
+static int untrusted(cache *c, const char *abs, const char *what,
+                     const char *why)
+{
+	return fail(c, CCP_EINVAL,
+	            "refusing the plan cache: %s %s; if you trust it, set "
+	            "%s=%s (or '*' for any cache; docs/cache.md)",
+	            what, why, CACHE_TRUST_ENV, abs);
+}
+
+/* Check one file met on the way (lstat sb): its owner, and that group
+ * and others cannot write it (a directory: unless sticky, and never the
+ * cache's own directory, strict).  Symbolic links have no mode that
+ * counts. */
+static int check_one(cache *c, const char *abs, const char *name,
+                     const struct stat *sb, bool strict)
+{
+	char who[128], why[512];
+	if (!owner_ok(sb->st_uid)) {
+		char me[128];
+		user_name(sb->st_uid, who, sizeof who);
+		user_name(geteuid(), me, sizeof me);
+		snprintf(why, sizeof why, "is owned by %s, not by you (%s)%s",
+		         who, me, geteuid() == 0 ? "" : " or root");
+		return untrusted(c, abs, name, why);
+	}
+	mode_t w = sb->st_mode & (S_IWGRP | S_IWOTH);
+	if ((w & S_IWGRP) && !(w & S_IWOTH) && private_group(sb->st_gid))
+		w = 0;
+	if (S_ISLNK(sb->st_mode) || !w)
+		return 0;
+	if (S_ISDIR(sb->st_mode) && (sb->st_mode & S_ISVTX) && !strict)
+		return 0;
+	if (S_ISDIR(sb->st_mode) && strict)
+		snprintf(why, sizeof why,
+		         "is the cache's directory and can be written by "
+		         "%s (mode %04o): they could put the cache, or the "
+		         "-wal and -shm files SQLite reads with it, there; keep "
+		         "the cache in a directory only you can write, or run "
+		         "chmod go-w '%s'",
+		         sb->st_mode & S_IWOTH ? "others" : "its group",
+		         (unsigned)(sb->st_mode & 07777), name);
+	else
+		snprintf(why, sizeof why,
+		         "can be written by %s (mode %04o); run chmod go-w '%s'",
+		         sb->st_mode & S_IWOTH ? "others" : "its group",
+		         (unsigned)(sb->st_mode & 07777), name);
+	return untrusted(c, abs, name, why);
+}
+
+/* The companions SQLite keeps next to the file real (resolved): each
+ * that exists must be a regular file passing check_one. */
+static int check_companions(cache *c, const char *abs, const char *real)
+{
+	static const char *const suffix[] = {"-wal", "-shm", "-journal"};
+	char name[PATH_MAX + 16];
+	for (size_t i = 0; i < sizeof suffix / sizeof *suffix; i++) {
+		struct stat sb;
+		snprintf(name, sizeof name, "%s%s", real, suffix[i]);
+		if (lstat(name, &sb) != 0) {
+			if (errno == ENOENT)
+				continue;
+			return fail(c, CCP_EIO, "%s: %s", name,
+			            strerror(errno));
+		}
+		if (!S_ISREG(sb.st_mode))
+			return untrusted(c, abs, name, "is not a regular file");
+		int rc = check_one(c, abs, name, &sb, false);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Walk the path of c from the root, component by component, following
+ * symbolic links by hand, and check every directory, link and the file
+ * itself (check_one), then its companions.  A part that does not exist
+ * yet ends the walk: what a read-write open makes there is its own (0700
+ * directories, a file SQLite makes 0644). */
+static int check_trust(cache *c)
+{
+	char todo[2 * PATH_MAX + 2], cur[PATH_MAX], next[PATH_MAX];
+	char tmp[2 * PATH_MAX + 2], target[PATH_MAX], abs[2 * PATH_MAX + 2];
+	struct stat sb;
+	int links = 0;
+	if (trusted(c->path))
+		return 0;
+	if (c->path[0] == '/') {
+		snprintf(todo, sizeof todo, "%s", c->path);
+	} else {
+		if (!getcwd(cur, sizeof cur))
+			return fail(c, CCP_EIO, "%s: the current directory: %s",
+			            c->path, strerror(errno));
+		if (snprintf(todo, sizeof todo, "%s/%s", cur, c->path) >=
+		    (int)sizeof todo)
+			return fail(c, CCP_ERANGE, "%s: path too long",
+			            c->path);
+	}
+	memcpy(abs, todo, sizeof abs);
+	cur[0] = '\0'; /* "" is the root */
+	if (lstat("/", &sb) != 0)
+		return fail(c, CCP_EIO, "/: %s", strerror(errno));
+	int rc = check_one(c, abs, "/", &sb, false);
+	char *p = todo;
+	while (rc == 0) {
+		while (*p == '/')
+			p++;
+		if (!*p)
+			return 0; /* the path names a directory: SQLite says */
+		size_t n = strcspn(p, "/");
+		char *rest = p + n;
+		while (*rest == '/')
+			rest++;
+		bool last = *rest == '\0';
+		if ((n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.')) {
+			if (n == 2) {
+				char *slash = strrchr(cur, '/');
+				if (slash)
+					*slash = '\0';
+			}
+			p = rest;
+			continue;
+		}
+		size_t at = strlen(cur);
+		if (at + 1 + n >= sizeof next)
+			return fail(c, CCP_ERANGE, "%s: path too long",
+			            c->path);
+		memcpy(next, cur, at);
+		next[at] = '/';
+		memcpy(next + at + 1, p, n);
+		next[at + 1 + n] = '\0';
+		if (lstat(next, &sb) != 0) {
+			if (errno == ENOENT)
+				return 0; /* made by us, or not found later */
+			return fail(c, CCP_EIO, "%s: %s", next,
+			            strerror(errno));
+		}
+		if (S_ISLNK(sb.st_mode)) {
+			if ((rc = check_one(c, abs, next, &sb, false)) != 0)
+				break;
+			ssize_t t = readlink(next, target, sizeof target - 1);
+			if (t < 0 || ++links > MAX_LINKS)
+				return fail(c, CCP_EIO, "%s: %s", next,
+				            t < 0 ? strerror(errno)
+				                  : "too many symbolic links");
+			target[t] = '\0';
+			if (snprintf(tmp, sizeof tmp, "%s/%s", target, rest) >=
+			    (int)sizeof tmp)
+				return fail(c, CCP_ERANGE, "%s: path too long",
+				            c->path);
+			memcpy(todo, tmp, sizeof todo);
+			p = todo;
+			if (target[0] == '/')
+				cur[0] = '\0';
+			continue;
+		}
+		if (!last) {
+			if (!S_ISDIR(sb.st_mode))
+				return 0; /* not a directory: SQLite says */
+			rc = check_one(c, abs, next, &sb, false);
+			memcpy(cur, next, sizeof cur);
+			p = rest;
+			continue;
+		}
+		/* the file: its directory strictly, then it, then its
+		 * companions */
+		struct stat dir;
+		const char *dname = cur[0] ? cur : "/";
+		if (lstat(dname, &dir) != 0)
+			return fail(c, CCP_EIO, "%s: %s", dname,
+			            strerror(errno));
+		if ((rc = check_one(c, abs, dname, &dir, true)) != 0 ||
+		    (rc = check_one(c, abs, next, &sb, false)) != 0)
+			break;
+		return check_companions(c, abs, next);
+	}
+	return rc;
+}
+
 /* ---- opening ------------------------------------------------------------ */
 
 /* Make the directories above path (borrowed) that are missing, 0700. */
@@ -650,7 +924,13 @@ static int setup(cache *c, bool empty)
  * damaged, then set it up and migrate. */
 static int open_rw(cache *c, struct cache_event *ev)
 {
-	int rc = make_parents(c, c->path);
+	/* checked before anything is made on the way, and again after, as
+	 * another user may have made a missing part meanwhile */
+	int rc = check_trust(c);
+	if (rc == 0)
+		rc = make_parents(c, c->path);
+	if (rc == 0)
+		rc = check_trust(c);
 	if (rc)
 		return rc;
 	for (int pass = 0; pass < 2; pass++) {
@@ -713,7 +993,10 @@ static int open_ro(cache *c)
 	if (stat(c->path, &sb) != 0)
 		return fail(c, errno == ENOENT ? CCP_ENOTFOUND : CCP_EIO,
 		            "%s: %s", c->path, strerror(errno));
-	int rc = db_connect(c, SQLITE_OPEN_READONLY);
+	int rc = check_trust(c);
+	if (rc)
+		return rc;
+	rc = db_connect(c, SQLITE_OPEN_READONLY);
 	if (rc)
 		return rc;
 	enum state st;
@@ -774,6 +1057,8 @@ int cache_open(const char *path, unsigned flags, cache **out,
 	cache *c = calloc(1, sizeof *c);
 	if (!c || !(c->path = strdup(path))) {
 		free(c);
+		if (err && errlen)
+			snprintf(err, errlen, "%s: out of memory", path);
 		return CCP_ENOMEM;
 	}
 	c->flags = flags;

@@ -28,6 +28,11 @@ typedef struct cache cache;
 #define CACHE_BUSY_TIMEOUT_MS 10000 /* how long to wait for another writer */
 #define CACHE_PLAN_NAME_MAX   256   /* bytes of a plan name, with its NUL */
 
+/* The environment variable that lets cache_open use a cache it would
+ * refuse for its owners or modes: "*", or a colon-separated list of
+ * cache files (as given, or naming the same file). */
+#define CACHE_TRUST_ENV "CCPLAN_CACHE_TRUST"
+
 /* cache_open flags */
 #define CACHE_READONLY 1u /* never create, write, migrate or repair */
 #define CACHE_NO_CHECK                                                         \
@@ -81,7 +86,12 @@ int cache_default_path(char *buf, size_t len);
  * one CCP_EFORMAT, another schema version CCP_EVERSION, and nothing is
  * written.  A file that is a SQLite database but not a ccplan cache is
  * refused with CCP_EFORMAT and left alone, as is one with a newer schema
- * (CCP_EVERSION).  *out gets a handle freed with cache_close.  ev may be
+ * (CCP_EVERSION).  Either way, a cache someone else could have written is
+ * refused with CCP_EINVAL before it is opened (the file, its directory,
+ * its -wal and -shm files or a directory or link on the way owned by
+ * another user, or writable by group or others: docs/cache.md, "Who may
+ * write it"), unless CACHE_TRUST_ENV names it.  *out gets a handle freed
+ * with cache_close.  ev may be
  * NULL; err (may be NULL) gets a one-line reason on failure. */
 int cache_open(const char *path, unsigned flags, cache **out,
                struct cache_event *ev, char *err, size_t errlen);

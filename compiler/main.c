@@ -121,7 +121,12 @@ static const char *const help_compile =
         "  --cache PATH   the cache file (default $CCPLAN_CACHE, else\n"
         "                 $XDG_CACHE_HOME/ccplan/plans.db, else\n"
         "                 ~/.cache/ccplan/plans.db)\n"
-        "  --no-cache     neither read nor write the cache\n";
+        "  --no-cache     neither read nor write the cache\n"
+        "A cache another user owns, or that group or others can write (its "
+        "file,\n"
+        "directory, companions), is refused with a warning unless "
+        "CCPLAN_CACHE_TRUST\n"
+        "names it ('ccplan help environment').\n";
 static const char *const help_explain =
         "usage: ccplan explain FILE [--summary | --rank R | --html "
         "OUT.html]\n"
@@ -842,7 +847,10 @@ static const char *const help_cache =
         "digits, or\n"
         "any prefix of them that names one entry.  ls and show print "
         "stored text with\n"
-        "control characters escaped (ESC as \\x1b).\n"
+        "control characters escaped (ESC as \\x1b).  A cache another "
+        "user owns, or\n"
+        "that group or others can write, is refused unless "
+        "CCPLAN_CACHE_TRUST names it.\n"
         "  path                     print where the cache is\n"
         "  ls                       list the entries, most recently used "
         "first\n"

@@ -7,7 +7,10 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
 #include <math.h>
+#include <pwd.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -966,6 +969,189 @@ static void test_stored_text_escaped(void **state)
 	                            "\\x7f\n"));
 }
 
+/* ---- who may write the cache ---------------------------------------- */
+
+/* A cache with one plan at dir/plans.db (dir made 0700 if missing); its
+ * path into path. */
+static void trust_cache(const char *dir, char *path, size_t len)
+{
+	mkdir(dir, 0700);
+	snprintf(path, len, "%s/plans.db", dir);
+	cache *c = open_ok(path, 0, NULL);
+	uint8_t k[16];
+	key_n(k, 100);
+	put_new(c, k, 64, NULL);
+	cache_close(c);
+}
+
+/* The cache at path is refused, for what (a part of the message), by
+ * every reader: read-write, read-only, the runtime's loader; and allowed
+ * on purpose by CCPLAN_CACHE_TRUST naming it (among others), or '*'. */
+static void refused_then_trusted(const char *path, const char *what)
+{
+	char err[1024], list[600];
+	cache *c = NULL;
+	unsetenv(CACHE_TRUST_ENV);
+	assert_int_equal(cache_open(path, 0, &c, NULL, err, sizeof err),
+	                 CCP_EINVAL);
+	assert_null(c);
+	if (!strstr(err, what) || !strstr(err, "refusing the plan cache") ||
+	    !strstr(err, CACHE_TRUST_ENV "="))
+		fail_msg("%s: wanted '%s': %s", path, what, err);
+	assert_int_equal(cache_open(path, CACHE_READONLY | CACHE_NO_CHECK, &c,
+	                            NULL, err, sizeof err),
+	                 CCP_EINVAL);
+	assert_non_null(strstr(err, what));
+	ccp_context *ctx;
+	ccp_plan *plan = NULL;
+	assert_int_equal(ccp_init(&ctx, NULL, NULL), 0);
+	assert_int_equal(ccp_plan_load_cache(ctx, path, "0", 0, &plan),
+	                 CCP_EINVAL);
+	assert_null(plan);
+	assert_non_null(strstr(ccp_errmsg(ctx), what));
+	ccp_fini(ctx);
+
+	const char *allow[] = {list, "*"};
+	snprintf(list, sizeof list, "/nowhere/plans.db:%s:/x", path);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(setenv(CACHE_TRUST_ENV, allow[i], 1), 0);
+		c = open_ok(path, CACHE_READONLY | CACHE_NO_CHECK, NULL);
+		cache_close(c);
+		c = open_ok(path, 0, NULL);
+		cache_close(c);
+	}
+	unsetenv(CACHE_TRUST_ENV);
+}
+
+/* Files and directories that others could have written are refused,
+ * with a message saying how to allow them: group- and world-writable
+ * files and directories (the cache's own directory even when sticky, as
+ * /tmp is), and as root, a file, directory, companion or symbolic link
+ * another user owns (git's case of root in another user's repository).
+ * A sticky world-writable directory further up, links the user owns, and
+ * writable by the user's private group, are fine.  Changing a group or
+ * an owner needs root: those parts are left out otherwise. */
+static void test_trust(void **state)
+{
+	struct fx *f = *state;
+	char dir[200], path[320], sub[256], link[320];
+	bool root = geteuid() == 0;
+	unsetenv(CACHE_TRUST_ENV);
+
+	snprintf(dir, sizeof dir, "%s/modes", f->dir);
+	trust_cache(dir, path, sizeof path);
+	assert_int_equal(chmod(path, 0646), 0);
+	refused_then_trusted(path, "can be written by others (mode 0646)");
+	assert_int_equal(chmod(path, 0644), 0);
+	if (root) {
+		/* writable by a group others are in (chgrp needs root) */
+		struct group *g = getgrnam("nogroup");
+		assert_non_null(g);
+		gid_t shared = g->gr_gid;
+		assert_int_equal(chown(path, (uid_t)-1, shared), 0);
+		assert_int_equal(chown(dir, (uid_t)-1, shared), 0);
+		assert_int_equal(chmod(path, 0664), 0);
+		refused_then_trusted(path, "can be written by its group (mode "
+		                           "0664)");
+		assert_int_equal(chmod(path, 0644), 0);
+		assert_int_equal(chmod(dir, 0770), 0);
+		refused_then_trusted(path, "modes can be written by its group "
+		                           "(mode 0770)");
+		/* by the user's private group (root's, here): the user alone */
+		assert_int_equal(chown(path, (uid_t)-1, 0), 0);
+		assert_int_equal(chown(dir, (uid_t)-1, 0), 0);
+		assert_int_equal(chmod(path, 0664), 0);
+		cache_close(open_ok(path, CACHE_READONLY, NULL));
+		assert_int_equal(chmod(path, 0644), 0);
+		cache_close(open_ok(path, 0, NULL));
+	}
+	assert_int_equal(chmod(dir, 0777), 0);
+	refused_then_trusted(path, "can be written by others (mode 0777)");
+	assert_int_equal(chmod(dir, 01777), 0); /* /tmp itself */
+	refused_then_trusted(path, "modes is the cache's directory and can "
+	                           "be written by others (mode 1777)");
+
+	/* sticky further up: fine; not sticky: refused */
+	snprintf(sub, sizeof sub, "%s/mine", dir);
+	trust_cache(sub, path, sizeof path);
+	cache_close(open_ok(path, 0, NULL));
+	assert_int_equal(chmod(dir, 0777), 0);
+	refused_then_trusted(path, "modes can be written by others");
+	assert_int_equal(chmod(dir, 0700), 0);
+
+	/* a link the user owns to a cache in a private directory is fine; a
+	 * link to one in a directory others can write is not */
+	snprintf(link, sizeof link, "%s/link.db", f->dir);
+	assert_int_equal(symlink(path, link), 0);
+	cache_close(open_ok(link, 0, NULL));
+	assert_int_equal(chmod(sub, 0777), 0);
+	refused_then_trusted(link, "mine can be written by others");
+	assert_int_equal(chmod(sub, 0700), 0);
+
+	if (!root)
+		return; /* the rest needs chown */
+	struct passwd *nobody = getpwnam("nobody");
+	assert_non_null(nobody);
+	uid_t other = nobody->pw_uid;
+	assert_int_equal(chown(path, other, (gid_t)-1), 0);
+	refused_then_trusted(path, "mine/plans.db is owned by nobody");
+	assert_int_equal(chown(path, 0, (gid_t)-1), 0);
+	assert_int_equal(chown(sub, other, (gid_t)-1), 0);
+	refused_then_trusted(path, "mine is owned by nobody");
+	assert_int_equal(chown(sub, 0, (gid_t)-1), 0);
+	assert_int_equal(lchown(link, other, (gid_t)-1), 0);
+	refused_then_trusted(link, "link.db is owned by nobody");
+	/* a companion another user left (or planted) */
+	char wal[340];
+	snprintf(wal, sizeof wal, "%s-wal", path);
+	int fd = open(wal, O_CREAT | O_WRONLY | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(chown(wal, other, (gid_t)-1), 0);
+	refused_then_trusted(path, "plans.db-wal is owned by nobody");
+	unlink(wal);
+	cache_close(open_ok(path, 0, NULL));
+}
+
+/* The command on a cache it refuses: compile warns, compiles without it
+ * and stores nothing; cache ls fails with the message; both go on with
+ * CCPLAN_CACHE_TRUST. */
+static void test_trust_command(void **state)
+{
+	struct fx *f = *state;
+	const char *bin = getenv("CCPLAN_BIN"), *src = getenv("CCPLAN_SOURCE_DIR");
+	if (!bin || !src)
+		skip();
+	char dir[256], path[320], out[4096];
+	snprintf(dir, sizeof dir, "%s/shared", f->dir);
+	trust_cache(dir, path, sizeof path);
+	assert_int_equal(chmod(dir, 0777), 0);
+	unsetenv(CACHE_TRUST_ENV);
+	assert_int_equal(run_out(out, sizeof out,
+	                         "'%s' compile --cache '%s' "
+	                         "'%s/examples/mesh16-broadcast.yaml' -o "
+	                         "'%s/a.ccp' 2>&1",
+	                         bin, path, src, f->dir),
+	                 0);
+	assert_non_null(strstr(out, "warning: cache"));
+	assert_non_null(strstr(out, "refusing the plan cache"));
+	assert_non_null(strstr(out, "compiling without it"));
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM plans"), 1);
+	assert_int_equal(run_out(out, sizeof out,
+	                         "'%s' cache --cache '%s' ls 2>&1", bin, path),
+	                 2);
+	assert_non_null(strstr(out, "refusing the plan cache"));
+	assert_non_null(strstr(out, CACHE_TRUST_ENV "="));
+	assert_int_equal(run_out(out, sizeof out,
+	                         CACHE_TRUST_ENV "='%s' '%s' compile --cache "
+	                         "'%s' '%s/examples/mesh16-broadcast.yaml' -o "
+	                         "'%s/a.ccp' 2>&1",
+	                         path, bin, path, src, f->dir),
+	                 0);
+	assert_null(strstr(out, "warning"));
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM plans"), 2);
+}
+
 /* Read-only: a missing file is an error and nothing is made; an existing
  * cache can be read (also while a writer adds to it) but not changed. */
 static void test_readonly(void **state)
@@ -1211,6 +1397,9 @@ int main(void)
 	                                        teardown),
 	        cmocka_unit_test_setup_teardown(test_drop, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_stored_text_escaped, setup,
+	                                        teardown),
+	        cmocka_unit_test_setup_teardown(test_trust, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_trust_command, setup,
 	                                        teardown),
 	        cmocka_unit_test_setup_teardown(test_readonly, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_schema, setup, teardown),

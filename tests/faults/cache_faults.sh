@@ -59,9 +59,10 @@ can_mount() {
 	mkdir -p "$tmp/probe" && mount -t tmpfs -o size=64k tmpfs "$tmp/probe" 2>/dev/null &&
 		umount "$tmp/probe"
 }
-# mount_tmpfs DIR SIZE: a tmpfs of SIZE at DIR, undone at exit
+# mount_tmpfs DIR SIZE: a tmpfs of SIZE at DIR, undone at exit; its root
+# 0700, not tmpfs's 1777 (a cache where others can make files is refused)
 mount_tmpfs() {
-	mkdir -p "$1" && mount -t tmpfs -o "size=$2" tmpfs "$1" && mounts+=("$1")
+	mkdir -p "$1" && mount -t tmpfs -o "size=$2,mode=0700" tmpfs "$1" && mounts+=("$1")
 }
 unmount() {
 	umount "$1" && mounts=("${mounts[@]/$1/}")
