@@ -292,7 +292,23 @@ static const struct migration {
             "  CHECK (typeof(key) = 'blob' AND length(key) = 16),"
             " yaml TEXT NOT NULL,"
             " created INTEGER NOT NULL);"},
+        /* 3: the use time a get records, in a row of its own: updating
+         * a column of a plans row makes SQLite read and rebuild the
+         * whole row, image and all (for a plan of 18 MB, as long as
+         * compiling it) */
+        {2, "CREATE TABLE uses ("
+            " key BLOB PRIMARY KEY NOT NULL"
+            "  CHECK (typeof(key) = 'blob' AND length(key) = 16),"
+            " last_used INTEGER NOT NULL) WITHOUT ROWID;"},
 };
+
+/* The last use of a plans row p: its put, or a later get recorded in the
+ * uses row u joined to it (FROM_PLANS). */
+#define USED "max(p.last_used, coalesce(u.last_used, 0))"
+#define FROM_PLANS "plans p LEFT JOIN uses u ON u.key = p.key"
+/* uses rows whose plan is gone */
+#define DROP_STALE_USES                                                        \
+	"DELETE FROM uses WHERE key NOT IN (SELECT key FROM plans)"
 _Static_assert(sizeof migrations / sizeof migrations[0] == CACHE_SCHEMA_VERSION,
                "one migration step per schema version");
 
@@ -309,7 +325,7 @@ enum state {
 static int inspect_tx(cache *c, enum state *st, int *version, char *why,
                       size_t whylen)
 {
-	int64_t app, ver, ntables, nplans, nnames;
+	int64_t app, ver, ntables, nplans, nnames, nuses;
 	int rc;
 	why[0] = '\0';
 	if ((rc = query_int(c, "PRAGMA application_id", &app)) != 0 ||
@@ -325,7 +341,11 @@ static int inspect_tx(cache *c, enum state *st, int *version, char *why,
 	    (rc = query_int(c,
 	                    "SELECT count(*) FROM sqlite_master "
 	                    "WHERE type = 'table' AND name = 'names'",
-	                    &nnames)) != 0) {
+	                    &nnames)) != 0 ||
+	    (rc = query_int(c,
+	                    "SELECT count(*) FROM sqlite_master "
+	                    "WHERE type = 'table' AND name = 'uses'",
+	                    &nuses)) != 0) {
 		if (!is_damage(rc))
 			return db_fail(c, rc, "reading the schema");
 		snprintf(why, whylen, "%s", sqlite3_errmsg(c->db));
@@ -341,7 +361,8 @@ static int inspect_tx(cache *c, enum state *st, int *version, char *why,
 	} else if (ver > CACHE_SCHEMA_VERSION) {
 		*st = ST_NEWER;
 		return 0;
-	} else if (ver < 1 || nplans != 1 || (ver >= 2 && nnames != 1)) {
+	} else if (ver < 1 || nplans != 1 || (ver >= 2 && nnames != 1) ||
+	           (ver >= 3 && nuses != 1)) {
 		snprintf(why, whylen, "schema version %d without its tables",
 		         (int)ver);
 		*st = ST_DAMAGED;
@@ -1266,6 +1287,19 @@ struct put_arg {
 	int64_t now;
 };
 
+/* Delete the uses row of key (SQLite code, 0 on success). */
+static int forget_use(cache *c, const uint8_t *key)
+{
+	sqlite3_stmt *st;
+	int rc = prepare(c, "DELETE FROM uses WHERE key = ?1", &st);
+	if (rc)
+		return rc;
+	bind_key(st, 1, key);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : rc;
+}
+
 /* Transaction body of cache_put: one upsert. */
 static int put_tx(cache *c, void *arg)
 {
@@ -1305,7 +1339,10 @@ static int put_tx(cache *c, void *arg)
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(st);
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : rc;
+	if (rc != SQLITE_DONE)
+		return rc;
+	/* the put is the last use: an older get's record goes */
+	return forget_use(c, a->key);
 }
 
 int cache_put(cache *c, const uint8_t key[CACHE_KEY_SIZE], const void *blob,
@@ -1360,14 +1397,19 @@ struct key_arg {
 	int64_t value; /* the time, or the checksum to match */
 };
 
-/* Transaction body: set last_used of a key to now if it is older. */
+/* Transaction body: record now as the last use of a key, if it is later,
+ * in the key's uses row (its plans row, image and all, is not written). */
 static int touch_tx(cache *c, void *arg)
 {
 	const struct key_arg *a = arg;
 	sqlite3_stmt *st;
 	int rc = prepare(c,
-	                 "UPDATE plans SET last_used = ?2 "
-	                 "WHERE key = ?1 AND last_used < ?2",
+	                 "INSERT INTO uses (key, last_used)"
+	                 " SELECT key, ?2 FROM plans"
+	                 "  WHERE key = ?1 AND last_used < ?2"
+	                 " ON CONFLICT (key) DO UPDATE SET"
+	                 "  last_used = excluded.last_used"
+	                 "  WHERE excluded.last_used > uses.last_used",
 	                 &st);
 	if (rc)
 		return rc;
@@ -1392,7 +1434,9 @@ static int drop_tx(cache *c, void *arg)
 	sqlite3_bind_int64(st, 2, a->value);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : rc;
+	if (rc != SQLITE_DONE)
+		return rc;
+	return sqlite3_changes(c->db) ? forget_use(c, a->key) : 0;
 }
 
 /* Copy a text column into a fixed buffer of n bytes. */
@@ -1454,6 +1498,63 @@ static int entry_check(const uint8_t *img, size_t len, uint64_t stored_size,
 	return 0;
 }
 
+/* Read column col of the plans row rowid whole into a new buffer *out
+ * (malloc'd, *n bytes, a NUL after them), through an incremental blob
+ * handle: SQLite copies the pages straight into it, where reading the
+ * column through a statement would first assemble the value in memory of
+ * its own (for a plan of many megabytes, a second copy as large).  A
+ * value that is neither a blob nor text (bytes false: a damaged row)
+ * reads as no bytes. */
+static int read_column(cache *c, int64_t rowid, const char *col, bool bytes,
+                       uint8_t **out, size_t *n)
+{
+	sqlite3_blob *bh;
+	*out = NULL;
+	*n = 0;
+	if (!bytes) {
+		if (!(*out = calloc(1, 1)))
+			return fail(c, CCP_ENOMEM, "out of memory");
+		return 0;
+	}
+	int rc = sqlite3_blob_open(c->db, "main", "plans", col, rowid, 0, &bh);
+	if (rc != SQLITE_OK)
+		return db_fail(c, rc, "reading a plan");
+	int size = sqlite3_blob_bytes(bh);
+	uint8_t *b = malloc((size_t)size + 1);
+	if (!b) {
+		sqlite3_blob_close(bh);
+		return fail(c, CCP_ENOMEM, "out of memory");
+	}
+	rc = size ? sqlite3_blob_read(bh, b, size, 0) : SQLITE_OK;
+	sqlite3_blob_close(bh);
+	if (rc != SQLITE_OK) {
+		free(b);
+		return db_fail(c, rc, "reading a plan");
+	}
+	b[size] = 0;
+	*out = b;
+	*n = (size_t)size;
+	return 0;
+}
+
+/* The image of the plans row rowid into *img (*n bytes) and, if canonical
+ * is not NULL, its canonical text into *canonical (both malloc'd); on
+ * failure neither.  img_ok and text_ok: whether the columns hold bytes
+ * (read_column). */
+static int read_row(cache *c, int64_t rowid, bool img_ok, uint8_t **img,
+                    size_t *n, char **canonical, bool text_ok)
+{
+	size_t tn;
+	int rc = read_column(c, rowid, "blob", img_ok, img, n);
+	if (rc == 0 && canonical &&
+	    (rc = read_column(c, rowid, "canonical", text_ok,
+	                      (uint8_t **)canonical, &tn)) != 0) {
+		free(*img);
+		*img = NULL;
+	}
+	return rc;
+}
+
 int cache_get(cache *c, const uint8_t key[CACHE_KEY_SIZE], void **blob,
               size_t *len, struct cache_meta *meta)
 {
@@ -1476,9 +1577,12 @@ int cache_get(cache *c, const uint8_t key[CACHE_KEY_SIZE], void **blob,
 		return fail(c, CCP_EINVAL, "cache_get: no key or no output");
 	cache_key_hex(key, hex);
 	if ((rc = prepare(c,
-	                  "SELECT key, algorithm, phases, lower_bound,"
-	                  " predicted, size, created, last_used, checksum,"
-	                  " canonical, blob FROM plans WHERE key = ?1",
+	                  "SELECT p.key, p.algorithm, p.phases, p.lower_bound,"
+	                  " p.predicted, p.size, p.created, " USED ","
+	                  " p.checksum, p.rowid,"
+	                  " typeof(p.blob) IN ('blob', 'text'),"
+	                  " typeof(p.canonical) IN ('blob', 'text')"
+	                  " FROM " FROM_PLANS " WHERE p.key = ?1",
 	                  &st)) != 0)
 		return db_fail(c, rc, "reading a plan");
 	bind_key(st, 1, key);
@@ -1492,24 +1596,15 @@ int cache_get(cache *c, const uint8_t key[CACHE_KEY_SIZE], void **blob,
 	}
 	column_meta(st, &m);
 	stored_sum = sqlite3_column_int64(st, 8);
-	const void *b = sqlite3_column_blob(st, 10);
-	n = (size_t)sqlite3_column_bytes(st, 10);
-	if ((n && !b) || !(img = malloc(n ? n : 1))) {
-		sqlite3_finalize(st);
-		return fail(c, CCP_ENOMEM, "out of memory");
-	}
-	if (n)
-		memcpy(img, b, n);
-	if (meta) {
-		const unsigned char *t = sqlite3_column_text(st, 9);
-		m.canonical = strdup(t ? (const char *)t : "");
-		if (!m.canonical) {
-			sqlite3_finalize(st);
-			free(img);
-			return fail(c, CCP_ENOMEM, "out of memory");
-		}
-	}
+	/* the image and the text straight into our memory, while the
+	 * statement still holds the read transaction that found the row */
+	rc = read_row(c, sqlite3_column_int64(st, 9),
+	              sqlite3_column_int(st, 10), &img, &n,
+	              meta ? &m.canonical : NULL,
+	              sqlite3_column_int(st, 11));
 	sqlite3_finalize(st);
+	if (rc)
+		return rc;
 
 	rc = entry_check(img, n, m.size, sum_from_db(stored_sum), key, why,
 	                 sizeof why);
@@ -1578,7 +1673,7 @@ static int remove_tx(cache *c, void *arg)
 		cache_key_hex(key, hex);
 		return fail(c, CCP_ENOTFOUND, "no cached plan for %s", hex);
 	}
-	return 0;
+	return forget_use(c, key);
 }
 
 int cache_remove(cache *c, const uint8_t key[CACHE_KEY_SIZE])
@@ -1615,9 +1710,9 @@ int cache_list(cache *c, int (*fn)(const struct cache_meta *m, void *arg),
 	if (!fn)
 		return fail(c, CCP_EINVAL, "cache_list: no function");
 	if ((rc = prepare(c,
-	                  "SELECT key, algorithm, phases, lower_bound,"
-	                  " predicted, size, created, last_used FROM plans"
-	                  " ORDER BY last_used DESC, key",
+	                  "SELECT p.key, p.algorithm, p.phases, p.lower_bound,"
+	                  " p.predicted, p.size, p.created, " USED
+	                  " FROM " FROM_PLANS " ORDER BY 8 DESC, p.key",
 	                  &st)) != 0)
 		return db_fail(c, rc, "listing");
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -1648,8 +1743,8 @@ static int gc_count(cache *c, const int64_t *before, uint64_t *n,
 {
 	sqlite3_stmt *st;
 	int rc = prepare(c,
-	                 before ? "SELECT count(*), coalesce(sum(size), 0) "
-	                          "FROM plans WHERE last_used < ?1"
+	                 before ? "SELECT count(*), coalesce(sum(p.size), 0) "
+	                          "FROM " FROM_PLANS " WHERE " USED " < ?1"
 	                        : "SELECT count(*), coalesce(sum(size), 0) "
 	                          "FROM plans",
 	                 &st);
@@ -1675,7 +1770,10 @@ static int gc_age(cache *c, int64_t before, struct cache_gc_stats *s)
 	int rc = gc_count(c, &before, &n, &bytes);
 	if (rc || n == 0)
 		return rc;
-	if ((rc = prepare(c, "DELETE FROM plans WHERE last_used < ?1", &st)))
+	if ((rc = prepare(c,
+	                  "DELETE FROM plans WHERE key IN (SELECT p.key FROM "
+	                  FROM_PLANS " WHERE " USED " < ?1)",
+	                  &st)))
 		return rc;
 	sqlite3_bind_int64(st, 1, before);
 	rc = sqlite3_step(st);
@@ -1702,8 +1800,8 @@ static int gc_size(cache *c, int64_t max_bytes, struct cache_gc_stats *s)
 	if (!victims)
 		return fail(c, CCP_ENOMEM, "out of memory");
 	if ((rc = prepare(c,
-	                  "SELECT key, size FROM plans "
-	                  "ORDER BY last_used, created, key",
+	                  "SELECT p.key, p.size FROM " FROM_PLANS
+	                  " ORDER BY " USED ", p.created, p.key",
 	                  &st)))
 		goto out_free;
 	while (total - freed > (uint64_t)max_bytes && nv < n &&
@@ -1749,7 +1847,8 @@ static int gc_tx(cache *c, void *arg)
 		return rc;
 	if (a->max_bytes >= 0 && (rc = gc_size(c, a->max_bytes, &a->s)) != 0)
 		return rc;
-	if ((rc = gc_count(c, NULL, &a->s.kept, &a->s.kept_bytes)) != 0)
+	if ((rc = gc_count(c, NULL, &a->s.kept, &a->s.kept_bytes)) != 0 ||
+	    (rc = exec(c, DROP_STALE_USES)) != 0)
 		return rc;
 	return a->s.removed ? exec(c, "PRAGMA incremental_vacuum") : 0;
 }

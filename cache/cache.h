@@ -21,7 +21,7 @@
 
 typedef struct cache cache;
 
-#define CACHE_SCHEMA_VERSION  2     /* PRAGMA user_version this code writes */
+#define CACHE_SCHEMA_VERSION  3     /* PRAGMA user_version this code writes */
 #define CACHE_KEY_SIZE        16    /* bytes of a key (XXH3-128) */
 #define CACHE_KEY_HEX         33    /* a key in hex, with its NUL */
 #define CACHE_NAME_MAX        32    /* algorithm names, as IR_NAME_MAX */

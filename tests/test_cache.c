@@ -529,7 +529,11 @@ static void test_last_used(void **state)
 	free(out);
 	cache_meta_fini(&m);
 	cache_close(r);
-	assert_int_equal(raw_int(f->path, "SELECT max(last_used) FROM plans"),
+	/* (a get records its use in the uses table, schema version 3) */
+	assert_int_equal(raw_int(f->path,
+	                         "SELECT max(max(p.last_used,"
+	                         " coalesce(u.last_used, 0))) FROM plans p"
+	                         " LEFT JOIN uses u ON u.key = p.key"),
 	                 2000);
 
 	/* the same image again keeps created; another one does not */
@@ -638,6 +642,108 @@ static void test_gc_age(void **state)
 	assert_int_equal(gs.removed, 1);
 	assert_int_equal(gs.kept, 0);
 	cache_close(c);
+}
+
+/* A get's use counts as the entry's last use everywhere (list, get, gc by
+ * age and by size) although it is kept out of the plan's own row, which
+ * keeps its put time; a remove or a put again forgets it, and gc drops
+ * what a removed entry left. */
+static void test_uses(void **state)
+{
+	struct fx *f = *state;
+	cache *c = open_ok(f->path, 0, NULL);
+	uint8_t k[3][16];
+	struct cache_gc_stats gs;
+	struct cache_meta m;
+	void *out;
+	size_t l, len;
+	for (unsigned i = 0; i < 3; i++) {
+		key_n(k[i], 60 + i);
+		cache_set_time(c, 100 * (i + 1));
+		put_new(c, k[i], 64, &len);
+	}
+	cache_set_time(c, 5000);
+	assert_int_equal(cache_get(c, k[0], &out, &l, &m), 0); /* used */
+	assert_int_equal(m.last_used, 5000);
+	free(out);
+	cache_meta_fini(&m);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM uses"), 1);
+	assert_int_equal(raw_int(f->path, "SELECT min(last_used) FROM plans"),
+	                 100);
+	struct seen s = {0};
+	assert_int_equal(cache_list(c, collect, &s), 0);
+	assert_memory_equal(s.keys[0], k[0], 16);
+	assert_int_equal(s.last_used[0], 5000);
+	/* by size: the least recently used go first, k[1] then k[2] */
+	assert_int_equal(cache_gc(c, (int64_t)(2 * len), -1, &gs), 0);
+	assert_int_equal(gs.removed, 1);
+	assert_int_equal(cache_get(c, k[1], &out, &l, NULL), CCP_ENOTFOUND);
+	/* by age: k[0] was used at 5000, k[2] put at 300 */
+	cache_set_time(c, 6000);
+	assert_int_equal(cache_gc(c, -1, 2000, &gs), 0); /* before 4000 */
+	assert_int_equal(gs.removed, 1);
+	assert_int_equal(gs.kept, 1);
+	assert_int_equal(cache_get(c, k[2], &out, &l, NULL), CCP_ENOTFOUND);
+	assert_int_equal(cache_get(c, k[0], &out, &l, NULL), 0);
+	free(out);
+	/* a put again is the last use; a remove forgets the use */
+	cache_set_time(c, 5500);
+	put_new(c, k[0], 64, NULL);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM uses"), 0);
+	assert_int_equal(cache_get(c, k[0], &out, &l, &m), 0);
+	assert_int_equal(m.last_used, 5500);
+	free(out);
+	cache_meta_fini(&m);
+	cache_set_time(c, 7000);
+	assert_int_equal(cache_get(c, k[0], &out, &l, NULL), 0);
+	free(out);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM uses"), 1);
+	assert_int_equal(cache_remove(c, k[0]), 0);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM uses"), 0);
+	/* what a removed entry left (an older ccplan's remove) goes at gc */
+	raw_exec(f->path, "INSERT INTO uses VALUES (x'00112233445566778899aab"
+	                  "bccddeeff', 1)");
+	assert_int_equal(cache_gc(c, -1, -1, &gs), 0);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM uses"), 0);
+	cache_close(c);
+}
+
+/* A cache of schema version 2 (without the uses table): read-only says to
+ * open it read-write once; read-write upgrades it, keeping its plans. */
+static void test_migrate_v2(void **state)
+{
+	struct fx *f = *state;
+	uint8_t k[16];
+	void *out;
+	size_t l;
+	char err[512];
+	struct cache_event ev;
+	cache *c = open_ok(f->path, 0, NULL);
+	key_n(k, 66);
+	cache_set_time(c, 100);
+	put_new(c, k, 64, NULL);
+	cache_close(c);
+	raw_exec(f->path, "DROP TABLE uses; PRAGMA user_version = 2;");
+	c = NULL;
+	assert_int_equal(
+	        cache_open(f->path, CACHE_READONLY, &c, NULL, err, sizeof err),
+	        CCP_EVERSION);
+	assert_non_null(strstr(err, "open it read-write once"));
+	c = open_ok(f->path, 0, &ev);
+	assert_true(ev.migrated);
+	assert_int_equal(ev.from_version, 2);
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"), 3);
+	cache_set_time(c, 200);
+	assert_int_equal(cache_get(c, k, &out, &l, NULL), 0);
+	free(out);
+	assert_int_equal(raw_int(f->path, "SELECT last_used FROM uses"), 200);
+	cache_close(c);
+	/* a version-3 file without its table is damaged */
+	raw_exec(f->path, "DROP TABLE uses;");
+	c = NULL;
+	assert_int_equal(
+	        cache_open(f->path, CACHE_READONLY, &c, NULL, err, sizeof err),
+	        CCP_EFORMAT);
 }
 
 /* Write n bytes of text that is no database to path. */
@@ -1387,6 +1493,9 @@ int main(void)
 	                                        teardown),
 	        cmocka_unit_test_setup_teardown(test_gc_size, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_gc_age, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_uses, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_migrate_v2, setup,
+	                                        teardown),
 	        cmocka_unit_test_setup_teardown(test_corrupt_garbage, setup,
 	                                        teardown),
 	        cmocka_unit_test_setup_teardown(test_corrupt_truncated, setup,
