@@ -1258,6 +1258,123 @@ static void test_trust_command(void **state)
 	assert_int_equal(raw_int(path, "SELECT count(*) FROM plans"), 2);
 }
 
+/* The whole file at path (malloc'd, *len bytes), or NULL. */
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return NULL;
+	uint8_t *b = NULL;
+	if (fseek(fp, 0, SEEK_END) == 0) {
+		long n = ftell(fp);
+		if (n >= 0 && fseek(fp, 0, SEEK_SET) == 0 &&
+		    (b = malloc((size_t)n + 1)) != NULL &&
+		    fread(b, 1, (size_t)n, fp) != (size_t)n) {
+			free(b);
+			b = NULL;
+		}
+		*len = (size_t)n;
+	}
+	fclose(fp);
+	return b;
+}
+
+/* Store img (len bytes) as the one row of the cache at path, under key,
+ * with a matching size and checksum (behind the cache's back). */
+static void raw_only_row(const char *path, const uint8_t key[16],
+                         const uint8_t *img, size_t len)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	uint64_t sum = XXH3_64bits(img, len);
+	int64_t s;
+	memcpy(&s, &sum, sizeof s);
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL),
+	                 SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "DELETE FROM plans", NULL, NULL, NULL),
+	                 SQLITE_OK);
+	assert_int_equal(
+	        sqlite3_prepare_v2(db,
+	                           "INSERT INTO plans VALUES (?1, ?2, ?3, 'bad',"
+	                           " 1, 1, NULL, 0, 0, '', ?4)",
+	                           -1, &st, NULL),
+	        SQLITE_OK);
+	sqlite3_bind_blob(st, 1, key, 16, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, s);
+	sqlite3_bind_int64(st, 3, (int64_t)len);
+	sqlite3_bind_blob(st, 4, img, (int)len, SQLITE_TRANSIENT);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+}
+
+/* The runtime's cache loader applies the same load-time checks as every
+ * other source: for each plan of the bad catalogue (the .ccp files of
+ * tests/bad, most made from one good plan) stored under the key it
+ * records, ccp_plan_load_cache gives every rank what
+ * ccp_plan_load_memory gives for the same image, unless the cache itself
+ * refuses the entry first (CCP_ECHECKSUM: it checks the whole image,
+ * where a rank's loader reads its own part).  Whatever rule the loaders
+ * add, a cache entry cannot get round it. */
+static void test_loader_same_checks(void **state)
+{
+	struct fx *f = *state;
+	DIR *d = opendir("bad"); /* tests/, where CTest runs this */
+	if (!d)
+		skip();
+	cache_close(open_ok(f->path, 0, NULL));
+	ccp_context *ctx;
+	assert_int_equal(ccp_init(&ctx, NULL, NULL), 0);
+	int same_refusal = 0, loaded = 0, cache_refused = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		size_t nl = strlen(e->d_name), len = 0;
+		char file[512], hex[CACHE_KEY_HEX];
+		if (nl < 5 || strcmp(e->d_name + nl - 4, ".ccp") != 0)
+			continue;
+		snprintf(file, sizeof file, "bad/%s", e->d_name);
+		uint8_t *img = slurp(file, &len);
+		assert_non_null(img);
+		ir_file_info fi;
+		if (ir_file_info_read(img, len, &fi, NULL, 0) != 0) {
+			free(img); /* no key to store it under */
+			continue;
+		}
+		raw_only_row(f->path, fi.input_hash, img, len);
+		cache_key_hex(fi.input_hash, hex);
+		for (int32_t r = 0; r < fi.nranks && r < 8; r++) {
+			ccp_plan *pm = NULL, *pc = NULL;
+			int rm = ccp_plan_load_memory(ctx, img, len, r, &pm);
+			char why[512];
+			snprintf(why, sizeof why, "%s", ccp_errmsg(ctx));
+			int rcache = ccp_plan_load_cache(ctx, f->path, hex, r, &pc);
+			if (rcache == CCP_ECHECKSUM) {
+				cache_refused++; /* stricter: the whole image */
+			} else if (rcache != rm) {
+				fail_msg("%s rank %d: memory %s (%s), cache %s (%s)",
+				         e->d_name, (int)r, ccp_strerror(rm), why,
+				         ccp_strerror(rcache), ccp_errmsg(ctx));
+			} else if (rm) {
+				same_refusal++;
+				assert_null(pc);
+			} else {
+				loaded++;
+				assert_non_null(pc);
+			}
+			ccp_plan_free(pm);
+			ccp_plan_free(pc);
+		}
+		free(img);
+	}
+	closedir(d);
+	ccp_fini(ctx);
+	/* rank sections refused by both, whole plans the cache refuses
+	 * first, and good ranks loaded by both: the comparison saw all */
+	assert_true(same_refusal > 0);
+	assert_true(cache_refused > 0);
+	assert_true(loaded > 0);
+}
+
 /* Read-only: a missing file is an error and nothing is made; an existing
  * cache can be read (also while a writer adds to it) but not changed. */
 static void test_readonly(void **state)
@@ -1505,6 +1622,8 @@ int main(void)
 	        cmocka_unit_test_setup_teardown(test_no_wildcard, setup,
 	                                        teardown),
 	        cmocka_unit_test_setup_teardown(test_drop, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_loader_same_checks, setup,
+	                                        teardown),
 	        cmocka_unit_test_setup_teardown(test_stored_text_escaped, setup,
 	                                        teardown),
 	        cmocka_unit_test_setup_teardown(test_trust, setup, teardown),
