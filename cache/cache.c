@@ -1287,17 +1287,24 @@ struct put_arg {
 	int64_t now;
 };
 
-/* Delete the uses row of key (SQLite code, 0 on success). */
-static int forget_use(cache *c, const uint8_t *key)
+/* Run one statement of no result rows with ?1 = key; a SQLite code, 0 on
+ * success. */
+static int exec_key(cache *c, const char *sql, const uint8_t *key)
 {
 	sqlite3_stmt *st;
-	int rc = prepare(c, "DELETE FROM uses WHERE key = ?1", &st);
+	int rc = prepare(c, sql, &st);
 	if (rc)
 		return rc;
 	bind_key(st, 1, key);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : rc;
+}
+
+/* Delete the uses row of key (SQLite code, 0 on success). */
+static int forget_use(cache *c, const uint8_t *key)
+{
+	return exec_key(c, "DELETE FROM uses WHERE key = ?1", key);
 }
 
 /* Transaction body of cache_put: one upsert. */
@@ -1659,14 +1666,8 @@ void cache_meta_fini(struct cache_meta *meta)
 static int remove_tx(cache *c, void *arg)
 {
 	const uint8_t *key = arg;
-	sqlite3_stmt *st;
-	int rc = prepare(c, "DELETE FROM plans WHERE key = ?1", &st);
+	int rc = exec_key(c, "DELETE FROM plans WHERE key = ?1", key);
 	if (rc)
-		return rc;
-	bind_key(st, 1, key);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
 		return rc;
 	if (sqlite3_changes(c->db) == 0) {
 		char hex[CACHE_KEY_HEX];

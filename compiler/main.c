@@ -382,7 +382,8 @@ static bool hit_verifies(cache *k, bool ro, const uint8_t *key,
 	char err[512], what[64], hex[CACHE_KEY_HEX];
 	cache_key_hex(key, hex);
 	snprintf(what, sizeof what, "cached plan %s", hex);
-	if (plan_load_image(img, len, what, &hc, &fi, err, sizeof err) == 0) {
+	int rc = plan_load_image(img, len, what, &hc, &fi, err, sizeof err);
+	if (rc == 0) {
 		const ir_plan *p = &hc.plan;
 		bool fits = p->comm.coll == in->comm.coll &&
 		            p->machine.topo == in->machine.topo &&
@@ -401,8 +402,11 @@ static bool hit_verifies(cache *k, bool ro, const uint8_t *key,
 		if (fits)
 			return true;
 	}
+	/* out of memory says nothing about the plan: it stays, unserved */
 	const char *fate = "the cache is read-only, left in place";
-	if (!ro)
+	if (rc == CCP_ENOMEM)
+		fate = "not verified, left in place";
+	else if (!ro)
 		fate = cache_drop(k, key, img, len) ? "it could not be removed"
 		                                    : "removed";
 	fprintf(stderr, "%s: warning: cache: %s; %s; compiling\n", progname,
