@@ -9,9 +9,9 @@
  */
 #define _XOPEN_SOURCE 700 /* S_ISVTX */
 #include <errno.h>
+#include <grp.h>
 #include <limits.h>
 #include <math.h>
-#include <grp.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -304,7 +304,7 @@ static const struct migration {
 
 /* The last use of a plans row p: its put, or a later get recorded in the
  * uses row u joined to it (FROM_PLANS). */
-#define USED "max(p.last_used, coalesce(u.last_used, 0))"
+#define USED       "max(p.last_used, coalesce(u.last_used, 0))"
 #define FROM_PLANS "plans p LEFT JOIN uses u ON u.key = p.key"
 /* uses rows whose plan is gone */
 #define DROP_STALE_USES                                                        \
@@ -591,19 +591,21 @@ static int check_one(cache *c, const char *abs, const char *name,
 	if (S_ISDIR(sb->st_mode) && (sb->st_mode & S_ISVTX) && !strict)
 		return 0;
 	if (S_ISDIR(sb->st_mode) && strict)
-		snprintf(why, sizeof why,
-		         "is the cache's directory and can be written by "
-		         "%s (mode %04o): they could put the cache, or the "
-		         "-wal and -shm files SQLite reads with it, there; keep "
-		         "the cache in a directory only you can write, or run "
-		         "chmod go-w '%s'",
-		         sb->st_mode & S_IWOTH ? "others" : "its group",
-		         (unsigned)(sb->st_mode & 07777), name);
+		snprintf(
+		        why, sizeof why,
+		        "is the cache's directory and can be written by "
+		        "%s (mode %04o): they could put the cache, or the "
+		        "-wal and -shm files SQLite reads with it, there; keep "
+		        "the cache in a directory only you can write, or run "
+		        "chmod go-w '%s'",
+		        sb->st_mode & S_IWOTH ? "others" : "its group",
+		        (unsigned)(sb->st_mode & 07777), name);
 	else
-		snprintf(why, sizeof why,
-		         "can be written by %s (mode %04o); run chmod go-w '%s'",
-		         sb->st_mode & S_IWOTH ? "others" : "its group",
-		         (unsigned)(sb->st_mode & 07777), name);
+		snprintf(
+		        why, sizeof why,
+		        "can be written by %s (mode %04o); run chmod go-w '%s'",
+		        sb->st_mode & S_IWOTH ? "others" : "its group",
+		        (unsigned)(sb->st_mode & 07777), name);
 	return untrusted(c, abs, name, why);
 }
 
@@ -631,31 +633,56 @@ static int check_companions(cache *c, const char *abs, const char *real)
 	return 0;
 }
 
+/* The buffers of walk_path. */
+struct walk {
+	char todo[2 * PATH_MAX + 2]; /* what is left to walk */
+	char cur[PATH_MAX];          /* where the walk is, resolved */
+	char next[PATH_MAX];         /* the component being looked at */
+	char tmp[2 * PATH_MAX + 2];  /* a link's target and what follows */
+	char target[PATH_MAX];       /* a link's target */
+	char abs[2 * PATH_MAX + 2];  /* the path as given, made absolute */
+};
+
+static int walk_path(cache *c, struct walk *w);
+
+/* Whether the cache of c may be used: trusted (CACHE_TRUST_ENV), or
+ * passing walk_path, whose buffers are on the heap rather than the stack
+ * of whatever thread of an application opens the cache. */
+static int check_trust(cache *c)
+{
+	if (trusted(c->path))
+		return 0;
+	struct walk *w = malloc(sizeof *w);
+	if (!w)
+		return fail(c, CCP_ENOMEM, "out of memory");
+	int rc = walk_path(c, w);
+	free(w);
+	return rc;
+}
+
 /* Walk the path of c from the root, component by component, following
  * symbolic links by hand, and check every directory, link and the file
  * itself (check_one), then its companions.  A part that does not exist
  * yet ends the walk: what a read-write open makes there is its own (0700
  * directories, a file SQLite makes 0644). */
-static int check_trust(cache *c)
+static int walk_path(cache *c, struct walk *w)
 {
-	char todo[2 * PATH_MAX + 2], cur[PATH_MAX], next[PATH_MAX];
-	char tmp[2 * PATH_MAX + 2], target[PATH_MAX], abs[2 * PATH_MAX + 2];
+	char *todo = w->todo, *cur = w->cur, *next = w->next, *tmp = w->tmp;
+	char *target = w->target, *abs = w->abs;
 	struct stat sb;
 	int links = 0;
-	if (trusted(c->path))
-		return 0;
 	if (c->path[0] == '/') {
-		snprintf(todo, sizeof todo, "%s", c->path);
+		snprintf(todo, sizeof w->todo, "%s", c->path);
 	} else {
-		if (!getcwd(cur, sizeof cur))
+		if (!getcwd(cur, sizeof w->cur))
 			return fail(c, CCP_EIO, "%s: the current directory: %s",
 			            c->path, strerror(errno));
-		if (snprintf(todo, sizeof todo, "%s/%s", cur, c->path) >=
-		    (int)sizeof todo)
+		if (snprintf(todo, sizeof w->todo, "%s/%s", cur, c->path) >=
+		    (int)sizeof w->todo)
 			return fail(c, CCP_ERANGE, "%s: path too long",
 			            c->path);
 	}
-	memcpy(abs, todo, sizeof abs);
+	memcpy(abs, todo, sizeof w->abs);
 	cur[0] = '\0'; /* "" is the root */
 	if (lstat("/", &sb) != 0)
 		return fail(c, CCP_EIO, "/: %s", strerror(errno));
@@ -682,7 +709,7 @@ static int check_trust(cache *c)
 			continue;
 		}
 		size_t at = strlen(cur);
-		if (at + 1 + n >= sizeof next)
+		if (at + 1 + n >= sizeof w->next)
 			return fail(c, CCP_ERANGE, "%s: path too long",
 			            c->path);
 		memcpy(next, cur, at);
@@ -698,17 +725,18 @@ static int check_trust(cache *c)
 		if (S_ISLNK(sb.st_mode)) {
 			if ((rc = check_one(c, abs, next, &sb, false)) != 0)
 				break;
-			ssize_t t = readlink(next, target, sizeof target - 1);
+			ssize_t t =
+			        readlink(next, target, sizeof w->target - 1);
 			if (t < 0 || ++links > MAX_LINKS)
 				return fail(c, CCP_EIO, "%s: %s", next,
 				            t < 0 ? strerror(errno)
 				                  : "too many symbolic links");
 			target[t] = '\0';
-			if (snprintf(tmp, sizeof tmp, "%s/%s", target, rest) >=
-			    (int)sizeof tmp)
+			if (snprintf(tmp, sizeof w->tmp, "%s/%s", target,
+			             rest) >= (int)sizeof w->tmp)
 				return fail(c, CCP_ERANGE, "%s: path too long",
 				            c->path);
-			memcpy(todo, tmp, sizeof todo);
+			memcpy(todo, tmp, sizeof w->todo);
 			p = todo;
 			if (target[0] == '/')
 				cur[0] = '\0';
@@ -718,7 +746,7 @@ static int check_trust(cache *c)
 			if (!S_ISDIR(sb.st_mode))
 				return 0; /* not a directory: SQLite says */
 			rc = check_one(c, abs, next, &sb, false);
-			memcpy(cur, next, sizeof cur);
+			memcpy(cur, next, sizeof w->cur);
 			p = rest;
 			continue;
 		}
@@ -1368,7 +1396,8 @@ int cache_put(cache *c, const uint8_t key[CACHE_KEY_SIZE], const void *blob,
 		return fail(c, CCP_EINVAL, "not caching a bad plan image: %s",
 		            why);
 	if (!hash_fits(&fi, key))
-		return fail(c, CCP_EINVAL, "not caching under %s a plan %s", hex,
+		return fail(c, CCP_EINVAL, "not caching under %s a plan %s",
+		            hex,
 		            no_input(&fi) ? "that records no input"
 		                          : "made for another input");
 	struct put_arg a = {
@@ -1607,8 +1636,7 @@ int cache_get(cache *c, const uint8_t key[CACHE_KEY_SIZE], void **blob,
 	 * statement still holds the read transaction that found the row */
 	rc = read_row(c, sqlite3_column_int64(st, 9),
 	              sqlite3_column_int(st, 10), &img, &n,
-	              meta ? &m.canonical : NULL,
-	              sqlite3_column_int(st, 11));
+	              meta ? &m.canonical : NULL, sqlite3_column_int(st, 11));
 	sqlite3_finalize(st);
 	if (rc)
 		return rc;
@@ -1772,8 +1800,8 @@ static int gc_age(cache *c, int64_t before, struct cache_gc_stats *s)
 	if (rc || n == 0)
 		return rc;
 	if ((rc = prepare(c,
-	                  "DELETE FROM plans WHERE key IN (SELECT p.key FROM "
-	                  FROM_PLANS " WHERE " USED " < ?1)",
+	                  "DELETE FROM plans WHERE key IN (SELECT p.key "
+	                  "FROM " FROM_PLANS " WHERE " USED " < ?1)",
 	                  &st)))
 		return rc;
 	sqlite3_bind_int64(st, 1, before);
