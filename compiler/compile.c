@@ -383,8 +383,9 @@ int plan_load_image(const uint8_t *img, size_t len, const char *path,
 	}
 	for (int32_t r = 0; r < c->plan.machine.nranks; r++) {
 		ir_slice s;
-		ir_file_info f2;
-		rc = ir_slice_from_image(img, len, r, &s, &f2, why, sizeof why);
+		/* ir_plan_decode checked the whole image: hashed once */
+		rc = ir_slice_from_checked(img, len, fi, r, &s, why,
+		                           sizeof why);
 		if (rc) {
 			snprintf(err, errlen, "%s: rank %d: %s", path, (int)r,
 			         why);

@@ -66,8 +66,11 @@ int ccp_plan_load_memory(ccp_context *ctx, const void *image, size_t len,
  * that only one stored key starts with.  The cache is opened read-only:
  * nothing is created, migrated, moved or written.  CCP_ENOTFOUND when
  * there is no cache file or no such key, CCP_EINVAL for a key that is not
- * hex or a prefix of several keys, CCP_ECHECKSUM for a damaged entry
- * (never loaded), then what ccp_plan_load_memory returns. */
+ * hex or a prefix of several keys, or for a cache another user owns or
+ * others can write (unless CCPLAN_CACHE_TRUST names it), CCP_ECHECKSUM
+ * for a damaged entry or one made for another input (never loaded), then
+ * what ccp_plan_load_memory returns: its load-time checks apply to a
+ * cache entry as to any image. */
 int ccp_plan_load_cache(ccp_context *ctx, const char *cache_path,
                         const char *key, int32_t rank, ccp_plan **plan);
 void ccp_plan_free(ccp_plan *plan);

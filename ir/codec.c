@@ -1725,6 +1725,28 @@ void ir_slice_fini(ir_slice *s)
 	memset(s, 0, sizeof *s);
 }
 
+/* Rank's slice of an image whose header h has been parsed and whose body
+ * the caller has checked (check_image): the index entry, its checksum
+ * against the section's, then the section itself. */
+static int slice_at(const uint8_t *buf, size_t len, const struct header *h,
+                    int32_t rank, ir_slice *s, char *err, size_t errlen)
+{
+	uint64_t index_off, off, size;
+	int rc = ir_slice_locate(buf, len, &h->info, rank, &index_off, err,
+	                         errlen);
+	if (rc)
+		return rc;
+	const uint8_t *e = buf + index_off;
+	if ((rc = ir_slice_entry(e, &h->info, &off, &size, err, errlen)) != 0)
+		return rc;
+	if (le_get_u64(e + 16) != le_get_u64(buf + off + size - S_SUM))
+		return fail(err, errlen, CCP_ECHECKSUM,
+		            "checksum mismatch in "
+		            "rank index entry %" PRId32,
+		            rank);
+	return ir_slice_decode(buf + off, size, &h->info, rank, s, err, errlen);
+}
+
 /* One rank's slice from a whole image.  Having every byte, it checks
  * every byte: the plan hash, then the index entry's checksum against the
  * section's, then the section itself. */
@@ -1732,7 +1754,6 @@ int ir_slice_from_image(const uint8_t *buf, size_t len, int32_t rank,
                         ir_slice *s, ir_file_info *fi, char *err, size_t errlen)
 {
 	struct header h;
-	uint64_t index_off, off, size;
 	if (!s)
 		return fail(err, errlen, CCP_EINVAL, "no slice to decode into");
 	memset(s, 0, sizeof *s);
@@ -1741,19 +1762,34 @@ int ir_slice_from_image(const uint8_t *buf, size_t len, int32_t rank,
 		return rc;
 	if ((rc = check_image(buf, len, &h, err, errlen)) != 0)
 		return rc;
-	rc = ir_slice_locate(buf, len, &h.info, rank, &index_off, err, errlen);
-	if (rc)
-		return rc;
-	const uint8_t *e = buf + index_off;
-	if ((rc = ir_slice_entry(e, &h.info, &off, &size, err, errlen)) != 0)
-		return rc;
-	if (le_get_u64(e + 16) != le_get_u64(buf + off + size - S_SUM))
-		return fail(err, errlen, CCP_ECHECKSUM,
-		            "checksum mismatch in "
-		            "rank index entry %" PRId32,
-		            rank);
-	rc = ir_slice_decode(buf + off, size, &h.info, rank, s, err, errlen);
+	rc = slice_at(buf, len, &h, rank, s, err, errlen);
 	if (rc == 0 && fi)
 		*fi = h.info;
 	return rc;
+}
+
+/* One rank's slice of an image already checked whole: the header is
+ * parsed again (it is cheap) and must be the one fi came from, at the
+ * length it states; the plan hash over the body is not computed again,
+ * so that a reader of every rank's slice hashes the image once, not once
+ * per rank.  The section's own checksum and checks still apply. */
+int ir_slice_from_checked(const uint8_t *buf, size_t len,
+                          const ir_file_info *fi, int32_t rank, ir_slice *s,
+                          char *err, size_t errlen)
+{
+	struct header h;
+	if (!s)
+		return fail(err, errlen, CCP_EINVAL, "no slice to decode into");
+	memset(s, 0, sizeof *s);
+	if (!fi)
+		return fail(err, errlen, CCP_EINVAL, "missing argument");
+	int rc = parse_header(buf, len, &h, err, errlen);
+	if (rc)
+		return rc;
+	if (fi->plan_hash != h.info.plan_hash ||
+	    fi->file_size != h.info.file_size || (uint64_t)len != fi->file_size)
+		return fail(err, errlen, CCP_EINVAL,
+		            "the image is not the one the file information "
+		            "came from");
+	return slice_at(buf, len, &h, rank, s, err, errlen);
 }

@@ -430,8 +430,36 @@ static void check_roundtrip(const ir_plan *p)
 		assert_int_equal(rank_path(img, len, r, &s), 0);
 		assert_true(slice_equal(&s, &sl[r]));
 		ir_slice_fini(&s);
+		/* the same slice out of the image checked once */
+		assert_int_equal(ir_slice_from_checked(img, len, &fi, r, &s,
+		                                       err, sizeof err),
+		                 0);
+		assert_true(slice_equal(&s, &sl[r]));
+		ir_slice_fini(&s);
 	}
 	ir_slice s;
+	/* not the image the information came from, or not all of it */
+	ir_file_info other = fi;
+	other.plan_hash ^= 1;
+	assert_int_equal(ir_slice_from_checked(img, len, &other, 0, &s, err,
+	                                       sizeof err),
+	                 CCP_EINVAL);
+	assert_int_equal(ir_slice_from_checked(img, len - 1, &fi, 0, &s, err,
+	                                       sizeof err),
+	                 CCP_EINVAL);
+	assert_int_equal(ir_slice_from_checked(img, len, &fi,
+	                                       p->machine.nranks, &s, err,
+	                                       sizeof err),
+	                 CCP_ERANGE);
+	/* a damaged section is still refused: only the plan hash is not
+	 * computed again */
+	size_t last = len - 1;
+	img[last] ^= 1;
+	assert_int_equal(ir_slice_from_checked(img, len, &fi,
+	                                       p->machine.nranks - 1, &s, err,
+	                                       sizeof err),
+	                 CCP_ECHECKSUM);
+	img[last] ^= 1;
 	assert_int_equal(ir_slice_from_image(img, len, p->machine.nranks, &s,
 	                                     NULL, err, sizeof err),
 	                 CCP_ERANGE);
