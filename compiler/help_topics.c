@@ -136,15 +136,19 @@ static const char topic_plan[] =
         "  ccplan show FILE.ccp            pictures of the phases\n"
         "  ccplan export --json FILE.ccp   one JSON object: "
         "{\"format\":\"ccplan-plan\",\n"
-        "                                  \"version\":1, \"ranks\", "
+        "                                  \"version\":2, \"ranks\", "
         "\"topology\",\n"
         "                                  \"routing\", \"ports\", "
-        "\"collective\",\n"
-        "                                  \"algorithm\", "
-        "\"lower_bound_phases\",\n"
-        "                                  \"phases\":[{\"transfers\":"
-        "[{\"src\",\"dst\",\n"
-        "                                  \"bytes\",\"blocks\"}]}]}\n";
+        "\"collective\" (with\n"
+        "                                  \"matrix\" when irregular), "
+        "\"algorithm\",\n"
+        "                                  \"link_contention\", "
+        "\"node_contention\",\n"
+        "                                  \"lower_bound_phases\", "
+        "\"phases\":[{\"transfers\":\n"
+        "                                  [{\"src\",\"dst\",\"bytes\","
+        "\"blocks\",\"reduce\",\n"
+        "                                  \"multicast\"}]}]}\n";
 
 static const char topic_algorithms[] =
         "Algorithms: the value of 'algorithm:' in an input.  Each applies "
