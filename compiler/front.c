@@ -10,12 +10,15 @@
  * inline matrix), FRONT_MAX_FILE bytes of YAML, no aliases.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <yaml.h>
 
@@ -27,7 +30,6 @@
 #define FRONT_MAX_DEPTH  64
 #define FRONT_INLINE_MAX 4096 /* rows of an inline dense matrix */
 #define FRONT_MAX_NODES  ((uint32_t)FRONT_INLINE_MAX * FRONT_INLINE_MAX + 65536)
-#define FRONT_MAX_FILE   ((size_t)256 << 20)
 #define FRONT_PATH_MAX   4096
 #define NONE             UINT32_MAX
 
@@ -1698,6 +1700,9 @@ static int parse_file(struct ctx *x, uint32_t v, int32_t n, ir_matrix **out)
 	if (rc == CCP_EIO)
 		return err_at(x, v, "communication.file: cannot read %s: %s",
 		              desc(x, v, b, sizeof b), x->d->message);
+	if (rc == CCP_EINVAL) /* not a regular file, or too large */
+		return err_at(x, v, "communication.file: %s %s",
+		              desc(x, v, b, sizeof b), x->d->message);
 	return rc;
 }
 
@@ -2083,13 +2088,9 @@ int front_parse_string(const char *name, const char *text, size_t len,
 	                  in, d);
 }
 
-int front_fopen(const char *path, const char *mode, const char *prefix,
-                FILE **out, struct diag *d)
+/* d for an open that failed with errno: CCP_ENOMEM or CCP_EIO. */
+static int open_failed(const char *path, const char *prefix, struct diag *d)
 {
-	errno = 0;
-	*out = fopen(path, mode);
-	if (*out)
-		return 0;
 	if (errno == ENOMEM) {
 		front_diag(d, path, 0, 0, NULL, "out of memory");
 		return CCP_ENOMEM;
@@ -2097,6 +2098,68 @@ int front_fopen(const char *path, const char *mode, const char *prefix,
 	front_diag(d, path, 0, 0, NULL, "%s%s", prefix,
 	           strerror(errno ? errno : EIO));
 	return CCP_EIO;
+}
+
+int front_fopen(const char *path, const char *mode, const char *prefix,
+                FILE **out, struct diag *d)
+{
+	errno = 0;
+	*out = fopen(path, mode);
+	if (*out)
+		return 0;
+	return open_failed(path, prefix, d);
+}
+
+/* What a file is, for a message saying it is not a regular file. */
+static const char *file_kind(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a regular file";
+}
+
+int front_fopen_regular(const char *path, uint64_t max, FILE **out,
+                        struct diag *d)
+{
+	struct stat sb;
+	*out = NULL;
+	errno = 0;
+	/* O_NONBLOCK: opening a FIFO with no writer must not wait for one */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return open_failed(path, "", d);
+	int rc = CCP_EINVAL;
+	if (fstat(fd, &sb) != 0) {
+		rc = open_failed(path, "", d);
+	} else if (!S_ISREG(sb.st_mode)) {
+		front_diag(d, path, 0, 0, NULL,
+		           "is %s; a matrix file must be a regular file",
+		           file_kind(sb.st_mode));
+	} else if ((uint64_t)sb.st_size > max) {
+		front_diag(d, path, 0, 0, NULL,
+		           "has %" PRIu64 " bytes, more than the %" PRIu64
+		           " MiB a matrix file may have (FRONT_MAX_FILE)",
+		           (uint64_t)sb.st_size, max >> 20);
+	} else {
+		/* a regular file: reads block as usual from here on */
+		int fl = fcntl(fd, F_GETFL);
+		errno = 0;
+		if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0 ||
+		    !(*out = fdopen(fd, "r")))
+			rc = open_failed(path, "", d);
+		else
+			return 0;
+	}
+	close(fd);
+	return rc;
 }
 
 int front_parse_file(const char *path, struct front_input *in, struct diag *d)

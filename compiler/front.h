@@ -6,9 +6,14 @@
 #ifndef CCP_FRONT_H
 #define CCP_FRONT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "ir.h"
+
+/* Most bytes of a YAML input, and of a matrix file it names: each is
+ * read whole (YAML) or a line at a time into memory that grows with it. */
+#define FRONT_MAX_FILE ((size_t)256 << 20)
 
 /* A diagnostic: where and what.  line and column are 1-based; 0 when the
  * problem has no position (a file that cannot be opened). */
@@ -88,12 +93,22 @@ void front_diag(struct diag *d, const char *file, int line, int column,
 int front_fopen(const char *path, const char *mode, const char *prefix,
                 FILE **out, struct diag *d);
 
+/* Open the user's matrix file path for reading into *out: 0 only for a
+ * regular file of at most max bytes.  Opening never waits (a FIFO with no
+ * writer is refused, not waited for).  CCP_EINVAL when path is not a
+ * regular file or is larger than max, CCP_EIO when it cannot be opened,
+ * CCP_ENOMEM; d then says why, without a position. */
+int front_fopen_regular(const char *path, uint64_t max, FILE **out,
+                        struct diag *d);
+
 /* Read a communication matrix file for n ranks: a dense CSV if path ends
  * in ".csv" (n <= IR_MATRIX_DENSE_MAX), else an edge list of lines
- * "src dst bytes" ('#' starts a comment).  0 with *out the matrix (the
+ * "src dst bytes" ('#' starts a comment).  The file must be a regular
+ * file of at most FRONT_MAX_FILE bytes.  0 with *out the matrix (the
  * caller's, ir_matrix_free); CCP_EPARSE with d at path:line:column;
- * CCP_EIO if the file cannot be read (d says why, without a position);
- * CCP_ENOMEM.  The format is in docs/input-format.md. */
+ * CCP_EIO if the file cannot be read, CCP_EINVAL if it is not a regular
+ * file or is too large (d says why, without a position); CCP_ENOMEM.
+ * The format is in docs/input-format.md. */
 int front_read_matrix(const char *path, int32_t n, ir_matrix **out,
                       struct diag *d);
 /* The same from an open stream f (borrowed, left open; it must allow
