@@ -15,6 +15,30 @@
  * read whole (YAML) or a line at a time into memory that grows with it. */
 #define FRONT_MAX_FILE ((size_t)256 << 20)
 
+/* The most memory an input may make the compiler use, estimated before
+ * it is spent (docs/input-format.md, "Limits"): by default 4 GiB, enough
+ * for every example and test while a 2^24-rank plan (13 GB) is refused.
+ * One setting for the process: main sets it from CCPLAN_MAX_MEMORY or
+ * `compile --max-memory`. */
+#define FRONT_MAX_MEMORY_DEFAULT ((uint64_t)4 << 30)
+#define FRONT_MAX_MEMORY_ENV     "CCPLAN_MAX_MEMORY"
+/* How to raise it, for the messages that refuse an input. */
+#define FRONT_MAX_MEMORY_HINT                                                  \
+	"to go ahead, raise the limit: " FRONT_MAX_MEMORY_ENV "=SIZE, or "     \
+	"ccplan compile --max-memory SIZE (SIZE as 512M or 16G)"
+/* The least a message of an irregular pattern costs to compile: the
+ * front end refuses a matrix whose messages would need more than the
+ * limit at this rate before it builds it (compile_estimate, which comes
+ * later, puts each message at 700 bytes or more; test_estimate checks
+ * that it never puts one below this). */
+#define FRONT_BYTES_PER_MESSAGE 512
+/* Set the limit in bytes; 0 restores FRONT_MAX_MEMORY_DEFAULT. */
+void front_set_max_memory(uint64_t bytes);
+uint64_t front_max_memory(void);
+/* A byte count as people read sizes, in powers of 1024: "20.3 GiB",
+ * "812 MiB", "96 KiB"; into buf (len bytes). */
+void front_format_bytes(char *buf, size_t len, uint64_t v);
+
 /* A diagnostic: where and what.  line and column are 1-based; 0 when the
  * problem has no position (a file that cannot be opened). */
 struct diag {

@@ -223,6 +223,22 @@ static bool skip_line(const char *s)
 	return !*s || *s == '#';
 }
 
+/* Refuse, at column col of the current line, a matrix whose nnz messages
+ * so far would already need more than the memory limit to compile. */
+static int over_memory(struct reader *r, size_t col, int64_t nnz)
+{
+	char need[32], cap[32];
+	double bytes = (double)nnz * FRONT_BYTES_PER_MESSAGE;
+	if (bytes <= (double)front_max_memory())
+		return 0;
+	front_format_bytes(need, sizeof need, (uint64_t)bytes);
+	front_format_bytes(cap, sizeof cap, front_max_memory());
+	return err_here(r, col,
+	                "%" PRId64 " messages so far would need at least %s "
+	                "of memory to compile, more than the limit of %s; %s",
+	                nnz, need, cap, FRONT_MAX_MEMORY_HINT);
+}
+
 /* Report a row or column total past INT64_MAX at column col. */
 static int err_total(struct reader *r, size_t col, const struct ir_csr *b,
                      int32_t src, int32_t dst)
@@ -317,6 +333,8 @@ static int read_csv(struct reader *r, int32_t n, ir_matrix **out)
 		}
 		ir_csr_end_row(&b);
 		row++;
+		if ((rc = over_memory(r, 1, b.nnz)) < 0)
+			goto out_free_builder;
 	}
 	if (rc < 0)
 		goto out_free_builder;
@@ -405,6 +423,9 @@ static int read_edges(struct reader *r, int32_t n, ir_matrix **out)
 			              src, dst);
 			goto out_free_edges;
 		}
+		if ((rc = over_memory(r, (size_t)(tok[0] - r->line) + 1,
+		                      (int64_t)m + 1)) < 0)
+			goto out_free_edges;
 		if ((int64_t)m >= EDGES_MAX) {
 			rc = err_here(
 			        r, 1,

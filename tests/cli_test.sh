@@ -14,6 +14,9 @@
 #    entry per input, a damaged cache file is moved aside and the compile
 #    still succeeds, and the cache commands work;
 #  - compare ranks the candidates, auto takes the first, simulate runs;
+#  - the memory limit (CCPLAN_MAX_MEMORY, --max-memory) refuses an input
+#    before building it, on every command that compiles; a YAML file over
+#    256 MiB is refused by its size;
 #  - every command ends with one summary line on stderr (and --help with
 #    none), stdout is left alone; misspelt commands, options and help
 #    topics get a suggestion; the help topics, the man page and the bash
@@ -339,6 +342,36 @@ done
 [ $? = 2 ] && [ ! -e "$tmp/r3.html" ] && ok || bad "explain --html --rank accepted"
 "$ccplan" explain "$auto" --html /proc/no/such/dir/r.html >/dev/null 2>&1
 [ $? = 3 ] && ok || bad "explain --html to an unwritable place"
+
+# 8. limits on what an input may cost: the memory limit refuses an input
+# before anything is built, with the estimate and how to raise it
+# (CCPLAN_MAX_MEMORY for every command, compile --max-memory winning); a
+# YAML file over 256 MiB is refused by its size before it is read
+ex="$here/../examples/mesh16-broadcast.yaml"
+for c in compile explain compare export; do
+	CCPLAN_MAX_MEMORY=1M "$ccplan" $c "$ex" $([ $c = export ] && echo --json) \
+		$([ $c = compile ] && echo "--no-cache -o $tmp/lim.ccp") >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ $rc = 2 ] && [ ! -e "$tmp/lim.ccp" ] && [ ! -s "$tmp/out" ] &&
+		grep -q "^$ex: this input would need about [0-9.]* [KMG]iB of memory to compile (.*), more than the limit of 1 MiB; to go ahead, raise the limit: CCPLAN_MAX_MEMORY=SIZE, or ccplan compile --max-memory SIZE" "$tmp/err" &&
+		ok || bad "$c under CCPLAN_MAX_MEMORY=1M: exit $rc: $(head -c 300 "$tmp/err")"
+done
+CCPLAN_MAX_MEMORY=1M "$ccplan" compile "$ex" --no-cache -o "$tmp/lim.ccp" --max-memory 64M 2>"$tmp/err" &&
+	[ -s "$tmp/lim.ccp" ] && ok || bad "--max-memory 64M over CCPLAN_MAX_MEMORY=1M: $(cat "$tmp/err")"
+CCPLAN_MAX_MEMORY=64M "$ccplan" explain "$ex" >/dev/null 2>&1 && ok || bad "explain under CCPLAN_MAX_MEMORY=64M"
+CCPLAN_MAX_MEMORY=lots "$ccplan" compile "$ex" --no-cache -o "$tmp/lim2.ccp" 2>"$tmp/err"
+[ $? = 2 ] && [ ! -e "$tmp/lim2.ccp" ] &&
+	grep -q "^ccplan: CCPLAN_MAX_MEMORY 'lots': want a size of memory, such as 512M or 16G$" "$tmp/err" && ok ||
+	bad "CCPLAN_MAX_MEMORY=lots: $(cat "$tmp/err")"
+"$ccplan" compile "$ex" --no-cache -o "$tmp/lim2.ccp" --max-memory 0 2>"$tmp/err"
+[ $? = 2 ] && [ ! -e "$tmp/lim2.ccp" ] &&
+	grep -q "^ccplan compile: --max-memory '0': want a size of memory" "$tmp/err" && ok ||
+	bad "--max-memory 0: $(cat "$tmp/err")"
+truncate -s 268435457 "$tmp/huge.yaml"
+"$ccplan" compile "$tmp/huge.yaml" -o "$tmp/huge.ccp" 2>"$tmp/err"
+[ $? = 2 ] && [ ! -e "$tmp/huge.ccp" ] &&
+	grep -q "^$tmp/huge.yaml: input too large: more than 256 MiB of YAML$" "$tmp/err" && ok ||
+	bad "a 257 MiB YAML file: $(cat "$tmp/err")"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

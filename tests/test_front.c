@@ -497,6 +497,53 @@ static void test_bad_source_line(void **state)
 	assert_string_equal(d.source_line, "  0 1 7");
 }
 
+/* The two limits of the YAML reader: a regular file over FRONT_MAX_FILE
+ * is refused by its size, before a byte is read (a sparse file of 256 MiB
+ * + 1 here), and more than FRONT_MAX_NODES values at the value that
+ * passes the limit (one flow sequence of 4096^2 + 65536 + 1 zeros). */
+static void test_yaml_limits(void **state)
+{
+	struct front_input in;
+	struct diag d;
+	char path[] = "/tmp/ccplan-big-XXXXXX";
+
+	(void)state;
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)FRONT_MAX_FILE + 1), 0);
+	close(fd);
+	assert_int_equal(front_parse_file(path, &in, &d), CCP_EPARSE);
+	assert_string_equal(d.message,
+	                    "input too large: more than 256 MiB of YAML");
+	assert_int_equal(d.line, 0);
+	assert_int_equal(unlink(path), 0);
+
+	const char *head = "machine: {topology: switch, ranks: 4}\nx: [";
+	size_t values = (size_t)4096 * 4096 + 65536 + 1;
+	size_t len = strlen(head) + 2 * values + 1;
+	char *text = malloc(len + 1);
+	assert_non_null(text);
+	memcpy(text, head, strlen(head));
+	char *p = text + strlen(head);
+	for (size_t k = 0; k < values; k++) {
+		*p++ = '0';
+		*p++ = k + 1 < values ? ',' : ']';
+	}
+	*p++ = '\n';
+	*p = '\0';
+	assert_int_equal(front_parse_string("v.yaml", text, len, &in, &d),
+	                 CCP_EPARSE);
+	assert_int_equal(d.line, 2);
+	/* nine nodes come before the sequence's first value: the top
+	 * mapping, machine and its mapping of four scalars, x, the sequence */
+	assert_int_equal(d.column, 4 + 2 * (4096 * 4096 + 65536 - 9) + 1);
+	assert_string_equal(d.message,
+	                    "input too large: more than 16842752 YAML values "
+	                    "(an inline matrix holds at most 4096 x 4096 "
+	                    "entries; use file: for larger ones)");
+	free(text);
+}
+
 static void test_no_file(void **state)
 {
 	struct front_input in;
@@ -1089,11 +1136,12 @@ static void test_read_matrix_stream(void **state)
 /* The caret under a column past the end of a source line that was cut
  * to fit struct diag: spaces up to it, and nothing read past the line's
  * end (tests/fuzz/yaml/regress/caret-past-cut-line.yaml).  A tab inside
- * the line is kept, so the caret lines up under it. */
+ * the line is kept, so the caret lines up under it.  Past FRONT_CARET_MAX
+ * the column is named instead of drawn. */
 static void test_caret_past_cut_line(void **state)
 {
 	struct diag d;
-	char *text = NULL, want[400];
+	char *text = NULL, want[600];
 	size_t len = 0;
 
 	(void)state;
@@ -1103,10 +1151,14 @@ static void test_caret_past_cut_line(void **state)
 	assert_non_null(f);
 	front_print_diag(f, "x.yaml", 2, 300, "problem", d.source_line);
 	front_print_diag(f, "x.yaml", 3, 4, "tab", "a\tb");
+	/* a column deep in a huge line: no screenfuls of spaces */
+	front_print_diag(f, "x.yaml", 2, 33685491, "far", "0,0,0");
 	assert_int_equal(fclose(f), 0);
 	snprintf(want, sizeof want,
 	         "x.yaml:2:300: problem\n    2 | abc\n      | %*s^\n"
-	         "x.yaml:3:4: tab\n    3 | a\tb\n      |  \t ^\n",
+	         "x.yaml:3:4: tab\n    3 | a\tb\n      |  \t ^\n"
+	         "x.yaml:2:33685491: far\n    2 | 0,0,0\n"
+	         "      | ... ^ column 33685491\n",
 	         299, "");
 	assert_string_equal(text, want);
 	free(text);
@@ -1126,6 +1178,7 @@ int main(void)
 	        cmocka_unit_test(test_bad_catalogue),
 	        cmocka_unit_test(test_bad_err_paired),
 	        cmocka_unit_test(test_bad_source_line),
+	        cmocka_unit_test(test_yaml_limits),
 	        cmocka_unit_test(test_no_file),
 	        cmocka_unit_test(test_parse_string),
 	        cmocka_unit_test(test_inline_matrix_size),

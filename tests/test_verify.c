@@ -441,6 +441,20 @@ static void rejected(const ir_plan *p, const char *a, const char *b)
 	ir_report_fini(&r);
 }
 
+/* A one-phase broadcast plan on m in which src multicasts block (0,0)
+ * to the n ranks dst (p initialised here). */
+static void mcast_plan(ir_plan *p, const ir_machine *m, int32_t src,
+                       const int32_t *dst, int n)
+{
+	ir_comm c = bcast(0, 64, 1);
+	ir_block b = {0, 0};
+	ir_plan_init(p, m, &c, "hand");
+	ir_plan_phase(p);
+	for (int k = 0; k < n; k++)
+		assert_int_equal(ir_plan_add(p, src, dst[k], &b, 1, IR_XF_MCAST),
+		                 0);
+}
+
 static void test_multicast(void **state)
 {
 	(void)state;
@@ -525,13 +539,9 @@ static void test_multicast_no_replicating_router(void **state)
 {
 	(void)state;
 	ir_plan p;
-	ir_block b = {0, 0};
+	const int32_t all[] = {1, 2, 3, 4, 5, 6, 7};
 	ir_machine line = tu_machine(IR_MESH, 1, 8, 0, 0, 0);
-	ir_comm c = bcast(0, 64, 1);
-	ir_plan_init(&p, &line, &c, "hand");
-	ir_plan_phase(&p);
-	for (int32_t d = 1; d < 8; d++)
-		ir_plan_add(&p, 0, d, &b, 1, IR_XF_MCAST);
+	mcast_plan(&p, &line, 0, all, 7);
 	rejected(&p, "multicast: phase 0: rank 0 sends rank 1 a multicast copy",
 	         "no router of a mesh replicates");
 	ir_plan_fini(&p);
@@ -541,10 +551,7 @@ static void test_multicast_no_replicating_router(void **state)
 	        tu_machine(IR_TORUS, 1, 4, 0, 0, 0),
 	};
 	for (size_t k = 0; k < sizeof other / sizeof other[0]; k++) {
-		ir_plan_init(&p, &other[k], &c, "hand");
-		ir_plan_phase(&p);
-		for (int32_t d = 1; d < 4; d++)
-			ir_plan_add(&p, 0, d, &b, 1, IR_XF_MCAST);
+		mcast_plan(&p, &other[k], 0, all, 3);
 		rejected(&p, "no router of a", "replicates");
 		ir_plan_fini(&p);
 	}
@@ -559,10 +566,8 @@ static void test_multicast_off_the_router(void **state)
 	ir_block b = {0, 0};
 	ir_comm c = bcast(0, 64, 1);
 	ir_machine h = tu_machine(IR_HPAM, 1, 2, 2, 4, 4);
-	ir_plan_init(&p, &h, &c, "hand");
-	ir_plan_phase(&p);
-	ir_plan_add(&p, 0, 1, &b, 1, IR_XF_MCAST);
-	ir_plan_add(&p, 0, 2, &b, 1, IR_XF_MCAST);
+	const int32_t level1[] = {1, 2};
+	mcast_plan(&p, &h, 0, level1, 2);
 	rejected(&p, "rank 0's multicast copy to rank 1 crosses no "
 	             "replicating router",
 	         NULL);
@@ -639,19 +644,13 @@ static void test_multicast_split_apart(void **state)
 {
 	(void)state;
 	ir_plan p;
-	ir_block b = {0, 0};
-	ir_comm c = bcast(0, 64, 1);
 	ir_machine h = tu_machine(IR_HPAM, 1, 2, 2, 4, 4);
-	ir_plan_init(&p, &h, &c, "hand");
-	ir_plan_phase(&p);
-	ir_plan_add(&p, 0, hpam_rank(&h, 1, 0, 0), &b, 1, IR_XF_MCAST);
-	ir_plan_add(&p, 0, hpam_rank(&h, 1, 2, 0), &b, 1, IR_XF_MCAST);
+	const int32_t apart[] = {hpam_rank(&h, 1, 0, 0), hpam_rank(&h, 1, 2, 0)};
+	const int32_t under[] = {hpam_rank(&h, 1, 0, 0), hpam_rank(&h, 1, 1, 0)};
+	mcast_plan(&p, &h, 0, apart, 2);
 	rejected(&p, "split at different places (ranks 2 and 3)", NULL);
 	ir_plan_fini(&p);
-	ir_plan_init(&p, &h, &c, "hand");
-	ir_plan_phase(&p);
-	ir_plan_add(&p, 0, hpam_rank(&h, 1, 0, 0), &b, 1, IR_XF_MCAST);
-	ir_plan_add(&p, 0, hpam_rank(&h, 1, 1, 0), &b, 1, IR_XF_MCAST);
+	mcast_plan(&p, &h, 0, under, 2);
 	ir_report r;
 	assert_int_equal(ir_verify(&p, &r), CCP_EVERIFY);
 	assert_non_null(strstr(r.message, "delivery:"));
@@ -668,15 +667,11 @@ static void test_multicast_two_copies_on_a_link(void **state)
 {
 	(void)state;
 	ir_plan p;
-	ir_block b = {0, 0};
-	ir_comm c = bcast(0, 64, 1);
 	ir_machine m = hpam_1x1_4x4();
+	const int32_t column0[] = {5, 9};
 	for (int allow = 0; allow < 2; allow++) {
-		ir_plan_init(&p, &m, &c, "hand");
+		mcast_plan(&p, &m, 0, column0, 2);
 		p.flags = allow ? IR_PLAN_LINK_CONTENTION : 0;
-		ir_plan_phase(&p);
-		ir_plan_add(&p, 0, 5, &b, 1, IR_XF_MCAST);
-		ir_plan_add(&p, 0, 9, &b, 1, IR_XF_MCAST);
 		rejected(&p, "multicast: phase 0: link 0 -> 1 carries two "
 		             "copies of rank 0's multicast (to ranks 5 and 9)",
 		         NULL);
