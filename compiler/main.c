@@ -89,7 +89,8 @@ static void usage_main(FILE *out)
 static const char *const help_compile =
         "usage: ccplan compile IN.yaml [-o OUT.ccp] [-v] [--cache PATH | "
         "--no-cache]\n"
-        "                      [--emit ccp|c] [--name NAME]\n"
+        "                      [--emit ccp|c] [--name NAME] [--max-memory "
+        "SIZE]\n"
         "\n"
         "Read the machine and communication in IN.yaml, generate the plan with "
         "the\n"
@@ -122,6 +123,13 @@ static const char *const help_compile =
         "                 $XDG_CACHE_HOME/ccplan/plans.db, else\n"
         "                 ~/.cache/ccplan/plans.db)\n"
         "  --no-cache     neither read nor write the cache\n"
+        "  --max-memory SIZE\n"
+        "                 refuse an input whose plan would need more than "
+        "SIZE of\n"
+        "                 memory to build, estimated before anything is "
+        "built\n"
+        "                 (SIZE as 512M or 16G; default $CCPLAN_MAX_MEMORY, "
+        "else 4G)\n"
         "A cache another user owns, or that group or others can write (its "
         "file,\n"
         "directory, companions), is refused with a warning unless "
@@ -286,6 +294,23 @@ static int load_any(const char *path, struct compiled *c)
 	return rc;
 }
 
+/* Set the limit on a compile's estimated memory from a size (--max-memory
+ * or CCPLAN_MAX_MEMORY, named by what, which follows the program's name
+ * in a message); false, with a message, if the size is not one. */
+static bool max_memory_arg(const char *what, const char *size)
+{
+	int64_t v = parse_bytes(size, INT64_MAX);
+	if (v <= 0) {
+		fprintf(stderr,
+		        "%s%s '%s': want a size of memory, such as 512M or "
+		        "16G\n",
+		        progname, what, size);
+		return false;
+	}
+	front_set_max_memory((uint64_t)v);
+	return true;
+}
+
 /* Where the cache is, as the options say: --no-cache, --cache PATH, or
  * the default (CCPLAN_CACHE, XDG_CACHE_HOME, HOME). */
 struct cache_opt {
@@ -435,6 +460,10 @@ static int cmd_compile(int argc, char **argv)
 			emit_c_src = strcmp(argv[++k], "c") == 0;
 		} else if (strcmp(argv[k], "--name") == 0 && k + 1 < argc) {
 			cname = argv[++k];
+		} else if (strcmp(argv[k], "--max-memory") == 0 &&
+		           k + 1 < argc) {
+			if (!max_memory_arg(" compile: --max-memory", argv[++k]))
+				return EXIT_BADINPUT;
 		} else if (argv[k][0] == '-' || in) {
 			unexpected("compile", argv[k], help_compile);
 			return EXIT_BADINPUT;
@@ -1258,6 +1287,14 @@ static int cmd_compare(int argc, char **argv)
 	int rc = parse_yaml(file, &in);
 	if (rc)
 		return exit_status(rc);
+	/* compare builds every candidate, as auto does */
+	struct diag d;
+	memset(&d, 0, sizeof d);
+	if ((rc = compile_check_size(&in, true, !by_model, &d)) != 0) {
+		fprintf(stderr, "%s: %s\n", file, d.message);
+		front_input_fini(&in);
+		return exit_status(rc);
+	}
 	struct select_result sr;
 	struct progress pg;
 	char label[64];
@@ -1641,7 +1678,14 @@ int main(int argc, char **argv)
 	char name[64], line[1024];
 	double t0 = progress_now(NULL);
 	summary_start(argc, argv, name, sizeof name);
-	int status = dispatch(argc, argv), shown = status;
+	/* the limit on what a compile may build, for every command that
+	 * builds plans (compile --max-memory overrides it) */
+	const char *lim = getenv(FRONT_MAX_MEMORY_ENV);
+	int status = lim && *lim && strcmp(argv[1], "run") != 0 &&
+	                             !max_memory_arg(": " FRONT_MAX_MEMORY_ENV, lim)
+	                     ? EXIT_BADINPUT
+	                     : dispatch(argc, argv);
+	int shown = status;
 	if (status != 0 && strcmp(argv[1], "run") == 0) {
 		/* run passes on a rank's status: not one of ours to name */
 		char note[512];

@@ -3,7 +3,8 @@
  * hand-built plans and slices, byte-for-byte determinism, rejection of
  * every single-byte corruption and every truncation, foreign files and
  * future versions, values the checksums cannot catch (resealed files),
- * and the exact JSON text of small plans.
+ * and the JSON export: the exact text of small plans, and generated plans
+ * parsed back and compared key by key with the plan.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -23,6 +24,10 @@
 #include "codec.h"
 #include "ir.h"
 #include "json.h"
+#include "json_read.h"
+#include "matrix.h"
+#include "sched.h"
+#include "support.h"
 
 #define NRANKS 16
 
@@ -1163,12 +1168,13 @@ static void test_json_golden(void **state)
 	assert_int_equal(ir_plan_add(&p, 1, 5, &(ir_block){0, 0}, 1, 0), 0);
 	char want[1024];
 	snprintf(want, sizeof want,
-	         "{\"format\":\"ccplan-plan\",\"version\":1,\"ranks\":16,"
+	         "{\"format\":\"ccplan-plan\",\"version\":2,\"ranks\":16,"
 	         "\"topology\":{\"kind\":\"mesh\",\"dims\":[4,4]},"
 	         "\"routing\":\"%s\",\"ports\":1,"
 	         "\"collective\":{\"kind\":\"broadcast\",\"root\":0,"
 	         "\"bytes\":1024,\"segments\":1},"
-	         "\"algorithm\":\"binomial\",\"lower_bound_phases\":2,"
+	         "\"algorithm\":\"binomial\",\"link_contention\":false,"
+	         "\"node_contention\":false,\"lower_bound_phases\":2,"
 	         "\"phases\":["
 	         "{\"transfers\":[{\"src\":0,\"dst\":1,\"bytes\":1024,"
 	         "\"blocks\":[[0,0]]}]},"
@@ -1192,8 +1198,11 @@ static void test_json_kinds(void **state)
 	char *got = export(&p, NULL);
 	assert_non_null(strstr(got, "\"ports\":\"all\","));
 	assert_non_null(strstr(got, "\"collective\":{\"kind\":\"irregular\","
-	                            "\"messages\":4,\"seed\":42},"
+	                            "\"messages\":4,\"seed\":42,\"matrix\":"
+	                            "[[0,3,100],[0,7,5],[2,1,64],[15,0,1]]},"
 	                            "\"algorithm\":\"direct\","
+	                            "\"link_contention\":true,"
+	                            "\"node_contention\":true,"
 	                            "\"lower_bound_phases\":null,"));
 	assert_non_null(strstr(got, "{\"src\":15,\"dst\":0,\"bytes\":1,"
 	                            "\"blocks\":[[15,0]]}]}]}\n"));
@@ -1257,6 +1266,124 @@ static void test_json_kinds(void **state)
 	ir_plan_fini(&p);
 }
 
+/* Parse the export of p back and check every key a checker needs against
+ * the plan: the contention flags, the matrix of an irregular pattern, and
+ * each transfer's ends, bytes, blocks and reduce and multicast flags
+ * (present exactly when set).  Returns the number of multicast copies. */
+static uint32_t check_export(const ir_plan *p)
+{
+	char *text = export(p, NULL);
+	struct jr *root = jr_parse(text, strlen(text));
+	assert_non_null(root);
+	assert_int_equal(jr_get(root, "version")->i, JSON_FORMAT_VERSION);
+	assert_int_equal(jr_get(root, "ranks")->i, p->machine.nranks);
+	const struct jr *lc = jr_get(root, "link_contention");
+	const struct jr *nc = jr_get(root, "node_contention");
+	assert_true(lc && lc->kind == JR_BOOL && nc && nc->kind == JR_BOOL);
+	assert_int_equal(lc->b, (p->flags & IR_PLAN_LINK_CONTENTION) != 0);
+	assert_int_equal(nc->b, (p->flags & IR_PLAN_NODE_CONTENTION) != 0);
+	const struct jr *coll = jr_get(root, "collective");
+	const struct jr *mat = jr_get(coll, "matrix");
+	if (p->comm.coll == IR_IRREGULAR) {
+		const ir_matrix *x = p->comm.matrix;
+		assert_true(mat && mat->kind == JR_ARR);
+		assert_int_equal(mat->n, x->nnz);
+		assert_int_equal(jr_get(coll, "messages")->i, x->nnz);
+		for (int32_t s = 0; s < x->n; s++)
+			for (int64_t k = x->row[s]; k < x->row[s + 1]; k++) {
+				const struct jr *e = jr_at(mat, (size_t)k);
+				assert_true(e && e->n == 3);
+				assert_int_equal(jr_at(e, 0)->i, s);
+				assert_int_equal(jr_at(e, 1)->i, x->dst[k]);
+				assert_int_equal(jr_at(e, 2)->i, x->bytes[k]);
+			}
+	} else {
+		assert_null(mat);
+	}
+	const struct jr *phases = jr_get(root, "phases");
+	assert_int_equal(phases->n, p->nphases);
+	uint32_t mc = 0;
+	for (uint32_t ph = 0; ph < p->nphases; ph++) {
+		const struct jr *ts = jr_get(jr_at(phases, ph), "transfers");
+		assert_int_equal(ts->n, p->phases[ph].ntransfers);
+		for (uint32_t t = 0; t < ts->n; t++) {
+			const ir_transfer *x =
+			        &p->transfers[p->phases[ph].transfer + t];
+			const struct jr *o = jr_at(ts, t);
+			assert_int_equal(jr_get(o, "src")->i, x->src);
+			assert_int_equal(jr_get(o, "dst")->i, x->dst);
+			assert_int_equal(jr_get(o, "bytes")->i, x->bytes);
+			const struct jr *bl = jr_get(o, "blocks");
+			assert_int_equal(bl->n, x->nblocks);
+			for (uint32_t k = 0; k < x->nblocks; k++) {
+				ir_block b = p->blocks[x->block + k];
+				assert_int_equal(jr_at(jr_at(bl, k), 0)->i,
+				                 b.origin);
+				assert_int_equal(jr_at(jr_at(bl, k), 1)->i,
+				                 b.index);
+			}
+			const struct jr *m = jr_get(o, "multicast");
+			const struct jr *r = jr_get(o, "reduce");
+			if (x->flags & IR_XF_MCAST) {
+				assert_true(m && m->kind == JR_BOOL && m->b);
+				mc++;
+			} else {
+				assert_null(m);
+			}
+			if (x->flags & IR_XF_REDUCE)
+				assert_true(r && r->kind == JR_BOOL && r->b);
+			else
+				assert_null(r);
+		}
+	}
+	jr_free(root);
+	free(text);
+	return mc;
+}
+
+static void test_json_checker_keys(void **state)
+{
+	(void)state;
+	struct sch_options o = {0};
+	ir_plan p;
+	/* an irregular plan of AC (which allows link contention) and of a
+	 * contention-free scheduler, on a 4x4 mesh */
+	ir_machine m = tu_machine(IR_MESH, 1, 4, 4, 0, 0);
+	ir_comm c = {.coll = IR_IRREGULAR, .seed = 7};
+	const struct sch_generator *gs[] = {&sch_ac, &sch_rs_nl};
+	for (size_t k = 0; k < 2; k++) {
+		c.matrix = ir_matrix_regular(16, 3, 100, 7);
+		assert_non_null(c.matrix);
+		assert_int_equal(gs[k]->generate(&m, &c, &o, &p), 0);
+		ir_comm_fini(&c);
+		/* AC is defined to allow link contention, RS_NL not */
+		assert_int_equal((p.flags & IR_PLAN_LINK_CONTENTION) != 0,
+		                 k == 0);
+		assert_int_equal(check_export(&p), 0);
+		ir_plan_fini(&p);
+	}
+	/* HPAM multicast broadcast and scatter: copies flagged */
+	ir_machine h = tu_machine(IR_HPAM, 1, 2, 2, 4, 8);
+	enum ir_coll colls[] = {IR_BCAST, IR_SCATTER};
+	for (size_t k = 0; k < 2; k++) {
+		ir_comm hc = tu_comm(colls[k], 1, 64);
+		assert_int_equal(sch_hpam_multicast.generate(&h, &hc, &o, &p),
+		                 0);
+		assert_true(check_export(&p) > 0);
+		ir_plan_fini(&p);
+	}
+	/* a reduce plan: the reduce flag on every transfer */
+	ir_comm rc = tu_comm(IR_REDUCE, 0, 64);
+	const struct sch_generator *rg = NULL;
+	for (int k = 0; sch_generators[k] && !rg; k++)
+		if (sch_generators[k]->applies(&m, &rc, NULL, 0) == 0)
+			rg = sch_generators[k];
+	assert_non_null(rg);
+	assert_int_equal(rg->generate(&m, &rc, &o, &p), 0);
+	assert_int_equal(check_export(&p), 0);
+	ir_plan_fini(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1275,6 +1402,7 @@ int main(void)
 	        cmocka_unit_test(test_slice_rules),
 	        cmocka_unit_test(test_json_golden),
 	        cmocka_unit_test(test_json_kinds),
+	        cmocka_unit_test(test_json_checker_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
