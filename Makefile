@@ -10,7 +10,8 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # Debian packages the build and the tests need.
 DEB_PACKAGES := cmake make gcc clang pkg-config libyaml-dev libsqlite3-dev \
                 libcmocka-dev libxxhash-dev libclang-dev libclang-rt-dev \
-                openmpi-bin libopenmpi-dev chromium zlib1g-dev valgrind
+                openmpi-bin libopenmpi-dev chromium zlib1g-dev valgrind \
+                libsodium-dev
 EXAMPLE ?= examples/mesh16-broadcast.yaml
 
 .PHONY: demo check pending setup build bench bench-mpi stress fuzz-smoke clean \
@@ -76,7 +77,7 @@ fuzz-smoke: setup
 	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang -DCCPLAN_FUZZ=ON \
 	  -DCMAKE_BUILD_TYPE=RelWithDebInfo
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) \
-	  --target fuzz_yaml fuzz_plan fuzz_matrix fuzz_cache
+	  --target fuzz_yaml fuzz_plan fuzz_matrix fuzz_cache fuzz_exec
 	tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 # The whole suite again in a sanitizer build (build-asan):

@@ -33,7 +33,8 @@
  * Memory.  The request tables grow (doubling) to the largest phase seen
  * and are reused: nothing is allocated once the largest phase has run.
  * Messages longer than INT_MAX bytes are refused (CCP_ERANGE): an MPI-3
- * count is an int.
+ * count is an int.  The table states that limit (max_message), so the
+ * engine refuses such a plan on every rank before any data moves.
  */
 #include <limits.h>
 #include <stdarg.h>
@@ -412,6 +413,7 @@ static const struct ccp_transport_ops mpi_ops = {
         .wait = mpi_wait,
         .waitall = mpi_waitall,
         .destroy = mpi_destroy,
+        .max_message = INT_MAX, /* an MPI-3 count is an int */
 };
 
 /* The largest tag: the communicator's MPI_TAG_UB, else MPI_COMM_WORLD's,

@@ -3,13 +3,28 @@
  * over direct rank-to-rank TCP connections, with `ccplan run` (the
  * launcher, compiler/run_cmd.c) as the rendezvous, the agree and barrier
  * server, and the watchdog that tells every rank at once when another one
- * fails (docs/sockets.md).  POSIX sockets and poll() only.
+ * fails (docs/sockets.md).  POSIX sockets and poll(); the handshake and
+ * libsodium are in sock_wire.c.
  *
  * Connections.  Each rank keeps one control connection to the launcher
  * and opens data connections lazily: the first irecv or isend naming a
  * peer opens the pair's one connection, the lower rank connecting to the
  * higher one's listening socket (the launcher's table gives its address).
  * So a rank talks only to the peers its plan names.
+ *
+ * Authentication.  The job's 256-bit key comes from `ccplan run` on an
+ * inherited descriptor (CCPLAN_RUN_KEY_FD) and never leaves the process.
+ * Every connection, control or data, opens with a challenge and response
+ * (sock_wire.h) in which both sides prove that they know the key without
+ * sending it.  The connecting rank sends no frame before the acceptor's
+ * welcome, and connects again if its connection is closed before it (the
+ * acceptor evicts unauthenticated connections when its table is full, and
+ * drops them after CCP_SOCK_AUTH_MS); an acceptor checks a hello's claims
+ * (its rank is lower, it means to reach this rank, not connected yet) and
+ * takes the connection as that rank's only once it has authenticated.  So
+ * every frame a rank reads comes from the rank it says it comes from, and
+ * connections of strangers, idle or not, cannot take the place of a
+ * peer's.  Frames are not encrypted.
  *
  * Frames.  A message is a 32-byte header (magic, sender, plan hash,
  * phase, kind, length) and its payload.  A receiver reads a header, finds
@@ -43,6 +58,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -59,8 +75,9 @@
 #include <unistd.h>
 
 #include "ccplan_sockets.h"
-#include "transport.h"
 #include "le.h"
+#include "sock_wire.h"
+#include "transport.h"
 
 #define NO_REQ (-1)
 #define BATCH  8 /* frames one sendmsg may carry */
@@ -87,15 +104,24 @@ enum peer_state {
 	P_NONE,       /* no connection, none wanted yet */
 	P_ACCEPTING,  /* wanted; waiting for the (lower) peer to connect */
 	P_CONNECTING, /* connect() in progress */
-	P_UP          /* connected (the hello may still be going out) */
+	P_CHALLENGE,  /* our hello is out: waiting for the peer's challenge */
+	P_WELCOME,    /* our response is out: waiting for its welcome */
+	P_RETRY,      /* closed before the welcome: connect again at retry_at */
+	P_UP          /* authenticated: frames flow */
 };
 
 /* What this rank knows of one other rank. */
 struct peer {
 	int fd;            /* data connection, or -1 */
 	uint8_t state;     /* enum peer_state */
-	uint8_t hello_out; /* bytes of our hello still to write */
-	uint8_t hello[CCP_SOCK_DHELLO_LEN]; /* the hello, connector side */
+	uint8_t auth_got;  /* bytes of the challenge or the welcome read */
+	uint8_t hello[CCP_SOCK_HELLO_LEN]; /* connector: our hello */
+	uint8_t auth[CCP_SOCK_CHAL_LEN];   /* the challenge, then the welcome */
+	uint32_t retries;  /* connector: connections closed before the welcome */
+	int64_t retry_at;  /* P_RETRY: when to connect again (monotonic ms) */
+	char lost[96];     /* why the last one was lost */
+	uint32_t refused;  /* acceptor: unauthenticated connections dropped
+	                      that claimed to be this rank */
 	uint8_t addr[4];      /* its listening address (IPv4), from the table */
 	uint16_t port;        /* and port */
 	int sq_head, sq_tail; /* sends in the order posted */
@@ -109,20 +135,14 @@ struct peer {
 	uint64_t h_len;
 };
 
-/* An accepted connection whose hello has not been read yet. */
-struct pend {
-	int fd;
-	uint8_t got;                      /* hello bytes read */
-	uint8_t buf[CCP_SOCK_DHELLO_LEN]; /* the hello */
-};
-
 enum { FAULT_NONE, FAULT_DIE, FAULT_STALL, FAULT_CLOSE, FAULT_HASH, FAULT_LEN };
 
 struct sock_transport {
 	struct ccp_transport base; /* must be first */
 	int ctl;                   /* control connection, -1 when alone */
+	bool joined;        /* the launcher has authenticated this rank */
 	int lfd;            /* listening socket for peers, -1 when alone */
-	uint64_t key;       /* the job's key (CCPLAN_RUN_KEY) */
+	uint8_t key[CCP_SOCK_KEY_LEN]; /* the job's key (CCPLAN_RUN_KEY_FD) */
 	uint64_t hash;      /* plan hash of the last agree: frames carry it */
 	uint64_t seq;       /* collectives entered so far */
 	int64_t timeout_ms; /* longest wait without a byte moving */
@@ -130,9 +150,12 @@ struct sock_transport {
 	struct peer *peers; /* size entries */
 	int32_t *active;    /* ranks of the peers with a socket */
 	int nactive;
-	struct pend *pend; /* accepted, not identified; size entries */
-	int npend;
-	struct pollfd *pfd; /* poll set: 2 + 2 * size entries */
+	struct sockaddr_in laddr; /* where lfd listens */
+	struct sw_pending pend; /* accepted, not authenticated: size + slack */
+	uint64_t ndropped;      /* unauthenticated connections dropped */
+	char dropped[160];      /* the last one: from where, why */
+	struct pollfd *pfd;     /* poll set: npoll entries */
+	int npoll;              /* 2 + size + pend.cap */
 	int32_t *who;       /* per poll entry: peer rank, or WHO_* */
 	struct sreq *req;   /* requests posted since the last waitall */
 	int nreq, cap;
@@ -143,7 +166,8 @@ struct sock_transport {
 	uint64_t reply_seq;
 	int32_t reply_value;
 	int broken;           /* 0, or the error that broke the transport */
-	char why[256];        /* its message */
+	char why[512];        /* its message */
+	char check_why[96];   /* why a hello was refused */
 	int fault;            /* test hook: FAULT_*, for this rank only */
 	uint64_t fault_frame; /* the data frame it strikes, from 1 */
 	uint32_t fault_ms;    /* stall: how long */
@@ -299,7 +323,7 @@ static int ctl_send(struct sock_transport *s, unsigned type,
 /* Best effort: the failure report must never block a failing rank. */
 static void ctl_fail_report(struct sock_transport *s, int code)
 {
-	if (s->ctl < 0)
+	if (s->ctl < 0 || !s->joined)
 		return;
 	uint8_t msg[CCP_SOCK_CTL_HDR + CCP_SOCK_FAIL_LEN];
 	ctl_header(msg, CCP_SOCK_FAIL, s->base.rank, CCP_SOCK_FAIL_LEN);
@@ -431,17 +455,11 @@ static void active_add(struct sock_transport *s, int32_t r)
 	s->active[s->nactive++] = r;
 }
 
-/* Start the pair's connection if it is not there: the lower rank
- * connects, the higher one waits for it. */
-static int peer_open(struct sock_transport *s, int32_t r)
+/* Open (or open again) our connection to peer r's listening socket; its
+ * hello goes out when the connection is made (connect_done). */
+static int peer_connect(struct sock_transport *s, int32_t r)
 {
 	struct peer *p = &s->peers[r];
-	if (p->state != P_NONE)
-		return 0;
-	if (s->base.rank > r) {
-		p->state = P_ACCEPTING;
-		return 0;
-	}
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	if (fd < 0)
 		return fail(s, CCP_EIO, "rank %d: socket: %s",
@@ -458,12 +476,10 @@ static int peer_open(struct sock_transport *s, int32_t r)
 	memcpy(&a.sin_addr, p->addr, 4);
 	a.sin_port = htons(p->port);
 	p->fd = fd;
-	active_add(s, r);
-	if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0)
-		p->state = P_UP;
-	else if (errno == EINPROGRESS || errno == EINTR)
-		p->state = P_CONNECTING;
-	else
+	p->auth_got = 0;
+	p->state = P_CONNECTING; /* also when made at once: POLLOUT says so */
+	if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0 &&
+	    errno != EINPROGRESS && errno != EINTR)
 		return fail(
 		        s, CCP_EPEER,
 		        "rank %d: cannot connect to rank %d at %u.%u.%u.%u:%u: "
@@ -471,15 +487,41 @@ static int peer_open(struct sock_transport *s, int32_t r)
 		        (int)s->base.rank, (int)r, p->addr[0], p->addr[1],
 		        p->addr[2], p->addr[3], (unsigned)p->port,
 		        strerror(errno));
-	le_set_u32(p->hello, CCP_SOCK_HELLO_MAGIC);
-	le_set_u32(p->hello + 4, (uint32_t)s->base.rank);
-	le_set_u32(p->hello + 8, (uint32_t)r);
-	le_set_u32(p->hello + 12, 0);
-	le_set_u64(p->hello + 16, s->key);
-	p->hello_out = CCP_SOCK_DHELLO_LEN;
 	return 0;
 }
 
+/* Start the pair's connection if it is not there: the lower rank
+ * connects, the higher one waits for it. */
+static int peer_open(struct sock_transport *s, int32_t r)
+{
+	struct peer *p = &s->peers[r];
+	if (p->state != P_NONE)
+		return 0;
+	if (s->base.rank > r) {
+		p->state = P_ACCEPTING;
+		return 0;
+	}
+	active_add(s, r);
+	return peer_connect(s, r);
+}
+
+/* Our connection to peer r was closed before its welcome (the peer
+ * evicted it, or dropped it after CCP_SOCK_AUTH_MS while this rank was
+ * busy): connect again soon, a little later each time.  Nothing of the
+ * plan was sent on it. */
+static void peer_lost(struct sock_transport *s, int32_t r, const char *why)
+{
+	struct peer *p = &s->peers[r];
+	close(p->fd);
+	p->fd = -1;
+	p->state = P_RETRY;
+	p->retries++;
+	snprintf(p->lost, sizeof p->lost, "%s", why);
+	int shift = p->retries < 6 ? (int)p->retries : 6;
+	p->retry_at = now_ms() + (10 << shift); /* 20 ms ... 640 ms */
+}
+
+/* connect() on peer r's connection has finished: send our hello. */
 static int connect_done(struct sock_transport *s, int32_t r)
 {
 	struct peer *p = &s->peers[r];
@@ -497,8 +539,86 @@ static int connect_done(struct sock_transport *s, int32_t r)
 		        (int)s->base.rank, (int)r, p->addr[0], p->addr[1],
 		        p->addr[2], p->addr[3], (unsigned)p->port,
 		        strerror(err));
-	p->state = P_UP;
+	struct sw_hello h;
+	memset(&h, 0, sizeof h);
+	h.version = CCP_SOCK_VERSION;
+	h.role = CCP_SOCK_ROLE_DATA;
+	h.from = (uint32_t)s->base.rank;
+	h.to = (uint32_t)r;
+	h.size = (uint32_t)s->base.size;
+	sw_hello_pack(p->hello, &h);
+	int e = sw_send_short(p->fd, p->hello, CCP_SOCK_HELLO_LEN);
+	if (e) {
+		char why[96];
+		snprintf(why, sizeof why, "cannot send the hello: %s",
+		         strerror(-e));
+		peer_lost(s, r, why);
+		return 0;
+	}
+	p->state = P_CHALLENGE;
+	p->auth_got = 0;
 	return 0;
+}
+
+/* Read peer r's challenge (answer it once the peer has proved that it
+ * knows the key) or its welcome (the connection is ours: frames may
+ * flow). */
+static int peer_auth(struct sock_transport *s, int32_t r)
+{
+	struct peer *p = &s->peers[r];
+	int me = (int)s->base.rank;
+	for (;;) {
+		bool chal = p->state == P_CHALLENGE;
+		size_t want = chal ? CCP_SOCK_CHAL_LEN : CCP_SOCK_WELC_LEN;
+		ssize_t n = recv(p->fd, p->auth + p->auth_got,
+		                 want - p->auth_got, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (n <= 0) {
+			char why[96];
+			snprintf(why, sizeof why,
+			         "rank %d %s before it accepted this rank",
+			         (int)r,
+			         n == 0 ? "closed the connection"
+			                : "broke the connection");
+			peer_lost(s, r, why);
+			return 0;
+		}
+		p->auth_got = (uint8_t)(p->auth_got + n);
+		if (p->auth_got < want)
+			continue;
+		p->auth_got = 0;
+		if (!chal) {
+			if (!sw_welcome_ok(p->auth))
+				return fail(s, CCP_EPEER,
+				            "rank %d: rank %d sent a damaged "
+				            "welcome",
+				            me, (int)r);
+			p->state = P_UP;
+			s->last_move = now_ms();
+			return 0;
+		}
+		uint8_t resp[CCP_SOCK_RESP_LEN];
+		if (!sw_respond(resp, p->auth, s->key, p->hello))
+			return fail(s, CCP_EPEER,
+			            "rank %d: the process listening at "
+			            "%u.%u.%u.%u:%u, rank %d's address, did not "
+			            "prove that it knows the job key (bad "
+			            "challenge)",
+			            me, p->addr[0], p->addr[1], p->addr[2],
+			            p->addr[3], (unsigned)p->port, (int)r);
+		int e = sw_send_short(p->fd, resp, sizeof resp);
+		if (e) {
+			char why[96];
+			snprintf(why, sizeof why,
+			         "cannot send the response: %s", strerror(-e));
+			peer_lost(s, r, why);
+			return 0;
+		}
+		p->state = P_WELCOME;
+	}
 }
 
 static void queue_push(struct sock_transport *s, int *head, int *tail, int i)
@@ -511,18 +631,14 @@ static void queue_push(struct sock_transport *s, int *head, int *tail, int i)
 	*tail = i;
 }
 
-/* What peer r's connection still has to write, as at most 1 + 2 * BATCH
- * pieces: the rest of our hello, then the frames of the posted sends in
- * order.  *cut: the list ends in the middle of the test hook's frame. */
+/* What peer r's connection still has to write, as at most 2 * BATCH
+ * pieces: the frames of the posted sends in order.  *cut: the list ends
+ * in the middle of the test hook's frame. */
 static int out_pieces(struct sock_transport *s, struct peer *p,
                       struct iovec *iov, bool *cut)
 {
 	int n = 0, nf = 0;
 	*cut = false;
-	if (p->hello_out) {
-		iov[n].iov_base = p->hello + CCP_SOCK_DHELLO_LEN - p->hello_out;
-		iov[n++].iov_len = p->hello_out;
-	}
 	for (int i = p->sq_head; i != NO_REQ && nf < BATCH && !*cut;
 	     i = s->req[i].next, nf++) {
 		struct sreq *q = &s->req[i];
@@ -549,16 +665,13 @@ static int out_pieces(struct sock_transport *s, struct peer *p,
 	return n;
 }
 
-/* w bytes went out: advance the hello and the frames, completing sends. */
+/* w bytes went out: advance the frames, completing sends. */
 static void out_done(struct sock_transport *s, struct peer *p, uint64_t w)
 {
-	uint64_t take = w < p->hello_out ? w : p->hello_out;
-	p->hello_out = (uint8_t)(p->hello_out - take);
-	w -= take;
 	while (w && p->sq_head != NO_REQ) {
 		struct sreq *q = &s->req[p->sq_head];
 		uint64_t rest = CCP_SOCK_FRAME_HDR + q->len - q->done;
-		take = w < rest ? w : rest;
+		uint64_t take = w < rest ? w : rest;
 		q->done += take;
 		w -= take;
 		if (q->done == CCP_SOCK_FRAME_HDR + q->len) {
@@ -590,7 +703,7 @@ static int peer_flush(struct sock_transport *s, int32_t r)
 {
 	struct peer *p = &s->peers[r];
 	for (;;) {
-		struct iovec iov[1 + 2 * BATCH];
+		struct iovec iov[2 * BATCH];
 		bool cut;
 		int n = out_pieces(s, p, iov, &cut);
 		if (n == 0)
@@ -616,7 +729,7 @@ static int peer_flush(struct sock_transport *s, int32_t r)
 		        "rank %d: connection to rank %d lost while sending "
 		        "phase %u %s: %s",
 		        (int)s->base.rank, (int)r, q ? (unsigned)q->phase : 0u,
-		        q ? kind_name(q->kind) : "its hello", strerror(errno));
+		        q ? kind_name(q->kind) : "data", strerror(errno));
 	}
 }
 
@@ -780,106 +893,149 @@ static int peer_drain(struct sock_transport *s, int32_t r)
 	}
 }
 
-/* Take every connection waiting on the listening socket. */
-static int accept_all(struct sock_transport *s)
+/* ---- accepting --------------------------------------------------------- */
+
+/* What a data hello claims, checked before it is challenged: NULL, or
+ * why the connection is dropped. */
+static const char *hello_check(void *ud, const struct sw_hello *h)
 {
-	for (;;) {
-		int fd = accept(s->lfd, NULL, NULL);
-		if (fd < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK ||
-			    errno == ECONNABORTED)
-				return 0;
-			return fail(s, CCP_EIO, "rank %d: accept: %s",
-			            (int)s->base.rank, strerror(errno));
-		}
-		if (s->npend == s->base.size || sock_setup(fd, true) < 0) {
-			close(fd);
-			continue;
-		}
-		s->pend[s->npend].fd = fd;
-		s->pend[s->npend].got = 0;
-		s->npend++;
+	struct sock_transport *s = ud;
+	uint32_t me = (uint32_t)s->base.rank;
+	if (h->role != CCP_SOCK_ROLE_DATA)
+		return "a control hello (the launcher's) on a data connection";
+	if (h->size != (uint32_t)s->base.size)
+		snprintf(s->check_why, sizeof s->check_why,
+		         "a hello from a job of %u ranks, not %d",
+		         (unsigned)h->size, (int)s->base.size);
+	else if (h->to != me)
+		snprintf(s->check_why, sizeof s->check_why,
+		         "a hello for rank %u, not this rank", (unsigned)h->to);
+	else if (h->from >= me)
+		snprintf(s->check_why, sizeof s->check_why,
+		         "a hello from rank %u, which this rank connects to "
+		         "(the lower rank of a pair connects)",
+		         (unsigned)h->from);
+	else if (s->peers[h->from].state == P_UP)
+		snprintf(s->check_why, sizeof s->check_why,
+		         "a hello from rank %u, which is connected already",
+		         (unsigned)h->from);
+	else
+		return NULL;
+	return s->check_why;
+}
+
+/* An unauthenticated connection was dropped: remember it, so that a wait
+ * that times out can say so. */
+static void on_dropped(void *ud, const struct sw_pend *q, const char *why)
+{
+	struct sock_transport *s = ud;
+	char from[SW_ADDR_TEXT];
+	sw_addr_text(from, &q->sa);
+	s->ndropped++;
+	if (q->stage == SW_RESPONSE && q->h.from < (uint32_t)s->base.size) {
+		s->peers[q->h.from].refused++;
+		snprintf(s->dropped, sizeof s->dropped,
+		         "from %s, claiming to be rank %u: %s", from,
+		         (unsigned)q->h.from, why);
+	} else {
+		snprintf(s->dropped, sizeof s->dropped, "from %s: %s", from,
+		         why);
 	}
 }
 
-static void pend_drop(struct sock_transport *s, int k, bool close_it)
+/* Unauthenticated connection k has sent something: once it has proved
+ * that it knows the key (and been welcomed), it becomes the connection of
+ * the rank its hello names. */
+static void pend_input(struct sock_transport *s, int k)
 {
-	if (close_it)
-		close(s->pend[k].fd);
-	s->pend[k] = s->pend[--s->npend];
-}
-
-/* Read an accepted connection's hello; a valid one makes the connection
- * the pair's.  A stranger's connection is closed and forgotten. */
-static void pend_read(struct sock_transport *s, int k)
-{
-	struct pend *q = &s->pend[k];
-	for (;;) {
-		ssize_t n = recv(q->fd, q->buf + q->got,
-		                 CCP_SOCK_DHELLO_LEN - q->got, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return;
-		if (n <= 0) {
-			pend_drop(s, k, true);
-			return;
-		}
-		q->got = (uint8_t)(q->got + n);
-		if (q->got == CCP_SOCK_DHELLO_LEN)
-			break;
-	}
-	uint32_t from = le_get_u32(q->buf + 4), to = le_get_u32(q->buf + 8);
-	struct peer *p = from < (uint32_t)s->base.rank ? &s->peers[from] : NULL;
-	if (le_get_u32(q->buf) != CCP_SOCK_HELLO_MAGIC ||
-	    to != (uint32_t)s->base.rank || le_get_u64(q->buf + 16) != s->key ||
-	    !p || (p->state != P_NONE && p->state != P_ACCEPTING)) {
-		pend_drop(s, k, true);
+	if (sw_pend_read(&s->pend, k) != SW_AUTHED)
 		return;
-	}
+	struct sw_pend *q = &s->pend.p[k];
+	int32_t from = (int32_t)q->h.from;
+	struct peer *p = &s->peers[from];
 	p->fd = q->fd;
 	p->state = P_UP;
-	active_add(s, (int32_t)from);
-	pend_drop(s, k, false);
+	active_add(s, from);
+	sw_pend_remove(&s->pend, k, NULL);
 	s->last_move = now_ms();
 }
 
-static short peer_events(const struct sock_transport *s, const struct peer *p)
+static short peer_events(const struct peer *p)
 {
 	short ev = 0;
 	if (p->fd < 0)
 		return 0;
-	if (p->state == P_CONNECTING)
+	switch (p->state) {
+	case P_CONNECTING:
 		return POLLOUT;
-	if (p->hello_out || p->sq_head != NO_REQ)
+	case P_CHALLENGE:
+	case P_WELCOME:
+		return POLLIN;
+	case P_UP:
+		break;
+	default:
+		return 0;
+	}
+	if (p->sq_head != NO_REQ)
 		ev |= POLLOUT;
 	if (p->cur != NO_REQ || (!p->pending && p->rq_head != NO_REQ))
 		ev |= POLLIN;
-	(void)s;
 	return ev;
 }
 
+/* Connect again the connections lost before their welcome whose time has
+ * come; the next such time, or -1. */
+static int64_t retry_due(struct sock_transport *s, int *rc)
+{
+	int64_t now = now_ms(), next = -1;
+	*rc = 0;
+	for (int k = 0; k < s->nactive; k++) {
+		int32_t r = s->active[k];
+		struct peer *p = &s->peers[r];
+		if (p->state != P_RETRY)
+			continue;
+		if (p->retry_at <= now) {
+			if ((*rc = peer_connect(s, r)) < 0)
+				return -1;
+		} else if (next < 0 || p->retry_at < next) {
+			next = p->retry_at;
+		}
+	}
+	return next;
+}
+
 /* One round of progress: poll everything with work to do for at most
- * wait_ms milliseconds and do it. */
+ * wait_ms milliseconds and do it.  Unauthenticated connections are read
+ * before new ones are accepted, so that a connection that has answered
+ * its challenge is not evicted by a newer one. */
 static int pump(struct sock_transport *s, int wait_ms)
 {
 	int n = 0, rc;
+	sw_pend_expire(&s->pend);
+	int64_t due = retry_due(s, &rc), pdue = sw_pend_due(&s->pend);
+	if (rc < 0)
+		return rc;
+	if (pdue >= 0 && (due < 0 || pdue < due))
+		due = pdue;
+	if (due >= 0) {
+		int64_t left = due - now_ms();
+		if (left < wait_ms)
+			wait_ms = left > 0 ? (int)left : 0;
+	}
 	if (s->ctl >= 0) {
 		s->pfd[n] = (struct pollfd){s->ctl, POLLIN, 0};
 		s->who[n++] = WHO_CTL;
+	}
+	for (int k = 0; k < s->pend.n; k++) {
+		s->pfd[n] = (struct pollfd){s->pend.p[k].fd, POLLIN, 0};
+		s->who[n++] = WHO_PEND;
 	}
 	if (s->lfd >= 0) {
 		s->pfd[n] = (struct pollfd){s->lfd, POLLIN, 0};
 		s->who[n++] = WHO_LISTEN;
 	}
-	for (int k = 0; k < s->npend; k++) {
-		s->pfd[n] = (struct pollfd){s->pend[k].fd, POLLIN, 0};
-		s->who[n++] = WHO_PEND;
-	}
 	for (int k = 0; k < s->nactive; k++) {
-		short ev = peer_events(s, &s->peers[s->active[k]]);
+		short ev = peer_events(&s->peers[s->active[k]]);
 		if (!ev)
 			continue;
 		s->pfd[n] = (struct pollfd){s->peers[s->active[k]].fd, ev, 0};
@@ -903,23 +1059,27 @@ static int pump(struct sock_transport *s, int wait_ms)
 			if ((rc = ctl_input(s)) < 0)
 				return rc;
 		} else if (w == WHO_LISTEN) {
-			if ((rc = accept_all(s)) < 0)
-				return rc;
+			if ((rc = sw_pend_accept(&s->pend, s->lfd)) < 0)
+				return fail(s, CCP_EIO, "rank %d: accept: %s",
+				            (int)s->base.rank, strerror(-rc));
 		} else if (w == WHO_PEND) {
-			for (int j = 0; j < s->npend; j++)
-				if (s->pend[j].fd == s->pfd[k].fd) {
-					pend_read(s, j);
-					break;
-				}
+			int j = sw_pend_find(&s->pend, s->pfd[k].fd);
+			if (j >= 0)
+				pend_input(s, j);
 		} else {
 			struct peer *p = &s->peers[w];
+			if (p->fd != s->pfd[k].fd)
+				continue; /* connected again meanwhile */
 			if (p->state == P_CONNECTING &&
 			    (rc = connect_done(s, w)) < 0)
 				return rc;
+			if ((p->state == P_CHALLENGE || p->state == P_WELCOME) &&
+			    (re & (POLLIN | POLLERR | POLLHUP)) &&
+			    (rc = peer_auth(s, w)) < 0)
+				return rc;
 			if (p->state != P_UP)
 				continue;
-			if ((re & (POLLOUT | POLLERR | POLLHUP)) &&
-			    (p->hello_out || p->sq_head != NO_REQ) &&
+			if (p->sq_head != NO_REQ &&
 			    (rc = peer_flush(s, w)) < 0)
 				return rc;
 			if ((re & (POLLIN | POLLERR | POLLHUP)) &&
@@ -950,10 +1110,30 @@ static int timed_out(struct sock_transport *s, int first)
 		moved = q->done > CCP_SOCK_FRAME_HDR
 		                ? q->done - CCP_SOCK_FRAME_HDR
 		                : 0;
-	char extra[96] = "";
-	if (p->state == P_ACCEPTING)
-		snprintf(extra, sizeof extra, "; rank %d never connected",
-		         (int)q->peer);
+	char extra[320] = "";
+	int r = (int)q->peer;
+	if (p->state == P_ACCEPTING && p->refused)
+		snprintf(extra, sizeof extra,
+		         "; no authenticated connection from rank %d: %u "
+		         "unauthenticated connections claiming to be rank %d "
+		         "were dropped (the last %s)",
+		         r, (unsigned)p->refused, r, s->dropped);
+	else if (p->state == P_ACCEPTING && s->ndropped)
+		snprintf(extra, sizeof extra,
+		         "; rank %d has not connected; %llu unauthenticated "
+		         "connections were dropped (the last %s)",
+		         r, (unsigned long long)s->ndropped, s->dropped);
+	else if (p->state == P_ACCEPTING)
+		snprintf(extra, sizeof extra, "; rank %d has not connected", r);
+	else if (p->state != P_UP && p->retries)
+		snprintf(extra, sizeof extra,
+		         "; rank %d has not accepted the connection: it was "
+		         "closed %u times before its welcome (the last time: "
+		         "%s)",
+		         r, (unsigned)p->retries, p->lost);
+	else if (p->state != P_UP)
+		snprintf(extra, sizeof extra,
+		         "; rank %d has not accepted the connection yet", r);
 	else if (p->pending)
 		snprintf(extra, sizeof extra,
 		         "; its next frame is for phase %u, not posted",
@@ -1008,6 +1188,14 @@ static int wait_reply(struct sock_transport *s, unsigned type, uint64_t seq)
 		if (left <= 0)
 			return timed_out(s, -1);
 		int rc = pump(s, (int)(left > 1000 ? 1000 : left));
+		/* the launcher answered, then stopped the job (the ABORT
+		 * came in the same read): the answer stands, and the next
+		 * call fails */
+		if (rc < 0 && s->have_reply && s->reply_type == type &&
+		    s->reply_seq == seq) {
+			s->have_reply = false;
+			return 0;
+		}
 		if (rc < 0)
 			return rc;
 	}
@@ -1156,7 +1344,7 @@ static int sk_isend(ccp_transport *t, int32_t peer, uint32_t phase,
 	if ((rc = peer_open(s, peer)) < 0)
 		return rc;
 	/* eager: most small frames leave here, without a poll */
-	if (p->state == P_UP && p->sq_head == i && !p->hello_out &&
+	if (p->state == P_UP && p->sq_head == i &&
 	    (rc = peer_flush(s, peer)) < 0)
 		return rc;
 	return i;
@@ -1197,27 +1385,29 @@ static void sk_destroy(ccp_transport *t)
 		return;
 	ccp_context *ctx = s->base.ctx;
 	int32_t n = s->base.size;
-	if (s->ctl >= 0) { /* leaving on purpose (best effort) */
+	if (s->ctl >= 0 && s->joined) { /* leaving on purpose (best
+	                                    effort) */
 		uint8_t msg[CCP_SOCK_CTL_HDR];
 		ctl_header(msg, CCP_SOCK_BYE, s->base.rank, 0);
 		(void)!send(s->ctl, msg, sizeof msg,
 		            MSG_NOSIGNAL | MSG_DONTWAIT);
-		close(s->ctl);
 	}
+	if (s->ctl >= 0)
+		close(s->ctl);
 	if (s->lfd >= 0)
 		close(s->lfd);
-	for (int k = 0; k < s->npend; k++)
-		close(s->pend[k].fd);
+	sw_pend_close_all(&s->pend);
 	if (s->peers)
 		for (int32_t r = 0; r < n; r++)
 			if (s->peers[r].fd >= 0)
 				close(s->peers[r].fd);
 	ccp__free(ctx, s->peers, (size_t)n * sizeof *s->peers);
 	ccp__free(ctx, s->active, (size_t)n * sizeof *s->active);
-	ccp__free(ctx, s->pend, (size_t)n * sizeof *s->pend);
-	ccp__free(ctx, s->pfd, (size_t)(2 + 2 * n) * sizeof *s->pfd);
-	ccp__free(ctx, s->who, (size_t)(2 + 2 * n) * sizeof *s->who);
+	ccp__free(ctx, s->pend.p, (size_t)s->pend.cap * sizeof *s->pend.p);
+	ccp__free(ctx, s->pfd, (size_t)s->npoll * sizeof *s->pfd);
+	ccp__free(ctx, s->who, (size_t)s->npoll * sizeof *s->who);
 	ccp__free(ctx, s->req, (size_t)s->cap * sizeof *s->req);
+	sw_wipe(s->key, sizeof s->key);
 	ccp__free(ctx, s, sizeof *s);
 }
 
@@ -1283,73 +1473,68 @@ static int parse_fault(struct sock_transport *s)
 	return 0;
 }
 
-/* Read exactly n control bytes before the deadline (wire-up only). */
-static int ctl_read_exact(struct sock_transport *s, uint8_t *buf, size_t n,
-                          int64_t deadline)
+/* Read exactly n bytes of a non-blocking socket before the deadline:
+ * 0, -ECONNRESET when the other side closed it, -ETIMEDOUT, or -errno. */
+static int read_full(int fd, uint8_t *buf, size_t n, int64_t deadline)
 {
 	size_t got = 0;
 	while (got < n) {
-		ssize_t r = recv(s->ctl, buf + got, n - got, 0);
+		ssize_t r = recv(fd, buf + got, n - got, 0);
 		if (r > 0) {
 			got += (size_t)r;
 			continue;
 		}
 		if (r == 0)
-			return fail_quiet(
-			        s, CCP_EPEER,
-			        "rank %d: the launcher closed the "
-			        "control connection during the wire-up",
-			        (int)s->base.rank);
+			return -ECONNRESET;
 		if (errno == EINTR)
 			continue;
 		if (errno != EAGAIN && errno != EWOULDBLOCK)
-			return fail_quiet(s, CCP_EPEER,
-			                  "rank %d: control connection: %s",
-			                  (int)s->base.rank, strerror(errno));
+			return errno == EPIPE ? -ECONNRESET : -errno;
 		int64_t left = deadline - now_ms();
 		if (left <= 0)
-			return fail_quiet(
-			        s, CCP_ETIMEDOUT,
-			        "rank %d: the other ranks did not all "
-			        "reach the launcher within %lld ms",
-			        (int)s->base.rank, (long long)s->timeout_ms);
-		struct pollfd p = {s->ctl, POLLIN, 0};
+			return -ETIMEDOUT;
+		struct pollfd p = {fd, POLLIN, 0};
 		if (poll(&p, 1, (int)(left > 1000 ? 1000 : left)) < 0 &&
 		    errno != EINTR)
-			return fail_quiet(s, CCP_EIO, "rank %d: poll: %s",
-			                  (int)s->base.rank, strerror(errno));
+			return -errno;
 	}
 	return 0;
 }
 
-/* Connect to the launcher, listen for peers on the address that faces
- * it, say hello, and read the table of every rank's address. */
-static int wire_up(struct sock_transport *s, const char *addr)
+/* Read exactly n control bytes before the deadline (wire-up only). */
+static int ctl_read_exact(struct sock_transport *s, uint8_t *buf, size_t n,
+                          int64_t deadline)
+{
+	int e = read_full(s->ctl, buf, n, deadline), me = (int)s->base.rank;
+	if (e == -ECONNRESET)
+		return fail_quiet(s, CCP_EPEER,
+		                  "rank %d: the launcher closed the control "
+		                  "connection during the wire-up",
+		                  me);
+	if (e == -ETIMEDOUT)
+		return fail_quiet(s, CCP_ETIMEDOUT,
+		                  "rank %d: the other ranks did not all reach "
+		                  "the launcher within %lld ms",
+		                  me, (long long)s->timeout_ms);
+	if (e)
+		return fail_quiet(s, CCP_EPEER,
+		                  "rank %d: control connection: %s", me,
+		                  strerror(-e));
+	return 0;
+}
+
+/* Open the control connection to the launcher at a; the first time, also
+ * this rank's listening socket, on the address that faces the launcher
+ * (loopback in a local job). */
+static int ctl_connect(struct sock_transport *s, const struct sockaddr_in *a,
+                       const char *addr, int64_t deadline)
 {
 	int me = (int)s->base.rank;
-	char host[64];
-	unsigned port = 0;
-	const char *colon = strrchr(addr, ':');
-	struct sockaddr_in a;
-	memset(&a, 0, sizeof a);
-	a.sin_family = AF_INET;
-	if (!colon || (size_t)(colon - addr) >= sizeof host ||
-	    sscanf(colon + 1, "%u", &port) != 1 || port == 0 || port > 65535)
-		return fail_quiet(s, CCP_EINVAL, "%s='%s': expected IPv4:port",
-		                  CCP_SOCK_ENV_ADDR, addr);
-	memcpy(host, addr, (size_t)(colon - addr));
-	host[colon - addr] = '\0';
-	if (inet_pton(AF_INET, host, &a.sin_addr) != 1)
-		return fail_quiet(s, CCP_EINVAL, "%s='%s': expected IPv4:port",
-		                  CCP_SOCK_ENV_ADDR, addr);
-	a.sin_port = htons((uint16_t)port);
-	int64_t deadline = now_ms() + s->timeout_ms;
-
 	if ((s->ctl = socket(AF_INET, SOCK_STREAM, 0)) < 0 ||
 	    sock_setup(s->ctl, true) < 0)
 		return fail_quiet(s, CCP_EIO, "rank %d: socket: %s", me,
 		                  strerror(errno));
-	if (connect(s->ctl, (struct sockaddr *)&a, sizeof a) < 0) {
+	if (connect(s->ctl, (const struct sockaddr *)a, sizeof *a) < 0) {
 		if (errno != EINPROGRESS && errno != EINTR)
 			return fail_quiet(
 			        s, CCP_EPEER,
@@ -1372,8 +1557,8 @@ static int wire_up(struct sock_transport *s, const char *addr)
 			        "%s: %s",
 			        me, addr, strerror(err));
 	}
-
-	/* listen where the launcher sees us: loopback for a local job */
+	if (s->lfd >= 0)
+		return 0;
 	struct sockaddr_in l;
 	socklen_t ll = sizeof l;
 	if (getsockname(s->ctl, (struct sockaddr *)&l, &ll) < 0)
@@ -1388,26 +1573,118 @@ static int wire_up(struct sock_transport *s, const char *addr)
 		return fail_quiet(s, CCP_EIO,
 		                  "rank %d: cannot listen for peers: %s", me,
 		                  strerror(errno));
+	s->laddr = l;
+	return 0;
+}
 
-	uint8_t msg[CCP_SOCK_CTL_HDR + CCP_SOCK_HELLO_LEN];
-	uint8_t *b = msg + CCP_SOCK_CTL_HDR;
-	ctl_header(msg, CCP_SOCK_HELLO, s->base.rank, CCP_SOCK_HELLO_LEN);
-	le_set_u64(b, s->key);
-	le_set_u32(b + 8, (uint32_t)s->base.size);
-	le_set_u32(b + 12, (uint32_t)getpid());
-	memcpy(b + 16, &l.sin_addr, 4);
-	le_set_u16(b + 20, ntohs(l.sin_port));
-	le_set_u16(b + 22, 0);
-	int e = ctl_write(s, msg, sizeof msg);
+/* Say hello to the launcher and authenticate (sock_wire.h): 0, 1 when
+ * the launcher closed the connection before its welcome (evicted, or
+ * dropped after CCP_SOCK_AUTH_MS: connect again; lost says how), or a
+ * negative code. */
+static int ctl_handshake(struct sock_transport *s, const char *addr,
+                         int64_t deadline, char *lost, size_t lostlen)
+{
+	int me = (int)s->base.rank;
+	struct sw_hello h;
+	memset(&h, 0, sizeof h);
+	h.version = CCP_SOCK_VERSION;
+	h.role = CCP_SOCK_ROLE_CONTROL;
+	h.from = (uint32_t)me;
+	h.to = CCP_SOCK_LAUNCHER;
+	h.size = (uint32_t)s->base.size;
+	h.pid = (uint32_t)getpid();
+	memcpy(h.addr, &s->laddr.sin_addr, 4);
+	h.port = ntohs(s->laddr.sin_port);
+	uint8_t hello[CCP_SOCK_HELLO_LEN], chal[CCP_SOCK_CHAL_LEN];
+	uint8_t resp[CCP_SOCK_RESP_LEN], welc[CCP_SOCK_WELC_LEN];
+	sw_hello_pack(hello, &h);
+	int e = ctl_write(s, hello, sizeof hello);
+	if (!e && !(e = read_full(s->ctl, chal, sizeof chal, deadline))) {
+		if (!sw_respond(resp, chal, s->key, hello))
+			return fail_quiet(
+			        s, CCP_EPEER,
+			        "rank %d: what listens at %s did not prove "
+			        "that it knows the job key (bad challenge): "
+			        "not this job's launcher",
+			        me, addr);
+		e = ctl_write(s, resp, sizeof resp);
+		if (!e)
+			e = read_full(s->ctl, welc, sizeof welc, deadline);
+	}
+	if (e == -ECONNRESET || e == -EPIPE) {
+		snprintf(lost, lostlen, "%s",
+		         "the launcher closed it before its welcome");
+		return 1;
+	}
+	if (e == -ETIMEDOUT)
+		return fail_quiet(s, CCP_ETIMEDOUT,
+		                  "rank %d: the launcher at %s did not finish "
+		                  "the handshake within %lld ms",
+		                  me, addr, (long long)s->timeout_ms);
 	if (e)
 		return fail_quiet(s, CCP_EPEER,
-		                  "rank %d: cannot reach the launcher: %s", me,
-		                  strerror(-e));
+		                  "rank %d: cannot reach the launcher at %s: %s",
+		                  me, addr, strerror(-e));
+	if (!sw_welcome_ok(welc))
+		return fail_quiet(s, CCP_EPEER,
+		                  "rank %d: the launcher at %s sent a damaged "
+		                  "welcome",
+		                  me, addr);
+	s->joined = true;
+	return 0;
+}
+
+/* Connect to the launcher, listen for peers on the address that faces
+ * it, authenticate, and read the table of every rank's address. */
+static int wire_up(struct sock_transport *s, const char *addr)
+{
+	int me = (int)s->base.rank;
+	char host[64];
+	unsigned port = 0;
+	const char *colon = strrchr(addr, ':');
+	struct sockaddr_in a;
+	memset(&a, 0, sizeof a);
+	a.sin_family = AF_INET;
+	if (!colon || (size_t)(colon - addr) >= sizeof host ||
+	    sscanf(colon + 1, "%u", &port) != 1 || port == 0 || port > 65535)
+		return fail_quiet(s, CCP_EINVAL, "%s='%s': expected IPv4:port",
+		                  CCP_SOCK_ENV_ADDR, addr);
+	memcpy(host, addr, (size_t)(colon - addr));
+	host[colon - addr] = '\0';
+	if (inet_pton(AF_INET, host, &a.sin_addr) != 1)
+		return fail_quiet(s, CCP_EINVAL, "%s='%s': expected IPv4:port",
+		                  CCP_SOCK_ENV_ADDR, addr);
+	a.sin_port = htons((uint16_t)port);
+	int64_t deadline = now_ms() + s->timeout_ms;
+
+	/* a connection the launcher closes before its welcome is opened
+	 * again: the launcher evicts unauthenticated connections when
+	 * strangers fill its table */
+	char lost[96] = "";
+	int rc;
+	for (unsigned tries = 1;; tries++) {
+		if ((rc = ctl_connect(s, &a, addr, deadline)) < 0 ||
+		    (rc = ctl_handshake(s, addr, deadline, lost,
+		                        sizeof lost)) <= 0)
+			break;
+		close(s->ctl);
+		s->ctl = -1;
+		uint32_t pause = tries < 6 ? 10u << tries : 640u;
+		if (now_ms() + pause >= deadline)
+			return fail_quiet(s, CCP_ETIMEDOUT,
+			                  "rank %d: the launcher at %s closed "
+			                  "this rank's connection %u times "
+			                  "within %lld ms (the last time: %s)",
+			                  me, addr, tries,
+			                  (long long)s->timeout_ms, lost);
+		sleep_ms(pause);
+	}
+	if (rc < 0)
+		return rc;
 
 	/* the table, or the news that the job is over */
 	uint8_t h[CCP_SOCK_CTL_HDR];
-	int rc = ctl_read_exact(s, h, sizeof h, deadline);
-	if (rc < 0)
+	if ((rc = ctl_read_exact(s, h, sizeof h, deadline)) < 0)
 		return rc;
 	uint16_t type = le_get_u16(h + 4);
 	uint32_t len = le_get_u32(h + 12);
@@ -1435,6 +1712,58 @@ static int wire_up(struct sock_transport *s, const char *addr)
 	return 0;
 }
 
+/* The job's key, read from the descriptor CCPLAN_RUN_KEY_FD names (a
+ * pipe from ccplan run, or ssh's input on a remote host), which is then
+ * closed: the key is never in the environment or a command line. */
+static int read_key(struct sock_transport *s)
+{
+	ccp_context *ctx = s->base.ctx;
+	long long fd;
+	int rc = env_int(ctx, CCP_SOCK_ENV_KEY_FD, 0, INT_MAX, -1, &fd);
+	if (rc < 0)
+		return rc;
+	char buf[CCP_SOCK_KEY_HEX + 2];
+	size_t got = 0;
+	int64_t deadline = now_ms() + s->timeout_ms;
+	int err = 0;
+	while (got < sizeof buf && !memchr(buf, '\n', got)) {
+		struct pollfd p = {(int)fd, POLLIN, 0};
+		int64_t left = deadline - now_ms();
+		int pr = poll(&p, 1, (int)(left > 0 ? left : 0));
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr <= 0 || (p.revents & POLLNVAL)) {
+			err = pr == 0 ? ETIMEDOUT : pr < 0 ? errno : EBADF;
+			break;
+		}
+		ssize_t r = read((int)fd, buf + got, sizeof buf - got);
+		if (r == 0)
+			break;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err = errno;
+			break;
+		}
+		got += (size_t)r;
+	}
+	if (err != EBADF)
+		close((int)fd);
+	rc = 0;
+	if (err)
+		rc = ccp__error(ctx, CCP_EINVAL,
+		                "%s=%lld: cannot read the job key: %s (it is "
+		                "read once: one sockets transport per process)",
+		                CCP_SOCK_ENV_KEY_FD, fd, strerror(err));
+	else if (sw_key_parse(s->key, buf, got) < 0)
+		rc = ccp__error(ctx, CCP_EINVAL,
+		                "%s=%lld: expected the job key (64 hex digits "
+		                "and a newline), got %zu bytes",
+		                CCP_SOCK_ENV_KEY_FD, fd, got);
+	sw_wipe(buf, sizeof buf);
+	return rc;
+}
+
 int ccp_socket_transport(ccp_context *ctx, const ccp_socket_options *opt,
                          ccp_transport **out)
 {
@@ -1450,20 +1779,23 @@ int ccp_socket_transport(ccp_context *ctx, const ccp_socket_options *opt,
 	                  CCP_SOCK_TIMEOUT_DEFAULT, &tmo)) < 0)
 		return rc;
 	const char *addr = getenv(CCP_SOCK_ENV_ADDR);
-	const char *key = getenv(CCP_SOCK_ENV_KEY);
 	if (size == 0) { /* not started by ccplan run: alone */
 		size = 1;
 		rank = 0;
 		addr = NULL;
-	} else if (rank < 0 || !addr || (size > 1 && !key))
+	} else if (rank < 0 || !addr || !getenv(CCP_SOCK_ENV_KEY_FD))
 		return ccp__error(
 		        ctx, CCP_EINVAL,
 		        "%s, %s, %s and %s must all be set (start the "
 		        "program with ccplan run)",
 		        CCP_SOCK_ENV_SIZE, CCP_SOCK_ENV_RANK, CCP_SOCK_ENV_ADDR,
-		        CCP_SOCK_ENV_KEY);
+		        CCP_SOCK_ENV_KEY_FD);
 	if (opt && opt->timeout_ms)
 		tmo = opt->timeout_ms;
+	if (addr && sw_init() < 0)
+		return ccp__error(ctx, CCP_EIO,
+		                  "libsodium cannot start (no source of "
+		                  "randomness)");
 
 	struct sock_transport *s = ccp__calloc(ctx, 1, sizeof *s);
 	if (!s)
@@ -1475,12 +1807,21 @@ int ccp_socket_transport(ccp_context *ctx, const ccp_socket_options *opt,
 	s->ctl = s->lfd = -1;
 	s->timeout_ms = tmo;
 	size_t n = (size_t)size;
+	s->pend.cap = addr ? (int)n + CCP_SOCK_PEND_SLACK : 0;
+	s->pend.key = s->key;
+	s->pend.check = hello_check;
+	s->pend.dropped = on_dropped;
+	s->pend.ud = s;
+	s->npoll = 2 + (int)n + s->pend.cap;
 	s->peers = ccp__calloc(ctx, n, sizeof *s->peers);
 	s->active = ccp__calloc(ctx, n, sizeof *s->active);
-	s->pend = ccp__calloc(ctx, n, sizeof *s->pend);
-	s->pfd = ccp__calloc(ctx, 2 + 2 * n, sizeof *s->pfd);
-	s->who = ccp__calloc(ctx, 2 + 2 * n, sizeof *s->who);
-	if (!s->peers || !s->active || !s->pend || !s->pfd || !s->who) {
+	s->pend.p = s->pend.cap ? ccp__calloc(ctx, (size_t)s->pend.cap,
+	                                      sizeof *s->pend.p)
+	                        : NULL;
+	s->pfd = ccp__calloc(ctx, (size_t)s->npoll, sizeof *s->pfd);
+	s->who = ccp__calloc(ctx, (size_t)s->npoll, sizeof *s->who);
+	if (!s->peers || !s->active || (s->pend.cap && !s->pend.p) ||
+	    !s->pfd || !s->who) {
 		sk_destroy(&s->base);
 		return ccp__error(ctx, CCP_ENOMEM, "out of memory");
 	}
@@ -1490,18 +1831,7 @@ int ccp_socket_transport(ccp_context *ctx, const ccp_socket_options *opt,
 		p->sq_head = p->sq_tail = p->rq_head = p->rq_tail = NO_REQ;
 		p->cur = NO_REQ;
 	}
-	if (key) {
-		char *end;
-		errno = 0;
-		s->key = strtoull(key, &end, 16);
-		if (errno || end == key || *end) {
-			sk_destroy(&s->base);
-			return ccp__error(ctx, CCP_EINVAL,
-			                  "%s='%s': expected 16 hex digits",
-			                  CCP_SOCK_ENV_KEY, key);
-		}
-	}
-	if ((rc = parse_fault(s)) < 0 ||
+	if ((rc = parse_fault(s)) < 0 || (addr && (rc = read_key(s)) < 0) ||
 	    (addr && (rc = wire_up(s, addr)) < 0)) {
 		/* no FAIL to the launcher: it sees this rank exit */
 		sk_destroy(&s->base);

@@ -1,9 +1,22 @@
 # The TCP sockets transport (backends/sockets.c, include/ccplan_sockets.h):
-# library ccp_backend_sockets.  POSIX sockets only, so it is always built.
-# Its ranks are started by `ccplan run` (compiler/run_cmd.c); its tests
-# are tests/runtime/sockets.cmake.
+# library ccp_backend_sockets.  POSIX sockets, and libsodium (found by the
+# top-level CMakeLists.txt) for the handshake that authenticates every
+# connection.  Its ranks are started by `ccplan run` (compiler/run_cmd.c);
+# its tests are tests/runtime/sockets.cmake.
+
+# The private wire protocol and its handshake (sock_wire.h), shared by the
+# transport, the launcher (linked into ccp_compiler) and the tests that
+# attack them; the only code that uses libsodium.  Installed with the
+# transport, which needs it.
+add_library(ccp_sock_wire STATIC ${CMAKE_CURRENT_LIST_DIR}/sock_wire.c)
+target_include_directories(ccp_sock_wire
+                           PUBLIC $<BUILD_INTERFACE:${CMAKE_CURRENT_LIST_DIR}>)
+target_link_libraries(ccp_sock_wire PUBLIC ccp_ir PRIVATE PkgConfig::SODIUM)
+set_target_properties(ccp_sock_wire PROPERTIES POSITION_INDEPENDENT_CODE ON)
+
 add_library(ccp_backend_sockets STATIC ${CMAKE_CURRENT_LIST_DIR}/sockets.c)
-target_link_libraries(ccp_backend_sockets PUBLIC ccp_runtime)
+target_link_libraries(ccp_backend_sockets PUBLIC ccp_runtime
+                                          PRIVATE ccp_sock_wire)
 set_target_properties(ccp_backend_sockets PROPERTIES
                       POSITION_INDEPENDENT_CODE ON)
 

@@ -1,10 +1,17 @@
 /*
- * bench_cache.c - what the plan cache saves (issue 6): for a few inputs,
- * the time of a compile that misses (parse, generate, verify, lower,
- * encode, store) against one that hits (parse, hash, look up, check the
- * stored image).  Both are what `ccplan compile` does before it writes
- * the output file.  A fresh cache in a temporary directory; medians of
- * REPS runs.
+ * bench_cache.c - what the plan cache saves, and what checking a hit
+ * costs (docs/cache.md, "What a hit costs"): for a few inputs, from a
+ * 256-rank broadcast to 65,536-rank ones, the time of a compile that
+ * misses (parse, hash, look up, generate, verify, lower, encode, store)
+ * against one that hits without verifying the plan (parse, hash, look
+ * up, the cache's own checks of the image) and one that hits and
+ * verifies it as `ccplan compile` does (plan_load_image: decode, verify,
+ * lower again, compare every rank's operations).  Everything is what the
+ * command does before it writes the output file, in one process, on a
+ * fresh cache in a temporary directory.  Each hit comes (by the cache's
+ * clock) seconds after the entry's last use, so that it records its use
+ * as a hit in a later command does.  Medians and ranges of REPS runs;
+ * then where a verified hit's time goes, stage by stage.
  * Usage: bench_cache [REPS]
  */
 #include <math.h>
@@ -24,23 +31,30 @@ static void die(const char *what, const char *why)
 	exit(3);
 }
 
-/* One compile as the command does it, through the cache: returns whether
- * it was a hit, and the image size. */
-static int compile_once(cache *k, const char *text, size_t *size)
+enum how { MISS, HIT, HIT_VERIFIED };
+
+/* One compile as the command does it, through the cache k: a miss
+ * compiles and stores, a hit takes the stored image and (HIT_VERIFIED)
+ * checks it with plan_load_image.  Dies if the cache does not do what
+ * `how` expects.  The image size into *size. */
+static void compile_once(cache *k, const char *text, enum how how,
+                         size_t *size)
 {
 	struct front_input in;
 	struct diag d;
 	uint8_t key[CACHE_KEY_SIZE];
+	char err[512];
 	memset(&d, 0, sizeof d);
 	if (front_parse_string("bench.yaml", text, strlen(text), &in, &d))
 		die("parse", d.message);
 	front_input_hash(&in, key);
 	void *blob = NULL;
 	size_t len = 0;
-	int hit = cache_get(k, key, &blob, &len, NULL) == 0;
-	if (!hit) {
+	int got = cache_get(k, key, &blob, &len, NULL);
+	if ((got == 0) != (how != MISS))
+		die("cache", how == MISS ? "expected a miss" : "expected a hit");
+	if (how == MISS) {
 		struct compiled c;
-		char err[256];
 		if (compile_input(&in, &c, &d))
 			die("compile", d.message);
 		uint8_t *img;
@@ -55,11 +69,101 @@ static int compile_once(cache *k, const char *text, size_t *size)
 			die("put", cache_errmsg(k));
 		blob = img;
 		compiled_fini(&c);
+	} else if (how == HIT_VERIFIED) {
+		struct compiled c;
+		ir_file_info fi;
+		if (plan_load_image(blob, len, "cached plan", &c, &fi, err,
+		                    sizeof err))
+			die("verifying the hit", err);
+		compiled_fini(&c);
 	}
 	*size = len;
 	free(blob);
 	front_input_fini(&in);
-	return hit;
+}
+
+/* The key of text. */
+static void key_of(const char *text, uint8_t key[CACHE_KEY_SIZE])
+{
+	struct front_input in;
+	struct diag d;
+	memset(&d, 0, sizeof d);
+	if (front_parse_string("b.yaml", text, strlen(text), &in, &d))
+		die("parse", d.message);
+	front_input_hash(&in, key);
+	front_input_fini(&in);
+}
+
+/* Milliseconds "median [min-max]" of v[0..n) (sorted in place). */
+static void fmt_ms(double *v, int n, char *buf, size_t len)
+{
+	double m = bench_median(v, n);
+	snprintf(buf, len, "%.2f [%.2f-%.2f]", 1e3 * m, 1e3 * v[0],
+	         1e3 * v[n - 1]);
+}
+
+/* Where a verified hit of text's plan (already in k) goes: the look-up
+ * with the cache's checks, then the stages of plan_load_image timed one
+ * by one (decode, verify, lower, every rank's slice read and compared is
+ * the rest); medians of reps. */
+static void stages(cache *k, const char *name, const char *text, int reps)
+{
+	enum { GET, DECODE, VERIFY, LOWER, ALL, NSTAGE };
+	double *t[NSTAGE];
+	for (int s = 0; s < NSTAGE; s++)
+		if (!(t[s] = malloc((size_t)reps * sizeof *t[s])))
+			die("malloc", "out of memory");
+	uint8_t key[CACHE_KEY_SIZE];
+	char err[512];
+	key_of(text, key);
+	int64_t now = (int64_t)time(NULL) + 1000;
+	for (int r = 0; r < reps; r++) {
+		void *blob;
+		size_t len;
+		cache_set_time(k, now + 5 * r); /* a use to record */
+		double t0 = bench_now();
+		if (cache_get(k, key, &blob, &len, NULL))
+			die("get", cache_errmsg(k));
+		double t1 = bench_now();
+		ir_plan p;
+		ir_report rep;
+		ir_file_info fi;
+		ir_slice *sl = NULL;
+		if (ir_plan_decode(blob, len, &p, &fi, err, sizeof err))
+			die("decode", err);
+		double t2 = bench_now();
+		if (ir_verify(&p, &rep))
+			die("verify", rep.message);
+		double t3 = bench_now();
+		if (ir_lower(&p, &sl))
+			die("lower", "failed");
+		double t4 = bench_now();
+		ir_slices_free(sl, p.machine.nranks);
+		ir_report_fini(&rep);
+		ir_plan_fini(&p);
+		struct compiled c;
+		double t5 = bench_now();
+		if (plan_load_image(blob, len, "cached plan", &c, &fi, err,
+		                    sizeof err))
+			die("load", err);
+		double t6 = bench_now();
+		compiled_fini(&c);
+		free(blob);
+		t[GET][r] = t1 - t0;
+		t[DECODE][r] = t2 - t1;
+		t[VERIFY][r] = t3 - t2;
+		t[LOWER][r] = t4 - t3;
+		t[ALL][r] = t6 - t5;
+	}
+	double m[NSTAGE];
+	for (int s = 0; s < NSTAGE; s++) {
+		m[s] = 1e3 * bench_median(t[s], reps);
+		free(t[s]);
+	}
+	double rest = m[ALL] - m[DECODE] - m[VERIFY] - m[LOWER];
+	printf("  %-30s %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f\n", name, m[GET],
+	       m[DECODE], m[VERIFY], m[LOWER], rest > 0 ? rest : 0,
+	       m[GET] + m[ALL]);
 }
 
 int main(int argc, char **argv)
@@ -70,14 +174,15 @@ int main(int argc, char **argv)
 	static const struct {
 		const char *name, *text;
 	} inputs[] = {
+	        {"binomial 16x16 broadcast",
+	         "machine: {topology: mesh, dims: [16, 16], routing: xy, "
+	         "ports: all}\n"
+	         "communication: {collective: broadcast, root: [8, 8], "
+	         "bytes: 4096}\nalgorithm: binomial\n"},
 	        {"edn 32x32 broadcast",
 	         "machine: {topology: mesh, dims: [32, 32], ports: all}\n"
 	         "communication: {collective: broadcast, root: 7, bytes: "
 	         "4096}\nalgorithm: edn\n"},
-	        {"binomial 256x256 broadcast",
-	         "machine: {topology: mesh, dims: [256, 256], ports: all}\n"
-	         "communication: {collective: broadcast, bytes: 4096}\n"
-	         "algorithm: binomial\n"},
 	        {"rs_nl 1024 ranks, degree 16",
 	         "machine: {topology: hypercube, dimension: 10, ports: one}\n"
 	         "communication: {pattern: irregular, generate: {kind: "
@@ -88,53 +193,75 @@ int main(int argc, char **argv)
 	         "{preset: t3d}}\n"
 	         "communication: {collective: broadcast, bytes: 1024}\n"
 	         "algorithm: auto\n"},
+	        {"edn 256x256 broadcast",
+	         "machine: {topology: mesh, dims: [256, 256], ports: all}\n"
+	         "communication: {collective: broadcast, bytes: 4096}\n"
+	         "algorithm: edn\n"},
+	        {"binomial 256x256 broadcast",
+	         "machine: {topology: mesh, dims: [256, 256], ports: all}\n"
+	         "communication: {collective: broadcast, bytes: 4096}\n"
+	         "algorithm: binomial\n"},
 	};
+	enum { NINPUTS = sizeof inputs / sizeof inputs[0] };
 	char dir[] = "/tmp/ccplan-bench-cacheXXXXXX", path[256], err[256];
 	if (!mkdtemp(dir))
 		die("mkdtemp", "cannot make a temporary directory");
 	snprintf(path, sizeof path, "%s/plans.db", dir);
-	printf("plan cache: compile that misses vs compile that hits "
-	       "(median of %d)\n\n",
+	printf("plan cache: a compile that misses, one that hits, and one "
+	       "that hits and\nverifies the plan (ms: median [min-max] of "
+	       "%d; ratio: medians, verified hit / miss)\n\n",
 	       reps);
-	printf("  %-30s %10s %12s %12s %8s\n", "input", "plan bytes", "miss ms",
-	       "hit ms", "speedup");
-	double *tm = malloc((size_t)reps * sizeof *tm);
-	double *th = malloc((size_t)reps * sizeof *th);
-	if (!tm || !th)
-		die("malloc", "out of memory");
-	for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
+	printf("  %-30s %9s %22s %22s %22s %6s\n", "input", "bytes", "miss",
+	       "hit", "verified hit", "ratio");
+	double *t[3];
+	for (int h = 0; h < 3; h++)
+		if (!(t[h] = malloc((size_t)reps * sizeof *t[h])))
+			die("malloc", "out of memory");
+	cache *k;
+	for (size_t i = 0; i < NINPUTS; i++) {
 		size_t size = 0;
+		uint8_t key[CACHE_KEY_SIZE];
+		key_of(inputs[i].text, key);
 		for (int r = 0; r < reps; r++) {
-			cache *k;
 			if (cache_open(path, 0, &k, NULL, err, sizeof err))
 				die("open", err);
-			/* a miss: the entry is removed first */
-			struct front_input in;
-			struct diag d;
-			uint8_t key[CACHE_KEY_SIZE];
-			if (front_parse_string("b.yaml", inputs[i].text,
-			                       strlen(inputs[i].text), &in, &d))
-				die("parse", d.message);
-			front_input_hash(&in, key);
-			front_input_fini(&in);
-			cache_remove(k, key);
-			double t0 = bench_now();
-			if (compile_once(k, inputs[i].text, &size))
-				die(inputs[i].name, "expected a miss");
-			double t1 = bench_now();
-			if (!compile_once(k, inputs[i].text, &size))
-				die(inputs[i].name, "expected a hit");
-			double t2 = bench_now();
-			tm[r] = t1 - t0;
-			th[r] = t2 - t1;
+			cache_remove(k, key); /* a miss */
+			int64_t now = (int64_t)time(NULL);
+			for (int h = MISS; h <= HIT_VERIFIED; h++) {
+				/* each hit a few seconds after the last use,
+				 * so that it records its use, as a hit in
+				 * another run of the command does */
+				cache_set_time(k, now + 5 * h);
+				double t0 = bench_now();
+				compile_once(k, inputs[i].text, (enum how)h,
+				             &size);
+				t[h][r] = bench_now() - t0;
+			}
 			cache_close(k);
 		}
-		double m = bench_median(tm, reps), h = bench_median(th, reps);
-		printf("  %-30s %10zu %12.2f %12.2f %7.0fx\n", inputs[i].name,
-		       size, 1e3 * m, 1e3 * h, m / h);
+		char cm[48], ch[48], cv[48];
+		double mm = bench_median(t[MISS], reps);
+		double mv = bench_median(t[HIT_VERIFIED], reps);
+		fmt_ms(t[MISS], reps, cm, sizeof cm);
+		fmt_ms(t[HIT], reps, ch, sizeof ch);
+		fmt_ms(t[HIT_VERIFIED], reps, cv, sizeof cv);
+		printf("  %-30s %9zu %22s %22s %22s %6.3f\n", inputs[i].name,
+		       size, cm, ch, cv, mv / mm);
 	}
-	free(tm);
-	free(th);
+	for (int h = 0; h < 3; h++)
+		free(t[h]);
+
+	printf("\nwhere a verified hit goes (ms, medians of %d): the look-up "
+	       "with the\ncache's checks, then plan_load_image's stages\n\n",
+	       reps);
+	printf("  %-30s %9s %9s %9s %9s %9s %9s\n", "input", "get", "decode",
+	       "verify", "lower", "slices", "total");
+	if (cache_open(path, 0, &k, NULL, err, sizeof err))
+		die("open", err);
+	for (size_t i = 0; i < NINPUTS; i++)
+		stages(k, inputs[i].name, inputs[i].text, reps);
+	cache_close(k);
+
 	unlink(path);
 	char aux[300];
 	snprintf(aux, sizeof aux, "%s-wal", path);

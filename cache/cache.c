@@ -7,8 +7,12 @@
  * other writers hold the file, so processes may share the cache freely.
  * The layout and the guarantees are in docs/cache.md.
  */
+#define _XOPEN_SOURCE 700 /* S_ISVTX */
 #include <errno.h>
+#include <grp.h>
+#include <limits.h>
 #include <math.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -288,7 +292,23 @@ static const struct migration {
             "  CHECK (typeof(key) = 'blob' AND length(key) = 16),"
             " yaml TEXT NOT NULL,"
             " created INTEGER NOT NULL);"},
+        /* 3: the use time a get records, in a row of its own: updating
+         * a column of a plans row makes SQLite read and rebuild the
+         * whole row, image and all (for a plan of 18 MB, as long as
+         * compiling it) */
+        {2, "CREATE TABLE uses ("
+            " key BLOB PRIMARY KEY NOT NULL"
+            "  CHECK (typeof(key) = 'blob' AND length(key) = 16),"
+            " last_used INTEGER NOT NULL) WITHOUT ROWID;"},
 };
+
+/* The last use of a plans row p: its put, or a later get recorded in the
+ * uses row u joined to it (FROM_PLANS). */
+#define USED       "max(p.last_used, coalesce(u.last_used, 0))"
+#define FROM_PLANS "plans p LEFT JOIN uses u ON u.key = p.key"
+/* uses rows whose plan is gone */
+#define DROP_STALE_USES                                                        \
+	"DELETE FROM uses WHERE key NOT IN (SELECT key FROM plans)"
 _Static_assert(sizeof migrations / sizeof migrations[0] == CACHE_SCHEMA_VERSION,
                "one migration step per schema version");
 
@@ -305,7 +325,7 @@ enum state {
 static int inspect_tx(cache *c, enum state *st, int *version, char *why,
                       size_t whylen)
 {
-	int64_t app, ver, ntables, nplans, nnames;
+	int64_t app, ver, ntables, nplans, nnames, nuses;
 	int rc;
 	why[0] = '\0';
 	if ((rc = query_int(c, "PRAGMA application_id", &app)) != 0 ||
@@ -321,7 +341,11 @@ static int inspect_tx(cache *c, enum state *st, int *version, char *why,
 	    (rc = query_int(c,
 	                    "SELECT count(*) FROM sqlite_master "
 	                    "WHERE type = 'table' AND name = 'names'",
-	                    &nnames)) != 0) {
+	                    &nnames)) != 0 ||
+	    (rc = query_int(c,
+	                    "SELECT count(*) FROM sqlite_master "
+	                    "WHERE type = 'table' AND name = 'uses'",
+	                    &nuses)) != 0) {
 		if (!is_damage(rc))
 			return db_fail(c, rc, "reading the schema");
 		snprintf(why, whylen, "%s", sqlite3_errmsg(c->db));
@@ -337,7 +361,8 @@ static int inspect_tx(cache *c, enum state *st, int *version, char *why,
 	} else if (ver > CACHE_SCHEMA_VERSION) {
 		*st = ST_NEWER;
 		return 0;
-	} else if (ver < 1 || nplans != 1 || (ver >= 2 && nnames != 1)) {
+	} else if (ver < 1 || nplans != 1 || (ver >= 2 && nnames != 1) ||
+	           (ver >= 3 && nuses != 1)) {
 		snprintf(why, whylen, "schema version %d without its tables",
 		         (int)ver);
 		*st = ST_DAMAGED;
@@ -440,6 +465,304 @@ static int migrate_tx(cache *c, void *arg)
 		a->ev->from_version = (int)ver;
 	}
 	return 0;
+}
+
+/* ---- trust: who could have written the file ---------------------------- *
+ *
+ * A cache hands out plans that programs run, so a file someone else could
+ * have written is refused, as git refuses a repository another user owns
+ * (safe.directory) and OpenSSH files others can write (StrictModes):
+ * the file, its -wal and -shm companions and every directory on the way
+ * to it must be owned by the user or root (root: by root), and none may be
+ * writable by group or others.  A directory on the way may be writable by
+ * others if it is sticky (/tmp): nobody else can rename what is in it.
+ * The file's own directory may not, sticky or not: anyone could make the
+ * -wal or -shm file SQLite reads there before the user does.  Symbolic
+ * links are followed one by one, each owned by the user or root, so the
+ * path checked is the path opened.  CCPLAN_CACHE_TRUST (CACHE_TRUST_ENV)
+ * lifts all of this for the caches it names, on purpose. */
+
+#define MAX_LINKS 40 /* as the kernel's ELOOP limit */
+
+/* Whether a file of this owner may hold or lead to our cache. */
+static bool owner_ok(uid_t uid)
+{
+	return uid == geteuid() || uid == 0;
+}
+
+/* Whether gid is the user's private group (the "user private group"
+ * scheme of Debian and others, where each user has a group of their own
+ * and umask 002 makes files group-writable): the user's primary group,
+ * named as the user, with no other member.  Writable by that group is
+ * writable by the user alone, as Debian's OpenSSH takes it. */
+static bool private_group(gid_t gid)
+{
+	struct passwd *pw = getpwuid(geteuid());
+	if (!pw || !pw->pw_name || pw->pw_gid != gid)
+		return false;
+	char user[256];
+	snprintf(user, sizeof user, "%s", pw->pw_name);
+	struct group *gr = getgrgid(gid);
+	if (!gr || !gr->gr_name || strcmp(gr->gr_name, user) != 0)
+		return false;
+	for (char **m = gr->gr_mem; m && *m; m++)
+		if (strcmp(*m, user) != 0)
+			return false;
+	return true;
+}
+
+/* "name, uid N" of a user, into buf. */
+static void user_name(uid_t uid, char *buf, size_t len)
+{
+	struct passwd *pw = getpwuid(uid);
+	if (pw && pw->pw_name)
+		snprintf(buf, len, "%s, uid %ld", pw->pw_name, (long)uid);
+	else
+		snprintf(buf, len, "uid %ld", (long)uid);
+}
+
+/* Whether two paths name the same existing file. */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat x, y;
+	return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev &&
+	       x.st_ino == y.st_ino;
+}
+
+/* Whether CACHE_TRUST_ENV trusts the cache at path: "*", or a
+ * colon-separated list one of whose entries is path, or names the same
+ * file. */
+static bool trusted(const char *path)
+{
+	const char *env = getenv(CACHE_TRUST_ENV);
+	if (!env || !env[0])
+		return false;
+	if (strcmp(env, "*") == 0)
+		return true;
+	char item[PATH_MAX];
+	for (const char *p = env; *p;) {
+		size_t n = strcspn(p, ":");
+		if (n > 0 && n < sizeof item) {
+			memcpy(item, p, n);
+			item[n] = '\0';
+			if (strcmp(item, path) == 0 || same_file(item, path))
+				return true;
+		}
+		p += n;
+		if (*p == ':')
+			p++;
+	}
+	return false;
+}
+
+/* Refuse the cache of c (abs: its absolute path) because of what (a file
+ * or directory on the way, described by why); the message says how to
+ * allow it on purpose. */
+static int untrusted(cache *c, const char *abs, const char *what,
+                     const char *why)
+{
+	return fail(c, CCP_EINVAL,
+	            "refusing the plan cache: %s %s; if you trust it, set "
+	            "%s=%s (or '*' for any cache; docs/cache.md)",
+	            what, why, CACHE_TRUST_ENV, abs);
+}
+
+/* Check one file met on the way (lstat sb): its owner, and that group
+ * and others cannot write it (a directory: unless sticky, and never the
+ * cache's own directory, strict).  Symbolic links have no mode that
+ * counts. */
+static int check_one(cache *c, const char *abs, const char *name,
+                     const struct stat *sb, bool strict)
+{
+	char who[128], why[512];
+	if (!owner_ok(sb->st_uid)) {
+		char me[128];
+		user_name(sb->st_uid, who, sizeof who);
+		user_name(geteuid(), me, sizeof me);
+		snprintf(why, sizeof why, "is owned by %s, not by you (%s)%s",
+		         who, me, geteuid() == 0 ? "" : " or root");
+		return untrusted(c, abs, name, why);
+	}
+	mode_t w = sb->st_mode & (S_IWGRP | S_IWOTH);
+	if ((w & S_IWGRP) && !(w & S_IWOTH) && private_group(sb->st_gid))
+		w = 0;
+	if (S_ISLNK(sb->st_mode) || !w)
+		return 0;
+	if (S_ISDIR(sb->st_mode) && (sb->st_mode & S_ISVTX) && !strict)
+		return 0;
+	if (S_ISDIR(sb->st_mode) && strict)
+		snprintf(
+		        why, sizeof why,
+		        "is the cache's directory and can be written by "
+		        "%s (mode %04o): they could put the cache, or the "
+		        "-wal and -shm files SQLite reads with it, there; keep "
+		        "the cache in a directory only you can write, or run "
+		        "chmod go-w '%s'",
+		        sb->st_mode & S_IWOTH ? "others" : "its group",
+		        (unsigned)(sb->st_mode & 07777), name);
+	else
+		snprintf(
+		        why, sizeof why,
+		        "can be written by %s (mode %04o); run chmod go-w '%s'",
+		        sb->st_mode & S_IWOTH ? "others" : "its group",
+		        (unsigned)(sb->st_mode & 07777), name);
+	return untrusted(c, abs, name, why);
+}
+
+/* The companions SQLite keeps next to the file real (resolved): each
+ * that exists must be a regular file passing check_one. */
+static int check_companions(cache *c, const char *abs, const char *real)
+{
+	static const char *const suffix[] = {"-wal", "-shm", "-journal"};
+	char name[PATH_MAX + 16];
+	for (size_t i = 0; i < sizeof suffix / sizeof *suffix; i++) {
+		struct stat sb;
+		snprintf(name, sizeof name, "%s%s", real, suffix[i]);
+		if (lstat(name, &sb) != 0) {
+			if (errno == ENOENT)
+				continue;
+			return fail(c, CCP_EIO, "%s: %s", name,
+			            strerror(errno));
+		}
+		if (!S_ISREG(sb.st_mode))
+			return untrusted(c, abs, name, "is not a regular file");
+		int rc = check_one(c, abs, name, &sb, false);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* The buffers of walk_path. */
+struct walk {
+	char todo[2 * PATH_MAX + 2]; /* what is left to walk */
+	char cur[PATH_MAX];          /* where the walk is, resolved */
+	char next[PATH_MAX];         /* the component being looked at */
+	char tmp[2 * PATH_MAX + 2];  /* a link's target and what follows */
+	char target[PATH_MAX];       /* a link's target */
+	char abs[2 * PATH_MAX + 2];  /* the path as given, made absolute */
+};
+
+static int walk_path(cache *c, struct walk *w);
+
+/* Whether the cache of c may be used: trusted (CACHE_TRUST_ENV), or
+ * passing walk_path, whose buffers are on the heap rather than the stack
+ * of whatever thread of an application opens the cache. */
+static int check_trust(cache *c)
+{
+	if (trusted(c->path))
+		return 0;
+	struct walk *w = malloc(sizeof *w);
+	if (!w)
+		return fail(c, CCP_ENOMEM, "out of memory");
+	int rc = walk_path(c, w);
+	free(w);
+	return rc;
+}
+
+/* Walk the path of c from the root, component by component, following
+ * symbolic links by hand, and check every directory, link and the file
+ * itself (check_one), then its companions.  A part that does not exist
+ * yet ends the walk: what a read-write open makes there is its own (0700
+ * directories, a file SQLite makes 0644). */
+static int walk_path(cache *c, struct walk *w)
+{
+	char *todo = w->todo, *cur = w->cur, *next = w->next, *tmp = w->tmp;
+	char *target = w->target, *abs = w->abs;
+	struct stat sb;
+	int links = 0;
+	if (c->path[0] == '/') {
+		snprintf(todo, sizeof w->todo, "%s", c->path);
+	} else {
+		if (!getcwd(cur, sizeof w->cur))
+			return fail(c, CCP_EIO, "%s: the current directory: %s",
+			            c->path, strerror(errno));
+		if (snprintf(todo, sizeof w->todo, "%s/%s", cur, c->path) >=
+		    (int)sizeof w->todo)
+			return fail(c, CCP_ERANGE, "%s: path too long",
+			            c->path);
+	}
+	memcpy(abs, todo, sizeof w->abs);
+	cur[0] = '\0'; /* "" is the root */
+	if (lstat("/", &sb) != 0)
+		return fail(c, CCP_EIO, "/: %s", strerror(errno));
+	int rc = check_one(c, abs, "/", &sb, false);
+	char *p = todo;
+	while (rc == 0) {
+		while (*p == '/')
+			p++;
+		if (!*p)
+			return 0; /* the path names a directory: SQLite says */
+		size_t n = strcspn(p, "/");
+		char *rest = p + n;
+		while (*rest == '/')
+			rest++;
+		bool last = *rest == '\0';
+		if ((n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.')) {
+			if (n == 2) {
+				char *slash = strrchr(cur, '/');
+				if (slash)
+					*slash = '\0';
+			}
+			p = rest;
+			continue;
+		}
+		size_t at = strlen(cur);
+		if (at + 1 + n >= sizeof w->next)
+			return fail(c, CCP_ERANGE, "%s: path too long",
+			            c->path);
+		memcpy(next, cur, at);
+		next[at] = '/';
+		memcpy(next + at + 1, p, n);
+		next[at + 1 + n] = '\0';
+		if (lstat(next, &sb) != 0) {
+			if (errno == ENOENT)
+				return 0; /* made by us, or not found later */
+			return fail(c, CCP_EIO, "%s: %s", next,
+			            strerror(errno));
+		}
+		if (S_ISLNK(sb.st_mode)) {
+			if ((rc = check_one(c, abs, next, &sb, false)) != 0)
+				break;
+			ssize_t t =
+			        readlink(next, target, sizeof w->target - 1);
+			if (t < 0 || ++links > MAX_LINKS)
+				return fail(c, CCP_EIO, "%s: %s", next,
+				            t < 0 ? strerror(errno)
+				                  : "too many symbolic links");
+			target[t] = '\0';
+			if (snprintf(tmp, sizeof w->tmp, "%s/%s", target,
+			             rest) >= (int)sizeof w->tmp)
+				return fail(c, CCP_ERANGE, "%s: path too long",
+				            c->path);
+			memcpy(todo, tmp, sizeof w->todo);
+			p = todo;
+			if (target[0] == '/')
+				cur[0] = '\0';
+			continue;
+		}
+		if (!last) {
+			if (!S_ISDIR(sb.st_mode))
+				return 0; /* not a directory: SQLite says */
+			rc = check_one(c, abs, next, &sb, false);
+			memcpy(cur, next, sizeof w->cur);
+			p = rest;
+			continue;
+		}
+		/* the file: its directory strictly, then it, then its
+		 * companions */
+		struct stat dir;
+		const char *dname = cur[0] ? cur : "/";
+		if (lstat(dname, &dir) != 0)
+			return fail(c, CCP_EIO, "%s: %s", dname,
+			            strerror(errno));
+		if ((rc = check_one(c, abs, dname, &dir, true)) != 0 ||
+		    (rc = check_one(c, abs, next, &sb, false)) != 0)
+			break;
+		return check_companions(c, abs, next);
+	}
+	return rc;
 }
 
 /* ---- opening ------------------------------------------------------------ */
@@ -650,7 +973,13 @@ static int setup(cache *c, bool empty)
  * damaged, then set it up and migrate. */
 static int open_rw(cache *c, struct cache_event *ev)
 {
-	int rc = make_parents(c, c->path);
+	/* checked before anything is made on the way, and again after, as
+	 * another user may have made a missing part meanwhile */
+	int rc = check_trust(c);
+	if (rc == 0)
+		rc = make_parents(c, c->path);
+	if (rc == 0)
+		rc = check_trust(c);
 	if (rc)
 		return rc;
 	for (int pass = 0; pass < 2; pass++) {
@@ -713,7 +1042,10 @@ static int open_ro(cache *c)
 	if (stat(c->path, &sb) != 0)
 		return fail(c, errno == ENOENT ? CCP_ENOTFOUND : CCP_EIO,
 		            "%s: %s", c->path, strerror(errno));
-	int rc = db_connect(c, SQLITE_OPEN_READONLY);
+	int rc = check_trust(c);
+	if (rc)
+		return rc;
+	rc = db_connect(c, SQLITE_OPEN_READONLY);
 	if (rc)
 		return rc;
 	enum state st;
@@ -774,6 +1106,8 @@ int cache_open(const char *path, unsigned flags, cache **out,
 	cache *c = calloc(1, sizeof *c);
 	if (!c || !(c->path = strdup(path))) {
 		free(c);
+		if (err && errlen)
+			snprintf(err, errlen, "%s: out of memory", path);
 		return CCP_ENOMEM;
 	}
 	c->flags = flags;
@@ -937,12 +1271,19 @@ int cache_find_prefix(cache *c, const char *prefix, uint8_t key[CACHE_KEY_SIZE])
 
 /* ---- checking images --------------------------------------------------- */
 
-/* Whether the input hash an image records is key, or none (all zero). */
+/* Whether the input hash an image records is key.  Nothing else fits:
+ * an image that records no input (all zero) was made for no key, and
+ * serving it under one would hand any input a plan of another. */
 static bool hash_fits(const ir_file_info *fi, const uint8_t *key)
 {
+	return memcmp(fi->input_hash, key, CACHE_KEY_SIZE) == 0;
+}
+
+/* Whether an image records no input hash (all zero). */
+static bool no_input(const ir_file_info *fi)
+{
 	static const uint8_t zero[CACHE_KEY_SIZE];
-	return memcmp(fi->input_hash, key, CACHE_KEY_SIZE) == 0 ||
-	       memcmp(fi->input_hash, zero, CACHE_KEY_SIZE) == 0;
+	return memcmp(fi->input_hash, zero, CACHE_KEY_SIZE) == 0;
 }
 
 /* A checksum as the SQLite integer with the same 64 bits, and back. */
@@ -973,6 +1314,26 @@ struct put_arg {
 	const char *canonical;
 	int64_t now;
 };
+
+/* Run one statement of no result rows with ?1 = key; a SQLite code, 0 on
+ * success. */
+static int exec_key(cache *c, const char *sql, const uint8_t *key)
+{
+	sqlite3_stmt *st;
+	int rc = prepare(c, sql, &st);
+	if (rc)
+		return rc;
+	bind_key(st, 1, key);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : rc;
+}
+
+/* Delete the uses row of key (SQLite code, 0 on success). */
+static int forget_use(cache *c, const uint8_t *key)
+{
+	return exec_key(c, "DELETE FROM uses WHERE key = ?1", key);
+}
 
 /* Transaction body of cache_put: one upsert. */
 static int put_tx(cache *c, void *arg)
@@ -1013,7 +1374,10 @@ static int put_tx(cache *c, void *arg)
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(st);
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : rc;
+	if (rc != SQLITE_DONE)
+		return rc;
+	/* the put is the last use: an older get's record goes */
+	return forget_use(c, a->key);
 }
 
 int cache_put(cache *c, const uint8_t key[CACHE_KEY_SIZE], const void *blob,
@@ -1032,10 +1396,10 @@ int cache_put(cache *c, const uint8_t key[CACHE_KEY_SIZE], const void *blob,
 		return fail(c, CCP_EINVAL, "not caching a bad plan image: %s",
 		            why);
 	if (!hash_fits(&fi, key))
-		return fail(c, CCP_EINVAL,
-		            "not caching under %s a plan made for another "
-		            "input",
-		            hex);
+		return fail(c, CCP_EINVAL, "not caching under %s a plan %s",
+		            hex,
+		            no_input(&fi) ? "that records no input"
+		                          : "made for another input");
 	struct put_arg a = {
 	        .key = key,
 	        .blob = blob,
@@ -1069,14 +1433,19 @@ struct key_arg {
 	int64_t value; /* the time, or the checksum to match */
 };
 
-/* Transaction body: set last_used of a key to now if it is older. */
+/* Transaction body: record now as the last use of a key, if it is later,
+ * in the key's uses row (its plans row, image and all, is not written). */
 static int touch_tx(cache *c, void *arg)
 {
 	const struct key_arg *a = arg;
 	sqlite3_stmt *st;
 	int rc = prepare(c,
-	                 "UPDATE plans SET last_used = ?2 "
-	                 "WHERE key = ?1 AND last_used < ?2",
+	                 "INSERT INTO uses (key, last_used)"
+	                 " SELECT key, ?2 FROM plans"
+	                 "  WHERE key = ?1 AND last_used < ?2"
+	                 " ON CONFLICT (key) DO UPDATE SET"
+	                 "  last_used = excluded.last_used"
+	                 "  WHERE excluded.last_used > uses.last_used",
 	                 &st);
 	if (rc)
 		return rc;
@@ -1101,7 +1470,9 @@ static int drop_tx(cache *c, void *arg)
 	sqlite3_bind_int64(st, 2, a->value);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : rc;
+	if (rc != SQLITE_DONE)
+		return rc;
+	return sqlite3_changes(c->db) ? forget_use(c, a->key) : 0;
 }
 
 /* Copy a text column into a fixed buffer of n bytes. */
@@ -1155,10 +1526,69 @@ static int entry_check(const uint8_t *img, size_t len, uint64_t stored_size,
 	if (rc)
 		return CCP_ECHECKSUM;
 	if (!hash_fits(&fi, key)) {
-		snprintf(why, whylen, "the plan was made for another input");
+		snprintf(why, whylen, "%s",
+		         no_input(&fi) ? "the plan records no input"
+		                       : "the plan was made for another input");
 		return CCP_ECHECKSUM;
 	}
 	return 0;
+}
+
+/* Read column col of the plans row rowid whole into a new buffer *out
+ * (malloc'd, *n bytes, a NUL after them), through an incremental blob
+ * handle: SQLite copies the pages straight into it, where reading the
+ * column through a statement would first assemble the value in memory of
+ * its own (for a plan of many megabytes, a second copy as large).  A
+ * value that is neither a blob nor text (bytes false: a damaged row)
+ * reads as no bytes. */
+static int read_column(cache *c, int64_t rowid, const char *col, bool bytes,
+                       uint8_t **out, size_t *n)
+{
+	sqlite3_blob *bh;
+	*out = NULL;
+	*n = 0;
+	if (!bytes) {
+		if (!(*out = calloc(1, 1)))
+			return fail(c, CCP_ENOMEM, "out of memory");
+		return 0;
+	}
+	int rc = sqlite3_blob_open(c->db, "main", "plans", col, rowid, 0, &bh);
+	if (rc != SQLITE_OK)
+		return db_fail(c, rc, "reading a plan");
+	int size = sqlite3_blob_bytes(bh);
+	uint8_t *b = malloc((size_t)size + 1);
+	if (!b) {
+		sqlite3_blob_close(bh);
+		return fail(c, CCP_ENOMEM, "out of memory");
+	}
+	rc = size ? sqlite3_blob_read(bh, b, size, 0) : SQLITE_OK;
+	sqlite3_blob_close(bh);
+	if (rc != SQLITE_OK) {
+		free(b);
+		return db_fail(c, rc, "reading a plan");
+	}
+	b[size] = 0;
+	*out = b;
+	*n = (size_t)size;
+	return 0;
+}
+
+/* The image of the plans row rowid into *img (*n bytes) and, if canonical
+ * is not NULL, its canonical text into *canonical (both malloc'd); on
+ * failure neither.  img_ok and text_ok: whether the columns hold bytes
+ * (read_column). */
+static int read_row(cache *c, int64_t rowid, bool img_ok, uint8_t **img,
+                    size_t *n, char **canonical, bool text_ok)
+{
+	size_t tn;
+	int rc = read_column(c, rowid, "blob", img_ok, img, n);
+	if (rc == 0 && canonical &&
+	    (rc = read_column(c, rowid, "canonical", text_ok,
+	                      (uint8_t **)canonical, &tn)) != 0) {
+		free(*img);
+		*img = NULL;
+	}
+	return rc;
 }
 
 int cache_get(cache *c, const uint8_t key[CACHE_KEY_SIZE], void **blob,
@@ -1183,9 +1613,12 @@ int cache_get(cache *c, const uint8_t key[CACHE_KEY_SIZE], void **blob,
 		return fail(c, CCP_EINVAL, "cache_get: no key or no output");
 	cache_key_hex(key, hex);
 	if ((rc = prepare(c,
-	                  "SELECT key, algorithm, phases, lower_bound,"
-	                  " predicted, size, created, last_used, checksum,"
-	                  " canonical, blob FROM plans WHERE key = ?1",
+	                  "SELECT p.key, p.algorithm, p.phases, p.lower_bound,"
+	                  " p.predicted, p.size, p.created, " USED ","
+	                  " p.checksum, p.rowid,"
+	                  " typeof(p.blob) IN ('blob', 'text'),"
+	                  " typeof(p.canonical) IN ('blob', 'text')"
+	                  " FROM " FROM_PLANS " WHERE p.key = ?1",
 	                  &st)) != 0)
 		return db_fail(c, rc, "reading a plan");
 	bind_key(st, 1, key);
@@ -1199,24 +1632,14 @@ int cache_get(cache *c, const uint8_t key[CACHE_KEY_SIZE], void **blob,
 	}
 	column_meta(st, &m);
 	stored_sum = sqlite3_column_int64(st, 8);
-	const void *b = sqlite3_column_blob(st, 10);
-	n = (size_t)sqlite3_column_bytes(st, 10);
-	if ((n && !b) || !(img = malloc(n ? n : 1))) {
-		sqlite3_finalize(st);
-		return fail(c, CCP_ENOMEM, "out of memory");
-	}
-	if (n)
-		memcpy(img, b, n);
-	if (meta) {
-		const unsigned char *t = sqlite3_column_text(st, 9);
-		m.canonical = strdup(t ? (const char *)t : "");
-		if (!m.canonical) {
-			sqlite3_finalize(st);
-			free(img);
-			return fail(c, CCP_ENOMEM, "out of memory");
-		}
-	}
+	/* the image and the text straight into our memory, while the
+	 * statement still holds the read transaction that found the row */
+	rc = read_row(c, sqlite3_column_int64(st, 9),
+	              sqlite3_column_int(st, 10), &img, &n,
+	              meta ? &m.canonical : NULL, sqlite3_column_int(st, 11));
 	sqlite3_finalize(st);
+	if (rc)
+		return rc;
 
 	rc = entry_check(img, n, m.size, sum_from_db(stored_sum), key, why,
 	                 sizeof why);
@@ -1271,21 +1694,15 @@ void cache_meta_fini(struct cache_meta *meta)
 static int remove_tx(cache *c, void *arg)
 {
 	const uint8_t *key = arg;
-	sqlite3_stmt *st;
-	int rc = prepare(c, "DELETE FROM plans WHERE key = ?1", &st);
+	int rc = exec_key(c, "DELETE FROM plans WHERE key = ?1", key);
 	if (rc)
-		return rc;
-	bind_key(st, 1, key);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
 		return rc;
 	if (sqlite3_changes(c->db) == 0) {
 		char hex[CACHE_KEY_HEX];
 		cache_key_hex(key, hex);
 		return fail(c, CCP_ENOTFOUND, "no cached plan for %s", hex);
 	}
-	return 0;
+	return forget_use(c, key);
 }
 
 int cache_remove(cache *c, const uint8_t key[CACHE_KEY_SIZE])
@@ -1299,6 +1716,19 @@ int cache_remove(cache *c, const uint8_t key[CACHE_KEY_SIZE])
 	return in_tx(c, remove_tx, (void *)key, "removing a plan");
 }
 
+int cache_drop(cache *c, const uint8_t key[CACHE_KEY_SIZE], const void *blob,
+               size_t len)
+{
+	if (!c)
+		return CCP_EINVAL;
+	if (!key || !blob)
+		return fail(c, CCP_EINVAL, "cache_drop: no key or no plan");
+	if (c->flags & CACHE_READONLY)
+		return fail(c, CCP_EINVAL, "%s: opened read-only", c->path);
+	struct key_arg a = {key, sum_to_db(XXH3_64bits(blob, len))};
+	return in_tx(c, drop_tx, &a, "removing a bad plan");
+}
+
 int cache_list(cache *c, int (*fn)(const struct cache_meta *m, void *arg),
                void *arg)
 {
@@ -1309,9 +1739,9 @@ int cache_list(cache *c, int (*fn)(const struct cache_meta *m, void *arg),
 	if (!fn)
 		return fail(c, CCP_EINVAL, "cache_list: no function");
 	if ((rc = prepare(c,
-	                  "SELECT key, algorithm, phases, lower_bound,"
-	                  " predicted, size, created, last_used FROM plans"
-	                  " ORDER BY last_used DESC, key",
+	                  "SELECT p.key, p.algorithm, p.phases, p.lower_bound,"
+	                  " p.predicted, p.size, p.created, " USED
+	                  " FROM " FROM_PLANS " ORDER BY 8 DESC, p.key",
 	                  &st)) != 0)
 		return db_fail(c, rc, "listing");
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -1342,8 +1772,8 @@ static int gc_count(cache *c, const int64_t *before, uint64_t *n,
 {
 	sqlite3_stmt *st;
 	int rc = prepare(c,
-	                 before ? "SELECT count(*), coalesce(sum(size), 0) "
-	                          "FROM plans WHERE last_used < ?1"
+	                 before ? "SELECT count(*), coalesce(sum(p.size), 0) "
+	                          "FROM " FROM_PLANS " WHERE " USED " < ?1"
 	                        : "SELECT count(*), coalesce(sum(size), 0) "
 	                          "FROM plans",
 	                 &st);
@@ -1369,7 +1799,10 @@ static int gc_age(cache *c, int64_t before, struct cache_gc_stats *s)
 	int rc = gc_count(c, &before, &n, &bytes);
 	if (rc || n == 0)
 		return rc;
-	if ((rc = prepare(c, "DELETE FROM plans WHERE last_used < ?1", &st)))
+	if ((rc = prepare(c,
+	                  "DELETE FROM plans WHERE key IN (SELECT p.key "
+	                  "FROM " FROM_PLANS " WHERE " USED " < ?1)",
+	                  &st)))
 		return rc;
 	sqlite3_bind_int64(st, 1, before);
 	rc = sqlite3_step(st);
@@ -1396,8 +1829,8 @@ static int gc_size(cache *c, int64_t max_bytes, struct cache_gc_stats *s)
 	if (!victims)
 		return fail(c, CCP_ENOMEM, "out of memory");
 	if ((rc = prepare(c,
-	                  "SELECT key, size FROM plans "
-	                  "ORDER BY last_used, created, key",
+	                  "SELECT p.key, p.size FROM " FROM_PLANS
+	                  " ORDER BY " USED ", p.created, p.key",
 	                  &st)))
 		goto out_free;
 	while (total - freed > (uint64_t)max_bytes && nv < n &&
@@ -1443,7 +1876,8 @@ static int gc_tx(cache *c, void *arg)
 		return rc;
 	if (a->max_bytes >= 0 && (rc = gc_size(c, a->max_bytes, &a->s)) != 0)
 		return rc;
-	if ((rc = gc_count(c, NULL, &a->s.kept, &a->s.kept_bytes)) != 0)
+	if ((rc = gc_count(c, NULL, &a->s.kept, &a->s.kept_bytes)) != 0 ||
+	    (rc = exec(c, DROP_STALE_USES)) != 0)
 		return rc;
 	return a->s.removed ? exec(c, "PRAGMA incremental_vacuum") : 0;
 }

@@ -21,12 +21,17 @@
 
 typedef struct cache cache;
 
-#define CACHE_SCHEMA_VERSION  2     /* PRAGMA user_version this code writes */
+#define CACHE_SCHEMA_VERSION  3     /* PRAGMA user_version this code writes */
 #define CACHE_KEY_SIZE        16    /* bytes of a key (XXH3-128) */
 #define CACHE_KEY_HEX         33    /* a key in hex, with its NUL */
 #define CACHE_NAME_MAX        32    /* algorithm names, as IR_NAME_MAX */
 #define CACHE_BUSY_TIMEOUT_MS 10000 /* how long to wait for another writer */
 #define CACHE_PLAN_NAME_MAX   256   /* bytes of a plan name, with its NUL */
+
+/* The environment variable that lets cache_open use a cache it would
+ * refuse for its owners or modes: "*", or a colon-separated list of
+ * cache files (as given, or naming the same file). */
+#define CACHE_TRUST_ENV "CCPLAN_CACHE_TRUST"
 
 /* cache_open flags */
 #define CACHE_READONLY 1u /* never create, write, migrate or repair */
@@ -81,7 +86,12 @@ int cache_default_path(char *buf, size_t len);
  * one CCP_EFORMAT, another schema version CCP_EVERSION, and nothing is
  * written.  A file that is a SQLite database but not a ccplan cache is
  * refused with CCP_EFORMAT and left alone, as is one with a newer schema
- * (CCP_EVERSION).  *out gets a handle freed with cache_close.  ev may be
+ * (CCP_EVERSION).  Either way, a cache someone else could have written is
+ * refused with CCP_EINVAL before it is opened (the file, its directory,
+ * its -wal and -shm files or a directory or link on the way owned by
+ * another user, or writable by group or others: docs/cache.md, "Who may
+ * write it"), unless CACHE_TRUST_ENV names it.  *out gets a handle freed
+ * with cache_close.  ev may be
  * NULL; err (may be NULL) gets a one-line reason on failure. */
 int cache_open(const char *path, unsigned flags, cache **out,
                struct cache_event *ev, char *err, size_t errlen);
@@ -99,8 +109,9 @@ void cache_set_time(cache *c, int64_t now);
 /* Store the plan image blob (len bytes, borrowed) under key, with meta
  * (borrowed; NULL takes the algorithm, phases and lower bound from the
  * image's header, with no prediction or text).  The image must pass the
- * codec's header and whole-image checks, and its input hash must be key or
- * zero (CCP_EINVAL otherwise).  Storing a key again replaces its content
+ * codec's header and whole-image checks, and its input hash must be key
+ * (CCP_EINVAL otherwise; an image that records no input, all zero, is
+ * refused too).  Storing a key again replaces its content
  * (the last put wins, one row per key); created is kept when the image is
  * unchanged.  CCP_EINVAL on a read-only cache; CCP_ETIMEDOUT if other
  * writers held the file for CACHE_BUSY_TIMEOUT_MS. */
@@ -123,6 +134,15 @@ void cache_meta_fini(struct cache_meta *meta);
 
 /* Remove the entry of key; CCP_ENOTFOUND if there is none. */
 int cache_remove(cache *c, const uint8_t key[CACHE_KEY_SIZE]);
+
+/* Remove the entry of key if it still holds the image blob (len bytes,
+ * borrowed), as cache_get does with an entry it finds damaged: for a
+ * caller whose own checks of an image cache_get returned fail (the plan
+ * does not verify).  An entry another process has stored since under the
+ * same key is left alone; 0 then too, and when there is no entry.
+ * CCP_EINVAL on a read-only cache. */
+int cache_drop(cache *c, const uint8_t key[CACHE_KEY_SIZE], const void *blob,
+               size_t len);
 
 /* Call fn for every entry, most recently used first, with its meta
  * (borrowed for the call; canonical is NULL).  fn must not use c.  A

@@ -6,7 +6,8 @@ include(CMakePackageConfigHelpers)
 
 set(_ccp_install_targets ccp_runtime ccp_ir ccp_cache)
 if(TARGET ccp_backend_sockets)
-  list(APPEND _ccp_install_targets ccp_backend_sockets)
+  # with the library of its handshake, which links libsodium
+  list(APPEND _ccp_install_targets ccp_backend_sockets ccp_sock_wire)
 endif()
 set(CCPLAN_HAVE_MPI FALSE)
 if(TARGET ccp_backend_mpi)

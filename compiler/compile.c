@@ -1,11 +1,14 @@
 /*
- * compile.c - the pipeline, one pass after another, and the plan loader.
+ * compile.c - the pipeline, one pass after another, and the plan loader;
+ * before the pipeline builds anything, the estimate of what it will cost
+ * and the memory limit that refuses an input from it.
  */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +26,278 @@ static void at_algorithm(const struct front_input *in, struct diag *d,
 	d->line = in->algorithm_line;
 	d->column = in->algorithm_column;
 	snprintf(d->message, sizeof d->message, "%s", msg);
+}
+
+/* ---- the size of a compile, before anything is built ------------------- */
+
+/* What sets a generator's plan apart from the usual shape of its
+ * collective, as measured (tests/test_estimate.c checks for every
+ * generator that the bounds below hold). */
+enum plan_kind {
+	PK_TREE,            /* N - 1 transfers, short routes (the default) */
+	PK_PIPELINED,       /* broadcast: one transfer per segment and rank */
+	PK_SCATTER_COLLECT, /* broadcast: N pieces, scattered, then
+	                       circulated along rows and columns */
+	PK_LINEAR,          /* the root sends to every rank directly */
+	PK_HPAM_MULTICAST,  /* scatter: each copy carries a whole band */
+	PK_REX,             /* alltoall: half of all blocks every step */
+	PK_IPEX,            /* alltoall: blocks forwarded once */
+	PK_ONE_PHASE        /* every transfer in one phase (AC) */
+};
+
+static const struct {
+	const char *name;
+	enum plan_kind kind;
+} plan_kinds[] = {
+        {"fibonacci", PK_PIPELINED},
+        {"reptree", PK_PIPELINED},
+        {"scatter_collect", PK_SCATTER_COLLECT},
+        {"linear", PK_LINEAR},
+        {"hpam_multicast", PK_HPAM_MULTICAST},
+        {"rex", PK_REX},
+        {"ipex", PK_IPEX},
+        {"ac", PK_ONE_PHASE},
+};
+
+/* Bounds of one generator's plan: transfers, blocks, phases, the hops of
+ * all transfers and of the busiest phase, and what lowering gives. */
+struct plan_size {
+	double t, b, p;         /* transfers, blocks, phases */
+	double hops, phase_hops;
+	double ops, iovs, file; /* lowered operations and pieces, file */
+	double peak_own;        /* the transient peak of this candidate */
+	double plan;            /* the plan and its report, kept */
+};
+
+/* Mean route length of the machine (a uniform pair of ranks). */
+static double mean_hops(const ir_machine *m)
+{
+	double h = 0;
+	switch (m->topo) {
+	case IR_MESH:
+		for (int d = 0; d < m->ndims; d++)
+			h += ((double)m->dims[d] * m->dims[d] - 1) /
+			     (3.0 * m->dims[d]);
+		return h;
+	case IR_TORUS:
+		for (int d = 0; d < m->ndims; d++)
+			h += m->dims[d] / 4.0;
+		return h;
+	case IR_HYPERCUBE:
+		return m->ndims / 2.0;
+	case IR_HPAM:
+		return (m->levels[0][0] + m->levels[0][1] + m->levels[1][0] +
+		        m->levels[1][1]) /
+		               3.0 +
+		       1;
+	case IR_SWITCH:
+		break;
+	}
+	return 1;
+}
+
+/* The most links one rank has: its ports on an all-port machine. */
+static double max_degree(const ir_machine *m)
+{
+	switch (m->topo) {
+	case IR_MESH:
+	case IR_TORUS:
+		return 2.0 * m->ndims;
+	case IR_HYPERCUBE:
+		return m->ndims;
+	case IR_HPAM: /* four in a level, f down links or one up link */
+		return 4.0 + m->levels[1][1] / m->levels[0][1];
+	case IR_SWITCH:
+		break;
+	}
+	return m->nranks - 1.0;
+}
+
+/* Smallest power of two >= v (hash tables size themselves so). */
+static double pow2_at_least(double v)
+{
+	double c = 64;
+	while (c < v)
+		c *= 2;
+	return c;
+}
+
+/* Bounds for generator name on m and c, and the memory its compile
+ * takes: the bytes per item are those of the structures (ir_transfer 32,
+ * ir_block 8, ir_op 32, ir_iov 24, ir_slice 72, the verifier's and the
+ * lowering's hash tables 12 and 24 per slot at most half full, the
+ * simulator's about 320 per transfer, 48 per block and 40 per hop),
+ * checked against peak resident sizes measured with /usr/bin/time -v. */
+static void plan_size(const ir_machine *m, const ir_comm *c,
+                      const char *name, bool simulate, struct plan_size *z)
+{
+	enum plan_kind k = PK_TREE;
+	for (size_t i = 0; i < sizeof plan_kinds / sizeof plan_kinds[0]; i++)
+		if (!strcmp(plan_kinds[i].name, name))
+			k = plan_kinds[i].kind;
+	double n = m->nranks, lg = 1, s = c->segments > 0 ? c->segments : 1;
+	while (pow(2, lg) < n)
+		lg++;
+	double mean = mean_hops(m), local = 5; /* hops of a tree's transfer */
+	double per = local;                      /* hops per transfer */
+	double nnz = c->coll == IR_IRREGULAR && c->matrix ? c->matrix->nnz : 0;
+	memset(z, 0, sizeof *z);
+	switch (c->coll) {
+	case IR_BCAST:
+		z->b = (n - 1) * s;
+		z->t = k == PK_PIPELINED ? z->b : n - 1;
+		if (k == PK_SCATTER_COLLECT) {
+			z->t = n * (m->dims[0] + m->dims[1]);
+			z->b = (n - 1) * n;
+		}
+		break;
+	case IR_SCATTER:
+	case IR_GATHER:
+		z->t = n - 1;
+		z->b = k == PK_LINEAR ? n - 1 : n * (lg / 2 + 1);
+		if (k == PK_HPAM_MULTICAST) /* f copies of f x p2 blocks */
+			z->b += (double)m->levels[1][0] * m->levels[1][1] *
+			        (m->levels[1][1] / m->levels[0][1]);
+		break;
+	case IR_REDUCE:
+		z->t = z->b = n - 1;
+		break;
+	case IR_ALLTOALL:
+		z->t = z->b = n * (n - 1);
+		if (k == PK_REX) {
+			z->t = n * lg;
+			z->b = n * n * lg / 2;
+		} else if (k == PK_IPEX) {
+			z->b = 2 * n * (n - 1);
+		}
+		per = mean;
+		break;
+	case IR_TRANSPOSE:
+		z->t = 2 * n;
+		z->b = n * (lg / 2 + 1);
+		per = mean;
+		break;
+	case IR_IRREGULAR:
+		z->t = z->b = nnz;
+		per = mean;
+		break;
+	}
+	if (k == PK_LINEAR)
+		per = mean;
+	z->p = z->t;
+	z->hops = z->t * per;
+	/* the busiest phase: every transfer in one (AC), else at most every
+	 * port of every rank busy, and no link twice when contention is not
+	 * allowed (the verifier lists the links of a phase) */
+	double ports = m->ports == IR_PORTS_ALL ? max_degree(m) : m->ports;
+	double nl = (double)ir_nlinks(m);
+	bool direct = c->coll == IR_ALLTOALL || c->coll == IR_IRREGULAR ||
+	              c->coll == IR_TRANSPOSE;
+	z->phase_hops = k == PK_ONE_PHASE ? z->hops : fmin(z->t, n * ports) * per;
+	if (!direct)
+		z->phase_hops = fmin(z->phase_hops, nl);
+
+	/* lowering: a prologue copy per rank, an op at each end of every
+	 * transfer, PHASE and WAIT for each phase a rank takes part in; a
+	 * piece per block at each end (ir_lower allocates that many), where
+	 * the blocks of a broadcast, scatter or gather lie side by side and
+	 * make one piece in the file */
+	double pairs = k == PK_ONE_PHASE ? fmin(2 * z->t, n) : 2 * z->t;
+	z->ops = n + 2 * z->t + 2 * pairs;
+	double iov_bound = 2 * n + 2 * z->b + z->t;
+	bool runs = c->coll == IR_BCAST || c->coll == IR_SCATTER ||
+	            c->coll == IR_GATHER;
+	z->iovs = runs ? fmin(iov_bound, 2 * n + 3 * z->t) : iov_bound;
+	z->file = 128 + 288 + 56 + 8 * z->p + 28 * z->t + 8 * z->b +
+	          12 * nnz + 8 * (nnz ? n + 1 : 0) + 76 * n + 28 * z->ops +
+	          20 * z->iovs;
+
+	/* memory: the plan stays; each step's own structures come and go */
+	z->plan = 32 * z->t + 8 * z->b + 12 * z->p;
+	double gen = 40 * z->t + 8 * z->b; /* a generator's edge lists */
+	double verify = 12 * pow2_at_least(2 * (z->b + 16)) + 16 * n +
+	                (nl <= (1 << 25) ? 4 * nl : 0) +
+	                (direct && nl <= (1 << 26) ? 4 * nl : 0) +
+	                8 * z->phase_hops + 8 * fmin(z->t, n * ports);
+	double slices = 72 * n + 32 * z->ops + 24 * iov_bound;
+	double lower = 24 * pow2_at_least(2 * z->b + 2) + 40 * n + slices +
+	               16 * nnz;
+	double sim = simulate ? 320 * z->t + 48 * z->b + 40 * z->hops : 0;
+	/* the image, and the cache's copy of it while it is stored */
+	double store = slices + 2 * z->file;
+	z->peak_own = fmax(fmax(gen, verify), fmax(fmax(lower, store), sim));
+}
+
+/* A double count as uint64_t, saturating. */
+static uint64_t sat(double v)
+{
+	return v >= 1.8e19 ? UINT64_MAX : v <= 0 ? 0 : (uint64_t)v;
+}
+
+void compile_estimate(const struct front_input *in, bool every, bool simulate,
+                      struct compile_estimate *e)
+{
+	const ir_machine *m = &in->machine;
+	const ir_comm *c = &in->comm;
+	double kept = 0, peak = 0, biggest = -1;
+	/* the input itself: the matrix of an irregular pattern */
+	double input = c->coll == IR_IRREGULAR && c->matrix
+	                       ? 12.0 * c->matrix->nnz + 8.0 * m->nranks
+	                       : 0;
+	/* the simulator runs only when the costs it needs are known */
+	const ir_cost *cost = &m->cost;
+	bool sim = simulate && isfinite(cost->alpha) && isfinite(cost->beta) &&
+	           isfinite(cost->hop) && isfinite(cost->gamma);
+	memset(e, 0, sizeof *e);
+	for (int k = 0; sch_generators[k]; k++) {
+		const struct sch_generator *g = sch_generators[k];
+		char why[256];
+		if (every ? g->applies(m, c, why, sizeof why) != 0
+		          : strcmp(g->name, in->algorithm) != 0)
+			continue;
+		struct plan_size z;
+		plan_size(m, c, g->name, sim, &z);
+		kept += z.plan;
+		peak = fmax(peak, z.peak_own);
+		e->candidates++;
+		if (z.peak_own + z.plan > biggest) {
+			biggest = z.peak_own + z.plan;
+			e->algorithm = g->name;
+			e->transfers = sat(z.t);
+			e->blocks = sat(z.b);
+			e->ops = sat(z.ops);
+			e->file_bytes = sat(z.file);
+		}
+	}
+	/* a fixed part: the program, libraries, the YAML read, the cache */
+	e->peak_bytes = sat(input + kept + peak + (8u << 20));
+}
+
+int compile_check_size(const struct front_input *in, bool every,
+                       bool simulate, struct diag *d)
+{
+	struct compile_estimate e;
+	compile_estimate(in, every, simulate, &e);
+	uint64_t max = front_max_memory();
+	if (e.peak_bytes <= max)
+		return 0;
+	char peak[32], lim[32], file[32];
+	front_format_bytes(peak, sizeof peak, e.peak_bytes);
+	front_format_bytes(lim, sizeof lim, max);
+	front_format_bytes(file, sizeof file, e.file_bytes);
+	d->line = d->column = 0;
+	snprintf(d->message, sizeof d->message,
+	         "this input would need about %s of memory to compile (%s%s: "
+	         "%llu transfers, %llu blocks, %llu operations, a %s plan "
+	         "file), more than the limit of %s; %s",
+	         peak, every ? "every algorithm that applies is built; the "
+	                       "largest, "
+	                     : "",
+	         e.algorithm ? e.algorithm : in->algorithm,
+	         (unsigned long long)e.transfers,
+	         (unsigned long long)e.blocks, (unsigned long long)e.ops, file,
+	         lim, FRONT_MAX_MEMORY_HINT);
+	return CCP_ERANGE;
 }
 
 int compile_generate(const struct front_input *in,
@@ -111,6 +386,10 @@ int compile_input(const struct front_input *in, struct compiled *c,
 	memset(c, 0, sizeof *c);
 
 	if (strcmp(in->algorithm, "auto") == 0) {
+		if ((rc = compile_check_size(in, true,
+		                             in->select == SELECT_SIMULATED,
+		                             d)) != 0)
+			return rc;
 		if ((rc = compile_auto(in, c, d)) != 0)
 			return rc;
 		goto lower;
@@ -140,6 +419,8 @@ int compile_input(const struct front_input *in, struct compiled *c,
 		at_algorithm(in, d, why);
 		return rc;
 	}
+	if ((rc = compile_check_size(in, false, false, d)) != 0)
+		return rc;
 	if ((rc = compile_generate(in, g, &c->plan, &c->report, d->message,
 	                           sizeof d->message)) != 0)
 		return rc;
@@ -385,8 +666,9 @@ int plan_load_image(const uint8_t *img, size_t len, const char *path,
 	}
 	for (int32_t r = 0; r < c->plan.machine.nranks; r++) {
 		ir_slice s;
-		ir_file_info f2;
-		rc = ir_slice_from_image(img, len, r, &s, &f2, why, sizeof why);
+		/* ir_plan_decode checked the whole image: hashed once */
+		rc = ir_slice_from_checked(img, len, fi, r, &s, why,
+		                           sizeof why);
 		if (rc) {
 			snprintf(err, errlen, "%s: rank %d: %s", path, (int)r,
 			         why);

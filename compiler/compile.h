@@ -25,6 +25,36 @@ enum {
 	EXIT_INTERNAL = 3  /* a bug or a resource failure */
 };
 
+/* What building the plan for an input will cost, estimated from the
+ * machine and the communication alone, before anything is built: for a
+ * named algorithm its own plan, for `auto` every candidate (all are
+ * built, verified and simulated, and kept until the best is chosen).
+ * The counts are those of the largest plan; peak_bytes is the peak
+ * memory of the whole compile (docs/input-format.md, "Limits"). */
+struct compile_estimate {
+	uint64_t transfers;  /* transfers of the plan */
+	uint64_t blocks;     /* block references the transfers carry */
+	uint64_t ops;        /* lowered operations over all ranks */
+	uint64_t file_bytes; /* size of the .ccp file */
+	uint64_t peak_bytes; /* peak memory of the compile */
+	uint32_t candidates; /* plans built: 1, or the candidates of auto */
+	const char *algorithm; /* the generator the counts are of (static),
+	                          NULL when none applies */
+};
+
+/* Estimate what building in's plan will cost (cheap: a few operations
+ * per candidate, nothing allocated): its algorithm's plan, or with every
+ * set, every algorithm that applies (auto, compare), each simulated too
+ * when simulate is set and the machine's costs allow it. */
+void compile_estimate(const struct front_input *in, bool every, bool simulate,
+                      struct compile_estimate *e);
+/* 0 when compile_estimate(in, every, simulate) is within the limit of
+ * front_max_memory();
+ * else CCP_ERANGE with d->message giving the estimate, the limit and how
+ * to raise it (no position: the input as a whole is too large). */
+int compile_check_size(const struct front_input *in, bool every,
+                       bool simulate, struct diag *d);
+
 /* Generate g's plan for in and verify it (the input's contention policy
  * and hash applied).  On failure why says so and p, r are released; on
  * success both are the caller's (ir_plan_fini, ir_report_fini). */
@@ -33,10 +63,11 @@ int compile_generate(const struct front_input *in,
                      char *why, size_t len);
 
 /* Generate, verify and lower what in asks for (`algorithm: auto`: the
- * best candidate of select_run, with the runner-up in plan.sel).  On failure d
- * says why (at the algorithm's position when the algorithm is at fault) and the
- * return is CCP_EPARSE/CCP_ENOTAPPLY (bad input), CCP_EVERIFY (rejected)
- * or another code.  c is valid only on success; compiled_fini frees it. */
+ * best candidate of select_run, with the runner-up in plan.sel).  Nothing
+ * is built when compile_check_size refuses the input (CCP_ERANGE).  On
+ * failure d says why (at the algorithm's position when the algorithm is at
+ * fault) and the return is CCP_EPARSE/CCP_ENOTAPPLY/CCP_ERANGE (bad input),
+ * CCP_EVERIFY (rejected) or another code.  c is valid only on success; compiled_fini frees it. */
 int compile_input(const struct front_input *in, struct compiled *c,
                   struct diag *d);
 void compiled_fini(struct compiled *c);

@@ -10,12 +10,15 @@
  * inline matrix), FRONT_MAX_FILE bytes of YAML, no aliases.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <yaml.h>
 
@@ -27,11 +30,37 @@
 #define FRONT_MAX_DEPTH  64
 #define FRONT_INLINE_MAX 4096 /* rows of an inline dense matrix */
 #define FRONT_MAX_NODES  ((uint32_t)FRONT_INLINE_MAX * FRONT_INLINE_MAX + 65536)
-#define FRONT_MAX_FILE   ((size_t)256 << 20)
 #define FRONT_PATH_MAX   4096
+#define FRONT_CARET_MAX  4096 /* widest column a caret is drawn under */
 #define NONE             UINT32_MAX
 
 /* ---- diagnostics ------------------------------------------------------ */
+
+/* ---- the memory limit ---------------------------------------------------- */
+
+static uint64_t max_memory = FRONT_MAX_MEMORY_DEFAULT;
+
+void front_set_max_memory(uint64_t bytes)
+{
+	max_memory = bytes ? bytes : FRONT_MAX_MEMORY_DEFAULT;
+}
+
+uint64_t front_max_memory(void)
+{
+	return max_memory;
+}
+
+void front_format_bytes(char *buf, size_t len, uint64_t v)
+{
+	if (v >= UINT64_C(1) << 60)
+		snprintf(buf, len, "more than an EiB");
+	else if (v >= UINT64_C(1) << 30)
+		snprintf(buf, len, "%.1f GiB", (double)v / 1073741824.0);
+	else if (v >= UINT64_C(1) << 20)
+		snprintf(buf, len, "%.0f MiB", (double)v / 1048576.0);
+	else
+		snprintf(buf, len, "%.0f KiB", (double)v / 1024.0);
+}
 
 /* Copy src into dst of cap bytes, cutting it if needed. */
 static void copy_cut(char *dst, size_t cap, const char *src)
@@ -1674,6 +1703,9 @@ static int parse_file(struct ctx *x, uint32_t v, int32_t n, ir_matrix **out)
 	if (rc == CCP_EIO)
 		return err_at(x, v, "communication.file: cannot read %s: %s",
 		              desc(x, v, b, sizeof b), x->d->message);
+	if (rc == CCP_EINVAL) /* not a regular file, or too large */
+		return err_at(x, v, "communication.file: %s %s",
+		              desc(x, v, b, sizeof b), x->d->message);
 	return rc;
 }
 
@@ -1788,6 +1820,21 @@ static int parse_generate(struct ctx *x, uint32_t v, int32_t n, ir_comm *c)
 	             INT64_MAX, NULL, &seed);
 	if (rc < 0)
 		return rc;
+	/* last, once every value holds: messages that alone would need
+	 * more than the limit to compile are refused before the matrix is
+	 * built (density: its expected size) */
+	double msgs = kind == GEN_DENSITY ? density * (double)nnz : (double)nnz;
+	if (msgs * FRONT_BYTES_PER_MESSAGE > (double)max_memory) {
+		char need[32], cap[32];
+		front_format_bytes(need, sizeof need,
+		                   (uint64_t)(msgs * FRONT_BYTES_PER_MESSAGE));
+		front_format_bytes(cap, sizeof cap, max_memory);
+		return err_at(x, v,
+		              "%s: %.0f messages would need at least %s of "
+		              "memory to compile, more than the limit of %s; "
+		              "%s",
+		              P, msgs, need, cap, FRONT_MAX_MEMORY_HINT);
+	}
 	c->seed = (uint64_t)seed;
 	if (kind == GEN_REGULAR)
 		c->matrix = ir_matrix_regular(n, (int32_t)degree, bytes,
@@ -2059,13 +2106,9 @@ int front_parse_string(const char *name, const char *text, size_t len,
 	                  in, d);
 }
 
-int front_fopen(const char *path, const char *mode, const char *prefix,
-                FILE **out, struct diag *d)
+/* d for an open that failed with errno: CCP_ENOMEM or CCP_EIO. */
+static int open_failed(const char *path, const char *prefix, struct diag *d)
 {
-	errno = 0;
-	*out = fopen(path, mode);
-	if (*out)
-		return 0;
 	if (errno == ENOMEM) {
 		front_diag(d, path, 0, 0, NULL, "out of memory");
 		return CCP_ENOMEM;
@@ -2073,6 +2116,68 @@ int front_fopen(const char *path, const char *mode, const char *prefix,
 	front_diag(d, path, 0, 0, NULL, "%s%s", prefix,
 	           strerror(errno ? errno : EIO));
 	return CCP_EIO;
+}
+
+int front_fopen(const char *path, const char *mode, const char *prefix,
+                FILE **out, struct diag *d)
+{
+	errno = 0;
+	*out = fopen(path, mode);
+	if (*out)
+		return 0;
+	return open_failed(path, prefix, d);
+}
+
+/* What a file is, for a message saying it is not a regular file. */
+static const char *file_kind(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a regular file";
+}
+
+int front_fopen_regular(const char *path, uint64_t max, FILE **out,
+                        struct diag *d)
+{
+	struct stat sb;
+	*out = NULL;
+	errno = 0;
+	/* O_NONBLOCK: opening a FIFO with no writer must not wait for one */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return open_failed(path, "", d);
+	int rc = CCP_EINVAL;
+	if (fstat(fd, &sb) != 0) {
+		rc = open_failed(path, "", d);
+	} else if (!S_ISREG(sb.st_mode)) {
+		front_diag(d, path, 0, 0, NULL,
+		           "is %s; a matrix file must be a regular file",
+		           file_kind(sb.st_mode));
+	} else if ((uint64_t)sb.st_size > max) {
+		front_diag(d, path, 0, 0, NULL,
+		           "has %" PRIu64 " bytes, more than the %" PRIu64
+		           " MiB a matrix file may have (FRONT_MAX_FILE)",
+		           (uint64_t)sb.st_size, max >> 20);
+	} else {
+		/* a regular file: reads block as usual from here on */
+		int fl = fcntl(fd, F_GETFL);
+		errno = 0;
+		if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0 ||
+		    !(*out = fdopen(fd, "r")))
+			rc = open_failed(path, "", d);
+		else
+			return 0;
+	}
+	close(fd);
+	return rc;
 }
 
 int front_parse_file(const char *path, struct front_input *in, struct diag *d)
@@ -2088,6 +2193,17 @@ int front_parse_file(const char *path, struct front_input *in, struct diag *d)
 	memset(d, 0, sizeof *d);
 	if ((rc = front_fopen(path, "rb", "cannot open: ", &f, d)) != 0)
 		return rc;
+	/* a regular file says its size: refuse a large one before reading
+	 * it (a pipe is read up to the limit) */
+	struct stat sb;
+	if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) &&
+	    (uint64_t)sb.st_size > FRONT_MAX_FILE) {
+		front_diag(d, path, 0, 0, NULL,
+		           "input too large: more than %zu MiB of YAML",
+		           FRONT_MAX_FILE >> 20);
+		rc = CCP_EPARSE;
+		goto out_free_buf;
+	}
 	for (;;) {
 		size_t got;
 		if (len == cap) {
@@ -2154,14 +2270,18 @@ void front_print_diag(FILE *out, const char *file, int line, int column,
 	else
 		fprintf(out, "%s: %s\n", file, message);
 	if (line > 0 && source_line[0]) {
-		/* the line may have been cut shorter than the column */
+		/* the line may have been cut shorter than the column: spaces
+		 * past its end, up to a screenful of them (a column deep in a
+		 * 30 MB line once wrote 30 MB of spaces, a byte at a time) */
 		size_t n = strlen(source_line);
 		fprintf(out, "%5d | %s\n      | ", line, source_line);
-		for (int k = 1; k < column; k++)
-			fputc((size_t)k <= n && source_line[k - 1] == '\t'
-			              ? '\t'
-			              : ' ',
-			      out);
-		fprintf(out, "^\n");
+		if (column > FRONT_CARET_MAX) {
+			fprintf(out, "... ^ column %d\n", column);
+			return;
+		}
+		int k = 1;
+		for (; k < column && (size_t)k <= n; k++)
+			fputc(source_line[k - 1] == '\t' ? '\t' : ' ', out);
+		fprintf(out, "%*s^\n", column > k ? column - k : 0, "");
 	}
 }

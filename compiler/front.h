@@ -6,9 +6,38 @@
 #ifndef CCP_FRONT_H
 #define CCP_FRONT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "ir.h"
+
+/* Most bytes of a YAML input, and of a matrix file it names: each is
+ * read whole (YAML) or a line at a time into memory that grows with it. */
+#define FRONT_MAX_FILE ((size_t)256 << 20)
+
+/* The most memory an input may make the compiler use, estimated before
+ * it is spent (docs/input-format.md, "Limits"): by default 4 GiB, enough
+ * for every example and test while a 2^24-rank plan (13 GB) is refused.
+ * One setting for the process: main sets it from CCPLAN_MAX_MEMORY or
+ * `compile --max-memory`. */
+#define FRONT_MAX_MEMORY_DEFAULT ((uint64_t)4 << 30)
+#define FRONT_MAX_MEMORY_ENV     "CCPLAN_MAX_MEMORY"
+/* How to raise it, for the messages that refuse an input. */
+#define FRONT_MAX_MEMORY_HINT                                                  \
+	"to go ahead, raise the limit: " FRONT_MAX_MEMORY_ENV "=SIZE, or "     \
+	"ccplan compile --max-memory SIZE (SIZE as 512M or 16G)"
+/* The least a message of an irregular pattern costs to compile: the
+ * front end refuses a matrix whose messages would need more than the
+ * limit at this rate before it builds it (compile_estimate, which comes
+ * later, puts each message at 700 bytes or more; test_estimate checks
+ * that it never puts one below this). */
+#define FRONT_BYTES_PER_MESSAGE 512
+/* Set the limit in bytes; 0 restores FRONT_MAX_MEMORY_DEFAULT. */
+void front_set_max_memory(uint64_t bytes);
+uint64_t front_max_memory(void);
+/* A byte count as people read sizes, in powers of 1024: "20.3 GiB",
+ * "812 MiB", "96 KiB"; into buf (len bytes). */
+void front_format_bytes(char *buf, size_t len, uint64_t v);
 
 /* A diagnostic: where and what.  line and column are 1-based; 0 when the
  * problem has no position (a file that cannot be opened). */
@@ -88,12 +117,22 @@ void front_diag(struct diag *d, const char *file, int line, int column,
 int front_fopen(const char *path, const char *mode, const char *prefix,
                 FILE **out, struct diag *d);
 
+/* Open the user's matrix file path for reading into *out: 0 only for a
+ * regular file of at most max bytes.  Opening never waits (a FIFO with no
+ * writer is refused, not waited for).  CCP_EINVAL when path is not a
+ * regular file or is larger than max, CCP_EIO when it cannot be opened,
+ * CCP_ENOMEM; d then says why, without a position. */
+int front_fopen_regular(const char *path, uint64_t max, FILE **out,
+                        struct diag *d);
+
 /* Read a communication matrix file for n ranks: a dense CSV if path ends
  * in ".csv" (n <= IR_MATRIX_DENSE_MAX), else an edge list of lines
- * "src dst bytes" ('#' starts a comment).  0 with *out the matrix (the
+ * "src dst bytes" ('#' starts a comment).  The file must be a regular
+ * file of at most FRONT_MAX_FILE bytes.  0 with *out the matrix (the
  * caller's, ir_matrix_free); CCP_EPARSE with d at path:line:column;
- * CCP_EIO if the file cannot be read (d says why, without a position);
- * CCP_ENOMEM.  The format is in docs/input-format.md. */
+ * CCP_EIO if the file cannot be read, CCP_EINVAL if it is not a regular
+ * file or is too large (d says why, without a position); CCP_ENOMEM.
+ * The format is in docs/input-format.md. */
 int front_read_matrix(const char *path, int32_t n, ir_matrix **out,
                       struct diag *d);
 /* The same from an open stream f (borrowed, left open; it must allow

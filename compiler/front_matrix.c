@@ -27,11 +27,13 @@ struct reader {
 	size_t cap;
 	size_t len;      /* length of the line, line break removed */
 	uint64_t lineno; /* 1-based number of the current line */
+	uint64_t total;  /* bytes read so far, at most FRONT_MAX_FILE */
 	struct diag *d;
 };
 
-/* Read the next line into r: 1, 0 at the end of the file, or CCP_ENOMEM
- * or CCP_EIO (with d filled) when the line could not be read. */
+/* Read the next line into r: 1, 0 at the end of the file, CCP_ENOMEM or
+ * CCP_EIO (with d filled) when the line could not be read, CCP_EPARSE
+ * once the file has given more than FRONT_MAX_FILE bytes. */
 static int next_line(struct reader *r)
 {
 	ssize_t n;
@@ -50,6 +52,15 @@ static int next_line(struct reader *r)
 		return CCP_EIO;
 	}
 	r->lineno++;
+	r->total += (uint64_t)n;
+	if (r->total > FRONT_MAX_FILE) {
+		/* a file that grew past the cap while it was read */
+		front_diag(r->d, r->path, (int)r->lineno, 1, NULL,
+		           "more than %zu MiB; a matrix file may have at most "
+		           "that (FRONT_MAX_FILE)",
+		           FRONT_MAX_FILE >> 20);
+		return CCP_EPARSE;
+	}
 	while (n > 0 && (r->line[n - 1] == '\n' || r->line[n - 1] == '\r'))
 		n--;
 	r->line[n] = '\0';
@@ -84,6 +95,7 @@ static int err_line(struct reader *r, uint64_t line, size_t col,
 {
 	rewind(r->f);
 	r->lineno = 0;
+	r->total = 0;
 	r->len = 0;
 	while (r->lineno < line && next_line(r) > 0)
 		;
@@ -211,6 +223,22 @@ static bool skip_line(const char *s)
 	return !*s || *s == '#';
 }
 
+/* Refuse, at column col of the current line, a matrix whose nnz messages
+ * so far would already need more than the memory limit to compile. */
+static int over_memory(struct reader *r, size_t col, int64_t nnz)
+{
+	char need[32], cap[32];
+	double bytes = (double)nnz * FRONT_BYTES_PER_MESSAGE;
+	if (bytes <= (double)front_max_memory())
+		return 0;
+	front_format_bytes(need, sizeof need, (uint64_t)bytes);
+	front_format_bytes(cap, sizeof cap, front_max_memory());
+	return err_here(r, col,
+	                "%" PRId64 " messages so far would need at least %s "
+	                "of memory to compile, more than the limit of %s; %s",
+	                nnz, need, cap, FRONT_MAX_MEMORY_HINT);
+}
+
 /* Report a row or column total past INT64_MAX at column col. */
 static int err_total(struct reader *r, size_t col, const struct ir_csr *b,
                      int32_t src, int32_t dst)
@@ -305,6 +333,8 @@ static int read_csv(struct reader *r, int32_t n, ir_matrix **out)
 		}
 		ir_csr_end_row(&b);
 		row++;
+		if ((rc = over_memory(r, 1, b.nnz)) < 0)
+			goto out_free_builder;
 	}
 	if (rc < 0)
 		goto out_free_builder;
@@ -393,6 +423,9 @@ static int read_edges(struct reader *r, int32_t n, ir_matrix **out)
 			              src, dst);
 			goto out_free_edges;
 		}
+		if ((rc = over_memory(r, (size_t)(tok[0] - r->line) + 1,
+		                      (int64_t)m + 1)) < 0)
+			goto out_free_edges;
 		if ((int64_t)m >= EDGES_MAX) {
 			rc = err_here(
 			        r, 1,
@@ -487,7 +520,7 @@ int front_read_matrix(const char *path, int32_t n, ir_matrix **out,
 		           "a matrix needs at least 1 rank");
 		return CCP_EPARSE;
 	}
-	if ((rc = front_fopen(path, "r", "", &f, d)) != 0)
+	if ((rc = front_fopen_regular(path, FRONT_MAX_FILE, &f, d)) != 0)
 		return rc;
 	rc = front_read_matrix_stream(f, path, n, out, d);
 	fclose(f);

@@ -136,15 +136,19 @@ static const char topic_plan[] =
         "  ccplan show FILE.ccp            pictures of the phases\n"
         "  ccplan export --json FILE.ccp   one JSON object: "
         "{\"format\":\"ccplan-plan\",\n"
-        "                                  \"version\":1, \"ranks\", "
+        "                                  \"version\":2, \"ranks\", "
         "\"topology\",\n"
         "                                  \"routing\", \"ports\", "
-        "\"collective\",\n"
-        "                                  \"algorithm\", "
-        "\"lower_bound_phases\",\n"
-        "                                  \"phases\":[{\"transfers\":"
-        "[{\"src\",\"dst\",\n"
-        "                                  \"bytes\",\"blocks\"}]}]}\n";
+        "\"collective\" (with\n"
+        "                                  \"matrix\" when irregular), "
+        "\"algorithm\",\n"
+        "                                  \"link_contention\", "
+        "\"node_contention\",\n"
+        "                                  \"lower_bound_phases\", "
+        "\"phases\":[{\"transfers\":\n"
+        "                                  [{\"src\",\"dst\",\"bytes\","
+        "\"blocks\",\"reduce\",\n"
+        "                                  \"multicast\"}]}]}\n";
 
 static const char topic_algorithms[] =
         "Algorithms: the value of 'algorithm:' in an input.  Each applies "
@@ -162,6 +166,16 @@ static const char topic_environment[] =
         "                     plans.db, else ~/.cache/ccplan/plans.db); "
         "--cache\n"
         "                     PATH overrides it, --no-cache turns it off\n"
+        "  CCPLAN_CACHE_TRUST caches to use although another user owns them "
+        "or\n"
+        "                     others can write them (refused otherwise): "
+        "cache\n"
+        "                     files separated by ':', or '*' for any\n"
+        "  CCPLAN_MAX_MEMORY  the most memory an input may make a "
+        "compile need,\n"
+        "                     estimated before building (default 4G; "
+        "compile\n"
+        "                     --max-memory overrides it)\n"
         "  XDG_CACHE_HOME     where the default cache lives\n"
         "  HOME               the last resort for the cache\n"
         "  CCPLAN_TIMEOUT_MS  how long a rank of the sockets transport "
@@ -176,7 +190,7 @@ static const char topic_environment[] =
         "  NO_COLOR           ccplan show --text draws without colour\n"
         "ccplan run gives each rank CCPLAN_RANK, CCPLAN_SIZE, "
         "CCPLAN_RUN_ADDR and\n"
-        "CCPLAN_RUN_KEY.  docs/cli.md has the details.\n";
+        "CCPLAN_RUN_KEY_FD.  docs/cli.md has the details.\n";
 
 static const char topic_exit[] =
         "Exit status\n"

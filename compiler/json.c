@@ -64,8 +64,21 @@ static void put_topology(FILE *out, const ir_machine *m)
 	fputs("]}", out);
 }
 
+/* ,"matrix":[[src,dst,bytes],...]: every message of an irregular
+ * pattern in CSR order (by source, then destination), so a checker can
+ * tell what each rank must receive without the input file. */
+static void put_matrix(FILE *out, const ir_matrix *x)
+{
+	fputs(",\"matrix\":[", out);
+	for (int32_t s = 0; x && s < x->n; s++)
+		for (int64_t k = x->row[s]; k < x->row[s + 1]; k++)
+			fprintf(out, "%s[%" PRId32 ",%" PRId32 ",%" PRId64 "]",
+			        k ? "," : "", s, x->dst[k], x->bytes[k]);
+	fputc(']', out);
+}
+
 /* "collective":{...}: the kind, then only the fields that mean something
- * for it. */
+ * for it (for an irregular pattern, its whole matrix). */
 static void put_collective(FILE *out, const ir_comm *c)
 {
 	fputs("\"collective\":{\"kind\":", out);
@@ -96,6 +109,7 @@ static void put_collective(FILE *out, const ir_comm *c)
 	case IR_IRREGULAR:
 		fprintf(out, ",\"messages\":%" PRId64 ",\"seed\":%" PRIu64,
 		        c->matrix ? c->matrix->nnz : 0, c->seed);
+		put_matrix(out, c->matrix);
 		break;
 	}
 	fputc('}', out);
@@ -113,7 +127,8 @@ static void put_time(FILE *out, const char *key, double us)
 
 /* "phases":[{"transfers":[{...},...]},...]: every transfer with the
  * blocks it carries as [origin,index] pairs, "reduce":true when the
- * receiver combines them. */
+ * receiver combines them, "multicast":true for a copy of a hardware
+ * multicast (IR_XF_MCAST); absent means false. */
 static void put_phases(FILE *out, const ir_plan *p)
 {
 	fputs("\"phases\":[", out);
@@ -160,6 +175,11 @@ int json_export(const ir_plan *p, const ir_report *r, FILE *out)
 	put_collective(out, &p->comm);
 	fputs(",\"algorithm\":", out);
 	put_string(out, p->algorithm, IR_NAME_MAX);
+	/* what the plan declares it may contain: the verifier's link and
+	 * node rules are measured rather than enforced where it is true */
+	fprintf(out, ",\"link_contention\":%s,\"node_contention\":%s",
+	        (p->flags & IR_PLAN_LINK_CONTENTION) ? "true" : "false",
+	        (p->flags & IR_PLAN_NODE_CONTENTION) ? "true" : "false");
 	if (r)
 		fprintf(out, ",\"lower_bound_phases\":%" PRIu32 ",",
 		        r->lb_phases);

@@ -1,6 +1,7 @@
 /*
- * json.h - the JSON export of a plan: machine, communication, algorithm,
- * lower bound and every phase's transfers with the blocks they carry, in
+ * json.h - the JSON export of a plan: machine, communication (with the
+ * matrix of an irregular pattern), algorithm, contention flags, lower
+ * bound and every phase's transfers with the blocks they carry, in
  * the one documented shape (docs/plan-format.md, "JSON export").
  */
 #ifndef CCP_JSON_H
@@ -10,8 +11,9 @@
 
 #include "ir.h"
 
-/* Version of the JSON shape, written as "version". */
-#define JSON_FORMAT_VERSION 1
+/* Version of the JSON shape, written as "version": 2 added the plan's
+ * contention flags and the matrix of an irregular pattern. */
+#define JSON_FORMAT_VERSION 2
 
 /* Write plan p and its report r (both borrowed; r may be NULL, then the
  * lower bound is written as null) to out (borrowed, left open) as one

@@ -89,7 +89,8 @@ static void usage_main(FILE *out)
 static const char *const help_compile =
         "usage: ccplan compile IN.yaml [-o OUT.ccp] [-v] [--cache PATH | "
         "--no-cache]\n"
-        "                      [--emit ccp|c] [--name NAME]\n"
+        "                      [--emit ccp|c] [--name NAME] [--max-memory "
+        "SIZE]\n"
         "\n"
         "Read the machine and communication in IN.yaml, generate the plan with "
         "the\n"
@@ -102,7 +103,10 @@ static const char *const help_compile =
         "whole or not at all.\n"
         "A plan compiled before from the same input (whatever its spelling) "
         "comes\n"
-        "from the plan cache instead (docs/cache.md).\n"
+        "from the plan cache instead, verified again first as 'ccplan "
+        "verify' does;\n"
+        "one that fails is removed from the cache and compiled afresh "
+        "(docs/cache.md).\n"
         "  -o FILE        output file\n"
         "  --emit ccp     write the binary plan (the default)\n"
         "  --emit c       write the plan as C tables with one symbol, "
@@ -118,7 +122,19 @@ static const char *const help_compile =
         "  --cache PATH   the cache file (default $CCPLAN_CACHE, else\n"
         "                 $XDG_CACHE_HOME/ccplan/plans.db, else\n"
         "                 ~/.cache/ccplan/plans.db)\n"
-        "  --no-cache     neither read nor write the cache\n";
+        "  --no-cache     neither read nor write the cache\n"
+        "  --max-memory SIZE\n"
+        "                 refuse an input whose plan would need more than "
+        "SIZE of\n"
+        "                 memory to build, estimated before anything is "
+        "built\n"
+        "                 (SIZE as 512M or 16G; default $CCPLAN_MAX_MEMORY, "
+        "else 4G)\n"
+        "A cache another user owns, or that group or others can write (its "
+        "file,\n"
+        "directory, companions), is refused with a warning unless "
+        "CCPLAN_CACHE_TRUST\n"
+        "names it ('ccplan help environment').\n";
 static const char *const help_explain =
         "usage: ccplan explain FILE [--summary | --rank R | --html "
         "OUT.html]\n"
@@ -278,6 +294,23 @@ static int load_any(const char *path, struct compiled *c)
 	return rc;
 }
 
+/* Set the limit on a compile's estimated memory from a size (--max-memory
+ * or CCPLAN_MAX_MEMORY, named by what, which follows the program's name
+ * in a message); false, with a message, if the size is not one. */
+static bool max_memory_arg(const char *what, const char *size)
+{
+	int64_t v = parse_bytes(size, INT64_MAX);
+	if (v <= 0) {
+		fprintf(stderr,
+		        "%s%s '%s': want a size of memory, such as 512M or "
+		        "16G\n",
+		        progname, what, size);
+		return false;
+	}
+	front_set_max_memory((uint64_t)v);
+	return true;
+}
+
 /* Where the cache is, as the options say: --no-cache, --cache PATH, or
  * the default (CCPLAN_CACHE, XDG_CACHE_HOME, HOME). */
 struct cache_opt {
@@ -357,6 +390,55 @@ static cache *cache_for_compile(const struct cache_opt *o, bool verbose,
 	return k;
 }
 
+/* Whether the image a cache hit gave (len bytes at img, under key) is a
+ * plan this compiler would write for the input in: decoded, verified
+ * again, every rank's operations those of a fresh lowering
+ * (plan_load_image, as `ccplan verify` does), and its collective and
+ * machine those the input asks for.  The cache checks only that the bytes
+ * are those stored for the key; a plan that was stored wrong or replaced
+ * is refused here and treated as a damaged entry: removed (unless the
+ * cache is read-only) and compiled afresh, never written out. */
+static bool hit_verifies(cache *k, bool ro, const uint8_t *key,
+                         const struct front_input *in, const void *img,
+                         size_t len)
+{
+	struct compiled hc;
+	ir_file_info fi;
+	char err[512], what[64], hex[CACHE_KEY_HEX];
+	cache_key_hex(key, hex);
+	snprintf(what, sizeof what, "cached plan %s", hex);
+	int rc = plan_load_image(img, len, what, &hc, &fi, err, sizeof err);
+	if (rc == 0) {
+		const ir_plan *p = &hc.plan;
+		bool fits = p->comm.coll == in->comm.coll &&
+		            p->machine.topo == in->machine.topo &&
+		            p->machine.nranks == in->machine.nranks;
+		if (!fits)
+			snprintf(err, sizeof err,
+			         "%s: a plan of %s on %d ranks (%s), where the "
+			         "input asks for %s on %d ranks (%s)",
+			         what, ir_coll_name(p->comm.coll),
+			         (int)p->machine.nranks,
+			         ir_topo_name(p->machine.topo),
+			         ir_coll_name(in->comm.coll),
+			         (int)in->machine.nranks,
+			         ir_topo_name(in->machine.topo));
+		compiled_fini(&hc);
+		if (fits)
+			return true;
+	}
+	/* out of memory says nothing about the plan: it stays, unserved */
+	const char *fate = "the cache is read-only, left in place";
+	if (rc == CCP_ENOMEM)
+		fate = "not verified, left in place";
+	else if (!ro)
+		fate = cache_drop(k, key, img, len) ? "it could not be removed"
+		                                    : "removed";
+	fprintf(stderr, "%s: warning: cache: %s; %s; compiling\n", progname,
+	        err, fate);
+	return false;
+}
+
 static int cmd_compile(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL, *cname = NULL;
@@ -378,6 +460,10 @@ static int cmd_compile(int argc, char **argv)
 			emit_c_src = strcmp(argv[++k], "c") == 0;
 		} else if (strcmp(argv[k], "--name") == 0 && k + 1 < argc) {
 			cname = argv[++k];
+		} else if (strcmp(argv[k], "--max-memory") == 0 &&
+		           k + 1 < argc) {
+			if (!max_memory_arg(" compile: --max-memory", argv[++k]))
+				return EXIT_BADINPUT;
 		} else if (argv[k][0] == '-' || in) {
 			unexpected("compile", argv[k], help_compile);
 			return EXIT_BADINPUT;
@@ -431,11 +517,16 @@ static int cmd_compile(int argc, char **argv)
 	if (k) {
 		void *blob = NULL;
 		int got = cache_get(k, key, &blob, &len, NULL);
+		if (got == 0 && !hit_verifies(k, k_ro, key, &fin, blob, len)) {
+			free(blob);
+			blob = NULL;
+			got = CCP_EVERIFY; /* said: compiled afresh */
+		}
 		if (got == 0) {
 			img = blob;
 			if (verbose)
 				fprintf(stderr, "%s: cache hit %s\n", in, hex);
-		} else if (got != CCP_ENOTFOUND) {
+		} else if (got != CCP_ENOTFOUND && got != CCP_EVERIFY) {
 			fprintf(stderr, "%s: warning: cache: %s; compiling\n",
 			        progname, cache_errmsg(k));
 		}
@@ -787,7 +878,12 @@ static const char *const help_cache =
         "\n"
         "Look after the plan cache (docs/cache.md).  KEY is a key's hex "
         "digits, or\n"
-        "any prefix of them that names one entry.\n"
+        "any prefix of them that names one entry.  ls and show print "
+        "stored text with\n"
+        "control characters escaped (ESC as \\x1b).  A cache another "
+        "user owns, or\n"
+        "that group or others can write, is refused unless "
+        "CCPLAN_CACHE_TRUST names it.\n"
         "  path                     print where the cache is\n"
         "  ls                       list the entries, most recently used "
         "first\n"
@@ -835,14 +931,78 @@ static void fmt_time(int64_t t, char *buf, size_t len)
 		snprintf(buf, len, "%lld", (long long)t);
 }
 
+/* Bytes of the UTF-8 sequence at s that encodes a printable character
+ * (not a C1 control, U+0080-U+009F, nor a bidirectional override or
+ * isolate, U+202A-U+202E and U+2066-U+2069, which reorder what a
+ * terminal shows), or 0 if it is not one: malformed, overlong, a
+ * surrogate, beyond U+10FFFF. */
+static int utf8_printable(const unsigned char *s)
+{
+	unsigned c = s[0], n, cp;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 1, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 2, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 3, cp = c & 0x07;
+	else
+		return 0;
+	for (unsigned i = 1; i <= n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ||
+	    (cp >= 0x80 && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) ||
+	    (cp >= 0x2066 && cp <= 0x2069))
+		return 0;
+	return (int)n + 1;
+}
+
+/* Print text read from the cache (which anyone who could write the file
+ * chose) so that it cannot drive the terminal: printable ASCII and
+ * printable UTF-8 as they are, a backslash as \\, every other byte (C0
+ * and C1 controls such as ESC, DEL, bytes that are not UTF-8) as \xHH;
+ * with lines, newlines and tabs are kept.  Returns the columns printed
+ * (one per character), for padding. */
+static size_t put_stored(FILE *out, const char *text, bool lines)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	size_t cols = 0;
+	while (*s) {
+		int n;
+		if (*s == '\\') {
+			fputs("\\\\", out);
+			cols += 2;
+			s++;
+		} else if ((*s >= 0x20 && *s < 0x7f) ||
+		           (lines && (*s == '\n' || *s == '\t'))) {
+			fputc(*s++, out);
+			cols++;
+		} else if (*s >= 0x80 && (n = utf8_printable(s)) > 0) {
+			fwrite(s, 1, (size_t)n, out);
+			s += n;
+			cols++;
+		} else {
+			fprintf(out, "\\x%02x", *s++);
+			cols += 4;
+		}
+	}
+	return cols;
+}
+
 static int cache_ls_row(const struct cache_meta *m, void *arg)
 {
 	char hex[CACHE_KEY_HEX], used[32];
 	++*(size_t *)arg; /* rows, for the summary */
 	cache_key_hex(m->key, hex);
 	fmt_time(m->last_used, used, sizeof used);
-	printf("%-16.16s  %-16s  %6u  %5u  %10llu  %s\n", hex, m->algorithm,
-	       m->phases, m->lb_phases, (unsigned long long)m->size, used);
+	printf("%-16.16s  ", hex);
+	for (size_t w = put_stored(stdout, m->algorithm, false); w < 16; w++)
+		putchar(' ');
+	printf("  %6u  %5u  %10llu  %s\n", m->phases, m->lb_phases,
+	       (unsigned long long)m->size, used);
 	return 0;
 }
 
@@ -980,15 +1140,16 @@ static int cmd_cache(int argc, char **argv)
 			cache_key_hex(m.key, hex);
 			fmt_time(m.created, made, sizeof made);
 			fmt_time(m.last_used, used, sizeof used);
-			printf("key         %s\nalgorithm   %s\nphases      %u "
-			       "(lower bound %u)\nbytes       %llu\ncreated    "
-			       " "
-			       "%s UTC\nlast used   %s UTC\n",
-			       hex, m.algorithm, m.phases, m.lb_phases,
+			printf("key         %s\nalgorithm   ", hex);
+			put_stored(stdout, m.algorithm, false);
+			printf("\nphases      %u (lower bound %u)\nbytes       "
+			       "%llu\ncreated     %s UTC\nlast used   %s UTC\n",
+			       m.phases, m.lb_phases,
 			       (unsigned long long)m.size, made, used);
 			if (!isnan(m.predicted))
 				printf("predicted   %.3f us\n", m.predicted);
-			printf("\n%s", m.canonical ? m.canonical : "");
+			printf("\n");
+			put_stored(stdout, m.canonical ? m.canonical : "", true);
 		}
 		free(blob);
 		cache_meta_fini(&m);
@@ -1126,6 +1287,14 @@ static int cmd_compare(int argc, char **argv)
 	int rc = parse_yaml(file, &in);
 	if (rc)
 		return exit_status(rc);
+	/* compare builds every candidate, as auto does */
+	struct diag d;
+	memset(&d, 0, sizeof d);
+	if ((rc = compile_check_size(&in, true, !by_model, &d)) != 0) {
+		fprintf(stderr, "%s: %s\n", file, d.message);
+		front_input_fini(&in);
+		return exit_status(rc);
+	}
 	struct select_result sr;
 	struct progress pg;
 	char label[64];
@@ -1509,7 +1678,14 @@ int main(int argc, char **argv)
 	char name[64], line[1024];
 	double t0 = progress_now(NULL);
 	summary_start(argc, argv, name, sizeof name);
-	int status = dispatch(argc, argv), shown = status;
+	/* the limit on what a compile may build, for every command that
+	 * builds plans (compile --max-memory overrides it) */
+	const char *lim = getenv(FRONT_MAX_MEMORY_ENV);
+	int status = lim && *lim && strcmp(argv[1], "run") != 0 &&
+	                             !max_memory_arg(": " FRONT_MAX_MEMORY_ENV, lim)
+	                     ? EXIT_BADINPUT
+	                     : dispatch(argc, argv);
+	int shown = status;
 	if (status != 0 && strcmp(argv[1], "run") == 0) {
 		/* run passes on a rank's status: not one of ours to name */
 		char note[512];

@@ -2,15 +2,22 @@
  * run_cmd.c - `ccplan run`: the launcher of the sockets transport
  * (backends/sockets.c, docs/sockets.md).
  *
- * It listens on a TCP port (loopback for a local job), starts N ranks
- * with CCPLAN_RANK, CCPLAN_SIZE, CCPLAN_RUN_ADDR and CCPLAN_RUN_KEY in
- * their environment (on the hosts of a hostfile, through ssh for hosts
- * other than this one), and then runs one poll() loop until every rank
+ * It listens on a TCP port (loopback unless a host of the hostfile is
+ * remote), draws the job's 256-bit key, starts N ranks with CCPLAN_RANK,
+ * CCPLAN_SIZE, CCPLAN_RUN_ADDR and CCPLAN_RUN_KEY_FD in their environment
+ * and the key on that descriptor (a pipe; for hosts other than this one,
+ * ssh's standard input), so that the key is never in a command line, an
+ * environment or a log, and then runs one poll() loop until every rank
  * has been reaped:
  *
- *  - wire-up: each rank connects (its control connection) and says hello
- *    with the address it listens on for peers; when all have, every rank
- *    gets the table of addresses;
+ *  - wire-up: each rank connects (its control connection), says hello
+ *    with the address it listens on for peers, and proves that it knows
+ *    the key by challenge and response, as the launcher does to it
+ *    (backends/sock_wire.h).  Connections that have not authenticated
+ *    are dropped after CCP_SOCK_AUTH_MS, and evicted, oldest idle first,
+ *    when strangers fill their table; each drop is reported on stderr.
+ *    When all ranks have authenticated, every rank gets the table of
+ *    addresses;
  *  - agree and barrier: the launcher gathers every rank's request and
  *    answers all of them (agree: 0, CCP_EMISMATCH when the plan hashes
  *    differ, else the most negative status);
@@ -24,7 +31,7 @@
  *    also dies with the launcher (PR_SET_PDEATHSIG), so none is orphaned.
  *
  * The launcher never links the runtime: it only speaks the wire protocol
- * of ccplan_sockets.h.
+ * of sock_wire.h.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -49,8 +56,9 @@
 
 #include "ccplan_errors.h"
 #include "ccplan_sockets.h"
-#include "run_cmd.h"
 #include "le.h"
+#include "run_cmd.h"
+#include "sock_wire.h"
 
 #define RUN_OK       0
 #define RUN_BADINPUT 2
@@ -61,8 +69,9 @@
 	                        exiting with 0: wait this long */
 #define SIGNAL_GRACE_MS 2000 /* after forwarding a signal */
 #define KILL_GRACE_MS   2000 /* between SIGTERM and SIGKILL */
-/* the longest message a rank sends: HELLO */
-#define IN_MAX (CCP_SOCK_CTL_HDR + CCP_SOCK_HELLO_LEN)
+#define DROPS_LISTED    10   /* dropped connections reported one by one */
+/* the longest message a rank sends after the handshake: AGREE */
+#define IN_MAX (CCP_SOCK_CTL_HDR + CCP_SOCK_AGREE_LEN)
 
 static const char *const help_run =
         "usage: ccplan run -n N [--hostfile FILE] [--timeout S] [-v] PROGRAM "
@@ -98,7 +107,13 @@ static const char *const help_run =
         "  -v               say what the launcher does, on stderr\n"
         "Environment given to each rank: CCPLAN_RANK, CCPLAN_SIZE, "
         "CCPLAN_RUN_ADDR,\n"
-        "CCPLAN_RUN_KEY (and CCPLAN_TIMEOUT_MS).  See docs/sockets.md.\n";
+        "CCPLAN_RUN_KEY_FD (and CCPLAN_TIMEOUT_MS).  The job's key comes on "
+        "that\n"
+        "descriptor (through ssh's standard input for a remote rank), never "
+        "in a\n"
+        "command line; every connection authenticates by challenge and "
+        "response.\n"
+        "See docs/sockets.md.\n";
 
 /* One rank as the launcher sees it. */
 struct rank {
@@ -106,7 +121,7 @@ struct rank {
 	pid_t spid;         /* the pid it had: its process group */
 	const char *host;   /* remote host, NULL for a local rank */
 	int fd;             /* control connection, -1 when none */
-	bool hello;         /* said hello: its address is known */
+	bool hello;         /* authenticated: its address is known */
 	bool bye;           /* freed its transport */
 	bool left;          /* bye, or exited 0: it takes no more part */
 	bool aborted;       /* was sent an ABORT */
@@ -121,25 +136,22 @@ struct rank {
 	size_t inlen;
 };
 
-/* An accepted control connection that has not said hello yet. */
-struct pend {
-	int fd;
-	uint8_t in[IN_MAX];
-	size_t inlen;
-};
-
 struct job {
 	int n; /* ranks */
 	struct rank *r;
 	int lfd;            /* listening socket */
 	char addr[72];      /* CCPLAN_RUN_ADDR: host (< 64) ":" port */
-	uint64_t key;       /* CCPLAN_RUN_KEY */
+	uint8_t key[CCP_SOCK_KEY_LEN]; /* the job's key (never shown) */
 	int64_t timeout_ms; /* ranks' timeout, and the grace after a failure */
 	bool timeout_given; /* --timeout: export CCPLAN_TIMEOUT_MS */
 	bool verbose;
-	struct pend *pend; /* n entries */
-	int npend;
-	struct pollfd *pfd; /* 2 + 2n entries */
+	struct sw_pending pend; /* not authenticated yet: n + slack */
+	int ndropped;           /* connections dropped before authenticating */
+	int ndrop_kind[4];      /* of which evicted, timed out, with a bad
+	                           response, other */
+	char dropped[192];      /* the last one: from where, why */
+	char check_why[96];     /* why a hello was refused */
+	struct pollfd *pfd;     /* 2 + n + pend.cap entries */
 	int *who;           /* per poll entry: rank, or WHO_* */
 	int nhello;
 	bool table_sent;
@@ -309,6 +321,12 @@ static void job_fail(struct job *j, int rank, uint32_t reason, int code,
 		break;
 	}
 	fprintf(stderr, "ccplan run: %s; stopping the job\n", why);
+	if (!j->table_sent && j->ndropped)
+		fprintf(stderr,
+		        "ccplan run: before every rank had connected, %d "
+		        "unauthenticated connection%s dropped; the last: %s\n",
+		        j->ndropped, j->ndropped == 1 ? " was" : "s were",
+		        j->dropped);
 	for (int i = 0; i < j->n; i++)
 		if (i != rank || reason != CCP_SOCK_REPORTED)
 			send_abort(j, &j->r[i]);
@@ -486,41 +504,72 @@ static void rank_read(struct job *j, int i)
 	}
 }
 
-/* An accepted connection's hello: it becomes rank i's connection. */
-static void pend_read(struct job *j, int k)
+/* What a control hello claims, checked before it is challenged: NULL,
+ * or why the connection is dropped. */
+static const char *hello_check(void *ud, const struct sw_hello *h)
 {
-	struct pend *q = &j->pend[k];
-	ssize_t n;
-	do
-		n = recv(q->fd, q->in + q->inlen, sizeof q->in - q->inlen, 0);
-	while (n < 0 && errno == EINTR);
-	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+	struct job *j = ud;
+	char *why = j->check_why;
+	if (h->role != CCP_SOCK_ROLE_CONTROL || h->to != CCP_SOCK_LAUNCHER)
+		return "a data hello (a rank's) on the launcher's port";
+	if (h->size != (uint32_t)j->n)
+		snprintf(why, sizeof j->check_why,
+		         "a hello from a job of %u ranks, not %d",
+		         (unsigned)h->size, j->n);
+	else if (h->from >= (uint32_t)j->n)
+		snprintf(why, sizeof j->check_why, "a hello from rank %u of %d",
+		         (unsigned)h->from, j->n);
+	else if (j->r[h->from].hello || j->r[h->from].left)
+		snprintf(why, sizeof j->check_why,
+		         "a hello from rank %u, which %s already",
+		         (unsigned)h->from,
+		         j->r[h->from].hello ? "is connected" : "has left");
+	else
+		return NULL;
+	return why;
+}
+
+/* An unauthenticated connection was dropped: say so on stderr (the first
+ * DROPS_LISTED; then only how many in all, at the end). */
+static void on_dropped(void *ud, const struct sw_pend *q, const char *why)
+{
+	struct job *j = ud;
+	char from[SW_ADDR_TEXT], as[32] = "";
+	sw_addr_text(from, &q->sa);
+	if (q->stage == SW_RESPONSE)
+		snprintf(as, sizeof as, ", claiming to be rank %u,",
+		         (unsigned)q->h.from);
+	snprintf(j->dropped, sizeof j->dropped,
+	         "an unauthenticated connection from %s%s was dropped (%s)",
+	         from, as, why);
+	j->ndropped++;
+	j->ndrop_kind[!strncmp(why, "evicted", 7)                ? 0
+	              : strstr(why, " within ")                   ? 1
+	              : !strcmp(why, "bad response")             ? 2
+	                                                         : 3]++;
+	if (j->ndropped <= DROPS_LISTED)
+		fprintf(stderr, "ccplan run: %s\n", j->dropped);
+	if (j->ndropped == DROPS_LISTED)
+		fprintf(stderr, "ccplan run: (further dropped connections are "
+		                "counted, not listed)\n");
+}
+
+/* Unauthenticated connection k has sent something: once it has proved
+ * that it knows the key (and been welcomed), it becomes the control
+ * connection of the rank its hello names. */
+static void pend_input(struct job *j, int k)
+{
+	if (sw_pend_read(&j->pend, k) != SW_AUTHED)
 		return;
-	bool drop = n <= 0;
-	if (n > 0)
-		q->inlen += (size_t)n;
-	if (!drop && q->inlen < sizeof q->in)
-		return;
-	const uint8_t *h = q->in, *b = q->in + CCP_SOCK_CTL_HDR;
-	uint32_t i = le_get_u32(h + 8);
-	if (drop || le_get_u32(h) != CCP_SOCK_CTL_MAGIC ||
-	    le_get_u16(h + 4) != CCP_SOCK_HELLO ||
-	    le_get_u32(h + 12) != CCP_SOCK_HELLO_LEN || le_get_u64(b) != j->key ||
-	    i >= (uint32_t)j->n || j->r[i].hello || j->r[i].left ||
-	    le_get_u32(b + 8) != (uint32_t)j->n) {
-		/* a stranger, or a rank that says something else: a rank
-		 * whose hello is refused times out or exits, which shows */
-		close(q->fd);
-		j->pend[k] = j->pend[--j->npend];
-		return;
-	}
+	struct sw_pend *q = &j->pend.p[k];
+	uint32_t i = q->h.from;
 	struct rank *r = &j->r[i];
 	r->fd = q->fd;
 	r->hello = true;
-	memcpy(r->addr, b + 16, 4);
-	r->port = le_get_u16(b + 20);
-	unsigned pid = (unsigned)le_get_u32(b + 12);
-	j->pend[k] = j->pend[--j->npend]; /* q and b are gone from here */
+	memcpy(r->addr, q->h.addr, 4);
+	r->port = q->h.port;
+	unsigned pid = (unsigned)q->h.pid;
+	sw_pend_remove(&j->pend, k, NULL); /* q is gone from here */
 	j->nhello++;
 	if (j->verbose)
 		fprintf(stderr,
@@ -535,25 +584,6 @@ static void pend_read(struct job *j, int k)
 	if (j->nhello == j->n)
 		send_table(j);
 	check_left(j);
-}
-
-static void accept_all(struct job *j)
-{
-	for (;;) {
-		int fd = accept(j->lfd, NULL, NULL);
-		if (fd < 0) {
-			if (errno == EINTR)
-				continue;
-			return; /* EAGAIN, or a connection that went away */
-		}
-		if (j->npend == j->n || set_flags(fd) < 0) {
-			close(fd);
-			continue;
-		}
-		j->pend[j->npend].fd = fd;
-		j->pend[j->npend].inlen = 0;
-		j->npend++;
-	}
 }
 
 /* ---- processes ---------------------------------------------------------- */
@@ -653,8 +683,10 @@ static int quote(char **buf, size_t *len, size_t *cap, const char *s)
 	return append(buf, len, cap, s, true);
 }
 
-/* The remote command line: cd to our directory, set the environment,
- * exec the program. */
+/* The remote command line (for a POSIX shell): cd to our directory, set
+ * the environment, exec the program with ssh's input, which carries the
+ * key, as its descriptor 3.  No secret in it: every local user can read
+ * ssh's command line. */
 static char *remote_command(const struct job *j, int i, char **prog)
 {
 	char *buf = NULL, cwd[4096], v[128];
@@ -674,8 +706,9 @@ static char *remote_command(const struct job *j, int i, char **prog)
 	snprintf(v, sizeof v, "%s=%s", CCP_SOCK_ENV_ADDR, j->addr);
 	if (quote(&buf, &len, &cap, v))
 		goto fail;
-	snprintf(v, sizeof v, "%s=%016llx", CCP_SOCK_ENV_KEY,
-	         (unsigned long long)j->key);
+	/* the key: the first line of ssh's input, which becomes the
+	 * program's descriptor 3 (its input is /dev/null) */
+	snprintf(v, sizeof v, "%s=3", CCP_SOCK_ENV_KEY_FD);
 	if (quote(&buf, &len, &cap, v))
 		goto fail;
 	const char *t = getenv(CCP_SOCK_ENV_TIMEOUT);
@@ -694,10 +727,35 @@ static char *remote_command(const struct job *j, int i, char **prog)
 	for (char **a = prog; *a; a++)
 		if (quote(&buf, &len, &cap, *a))
 			goto fail;
+	if (append(&buf, &len, &cap, "3<&0 </dev/null", false))
+		goto fail;
 	return buf;
 fail:
 	free(buf);
 	return NULL;
+}
+
+/* A pipe that holds the job's key (64 hex digits and a newline), its
+ * writing end already closed: the descriptor (above 2, close-on-exec) a
+ * rank reads the key from, or -1. */
+static int key_pipe(const struct job *j)
+{
+	int p[2];
+	if (pipe(p) < 0)
+		return -1;
+	char line[CCP_SOCK_KEY_HEX];
+	sw_key_hex(line, j->key);
+	line[CCP_SOCK_KEY_HEX - 1] = '\n'; /* in place of the NUL */
+	ssize_t w = write(p[1], line, sizeof line);
+	sw_wipe(line, sizeof line);
+	close(p[1]);
+	int fd = fcntl(p[0], F_DUPFD_CLOEXEC, 3);
+	close(p[0]);
+	if (w != (ssize_t)sizeof line && fd >= 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
 }
 
 /* Start rank i; in the child, never returns. */
@@ -706,14 +764,21 @@ static int spawn(struct job *j, int i, char **prog)
 	char *remote = NULL;
 	if (j->r[i].host && !(remote = remote_command(j, i, prog)))
 		return -1;
+	int kfd = key_pipe(j);
+	if (kfd < 0) {
+		free(remote);
+		return -1;
+	}
 	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		free(remote);
+		close(kfd);
 		return -1;
 	}
 	if (pid > 0) {
 		free(remote);
+		close(kfd);
 		setpgid(pid, pid); /* also in the child: whichever runs first */
 		j->r[i].pid = j->r[i].spid = pid;
 		j->live++;
@@ -746,6 +811,10 @@ static int spawn(struct job *j, int i, char **prog)
 		}
 	}
 	if (remote) {
+		/* the key is ssh's input, which it forwards to the remote
+		 * command (remote_command) */
+		dup2(kfd, 0);
+		close(kfd);
 		char *argv[] = {"ssh",           "-o",
 		                "BatchMode=yes", (char *)j->r[i].host,
 		                remote,          NULL};
@@ -760,8 +829,11 @@ static int spawn(struct job *j, int i, char **prog)
 	snprintf(v, sizeof v, "%d", j->n);
 	setenv(CCP_SOCK_ENV_SIZE, v, 1);
 	setenv(CCP_SOCK_ENV_ADDR, j->addr, 1);
-	snprintf(v, sizeof v, "%016llx", (unsigned long long)j->key);
-	setenv(CCP_SOCK_ENV_KEY, v, 1);
+	snprintf(v, sizeof v, "%d", kfd);
+	setenv(CCP_SOCK_ENV_KEY_FD, v, 1);
+	int fl = fcntl(kfd, F_GETFD);
+	if (fl >= 0)
+		fcntl(kfd, F_SETFD, fl & ~FD_CLOEXEC); /* the program's */
 	if (j->timeout_given) {
 		snprintf(v, sizeof v, "%lld", (long long)j->timeout_ms);
 		setenv(CCP_SOCK_ENV_TIMEOUT, v, 1);
@@ -926,22 +998,6 @@ static int open_listener(struct job *j, bool remote)
 	return 0;
 }
 
-static uint64_t make_key(void)
-{
-	uint64_t k = 0;
-	int fd = open("/dev/urandom", O_RDONLY);
-	if (fd >= 0) {
-		if (read(fd, &k, sizeof k) != (ssize_t)sizeof k)
-			k = 0;
-		close(fd);
-	}
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	k ^= (uint64_t)ts.tv_nsec << 20 ^ (uint64_t)ts.tv_sec ^
-	     (uint64_t)getpid() << 40;
-	return k;
-}
-
 /* ---- the loop ------------------------------------------------------------ */
 
 static int poll_timeout(struct job *j)
@@ -949,6 +1005,9 @@ static int poll_timeout(struct job *j)
 	int64_t now = now_ms(), next = -1;
 	if (j->kill_sig)
 		next = j->kill_at;
+	int64_t due = sw_pend_due(&j->pend); /* an unauthenticated one */
+	if (due >= 0 && (next < 0 || due < next))
+		next = due;
 	for (int i = 0; i < j->n; i++)
 		if (j->r[i].dropped_at) {
 			int64_t t = j->r[i].dropped_at + DROP_GRACE_MS;
@@ -963,6 +1022,7 @@ static int poll_timeout(struct job *j)
 static void timers(struct job *j)
 {
 	int64_t now = now_ms();
+	sw_pend_expire(&j->pend);
 	for (int i = 0; i < j->n; i++) {
 		struct rank *r = &j->r[i];
 		if (r->dropped_at && now >= r->dropped_at + DROP_GRACE_MS) {
@@ -996,12 +1056,14 @@ static int run_loop(struct job *j, int sig_r)
 		int n = 0;
 		j->pfd[n] = (struct pollfd){sig_r, POLLIN, 0};
 		j->who[n++] = WHO_SIG;
-		j->pfd[n] = (struct pollfd){j->lfd, POLLIN, 0};
-		j->who[n++] = WHO_LISTEN;
-		for (int k = 0; k < j->npend; k++) {
-			j->pfd[n] = (struct pollfd){j->pend[k].fd, POLLIN, 0};
+		/* unauthenticated connections are read before new ones are
+		 * accepted, which may evict them */
+		for (int k = 0; k < j->pend.n; k++) {
+			j->pfd[n] = (struct pollfd){j->pend.p[k].fd, POLLIN, 0};
 			j->who[n++] = WHO_PEND;
 		}
+		j->pfd[n] = (struct pollfd){j->lfd, POLLIN, 0};
+		j->who[n++] = WHO_LISTEN;
 		for (int i = 0; i < j->n; i++)
 			if (j->r[i].fd >= 0) {
 				j->pfd[n] =
@@ -1027,13 +1089,16 @@ static int run_loop(struct job *j, int sig_r)
 					else
 						on_interrupt(j, b[x]);
 			} else if (w == WHO_LISTEN) {
-				accept_all(j);
+				int e = sw_pend_accept(&j->pend, j->lfd);
+				if (e < 0) /* out of descriptors: the ranks
+				              time out and say so */
+					fprintf(stderr,
+					        "ccplan run: accept: %s\n",
+					        strerror(-e));
 			} else if (w == WHO_PEND) {
-				for (int q = 0; q < j->npend; q++)
-					if (j->pend[q].fd == j->pfd[k].fd) {
-						pend_read(j, q);
-						break;
-					}
+				int q = sw_pend_find(&j->pend, j->pfd[k].fd);
+				if (q >= 0)
+					pend_input(j, q);
 			} else if (j->r[w].fd == j->pfd[k].fd) {
 				rank_read(j, w);
 			}
@@ -1132,15 +1197,16 @@ int cmd_run(int argc, char **argv)
 		j->timeout_given = true;
 	}
 	j->r = calloc((size_t)n, sizeof *j->r);
-	j->pend = calloc((size_t)n, sizeof *j->pend);
-	j->pfd = calloc((size_t)(2 + 2 * n), sizeof *j->pfd);
-	j->who = calloc((size_t)(2 + 2 * n), sizeof *j->who);
+	j->pend.cap = (int)n + CCP_SOCK_PEND_SLACK;
+	j->pend.p = calloc((size_t)j->pend.cap, sizeof *j->pend.p);
+	j->pfd = calloc((size_t)(2 + n + j->pend.cap), sizeof *j->pfd);
+	j->who = calloc((size_t)(2 + n + j->pend.cap), sizeof *j->who);
 	char **hosts = NULL;
 	int nhosts = 0, rc = RUN_INTERNAL, sp[2] = {-1, -1};
 	bool remote = false, handlers = false;
 	struct sigaction old[5];
 	static const int sigs[5] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGPIPE};
-	if (!j->r || !j->pend || !j->pfd || !j->who) {
+	if (!j->r || !j->pend.p || !j->pfd || !j->who) {
 		fprintf(stderr, "ccplan run: out of memory\n");
 		goto out;
 	}
@@ -1153,7 +1219,16 @@ int cmd_run(int argc, char **argv)
 		remote |= j->r[i].host != NULL;
 	if (open_listener(j, remote) < 0)
 		goto out;
-	j->key = make_key();
+	if (sw_init() < 0) {
+		fprintf(stderr, "ccplan run: libsodium cannot start (no source "
+		                "of randomness)\n");
+		goto out;
+	}
+	sw_random(j->key, sizeof j->key);
+	j->pend.key = j->key;
+	j->pend.check = hello_check;
+	j->pend.dropped = on_dropped;
+	j->pend.ud = j;
 	if (pipe(sp) < 0 || set_flags(sp[0]) < 0 || set_flags(sp[1]) < 0) {
 		fprintf(stderr, "ccplan run: pipe: %s\n", strerror(errno));
 		goto out;
@@ -1219,8 +1294,15 @@ out:
 		close(sp[1]);
 	if (j->lfd >= 0)
 		close(j->lfd);
-	for (int k = 0; k < j->npend; k++)
-		close(j->pend[k].fd);
+	sw_pend_close_all(&j->pend);
+	if (j->ndropped > DROPS_LISTED)
+		fprintf(stderr,
+		        "ccplan run: %d unauthenticated connections were "
+		        "dropped in all: %d evicted, %d timed out, %d with a bad "
+		        "response, %d otherwise\n",
+		        j->ndropped, j->ndrop_kind[0], j->ndrop_kind[1],
+		        j->ndrop_kind[2], j->ndrop_kind[3]);
+	sw_wipe(j->key, sizeof j->key);
 	if (j->r)
 		for (int i = 0; i < j->n; i++)
 			if (j->r[i].fd >= 0)
@@ -1229,7 +1311,7 @@ out:
 		free(hosts[k]);
 	free(hosts);
 	free(j->r);
-	free(j->pend);
+	free(j->pend.p);
 	free(j->pfd);
 	free(j->who);
 	return rc;

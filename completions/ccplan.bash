@@ -111,7 +111,7 @@ _ccplan()
 		_ccplan_words "$(_ccplan_names "$prog" algorithms) rd sc ft"
 		return
 		;;
-	--name | --symbol | --rank | --phase | -n | --timeout | --max-size | \
+	--name | --symbol | --rank | --phase | -n | --timeout | --max-size | --max-memory | \
 		--older-than | --columns | --mesh | --root | --alpha | --beta | \
 		--hop | --gamma | --sweep | --point | --title)
 		COMPREPLY=()
@@ -122,7 +122,7 @@ _ccplan()
 	case $cmd in
 	compile)
 		if [[ $cur == -* ]]; then
-			_ccplan_words "-o -v --cache --no-cache --emit --name --help"
+			_ccplan_words "-o -v --cache --no-cache --emit --name --max-memory --help"
 		else
 			_ccplan_files yaml yml
 		fi

@@ -66,8 +66,11 @@ int ccp_plan_load_memory(ccp_context *ctx, const void *image, size_t len,
  * that only one stored key starts with.  The cache is opened read-only:
  * nothing is created, migrated, moved or written.  CCP_ENOTFOUND when
  * there is no cache file or no such key, CCP_EINVAL for a key that is not
- * hex or a prefix of several keys, CCP_ECHECKSUM for a damaged entry
- * (never loaded), then what ccp_plan_load_memory returns. */
+ * hex or a prefix of several keys, or for a cache another user owns or
+ * others can write (unless CCPLAN_CACHE_TRUST names it), CCP_ECHECKSUM
+ * for a damaged entry or one made for another input (never loaded), then
+ * what ccp_plan_load_memory returns: its load-time checks apply to a
+ * cache entry as to any image. */
 int ccp_plan_load_cache(ccp_context *ctx, const char *cache_path,
                         const char *key, int32_t rank, ccp_plan **plan);
 void ccp_plan_free(ccp_plan *plan);
@@ -88,9 +91,13 @@ int ccp_plan_get_info(const ccp_plan *plan, ccp_plan_info *info);
 
 /* Bind the buffers the plan's operations address.  A buffer the plan
  * does not use on this rank may be NULL with length 0.  scratch may be
- * NULL: the runtime then allocates scratch_bytes itself, once.  A buffer
- * shorter than the plan needs is refused (CCP_EBUFFER) and remembered,
- * so that the next ccp_plan_execute fails on every rank, not only here. */
+ * NULL: the runtime then allocates scratch_bytes itself, once.  The plan
+ * only reads send.  A buffer shorter than the plan needs is refused
+ * (CCP_EBUFFER), and so are buffers that overlap in the bytes the plan
+ * uses (the first send_bytes, recv_bytes and scratch_bytes of each;
+ * CCP_EINVAL, naming the two): one buffer bound as both send and
+ * receive buffer is refused.  A refusal is remembered, so that the next
+ * ccp_plan_execute fails on every rank, not only here. */
 int ccp_plan_bind(ccp_plan *plan, const void *send, size_t send_len,
                   void *recv, size_t recv_len, void *scratch,
                   size_t scratch_len);

@@ -15,7 +15,7 @@
  * change to it bumps CCP_EMITTED_ABI, and ccp_plan_load_emitted refuses
  * a plan emitted for another ABI (CCP_EVERSION).  The loader trusts
  * nothing in the tables: it checks them as the binary loader checks a
- * rank section.
+ * rank section, with every rule the engine relies on.
  */
 #ifndef CCPLAN_EMITTED_H
 #define CCPLAN_EMITTED_H
@@ -80,9 +80,9 @@ struct ccp_emitted_plan {
 };
 
 /* Load rank's slice of an emitted plan.  The tables are checked as a
- * rank section of a .ccp file is (ABI, names, op codes, peers, phases,
- * iov ranges inside the stated buffer sizes) and copied: p need not
- * outlive the plan.  CCP_EVERSION for another ABI, CCP_ERANGE for a rank
+ * rank section of a .ccp file is (ABI, names, then every rule a loader
+ * checks, docs/plan-format.md) and copied: p need not outlive the
+ * plan.  CCP_EVERSION for another ABI, CCP_ERANGE for a rank
  * outside the plan, CCP_EFORMAT for tables that do not check. */
 int ccp_plan_load_emitted(ccp_context *ctx, const struct ccp_emitted_plan *p,
                           int32_t rank, ccp_plan **plan);

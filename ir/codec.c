@@ -526,10 +526,293 @@ static uint64_t slice_buf_bytes(const ir_slice *s, unsigned buf)
 	                            : s->scratch_bytes;
 }
 
-/* One rank's slice: op codes known, peers real ranks where the op table
- * says there is a peer, phases inside the plan, iov ranges inside the
- * slice, and every iov inside the buffer it names, so the runtime can
- * execute it without another bounds check. */
+static const char *const buf_names[] = {"send", "recv", "scratch"};
+
+/* How an op of a phase group uses one of its pieces, for the overlap
+ * check: the transport writes a receive's pieces and a reduction's
+ * landing slot while the phase runs, reads a send's pieces, and the
+ * combine step reads and writes the reduction's running partial after
+ * the phase's wait. */
+enum piece_use { USE_READ, USE_WRITE, USE_ACCUM };
+
+/* One piece of a phase group, as the overlap check sorts them. */
+struct piece {
+	uint64_t off, end; /* [off, end) in buffer buf */
+	uint32_t op;       /* the op that names it */
+	uint8_t buf;       /* enum ir_buf */
+	uint8_t use;       /* enum piece_use */
+};
+
+static int piece_cmp(const void *a, const void *b)
+{
+	const struct piece *x = a, *y = b;
+	if (x->buf != y->buf)
+		return x->buf < y->buf ? -1 : 1;
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return (x->use > y->use) - (x->use < y->use);
+}
+
+/* Whether a and b are two reductions' running partials at the same
+ * place: the combine step adds into it one reduction after the other,
+ * after the wait, so they may share it (an all-port reduction's
+ * receives of one phase all combine into the one partial). */
+static bool same_accum(const struct piece *a, const struct piece *b)
+{
+	return a->use == USE_ACCUM && b->use == USE_ACCUM && a->off == b->off &&
+	       a->end == b->end;
+}
+
+/* The pieces of one phase group, p[0..n): no byte that the phase
+ * writes is written by another piece of the phase or read by one.
+ * Sorted by offset, a piece overlaps an earlier one exactly when it
+ * starts before the furthest end of the earlier ones, so one sweep per
+ * buffer keeps the furthest write and the furthest read. */
+static int check_overlap(const ir_slice *s, uint32_t phase, struct piece *p,
+                         size_t n, char *err, size_t errlen)
+{
+	qsort(p, n, sizeof *p, piece_cmp);
+	const struct piece *w = NULL, *r = NULL; /* furthest write, read */
+	for (size_t i = 0; i < n; i++) {
+		const struct piece *x = &p[i], *hit = NULL;
+		if (i > 0 && p[i - 1].buf != x->buf)
+			w = r = NULL;
+		if (x->use == USE_READ) {
+			if (w && x->off < w->end)
+				hit = w;
+		} else if (r && x->off < r->end) {
+			hit = r;
+		} else if (w && x->off < w->end && !same_accum(x, w)) {
+			hit = w;
+		}
+		if (hit && hit->op == x->op)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: rank %" PRId32 " phase %" PRIu32
+			            ": op %" PRIu32 " writes bytes [%" PRIu64
+			            ", %" PRIu64
+			            ") of the %s buffer through two "
+			            "of its pieces",
+			            s->rank, phase, x->op, x->off,
+			            hit->end < x->end ? hit->end : x->end,
+			            buf_names[x->buf]);
+		if (hit) {
+			const struct piece *a = hit->op < x->op ? hit : x;
+			const struct piece *b = hit->op < x->op ? x : hit;
+			uint64_t hi = hit->end < x->end ? hit->end : x->end;
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: rank %" PRId32 " phase %" PRIu32
+			            ": op %" PRIu32 " %s bytes [%" PRIu64
+			            ", %" PRIu64
+			            ") of the %s buffer that op %" PRIu32
+			            " %s in the same phase",
+			            s->rank, phase, b->op,
+			            b->use == USE_READ ? "reads" : "writes",
+			            x->off, hi, buf_names[x->buf], a->op,
+			            a->use == USE_READ ? "reads" : "writes");
+		}
+		const struct piece **far = x->use == USE_READ ? &r : &w;
+		if (!*far || x->end > (*far)->end)
+			*far = x;
+	}
+	return 0;
+}
+
+/* Where the ops of a slice are, as check_ops walks them (ir/lower.c's
+ * layout, which the engine executes). */
+enum walk { IN_PROLOGUE, IN_GROUP, AFTER_GROUP };
+
+/* Op i's pieces: their lengths against its bytes, and none written in
+ * the send buffer, which the application binds read-only.  Appends the
+ * pieces of a group op to p (*np of them). */
+static int check_pieces(const ir_slice *s, uint32_t i, struct piece *p,
+                        size_t *np, char *err, size_t errlen)
+{
+	const ir_op *o = &s->ops[i];
+	const ir_iov *v = o->niov ? &s->iovs[o->iov] : NULL;
+	const char *name = ir_op_name((enum ir_opcode)o->code);
+	int32_t rank = s->rank;
+	bool pair = o->code == IR_OP_COPY || o->code == IR_OP_RECV_REDUCE;
+	if (o->code == IR_OP_PHASE || o->code == IR_OP_WAIT) {
+		if (o->bytes != 0 || o->niov != 0)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: rank %" PRId32 " op %" PRIu32
+			            ": %s with %" PRIu64 " bytes and %" PRIu32
+			            " pieces (it moves none)",
+			            rank, i, name, o->bytes, o->niov);
+		return 0;
+	}
+	if (pair && o->niov != 2)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: rank %" PRId32 " op %" PRIu32
+		            ": %s takes 2 pieces, it has %" PRIu32,
+		            rank, i, name, o->niov);
+	if (o->niov == 0 && o->bytes != 0)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: rank %" PRId32 " op %" PRIu32
+		            ": %s of %" PRIu64 " bytes has no pieces",
+		            rank, i, name, o->bytes);
+	uint64_t sum = 0; /* kept <= o->bytes, so it never overflows */
+	for (uint32_t k = 0; k < o->niov; k++) {
+		bool writes = o->code == IR_OP_RECV ||
+		              o->code == IR_OP_RECV_REDUCE ||
+		              (o->code == IR_OP_COPY && k == 1);
+		if (writes && v[k].buf == IR_BUF_SEND)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: rank %" PRId32 " op %" PRIu32
+			            ": %s writes into the send buffer (iov "
+			            "%" PRIu32 ")",
+			            rank, i, name, o->iov + k);
+		if (pair && v[k].len != o->bytes)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: rank %" PRId32 " op %" PRIu32
+			            ": %s of %" PRIu64 " bytes has a %s piece "
+			            "of %" PRIu64,
+			            rank, i, name, o->bytes,
+			            k == 0 ? "first" : "second", v[k].len);
+		if (!pair && v[k].len > o->bytes - sum)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: rank %" PRId32 " op %" PRIu32
+			            ": %s of %" PRIu64 " bytes has pieces of "
+			            "more than %" PRIu64,
+			            rank, i, name, o->bytes, o->bytes);
+		if (!pair)
+			sum += v[k].len;
+		if (o->code == IR_OP_COPY || v[k].len == 0)
+			continue;
+		p[*np] = (struct piece){.off = v[k].off,
+		                        .end = v[k].off + v[k].len,
+		                        .op = i,
+		                        .buf = v[k].buf,
+		                        .use = o->code == IR_OP_SEND ? USE_READ
+		                               : o->code == IR_OP_RECV
+		                                       ? USE_WRITE
+		                               : k == 0 ? USE_WRITE
+		                                        : USE_ACCUM};
+		(*np)++;
+	}
+	if (!pair && sum != o->bytes)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: rank %" PRId32 " op %" PRIu32
+		            ": %s of %" PRIu64 " bytes has pieces of %" PRIu64,
+		            rank, i, name, o->bytes, sum);
+	size_t es = ir_dtype_size(s->dtype);
+	if (o->code == IR_OP_RECV_REDUCE && es && o->bytes % es != 0)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: rank %" PRId32 " op %" PRIu32
+		            ": RECV_REDUCE of %" PRIu64 " bytes is not a whole "
+		            "number of %zu-byte elements",
+		            rank, i, o->bytes, es);
+	return 0;
+}
+
+/* The ops in the order the engine walks them (runtime/engine.c): a
+ * prologue of COPYs, then groups PHASE, receives and sends, WAIT, in
+ * strictly increasing phases, every op of a group in its group's phase;
+ * each op's own rules (check_pieces); and within each group, no byte
+ * written twice or written and read (check_overlap).  p has room for
+ * every iov of the slice. */
+static int check_ops(const ir_slice *s, uint32_t nphases, struct piece *p,
+                     char *err, size_t errlen)
+{
+	int32_t rank = s->rank;
+	enum walk at = IN_PROLOGUE;
+	uint32_t group = 0,
+	         next_iov = 0; /* the group's phase; first free iov */
+	size_t np = 0;
+	for (uint32_t i = 0; i < s->nops; i++) {
+		const ir_op *o = &s->ops[i];
+		const char *name = ir_op_name((enum ir_opcode)o->code);
+		if (op_has_peer[o->code] && o->peer == rank)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: rank %" PRId32 " op %" PRIu32
+			            ": %s names the rank itself as its peer",
+			            rank, i, name);
+		if (o->niov && o->iov < next_iov)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: rank %" PRId32 " op %" PRIu32
+			            ": %s's pieces (iov %" PRIu32
+			            ") are not after the previous op's",
+			            rank, i, name, o->iov);
+		if (o->niov)
+			next_iov = o->iov + o->niov;
+		switch (o->code) {
+		case IR_OP_COPY:
+			if (at != IN_PROLOGUE)
+				return fail(
+				        err, errlen, CCP_EFORMAT,
+				        "bad plan: rank %" PRId32 " op %" PRIu32
+				        ": COPY after the first PHASE (local "
+				        "copies are the prologue)",
+				        rank, i);
+			break;
+		case IR_OP_PHASE:
+			if (at == IN_GROUP)
+				return fail(err, errlen, CCP_EFORMAT,
+				            "bad plan: rank %" PRId32
+				            " op %" PRIu32 ": PHASE %" PRIu32
+				            " inside the group "
+				            "of phase %" PRIu32
+				            " (no WAIT before it)",
+				            rank, i, o->phase, group);
+			if (o->phase >= nphases)
+				return fail(err, errlen, CCP_EFORMAT,
+				            "bad plan: rank %" PRId32
+				            " op %" PRIu32 ": PHASE %" PRIu32
+				            " in a plan of %" PRIu32 " phases",
+				            rank, i, o->phase, nphases);
+			if (at == AFTER_GROUP && o->phase <= group)
+				return fail(err, errlen, CCP_EFORMAT,
+				            "bad plan: rank %" PRId32
+				            " op %" PRIu32 ": PHASE %" PRIu32
+				            " after phase %" PRIu32
+				            " (phases only increase)",
+				            rank, i, o->phase, group);
+			at = IN_GROUP;
+			group = o->phase;
+			np = 0;
+			break;
+		default: /* receives, sends and WAIT belong to a group */
+			if (at != IN_GROUP)
+				return fail(err, errlen, CCP_EFORMAT,
+				            "bad plan: rank %" PRId32
+				            " op %" PRIu32
+				            ": %s outside a phase group",
+				            rank, i, name);
+			if (o->phase != group)
+				return fail(err, errlen, CCP_EFORMAT,
+				            "bad plan: rank %" PRId32
+				            " op %" PRIu32
+				            ": %s of phase %" PRIu32
+				            " in the group of phase %" PRIu32,
+				            rank, i, name, o->phase, group);
+		}
+		int rc = check_pieces(s, i, p, &np, err, errlen);
+		if (rc)
+			return rc;
+		if (o->code == IR_OP_WAIT) {
+			if ((rc = check_overlap(s, group, p, np, err, errlen)))
+				return rc;
+			at = AFTER_GROUP;
+		}
+	}
+	if (at == IN_GROUP)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: rank %" PRId32 ": phase %" PRIu32
+		            " has no WAIT",
+		            rank, group);
+	return 0;
+}
+
+static bool alloc_array(void **arr, uint64_t n, size_t size);
+
+/* One rank's slice: every rule the engine (runtime/engine.c) and the
+ * transports rely on, so that the runtime executes it with no other
+ * check and no byte outside the bound buffers is touched
+ * (docs/plan-format.md, "What a loader checks").  Op codes known, peers
+ * real ranks, phases inside the plan, iov ranges inside the slice, every
+ * iov inside the buffer it names, then the ops themselves (check_ops). */
 static int check_slice(const ir_slice *s, int32_t rank, int32_t nranks,
                        uint32_t nphases, char *err, size_t errlen)
 {
@@ -542,6 +825,12 @@ static int check_slice(const ir_slice *s, int32_t rank, int32_t nranks,
 		return fail(err, errlen, CCP_EFORMAT,
 		            "bad plan: rank %" PRId32 " slice arrays missing",
 		            rank);
+	if ((s->dtype > IR_DT_DOUBLE && s->dtype != IR_DT_UNKNOWN) ||
+	    s->redop > IR_OP_MAX)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: rank %" PRId32 " has element type %u "
+		            "and reduction %u",
+		            rank, (unsigned)s->dtype, (unsigned)s->redop);
 	uint32_t maxphase = nphases ? nphases : 1;
 	for (uint32_t i = 0; i < s->nops; i++) {
 		const ir_op *o = &s->ops[i];
@@ -563,8 +852,7 @@ static int check_slice(const ir_slice *s, int32_t rank, int32_t nranks,
 			            "bad plan: rank %" PRId32 " op %" PRIu32
 			            " is in phase %" PRIu32 " of %" PRIu32,
 			            rank, i, o->phase, nphases);
-		if ((uint64_t)o->iov + o->niov > s->niovs ||
-		    (o->code == IR_OP_COPY && o->niov != 2))
+		if ((uint64_t)o->iov + o->niov > s->niovs)
 			return fail(err, errlen, CCP_EFORMAT,
 			            "bad plan: rank %" PRId32 " op %" PRIu32
 			            " names bad iovs",
@@ -585,7 +873,16 @@ static int check_slice(const ir_slice *s, int32_t rank, int32_t nranks,
 			            ") is outside its %" PRIu64 "-byte buffer",
 			            rank, i, v->len, v->off, size);
 	}
-	return 0;
+	/* the overlap check sorts a group's pieces: on the stack when they
+	 * are few, which they are in every plan but the largest */
+	struct piece small[64], *p = small;
+	if (s->niovs > sizeof small / sizeof *small &&
+	    !alloc_array((void **)&p, s->niovs, sizeof *p))
+		return fail(err, errlen, CCP_ENOMEM, "out of memory");
+	int rc = check_ops(s, nphases, p, err, errlen);
+	if (p != small)
+		free(p);
+	return rc;
 }
 
 int ir_slice_check(const ir_slice *s, int32_t rank, int32_t nranks,
@@ -1428,6 +1725,28 @@ void ir_slice_fini(ir_slice *s)
 	memset(s, 0, sizeof *s);
 }
 
+/* Rank's slice of an image whose header h has been parsed and whose body
+ * the caller has checked (check_image): the index entry, its checksum
+ * against the section's, then the section itself. */
+static int slice_at(const uint8_t *buf, size_t len, const struct header *h,
+                    int32_t rank, ir_slice *s, char *err, size_t errlen)
+{
+	uint64_t index_off, off, size;
+	int rc = ir_slice_locate(buf, len, &h->info, rank, &index_off, err,
+	                         errlen);
+	if (rc)
+		return rc;
+	const uint8_t *e = buf + index_off;
+	if ((rc = ir_slice_entry(e, &h->info, &off, &size, err, errlen)) != 0)
+		return rc;
+	if (le_get_u64(e + 16) != le_get_u64(buf + off + size - S_SUM))
+		return fail(err, errlen, CCP_ECHECKSUM,
+		            "checksum mismatch in "
+		            "rank index entry %" PRId32,
+		            rank);
+	return ir_slice_decode(buf + off, size, &h->info, rank, s, err, errlen);
+}
+
 /* One rank's slice from a whole image.  Having every byte, it checks
  * every byte: the plan hash, then the index entry's checksum against the
  * section's, then the section itself. */
@@ -1435,7 +1754,6 @@ int ir_slice_from_image(const uint8_t *buf, size_t len, int32_t rank,
                         ir_slice *s, ir_file_info *fi, char *err, size_t errlen)
 {
 	struct header h;
-	uint64_t index_off, off, size;
 	if (!s)
 		return fail(err, errlen, CCP_EINVAL, "no slice to decode into");
 	memset(s, 0, sizeof *s);
@@ -1444,19 +1762,34 @@ int ir_slice_from_image(const uint8_t *buf, size_t len, int32_t rank,
 		return rc;
 	if ((rc = check_image(buf, len, &h, err, errlen)) != 0)
 		return rc;
-	rc = ir_slice_locate(buf, len, &h.info, rank, &index_off, err, errlen);
-	if (rc)
-		return rc;
-	const uint8_t *e = buf + index_off;
-	if ((rc = ir_slice_entry(e, &h.info, &off, &size, err, errlen)) != 0)
-		return rc;
-	if (le_get_u64(e + 16) != le_get_u64(buf + off + size - S_SUM))
-		return fail(err, errlen, CCP_ECHECKSUM,
-		            "checksum mismatch in "
-		            "rank index entry %" PRId32,
-		            rank);
-	rc = ir_slice_decode(buf + off, size, &h.info, rank, s, err, errlen);
+	rc = slice_at(buf, len, &h, rank, s, err, errlen);
 	if (rc == 0 && fi)
 		*fi = h.info;
 	return rc;
+}
+
+/* One rank's slice of an image already checked whole: the header is
+ * parsed again (it is cheap) and must be the one fi came from, at the
+ * length it states; the plan hash over the body is not computed again,
+ * so that a reader of every rank's slice hashes the image once, not once
+ * per rank.  The section's own checksum and checks still apply. */
+int ir_slice_from_checked(const uint8_t *buf, size_t len,
+                          const ir_file_info *fi, int32_t rank, ir_slice *s,
+                          char *err, size_t errlen)
+{
+	struct header h;
+	if (!s)
+		return fail(err, errlen, CCP_EINVAL, "no slice to decode into");
+	memset(s, 0, sizeof *s);
+	if (!fi)
+		return fail(err, errlen, CCP_EINVAL, "missing argument");
+	int rc = parse_header(buf, len, &h, err, errlen);
+	if (rc)
+		return rc;
+	if (fi->plan_hash != h.info.plan_hash ||
+	    fi->file_size != h.info.file_size || (uint64_t)len != fi->file_size)
+		return fail(err, errlen, CCP_EINVAL,
+		            "the image is not the one the file information "
+		            "came from");
+	return slice_at(buf, len, &h, rank, s, err, errlen);
 }

@@ -88,5 +88,13 @@ int ir_slice_check(const ir_slice *s, int32_t rank, int32_t nranks,
 int ir_slice_from_image(const uint8_t *buf, size_t len, int32_t rank,
                         ir_slice *s, ir_file_info *fi, char *err,
                         size_t errlen);
+/* One rank's slice from a complete image that ir_image_check or
+ * ir_plan_decode has accepted, fi being what it filled: the same checks
+ * as ir_slice_from_image but the plan hash over the whole body, so that
+ * reading every rank's slice costs the image's size once, not once per
+ * rank.  An image that is not the one fi describes is CCP_EINVAL. */
+int ir_slice_from_checked(const uint8_t *buf, size_t len,
+                          const ir_file_info *fi, int32_t rank, ir_slice *s,
+                          char *err, size_t errlen);
 
 #endif

@@ -255,8 +255,11 @@ struct ir_block {
 #define IR_XF_MCAST 2u  /* one copy of a hardware multicast (000 section 3:
                            an inter-level router replicates one message on
                            several channels): every IR_XF_MCAST transfer of
-                           the same src in the same phase is one send, and
-                           the links their routes share carry it once.  A
+                           the same src in the same phase is one send of
+                           one message (the copies carry the same blocks),
+                           which travels once up to the replicating
+                           router (ir_link_replicates) and as one copy per
+                           outgoing link from there (docs/verifier.md).  A
                            software runtime sends the copies one by one. */
 
 struct ir_transfer {
@@ -408,6 +411,15 @@ uint64_t ir_nlinks(const ir_machine *m);
  * ids in order; returns the hop count (0 when src == dst).  links must
  * hold ir_max_hops(m) entries. */
 int ir_route(const ir_machine *m, int32_t src, int32_t dst, uint64_t *links);
+/* Whether some router of the machine replicates a message onto several
+ * outgoing links at once (hardware multicast; today only HPAM's
+ * inter-level routers, 000 section 3). */
+bool ir_machine_replicates(const ir_machine *m);
+/* Whether link leaves a replicating router as one of the links it can
+ * copy a message onto (HPAM: a level-1 -> level-2 down link).  A
+ * multicast is one message up to such a link, one copy per link from
+ * it on. */
+bool ir_link_replicates(const ir_machine *m, uint64_t link);
 /* The two ranks a directed link joins; CCP_EINVAL for an unused id. */
 int ir_link_ends(const ir_machine *m, uint64_t link, int32_t *from, int32_t *to);
 

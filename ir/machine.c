@@ -689,6 +689,23 @@ static int hpam_link_ends(const ir_machine *m, uint64_t link, int32_t *from,
 	}
 }
 
+/* Only HPAM has replicating routers: the inter-level router of each
+ * level-1 bottom-row node can send one incoming message down all its f
+ * inter-level links at once (000 section 3).  Meshes, tori, hypercubes
+ * and switches route each message on one path. */
+bool ir_machine_replicates(const ir_machine *m)
+{
+	return m->topo == IR_HPAM;
+}
+
+/* An HPAM down link (level-1 bottom row -> level-2 top row) leaves a
+ * replicating router; no other link of any machine does. */
+bool ir_link_replicates(const ir_machine *m, uint64_t link)
+{
+	return m->topo == IR_HPAM && link < ir_nlinks(m) &&
+	       link % HPAM_DIRS == HPAM_DOWN;
+}
+
 /* The two ranks a directed link joins, so verifiers and tools can name
  * a link; CCP_EINVAL (from/to untouched) for an id no link has. */
 int ir_link_ends(const ir_machine *m, uint64_t link, int32_t *from, int32_t *to)

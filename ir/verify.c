@@ -12,7 +12,11 @@
  *   node        per phase, each rank's sends and receives fit its ports;
  *   link        per phase, no directed link carries two transfers under
  *               the machine's routing, unless the plan declares that it
- *               allows contention; the measured load is reported either way.
+ *               allows contention; the measured load is reported either way;
+ *   multicast   copies of one hardware multicast only where the machine's
+ *               routers replicate, carrying the same blocks, on one path
+ *               up to the split and one copy per link after it
+ *               (docs/verifier.md).
  * Reductions are checked with a multiset hash: each contribution has a
  * 64-bit key; a partial carries the count and the sum of its keys, so a
  * contribution counted twice or lost shows at the root.
@@ -309,11 +313,6 @@ struct link_counter {
 	uint32_t *dense; /* per link count, when the id space is small */
 	uint64_t *list;  /* link ids used in this phase */
 	uint64_t nlist, cap;
-	/* multicast: the phase (+1) and source that last used each link
-	 * and each rank's send port, so one multicast counts once */
-	uint32_t *mc_phase;
-	int32_t *mc_src;
-	uint32_t *mc_sent;
 };
 
 /* Record one use of a link in the current phase. */
@@ -331,28 +330,6 @@ static int link_use(struct link_counter *lc, uint64_t id)
 	if (lc->dense)
 		lc->dense[id]++;
 	return 0;
-}
-
-/* Whether a multicast copy from src in phase ph reuses a link (or the
- * send port, link = -1 meaning the rank itself) its group already
- * counted; records the use otherwise.  Only with dense link counters:
- * machines with more link ids than that have no multicast. */
-static bool mcast_seen(struct link_counter *lc, uint32_t ph, int32_t src,
-                       int64_t link)
-{
-	if (link < 0) {
-		if (lc->mc_sent[src] == ph + 1)
-			return true;
-		lc->mc_sent[src] = ph + 1;
-		return false;
-	}
-	if (!lc->mc_phase)
-		return false;
-	if (lc->mc_phase[link] == ph + 1 && lc->mc_src[link] == src)
-		return true;
-	lc->mc_phase[link] = ph + 1;
-	lc->mc_src[link] = src;
-	return false;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -450,6 +427,141 @@ static uint32_t mcast_fanout(const ir_plan *p, uint32_t *cnt)
 			cnt[xs[t].src] = 0;
 	}
 	return best;
+}
+
+/* ---- multicast groups ---------------------------------------------- */
+
+/* The copies of one hardware multicast (000 section 3): the IR_XF_MCAST
+ * transfers of one source in one phase.  They are one message, so they
+ * carry the same blocks; it travels as one along the route they share up
+ * to the first replicating link (ir_link_replicates), where the router
+ * copies it, one copy per outgoing link, and from there each copy is its
+ * own load.  The phase replays a group's copies one after the other; the
+ * first (the lead) sets what the others must match. */
+struct mcast_group {
+	const ir_transfer *lead; /* first copy of the group */
+	uint64_t *prefix;        /* the lead's route before the split */
+	int nprefix;             /* its length */
+	struct copy_link {
+		uint64_t link; /* a link after the split */
+		int32_t dst;   /* the copy that crosses it */
+		int32_t hop;   /* its place after the split, 0 first */
+	} *after;          /* links after the split, every copy's */
+	size_t nafter, cap;
+};
+
+/* Key of a transfer in the replay order of a phase: unicasts first, in
+ * their order, then the multicasts grouped by source. */
+#define MCAST_KEY(src, t)                                                      \
+	((UINT64_C(1) << 63) | (uint64_t)(uint32_t)(src) << 32 | (uint32_t)(t))
+
+static int cmp_copy_link(const void *a, const void *b)
+{
+	const struct copy_link *x = a, *y = b;
+	if (x->link != y->link)
+		return x->link < y->link ? -1 : 1;
+	return x->dst < y->dst ? -1 : x->dst > y->dst;
+}
+
+/* Check one copy x of a multicast against its group (lead: x opens the
+ * group) given its route links[0..h); *split gets the index of the first
+ * link after the split, so the caller counts the shared part once (the
+ * lead's) and the rest per copy.  0, CCP_EVERIFY with r->message set, or
+ * CCP_ENOMEM. */
+static int mcast_copy(const ir_plan *p, uint32_t ph, const ir_transfer *x,
+                      bool lead, const uint64_t *links, int h,
+                      struct mcast_group *g, int *split, ir_report *r)
+{
+	int rc = 0;
+	const ir_machine *m = &p->machine;
+	if (!ir_machine_replicates(m))
+		FAIL("multicast: phase %u: rank %d sends rank %d a multicast "
+		     "copy, but no router of a %s replicates messages (only "
+		     "HPAM's inter-level routers do, 000 section 3)",
+		     ph, (int)x->src, (int)x->dst, ir_topo_name(m->topo));
+	int j = 0;
+	while (j < h && !ir_link_replicates(m, links[j]))
+		j++;
+	if (j == h)
+		FAIL("multicast: phase %u: rank %d's multicast copy to rank %d "
+		     "crosses no replicating router (on HPAM only the links "
+		     "from level 1 down to level 2 copy a message)",
+		     ph, (int)x->src, (int)x->dst);
+	*split = j;
+	int32_t at = -1, to = -1;
+	if (lead) {
+		g->lead = x;
+		g->nprefix = j;
+		memcpy(g->prefix, links, (size_t)j * sizeof *links);
+		g->nafter = 0;
+	} else {
+		const ir_transfer *a = g->lead;
+		if (x->nblocks != a->nblocks ||
+		    memcmp(p->blocks + x->block, p->blocks + a->block,
+		           x->nblocks * sizeof *p->blocks) != 0)
+			FAIL("multicast: phase %u: rank %d's copies to ranks "
+			     "%d and %d carry different blocks; a replicating "
+			     "router copies one message",
+			     ph, (int)x->src, (int)a->dst, (int)x->dst);
+		if (j != g->nprefix ||
+		    memcmp(links, g->prefix, (size_t)j * sizeof *links) != 0) {
+			int32_t other = -1;
+			ir_link_ends(m, links[j], &at, &to);
+			if (g->nprefix > 0)
+				ir_link_ends(m, g->prefix[g->nprefix - 1], &to,
+				             &other);
+			else
+				other = x->src;
+			FAIL("multicast: phase %u: rank %d's copies to ranks "
+			     "%d and %d split at different places (ranks %d "
+			     "and %d); one message travels as one up to the "
+			     "router that copies it",
+			     ph, (int)x->src, (int)a->dst, (int)x->dst,
+			     (int)other, (int)at);
+		}
+	}
+	for (int k = j; k < h; k++) {
+		if (g->nafter == g->cap) {
+			size_t cap = g->cap ? 2 * g->cap : 64;
+			struct copy_link *q = realloc(g->after, cap * sizeof *q);
+			if (!q)
+				return CCP_ENOMEM;
+			g->after = q;
+			g->cap = cap;
+		}
+		g->after[g->nafter++] =
+		        (struct copy_link){links[k], x->dst, k - j};
+	}
+out:
+	return rc;
+}
+
+/* At the end of a group: no link after the split carries two of its
+ * copies (the router sends one copy per link, and after that the copies
+ * go their own ways).  The shared link nearest the split is named. */
+static int mcast_close(const ir_plan *p, uint32_t ph, int32_t src,
+                       struct mcast_group *g, ir_report *r)
+{
+	int rc = 0;
+	size_t worst = 0;
+	qsort(g->after, g->nafter, sizeof *g->after, cmp_copy_link);
+	for (size_t k = 1; k < g->nafter; k++)
+		if (g->after[k].link == g->after[k - 1].link &&
+		    (!worst || g->after[k].hop < g->after[worst].hop))
+			worst = k;
+	if (worst) {
+		int32_t a = -1, b = -1;
+		ir_link_ends(&p->machine, g->after[worst].link, &a, &b);
+		FAIL("multicast: phase %u: link %d -> %d carries two copies of "
+		     "rank %d's multicast (to ranks %d and %d) after the "
+		     "router split it; a replicating router sends one copy "
+		     "per link",
+		     ph, (int)a, (int)b, (int)src,
+		     (int)g->after[worst - 1].dst, (int)g->after[worst].dst);
+	}
+out:
+	g->nafter = 0;
+	return rc;
 }
 
 /* Check the plan's shape before anything indexes with it. */
@@ -562,6 +674,8 @@ int ir_verify(const ir_plan *p, ir_report *r)
 	int32_t *touched = NULL;
 	uint64_t *links = NULL, *pairs = NULL, *start = NULL;
 	uint64_t *pcount = NULL, *phash = NULL, *snap = NULL;
+	uint64_t *order = NULL; /* replay order of a phase with multicasts */
+	struct mcast_group mg = {0};
 
 	if ((rc = check_structure(p, r)) != 0)
 		goto out;
@@ -587,17 +701,10 @@ int ir_verify(const ir_plan *p, ir_report *r)
 	bool any_mcast = false;
 	for (uint32_t t = 0; t < p->ntransfers && !any_mcast; t++)
 		any_mcast = p->transfers[t].flags & IR_XF_MCAST;
-	if (any_mcast) {
-		lc.mc_sent = calloc((size_t)n, sizeof *lc.mc_sent);
-		if (!lc.mc_sent)
-			goto out_nomem;
-		if (lc.dense) {
-			lc.mc_phase = calloc(nl, sizeof *lc.mc_phase);
-			lc.mc_src = calloc(nl, sizeof *lc.mc_src);
-			if (!lc.mc_phase || !lc.mc_src)
-				goto out_nomem;
-		}
-	}
+	if (any_mcast &&
+	    !(mg.prefix = malloc(((size_t)ir_max_hops(m) + 1) *
+	                         sizeof *mg.prefix)))
+		goto out_nomem;
 	if (reduce) {
 		pcount = malloc((size_t)n * sizeof *pcount);
 		phash = malloc((size_t)n * sizeof *phash);
@@ -620,21 +727,39 @@ int ir_verify(const ir_plan *p, ir_report *r)
 				goto out_nomem;
 			start = q;
 		}
-		for (uint32_t t = 0; t < nt; t++) {
+		if (any_mcast) { /* the copies of each multicast together */
+			uint64_t *q = realloc(order, ((size_t)nt + 1) * sizeof *q);
+			if (!q)
+				goto out_nomem;
+			order = q;
+			for (uint32_t t = 0; t < nt; t++)
+				order[t] = (xs[t].flags & IR_XF_MCAST)
+				                   ? MCAST_KEY(xs[t].src, t)
+				                   : t;
+			qsort(order, nt, sizeof *order, cmp_u64);
+		}
+		for (uint32_t k = 0; k < nt; k++) {
+			uint32_t t = any_mcast ? (uint32_t)order[k] : k;
 			const ir_transfer *x = &xs[t];
+			bool mc = x->flags & IR_XF_MCAST;
+			/* the lead opens its group, the last copy closes it */
+			bool lead = mc && (k == 0 || order[k - 1] >> 32 !=
+			                                     order[k] >> 32);
+			bool last = mc && (k + 1 == nt || order[k + 1] >> 32 !=
+			                                          order[k] >> 32);
 			r->bytes += (uint64_t)x->bytes;
 			if (allow_link)
-				start[t] = lc.nlist;
+				start[k] = lc.nlist;
 			/* causality: blocks held before this phase */
-			for (uint32_t k = 0; k < x->nblocks; k++) {
-				ir_block b = p->blocks[x->block + k];
-				if (!reduce && !holds(&held, x->src, b))
+			for (uint32_t b = 0; b < x->nblocks; b++) {
+				ir_block blk = p->blocks[x->block + b];
+				if (!reduce && !holds(&held, x->src, blk))
 					FAIL("causality: phase %u: rank %d "
 					     "sends block "
 					     "(%d,%d) to rank %d before it "
 					     "holds it",
-					     ph, (int)x->src, (int)b.origin,
-					     (int)b.index, (int)x->dst);
+					     ph, (int)x->src, (int)blk.origin,
+					     (int)blk.index, (int)x->dst);
 			}
 			if (reduce) { /* the partial as it was before the phase
 				       */
@@ -642,9 +767,8 @@ int ir_verify(const ir_plan *p, ir_report *r)
 				snap[2 * t + 1] = phash[x->src];
 			}
 			/* node load; a multicast group is one send */
-			bool mc = x->flags & IR_XF_MCAST;
-			if (!(mc && mcast_seen(&lc, ph, x->src, -1)) &&
-			    sends[x->src]++ == 0 && recvs[x->src] == 0)
+			if ((!mc || lead) && sends[x->src]++ == 0 &&
+			    recvs[x->src] == 0)
 				touched[ntouched++] = x->src;
 			if (recvs[x->dst]++ == 0 && sends[x->dst] == 0)
 				touched[ntouched++] = x->dst;
@@ -655,13 +779,18 @@ int ir_verify(const ir_plan *p, ir_report *r)
 				     "%d",
 				     ph, (int)x->src, (int)x->dst);
 			r->hops += (uint64_t)h;
-			for (int j = 0; j < h; j++) {
-				if (mc && mcast_seen(&lc, ph, x->src,
-				                     (int64_t)links[j]))
-					continue; /* the group's copy shares it */
+			int from = 0, split = 0;
+			if (mc) {
+				if ((rc = mcast_copy(p, ph, x, lead, links, h,
+				                     &mg, &split, r)) != 0)
+					goto out_rc;
+				from = lead ? 0 : split; /* shared part once */
+			}
+			for (int j = from; j < h; j++)
 				if ((rc = link_use(&lc, links[j])) != 0)
 					goto out_nomem;
-			}
+			if (last && (rc = mcast_close(p, ph, x->src, &mg, r)) != 0)
+				goto out_rc;
 		}
 		/* node contention */
 		for (uint32_t k = 0; k < ntouched; k++) {
@@ -821,6 +950,11 @@ int ir_verify(const ir_plan *p, ir_report *r)
 		goto out;
 	goto out;
 
+out_rc:
+	if (rc == CCP_EVERIFY) {
+		r->ok = false;
+		goto out;
+	}
 out_nomem:
 	rc = CCP_ENOMEM;
 	r->ok = false;
@@ -829,9 +963,9 @@ out:
 	free(held.slot);
 	free(lc.dense);
 	free(lc.list);
-	free(lc.mc_phase);
-	free(lc.mc_src);
-	free(lc.mc_sent);
+	free(order);
+	free(mg.prefix);
+	free(mg.after);
 	free(sends);
 	free(recvs);
 	free(touched);

@@ -28,16 +28,23 @@
 
 #include "internal.h"
 
-static uint8_t *at(const ccp_plan *p, const ir_iov *v)
+/* Where piece v lies in the bound buffers.  An empty piece may name a
+ * buffer the application left NULL (length 0): it gets a valid address
+ * that nothing reads or writes. */
+static uint8_t *at(ccp_plan *p, const ir_iov *v)
 {
-	return p->buf[v->buf] + v->off;
+	return v->len ? p->buf[v->buf] + v->off : p->ready;
 }
 
 /* dst[i] = dst[i] OP src[i] over n elements of type T; the buffers may be
  * unaligned (scratch slots are packed), so elements go through memcpy,
  * which compilers turn into plain loads and stores.  One loop per
  * operation: a switch inside the loop keeps GCC from vectorising it
- * (4-6x slower on 64 Ki int32, measured by bench/mpi/ccplan_bench.c). */
+ * (4-6x slower on 64 Ki int32, measured by bench/mpi/ccplan_bench.c).
+ * Sums and products of integers are computed in U, the unsigned type of
+ * T's width: the application's values may overflow, which is undefined
+ * for a signed type and wraps modulo 2^bits for the unsigned one (what
+ * two's complement hardware and MPI's reductions give). */
 #define COMBINE_LOOP(T, n, dst, src, expr)                                     \
 	for (size_t i_ = 0; i_ < (n); i_++) {                                  \
 		T a, b;                                                        \
@@ -46,14 +53,14 @@ static uint8_t *at(const ccp_plan *p, const ir_iov *v)
 		a = (T)(expr);                                                 \
 		memcpy((dst) + i_ * sizeof(T), &a, sizeof(T));                 \
 	}
-#define COMBINE(T, n, dst, src, op)                                            \
+#define COMBINE(T, U, n, dst, src, op)                                         \
 	do {                                                                   \
 		switch (op) {                                                  \
 		case IR_OP_SUM:                                                \
-			COMBINE_LOOP(T, n, dst, src, a + b)                    \
+			COMBINE_LOOP(U, n, dst, src, a + b)                    \
 			break;                                                 \
 		case IR_OP_PROD:                                               \
-			COMBINE_LOOP(T, n, dst, src, a * b)                    \
+			COMBINE_LOOP(U, n, dst, src, a *b)                     \
 			break;                                                 \
 		case IR_OP_MIN:                                                \
 			COMBINE_LOOP(T, n, dst, src, b < a ? b : a)            \
@@ -70,62 +77,68 @@ static void combine(unsigned dt, unsigned op, uint8_t *dst, const uint8_t *src,
 	size_t n = (size_t)(bytes / ir_dtype_size(dt));
 	switch (dt) {
 	case IR_DT_BYTE:
-		COMBINE(uint8_t, n, dst, src, op);
+		COMBINE(uint8_t, uint8_t, n, dst, src, op);
 		break;
 	case IR_DT_INT32:
-		COMBINE(int32_t, n, dst, src, op);
+		COMBINE(int32_t, uint32_t, n, dst, src, op);
 		break;
 	case IR_DT_INT64:
-		COMBINE(int64_t, n, dst, src, op);
+		COMBINE(int64_t, uint64_t, n, dst, src, op);
 		break;
 	case IR_DT_FLOAT:
-		COMBINE(float, n, dst, src, op);
+		COMBINE(float, float, n, dst, src, op);
 		break;
 	case IR_DT_DOUBLE:
-		COMBINE(double, n, dst, src, op);
+		COMBINE(double, double, n, dst, src, op);
 		break;
 	}
 }
 
-/* Size the staging area and the per-op tables, once.  Also refuses what
- * the engine cannot run (a reduction of unknown element type). */
+/* Size the staging area and the per-op tables, once, and find the
+ * largest message, which every transport must be able to carry.  The
+ * loader has checked every rule the walk below relies on (ir_slice_check
+ * in ccp__plan_new): pieces add up to their op's bytes, reductions have
+ * their element type. */
 static int prepare(ccp_plan *p)
 {
 	ccp_context *ctx = p->ctx;
 	const ir_slice *s = &p->slice;
-	size_t n = s->nops ? s->nops : 1;
-	p->stage_off = ccp__alloc(ctx, (size_t)s->nops * sizeof *p->stage_off);
-	p->post = ccp__alloc(ctx, (size_t)s->nops * sizeof *p->post);
+	/* kept from a try that failed later, as ccp_plan_free frees them */
+	if (!p->stage_off)
+		p->stage_off =
+		        ccp__alloc(ctx, (size_t)s->nops * sizeof *p->stage_off);
+	if (!p->post)
+		p->post = ccp__alloc(ctx, (size_t)s->nops * sizeof *p->post);
 	if (!p->stage_off || !p->post)
 		return ccp__error(ctx, CCP_ENOMEM, "out of memory");
-	(void)n;
 	uint64_t phase_len = 0, max_len = 0;
+	p->max_msg = 0;
 	for (uint32_t i = 0; i < s->nops; i++) {
 		const ir_op *o = &s->ops[i];
 		p->stage_off[i] = UINT64_MAX;
 		if (o->code == IR_OP_PHASE)
 			phase_len = 0;
-		if (o->code == IR_OP_RECV_REDUCE) {
-			size_t es = ir_dtype_size(s->dtype);
-			if (es == 0)
-				return ccp__error(ctx, CCP_EVERSION,
-				                  "rank %d: the plan reduces but "
-				                  "does not record its element "
-				                  "type (a file older than format "
-				                  "version 3); recompile it",
-				                  (int)s->rank);
-			if (o->bytes % es != 0 || o->niov != 2 ||
-			    s->iovs[o->iov].len != o->bytes ||
-			    s->iovs[o->iov + 1].len != o->bytes)
-				return ccp__error(ctx, CCP_EINVAL,
-				                  "rank %d op %u: a reduction of "
-				                  "%llu bytes is not a whole "
-				                  "number of elements",
-				                  (int)s->rank, (unsigned)i,
-				                  (unsigned long long)o->bytes);
+		if (o->code == IR_OP_COPY || o->code == IR_OP_PHASE ||
+		    o->code == IR_OP_WAIT)
+			continue;
+		if (o->bytes > p->max_msg) {
+			p->max_msg = o->bytes;
+			p->max_msg_op = i;
 		}
-		if ((o->code == IR_OP_RECV || o->code == IR_OP_SEND) &&
-		    o->niov > 1) {
+		if (o->bytes > SIZE_MAX)
+			return ccp__error(
+			        ctx, CCP_ERANGE,
+			        "rank %d op %u: a message of %llu "
+			        "bytes does not fit this host's size_t",
+			        (int)s->rank, (unsigned)i,
+			        (unsigned long long)o->bytes);
+		if (o->code != IR_OP_RECV_REDUCE && o->niov > 1) {
+			if (o->bytes > UINT64_MAX - phase_len)
+				return ccp__error(
+				        ctx, CCP_ENOMEM,
+				        "rank %d: phase %u stages more "
+				        "than 2^64 bytes",
+				        (int)s->rank, (unsigned)o->phase);
 			p->stage_off[i] = phase_len;
 			phase_len += o->bytes;
 			if (phase_len > max_len)
@@ -133,7 +146,10 @@ static int prepare(ccp_plan *p)
 		}
 	}
 	if (max_len > SIZE_MAX)
-		return ccp__error(ctx, CCP_ENOMEM, "out of memory");
+		return ccp__error(
+		        ctx, CCP_ENOMEM,
+		        "rank %d: no memory for %llu bytes of staging",
+		        (int)s->rank, (unsigned long long)max_len);
 	if (max_len) {
 		p->staging = ccp__alloc(ctx, (size_t)max_len);
 		if (!p->staging)
@@ -146,9 +162,25 @@ static int prepare(ccp_plan *p)
 	return 0;
 }
 
+/* Whether transport t carries the plan's largest message (an MPI count
+ * is an int): checked before the agreement, so that every rank refuses
+ * a plan one of them cannot run, before any data moves. */
+static int fits_transport(ccp_plan *p, const ccp_transport *t)
+{
+	uint64_t max = t->ops->max_message;
+	if (max == 0 || p->max_msg <= max)
+		return 0;
+	return ccp__error(p->ctx, CCP_ERANGE,
+	                  "rank %d op %u: a message of %llu bytes, the %s "
+	                  "transport carries at most %llu in one message",
+	                  (int)p->slice.rank, (unsigned)p->max_msg_op,
+	                  (unsigned long long)p->max_msg, t->ops->name,
+	                  (unsigned long long)max);
+}
+
 /* Where op i's message lives on the wire side: its one iov, or its
  * place in staging. */
-static uint8_t *msg_buf(const ccp_plan *p, uint32_t i)
+static uint8_t *msg_buf(ccp_plan *p, uint32_t i)
 {
 	const ir_op *o = &p->slice.ops[i];
 	if (p->stage_off[i] != UINT64_MAX)
@@ -305,6 +337,8 @@ int ccp_plan_execute(ccp_plan *p, ccp_transport *t, unsigned flags)
 		                              (int)s->rank);
 	else if (!p->prepared)
 		status = prepare(p);
+	if (status == 0)
+		status = fits_transport(p, t);
 	if (!(flags & CCP_EXEC_NO_CHECK))
 		rc = check(p, t, status);
 	else
@@ -312,6 +346,8 @@ int ccp_plan_execute(ccp_plan *p, ccp_transport *t, unsigned flags)
 	if (rc)
 		return rc;
 
+	/* the slice is a prologue of COPYs, then groups PHASE ... WAIT in
+	 * increasing phases (ir_slice_check made sure at load) */
 	bool barrier = !(flags & CCP_EXEC_NO_BARRIER);
 	uint32_t next = 0; /* next phase barrier to enter */
 	for (uint32_t i = 0; i < s->nops;) {
@@ -322,19 +358,9 @@ int ccp_plan_execute(ccp_plan *p, ccp_transport *t, unsigned flags)
 			i++;
 			continue;
 		}
-		if (o->code != IR_OP_PHASE)
-			return ccp__error(ctx, CCP_EFORMAT,
-			                  "rank %d op %u: %s outside a phase",
-			                  (int)s->rank, (unsigned)i,
-			                  ir_op_name(o->code));
 		uint32_t end = i + 1;
-		while (end < s->nops && s->ops[end].code != IR_OP_WAIT &&
-		       s->ops[end].code != IR_OP_PHASE)
+		while (s->ops[end].code != IR_OP_WAIT)
 			end++;
-		if (end == s->nops || s->ops[end].code != IR_OP_WAIT)
-			return ccp__error(ctx, CCP_EFORMAT,
-			                  "rank %d: phase %u has no WAIT",
-			                  (int)s->rank, (unsigned)o->phase);
 		if (barrier) {
 			if ((rc = idle_barriers(t, &next, o->phase)) < 0)
 				return rc;

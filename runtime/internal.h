@@ -43,13 +43,18 @@ struct ccp_plan {
 	uint64_t staging_len;
 	uint64_t *stage_off; /* per op: its offset in staging, or UINT64_MAX */
 	uint32_t *post;      /* ops of the phase to finish after WAIT */
+	uint64_t max_msg;    /* the largest message of the slice */
+	uint32_t max_msg_op; /* and the op that moves it */
 	uint8_t ready[2];    /* S1 tokens (zero bytes; a valid address) */
 };
 
-/* A plan handle holding a copy of slice s (decoded by the codec and still
- * owned by the caller), in ctx's allocator; fi gives the plan's header. */
+/* A plan handle holding a copy of slice s (still owned by the caller),
+ * in ctx's allocator, once the slice has passed every rule of the codec's
+ * slice check (ir_slice_check) and the runtime's own; fi gives the plan's
+ * header, what names the source in an error message.  Every loader builds
+ * its handle here. */
 struct ir_file_info;
 int ccp__plan_new(ccp_context *ctx, const struct ir_file_info *fi,
-                  const ir_slice *s, ccp_plan **out);
+                  const ir_slice *s, const char *what, ccp_plan **out);
 
 #endif

@@ -7,13 +7,16 @@
  * opens the file SQLITE_OPEN_READONLY; nothing is created, migrated,
  * moved aside, touched or deleted, whatever state the file is in) and
  * without PRAGMA quick_check (CACHE_NO_CHECK), which would read the whole
- * file on every rank.  The key may be abbreviated as `ccplan cache show`
- * accepts.  cache_get checks the entry before handing it out (its stored
- * checksum, the codec's whole-image checks, its input hash against the
- * key), so a damaged entry is refused with CCP_ECHECKSUM and never
- * loaded; the image then goes through ccp_plan_load_memory, the same
- * loader as any image in memory.  Only cache/ and SQLite are used here,
- * no compiler code.
+ * file on every rank.  cache_open refuses a cache another user owns or
+ * others could write (docs/cache.md, "Who may write it").  The key may be
+ * abbreviated as `ccplan cache show` accepts.  cache_get checks the entry
+ * before handing it out (its stored checksum, the codec's whole-image
+ * checks, its input hash equal to the key), so a damaged entry, or one
+ * made for another input or for none, is refused with CCP_ECHECKSUM and
+ * never loaded; the image then goes through ccp_plan_load_memory, the
+ * same loader, with the same load-time checks (ccp__plan_new), as any
+ * image in memory.  Only cache/ and SQLite are used here, no compiler
+ * code.
  */
 #include <stdlib.h>
 

@@ -6,10 +6,10 @@
  * been edited, mixed up with another header, or damaged: the loader
  * trusts nothing.  It checks the ABI and the plan's own fields, turns the
  * rank's rows into an ir_slice (range-checking every value before it is
- * narrowed), runs the codec's slice rules on it (ir_slice_check: op
- * codes, peers, phases, iov ranges inside the stated buffer sizes, the
- * same rules a rank section of a file passes), and builds the plan handle
- * with the constructor the file loaders use, so the three loaders give
+ * narrowed), and builds the plan handle with the constructor the file
+ * loaders use (ccp__plan_new), which applies the codec's slice rules
+ * (ir_slice_check: every rule the engine relies on, the same a rank
+ * section of a file passes), so the three loaders check the same and give
  * the same handle for the same plan.
  */
 #include <string.h>
@@ -71,7 +71,7 @@ static int check_plan(ccp_context *ctx, const struct ccp_emitted_plan *p)
 
 /* The rank's rows into s, whose arrays hold nops and niovs entries:
  * codes and buffers are checked before they are narrowed to the IR's
- * one-byte fields; everything else is left to ir_slice_check. */
+ * one-byte fields; everything else is left to ccp__plan_new. */
 static int rank_rows(ccp_context *ctx, const struct ccp_emitted_rank *er,
                      int32_t rank, ir_slice *s)
 {
@@ -152,18 +152,12 @@ int ccp_plan_load_emitted(ccp_context *ctx, const struct ccp_emitted_plan *p,
 	        .iovs = ccp__alloc(ctx, iovsz),
 	        .niovs = er->niovs,
 	};
-	char err[200];
 	if (!s.ops || !s.iovs) {
 		rc = ccp__error(ctx, CCP_ENOMEM, "out of memory");
 		goto out_free;
 	}
 	if ((rc = rank_rows(ctx, er, rank, &s)) != 0)
 		goto out_free;
-	rc = ir_slice_check(&s, rank, p->nranks, p->nphases, err, sizeof err);
-	if (rc) {
-		rc = ccp__error(ctx, rc, "emitted plan: %s", err);
-		goto out_free;
-	}
 
 	/* the header a .ccp file of this plan has, as far as a loaded
 	 * plan keeps it */
@@ -177,7 +171,7 @@ int ccp_plan_load_emitted(ccp_context *ctx, const struct ccp_emitted_plan *p,
 	memcpy(fi.algorithm, p->algorithm, strlen(p->algorithm) + 1);
 	memcpy(fi.input_hash, p->input_hash, sizeof fi.input_hash);
 	fi.plan_hash = p->plan_hash;
-	rc = ccp__plan_new(ctx, &fi, &s, plan);
+	rc = ccp__plan_new(ctx, &fi, &s, "emitted plan", plan);
 out_free:
 	ccp__free(ctx, s.ops, opsz);
 	ccp__free(ctx, s.iovs, iovsz);

@@ -16,11 +16,43 @@
 #include "codec.h"
 #include "internal.h"
 
-/* Take a decoded slice (malloc'd by the codec) into a new plan handle
- * allocated with ctx's allocator. */
-int ccp__plan_new(ccp_context *ctx, const ir_file_info *fi,
-                  const ir_slice *s, ccp_plan **out)
+/* The rules of the codec's slice check (ir_slice_check: every rule the
+ * engine and the transports rely on), whatever the slice came from, and
+ * the one the runtime adds: a reduction needs its element type, which a
+ * file older than format version 3 does not record.  what names the
+ * source in the message. */
+static int check_slice(ccp_context *ctx, const ir_file_info *fi,
+                       const ir_slice *s, const char *what)
 {
+	char err[200];
+	int rc = ir_slice_check(s, s->rank, fi->nranks, fi->nphases, err,
+	                        sizeof err);
+	if (rc)
+		return ccp__error(ctx, rc, "%s: %s", what, err);
+	if (ir_dtype_size(s->dtype) != 0)
+		return 0;
+	for (uint32_t i = 0; i < s->nops; i++)
+		if (s->ops[i].code == IR_OP_RECV_REDUCE)
+			return ccp__error(ctx, CCP_EVERSION,
+			                  "%s: rank %d: the plan reduces but "
+			                  "does not record its element type (a "
+			                  "file older than format version 3); "
+			                  "recompile it",
+			                  what, (int)s->rank);
+	return 0;
+}
+
+/* Take a slice s (decoded by the codec or built from emitted tables, and
+ * still the caller's) into a new plan handle allocated with ctx's
+ * allocator, after the slice rules (check_slice): every loader comes
+ * through here, so none can skip them.  what names the source in an
+ * error message. */
+int ccp__plan_new(ccp_context *ctx, const ir_file_info *fi, const ir_slice *s,
+                  const char *what, ccp_plan **out)
+{
+	int rc = check_slice(ctx, fi, s, what);
+	if (rc)
+		return rc;
 	ccp_plan *p = ccp__calloc(ctx, 1, sizeof *p);
 	if (!p)
 		return ccp__error(ctx, CCP_ENOMEM, "out of memory");
@@ -63,7 +95,7 @@ int ccp_plan_load_memory(ccp_context *ctx, const void *image, size_t len,
 	                             sizeof err);
 	if (rc)
 		return ccp__error(ctx, rc, "plan image: %s", err);
-	rc = ccp__plan_new(ctx, &fi, &s, plan);
+	rc = ccp__plan_new(ctx, &fi, &s, "plan image", plan);
 	ir_slice_fini(&s);
 	return rc;
 }
@@ -146,7 +178,7 @@ int ccp_plan_load_file(ccp_context *ctx, const char *path, int32_t rank,
 		rc = ccp__error(ctx, rc, "%s: %s", path, err);
 		goto out;
 	}
-	rc = ccp__plan_new(ctx, &fi, &s, plan);
+	rc = ccp__plan_new(ctx, &fi, &s, path, plan);
 	ir_slice_fini(&s);
 out:
 	ccp__free(ctx, sec, (size_t)size);
@@ -206,6 +238,49 @@ static int check_buf(ccp_plan *p, const char *name, const void *ptr,
 	return 0;
 }
 
+/* Whether the first na bytes at a and the first nb at b share a byte
+ * (compared as addresses: they may be any two objects). */
+static bool overlap(const void *a, uint64_t na, const void *b, uint64_t nb)
+{
+	uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+	if (!na || !nb)
+		return false;
+	return x <= y ? y - x < na : x - y < nb;
+}
+
+/* The buffers' parts the plan uses must not share a byte: the plan was
+ * verified for three separate buffers, and a receive landing in the send
+ * buffer while it is being sent gives wrong data with success.  Only a
+ * caller's scratch counts (the runtime's own cannot overlap). */
+static int check_apart(ccp_plan *p, const void *send, const void *recv,
+                       const void *scratch)
+{
+	const ir_slice *s = &p->slice;
+	const struct {
+		const char *name;
+		const void *at;
+		uint64_t used;
+	} b[3] = {{"send", send, s->send_bytes},
+	          {"recv", recv, s->recv_bytes},
+	          {"scratch", scratch, scratch ? s->scratch_bytes : 0}};
+	for (int i = 0; i < 3; i++)
+		for (int j = i + 1; j < 3; j++)
+			if (overlap(b[i].at, b[i].used, b[j].at, b[j].used))
+				return ccp__error(
+				        p->ctx, CCP_EINVAL,
+				        "rank %d: the %s and %s buffers "
+				        "overlap "
+				        "in the bytes the plan uses (%llu of "
+				        "%s, %llu of %s); bind separate "
+				        "buffers",
+				        (int)s->rank, b[i].name, b[j].name,
+				        (unsigned long long)b[i].used,
+				        b[i].name,
+				        (unsigned long long)b[j].used,
+				        b[j].name);
+	return 0;
+}
+
 int ccp_plan_bind(ccp_plan *p, const void *send, size_t send_len, void *recv,
                   size_t recv_len, void *scratch, size_t scratch_len)
 {
@@ -219,6 +294,8 @@ int ccp_plan_bind(ccp_plan *p, const void *send, size_t send_len, void *recv,
 	if (!rc && scratch)
 		rc = check_buf(p, "scratch", scratch, scratch_len,
 		               s->scratch_bytes);
+	if (!rc)
+		rc = check_apart(p, send, recv, scratch);
 	p->bind_status = rc;
 	p->bound = rc == 0;
 	if (rc)

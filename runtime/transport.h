@@ -63,6 +63,10 @@ struct ccp_transport_ops {
 	int (*waitall)(ccp_transport *t);
 	/* Release everything, the handle included. */
 	void (*destroy)(ccp_transport *t);
+	/* The longest message irecv and isend take, in bytes; 0: no limit
+	 * but size_t.  The engine refuses a plan with a longer message on
+	 * every rank before any data moves. */
+	uint64_t max_message;
 };
 
 /* Every backend's handle starts with this. */

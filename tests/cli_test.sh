@@ -14,6 +14,9 @@
 #    entry per input, a damaged cache file is moved aside and the compile
 #    still succeeds, and the cache commands work;
 #  - compare ranks the candidates, auto takes the first, simulate runs;
+#  - the memory limit (CCPLAN_MAX_MEMORY, --max-memory) refuses an input
+#    before building it, on every command that compiles; a YAML file over
+#    256 MiB is refused by its size;
 #  - every command ends with one summary line on stderr (and --help with
 #    none), stdout is left alone; misspelt commands, options and help
 #    topics get a suggestion; the help topics, the man page and the bash
@@ -30,12 +33,22 @@ pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
-# 1. bad inputs
-for dir in "$here/bad" "$here/reject"; do
+# 1. bad inputs, read from a scratch copy of tests/bad with the files
+# listed in tests/bad/FIXTURES made in it (a FIFO, a sparse file)
+cp -r "$here/bad" "$tmp/bad"
+while read -r kind name size; do
+	case $kind in
+	fifo) mkfifo "$tmp/bad/$name" ;;
+	sparse) truncate -s "$size" "$tmp/bad/$name" ;;
+	'#'* | '') ;;
+	*) bad "tests/bad/FIXTURES: unknown kind '$kind'" ;;
+	esac
+done <"$here/bad/FIXTURES"
+for dir in "$tmp/bad" "$here/reject"; do
 	for y in "$dir"/*.yaml; do
 		name=$(basename "$y")
 		out="$tmp/out-${name%.yaml}.ccp"
-		(cd "$dir" && "$ccplan" compile "$name" -o "$out") 2>"$tmp/err" >/dev/null
+		(cd "$dir" && timeout 60 "$ccplan" compile "$name" -o "$out") 2>"$tmp/err" >/dev/null
 		rc=$?
 		want=$(head -n 1 "${y%.yaml}.err")
 		status=$(sed -n 's/^exit: //p' "${y%.yaml}.err")
@@ -87,7 +100,7 @@ for y in "$here"/../examples/*.yaml "$here"/cli/*.yaml; do
 	"$ccplan" explain "$y" | tail -n +2 >"$tmp/x2"
 	tail -n +2 "$tmp/x" | cmp -s - "$tmp/x2" && ok || bad "$name: explain of .yaml differs from .ccp"
 	"$ccplan" export --json "$plan" -o "$tmp/$name.json" &&
-	grep -q '^{"format":"ccplan-plan","version":1,"ranks":[0-9]*,"topology":{"kind":"[a-z]*","dims":\[[0-9,]*\]},"routing":"[a-z-]*","ports":\([0-9]*\|"all"\),"collective":{"kind":"[a-z]*".*},"algorithm":"[a-z_]*","lower_bound_phases":[0-9]*,"phases":\[{"transfers":\[{"src":[0-9]*,"dst":[0-9]*,"bytes":[0-9]*,"blocks":\[\[[0-9]*,[0-9]*\]' "$tmp/$name.json" \
+	grep -q '^{"format":"ccplan-plan","version":2,"ranks":[0-9]*,"topology":{"kind":"[a-z]*","dims":\[[0-9,]*\]},"routing":"[a-z-]*","ports":\([0-9]*\|"all"\),"collective":{"kind":"[a-z]*".*},"algorithm":"[a-z_]*","link_contention":\(true\|false\),"node_contention":\(true\|false\),"lower_bound_phases":[0-9]*,"phases":\[{"transfers":\[{"src":[0-9]*,"dst":[0-9]*,"bytes":[0-9]*,"blocks":\[\[[0-9]*,[0-9]*\]' "$tmp/$name.json" \
 		&& ok || bad "$name: JSON shape: $(head -c 300 "$tmp/$name.json")"
 	# compiling twice gives the same bytes (without the cache: really twice)
 	"$ccplan" compile --no-cache "$y" -o "$tmp/again.ccp" && cmp -s "$plan" "$tmp/again.ccp" && ok ||
@@ -329,6 +342,36 @@ done
 [ $? = 2 ] && [ ! -e "$tmp/r3.html" ] && ok || bad "explain --html --rank accepted"
 "$ccplan" explain "$auto" --html /proc/no/such/dir/r.html >/dev/null 2>&1
 [ $? = 3 ] && ok || bad "explain --html to an unwritable place"
+
+# 8. limits on what an input may cost: the memory limit refuses an input
+# before anything is built, with the estimate and how to raise it
+# (CCPLAN_MAX_MEMORY for every command, compile --max-memory winning); a
+# YAML file over 256 MiB is refused by its size before it is read
+ex="$here/../examples/mesh16-broadcast.yaml"
+for c in compile explain compare export; do
+	CCPLAN_MAX_MEMORY=1M "$ccplan" $c "$ex" $([ $c = export ] && echo --json) \
+		$([ $c = compile ] && echo "--no-cache -o $tmp/lim.ccp") >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ $rc = 2 ] && [ ! -e "$tmp/lim.ccp" ] && [ ! -s "$tmp/out" ] &&
+		grep -q "^$ex: this input would need about [0-9.]* [KMG]iB of memory to compile (.*), more than the limit of 1 MiB; to go ahead, raise the limit: CCPLAN_MAX_MEMORY=SIZE, or ccplan compile --max-memory SIZE" "$tmp/err" &&
+		ok || bad "$c under CCPLAN_MAX_MEMORY=1M: exit $rc: $(head -c 300 "$tmp/err")"
+done
+CCPLAN_MAX_MEMORY=1M "$ccplan" compile "$ex" --no-cache -o "$tmp/lim.ccp" --max-memory 64M 2>"$tmp/err" &&
+	[ -s "$tmp/lim.ccp" ] && ok || bad "--max-memory 64M over CCPLAN_MAX_MEMORY=1M: $(cat "$tmp/err")"
+CCPLAN_MAX_MEMORY=64M "$ccplan" explain "$ex" >/dev/null 2>&1 && ok || bad "explain under CCPLAN_MAX_MEMORY=64M"
+CCPLAN_MAX_MEMORY=lots "$ccplan" compile "$ex" --no-cache -o "$tmp/lim2.ccp" 2>"$tmp/err"
+[ $? = 2 ] && [ ! -e "$tmp/lim2.ccp" ] &&
+	grep -q "^ccplan: CCPLAN_MAX_MEMORY 'lots': want a size of memory, such as 512M or 16G$" "$tmp/err" && ok ||
+	bad "CCPLAN_MAX_MEMORY=lots: $(cat "$tmp/err")"
+"$ccplan" compile "$ex" --no-cache -o "$tmp/lim2.ccp" --max-memory 0 2>"$tmp/err"
+[ $? = 2 ] && [ ! -e "$tmp/lim2.ccp" ] &&
+	grep -q "^ccplan compile: --max-memory '0': want a size of memory" "$tmp/err" && ok ||
+	bad "--max-memory 0: $(cat "$tmp/err")"
+truncate -s 268435457 "$tmp/huge.yaml"
+"$ccplan" compile "$tmp/huge.yaml" -o "$tmp/huge.ccp" 2>"$tmp/err"
+[ $? = 2 ] && [ ! -e "$tmp/huge.ccp" ] &&
+	grep -q "^$tmp/huge.yaml: input too large: more than 256 MiB of YAML$" "$tmp/err" && ok ||
+	bad "a 257 MiB YAML file: $(cat "$tmp/err")"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -7,7 +7,10 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
 #include <math.h>
+#include <pwd.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +29,7 @@
 #include <xxhash.h>
 
 #include "cache.h"
+#include "ccplan.h"
 #include "codec.h"
 #include "ir.h"
 #include "sched.h"
@@ -525,7 +529,11 @@ static void test_last_used(void **state)
 	free(out);
 	cache_meta_fini(&m);
 	cache_close(r);
-	assert_int_equal(raw_int(f->path, "SELECT max(last_used) FROM plans"),
+	/* (a get records its use in the uses table, schema version 3) */
+	assert_int_equal(raw_int(f->path,
+	                         "SELECT max(max(p.last_used,"
+	                         " coalesce(u.last_used, 0))) FROM plans p"
+	                         " LEFT JOIN uses u ON u.key = p.key"),
 	                 2000);
 
 	/* the same image again keeps created; another one does not */
@@ -634,6 +642,108 @@ static void test_gc_age(void **state)
 	assert_int_equal(gs.removed, 1);
 	assert_int_equal(gs.kept, 0);
 	cache_close(c);
+}
+
+/* A get's use counts as the entry's last use everywhere (list, get, gc by
+ * age and by size) although it is kept out of the plan's own row, which
+ * keeps its put time; a remove or a put again forgets it, and gc drops
+ * what a removed entry left. */
+static void test_uses(void **state)
+{
+	struct fx *f = *state;
+	cache *c = open_ok(f->path, 0, NULL);
+	uint8_t k[3][16];
+	struct cache_gc_stats gs;
+	struct cache_meta m;
+	void *out;
+	size_t l, len;
+	for (unsigned i = 0; i < 3; i++) {
+		key_n(k[i], 60 + i);
+		cache_set_time(c, 100 * (i + 1));
+		put_new(c, k[i], 64, &len);
+	}
+	cache_set_time(c, 5000);
+	assert_int_equal(cache_get(c, k[0], &out, &l, &m), 0); /* used */
+	assert_int_equal(m.last_used, 5000);
+	free(out);
+	cache_meta_fini(&m);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM uses"), 1);
+	assert_int_equal(raw_int(f->path, "SELECT min(last_used) FROM plans"),
+	                 100);
+	struct seen s = {0};
+	assert_int_equal(cache_list(c, collect, &s), 0);
+	assert_memory_equal(s.keys[0], k[0], 16);
+	assert_int_equal(s.last_used[0], 5000);
+	/* by size: the least recently used go first, k[1] then k[2] */
+	assert_int_equal(cache_gc(c, (int64_t)(2 * len), -1, &gs), 0);
+	assert_int_equal(gs.removed, 1);
+	assert_int_equal(cache_get(c, k[1], &out, &l, NULL), CCP_ENOTFOUND);
+	/* by age: k[0] was used at 5000, k[2] put at 300 */
+	cache_set_time(c, 6000);
+	assert_int_equal(cache_gc(c, -1, 2000, &gs), 0); /* before 4000 */
+	assert_int_equal(gs.removed, 1);
+	assert_int_equal(gs.kept, 1);
+	assert_int_equal(cache_get(c, k[2], &out, &l, NULL), CCP_ENOTFOUND);
+	assert_int_equal(cache_get(c, k[0], &out, &l, NULL), 0);
+	free(out);
+	/* a put again is the last use; a remove forgets the use */
+	cache_set_time(c, 5500);
+	put_new(c, k[0], 64, NULL);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM uses"), 0);
+	assert_int_equal(cache_get(c, k[0], &out, &l, &m), 0);
+	assert_int_equal(m.last_used, 5500);
+	free(out);
+	cache_meta_fini(&m);
+	cache_set_time(c, 7000);
+	assert_int_equal(cache_get(c, k[0], &out, &l, NULL), 0);
+	free(out);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM uses"), 1);
+	assert_int_equal(cache_remove(c, k[0]), 0);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM uses"), 0);
+	/* what a removed entry left (an older ccplan's remove) goes at gc */
+	raw_exec(f->path, "INSERT INTO uses VALUES (x'00112233445566778899aab"
+	                  "bccddeeff', 1)");
+	assert_int_equal(cache_gc(c, -1, -1, &gs), 0);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM uses"), 0);
+	cache_close(c);
+}
+
+/* A cache of schema version 2 (without the uses table): read-only says to
+ * open it read-write once; read-write upgrades it, keeping its plans. */
+static void test_migrate_v2(void **state)
+{
+	struct fx *f = *state;
+	uint8_t k[16];
+	void *out;
+	size_t l;
+	char err[512];
+	struct cache_event ev;
+	cache *c = open_ok(f->path, 0, NULL);
+	key_n(k, 66);
+	cache_set_time(c, 100);
+	put_new(c, k, 64, NULL);
+	cache_close(c);
+	raw_exec(f->path, "DROP TABLE uses; PRAGMA user_version = 2;");
+	c = NULL;
+	assert_int_equal(
+	        cache_open(f->path, CACHE_READONLY, &c, NULL, err, sizeof err),
+	        CCP_EVERSION);
+	assert_non_null(strstr(err, "open it read-write once"));
+	c = open_ok(f->path, 0, &ev);
+	assert_true(ev.migrated);
+	assert_int_equal(ev.from_version, 2);
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"), 3);
+	cache_set_time(c, 200);
+	assert_int_equal(cache_get(c, k, &out, &l, NULL), 0);
+	free(out);
+	assert_int_equal(raw_int(f->path, "SELECT last_used FROM uses"), 200);
+	cache_close(c);
+	/* a version-3 file without its table is damaged */
+	raw_exec(f->path, "DROP TABLE uses;");
+	c = NULL;
+	assert_int_equal(
+	        cache_open(f->path, CACHE_READONLY, &c, NULL, err, sizeof err),
+	        CCP_EFORMAT);
 }
 
 /* Write n bytes of text that is no database to path. */
@@ -787,6 +897,482 @@ static void test_damaged_entry(void **state)
 	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM plans"), 1);
 	for (unsigned i = 0; i < 4; i++)
 		free(img[i]);
+}
+
+/* A plan image under key in a row whose size and checksum match it, put
+ * there behind the cache's back (the row holds a good plan of key
+ * first). */
+static void raw_replace(const char *path, const uint8_t key[16],
+                        const uint8_t *img, size_t len)
+{
+	cache *c = open_ok(path, 0, NULL);
+	put_new(c, key, 64, NULL);
+	cache_close(c);
+	raw_set_blob(path, key, img, len, true);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM plans"), 1);
+}
+
+/* No wildcard key: an image that records no input (all zero), or the
+ * input of another key, is never served under a key, by any reader:
+ * cache_get read-write (which removes it) and read-only (which leaves
+ * it), and the runtime's ccp_plan_load_cache; cache_put refuses to store
+ * one. */
+static void test_no_wildcard(void **state)
+{
+	struct fx *f = *state;
+	static const uint8_t zero[16];
+	uint8_t k[16], other[16], *img[2];
+	size_t len[2];
+	char hex[CACHE_KEY_HEX];
+	key_n(k, 70);
+	key_n(other, 71);
+	cache_key_hex(k, hex);
+	make_image(zero, 4, 256, &img[0], &len[0]);
+	make_image(other, 4, 256, &img[1], &len[1]);
+	static const char *const why[2] = {"the plan records no input",
+	                                   "the plan was made for another "
+	                                   "input"};
+	ccp_context *ctx;
+	assert_int_equal(ccp_init(&ctx, NULL, NULL), 0);
+	for (int i = 0; i < 2; i++) {
+		cache *c = open_ok(f->path, 0, NULL);
+		assert_int_equal(cache_put(c, k, img[i], len[i], NULL),
+		                 CCP_EINVAL);
+		assert_non_null(strstr(cache_errmsg(c), i ? "another input"
+		                                          : "no input"));
+		cache_close(c);
+
+		raw_replace(f->path, k, img[i], len[i]);
+		void *out = (void *)1;
+		size_t l = 1;
+		cache *r = open_ok(f->path, CACHE_READONLY | CACHE_NO_CHECK,
+		                   NULL);
+		assert_int_equal(cache_get(r, k, &out, &l, NULL),
+		                 CCP_ECHECKSUM);
+		assert_null(out);
+		assert_non_null(strstr(cache_errmsg(r), why[i]));
+		assert_non_null(strstr(cache_errmsg(r), "left in place"));
+		cache_close(r);
+		ccp_plan *plan = (ccp_plan *)1;
+		assert_int_equal(ccp_plan_load_cache(ctx, f->path, hex, 0,
+		                                     &plan),
+		                 CCP_ECHECKSUM);
+		assert_null(plan);
+		assert_non_null(strstr(ccp_errmsg(ctx), why[i]));
+		assert_int_equal(raw_int(f->path, "SELECT count(*) FROM plans"),
+		                 1);
+
+		c = open_ok(f->path, 0, NULL);
+		assert_int_equal(cache_get(c, k, &out, &l, NULL),
+		                 CCP_ECHECKSUM);
+		assert_null(out);
+		assert_non_null(strstr(cache_errmsg(c), why[i]));
+		assert_non_null(strstr(cache_errmsg(c), "has been removed"));
+		cache_close(c);
+		assert_int_equal(raw_int(f->path, "SELECT count(*) FROM plans"),
+		                 0);
+		free(img[i]);
+	}
+	ccp_fini(ctx);
+}
+
+/* cache_drop removes the entry only while it holds the image given: a
+ * caller that found a served plan bad never removes a good one another
+ * process stored since. */
+static void test_drop(void **state)
+{
+	struct fx *f = *state;
+	cache *c = open_ok(f->path, 0, NULL);
+	uint8_t k[16], *a, *b;
+	size_t la, lb;
+	key_n(k, 80);
+	make_image(k, 4, 100, &a, &la);
+	make_image(k, 4, 200, &b, &lb);
+	assert_int_equal(cache_put(c, k, a, la, NULL), 0);
+	assert_int_equal(cache_drop(c, k, b, lb), 0); /* not the one stored */
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM plans"), 1);
+	assert_int_equal(cache_drop(c, k, a, la), 0);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM plans"), 0);
+	assert_int_equal(cache_drop(c, k, a, la), 0); /* gone already */
+	cache_close(c);
+	cache *r = open_ok(f->path, CACHE_READONLY, NULL);
+	assert_int_equal(cache_drop(r, k, a, la), CCP_EINVAL);
+	cache_close(r);
+	free(a);
+	free(b);
+}
+
+/* The output of the shell command fmt (the command's stdout) into out,
+ * NUL-terminated; its exit status. */
+static int run_out(char *out, size_t cap, const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof cmd, fmt, ap);
+	va_end(ap);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	size_t n = fread(out, 1, cap - 1, p);
+	out[n] = '\0';
+	int st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Whether text holds a byte a terminal takes as a control: C0 (but a
+ * newline or a tab), DEL, or the UTF-8 of a C1 control or of a bidirectional
+ * override. */
+static bool has_control(const char *text)
+{
+	for (const unsigned char *s = (const unsigned char *)text; *s; s++)
+		if ((*s < 0x20 && *s != '\n' && *s != '\t') || *s == 0x7f ||
+		    (s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f) ||
+		    (s[0] == 0xe2 && s[1] == 0x80 && s[2] == 0xae))
+			return true;
+	return false;
+}
+
+/* `ccplan cache ls` and `cache show` print what the cache stores (the
+ * algorithm name, the canonical text) with every control character
+ * escaped: a row holding terminal escape sequences cannot reach the
+ * terminal; printable UTF-8 and the text's lines are kept. */
+static void test_stored_text_escaped(void **state)
+{
+	struct fx *f = *state;
+	const char *bin = getenv("CCPLAN_BIN");
+	if (!bin)
+		skip();
+	char canonical[] = "machine:\n\tcaf\xc3\xa9 \x1b[31mred\x1b[0m "
+	                   "\xc2\x9b" "2J \xe2\x80\xae rev \xff\\ \x7f\n";
+	struct cache_meta m = meta_for("x\x1b]0;pwned\x07" "y", 3, 3, NAN,
+	                               canonical);
+	uint8_t k[16], *img;
+	size_t len;
+	char hex[CACHE_KEY_HEX], out[8192];
+	key_n(k, 90);
+	cache_key_hex(k, hex);
+	make_image(k, 4, 64, &img, &len);
+	cache *c = open_ok(f->path, 0, NULL);
+	assert_int_equal(cache_put(c, k, img, len, &m), 0);
+	cache_close(c);
+	free(img);
+
+	assert_int_equal(run_out(out, sizeof out, "'%s' cache --cache '%s' ls",
+	                         bin, f->path),
+	                 0);
+	assert_false(has_control(out));
+	assert_non_null(strstr(out, "x\\x1b]0;pwned\\x07y"));
+
+	assert_int_equal(run_out(out, sizeof out,
+	                         "'%s' cache --cache '%s' show %.8s", bin,
+	                         f->path, hex),
+	                 0);
+	assert_false(has_control(out));
+	assert_non_null(strstr(out, "algorithm   x\\x1b]0;pwned\\x07y\n"));
+	assert_non_null(strstr(out, "machine:\n\tcaf\xc3\xa9 "
+	                            "\\x1b[31mred\\x1b[0m \\xc2\\x9b2J "
+	                            "\\xe2\\x80\\xae rev \\xff\\\\ "
+	                            "\\x7f\n"));
+}
+
+/* ---- who may write the cache ---------------------------------------- */
+
+/* A cache with one plan at dir/plans.db (dir made 0700 if missing); its
+ * path into path. */
+static void trust_cache(const char *dir, char *path, size_t len)
+{
+	mkdir(dir, 0700);
+	snprintf(path, len, "%s/plans.db", dir);
+	cache *c = open_ok(path, 0, NULL);
+	uint8_t k[16];
+	key_n(k, 100);
+	put_new(c, k, 64, NULL);
+	cache_close(c);
+}
+
+/* The cache at path is refused, for what (a part of the message), by
+ * every reader: read-write, read-only, the runtime's loader; and allowed
+ * on purpose by CCPLAN_CACHE_TRUST naming it (among others), or '*'. */
+static void refused_then_trusted(const char *path, const char *what)
+{
+	char err[1024], list[600];
+	cache *c = NULL;
+	unsetenv(CACHE_TRUST_ENV);
+	assert_int_equal(cache_open(path, 0, &c, NULL, err, sizeof err),
+	                 CCP_EINVAL);
+	assert_null(c);
+	if (!strstr(err, what) || !strstr(err, "refusing the plan cache") ||
+	    !strstr(err, CACHE_TRUST_ENV "="))
+		fail_msg("%s: wanted '%s': %s", path, what, err);
+	assert_int_equal(cache_open(path, CACHE_READONLY | CACHE_NO_CHECK, &c,
+	                            NULL, err, sizeof err),
+	                 CCP_EINVAL);
+	assert_non_null(strstr(err, what));
+	ccp_context *ctx;
+	ccp_plan *plan = NULL;
+	assert_int_equal(ccp_init(&ctx, NULL, NULL), 0);
+	assert_int_equal(ccp_plan_load_cache(ctx, path, "0", 0, &plan),
+	                 CCP_EINVAL);
+	assert_null(plan);
+	assert_non_null(strstr(ccp_errmsg(ctx), what));
+	ccp_fini(ctx);
+
+	const char *allow[] = {list, "*"};
+	snprintf(list, sizeof list, "/nowhere/plans.db:%s:/x", path);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(setenv(CACHE_TRUST_ENV, allow[i], 1), 0);
+		c = open_ok(path, CACHE_READONLY | CACHE_NO_CHECK, NULL);
+		cache_close(c);
+		c = open_ok(path, 0, NULL);
+		cache_close(c);
+	}
+	unsetenv(CACHE_TRUST_ENV);
+}
+
+/* Files and directories that others could have written are refused,
+ * with a message saying how to allow them: group- and world-writable
+ * files and directories (the cache's own directory even when sticky, as
+ * /tmp is), and as root, a file, directory, companion or symbolic link
+ * another user owns (git's case of root in another user's repository).
+ * A sticky world-writable directory further up, links the user owns, and
+ * writable by the user's private group, are fine.  Changing a group or
+ * an owner needs root: those parts are left out otherwise. */
+static void test_trust(void **state)
+{
+	struct fx *f = *state;
+	char dir[200], path[320], sub[256], link[320];
+	bool root = geteuid() == 0;
+	unsetenv(CACHE_TRUST_ENV);
+
+	snprintf(dir, sizeof dir, "%s/modes", f->dir);
+	trust_cache(dir, path, sizeof path);
+	assert_int_equal(chmod(path, 0646), 0);
+	refused_then_trusted(path, "can be written by others (mode 0646)");
+	assert_int_equal(chmod(path, 0644), 0);
+	if (root) {
+		/* writable by a group others are in (chgrp needs root) */
+		struct group *g = getgrnam("nogroup");
+		assert_non_null(g);
+		gid_t shared = g->gr_gid;
+		assert_int_equal(chown(path, (uid_t)-1, shared), 0);
+		assert_int_equal(chown(dir, (uid_t)-1, shared), 0);
+		assert_int_equal(chmod(path, 0664), 0);
+		refused_then_trusted(path, "can be written by its group (mode "
+		                           "0664)");
+		assert_int_equal(chmod(path, 0644), 0);
+		assert_int_equal(chmod(dir, 0770), 0);
+		refused_then_trusted(path, "modes can be written by its group "
+		                           "(mode 0770)");
+		/* by the user's private group (root's, here): the user alone */
+		assert_int_equal(chown(path, (uid_t)-1, 0), 0);
+		assert_int_equal(chown(dir, (uid_t)-1, 0), 0);
+		assert_int_equal(chmod(path, 0664), 0);
+		cache_close(open_ok(path, CACHE_READONLY, NULL));
+		assert_int_equal(chmod(path, 0644), 0);
+		cache_close(open_ok(path, 0, NULL));
+	}
+	assert_int_equal(chmod(dir, 0777), 0);
+	refused_then_trusted(path, "can be written by others (mode 0777)");
+	assert_int_equal(chmod(dir, 01777), 0); /* /tmp itself */
+	refused_then_trusted(path, "modes is the cache's directory and can "
+	                           "be written by others (mode 1777)");
+
+	/* sticky further up: fine; not sticky: refused */
+	snprintf(sub, sizeof sub, "%s/mine", dir);
+	trust_cache(sub, path, sizeof path);
+	cache_close(open_ok(path, 0, NULL));
+	assert_int_equal(chmod(dir, 0777), 0);
+	refused_then_trusted(path, "modes can be written by others");
+	assert_int_equal(chmod(dir, 0700), 0);
+
+	/* a link the user owns to a cache in a private directory is fine; a
+	 * link to one in a directory others can write is not */
+	snprintf(link, sizeof link, "%s/link.db", f->dir);
+	assert_int_equal(symlink(path, link), 0);
+	cache_close(open_ok(link, 0, NULL));
+	assert_int_equal(chmod(sub, 0777), 0);
+	refused_then_trusted(link, "mine can be written by others");
+	assert_int_equal(chmod(sub, 0700), 0);
+
+	if (!root)
+		return; /* the rest needs chown */
+	struct passwd *nobody = getpwnam("nobody");
+	assert_non_null(nobody);
+	uid_t other = nobody->pw_uid;
+	assert_int_equal(chown(path, other, (gid_t)-1), 0);
+	refused_then_trusted(path, "mine/plans.db is owned by nobody");
+	assert_int_equal(chown(path, 0, (gid_t)-1), 0);
+	assert_int_equal(chown(sub, other, (gid_t)-1), 0);
+	refused_then_trusted(path, "mine is owned by nobody");
+	assert_int_equal(chown(sub, 0, (gid_t)-1), 0);
+	assert_int_equal(lchown(link, other, (gid_t)-1), 0);
+	refused_then_trusted(link, "link.db is owned by nobody");
+	/* a companion another user left (or planted) */
+	char wal[340];
+	snprintf(wal, sizeof wal, "%s-wal", path);
+	int fd = open(wal, O_CREAT | O_WRONLY | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(chown(wal, other, (gid_t)-1), 0);
+	refused_then_trusted(path, "plans.db-wal is owned by nobody");
+	unlink(wal);
+	cache_close(open_ok(path, 0, NULL));
+}
+
+/* The command on a cache it refuses: compile warns, compiles without it
+ * and stores nothing; cache ls fails with the message; both go on with
+ * CCPLAN_CACHE_TRUST. */
+static void test_trust_command(void **state)
+{
+	struct fx *f = *state;
+	const char *bin = getenv("CCPLAN_BIN"), *src = getenv("CCPLAN_SOURCE_DIR");
+	if (!bin || !src)
+		skip();
+	char dir[256], path[320], out[4096];
+	snprintf(dir, sizeof dir, "%s/shared", f->dir);
+	trust_cache(dir, path, sizeof path);
+	assert_int_equal(chmod(dir, 0777), 0);
+	unsetenv(CACHE_TRUST_ENV);
+	assert_int_equal(run_out(out, sizeof out,
+	                         "'%s' compile --cache '%s' "
+	                         "'%s/examples/mesh16-broadcast.yaml' -o "
+	                         "'%s/a.ccp' 2>&1",
+	                         bin, path, src, f->dir),
+	                 0);
+	assert_non_null(strstr(out, "warning: cache"));
+	assert_non_null(strstr(out, "refusing the plan cache"));
+	assert_non_null(strstr(out, "compiling without it"));
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM plans"), 1);
+	assert_int_equal(run_out(out, sizeof out,
+	                         "'%s' cache --cache '%s' ls 2>&1", bin, path),
+	                 2);
+	assert_non_null(strstr(out, "refusing the plan cache"));
+	assert_non_null(strstr(out, CACHE_TRUST_ENV "="));
+	assert_int_equal(run_out(out, sizeof out,
+	                         CACHE_TRUST_ENV "='%s' '%s' compile --cache "
+	                         "'%s' '%s/examples/mesh16-broadcast.yaml' -o "
+	                         "'%s/a.ccp' 2>&1",
+	                         path, bin, path, src, f->dir),
+	                 0);
+	assert_null(strstr(out, "warning"));
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM plans"), 2);
+}
+
+/* The whole file at path (malloc'd, *len bytes), or NULL. */
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return NULL;
+	uint8_t *b = NULL;
+	if (fseek(fp, 0, SEEK_END) == 0) {
+		long n = ftell(fp);
+		if (n >= 0 && fseek(fp, 0, SEEK_SET) == 0 &&
+		    (b = malloc((size_t)n + 1)) != NULL &&
+		    fread(b, 1, (size_t)n, fp) != (size_t)n) {
+			free(b);
+			b = NULL;
+		}
+		*len = (size_t)n;
+	}
+	fclose(fp);
+	return b;
+}
+
+/* Store img (len bytes) as the one row of the cache at path, under key,
+ * with a matching size and checksum (behind the cache's back). */
+static void raw_only_row(const char *path, const uint8_t key[16],
+                         const uint8_t *img, size_t len)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	uint64_t sum = XXH3_64bits(img, len);
+	int64_t s;
+	memcpy(&s, &sum, sizeof s);
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL),
+	                 SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "DELETE FROM plans", NULL, NULL, NULL),
+	                 SQLITE_OK);
+	assert_int_equal(
+	        sqlite3_prepare_v2(db,
+	                           "INSERT INTO plans VALUES (?1, ?2, ?3, 'bad',"
+	                           " 1, 1, NULL, 0, 0, '', ?4)",
+	                           -1, &st, NULL),
+	        SQLITE_OK);
+	sqlite3_bind_blob(st, 1, key, 16, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, s);
+	sqlite3_bind_int64(st, 3, (int64_t)len);
+	sqlite3_bind_blob(st, 4, img, (int)len, SQLITE_TRANSIENT);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+}
+
+/* The runtime's cache loader applies the same load-time checks as every
+ * other source: for each plan of the bad catalogue (the .ccp files of
+ * tests/bad, most made from one good plan) stored under the key it
+ * records, ccp_plan_load_cache gives every rank what
+ * ccp_plan_load_memory gives for the same image, unless the cache itself
+ * refuses the entry first (CCP_ECHECKSUM: it checks the whole image,
+ * where a rank's loader reads its own part).  Whatever rule the loaders
+ * add, a cache entry cannot get round it. */
+static void test_loader_same_checks(void **state)
+{
+	struct fx *f = *state;
+	DIR *d = opendir("bad"); /* tests/, where CTest runs this */
+	if (!d)
+		skip();
+	cache_close(open_ok(f->path, 0, NULL));
+	ccp_context *ctx;
+	assert_int_equal(ccp_init(&ctx, NULL, NULL), 0);
+	int same_refusal = 0, loaded = 0, cache_refused = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		size_t nl = strlen(e->d_name), len = 0;
+		char file[512], hex[CACHE_KEY_HEX];
+		if (nl < 5 || strcmp(e->d_name + nl - 4, ".ccp") != 0)
+			continue;
+		snprintf(file, sizeof file, "bad/%s", e->d_name);
+		uint8_t *img = slurp(file, &len);
+		assert_non_null(img);
+		ir_file_info fi;
+		if (ir_file_info_read(img, len, &fi, NULL, 0) != 0) {
+			free(img); /* no key to store it under */
+			continue;
+		}
+		raw_only_row(f->path, fi.input_hash, img, len);
+		cache_key_hex(fi.input_hash, hex);
+		for (int32_t r = 0; r < fi.nranks && r < 8; r++) {
+			ccp_plan *pm = NULL, *pc = NULL;
+			int rm = ccp_plan_load_memory(ctx, img, len, r, &pm);
+			char why[512];
+			snprintf(why, sizeof why, "%s", ccp_errmsg(ctx));
+			int rcache = ccp_plan_load_cache(ctx, f->path, hex, r, &pc);
+			if (rcache == CCP_ECHECKSUM) {
+				cache_refused++; /* stricter: the whole image */
+			} else if (rcache != rm) {
+				fail_msg("%s rank %d: memory %s (%s), cache %s (%s)",
+				         e->d_name, (int)r, ccp_strerror(rm), why,
+				         ccp_strerror(rcache), ccp_errmsg(ctx));
+			} else if (rm) {
+				same_refusal++;
+				assert_null(pc);
+			} else {
+				loaded++;
+				assert_non_null(pc);
+			}
+			ccp_plan_free(pm);
+			ccp_plan_free(pc);
+		}
+		free(img);
+	}
+	closedir(d);
+	ccp_fini(ctx);
+	/* rank sections refused by both, whole plans the cache refuses
+	 * first, and good ranks loaded by both: the comparison saw all */
+	assert_true(same_refusal > 0);
+	assert_true(cache_refused > 0);
+	assert_true(loaded > 0);
 }
 
 /* Read-only: a missing file is an error and nothing is made; an existing
@@ -1024,11 +1610,24 @@ int main(void)
 	                                        teardown),
 	        cmocka_unit_test_setup_teardown(test_gc_size, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_gc_age, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_uses, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_migrate_v2, setup,
+	                                        teardown),
 	        cmocka_unit_test_setup_teardown(test_corrupt_garbage, setup,
 	                                        teardown),
 	        cmocka_unit_test_setup_teardown(test_corrupt_truncated, setup,
 	                                        teardown),
 	        cmocka_unit_test_setup_teardown(test_damaged_entry, setup,
+	                                        teardown),
+	        cmocka_unit_test_setup_teardown(test_no_wildcard, setup,
+	                                        teardown),
+	        cmocka_unit_test_setup_teardown(test_drop, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_loader_same_checks, setup,
+	                                        teardown),
+	        cmocka_unit_test_setup_teardown(test_stored_text_escaped, setup,
+	                                        teardown),
+	        cmocka_unit_test_setup_teardown(test_trust, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_trust_command, setup,
 	                                        teardown),
 	        cmocka_unit_test_setup_teardown(test_readonly, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_schema, setup, teardown),

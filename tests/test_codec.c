@@ -3,7 +3,8 @@
  * hand-built plans and slices, byte-for-byte determinism, rejection of
  * every single-byte corruption and every truncation, foreign files and
  * future versions, values the checksums cannot catch (resealed files),
- * and the exact JSON text of small plans.
+ * and the JSON export: the exact text of small plans, and generated plans
+ * parsed back and compared key by key with the plan.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -23,6 +24,10 @@
 #include "codec.h"
 #include "ir.h"
 #include "json.h"
+#include "json_read.h"
+#include "matrix.h"
+#include "sched.h"
+#include "support.h"
 
 #define NRANKS 16
 
@@ -118,7 +123,10 @@ static void make_irregular_plan(ir_plan *p)
 }
 
 /* Slices by hand: every op code, iovs in all three buffers, one rank
- * with no operations at all. */
+ * with no operations at all, and the layout the engine runs (a COPY,
+ * then a receive and a reduction in phase 0, a send of two pieces in the
+ * last phase, or all in phase 0 when there is one; only the COPY when
+ * there is no phase or no other rank), as every slice must be. */
 static ir_slice *make_slices(int32_t n, uint32_t nphases)
 {
 	ir_slice *s = calloc((size_t)n, sizeof *s);
@@ -134,27 +142,42 @@ static ir_slice *make_slices(int32_t n, uint32_t nphases)
 		if (r == 5)
 			continue;
 		uint32_t last = nphases ? nphases - 1 : 0;
-		x->ops = calloc(6, sizeof *x->ops);
-		x->iovs = calloc(5, sizeof *x->iovs);
+		uint8_t from = r == 0 ? IR_BUF_SEND : IR_BUF_RECV;
+		int32_t p1 = (r + n - 1) % n, p2 = (r + 1) % n;
+		int32_t p3 = n > 2 ? (r + 2) % n : p2;
+		x->ops = calloc(8, sizeof *x->ops);
+		x->iovs = calloc(7, sizeof *x->iovs);
 		assert_non_null(x->ops);
 		assert_non_null(x->iovs);
-		x->iovs[0] = (ir_iov){IR_BUF_RECV, 0, 512};
-		x->iovs[1] =
-		        (ir_iov){r == 0 ? IR_BUF_SEND : IR_BUF_RECV, 0, 512};
-		x->iovs[2] =
-		        (ir_iov){r == 0 ? IR_BUF_SEND : IR_BUF_RECV, 512, 512};
-		x->iovs[3] = (ir_iov){IR_BUF_RECV, 0, 16};
-		x->iovs[4] = x->scratch_bytes ? (ir_iov){IR_BUF_SCRATCH, 48, 16}
-		                              : (ir_iov){IR_BUF_RECV, 16, 16};
-		x->niovs = 5;
-		x->ops[0] = (ir_op){IR_OP_PHASE, 0, -1, 0, 0, 0};
-		x->ops[1] = (ir_op){IR_OP_RECV, 0, (r + n - 1) % n, 512, 0, 1};
-		x->ops[2] =
-		        (ir_op){IR_OP_RECV_REDUCE, 0, (r + 2) % n, 512, 0, 1};
-		x->ops[3] = (ir_op){IR_OP_SEND, last, (r + 1) % n, 1024, 1, 2};
-		x->ops[4] = (ir_op){IR_OP_COPY, last, -1, 16, 3, 2};
-		x->ops[5] = (ir_op){IR_OP_WAIT, last, -1, 0, 0, 0};
-		x->nops = 6;
+		/* the pieces: a copy's, a receive's, a reduction's landing
+		 * slot and running partial, and a send's two, none of whose
+		 * bytes overlap where a phase writes them */
+		x->iovs[0] = (ir_iov){from, r == 0 ? 0 : 1008, 16};
+		x->iovs[1] = (ir_iov){IR_BUF_RECV, 992, 16};
+		x->iovs[2] = (ir_iov){IR_BUF_RECV, 0, 512};
+		x->iovs[3] = x->scratch_bytes ? (ir_iov){IR_BUF_SCRATCH, 48, 16}
+		                              : (ir_iov){IR_BUF_RECV, 512, 16};
+		x->iovs[4] = (ir_iov){IR_BUF_RECV, 528, 16};
+		x->iovs[5] = (ir_iov){from, r == 0 ? 0 : 600, 192};
+		x->iovs[6] = (ir_iov){from, r == 0 ? 512 : 800, 192};
+		x->niovs = 7;
+		uint32_t k = 0;
+		x->ops[k++] = (ir_op){IR_OP_COPY, 0, -1, 16, 0, 2};
+		if (nphases > 0 && n > 1) {
+			x->ops[k++] = (ir_op){IR_OP_PHASE, 0, -1, 0, 0, 0};
+			x->ops[k++] = (ir_op){IR_OP_RECV, 0, p1, 512, 2, 1};
+			x->ops[k++] =
+			        (ir_op){IR_OP_RECV_REDUCE, 0, p3, 16, 3, 2};
+			if (last > 0) {
+				x->ops[k++] =
+				        (ir_op){IR_OP_WAIT, 0, -1, 0, 0, 0};
+				x->ops[k++] =
+				        (ir_op){IR_OP_PHASE, last, -1, 0, 0, 0};
+			}
+			x->ops[k++] = (ir_op){IR_OP_SEND, last, p2, 384, 5, 2};
+			x->ops[k++] = (ir_op){IR_OP_WAIT, last, -1, 0, 0, 0};
+		}
+		x->nops = k;
 	}
 	return s;
 }
@@ -412,8 +435,36 @@ static void check_roundtrip(const ir_plan *p)
 		assert_int_equal(rank_path(img, len, r, &s), 0);
 		assert_true(slice_equal(&s, &sl[r]));
 		ir_slice_fini(&s);
+		/* the same slice out of the image checked once */
+		assert_int_equal(ir_slice_from_checked(img, len, &fi, r, &s,
+		                                       err, sizeof err),
+		                 0);
+		assert_true(slice_equal(&s, &sl[r]));
+		ir_slice_fini(&s);
 	}
 	ir_slice s;
+	/* not the image the information came from, or not all of it */
+	ir_file_info other = fi;
+	other.plan_hash ^= 1;
+	assert_int_equal(ir_slice_from_checked(img, len, &other, 0, &s, err,
+	                                       sizeof err),
+	                 CCP_EINVAL);
+	assert_int_equal(ir_slice_from_checked(img, len - 1, &fi, 0, &s, err,
+	                                       sizeof err),
+	                 CCP_EINVAL);
+	assert_int_equal(ir_slice_from_checked(img, len, &fi,
+	                                       p->machine.nranks, &s, err,
+	                                       sizeof err),
+	                 CCP_ERANGE);
+	/* a damaged section is still refused: only the plan hash is not
+	 * computed again */
+	size_t last = len - 1;
+	img[last] ^= 1;
+	assert_int_equal(ir_slice_from_checked(img, len, &fi,
+	                                       p->machine.nranks - 1, &s, err,
+	                                       sizeof err),
+	                 CCP_ECHECKSUM);
+	img[last] ^= 1;
 	assert_int_equal(ir_slice_from_image(img, len, p->machine.nranks, &s,
 	                                     NULL, err, sizeof err),
 	                 CCP_ERANGE);
@@ -900,17 +951,17 @@ static void test_resealed_fields(void **state)
 	expect_resealed(img, len, 20, 4, -1, "unknown plan flags");
 
 	/* rank 2: fixed part 36 bytes, ops of 28, iovs of 20 */
-	const size_t op = sec + 36, iov = op + 6 * 28;
+	const size_t op = sec + 36, iov = op + 8 * 28;
 	expect_resealed(img, len, sec + 0, 3, 2, "holds the slice of rank 3");
 	expect_resealed(img, len, sec + 4, 1000, 2, "do not fill");
 	expect_resealed(img, len, op + 28 + 0, IR_NOPS, 2, "has code");
 	expect_resealed(img, len, op + 28 + 8, 16, 2, "has peer 16");
 	expect_resealed(img, len, op + 0 + 8, 0xfffffffeu, 2, "has peer -2");
 	expect_resealed(img, len, op + 28 + 4, 3, 2, "in phase 3");
-	expect_resealed(img, len, op + 4 * 28 + 20, 4, 2, "bad iovs");
+	expect_resealed(img, len, op + 3 * 28 + 20, 6, 2, "bad iovs");
 	expect_resealed(img, len, op + 3 * 28 + 24, 5, 2, "bad iovs");
 	expect_resealed(img, len, iov + 0, 3, 2, "names buffer 3");
-	expect_resealed(img, len, iov + 4, 513, 2, "outside its");
+	expect_resealed(img, len, iov + 2 * 20 + 4, 513, 2, "outside its");
 	expect_resealed(img, len, iov + 12, 0xffffffffu, 2, "outside its");
 	free(img);
 	free_slices(sl, NRANKS);
@@ -934,10 +985,10 @@ static void test_encode_rejects(void **state)
 	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len, NULL, 0),
 	                 CCP_EINVAL);
 	p.transfers[1].dst = 4;
-	sl[3].iovs[0].len = 2048;
+	sl[3].iovs[2].len = 2048;
 	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len, NULL, 0),
 	                 CCP_EINVAL);
-	sl[3].iovs[0].len = 512;
+	sl[3].iovs[2].len = 512;
 	sl[4].rank = 5;
 	assert_int_equal(ir_plan_encode(&p, NULL, sl, &img, &len, NULL, 0),
 	                 CCP_EINVAL);
@@ -1007,6 +1058,87 @@ static void test_many_ranks(void **state)
 	ir_plan_fini(&p);
 }
 
+/* ---- the slice rules (the bad catalogue breaks each one in a file) ---- */
+
+/* What ir_slice_check says of s as rank 0 of 4 ranks and nphases phases:
+ * 0, or the code with the reason in err. */
+static int slice_rule(const ir_slice *s, uint32_t nphases, char *err)
+{
+	err[0] = '\0';
+	return ir_slice_check(s, 0, 4, nphases, err, 256);
+}
+
+/* What the rules allow: reductions of one phase combining into the same
+ * running partial (the engine combines them one after the other, after
+ * the wait), sends reading the same bytes, a zero-byte op with no piece
+ * and an empty piece, which overlaps nothing; and where they stop. */
+static void test_slice_rules(void **state)
+{
+	(void)state;
+	char err[256];
+	ir_iov iovs[7] = {
+	        {IR_BUF_SCRATCH, 0, 16},  {IR_BUF_RECV, 0, 16},
+	        {IR_BUF_SCRATCH, 16, 16}, {IR_BUF_RECV, 0, 16},
+	        {IR_BUF_SEND, 0, 64},     {IR_BUF_SEND, 0, 64},
+	        {IR_BUF_RECV, 8, 0},
+	};
+	ir_op ops[8] = {
+	        {IR_OP_PHASE, 0, -1, 0, 0, 0},
+	        {IR_OP_RECV_REDUCE, 0, 1, 16, 0, 2},
+	        {IR_OP_RECV_REDUCE, 0, 2, 16, 2, 2},
+	        {IR_OP_SEND, 0, 1, 64, 4, 1},
+	        {IR_OP_SEND, 0, 3, 64, 5, 1},
+	        {IR_OP_SEND, 0, 2, 0, 6, 0},
+	        {IR_OP_RECV, 0, 3, 0, 6, 1},
+	        {IR_OP_WAIT, 0, -1, 0, 0, 0},
+	};
+	ir_slice s = {.rank = 0,
+	              .send_bytes = 64,
+	              .recv_bytes = 64,
+	              .scratch_bytes = 64,
+	              .dtype = IR_DT_INT32,
+	              .redop = IR_OP_SUM,
+	              .ops = ops,
+	              .nops = 8,
+	              .iovs = iovs,
+	              .niovs = 7};
+	assert_int_equal(slice_rule(&s, 3, err), 0);
+	/* a group in a plan of no phases */
+	assert_int_equal(slice_rule(&s, 0, err), CCP_EFORMAT);
+	assert_string_equal(err, "bad plan: rank 0 op 0: PHASE 0 in a plan of "
+	                         "0 phases");
+	/* running partials that overlap without being the same */
+	iovs[3].off = 8;
+	assert_int_equal(slice_rule(&s, 3, err), CCP_EFORMAT);
+	assert_string_equal(err, "bad plan: rank 0 phase 0: op 2 writes bytes "
+	                         "[8, 16) of the recv buffer that op 1 writes "
+	                         "in the same phase");
+	iovs[3].off = 0;
+	/* a reduction's partial that a send of the phase reads */
+	iovs[4] = (ir_iov){IR_BUF_RECV, 0, 64};
+	assert_int_equal(slice_rule(&s, 3, err), CCP_EFORMAT);
+	assert_string_equal(err, "bad plan: rank 0 phase 0: op 3 reads bytes "
+	                         "[0, 16) of the recv buffer that op 1 writes "
+	                         "in the same phase");
+	iovs[4] = (ir_iov){IR_BUF_SEND, 0, 64};
+	/* two pieces whose lengths add up past 2^64 to the op's bytes */
+	s.send_bytes = UINT64_MAX;
+	iovs[4] = (ir_iov){IR_BUF_SEND, 0, UINT64_C(1) << 63};
+	iovs[5] = (ir_iov){IR_BUF_SEND, 0, UINT64_C(1) << 63};
+	ops[3].bytes = 0;
+	ops[3].niov = 2;
+	ops[4].niov = 0;
+	ops[4].bytes = 0;
+	assert_int_equal(slice_rule(&s, 3, err), CCP_EFORMAT);
+	assert_string_equal(err, "bad plan: rank 0 op 3: SEND of 0 bytes has "
+	                         "pieces of more than 0");
+	ops[3].bytes = UINT64_MAX;
+	assert_int_equal(slice_rule(&s, 3, err), CCP_EFORMAT);
+	assert_string_equal(err, "bad plan: rank 0 op 3: SEND of "
+	                         "18446744073709551615 bytes has pieces of "
+	                         "more than 18446744073709551615");
+}
+
 /* ---- JSON ------------------------------------------------------------- */
 
 /* The export of p as a string (malloc'd). */
@@ -1036,12 +1168,13 @@ static void test_json_golden(void **state)
 	assert_int_equal(ir_plan_add(&p, 1, 5, &(ir_block){0, 0}, 1, 0), 0);
 	char want[1024];
 	snprintf(want, sizeof want,
-	         "{\"format\":\"ccplan-plan\",\"version\":1,\"ranks\":16,"
+	         "{\"format\":\"ccplan-plan\",\"version\":2,\"ranks\":16,"
 	         "\"topology\":{\"kind\":\"mesh\",\"dims\":[4,4]},"
 	         "\"routing\":\"%s\",\"ports\":1,"
 	         "\"collective\":{\"kind\":\"broadcast\",\"root\":0,"
 	         "\"bytes\":1024,\"segments\":1},"
-	         "\"algorithm\":\"binomial\",\"lower_bound_phases\":2,"
+	         "\"algorithm\":\"binomial\",\"link_contention\":false,"
+	         "\"node_contention\":false,\"lower_bound_phases\":2,"
 	         "\"phases\":["
 	         "{\"transfers\":[{\"src\":0,\"dst\":1,\"bytes\":1024,"
 	         "\"blocks\":[[0,0]]}]},"
@@ -1065,8 +1198,11 @@ static void test_json_kinds(void **state)
 	char *got = export(&p, NULL);
 	assert_non_null(strstr(got, "\"ports\":\"all\","));
 	assert_non_null(strstr(got, "\"collective\":{\"kind\":\"irregular\","
-	                            "\"messages\":4,\"seed\":42},"
+	                            "\"messages\":4,\"seed\":42,\"matrix\":"
+	                            "[[0,3,100],[0,7,5],[2,1,64],[15,0,1]]},"
 	                            "\"algorithm\":\"direct\","
+	                            "\"link_contention\":true,"
+	                            "\"node_contention\":true,"
 	                            "\"lower_bound_phases\":null,"));
 	assert_non_null(strstr(got, "{\"src\":15,\"dst\":0,\"bytes\":1,"
 	                            "\"blocks\":[[15,0]]}]}]}\n"));
@@ -1130,6 +1266,124 @@ static void test_json_kinds(void **state)
 	ir_plan_fini(&p);
 }
 
+/* Parse the export of p back and check every key a checker needs against
+ * the plan: the contention flags, the matrix of an irregular pattern, and
+ * each transfer's ends, bytes, blocks and reduce and multicast flags
+ * (present exactly when set).  Returns the number of multicast copies. */
+static uint32_t check_export(const ir_plan *p)
+{
+	char *text = export(p, NULL);
+	struct jr *root = jr_parse(text, strlen(text));
+	assert_non_null(root);
+	assert_int_equal(jr_get(root, "version")->i, JSON_FORMAT_VERSION);
+	assert_int_equal(jr_get(root, "ranks")->i, p->machine.nranks);
+	const struct jr *lc = jr_get(root, "link_contention");
+	const struct jr *nc = jr_get(root, "node_contention");
+	assert_true(lc && lc->kind == JR_BOOL && nc && nc->kind == JR_BOOL);
+	assert_int_equal(lc->b, (p->flags & IR_PLAN_LINK_CONTENTION) != 0);
+	assert_int_equal(nc->b, (p->flags & IR_PLAN_NODE_CONTENTION) != 0);
+	const struct jr *coll = jr_get(root, "collective");
+	const struct jr *mat = jr_get(coll, "matrix");
+	if (p->comm.coll == IR_IRREGULAR) {
+		const ir_matrix *x = p->comm.matrix;
+		assert_true(mat && mat->kind == JR_ARR);
+		assert_int_equal(mat->n, x->nnz);
+		assert_int_equal(jr_get(coll, "messages")->i, x->nnz);
+		for (int32_t s = 0; s < x->n; s++)
+			for (int64_t k = x->row[s]; k < x->row[s + 1]; k++) {
+				const struct jr *e = jr_at(mat, (size_t)k);
+				assert_true(e && e->n == 3);
+				assert_int_equal(jr_at(e, 0)->i, s);
+				assert_int_equal(jr_at(e, 1)->i, x->dst[k]);
+				assert_int_equal(jr_at(e, 2)->i, x->bytes[k]);
+			}
+	} else {
+		assert_null(mat);
+	}
+	const struct jr *phases = jr_get(root, "phases");
+	assert_int_equal(phases->n, p->nphases);
+	uint32_t mc = 0;
+	for (uint32_t ph = 0; ph < p->nphases; ph++) {
+		const struct jr *ts = jr_get(jr_at(phases, ph), "transfers");
+		assert_int_equal(ts->n, p->phases[ph].ntransfers);
+		for (uint32_t t = 0; t < ts->n; t++) {
+			const ir_transfer *x =
+			        &p->transfers[p->phases[ph].transfer + t];
+			const struct jr *o = jr_at(ts, t);
+			assert_int_equal(jr_get(o, "src")->i, x->src);
+			assert_int_equal(jr_get(o, "dst")->i, x->dst);
+			assert_int_equal(jr_get(o, "bytes")->i, x->bytes);
+			const struct jr *bl = jr_get(o, "blocks");
+			assert_int_equal(bl->n, x->nblocks);
+			for (uint32_t k = 0; k < x->nblocks; k++) {
+				ir_block b = p->blocks[x->block + k];
+				assert_int_equal(jr_at(jr_at(bl, k), 0)->i,
+				                 b.origin);
+				assert_int_equal(jr_at(jr_at(bl, k), 1)->i,
+				                 b.index);
+			}
+			const struct jr *m = jr_get(o, "multicast");
+			const struct jr *r = jr_get(o, "reduce");
+			if (x->flags & IR_XF_MCAST) {
+				assert_true(m && m->kind == JR_BOOL && m->b);
+				mc++;
+			} else {
+				assert_null(m);
+			}
+			if (x->flags & IR_XF_REDUCE)
+				assert_true(r && r->kind == JR_BOOL && r->b);
+			else
+				assert_null(r);
+		}
+	}
+	jr_free(root);
+	free(text);
+	return mc;
+}
+
+static void test_json_checker_keys(void **state)
+{
+	(void)state;
+	struct sch_options o = {0};
+	ir_plan p;
+	/* an irregular plan of AC (which allows link contention) and of a
+	 * contention-free scheduler, on a 4x4 mesh */
+	ir_machine m = tu_machine(IR_MESH, 1, 4, 4, 0, 0);
+	ir_comm c = {.coll = IR_IRREGULAR, .seed = 7};
+	const struct sch_generator *gs[] = {&sch_ac, &sch_rs_nl};
+	for (size_t k = 0; k < 2; k++) {
+		c.matrix = ir_matrix_regular(16, 3, 100, 7);
+		assert_non_null(c.matrix);
+		assert_int_equal(gs[k]->generate(&m, &c, &o, &p), 0);
+		ir_comm_fini(&c);
+		/* AC is defined to allow link contention, RS_NL not */
+		assert_int_equal((p.flags & IR_PLAN_LINK_CONTENTION) != 0,
+		                 k == 0);
+		assert_int_equal(check_export(&p), 0);
+		ir_plan_fini(&p);
+	}
+	/* HPAM multicast broadcast and scatter: copies flagged */
+	ir_machine h = tu_machine(IR_HPAM, 1, 2, 2, 4, 8);
+	enum ir_coll colls[] = {IR_BCAST, IR_SCATTER};
+	for (size_t k = 0; k < 2; k++) {
+		ir_comm hc = tu_comm(colls[k], 1, 64);
+		assert_int_equal(sch_hpam_multicast.generate(&h, &hc, &o, &p),
+		                 0);
+		assert_true(check_export(&p) > 0);
+		ir_plan_fini(&p);
+	}
+	/* a reduce plan: the reduce flag on every transfer */
+	ir_comm rc = tu_comm(IR_REDUCE, 0, 64);
+	const struct sch_generator *rg = NULL;
+	for (int k = 0; sch_generators[k] && !rg; k++)
+		if (sch_generators[k]->applies(&m, &rc, NULL, 0) == 0)
+			rg = sch_generators[k];
+	assert_non_null(rg);
+	assert_int_equal(rg->generate(&m, &rc, &o, &p), 0);
+	assert_int_equal(check_export(&p), 0);
+	ir_plan_fini(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1145,8 +1399,10 @@ int main(void)
 	        cmocka_unit_test(test_resealed_fields),
 	        cmocka_unit_test(test_encode_rejects),
 	        cmocka_unit_test(test_many_ranks),
+	        cmocka_unit_test(test_slice_rules),
 	        cmocka_unit_test(test_json_golden),
 	        cmocka_unit_test(test_json_kinds),
+	        cmocka_unit_test(test_json_checker_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,12 +6,12 @@
  * scheme, and every byte each rank ends with is compared with what the
  * collective means.
  *
- * The threads talk through a loopback transport defined here, a test
- * double of the backends: one locked queue of eager messages, matched by
- * (source, destination, phase, kind) in posting order as transport.h
- * requires, and a waiting receive that gives up after 20 s instead of
- * hanging.  The real backends are tested by their own programs
- * (tests/runtime, tests/mpi, tests/shmem).
+ * The threads talk through the loopback transport (tests/support/
+ * loopback.c), a test double of the backends: one locked queue of eager
+ * messages, matched by (source, destination, phase, kind) in posting
+ * order as transport.h requires, which fails every rank instead of
+ * hanging when their operations do not match.  The real backends are
+ * tested by their own programs (tests/runtime, tests/mpi, tests/shmem).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,7 +19,6 @@
 
 #include <cmocka.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,183 +34,8 @@
 #include "model.h"
 #include "sched.h"
 #include "support.h"
+#include "support/loopback.h"
 #include "transport.h"
-
-/* ---- the loopback transport ----------------------------------------- */
-
-struct lb_msg {
-	struct lb_msg *next;
-	int32_t src, dst;
-	uint32_t phase;
-	int kind;
-	size_t len;
-	unsigned char data[];
-};
-
-struct lb_world {
-	int32_t n;
-	pthread_mutex_t mu;
-	pthread_cond_t *cv; /* one per rank: a message for it arrived */
-	struct lb_msg *head;
-	pthread_barrier_t bar;
-	uint64_t *hash;
-	int *status;
-};
-
-struct lb_req {
-	bool recv, done;
-	int32_t peer;
-	uint32_t phase;
-	int kind;
-	void *buf;
-	size_t len;
-};
-
-struct lb {
-	struct ccp_transport base;
-	struct lb_world *w;
-	struct lb_req *req;
-	int nreq, cap;
-	bool broken;
-};
-
-static int lb_agree(ccp_transport *t, uint64_t hash, int status, int *global)
-{
-	struct lb *l = (struct lb *)t;
-	struct lb_world *w = l->w;
-	w->hash[t->rank] = hash;
-	w->status[t->rank] = status;
-	pthread_barrier_wait(&w->bar);
-	int g = 0;
-	for (int32_t r = 0; r < w->n; r++) {
-		if (w->hash[r] != w->hash[0])
-			g = CCP_EMISMATCH;
-		if (g != CCP_EMISMATCH && w->status[r] < g)
-			g = w->status[r];
-	}
-	pthread_barrier_wait(&w->bar);
-	*global = g;
-	return 0;
-}
-
-static int lb_barrier(ccp_transport *t)
-{
-	pthread_barrier_wait(&((struct lb *)t)->w->bar);
-	return 0;
-}
-
-static int lb_post(struct lb *l, struct lb_req r)
-{
-	if (l->nreq == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 64;
-		l->req = realloc(l->req, (size_t)l->cap * sizeof *l->req);
-		if (!l->req)
-			return CCP_ENOMEM;
-	}
-	l->req[l->nreq] = r;
-	return l->nreq++;
-}
-
-static int lb_irecv(ccp_transport *t, int32_t peer, uint32_t phase,
-                    enum ccp_tag_kind kind, void *buf, size_t len)
-{
-	return lb_post((struct lb *)t,
-	               (struct lb_req){true, false, peer, phase, kind, buf, len});
-}
-
-static int lb_isend(ccp_transport *t, int32_t peer, uint32_t phase,
-                    enum ccp_tag_kind kind, const void *buf, size_t len)
-{
-	struct lb *l = (struct lb *)t;
-	struct lb_msg *m = malloc(sizeof *m + len);
-	if (!m)
-		return CCP_ENOMEM;
-	*m = (struct lb_msg){NULL, t->rank, peer, phase, kind, len};
-	if (len)
-		memcpy(m->data, buf, len);
-	pthread_mutex_lock(&l->w->mu);
-	struct lb_msg **tail = &l->w->head;
-	while (*tail)
-		tail = &(*tail)->next;
-	*tail = m;
-	pthread_cond_signal(&l->w->cv[peer]);
-	pthread_mutex_unlock(&l->w->mu);
-	return lb_post(l, (struct lb_req){false, true, peer, phase, kind,
-	                                  NULL, len});
-}
-
-static int lb_wait(ccp_transport *t, int first, int count)
-{
-	struct lb *l = (struct lb *)t;
-	struct lb_world *w = l->w;
-	for (int i = first; i < first + count; i++) {
-		struct lb_req *r = &l->req[i];
-		if (r->done)
-			continue;
-		struct timespec until;
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += 20;
-		pthread_mutex_lock(&w->mu);
-		struct lb_msg *m = NULL;
-		for (;;) {
-			struct lb_msg **q = &w->head;
-			for (; *q; q = &(*q)->next)
-				if ((*q)->dst == t->rank &&
-				    (*q)->src == r->peer &&
-				    (*q)->phase == r->phase &&
-				    (*q)->kind == r->kind)
-					break;
-			if (*q) {
-				m = *q;
-				*q = m->next;
-				break;
-			}
-			if (pthread_cond_timedwait(&w->cv[t->rank], &w->mu, &until) ==
-			    ETIMEDOUT)
-				break;
-		}
-		pthread_mutex_unlock(&w->mu);
-		if (!m)
-			return ccp__error(t->ctx, CCP_ETIMEDOUT,
-			                  "rank %d: nothing from %d in phase %u",
-			                  (int)t->rank, (int)r->peer,
-			                  (unsigned)r->phase);
-		int rc = 0;
-		if (m->len != r->len)
-			rc = ccp__error(t->ctx, CCP_EPEER,
-			                "rank %d: %zu bytes from %d in phase %u, "
-			                "%zu expected",
-			                (int)t->rank, m->len, (int)r->peer,
-			                (unsigned)r->phase, r->len);
-		else if (m->len)
-			memcpy(r->buf, m->data, m->len);
-		free(m);
-		if (rc)
-			return rc;
-		r->done = true;
-	}
-	return 0;
-}
-
-static int lb_waitall(ccp_transport *t)
-{
-	struct lb *l = (struct lb *)t;
-	int rc = lb_wait(t, 0, l->nreq);
-	l->nreq = 0;
-	return rc;
-}
-
-static void lb_destroy(ccp_transport *t)
-{
-	struct lb *l = (struct lb *)t;
-	free(l->req);
-	free(l);
-}
-
-static const struct ccp_transport_ops lb_ops = {
-        "loopback", lb_agree,   lb_barrier, lb_irecv,
-        lb_isend,   lb_wait,    lb_waitall, lb_destroy,
-};
 
 /* ---- what every rank must end with ---------------------------------- */
 
@@ -231,7 +55,6 @@ struct job {
 	size_t len;
 	const ir_comm *c;
 	const ir_machine *m;
-	struct lb_world *w;
 	unsigned flags;
 	int32_t rank;
 	char fail[256]; /* "" when the rank's result was right */
@@ -349,28 +172,20 @@ static void check_reduce(struct job *j, const unsigned char *got, uint64_t n)
 	}
 }
 
-static void *run_rank(void *arg)
+/* One rank of run_plan (lb_run): load, bind, execute twice, check. */
+static void run_rank(struct lb_job *lj)
 {
-	struct job *j = arg;
-	ccp_context *ctx;
+	struct job *j = &((struct job *)lj->arg)[lj->rank];
+	ccp_context *ctx = lj->ctx;
 	ccp_plan *p;
 	ccp_plan_info info;
-	if (ccp_init(&ctx, NULL, NULL) != 0) {
-		snprintf(j->fail, sizeof j->fail, "init");
-		pthread_barrier_wait(&j->w->bar); /* the others' agree */
-		pthread_barrier_wait(&j->w->bar);
-		return NULL;
-	}
-	struct lb *l = calloc(1, sizeof *l);
-	l->base = (struct ccp_transport){&lb_ops, ctx, j->rank, j->w->n};
-	l->w = j->w;
 	int rc = ccp_plan_load_memory(ctx, j->img, j->len, j->rank, &p);
 	if (rc == 0)
 		rc = ccp_plan_get_info(p, &info);
 	if (rc) {
 		snprintf(j->fail, sizeof j->fail, "rank %d load: %s",
 		         (int)j->rank, ccp_errmsg(ctx));
-		exit(1); /* the other threads would wait for this one */
+		return; /* the others fail: this rank has left */
 	}
 	unsigned char *s = malloc(info.send_bytes + 1);
 	unsigned char *rv = malloc(info.recv_bytes + 1);
@@ -378,7 +193,7 @@ static void *run_rank(void *arg)
 	rc = ccp_plan_bind(p, s, info.send_bytes, rv, info.recv_bytes, NULL, 0);
 	for (int it = 0; it < 2 && !rc; it++) {
 		memset(rv, 0xee, info.recv_bytes);
-		rc = ccp_plan_execute(p, &l->base, j->flags);
+		rc = ccp_plan_execute(p, lj->t, j->flags);
 		if (rc) {
 			snprintf(j->fail, sizeof j->fail,
 			         "rank %d execute: %s: %s", (int)j->rank,
@@ -405,9 +220,6 @@ static void *run_rank(void *arg)
 	free(s);
 	free(rv);
 	ccp_plan_free(p);
-	ccp_transport_free(&l->base);
-	ccp_fini(ctx);
-	return NULL;
 }
 
 /* Run img on every rank with flags; the first failure, or "". */
@@ -415,41 +227,19 @@ static void run_plan(const uint8_t *img, size_t len, const ir_plan *p,
                      unsigned flags, char *fail, size_t faillen)
 {
 	int32_t n = p->machine.nranks;
-	struct lb_world w = {.n = n};
-	pthread_mutex_init(&w.mu, NULL);
-	w.cv = calloc((size_t)n, sizeof *w.cv);
-	assert_non_null(w.cv);
-	for (int32_t r = 0; r < n; r++)
-		pthread_cond_init(&w.cv[r], NULL);
-	pthread_barrier_init(&w.bar, NULL, (unsigned)n);
-	w.hash = calloc((size_t)n, sizeof *w.hash);
-	w.status = calloc((size_t)n, sizeof *w.status);
 	struct job *jobs = calloc((size_t)n, sizeof *jobs);
-	pthread_t *th = calloc((size_t)n, sizeof *th);
 	assert_non_null(jobs);
-	assert_non_null(th);
-	for (int32_t r = 0; r < n; r++) {
-		jobs[r] = (struct job){img, len, &p->comm, &p->machine, &w,
-		                       flags, r, ""};
-		assert_int_equal(pthread_create(&th[r], NULL, run_rank, &jobs[r]),
-		                 0);
-	}
+	for (int32_t r = 0; r < n; r++)
+		jobs[r] = (struct job){img,   len, &p->comm, &p->machine,
+		                       flags, r,   ""};
+	size_t unreceived;
+	lb_run(n, 20000, run_rank, jobs, &unreceived);
 	fail[0] = '\0';
-	for (int32_t r = 0; r < n; r++) {
-		pthread_join(th[r], NULL);
+	for (int32_t r = 0; r < n; r++)
 		if (!fail[0] && jobs[r].fail[0])
 			snprintf(fail, faillen, "%s", jobs[r].fail);
-	}
-	assert_null(w.head); /* every message was received */
+	assert_int_equal(unreceived, 0); /* every message was received */
 	free(jobs);
-	free(th);
-	free(w.hash);
-	free(w.status);
-	pthread_barrier_destroy(&w.bar);
-	for (int32_t r = 0; r < n; r++)
-		pthread_cond_destroy(&w.cv[r]);
-	free(w.cv);
-	pthread_mutex_destroy(&w.mu);
 }
 
 /* ---- the cases -------------------------------------------------------- */
@@ -617,18 +407,25 @@ static void test_every_generator(void **state)
 	assert_int_equal(missing, 0);
 }
 
-/* The image of a binomial broadcast of 16 bytes on a 2x2 mesh (malloc'd),
- * with the plan, report and slices it was made from (the caller's). */
-static void binomial_image(ir_plan *p, ir_report *rep, ir_slice **sl,
-                           uint8_t **img, size_t *len)
+/* The image of generator alg's plan for c on m (malloc'd), with the
+ * plan, report and slices it was made from (the caller's). */
+static void plan_image(const char *alg, ir_machine m, ir_comm c, ir_plan *p,
+                       ir_report *rep, ir_slice **sl, uint8_t **img,
+                       size_t *len)
 {
-	ir_machine m = tu_machine(IR_MESH, IR_PORTS_ALL, 2, 2, 0, 0);
-	ir_comm c = tu_comm(IR_BCAST, 0, 16);
 	struct sch_options o = {.hpam_price = model_hpam_price};
-	assert_int_equal(sch_find("binomial")->generate(&m, &c, &o, p), 0);
+	assert_int_equal(sch_find(alg)->generate(&m, &c, &o, p), 0);
 	assert_int_equal(ir_verify(p, rep), 0);
 	assert_int_equal(ir_lower(p, sl), 0);
 	assert_int_equal(ir_plan_encode(p, rep, *sl, img, len, NULL, 0), 0);
+}
+
+/* A binomial broadcast of 16 bytes on a 2x2 mesh. */
+static void binomial_image(ir_plan *p, ir_report *rep, ir_slice **sl,
+                           uint8_t **img, size_t *len)
+{
+	plan_image("binomial", tu_machine(IR_MESH, IR_PORTS_ALL, 2, 2, 0, 0),
+	           tu_comm(IR_BCAST, 0, 16), p, rep, sl, img, len);
 }
 
 /* The checks before any data moves. */
@@ -655,10 +452,14 @@ static void test_refusals(void **state)
 	assert_string_equal(ccp_errmsg(ctx), "rank 1: recv buffer is 8 bytes, "
 	                                     "the plan needs 16");
 	/* a transport of the wrong size is refused with no exchange */
-	struct lb l = {.base = {&lb_ops, ctx, 1, 3}};
-	assert_int_equal(ccp_plan_execute(plan, &l.base, 0), CCP_EINVAL);
+	struct lb_world *w = lb_world_new(3, 0);
+	ccp_transport *t;
+	assert_int_equal(lb_transport_new(w, ctx, 1, &t), 0);
+	assert_int_equal(ccp_plan_execute(plan, t, 0), CCP_EINVAL);
 	assert_string_equal(ccp_errmsg(ctx), "the plan is for 4 ranks, the "
 	                                     "loopback transport has 3");
+	ccp_transport_free(t);
+	lb_world_free(w);
 	ccp_plan_free(plan);
 	/* a damaged image is refused before anything is used */
 	img[len - 3] ^= 1;
@@ -739,12 +540,231 @@ static void test_file_size_stated(void **state)
 	ir_plan_fini(&p);
 }
 
+/* ---- buffers that overlap --------------------------------------------- */
+
+/* One rank binding buf as its send and its receive buffer (the first
+ * max(send, recv) bytes of it), then executing. */
+struct alias_job {
+	const uint8_t *img;
+	size_t len;
+	int bind_rc, exec_rc;
+	char bind_msg[256];
+	bool unchanged; /* buf as it was filled */
+};
+
+static void alias_rank(struct lb_job *lj)
+{
+	struct alias_job *j = &((struct alias_job *)lj->arg)[lj->rank];
+	ccp_plan *p;
+	ccp_plan_info in;
+	assert_int_equal(
+	        ccp_plan_load_memory(lj->ctx, j->img, j->len, lj->rank, &p), 0);
+	assert_int_equal(ccp_plan_get_info(p, &in), 0);
+	size_t n = (size_t)(in.send_bytes > in.recv_bytes ? in.send_bytes
+	                                                  : in.recv_bytes);
+	unsigned char *buf = malloc(n), *was = malloc(n);
+	assert_true(buf && was);
+	for (size_t o = 0; o < n; o++)
+		buf[o] = was[o] = pattern(lj->rank, o);
+	j->bind_rc = ccp_plan_bind(p, buf, (size_t)in.send_bytes, buf,
+	                           (size_t)in.recv_bytes, NULL, 0);
+	snprintf(j->bind_msg, sizeof j->bind_msg, "%s", ccp_errmsg(lj->ctx));
+	j->exec_rc = ccp_plan_execute(p, lj->t, CCP_EXEC_DEFAULT);
+	j->unchanged = memcmp(buf, was, n) == 0;
+	free(buf);
+	free(was);
+	ccp_plan_free(p);
+}
+
+/* One buffer bound as both send and receive buffer (the finding: a
+ * 4-rank alltoall over sockets returned wrong bytes on some ranks with
+ * rc 0).  Every rank's bind is refused, naming the two buffers, every
+ * rank's execution fails with the same code, and no byte moves. */
+static void test_aliased_buffers(void **state)
+{
+	(void)state;
+	ir_plan p;
+	ir_report rep;
+	ir_slice *sl;
+	uint8_t *img;
+	size_t len;
+	plan_image("pex", tu_machine(IR_SWITCH, IR_PORTS_ALL, 4, 0, 0, 0),
+	           tu_comm(IR_ALLTOALL, 0, 64), &p, &rep, &sl, &img, &len);
+
+	struct alias_job j[4];
+	for (int32_t r = 0; r < 4; r++)
+		j[r] = (struct alias_job){.img = img, .len = len};
+	size_t unreceived;
+	lb_run(4, 10000, alias_rank, j, &unreceived);
+	for (int32_t r = 0; r < 4; r++) {
+		char want[160];
+		snprintf(want, sizeof want,
+		         "rank %d: the send and recv buffers overlap in the "
+		         "bytes the plan uses (256 of send, 256 of recv); bind "
+		         "separate buffers",
+		         (int)r);
+		assert_int_equal(j[r].bind_rc, CCP_EINVAL);
+		assert_string_equal(j[r].bind_msg, want);
+		assert_int_equal(j[r].exec_rc, CCP_EINVAL);
+		assert_true(j[r].unchanged);
+	}
+	assert_int_equal(unreceived, 0);
+	free(img);
+	ir_slices_free(sl, p.machine.nranks);
+	ir_report_fini(&rep);
+	ir_plan_fini(&p);
+}
+
+/* What counts as overlapping: the bytes the plan uses of each buffer,
+ * caller's scratch included; a buffer the plan does not use on this rank
+ * (need 0) overlaps nothing. */
+static void test_overlap_rules(void **state)
+{
+	(void)state;
+	ir_comm c = tu_comm(IR_REDUCE, 0, 64);
+	c.dtype = IR_DT_INT32;
+	ir_plan p;
+	ir_report rep;
+	ir_slice *sl;
+	uint8_t *img;
+	size_t len;
+	plan_image("binomial", tu_machine(IR_SWITCH, 1, 4, 0, 0, 0), c, &p,
+	           &rep, &sl, &img, &len);
+	ccp_context *ctx;
+	ccp_plan *plan;
+	ccp_plan_info in;
+	static unsigned char b[1024];
+	assert_int_equal(ccp_init(&ctx, NULL, NULL), 0);
+
+	/* rank 2 (not the root): send 64, recv 0, scratch 128 */
+	assert_int_equal(ccp_plan_load_memory(ctx, img, len, 2, &plan), 0);
+	assert_int_equal(ccp_plan_get_info(plan, &in), 0);
+	assert_true(in.send_bytes == 64 && in.recv_bytes == 0 &&
+	            in.scratch_bytes == 128);
+	/* no receive buffer used: the same address overlaps nothing */
+	assert_int_equal(ccp_plan_bind(plan, b, 64, b, 0, NULL, 0), 0);
+	assert_int_equal(ccp_plan_bind(plan, b, 64, b + 32, 64, NULL, 0), 0);
+	/* the caller's scratch against the send buffer: one byte shared,
+	 * then none */
+	assert_int_equal(ccp_plan_bind(plan, b + 127, 64, NULL, 0, b, 128),
+	                 CCP_EINVAL);
+	assert_string_equal(ccp_errmsg(ctx),
+	                    "rank 2: the send and scratch buffers overlap in "
+	                    "the bytes the plan uses (64 of send, 128 of "
+	                    "scratch); bind separate buffers");
+	assert_int_equal(ccp_plan_bind(plan, b + 128, 64, NULL, 0, b, 128), 0);
+	/* bytes beyond what the plan uses may be shared */
+	assert_int_equal(ccp_plan_bind(plan, b + 128, 64, NULL, 0, b, 192), 0);
+	ccp_plan_free(plan);
+
+	/* the root: send 64, recv 64, scratch 128 */
+	assert_int_equal(ccp_plan_load_memory(ctx, img, len, 0, &plan), 0);
+	assert_int_equal(ccp_plan_bind(plan, b, 64, b + 64, 64, b + 120, 128),
+	                 CCP_EINVAL);
+	assert_non_null(strstr(ccp_errmsg(ctx), "the recv and scratch buffers "
+	                                        "overlap"));
+	assert_int_equal(ccp_plan_bind(plan, b + 63, 64, b, 64, NULL, 0),
+	                 CCP_EINVAL);
+	assert_non_null(strstr(ccp_errmsg(ctx), "the send and recv buffers "
+	                                        "overlap"));
+	assert_int_equal(ccp_plan_bind(plan, b, 64, b + 64, 64, b + 128, 128),
+	                 0);
+	ccp_plan_free(plan);
+	ccp_fini(ctx);
+	free(img);
+	ir_slices_free(sl, p.machine.nranks);
+	ir_report_fini(&rep);
+	ir_plan_fini(&p);
+}
+
+/* ---- a transport's longest message ------------------------------------ */
+
+/* The loopback's operations, as a transport that carries at most 8
+ * bytes in one message (as MPI carries at most INT_MAX). */
+static struct ccp_transport_ops short_ops;
+
+struct limit_job {
+	const uint8_t *img;
+	size_t len;
+	int rc;
+	char msg[256];
+	bool unchanged;
+};
+
+static void limit_rank(struct lb_job *lj)
+{
+	struct limit_job *j = &((struct limit_job *)lj->arg)[lj->rank];
+	ccp_plan *p;
+	ccp_plan_info in;
+	lj->t->ops = &short_ops;
+	assert_int_equal(
+	        ccp_plan_load_memory(lj->ctx, j->img, j->len, lj->rank, &p), 0);
+	assert_int_equal(ccp_plan_get_info(p, &in), 0);
+	unsigned char *send = malloc(in.send_bytes + 1);
+	unsigned char *recv = malloc(in.recv_bytes + 1);
+	memset(send, 1, in.send_bytes + 1);
+	memset(recv, 2, in.recv_bytes + 1);
+	assert_int_equal(ccp_plan_bind(p, send, (size_t)in.send_bytes, recv,
+	                               (size_t)in.recv_bytes, NULL, 0),
+	                 0);
+	j->rc = ccp_plan_execute(p, lj->t, CCP_EXEC_DEFAULT);
+	snprintf(j->msg, sizeof j->msg, "%s", ccp_errmsg(lj->ctx));
+	j->unchanged = true;
+	for (uint64_t o = 0; o < in.recv_bytes; o++)
+		j->unchanged = j->unchanged && recv[o] == 2;
+	free(send);
+	free(recv);
+	ccp_plan_free(p);
+}
+
+/* A plan with a message longer than the transport carries is refused on
+ * every rank before any data moves (the engine checks the transport's
+ * max_message before the agreement), not on the ranks that post it. */
+static void test_transport_limit(void **state)
+{
+	(void)state;
+	ir_plan p;
+	ir_report rep;
+	ir_slice *sl;
+	uint8_t *img;
+	size_t len;
+	binomial_image(&p, &rep, &sl, &img, &len);
+	/* the loopback's table, but carrying at most 8 bytes */
+	struct lb_world *w = lb_world_new(1, 0);
+	ccp_transport *t;
+	assert_int_equal(lb_transport_new(w, NULL, 0, &t), 0);
+	short_ops = *t->ops;
+	short_ops.max_message = 8;
+	ccp_transport_free(t);
+	lb_world_free(w);
+
+	struct limit_job j[4];
+	for (int32_t r = 0; r < 4; r++)
+		j[r] = (struct limit_job){.img = img, .len = len};
+	lb_run(4, 10000, limit_rank, j, NULL);
+	for (int32_t r = 0; r < 4; r++) {
+		assert_int_equal(j[r].rc, CCP_ERANGE);
+		assert_non_null(strstr(j[r].msg,
+		                       "a message of 16 bytes, the "
+		                       "loopback transport carries at "
+		                       "most 8 in one message"));
+		assert_true(j[r].unchanged);
+	}
+	free(img);
+	ir_slices_free(sl, p.machine.nranks);
+	ir_report_fini(&rep);
+	ir_plan_fini(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(test_every_generator),
 	        cmocka_unit_test(test_refusals),
 	        cmocka_unit_test(test_file_size_stated),
+	        cmocka_unit_test(test_aliased_buffers),
+	        cmocka_unit_test(test_overlap_rules),
+	        cmocka_unit_test(test_transport_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

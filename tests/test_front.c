@@ -7,9 +7,14 @@
  * message", or the matrix file's name when the problem is inside it) and
  * the exit status of its "exit: N" line; two
  * spellings of one input give one canonical text and hash, and every
- * change of meaning gives another hash.  Run from tests/ (CTest does).
+ * change of meaning gives another hash.  The catalogue is read from a
+ * scratch copy of bad/ with the files of bad/FIXTURES made in it.  Run
+ * from tests/ (CTest does).
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -296,9 +303,76 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* A scratch copy of bad/ in a new directory (its path into dir): a
+ * symbolic link to every file, and the files bad/FIXTURES lists made for
+ * real (a FIFO, a sparse file), as tests/cli_test.sh makes them. */
+static void scratch_bad(char *dir, size_t len)
+{
+	char src[PATH_MAX], from[PATH_MAX + 300], to[PATH_MAX + 300];
+	char line[512], kind[32], name[256];
+	struct dirent *e;
+	long long size;
+
+	assert_non_null(realpath("bad", src));
+	snprintf(dir, len, "%s/ccplan-bad-XXXXXX",
+	         getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	assert_non_null(mkdtemp(dir));
+	DIR *d = opendir(src);
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(from, sizeof from, "%s/%s", src, e->d_name);
+		snprintf(to, sizeof to, "%s/%s", dir, e->d_name);
+		assert_int_equal(symlink(from, to), 0);
+	}
+	closedir(d);
+	FILE *f = fopen("bad/FIXTURES", "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof line, f)) {
+		int n = sscanf(line, "%31s %255s %lld", kind, name, &size);
+		if (n < 1 || kind[0] == '#')
+			continue;
+		snprintf(to, sizeof to, "%s/%s", dir, name);
+		if (!strcmp(kind, "fifo") && n == 2) {
+			assert_int_equal(mkfifo(to, 0600), 0);
+		} else if (!strcmp(kind, "sparse") && n == 3) {
+			int fd = open(to, O_WRONLY | O_CREAT | O_EXCL, 0600);
+			assert_true(fd >= 0);
+			assert_int_equal(ftruncate(fd, (off_t)size), 0);
+			close(fd);
+		} else {
+			fail_msg("bad/FIXTURES: cannot read '%s'", line);
+		}
+	}
+	fclose(f);
+}
+
+/* Remove the scratch directory and everything in it. */
+static void scratch_remove(const char *dir)
+{
+	char path[PATH_MAX + 300];
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		assert_int_equal(unlink(path), 0);
+	}
+	closedir(d);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 static void test_bad_catalogue(void **state)
 {
-	DIR *dir = opendir("bad");
+	char bad[PATH_MAX];
+	/* a reader that waits on the FIFO must fail the test, not hang it */
+	alarm(120);
+	scratch_bad(bad, sizeof bad);
+	DIR *dir = opendir(bad);
 	struct dirent *e;
 	char *names[512];
 	size_t count = 0, failed = 0;
@@ -313,13 +387,13 @@ static void test_bad_catalogue(void **state)
 	closedir(dir);
 	qsort(names, count, sizeof names[0], name_cmp);
 	for (size_t i = 0; i < count; i++) {
-		char path[512], errpath[512], want[1024], got[2048];
+		char path[PATH_MAX + 300], errpath[512], want[1024], got[2048];
 		struct front_input in;
 		struct diag d;
 		const char *base;
 		int rc, status;
 
-		snprintf(path, sizeof path, "bad/%s", names[i]);
+		snprintf(path, sizeof path, "%s/%s", bad, names[i]);
 		snprintf(errpath, sizeof errpath, "bad/%.*s.err",
 		         (int)(strlen(names[i]) - 5), names[i]);
 		if (!tu_read_golden(errpath, want, sizeof want, &status)) {
@@ -359,6 +433,8 @@ static void test_bad_catalogue(void **state)
 	}
 	for (size_t i = 0; i < count; i++)
 		free(names[i]);
+	scratch_remove(bad);
+	alarm(0);
 	assert_true(count >= 40);
 	assert_int_equal(failed, 0);
 }
@@ -419,6 +495,53 @@ static void test_bad_source_line(void **state)
 	        front_parse_file("bad/edgefile_duplicate.yaml", &in, &d),
 	        CCP_EPARSE);
 	assert_string_equal(d.source_line, "  0 1 7");
+}
+
+/* The two limits of the YAML reader: a regular file over FRONT_MAX_FILE
+ * is refused by its size, before a byte is read (a sparse file of 256 MiB
+ * + 1 here), and more than FRONT_MAX_NODES values at the value that
+ * passes the limit (one flow sequence of 4096^2 + 65536 + 1 zeros). */
+static void test_yaml_limits(void **state)
+{
+	struct front_input in;
+	struct diag d;
+	char path[] = "/tmp/ccplan-big-XXXXXX";
+
+	(void)state;
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)FRONT_MAX_FILE + 1), 0);
+	close(fd);
+	assert_int_equal(front_parse_file(path, &in, &d), CCP_EPARSE);
+	assert_string_equal(d.message,
+	                    "input too large: more than 256 MiB of YAML");
+	assert_int_equal(d.line, 0);
+	assert_int_equal(unlink(path), 0);
+
+	const char *head = "machine: {topology: switch, ranks: 4}\nx: [";
+	size_t values = (size_t)4096 * 4096 + 65536 + 1;
+	size_t len = strlen(head) + 2 * values + 1;
+	char *text = malloc(len + 1);
+	assert_non_null(text);
+	memcpy(text, head, strlen(head));
+	char *p = text + strlen(head);
+	for (size_t k = 0; k < values; k++) {
+		*p++ = '0';
+		*p++ = k + 1 < values ? ',' : ']';
+	}
+	*p++ = '\n';
+	*p = '\0';
+	assert_int_equal(front_parse_string("v.yaml", text, len, &in, &d),
+	                 CCP_EPARSE);
+	assert_int_equal(d.line, 2);
+	/* nine nodes come before the sequence's first value: the top
+	 * mapping, machine and its mapping of four scalars, x, the sequence */
+	assert_int_equal(d.column, 4 + 2 * (4096 * 4096 + 65536 - 9) + 1);
+	assert_string_equal(d.message,
+	                    "input too large: more than 16842752 YAML values "
+	                    "(an inline matrix holds at most 4096 x 4096 "
+	                    "entries; use file: for larger ones)");
+	free(text);
 }
 
 static void test_no_file(void **state)
@@ -1013,11 +1136,12 @@ static void test_read_matrix_stream(void **state)
 /* The caret under a column past the end of a source line that was cut
  * to fit struct diag: spaces up to it, and nothing read past the line's
  * end (tests/fuzz/yaml/regress/caret-past-cut-line.yaml).  A tab inside
- * the line is kept, so the caret lines up under it. */
+ * the line is kept, so the caret lines up under it.  Past FRONT_CARET_MAX
+ * the column is named instead of drawn. */
 static void test_caret_past_cut_line(void **state)
 {
 	struct diag d;
-	char *text = NULL, want[400];
+	char *text = NULL, want[600];
 	size_t len = 0;
 
 	(void)state;
@@ -1027,10 +1151,14 @@ static void test_caret_past_cut_line(void **state)
 	assert_non_null(f);
 	front_print_diag(f, "x.yaml", 2, 300, "problem", d.source_line);
 	front_print_diag(f, "x.yaml", 3, 4, "tab", "a\tb");
+	/* a column deep in a huge line: no screenfuls of spaces */
+	front_print_diag(f, "x.yaml", 2, 33685491, "far", "0,0,0");
 	assert_int_equal(fclose(f), 0);
 	snprintf(want, sizeof want,
 	         "x.yaml:2:300: problem\n    2 | abc\n      | %*s^\n"
-	         "x.yaml:3:4: tab\n    3 | a\tb\n      |  \t ^\n",
+	         "x.yaml:3:4: tab\n    3 | a\tb\n      |  \t ^\n"
+	         "x.yaml:2:33685491: far\n    2 | 0,0,0\n"
+	         "      | ... ^ column 33685491\n",
 	         299, "");
 	assert_string_equal(text, want);
 	free(text);
@@ -1050,6 +1178,7 @@ int main(void)
 	        cmocka_unit_test(test_bad_catalogue),
 	        cmocka_unit_test(test_bad_err_paired),
 	        cmocka_unit_test(test_bad_source_line),
+	        cmocka_unit_test(test_yaml_limits),
 	        cmocka_unit_test(test_no_file),
 	        cmocka_unit_test(test_parse_string),
 	        cmocka_unit_test(test_inline_matrix_size),

@@ -420,58 +420,302 @@ static ir_machine hpam_1x1_4x4(void)
 	return m;
 }
 
+/* Rank of HPAM node (x, y) of level l (0 or 1) on machine m. */
+static int32_t hpam_rank(const ir_machine *m, int l, int x, int y)
+{
+	int c[IR_MAX_CUBE_DIM] = {x, y, l};
+	int32_t r = ir_rank_of(m, c);
+	assert_true(r >= 0);
+	return r;
+}
+
+/* Expect rejection with a message holding every one of the strings. */
+static void rejected(const ir_plan *p, const char *a, const char *b)
+{
+	ir_report r;
+	assert_int_equal(verify(p, &r), CCP_EVERIFY);
+	assert_false(r.ok);
+	assert_non_null(strstr(r.message, a));
+	if (b)
+		assert_non_null(strstr(r.message, b));
+	ir_report_fini(&r);
+}
+
+/* A one-phase broadcast plan on m in which src multicasts block (0,0)
+ * to the n ranks dst (p initialised here). */
+static void mcast_plan(ir_plan *p, const ir_machine *m, int32_t src,
+                       const int32_t *dst, int n)
+{
+	ir_comm c = bcast(0, 64, 1);
+	ir_block b = {0, 0};
+	ir_plan_init(p, m, &c, "hand");
+	ir_plan_phase(p);
+	for (int k = 0; k < n; k++)
+		assert_int_equal(ir_plan_add(p, src, dst[k], &b, 1, IR_XF_MCAST),
+		                 0);
+}
+
 static void test_multicast(void **state)
 {
 	(void)state;
-	/* one-port HPAM, 1x1 over 4x4: rank 0 is level 1; level-2 (x, y) is
-	 * rank 1 + x + 4y.  Copies of one multicast count as one send, and
-	 * links their routes share carry the message once. */
+	/* one-port HPAM, 1x1 over 4x4: rank 0 is level 1 and its router
+	 * copies a message onto its four down links; level-2 (x, y) is rank
+	 * 1 + x + 4y.  Copies of one multicast count as one send. */
 	ir_machine m = hpam_1x1_4x4();
 	ir_comm c = bcast(0, 64, 1);
 	ir_block b = {0, 0};
-	int32_t col0[2] = {5, 9}, row0[4] = {1, 2, 3, 4};
+	int32_t row0[4] = {1, 2, 3, 4};
 	ir_plan p;
 	ir_report r;
 	for (int with = 0; with < 2; with++) {
 		uint32_t f = with ? IR_XF_MCAST : 0;
-		/* (0,1) and (0,2) below one column share the down-link */
-		ir_plan_init(&p, &m, &c, "hand");
-		ir_plan_phase(&p);
-		for (int k = 0; k < 2; k++)
-			ir_plan_add(&p, 0, col0[k], &b, 1, f);
-		/* the plan is an incomplete broadcast: with multicast only
-		 * delivery may fail, after the per-phase rules held */
-		assert_int_equal(ir_verify(&p, &r), CCP_EVERIFY);
-		if (with) {
-			assert_non_null(strstr(r.message, "delivery:"));
-			assert_int_equal(r.max_link_load, 1);
-			assert_int_equal(r.max_node_sends, 1);
-		} else {
-			assert_non_null(strstr(r.message, "node: phase 0"));
-		}
-		ir_report_fini(&r);
-		ir_plan_fini(&p);
 		/* the whole top row at once: four copies, one send */
 		ir_plan_init(&p, &m, &c, "hand");
 		ir_plan_phase(&p);
 		for (int k = 0; k < 4; k++)
 			ir_plan_add(&p, 0, row0[k], &b, 1, f);
+		/* an incomplete broadcast: with multicast only delivery
+		 * fails, after the per-phase rules held */
 		assert_int_equal(ir_verify(&p, &r), CCP_EVERIFY);
 		assert_non_null(strstr(r.message, with ? "delivery:"
 		                                       : "rank 0 sends 4"));
+		if (with) {
+			assert_int_equal(r.max_link_load, 1);
+			assert_int_equal(r.max_node_sends, 1);
+		}
 		ir_report_fini(&r);
 		ir_plan_fini(&p);
 	}
-	/* a multicast and an ordinary transfer on one link still contend */
+	/* the complete broadcast: the multicast, then the column trees */
 	ir_plan_init(&p, &m, &c, "hand");
-	p.machine.ports = IR_PORTS_ALL;
 	ir_plan_phase(&p);
-	ir_plan_add(&p, 0, 5, &b, 1, IR_XF_MCAST);
-	ir_plan_add(&p, 0, 9, &b, 1, 0);
-	assert_int_equal(ir_verify(&p, &r), CCP_EVERIFY);
-	assert_non_null(strstr(r.message, "link: phase 0"));
+	for (int k = 0; k < 4; k++)
+		ir_plan_add(&p, 0, row0[k], &b, 1, IR_XF_MCAST);
+	ir_plan_phase(&p);
+	for (int x = 0; x < 4; x++)
+		xfer(&p, 1 + x, 9 + x, 0, 0);
+	ir_plan_phase(&p);
+	for (int x = 0; x < 4; x++) {
+		xfer(&p, 1 + x, 5 + x, 0, 0);
+		xfer(&p, 9 + x, 13 + x, 0, 0);
+	}
+	assert_int_equal(verify(&p, &r), 0);
+	assert_int_equal(r.phases, 3);
+	assert_int_equal(r.max_node_sends, 1);
+	assert_int_equal(r.max_link_load, 1);
+	assert_int_equal(r.lb_spread, 2); /* (1 + 1 x 4)^2 >= 17 */
 	ir_report_fini(&r);
 	ir_plan_fini(&p);
+	/* a multicast and an ordinary transfer on one link still contend,
+	 * before the split (the down link of column 0) as after it (the
+	 * link from level-2 (0,0) to (0,1), which the copy to 5 takes) */
+	for (int k = 0; k < 2; k++) {
+		ir_plan_init(&p, &m, &c, "hand");
+		p.machine.ports = IR_PORTS_ALL;
+		ir_plan_phase(&p);
+		if (k == 1) {
+			xfer(&p, 0, 1, 0, 0);
+			ir_plan_phase(&p);
+		}
+		ir_plan_add(&p, 0, 5, &b, 1, IR_XF_MCAST);
+		ir_plan_add(&p, 0, 2, &b, 1, IR_XF_MCAST);
+		if (k == 0)
+			xfer(&p, 0, 9, 0, 0);
+		else
+			xfer(&p, 1, 9, 0, 0);
+		rejected(&p, k ? "link: phase 1: link 1 -> 5" : "link: phase 0",
+		         "carries 2 transfers");
+		ir_plan_fini(&p);
+	}
+}
+
+/* The multicast rule follows the machine: each way of breaking it, one
+ * test each. */
+
+/* 1. no router of a mesh replicates: rank 0 "multicasting" to the other
+ * 7 ranks of a one-port line was one send before; nor of a switch, a
+ * hypercube or a torus */
+static void test_multicast_no_replicating_router(void **state)
+{
+	(void)state;
+	ir_plan p;
+	const int32_t all[] = {1, 2, 3, 4, 5, 6, 7};
+	ir_machine line = tu_machine(IR_MESH, 1, 8, 0, 0, 0);
+	mcast_plan(&p, &line, 0, all, 7);
+	rejected(&p, "multicast: phase 0: rank 0 sends rank 1 a multicast copy",
+	         "no router of a mesh replicates");
+	ir_plan_fini(&p);
+	ir_machine other[] = {
+	        tu_machine(IR_SWITCH, 1, 4, 0, 0, 0),
+	        tu_machine(IR_HYPERCUBE, 1, 2, 0, 0, 0),
+	        tu_machine(IR_TORUS, 1, 4, 0, 0, 0),
+	};
+	for (size_t k = 0; k < sizeof other / sizeof other[0]; k++) {
+		mcast_plan(&p, &other[k], 0, all, 3);
+		rejected(&p, "no router of a", "replicates");
+		ir_plan_fini(&p);
+	}
+}
+
+/* 2. on HPAM, a copy must cross a replicating router: level 1 to level
+ * 1, and level 2 up to level 1, do not */
+static void test_multicast_off_the_router(void **state)
+{
+	(void)state;
+	ir_plan p;
+	ir_block b = {0, 0};
+	ir_comm c = bcast(0, 64, 1);
+	ir_machine h = tu_machine(IR_HPAM, 1, 2, 2, 4, 4);
+	const int32_t level1[] = {1, 2};
+	mcast_plan(&p, &h, 0, level1, 2);
+	rejected(&p, "rank 0's multicast copy to rank 1 crosses no "
+	             "replicating router",
+	         NULL);
+	ir_plan_fini(&p);
+	ir_plan_init(&p, &h, &c, "hand");
+	ir_plan_phase(&p);
+	ir_plan_add(&p, 0, hpam_rank(&h, 1, 0, 0), &b, 1, 0);
+	ir_plan_phase(&p);
+	ir_plan_add(&p, hpam_rank(&h, 1, 0, 0), 1, &b, 1, IR_XF_MCAST);
+	ir_plan_add(&p, hpam_rank(&h, 1, 0, 0), 3, &b, 1, IR_XF_MCAST);
+	rejected(&p, "multicast: phase 1", "crosses no replicating router");
+	ir_plan_fini(&p);
+}
+
+/* 3. every copy carries the same blocks: a scatter whose one multicast
+ * sends each top-row rank its own column's four blocks (then the column
+ * trees finish it) passed as one send before; so did the same band in
+ * another order */
+static void test_multicast_different_blocks(void **state)
+{
+	(void)state;
+	ir_plan p;
+	ir_machine m = hpam_1x1_4x4();
+	ir_comm s = tu_comm(IR_SCATTER, 0, 16);
+	for (int variant = 0; variant < 2; variant++) {
+		ir_plan_init(&p, &m, &s, "hand");
+		ir_plan_phase(&p);
+		for (int x = 0; x < 4; x++) {
+			ir_block col[4], all[16];
+			for (int y = 0; y < 4; y++)
+				col[y] = (ir_block){0, 1 + x + 4 * y};
+			/* variant 1: the whole band, in another order for
+			 * every copy but the first */
+			for (int k = 0; k < 16; k++)
+				all[k] = (ir_block){
+				        0, 1 + (x == 0 ? k : 15 - k)};
+			assert_int_equal(ir_plan_add(&p, 0, 1 + x,
+			                             variant ? all : col,
+			                             variant ? 16 : 4,
+			                             IR_XF_MCAST),
+			                 0);
+		}
+		ir_plan_phase(&p);
+		for (int x = 0; x < 4; x++) {
+			ir_block two[2] = {{0, 9 + x}, {0, 13 + x}};
+			assert_int_equal(ir_plan_add(&p, 1 + x, 9 + x, two, 2, 0),
+			                 0);
+		}
+		ir_plan_phase(&p);
+		for (int x = 0; x < 4; x++) {
+			xfer(&p, 1 + x, 5 + x, 0, 5 + x);
+			xfer(&p, 9 + x, 13 + x, 0, 13 + x);
+		}
+		rejected(&p, "multicast: phase 0: rank 0's copies to ranks 1 "
+		             "and 2 carry different blocks",
+		         NULL);
+		/* the same plan without the flag is a valid unicast plan
+		 * on an all-port machine */
+		for (uint32_t t = 0; t < 4; t++)
+			p.transfers[t].flags = 0;
+		p.machine.ports = IR_PORTS_ALL;
+		ir_report r;
+		assert_int_equal(verify(&p, &r), 0);
+		ir_report_fini(&r);
+		ir_plan_fini(&p);
+	}
+}
+
+/* 4. the copies share their route up to one replicating router: on 2x2
+ * over 4x4, level-1 rank 0 (column 0) reaches level-2 columns 0 and 2
+ * through the routers of level-1 columns 0 and 1; columns 0 and 1, under
+ * one router, share the link down level 1 once */
+static void test_multicast_split_apart(void **state)
+{
+	(void)state;
+	ir_plan p;
+	ir_machine h = tu_machine(IR_HPAM, 1, 2, 2, 4, 4);
+	const int32_t apart[] = {hpam_rank(&h, 1, 0, 0), hpam_rank(&h, 1, 2, 0)};
+	const int32_t under[] = {hpam_rank(&h, 1, 0, 0), hpam_rank(&h, 1, 1, 0)};
+	mcast_plan(&p, &h, 0, apart, 2);
+	rejected(&p, "split at different places (ranks 2 and 3)", NULL);
+	ir_plan_fini(&p);
+	mcast_plan(&p, &h, 0, under, 2);
+	ir_report r;
+	assert_int_equal(ir_verify(&p, &r), CCP_EVERIFY);
+	assert_non_null(strstr(r.message, "delivery:"));
+	assert_int_equal(r.max_link_load, 1);
+	assert_int_equal(r.hops, 4); /* 0->2, 2->(0,0)2; 0->2, 2->(1,0)2 */
+	ir_report_fini(&r);
+	ir_plan_fini(&p);
+}
+
+/* 5. after the split each copy has its own links: two copies down one
+ * level-2 column (rows 1 and 2) both take its down link, which the
+ * router cannot do, even where the plan allows contention */
+static void test_multicast_two_copies_on_a_link(void **state)
+{
+	(void)state;
+	ir_plan p;
+	ir_machine m = hpam_1x1_4x4();
+	const int32_t column0[] = {5, 9};
+	for (int allow = 0; allow < 2; allow++) {
+		mcast_plan(&p, &m, 0, column0, 2);
+		p.flags = allow ? IR_PLAN_LINK_CONTENTION : 0;
+		rejected(&p, "multicast: phase 0: link 0 -> 1 carries two "
+		             "copies of rank 0's multicast (to ranks 5 and 9)",
+		         NULL);
+		ir_plan_fini(&p);
+	}
+}
+
+/* Every multicast plan of the HPAM generators verifies, from every
+ * level-1 root, with one send per multicast and no contended link. */
+static void test_multicast_generators(void **state)
+{
+	(void)state;
+	int shapes[][4] = {{1, 1, 4, 4},  {2, 2, 4, 8},  {2, 4, 8, 16},
+	                   {4, 4, 16, 16}, {1, 2, 8, 8}, {3, 2, 5, 4}};
+	enum ir_coll colls[] = {IR_BCAST, IR_SCATTER};
+	struct sch_options o = {0};
+	for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+		ir_machine m = tu_machine(IR_HPAM, 1, shapes[k][0],
+		                          shapes[k][1], shapes[k][2],
+		                          shapes[k][3]);
+		for (size_t j = 0; j < 2; j++)
+			for (int32_t root = 0;
+			     root < shapes[k][0] * shapes[k][1]; root++) {
+				ir_comm c = tu_comm(colls[j], root, 1024);
+				if (colls[j] == IR_BCAST)
+					c.segments = 3;
+				ir_plan p;
+				ir_report r;
+				assert_int_equal(sch_hpam_multicast.generate(
+				                         &m, &c, &o, &p),
+				                 0);
+				uint32_t mc = 0;
+				for (uint32_t t = 0; t < p.ntransfers; t++)
+					mc += (p.transfers[t].flags &
+					       IR_XF_MCAST) != 0;
+				assert_true(mc > 0 || shapes[k][1] ==
+				                              shapes[k][3]);
+				assert_int_equal(verify(&p, &r), 0);
+				assert_int_equal(r.max_node_sends, 1);
+				assert_int_equal(r.max_link_load, 1);
+				ir_report_fini(&r);
+				ir_plan_fini(&p);
+			}
+	}
 }
 
 static void test_generators_verify(void **state)
@@ -629,6 +873,12 @@ int main(void)
 	        cmocka_unit_test(test_reduce),
 	        cmocka_unit_test(test_gather_transpose_irregular),
 	        cmocka_unit_test(test_multicast),
+	        cmocka_unit_test(test_multicast_no_replicating_router),
+	        cmocka_unit_test(test_multicast_off_the_router),
+	        cmocka_unit_test(test_multicast_different_blocks),
+	        cmocka_unit_test(test_multicast_split_apart),
+	        cmocka_unit_test(test_multicast_two_copies_on_a_link),
+	        cmocka_unit_test(test_multicast_generators),
 	        cmocka_unit_test(test_generators_verify),
 	        cmocka_unit_test(test_lower_broadcast),
 	        cmocka_unit_test(test_lower_scratch_and_reduce),

@@ -262,12 +262,16 @@ static void test_emitted_reduce_and_bind(void **state)
 	assert_int_equal(ccp_plan_get_info(p, &in), 0);
 	assert_int_equal(in.rank, 3);
 	assert_true(in.recv_bytes == 800);
-	static uint8_t buf[800], small[799];
+	static uint8_t buf[800], out[800], small[799];
 	assert_int_equal(ccp_plan_bind(p, buf, sizeof buf, small, sizeof small,
 	                               NULL, 0),
 	                 CCP_EBUFFER);
+	/* one buffer as both send and receive buffer is refused */
 	assert_int_equal(
-	        ccp_plan_bind(p, buf, sizeof buf, buf, sizeof buf, NULL, 0), 0);
+	        ccp_plan_bind(p, buf, sizeof buf, buf, sizeof buf, NULL, 0),
+	        CCP_EINVAL);
+	assert_int_equal(
+	        ccp_plan_bind(p, buf, sizeof buf, out, sizeof out, NULL, 0), 0);
 	ccp_plan_free(p);
 
 	/* ranks 2 and 3 of the idle plan: no tables, nothing to bind */

@@ -59,9 +59,10 @@ can_mount() {
 	mkdir -p "$tmp/probe" && mount -t tmpfs -o size=64k tmpfs "$tmp/probe" 2>/dev/null &&
 		umount "$tmp/probe"
 }
-# mount_tmpfs DIR SIZE: a tmpfs of SIZE at DIR, undone at exit
+# mount_tmpfs DIR SIZE: a tmpfs of SIZE at DIR, undone at exit; its root
+# 0700, not tmpfs's 1777 (a cache where others can make files is refused)
 mount_tmpfs() {
-	mkdir -p "$1" && mount -t tmpfs -o "size=$2" tmpfs "$1" && mounts+=("$1")
+	mkdir -p "$1" && mount -t tmpfs -o "size=$2,mode=0700" tmpfs "$1" && mounts+=("$1")
 }
 unmount() {
 	umount "$1" && mounts=("${mounts[@]/$1/}")
@@ -239,11 +240,12 @@ part_kill() {
 
 # ---- flipped bytes and damaged columns ---------------------------------------
 
-# damaged NAME PATTERN CMD...: damage the entry with CMD (cache_poke
-# arguments after DB), then a compile must say PATTERN, recompile, write
-# the reference plan and store it again (the next compile is a hit)
-damaged() {
-	local name=$1 pattern=$2
+# damaged_as NAME WARNING CMD...: damage the entry with CMD (cache_poke
+# arguments after DB), then a compile must warn WARNING (a grep pattern
+# of what follows "warning: cache: "), recompile, write the reference
+# plan and store it again (the next compile is a hit)
+damaged_as() {
+	local name=$1 warning=$2
 	shift 2
 	local db=$tmp/f/plans.db
 	if ! "$poke" "$db" "$@" 2>"$tmp/perr"; then
@@ -253,16 +255,24 @@ damaged() {
 	rm -f "$tmp/f.ccp"
 	"$ccplan" compile -v --cache "$db" "$big" -o "$tmp/f.ccp" 2>"$tmp/err"
 	local rc=$?
-	if [ "$rc" = 0 ] && grep -q "warning: cache: cached plan [0-9a-f]* was damaged (${pattern}[^)]*) and has been removed; compiling" "$tmp/err" &&
+	if [ "$rc" = 0 ] && grep -q "warning: cache: $warning" "$tmp/err" &&
 		grep -q 'cache miss, stored' "$tmp/err" && cmp -s "$tmp/f.ccp" "$ref"; then
 		ok
-		echo "  $name: $(grep -o 'was damaged (.*) and' "$tmp/err" | sed 's/^was damaged (//; s/) and$//')"
+		echo "  $name: $(grep -o 'warning: cache: .*' "$tmp/err" | sed 's/^warning: cache: //')"
 	else
-		bad "$name: exit $rc, wanted '$pattern': $(cat "$tmp/err")"
+		bad "$name: exit $rc, wanted '$warning': $(cat "$tmp/err")"
 	fi
 	"$ccplan" compile -v --cache "$db" "$big" -o "$tmp/f.ccp" 2>"$tmp/err"
 	grep -q 'cache hit' "$tmp/err" && ok || bad "$name: not stored again: $(cat "$tmp/err")"
 	[ "$(served "$db" 0)" = 1 ] && ok || bad "$name: the cache does not serve one whole plan"
+}
+
+# damaged NAME PATTERN CMD...: damaged_as, for damage the cache itself
+# finds (the bytes or their key): the warning says PATTERN
+damaged() {
+	local name=$1 pattern=$2
+	shift 2
+	damaged_as "$name" "cached plan [0-9a-f]* was damaged (${pattern}[^)]*) and has been removed; compiling" "$@"
 }
 
 part_flip() {
@@ -302,6 +312,24 @@ part_flip() {
 	damaged "checksum bit 0" 'cache checksum mismatch' xor "$key" checksum 1
 	damaged "checksum bit 63" 'cache checksum mismatch' xor "$key" checksum -9223372036854775808
 	damaged "checksum 0" 'cache checksum mismatch' set "$key" checksum 0
+	# the input hash the plan records, the plan resealed: a plan that
+	# records no input, or another's, is never served under the key
+	damaged "no input hash, resealed" 'the plan records no input' hash "$key" 00000000000000000000000000000000
+	damaged "another input's hash, resealed" 'the plan was made for another input' hash "$key" 0123456789abcdef0123456789abcdef
+	# whole bytes, a bad plan: a receive of more bytes than its buffer
+	# pieces, every checksum resealed; only verifying the hit finds it
+	damaged_as "overflowing receive, resealed" "cached plan $key[0-9a-f]*: rank [0-9]*.*; removed; compiling" overflow "$key"
+	# a valid plan of another collective on the same machine, recording
+	# this input's hash and stored under its key: the hit verifies, but
+	# it is a plan of what the input does not ask for
+	local full okey
+	full=$("$ccplan" cache --cache "$db" show "$key" 2>/dev/null | awk '$1 == "key" { print $2 }')
+	sed 's/collective: alltoall/collective: broadcast/; s/algorithm: pex/algorithm: binomial/' "$big" >"$tmp/other.yaml"
+	"$ccplan" cache --cache "$db" rm "$key" >/dev/null 2>&1
+	"$ccplan" compile --cache "$db" "$tmp/other.yaml" -o "$tmp/other.ccp" 2>/dev/null
+	okey=$("$ccplan" cache --cache "$db" ls 2>/dev/null | awk 'NR == 2 { print $1 }')
+	"$poke" "$db" hash "$okey" "$full" || bad "another collective: cache_poke hash"
+	damaged_as "another collective, recording this input" "cached plan $key[0-9a-f]*: a plan of broadcast on 64 ranks (mesh), where the input asks for alltoall on 64 ranks (mesh); removed; compiling" rekey "$okey" "$full"
 	# the key: the entry now stands under another input's key
 	local other=0123456789abcdef0123456789abcdef
 	"$poke" "$db" rekey "$key" "$other"

@@ -16,6 +16,16 @@
  *                                    checksum, phases, ...) to V
  *   cache_poke DB xor KEY COLUMN V   xor an integer column with V
  *   cache_poke DB rekey KEY NEWKEY   move the row to another key
+ *   cache_poke DB hash KEY HASH      record the input hash HASH (32 hex
+ *                                    digits) in the plan's header, every
+ *                                    checksum of the plan and of the row
+ *                                    made to match again
+ *   cache_poke DB overflow KEY       add 16 to the bytes of the first
+ *                                    receive of the plan (more than its
+ *                                    buffer pieces hold), resealed: only
+ *                                    verifying the plan finds it
+ *   cache_poke DB text KEY COLUMN S  set algorithm or canonical to S
+ *                                    (bash's $'...' writes any byte)
  *
  * KEY is a hex prefix of the row's key; exactly one row must match.
  * Exit status: 0 done, 1 check failed or no such row, 2 usage or SQLite
@@ -31,6 +41,20 @@
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
+
+#include "fuzz.h" /* fuzz_seal_plan */
+#include "le.h"
+
+/* Where the plan keeps what the commands change (docs/plan-format.md). */
+enum {
+	H_INPUT_HASH = 96,
+	H_INDEX = 48,
+	H_NRANKS = 24,
+	SEC_NOPS = 4,
+	SEC_OPS = 36, /* a section's fixed part */
+	OP_SIZE = 28, /* code +0, phase +4, peer +8, bytes +12 */
+	OP_RECV = 1
+};
 
 static sqlite3 *db;
 
@@ -99,6 +123,49 @@ static int write_row(const char *sql, int64_t row, const uint8_t *blob,
 	return rc == SQLITE_DONE ? 0 : die(sql);
 }
 
+/* Store b (len bytes) as row's blob, its size and checksum columns made
+ * to match: the cache's own checks then pass. */
+static int store_sealed(int64_t row, const uint8_t *b, size_t len)
+{
+	uint64_t sum = XXH3_64bits(b, len);
+	int64_t ssum;
+	memcpy(&ssum, &sum, sizeof ssum); /* as the cache stores it */
+	int rc = write_row("UPDATE plans SET blob = ?2 WHERE rowid = ?1", row,
+	                   b, len, 0);
+	if (rc == 0)
+		rc = write_row("UPDATE plans SET size = ?2 WHERE rowid = ?1",
+		               row, NULL, 0, (int64_t)len);
+	if (rc == 0)
+		rc = write_row("UPDATE plans SET checksum = ?2 WHERE rowid = ?1",
+		               row, NULL, 0, ssum);
+	return rc;
+}
+
+/* The byte offset of the first receive's bytes field in plan b (len
+ * bytes), or 0 if there is none. */
+static size_t first_recv_bytes(const uint8_t *b, size_t len)
+{
+	uint32_t nranks = le_get_u32(b + H_NRANKS);
+	uint64_t index = le_get_u64(b + H_INDEX);
+	for (uint32_t r = 0; r < nranks; r++) {
+		uint64_t e = index + 24 * (uint64_t)r;
+		if (e + 16 > len)
+			return 0;
+		uint64_t off = le_get_u64(b + e), size = le_get_u64(b + e + 8);
+		if (off > len || size > len - off || size < SEC_OPS)
+			return 0;
+		uint32_t nops = le_get_u32(b + off + SEC_NOPS);
+		for (uint64_t i = 0; i < nops; i++) {
+			uint64_t op = off + SEC_OPS + i * OP_SIZE;
+			if (op + OP_SIZE > off + size)
+				return 0;
+			if (le_get_u32(b + op) == OP_RECV)
+				return (size_t)op + 12;
+		}
+	}
+	return 0;
+}
+
 static int check(void)
 {
 	sqlite3_stmt *st;
@@ -137,7 +204,7 @@ int main(int argc, char **argv)
 {
 	if (argc < 3) {
 		fprintf(stderr, "usage: cache_poke DB check|flip|reseal|cut|"
-		                "set|xor|rekey [KEY ARGS]\n");
+		                "set|xor|rekey|hash|overflow|text [KEY ARGS]\n");
 		return 2;
 	}
 	if (sqlite3_open_v2(argv[1], &db, SQLITE_OPEN_READWRITE, NULL) !=
@@ -182,15 +249,7 @@ int main(int argc, char **argv)
 	} else if (strcmp(cmd, "reseal") == 0 && argc == 4) {
 		if (!(b = read_blob(row, &len)))
 			goto out;
-		uint64_t sum = XXH3_64bits(b, len);
-		int64_t ssum;
-		memcpy(&ssum, &sum, sizeof ssum); /* as the cache stores it */
-		rc = write_row("UPDATE plans SET size = ?2 WHERE rowid = ?1",
-		               row, NULL, 0, (int64_t)len);
-		if (rc == 0)
-			rc = write_row("UPDATE plans SET checksum = ?2 "
-			               "WHERE rowid = ?1",
-			               row, NULL, 0, ssum);
+		rc = store_sealed(row, b, len);
 	} else if ((strcmp(cmd, "set") == 0 || strcmp(cmd, "xor") == 0) &&
 	           argc == 6 && int_column(argv[4])) {
 		char sql[160];
@@ -205,6 +264,44 @@ int main(int argc, char **argv)
 			         c, c, c);
 		rc = write_row(sql, row, NULL, 0,
 		               (int64_t)strtoll(argv[5], NULL, 0));
+	} else if (strcmp(cmd, "hash") == 0 && argc == 5 &&
+	           strlen(argv[4]) == 32) {
+		if (!(b = read_blob(row, &len)) || len < H_INPUT_HASH + 16)
+			goto out_free;
+		for (int i = 0; i < 16; i++) {
+			unsigned v;
+			if (sscanf(argv[4] + 2 * i, "%2x", &v) != 1)
+				goto out_free;
+			b[H_INPUT_HASH + i] = (uint8_t)v;
+		}
+		if (fuzz_seal_plan(b, len))
+			rc = store_sealed(row, b, len);
+	} else if (strcmp(cmd, "overflow") == 0 && argc == 4) {
+		if (!(b = read_blob(row, &len)))
+			goto out;
+		size_t at = first_recv_bytes(b, len);
+		if (at == 0) {
+			fprintf(stderr, "cache_poke: the plan has no receive\n");
+			goto out_free;
+		}
+		le_set_u64(b + at, le_get_u64(b + at) + 16);
+		if (fuzz_seal_plan(b, len))
+			rc = store_sealed(row, b, len);
+	} else if (strcmp(cmd, "text") == 0 && argc == 6 &&
+	           (strcmp(argv[4], "algorithm") == 0 ||
+	            strcmp(argv[4], "canonical") == 0)) {
+		char sql[96];
+		sqlite3_stmt *st;
+		snprintf(sql, sizeof sql,
+		         "UPDATE plans SET %s = ?2 WHERE rowid = ?1", argv[4]);
+		if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+			rc = die(sql);
+			goto out;
+		}
+		sqlite3_bind_int64(st, 1, row);
+		sqlite3_bind_text(st, 2, argv[5], -1, SQLITE_STATIC);
+		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : die(sql);
+		sqlite3_finalize(st);
 	} else if (strcmp(cmd, "rekey") == 0 && argc == 5 &&
 	           strlen(argv[4]) == 32) {
 		uint8_t k[16];

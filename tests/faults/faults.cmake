@@ -4,9 +4,11 @@
 # database behind the cache's back).  Mounts (tmpfs, read-only bind) need
 # root; without it the script falls back to ulimit -f, another user or
 # chmod, and says so.
-add_executable(cache_poke ${CMAKE_CURRENT_LIST_DIR}/cache_poke.c)
-target_include_directories(cache_poke PRIVATE ${XXHASH_INCLUDE_DIR})
-target_link_libraries(cache_poke PRIVATE SQLite::SQLite3)
+add_executable(cache_poke ${CMAKE_CURRENT_LIST_DIR}/cache_poke.c
+                          ${CMAKE_CURRENT_LIST_DIR}/../fuzz/fuzz_util.c)
+target_include_directories(cache_poke PRIVATE ${XXHASH_INCLUDE_DIR}
+                                              ${CMAKE_CURRENT_LIST_DIR}/../fuzz)
+target_link_libraries(cache_poke PRIVATE ccp_ir SQLite::SQLite3)
 
 foreach(part kill flip full readonly output)
   add_test(NAME faults_${part}

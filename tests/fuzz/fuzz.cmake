@@ -5,10 +5,10 @@
 # that CTest runs over the harness's corpus and regression inputs, so a
 # crash found once stays fixed.  With CCPLAN_FUZZ=ON (clang; the whole
 # project instrumented, see the top-level CMakeLists.txt) each harness is
-# a libFuzzer target too: fuzz_yaml, fuzz_plan, fuzz_matrix, fuzz_cache.
-# `make fuzz-smoke` runs them (tests/fuzz/run.sh).
+# a libFuzzer target too: fuzz_yaml, fuzz_plan, fuzz_matrix, fuzz_cache,
+# fuzz_exec.  `make fuzz-smoke` runs them (tests/fuzz/run.sh).
 set(CCP_FUZZ_DIR ${CMAKE_CURRENT_LIST_DIR})
-set(CCP_FUZZ_HARNESSES yaml plan matrix cache)
+set(CCP_FUZZ_HARNESSES yaml plan matrix cache exec)
 
 # What each replay runs besides tests/fuzz/NAME/{corpus,regress}: the
 # YAML harness also every input of examples/ and the good and bad
@@ -21,6 +21,9 @@ set(CCP_FUZZ_CWD_yaml ${PROJECT_SOURCE_DIR}/tests/good)
 set(CCP_FUZZ_LINK_yaml -Wl,--wrap=ir_matrix_regular
                        -Wl,--wrap=ir_matrix_density
                        -Wl,--wrap=ir_matrix_skewed)
+# The executing harness runs plans on the tests' loopback transport with
+# guard zones around the buffers (tests/support/).
+set(CCP_FUZZ_LIBS_exec ccp_test_support)
 
 foreach(h ${CCP_FUZZ_HARNESSES})
   set(srcs ${CCP_FUZZ_DIR}/fuzz_${h}.c ${CCP_FUZZ_DIR}/fuzz_util.c)
@@ -33,7 +36,7 @@ foreach(h ${CCP_FUZZ_HARNESSES})
   endif()
   foreach(t ${targets})
     target_link_libraries(${t} PRIVATE ccp_compiler ccp_runtime
-                                       SQLite::SQLite3)
+                                       SQLite::SQLite3 ${CCP_FUZZ_LIBS_${h}})
     target_include_directories(${t} PRIVATE ${CCP_FUZZ_DIR}
                                             ${XXHASH_INCLUDE_DIR})
     target_link_options(${t} PRIVATE ${CCP_FUZZ_LINK_${h}})

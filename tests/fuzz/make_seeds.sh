@@ -1,11 +1,13 @@
 #!/bin/sh
-# make_seeds.sh CCPLAN - write the seed inputs of the plan, cache and
-# matrix harnesses (tests/fuzz/*/corpus/seed-*): .ccp plans of 4 to 8
+# make_seeds.sh CCPLAN - write the seed inputs of the plan, cache, exec
+# and matrix harnesses (tests/fuzz/*/corpus/seed-*): .ccp plans of 4 to 8
 # ranks (under 4 KB each) compiled by CCPLAN from the small inputs below
 # (every collective, the irregular pattern, each topology, a pipelined
-# broadcast, `auto`), the same plans behind the cache harness's 17-byte
-# prefix, and the matrix files of tests/good and tests/bad behind the
-# matrix harness's control byte.  The YAML harness's seeds are
+# broadcast, `auto`, and all-port plans whose phases hold several
+# operations or messages of several pieces), the same plans for the
+# executing harness, behind the cache harness's 17-byte prefix, and the
+# matrix files of tests/good and tests/bad behind the matrix harness's
+# control byte.  The YAML harness's seeds are
 # tests/fuzz/yaml/corpus/alg-*.yaml (one small input per algorithm) and
 # examples/, tests/good and tests/bad in place.  Run from anywhere; rerun
 # after a change of the plan format.
@@ -14,7 +16,8 @@ ccplan=$(realpath "$1")
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$here/plan/corpus" "$here/cache/corpus" "$here/matrix/corpus"
+mkdir -p "$here/plan/corpus" "$here/cache/corpus" "$here/matrix/corpus" \
+	"$here/exec/corpus"
 
 plan() { # name, YAML text
 	printf '%s\n' "$2" > "$tmp/$1.yaml"
@@ -62,9 +65,19 @@ algorithm: linear'
 plan auto 'machine: {topology: mesh, dims: [2, 2], cost: {alpha: 1, beta: 0.01}}
 communication: {collective: broadcast, bytes: 64}
 algorithm: auto'
+plan gather-allport 'machine: {topology: mesh, dims: [2, 2], ports: all}
+communication: {collective: gather, root: 0, bytes: 8}
+algorithm: tree_gather'
+plan alltoall-allport 'machine: {topology: switch, ranks: 4, ports: all}
+communication: {collective: alltoall, bytes: 8}
+algorithm: pex'
+plan reduce-int 'machine: {topology: switch, ranks: 4}
+communication: {collective: reduce, root: 0, bytes: 64, dtype: int32, op: sum}
+algorithm: binomial'
 
 for f in "$here"/plan/corpus/seed-*.ccp; do
 	name=$(basename "$f" .ccp)
+	cp "$f" "$here/exec/corpus/$name.ccp"
 	# control 0x0f: true size and checksum, resealed, key from the image
 	{ printf '\017'; head -c 16 /dev/zero; cat "$f"; } \
 		> "$here/cache/corpus/$name"

@@ -7,7 +7,7 @@
 # crash, a leak, a timeout or an out-of-memory, naming the input to keep.
 #
 # Environment: FUZZ_JOBS (2) harnesses at once; FUZZ_HARNESSES ("yaml
-# plan matrix cache") which ones; FUZZ_OUT (a new temporary directory)
+# plan matrix cache exec") which ones; FUZZ_OUT (a new temporary directory)
 # where corpora, crashes and logs go; FUZZ_ARGS more libFuzzer options.
 set -u
 build=$(cd "${1:?usage: run.sh BUILD [SECONDS]}" && pwd)
@@ -27,6 +27,7 @@ opts_yaml="4096 yaml.dict $src/examples $src/tests/good $src/tests/bad"
 opts_plan="4096 plan.dict"
 opts_matrix="2048 matrix.dict"
 opts_cache="4200 plan.dict"
+opts_exec="4096 exec.dict"
 
 run_one() {
 	local h=$1 bin="$build/tests/fuzz_$1" opts
@@ -59,7 +60,7 @@ run_one() {
 	return $rc
 }
 
-harnesses=${FUZZ_HARNESSES:-yaml plan matrix cache}
+harnesses=${FUZZ_HARNESSES:-yaml plan matrix cache exec}
 for h in $harnesses; do
 	[ -x "$build/tests/fuzz_$h" ] || {
 		echo "run.sh: $build/tests/fuzz_$h missing (CCPLAN_FUZZ=ON?)" >&2

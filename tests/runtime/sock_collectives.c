@@ -15,7 +15,13 @@
  * Fault mode (--fail-loop K): execute up to K times and stop at the first
  * error, reporting its code and how long the failing call took; the
  * script asserts every rank got an error.  --alt and --short make the
- * ranks disagree (another plan; a short receive buffer).
+ * ranks disagree (another plan; a short receive buffer).  --alias binds
+ * one buffer as every rank's send and receive buffer: the bind must be
+ * refused (CCP_EINVAL), and the execution then fails on every rank with
+ * no byte of the buffer changed (else rc -1002).  --gate FILE
+ * waits, once the transport is made, until FILE exists (so that a test
+ * can attack the job at that point); --any-sockets skips the count of the
+ * sockets the rank holds (strangers' connections add to it).
  *
  * Every rank prints one line "rank R: rc=N ms=T: message" and, with
  * --result DIR, writes it to DIR/rank-R.  Exit status: 0 all executions
@@ -329,19 +335,54 @@ static void report(const char *dir, int rc, double ms, const char *msg)
 	}
 }
 
+/* --alias: one buffer bound as send and receive buffer.  The bind must
+ * be refused, the execution fail (on every rank: the script checks), and
+ * no byte of the buffer change.  Reports the execution's code, or -1002
+ * when the bind was accepted or a byte changed. */
+static int run_aliased(const char *dir, ccp_context *ctx, ccp_transport *t,
+                       ccp_plan *plan, const struct coll *c, uint64_t sb,
+                       uint64_t rb)
+{
+	size_t n = (size_t)(sb > rb ? sb : rb);
+	uint8_t *buf = malloc(n + 1), *was = malloc(n + 1);
+	if (!buf || !was)
+		return 3;
+	memset(buf, 0x5c, n + 1);
+	fill_send(c, buf, sb, 0);
+	memcpy(was, buf, n + 1);
+	int brc =
+	        ccp_plan_bind(plan, buf, (size_t)sb, buf, (size_t)rb, NULL, 0);
+	char bmsg[256], msg[640];
+	snprintf(bmsg, sizeof bmsg, "%s", ccp_errmsg(ctx));
+	double s = now_ms();
+	int rc = ccp_plan_execute(plan, t, CCP_EXEC_DEFAULT);
+	double ms = now_ms() - s;
+	bool same = memcmp(buf, was, n + 1) == 0;
+	snprintf(msg, sizeof msg, "bind %d (%s), execute %s: %s, buffer %s",
+	         brc, bmsg, ccp_strerror(rc), ccp_errmsg(ctx),
+	         same ? "unchanged" : "CHANGED");
+	report(dir, brc == CCP_EINVAL && same ? rc : -1002, ms, msg);
+	free(buf);
+	free(was);
+	return rc ? 1 : 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 	        "usage: sock_collectives [-i K] [--fail-loop K] [--alt R:FILE] "
-	        "[--short R]\n"
-	        "                        [--result DIR] PLAN.ccp\n");
+	        "[--short R] [--alias]\n"
+	        "                        [--gate FILE] [--any-sockets] "
+	        "[--result DIR] PLAN.ccp\n");
 	exit(3);
 }
 
 int main(int argc, char **argv)
 {
 	int iters = 3, fail_loop = 0, alt_rank = -1, short_rank = -1;
-	const char *alt = NULL, *dir = NULL, *path = NULL;
+	bool alias = false;
+	int any_sockets = 0;
+	const char *alt = NULL, *dir = NULL, *path = NULL, *gate = NULL;
 	for (int a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "-i") && a + 1 < argc)
 			iters = atoi(argv[++a]);
@@ -355,8 +396,14 @@ int main(int argc, char **argv)
 			alt = colon + 1;
 		} else if (!strcmp(argv[a], "--short") && a + 1 < argc)
 			short_rank = atoi(argv[++a]);
+		else if (!strcmp(argv[a], "--alias"))
+			alias = true;
 		else if (!strcmp(argv[a], "--result") && a + 1 < argc)
 			dir = argv[++a];
+		else if (!strcmp(argv[a], "--gate") && a + 1 < argc)
+			gate = argv[++a];
+		else if (!strcmp(argv[a], "--any-sockets"))
+			any_sockets = 1;
 		else if (argv[a][0] != '-' && !path)
 			path = argv[a];
 		else
@@ -377,6 +424,13 @@ int main(int argc, char **argv)
 		return 3;
 	}
 	me = ccp_transport_rank(t);
+	for (int w = 0; gate && access(gate, F_OK) != 0; w++) {
+		if (w == 3000) { /* 60 s */
+			fprintf(stderr, "rank %d: no %s\n", (int)me, gate);
+			return 3;
+		}
+		nanosleep(&(struct timespec){0, 20000000}, NULL);
+	}
 
 	struct coll c;
 	if (load_coll(path, &c)) {
@@ -396,6 +450,8 @@ int main(int argc, char **argv)
 	uint64_t ecap = c.most + 1;
 	if (me == short_rank && rb == 0)
 		usage();
+	if (alias)
+		return run_aliased(dir, ctx, t, plan, &c, sb, rb);
 	uint8_t *send = malloc(sb + 1), *recv = malloc(rb + GUARD);
 	uint8_t *want = malloc(ecap), *sref = malloc(sb + 1);
 	if (!send || !recv || !want || !sref)
@@ -489,7 +545,8 @@ int main(int argc, char **argv)
 	 * run), and one connection per peer the plan names */
 	int socks = count_sockets(), peers = count_peers(&c.p);
 	int own = getenv(CCP_SOCK_ENV_SIZE) ? 2 : 0;
-	if (!status && !fail_loop && socks >= 0 && socks != own + peers) {
+	if (!status && !fail_loop && !any_sockets && socks >= 0 &&
+	    socks != own + peers) {
 		snprintf(
 		        msg, sizeof msg,
 		        "holds %d sockets; the plan names %d peers, so %d + %d "

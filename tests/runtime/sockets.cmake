@@ -3,7 +3,8 @@
 # plans of every collective at 2, 4 and 8 ranks and runs them through
 # ccplan run (sockets_collectives), breaks jobs on purpose and checks that
 # every rank fails in time (sockets_faults), and exercises the launcher
-# itself (sockets_launcher).  Read at the end of the top-level
+# itself (sockets_launcher); sock_intruder attacks jobs as a local user
+# without the key would (sockets_security).  Read at the end of the top-level
 # CMakeLists.txt: backends/sockets.cmake defers it there.
 if(NOT BUILD_TESTING OR NOT TARGET ccp_backend_sockets)
   return()
@@ -15,7 +16,12 @@ add_executable(sock_collectives
 # rank must receive
 target_link_libraries(sock_collectives PRIVATE ccp_backend_sockets ccp_ir)
 
-foreach(part collectives faults launcher)
+# a stranger without the job's key: the wire protocol is private
+add_executable(sock_intruder
+               ${PROJECT_SOURCE_DIR}/tests/runtime/sock_intruder.c)
+target_link_libraries(sock_intruder PRIVATE ccp_sock_wire ccp_runtime)
+
+foreach(part collectives faults launcher security)
   add_test(NAME sockets_${part}
            COMMAND ${PROJECT_SOURCE_DIR}/tests/runtime/sockets_test.sh
                    $<TARGET_FILE:ccplan> $<TARGET_FILE:sock_collectives>

@@ -9,8 +9,10 @@
 #               received byte under S2, S1, without barriers, and with
 #               NO_CHECK, several executions each;
 #  faults       ranks that disagree on the plan (every rank CCP_EMISMATCH),
-#               a short buffer (every rank CCP_EBUFFER), a plan for another
-#               size (CCP_EINVAL), and through the test hook
+#               a short buffer (every rank CCP_EBUFFER), one buffer bound
+#               as send and receive buffer (every rank CCP_EINVAL, no byte
+#               moved), a plan for another size (CCP_EINVAL), and through
+#               the test hook
 #               CCPLAN_SOCKETS_FAULT: a rank killed mid-run, one rank of 8
 #               killed at random phases of two plans (seeded, the seed
 #               printed; CCPLAN_FAULT_SEED=N repeats it), a rank stalled
@@ -21,14 +23,25 @@
 #               survivors took is printed;
 #  launcher     ccplan run itself: environment, exit statuses, bad
 #               arguments, a hostfile, SIGTERM forwarding with no process
-#               left behind.
-# Usage: sockets_test.sh CCPLAN SOCK_COLLECTIVES [collectives|faults|launcher]...
-# (no part named: all three).
+#               left behind;
+#  security     what a local user without the job's key can do, with
+#               sock_intruder (built beside SOCK_COLLECTIVES): hold many
+#               idle connections to the launcher and to every rank (the
+#               job still finishes, every byte right); say hello as rank 0
+#               to the launcher and to rank 1 with a wrong key or none
+#               (refused, the broadcast byte-exact, each drop reported, a
+#               rank's timeout names it); pose as the launcher (the rank
+#               never sends the key, and refuses it); read ps and /proc
+#               while a hostfile job runs (no key anywhere: ssh gets it
+#               on its input).
+# Usage: sockets_test.sh CCPLAN SOCK_COLLECTIVES
+#        [collectives|faults|launcher|security]... (no part named: all).
 set -u
 ccplan=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 prog=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 shift 2
-parts=${*:-collectives faults launcher}
+parts=${*:-collectives faults launcher security}
+intruder=$(dirname "$prog")/sock_intruder
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export CCPLAN_CACHE="$tmp/cache/plans.db" # never the user's own cache
@@ -238,7 +251,7 @@ machine: {topology: switch, ranks: 1}
 communication: {collective: broadcast, bytes: 100}
 algorithm: auto
 EOF
-	(unset CCPLAN_RANK CCPLAN_SIZE CCPLAN_RUN_ADDR CCPLAN_RUN_KEY
+	(unset CCPLAN_RANK CCPLAN_SIZE CCPLAN_RUN_ADDR CCPLAN_RUN_KEY_FD
 	 timeout 60 "$prog" "$tmp/alone.ccp" >"$tmp/out" 2>&1) &&
 		grep -q '^rank 0: rc=0 ' "$tmp/out" && ok ||
 		bad "alone without ccplan run: $(cat "$tmp/out")"
@@ -404,6 +417,12 @@ EOF
 	name=wrong_size
 	fault $name 2 5 "$a4" &&
 		every_rank -2 0 1 && echo "  $name: every rank CCP_EINVAL"
+	# one buffer bound as send and receive buffer of an alltoall (this
+	# returned wrong bytes with rc 0): every rank's bind is refused, every
+	# execution fails, no byte of the buffer changes
+	name=aliased_buffers
+	fault $name 4 5 --alias "$a4" &&
+		every_rank -2 0 1 2 3 && echo "  $name: every rank CCP_EINVAL, no byte moved"
 
 	# a rank killed (SIGKILL) at its 5th data frame: the others learn it
 	# from the launcher (or the dropped connection) at once
@@ -476,11 +495,18 @@ EOF
 launcher() {
 	echo "launcher:"
 	local out rc
+	# the key: 64 hex digits on the descriptor CCPLAN_RUN_KEY_FD names,
+	# the same for every rank, and in no environment variable
 	out=$("$ccplan" run -n 3 --timeout 1.5 sh -c \
-		'echo "$CCPLAN_RANK $CCPLAN_SIZE $CCPLAN_TIMEOUT_MS ${CCPLAN_RUN_ADDR%:*} ${#CCPLAN_RUN_KEY}"' | sort)
-	[ "$out" = "0 3 1500 127.0.0.1 16
-1 3 1500 127.0.0.1 16
-2 3 1500 127.0.0.1 16" ] && ok || bad "environment: $out"
+		'k=$(head -n 1 <&"$CCPLAN_RUN_KEY_FD"); echo "$k" >"$0/key.$CCPLAN_RANK"
+		 echo "$CCPLAN_RANK $CCPLAN_SIZE $CCPLAN_TIMEOUT_MS ${CCPLAN_RUN_ADDR%:*} ${CCPLAN_RUN_KEY-no-key-variable} $(env | grep -c "$k")"' \
+		"$tmp" | sort)
+	[ "$out" = "0 3 1500 127.0.0.1 no-key-variable 0
+1 3 1500 127.0.0.1 no-key-variable 0
+2 3 1500 127.0.0.1 no-key-variable 0" ] &&
+		[ "$(sort -u "$tmp"/key.* | grep -cE '^[0-9a-f]{64}$')" = 1 ] &&
+		[ "$(cat "$tmp"/key.* | wc -l)" = 3 ] && ok ||
+		bad "environment: $out; keys: $(cat "$tmp"/key.* 2>/dev/null | tr '\n' ' ')"
 	"$ccplan" run -n 4 true && ok || bad "ccplan run true: exit $?"
 	"$ccplan" run -n 3 sh -c 'exit $((CCPLAN_RANK == 1 ? 5 : 0))' 2>/dev/null
 	rc=$?
@@ -564,9 +590,286 @@ EOF
 		bad "a killed rank: exit $rc after $took ms"
 }
 
+# ---- security ---------------------------------------------------------------
+
+# start_gated NAME N [sock_collectives options...]: start a job in the
+# background (ccplan run -v, with the options in the array run_opts) whose
+# ranks wait for $tmp/NAME.go1 before they make their transport and for
+# $tmp/NAME.go2 before they execute, so that a test can attack it at
+# either point.  $jpid: the launcher; its stderr in $tmp/NAME.err; the
+# ranks' results in $tmp/res-NAME.
+start_gated() {
+	local name=$1 n=$2
+	shift 2
+	rm -rf "$tmp/res-$name" "$tmp/$name.go1" "$tmp/$name.go2"
+	mkdir -p "$tmp/res-$name"
+	timeout 120 "$ccplan" run -v -n "$n" "${run_opts[@]}" sh -c \
+		'until [ -e "$0" ]; do sleep 0.02; done; exec "$@"' \
+		"$tmp/$name.go1" "$prog" --gate "$tmp/$name.go2" \
+		--result "$tmp/res-$name" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
+	jpid=$!
+}
+
+# wait_line FILE REGEX: wait (10 s at most, or until the job ends) for a
+# line of FILE that matches; prints it.
+wait_line() {
+	local i
+	for ((i = 0; i < 500; i++)); do
+		grep -m1 -E "$2" "$1" 2>/dev/null && return 0
+		kill -0 "$jpid" 2>/dev/null || break
+		sleep 0.02
+	done
+	grep -m1 -E "$2" "$1" 2>/dev/null
+}
+
+# launcher_addr NAME, rank_addr NAME R: addresses, from ccplan run -v
+launcher_addr() {
+	wait_line "$tmp/$1.err" 'launcher at' | sed 's/.*launcher at \([0-9.]*:[0-9]*\).*/\1/'
+}
+rank_addr() {
+	sed -n "s/.*: rank $2 (pid [0-9]*) listens on \([0-9.]*:[0-9]*\)\$/\1/p" "$tmp/$1.err"
+}
+
+# job_ok NAME N RC: every rank of job NAME passed, and the launcher
+# exited 0 (else say what happened)
+job_ok() {
+	local name=$1 n=$2 rc=$3 r good=0
+	for ((r = 0; r < n; r++)); do
+		grep -q '^rc=0 ' "$tmp/res-$name/rank-$r" 2>/dev/null && good=$((good + 1))
+	done
+	[ "$rc" = 0 ] && [ "$good" = "$n" ] && return 0
+	echo "    exit $rc, $good of $n ranks passed:"
+	cat "$tmp/res-$name"/rank-* 2>/dev/null | sed 's/^/    /' | head -8
+	grep -v 'listens on' "$tmp/$name.err" | sed 's/^/    /' | head -12
+	return 1
+}
+
+# Many idle connections, held open by a local process that knows the
+# ports: to the launcher from before the ranks start (its table of
+# unauthenticated connections is full, and its entries time out), then
+# to every rank's listening socket before the ranks execute.  Each is
+# evicted or times out; the job finishes, every byte right.
+flood() {
+	local name=flood ip0 ip1 ip2="" rc t0 addrs="" r a
+	compile flood4 <<EOF || return
+machine: {topology: switch, ranks: 4}
+communication: {collective: alltoall, bytes: 8192}
+algorithm: auto
+EOF
+	run_opts=(--timeout 20)
+	t0=$(ms_now)
+	start_gated $name 4 --any-sockets -i 1 "$tmp/flood4.ccp"
+	a=$(launcher_addr $name)
+	# a few, which time out (CCP_SOCK_AUTH_MS), then many more than
+	# the table holds, which evict one another
+	"$intruder" idle 5 60 "$a" >"$tmp/idle0.out" 2>&1 &
+	ip0=$!
+	sleep 3.5
+	"$intruder" idle 100 60 "$a" >"$tmp/idle1.out" 2>&1 &
+	ip1=$!
+	sleep 0.5
+	touch "$tmp/$name.go1"
+	if wait_line "$tmp/$name.err" 'all 4 ranks connected' >/dev/null; then
+		for ((r = 0; r < 4; r++)); do addrs="$addrs $(rank_addr $name $r)"; done
+		# shellcheck disable=SC2086 # one word per address
+		"$intruder" idle 100 60 $addrs >"$tmp/idle2.out" 2>&1 &
+		ip2=$!
+		sleep 0.5
+	fi
+	touch "$tmp/$name.go2"
+	wait $jpid
+	rc=$?
+	kill $ip0 $ip1 $ip2 2>/dev/null
+	wait $ip0 $ip1 $ip2 2>/dev/null
+	if job_ok $name 4 $rc; then
+		ok
+		echo "  idle connections, 105 to the launcher and 100 to each rank: the job passed in $(($(ms_now) - t0)) ms"
+		cat "$tmp/idle0.out" "$tmp/idle1.out" "$tmp/idle2.out" 2>/dev/null | sed 's/^/    /'
+	else
+		bad "100 idle connections to the launcher and to each rank stopped the job"
+	fi
+	# the first drops one by one, then how many of each kind
+	grep -q 'was dropped (no hello within 3 s)' "$tmp/$name.err" &&
+		grep -qE 'dropped in all: [1-9][0-9]* evicted, [1-9][0-9]* timed out' "$tmp/$name.err" && ok ||
+		bad "the launcher did not report evicted and timed-out connections: $(grep dropped "$tmp/$name.err" | tail -3)"
+	grep 'dropped in all' "$tmp/$name.err" | sed 's/^/    /'
+}
+
+# Hello as rank 0, to the launcher (before the ranks start) and to rank 1
+# (before rank 0 connects to it), with a wrong key and with none, in the
+# first protocol (whose hello carried the key) and in this one; the data
+# attempts then send rank 1 a frame of 0xee bytes with the plan's own
+# hash.  Every attempt is refused, the launcher reports each drop, and
+# the broadcast is byte-exact.
+attack() {
+	local name=attack rc how a ph by pids=() p
+	compile attack4 <<EOF || return
+machine: {topology: switch, ranks: 4}
+communication: {collective: broadcast, root: 0, bytes: 4096}
+algorithm: binomial
+EOF
+	local plan="$tmp/attack4.ccp"
+	# what rank 1 receives from rank 0: phase and bytes
+	read -r ph by < <("$ccplan" explain "$plan" --rank 1 |
+		awk '$2 == "RECV" && $4 == 0 { print $3, $5; exit }')
+	run_opts=(--timeout 20)
+	start_gated $name 4 -i 2 "$plan"
+	a=$(launcher_addr $name)
+	: >"$tmp/inject.out"
+	for how in v1-wrongkey v1-nokey wrongkey nokey; do
+		"$intruder" inject $how control "$a" 0 0 4 "$plan" 0 0 \
+			>>"$tmp/inject.out" 2>&1 && ok ||
+			bad "control hello as rank 0 ($how): $(tail -1 "$tmp/inject.out")"
+	done
+	touch "$tmp/$name.go1"
+	wait_line "$tmp/$name.err" 'all 4 ranks connected' >/dev/null
+	a=$(rank_addr $name 1)
+	for how in v1-wrongkey v1-nokey wrongkey nokey; do
+		"$intruder" inject $how data "${a:-127.0.0.1:1}" 0 1 4 "$plan" \
+			"${ph:-0}" "${by:-0}" >"$tmp/inject-$how.out" 2>&1 &
+		pids+=($!)
+	done
+	sleep 0.3 # in rank 1's queue before rank 0 connects
+	touch "$tmp/$name.go2"
+	for p in "${pids[@]}"; do
+		wait "$p" && ok || bad "data hello as rank 0 to rank 1: $(cat "$tmp"/inject-*.out)"
+	done
+	wait $jpid
+	rc=$?
+	cat "$tmp"/inject-*.out >>"$tmp/inject.out"
+	job_ok $name 4 $rc && ok || bad "the broadcast under attack failed"
+	echo "  hello as rank 0 without the key, 4 ways each to the launcher and to rank 1 (phase $ph, $by bytes):"
+	sed 's/^/    /' "$tmp/inject.out"
+	[ "$(grep -c 'claiming to be rank 0, was dropped (bad response)' "$tmp/$name.err")" = 2 ] &&
+		[ "$(grep -c 'was dropped (not a ccplan hello)' "$tmp/$name.err")" = 2 ] && ok ||
+		bad "the launcher did not report the refused hellos: $(grep dropped "$tmp/$name.err" | head -3)"
+	grep 'dropped' "$tmp/$name.err" | sed 's/^/    /'
+}
+
+# A rank waits for rank 0, which stalls past the timeout, while a
+# stranger says hello to it as rank 0 with a wrong key: the rank's error
+# says what happened to that connection, not that rank 0 never connected.
+named() {
+	local name=named a ip msg
+	compile named2 <<EOF || return
+machine: {topology: switch, ranks: 2}
+communication: {collective: broadcast, root: 0, bytes: 1000}
+algorithm: auto
+EOF
+	local plan="$tmp/named2.ccp"
+	run_opts=(--timeout 2)
+	CCPLAN_SOCKETS_FAULT=stall:0:1:4000 start_gated $name 2 --fail-loop 1 "$plan"
+	touch "$tmp/$name.go1"
+	wait_line "$tmp/$name.err" 'all 2 ranks connected' >/dev/null
+	a=$(rank_addr $name 1)
+	"$intruder" inject wrongkey data "${a:-127.0.0.1:1}" 0 1 2 "$plan" \
+		0 1000 >"$tmp/inject-named.out" 2>&1 &
+	ip=$!
+	sleep 0.3
+	touch "$tmp/$name.go2"
+	wait $jpid
+	wait $ip
+	msg=$(sed -n 's/^rc=-14 .*msg=//p' "$tmp/res-$name/rank-1" 2>/dev/null)
+	if [[ "$msg" == *"no authenticated connection from rank 0: 1 unauthenticated connections claiming to be rank 0 were dropped (the last from 127.0.0.1:"*", claiming to be rank 0: bad response)"* ]] &&
+		[[ "$msg" != *"never connected"* ]]; then
+		ok
+		echo "  rank 1's error: ${msg#*: }"
+	else
+		bad "rank 1's timeout does not name the dropped connection: $(cat "$tmp/res-$name/rank-1" 2>/dev/null)"
+	fi
+}
+
+# A rank started by hand and pointed at a stranger that poses as the
+# launcher: the stranger finds no trace of the key in what the rank sent,
+# and the rank refuses it.  (CCPLAN_RUN_KEY gives the key as the first
+# protocol took it, whose hello carried it: on that one this test fails.)
+impostor() {
+	local ip out i port
+	od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$tmp/impostor.key"
+	echo >>"$tmp/impostor.key"
+	rm -f "$tmp/impostor.port"
+	"$intruder" impostor "$tmp/impostor.port" "$tmp/impostor.key" 20 \
+		>"$tmp/impostor.out" 2>&1 &
+	ip=$!
+	for ((i = 0; i < 250; i++)); do
+		[ -s "$tmp/impostor.port" ] && break
+		sleep 0.02
+	done
+	port=$(cat "$tmp/impostor.port" 2>/dev/null)
+	out=$(CCPLAN_SIZE=2 CCPLAN_RANK=0 CCPLAN_RUN_ADDR=127.0.0.1:${port:-1} \
+		CCPLAN_RUN_KEY=$(head -c 16 "$tmp/impostor.key") \
+		CCPLAN_RUN_KEY_FD=3 CCPLAN_TIMEOUT_MS=5000 \
+		timeout 30 "$prog" "$tmp/attack4.ccp" 2>&1 3<"$tmp/impostor.key")
+	wait $ip && ok || bad "a stranger posing as the launcher: $(cat "$tmp/impostor.out")"
+	[[ "$out" == *"did not prove that it knows the job key"* ]] && ok ||
+		bad "the rank did not refuse the stranger: $out"
+	echo "  $(cat "$tmp/impostor.out")"
+	echo "    the rank: ${out%%$'\n'*}"
+}
+
+# While a job with remote ranks runs (through a stand-in ssh that records
+# its arguments and its input, then runs the command here), the key is in
+# no process's command line (ps, /proc/*/cmdline) or environment, nor in
+# ssh's arguments: ssh got it on its input.  The ranks then pass.
+leak() {
+	local name=leak rc n hits
+	mkdir -p "$tmp/bin2"
+	rm -f "$tmp/ssh-argv" "$tmp/ssh-stdin"
+	cat >"$tmp/bin2/ssh" <<EOF
+#!/bin/sh
+[ "\$1" = -o ] && [ "\$2" = BatchMode=yes ] || exit 255
+printf '%s\n' "\$@" >>"$tmp/ssh-argv"
+IFS= read -r line
+printf '%s\n' "\$line" >>"$tmp/ssh-stdin"
+shift 3
+printf '%s\n' "\$line" | sh -c "\$1"
+EOF
+	chmod +x "$tmp/bin2/ssh"
+	printf 'localhost\nfarhost slots=2\n' >"$tmp/hosts-leak"
+	compile leak4 <<EOF || return
+machine: {topology: switch, ranks: 4}
+communication: {collective: alltoall, bytes: 3000}
+algorithm: auto
+EOF
+	run_opts=(--timeout 20 --hostfile "$tmp/hosts-leak")
+	PATH="$tmp/bin2:$PATH" CCPLAN_RUN_HOST=127.0.0.1 \
+		start_gated $name 4 -i 1 "$tmp/leak4.ccp"
+	touch "$tmp/$name.go1"
+	wait_line "$tmp/$name.err" 'all 4 ranks connected' >/dev/null
+	# the job runs (its ranks wait at go2): look everywhere
+	head -1 "$tmp/ssh-stdin" >"$tmp/leak.key" 2>/dev/null
+	n=$(sort -u "$tmp/ssh-stdin" 2>/dev/null | grep -cE '^[0-9a-f]{64}$')
+	[ "$n" = 1 ] && [ "$(wc -l <"$tmp/ssh-stdin")" = 2 ] && ok ||
+		bad "ssh's input did not carry the key: $(cat "$tmp/ssh-stdin" 2>/dev/null)"
+	hits=0
+	if [ -s "$tmp/leak.key" ]; then
+		hits=$(cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\0' '\n' | grep -cF -f "$tmp/leak.key")
+		hits=$((hits + $(ps -eww -o args | grep -cF -f "$tmp/leak.key")))
+		hits=$((hits + $(grep -lF -f "$tmp/leak.key" /proc/[0-9]*/environ 2>/dev/null | wc -l)))
+		hits=$((hits + $(grep -cF -f "$tmp/leak.key" "$tmp/ssh-argv")))
+	fi
+	hits=$((hits + $(grep -cE 'CCPLAN_RUN_KE[Y]=|[0-9a-f]{64}' "$tmp/ssh-argv")))
+	[ "$hits" = 0 ] && ok ||
+		bad "the key is visible while the job runs ($hits places); ssh's arguments: $(tr '\n' ' ' <"$tmp/ssh-argv")"
+	touch "$tmp/$name.go2"
+	wait $jpid
+	rc=$?
+	job_ok $name 4 $rc && ok || bad "the job with remote ranks failed"
+	echo "  hostfile job, ranks 1 and 2 through ssh: the key on ssh's input ($n), in no command line, environment or argument ($hits)"
+}
+
+security() {
+	echo "security:"
+	flood
+	attack
+	named
+	impostor
+	leak
+}
+
 for part in $parts; do
 	case $part in
-	collectives | faults | launcher) $part ;;
+	collectives | faults | launcher | security) $part ;;
 	*) bad "unknown part $part" ;;
 	esac
 done
