@@ -252,7 +252,7 @@ void compile_estimate(const struct front_input *in, bool every, bool simulate,
 	for (int k = 0; sch_generators[k]; k++) {
 		const struct sch_generator *g = sch_generators[k];
 		char why[256];
-		if (every ? g->applies(m, c, why, sizeof why) != 0
+		if (every ? sch_applies(g, m, c, why, sizeof why) != 0
 		          : strcmp(g->name, in->algorithm) != 0)
 			continue;
 		struct plan_size z;

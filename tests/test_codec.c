@@ -1376,7 +1376,7 @@ static void test_json_checker_keys(void **state)
 	ir_comm rc = tu_comm(IR_REDUCE, 0, 64);
 	const struct sch_generator *rg = NULL;
 	for (int k = 0; sch_generators[k] && !rg; k++)
-		if (sch_generators[k]->applies(&m, &rc, NULL, 0) == 0)
+		if (sch_applies(sch_generators[k], &m, &rc, NULL, 0) == 0)
 			rg = sch_generators[k];
 	assert_non_null(rg);
 	assert_int_equal(rg->generate(&m, &rc, &o, &p), 0);

@@ -140,7 +140,7 @@ static void test_bounds_every_generator(void **state)
 				const struct sch_generator *g =
 				        sch_generators[k];
 				char why[256];
-				if (g->applies(m, &cs[j], why, sizeof why))
+				if (sch_applies(g, m, &cs[j], why, sizeof why))
 					continue;
 				struct front_input in =
 				        input(m, &cs[j], g->name);
@@ -196,9 +196,9 @@ static void test_every_generator_covered(void **state)
 			cs[8].matrix = ir_matrix_regular(n, 3, 100, 3);
 			char why[256];
 			for (size_t j = 0; j < sizeof cs / sizeof cs[0]; j++)
-				found |= sch_generators[k]->applies(
-				                 &ms[i], &cs[j], why,
-				                 sizeof why) == 0;
+				found |= sch_applies(sch_generators[k], &ms[i],
+				                     &cs[j], why,
+				                     sizeof why) == 0;
 			ir_matrix_free(cs[8].matrix);
 		}
 		if (!found)
