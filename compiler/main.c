@@ -354,9 +354,14 @@ static bool cache_where(const struct cache_opt *o, char *buf, size_t len,
 /* Open the cache for a compile: NULL when it is off or cannot be opened
  * (the compile goes on without it, and says so).  A cache that can be
  * read but not written (a read-only directory or file system) is opened
- * read-only, *ro set: its plans are served, new ones not stored. */
+ * read-only, *ro set: its plans are served, new ones not stored.  flags
+ * is CACHE_NO_CHECK for the first open: PRAGMA quick_check reads the
+ * whole file, which would make every compile cost as much as the cache
+ * is big.  Damage SQLite meets later is CCP_EFORMAT from a get or a put;
+ * the compile then opens the file again with the check (reopen_checked),
+ * which moves it aside. */
 static cache *cache_for_compile(const struct cache_opt *o, bool verbose,
-                                bool *ro)
+                                bool *ro, unsigned flags)
 {
 	char path[4096], err[512], rerr[512];
 	*ro = false;
@@ -364,10 +369,10 @@ static cache *cache_for_compile(const struct cache_opt *o, bool verbose,
 		return NULL;
 	cache *k = NULL;
 	struct cache_event ev;
-	int rc = cache_open(path, 0, &k, &ev, err, sizeof err);
+	int rc = cache_open(path, flags, &k, &ev, err, sizeof err);
 	if (rc && (rc == CCP_EIO || rc == CCP_EINTERNAL) &&
-	    cache_open(path, CACHE_READONLY, &k, NULL, rerr, sizeof rerr) ==
-	            0) {
+	    cache_open(path, CACHE_READONLY | flags, &k, NULL, rerr,
+	               sizeof rerr) == 0) {
 		fprintf(stderr,
 		        "%s: warning: cache %s: %s; reading it only, the plan "
 		        "will not be stored\n",
@@ -388,6 +393,18 @@ static cache *cache_for_compile(const struct cache_opt *o, bool verbose,
 		        "started afresh\n",
 		        progname, path, ev.reason, ev.aside);
 	return k;
+}
+
+/* After a get or put met damage in *k (CCP_EFORMAT): close it and open it
+ * again with PRAGMA quick_check, which moves a damaged file aside and
+ * starts afresh (said on stderr).  *k is the new handle, or NULL. */
+static void reopen_checked(cache **k, const struct cache_opt *o,
+                           bool verbose, bool *ro)
+{
+	fprintf(stderr, "%s: warning: cache: %s; checking the file\n",
+	        progname, cache_errmsg(*k));
+	cache_close(*k);
+	*k = cache_for_compile(o, verbose, ro, 0);
 }
 
 /* Whether the image a cache hit gave (len bytes at img, under key) is a
@@ -513,10 +530,14 @@ static int cmd_compile(int argc, char **argv)
 		goto out;
 	cache_key_hex(key, hex);
 	bool k_ro;
-	cache *k = cache_for_compile(&co, verbose, &k_ro);
+	cache *k = cache_for_compile(&co, verbose, &k_ro, CACHE_NO_CHECK);
 	if (k) {
 		void *blob = NULL;
 		int got = cache_get(k, key, &blob, &len, NULL);
+		if (got == CCP_EFORMAT) {
+			reopen_checked(&k, &co, verbose, &k_ro);
+			got = CCP_ENOTFOUND; /* a moved-aside cache is empty */
+		}
 		if (got == 0 && !hit_verifies(k, k_ro, key, &fin, blob, len)) {
 			free(blob);
 			blob = NULL;
@@ -526,7 +547,7 @@ static int cmd_compile(int argc, char **argv)
 			img = blob;
 			if (verbose)
 				fprintf(stderr, "%s: cache hit %s\n", in, hex);
-		} else if (got != CCP_ENOTFOUND && got != CCP_EVERIFY) {
+		} else if (k && got != CCP_ENOTFOUND && got != CCP_EVERIFY) {
 			fprintf(stderr, "%s: warning: cache: %s; compiling\n",
 			        progname, cache_errmsg(k));
 		}
@@ -554,13 +575,19 @@ static int cmd_compile(int argc, char **argv)
 			snprintf(meta.algorithm, sizeof meta.algorithm, "%s",
 			         c.plan.algorithm);
 			int put = cache_put(k, key, img, len, &meta);
+			if (put == CCP_EFORMAT) {
+				reopen_checked(&k, &co, verbose, &k_ro);
+				put = k && !k_ro ? cache_put(k, key, img, len,
+				                             &meta)
+				                 : 0;
+			}
 			if (put)
 				fprintf(stderr,
 				        "%s: warning: cache: %s; the plan is "
 				        "not "
 				        "cached\n",
 				        progname, cache_errmsg(k));
-			else if (verbose)
+			else if (verbose && k && !k_ro)
 				fprintf(stderr, "%s: cache miss, stored %s\n",
 				        in, hex);
 			free(meta.canonical);
