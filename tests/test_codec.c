@@ -23,6 +23,7 @@
 
 #include "codec.h"
 #include "ir.h"
+#include "model.h"
 #include "json.h"
 #include "json_read.h"
 #include "matrix.h"
@@ -1344,7 +1345,7 @@ static uint32_t check_export(const ir_plan *p)
 static void test_json_checker_keys(void **state)
 {
 	(void)state;
-	struct sch_options o = {0};
+	struct sch_options o = {.hpam_price = model_hpam_price};
 	ir_plan p;
 	/* an irregular plan of AC (which allows link contention) and of a
 	 * contention-free scheduler, on a 4x4 mesh */

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "ir.h"
+#include "model.h"
 #include "sched.h"
 #include "support.h"
 
@@ -687,7 +688,7 @@ static void test_multicast_generators(void **state)
 	int shapes[][4] = {{1, 1, 4, 4},  {2, 2, 4, 8},  {2, 4, 8, 16},
 	                   {4, 4, 16, 16}, {1, 2, 8, 8}, {3, 2, 5, 4}};
 	enum ir_coll colls[] = {IR_BCAST, IR_SCATTER};
-	struct sch_options o = {0};
+	struct sch_options o = {.hpam_price = model_hpam_price};
 	for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
 		ir_machine m = tu_machine(IR_HPAM, 1, shapes[k][0],
 		                          shapes[k][1], shapes[k][2],
