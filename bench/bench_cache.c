@@ -7,14 +7,14 @@
  * up, the cache's own checks of the image) and one that hits and
  * verifies it as `ccplan compile` does (plan_load_image: decode, verify,
  * lower again, compare every rank's operations).  Everything is what the
- * command does before it writes the output file, in one process, on a
- * fresh cache in a temporary directory.  Each hit comes (by the cache's
+ * command does before it writes the output file (the miss and the
+ * verified hit through compile_cached, as the command), in one process,
+ * on a fresh cache in a temporary directory.  Each hit comes (by the cache's
  * clock) seconds after the entry's last use, so that it records its use
  * as a hit in a later command does.  Medians and ranges of REPS runs;
  * then where a verified hit's time goes, stage by stage.
  * Usage: bench_cache [REPS]
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +23,7 @@
 
 #include "bench.h"
 #include "cache.h"
+#include "cached.h"
 #include "compile.h"
 
 static void die(const char *what, const char *why)
@@ -34,51 +35,40 @@ static void die(const char *what, const char *why)
 enum how { MISS, HIT, HIT_VERIFIED };
 
 /* One compile as the command does it, through the cache k: a miss
- * compiles and stores, a hit takes the stored image and (HIT_VERIFIED)
- * checks it with plan_load_image.  Dies if the cache does not do what
- * `how` expects.  The image size into *size. */
+ * compiles and stores, a hit (HIT_VERIFIED) is checked with
+ * plan_load_image, both through compile_cached; a hit that skips the
+ * check (HIT) takes the stored image with cache_get alone.  Dies if the
+ * cache does not do what `how` expects.  The image size into *size. */
 static void compile_once(cache *k, const char *text, enum how how,
                          size_t *size)
 {
 	struct front_input in;
 	struct diag d;
-	uint8_t key[CACHE_KEY_SIZE];
-	char err[512];
 	memset(&d, 0, sizeof d);
 	if (front_parse_string("bench.yaml", text, strlen(text), &in, &d))
 		die("parse", d.message);
-	front_input_hash(&in, key);
-	void *blob = NULL;
-	size_t len = 0;
-	int got = cache_get(k, key, &blob, &len, NULL);
-	if ((got == 0) != (how != MISS))
-		die("cache", how == MISS ? "expected a miss" : "expected a hit");
-	if (how == MISS) {
-		struct compiled c;
-		if (compile_input(&in, &c, &d))
-			die("compile", d.message);
-		uint8_t *img;
-		if (compile_encode(&c, &img, &len, err, sizeof err))
-			die("encode", err);
-		struct cache_meta meta = {.phases = c.report.phases,
-		                          .lb_phases = c.report.lb_phases,
-		                          .predicted = NAN};
-		snprintf(meta.algorithm, sizeof meta.algorithm, "%s",
-		         c.plan.algorithm);
-		if (cache_put(k, key, img, len, &meta))
-			die("put", cache_errmsg(k));
-		blob = img;
-		compiled_fini(&c);
-	} else if (how == HIT_VERIFIED) {
-		struct compiled c;
-		ir_file_info fi;
-		if (plan_load_image(blob, len, "cached plan", &c, &fi, err,
-		                    sizeof err))
-			die("verifying the hit", err);
-		compiled_fini(&c);
+	if (how == HIT) {
+		uint8_t key[CACHE_KEY_SIZE];
+		void *blob = NULL;
+		front_input_hash(&in, key);
+		if (cache_get(k, key, &blob, size, NULL))
+			die("cache", "expected a hit");
+		free(blob);
+		front_input_fini(&in);
+		return;
 	}
-	*size = len;
-	free(blob);
+	struct compile_cache cc = {.k = k};
+	struct cached_plan cp;
+	struct cached_notes w = {0};
+	if (compile_cached(&in, NULL, &cc, 0, &cp, &w, &d))
+		die("compile", cp.failed == CACHED_ENCODE ? cp.err : d.message);
+	if (w.n)
+		die("cache", w.text[0]);
+	if (cp.hit != (how == HIT_VERIFIED) || (how == MISS && !cp.stored))
+		die("cache", how == MISS ? "expected a miss, stored"
+		                         : "expected a hit");
+	*size = cp.len;
+	cached_plan_fini(&cp);
 	front_input_fini(&in);
 }
 

@@ -320,7 +320,6 @@ int compile_generate(const struct front_input *in,
 	if (in->contention == CONTENTION_FORBID)
 		p->flags &=
 		        ~(IR_PLAN_LINK_CONTENTION | IR_PLAN_NODE_CONTENTION);
-	front_input_hash(in, p->input_hash);
 
 	/* verify: no plan leaves the compiler without it */
 	if ((rc = ir_verify(p, r)) != 0) {
@@ -381,6 +380,20 @@ static int compile_auto(const struct front_input *in, struct compiled *c,
 int compile_input(const struct front_input *in, struct compiled *c,
                   struct diag *d)
 {
+	uint8_t key[16];
+	int rc = front_input_hash(in, key);
+	if (rc) {
+		memset(c, 0, sizeof *c);
+		snprintf(d->message, sizeof d->message,
+		         "hashing the input: %s", ccp_strerror(rc));
+		return rc;
+	}
+	return compile_input_key(in, key, c, d);
+}
+
+int compile_input_key(const struct front_input *in, const uint8_t key[16],
+                      struct compiled *c, struct diag *d)
+{
 	int rc;
 	char msg[512], why[256];
 	memset(c, 0, sizeof *c);
@@ -426,6 +439,9 @@ int compile_input(const struct front_input *in, struct compiled *c,
 		return rc;
 
 lower:
+	/* the plan records its input's key, hashed once whatever the
+	 * candidates */
+	memcpy(c->plan.input_hash, key, sizeof c->plan.input_hash);
 	if ((rc = ir_lower(&c->plan, &c->slices)) != 0) {
 		snprintf(d->message, sizeof d->message, "lowering: %s",
 		         ccp_strerror(rc));

@@ -56,8 +56,10 @@ int compile_check_size(const struct front_input *in, bool every,
                        bool simulate, struct diag *d);
 
 /* Generate g's plan for in and verify it (the input's contention policy
- * and hash applied).  On failure why says so and p, r are released; on
- * success both are the caller's (ir_plan_fini, ir_report_fini). */
+ * applied; the plan's input_hash is left 0: compile_input_key records
+ * the key of the plan it keeps).  On failure why says so and p, r are
+ * released; on success both are the caller's (ir_plan_fini,
+ * ir_report_fini). */
 int compile_generate(const struct front_input *in,
                      const struct sch_generator *g, ir_plan *p, ir_report *r,
                      char *why, size_t len);
@@ -70,6 +72,10 @@ int compile_generate(const struct front_input *in,
  * CCP_EVERIFY (rejected) or another code.  c is valid only on success; compiled_fini frees it. */
 int compile_input(const struct front_input *in, struct compiled *c,
                   struct diag *d);
+/* The same, with in's key (front_input_hash) already computed: the plan
+ * records it, and nothing hashes the input again (compile_cached). */
+int compile_input_key(const struct front_input *in, const uint8_t key[16],
+                      struct compiled *c, struct diag *d);
 void compiled_fini(struct compiled *c);
 
 /* Encode c into a new .ccp image (*img malloc'd, freed by the caller). */

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "cache.h"
+#include "cached.h"
 #include "compile.h"
 #include "emit_c.h"
 #include "explain.h"
@@ -235,29 +236,69 @@ static int parse_yaml(const char *path, struct front_input *in)
 	return rc;
 }
 
+/* Start compiling path: d cleared and naming it, and a bar on a
+ * terminal when it takes long (algorithm: auto reports its candidates,
+ * anything else shows a spinner); compile_end takes the bar away. */
+static void compile_begin(struct progress *pg, struct diag *d,
+                          const char *path)
+{
+	memset(d, 0, sizeof *d);
+	snprintf(d->file, sizeof d->file, "%s", path);
+	char label[64];
+	snprintf(label, sizeof label, "compile %.24s", base_name(path));
+	progress_begin(pg, label);
+	select_set_progress(progress_report, pg);
+}
+
+static void compile_end(struct progress *pg)
+{
+	select_set_progress(NULL, NULL);
+	progress_end(pg);
+}
+
+/* Print why compiling path failed (rc, d). */
+static void print_compile_diag(const char *path, int rc,
+                               const struct diag *d)
+{
+	if (rc == CCP_EVERIFY || d->line == 0)
+		fprintf(stderr, "%s: %s\n", path, d->message);
+	else
+		print_diag(d);
+}
+
 /* Compile a parsed input; prints its own diagnostics. */
 static int compile_parsed(const char *path, const struct front_input *in,
                           struct compiled *c)
 {
 	struct diag d;
-	memset(&d, 0, sizeof d);
-	snprintf(d.file, sizeof d.file, "%s", path);
-	/* a bar on a terminal when it takes long (algorithm: auto reports
-	 * its candidates, anything else shows a spinner) */
 	struct progress pg;
-	char label[64];
-	snprintf(label, sizeof label, "compile %.24s", base_name(path));
-	progress_begin(&pg, label);
-	select_set_progress(progress_report, &pg);
+	compile_begin(&pg, &d, path);
 	int rc = compile_input(in, c, &d);
-	select_set_progress(NULL, NULL);
-	progress_end(&pg);
-	if (rc) {
-		if (rc == CCP_EVERIFY || d.line == 0)
-			fprintf(stderr, "%s: %s\n", path, d.message);
-		else
-			print_diag(&d);
-	}
+	compile_end(&pg);
+	if (rc)
+		print_compile_diag(path, rc, &d);
+	return rc;
+}
+
+/* The plan of a parsed input through the cache cc (compile_cached);
+ * prints the cache's warnings, then why it failed if it did. */
+static int compile_through_cache(const char *path,
+                                 const struct front_input *in,
+                                 struct compile_cache *cc,
+                                 struct cached_plan *cp,
+                                 struct cached_notes *w)
+{
+	struct diag d;
+	struct progress pg;
+	compile_begin(&pg, &d, path);
+	int rc = compile_cached(in, NULL, cc, 0, cp, w, &d);
+	compile_end(&pg);
+	for (int i = 0; i < w->n; i++)
+		fprintf(stderr, "%s: warning: %s\n", progname, w->text[i]);
+	if (rc && cp->failed == CACHED_ENCODE)
+		fprintf(stderr, "%s: %s\n", progname, cp->err);
+	else if (rc)
+		print_compile_diag(path, rc, &d);
 	return rc;
 }
 
@@ -351,111 +392,6 @@ static bool cache_where(const struct cache_opt *o, char *buf, size_t len,
 	return rc == 0;
 }
 
-/* Open the cache for a compile: NULL when it is off or cannot be opened
- * (the compile goes on without it, and says so).  A cache that can be
- * read but not written (a read-only directory or file system) is opened
- * read-only, *ro set: its plans are served, new ones not stored.  flags
- * is CACHE_NO_CHECK for the first open: PRAGMA quick_check reads the
- * whole file, which would make every compile cost as much as the cache
- * is big.  Damage SQLite meets later is CCP_EFORMAT from a get or a put;
- * the compile then opens the file again with the check (reopen_checked),
- * which moves it aside. */
-static cache *cache_for_compile(const struct cache_opt *o, bool verbose,
-                                bool *ro, unsigned flags)
-{
-	char path[4096], err[512], rerr[512];
-	*ro = false;
-	if (o->off || !cache_where(o, path, sizeof path, verbose))
-		return NULL;
-	cache *k = NULL;
-	struct cache_event ev;
-	int rc = cache_open(path, flags, &k, &ev, err, sizeof err);
-	if (rc && (rc == CCP_EIO || rc == CCP_EINTERNAL) &&
-	    cache_open(path, CACHE_READONLY | flags, &k, NULL, rerr,
-	               sizeof rerr) == 0) {
-		fprintf(stderr,
-		        "%s: warning: cache %s: %s; reading it only, the plan "
-		        "will not be stored\n",
-		        progname, path, err);
-		*ro = true;
-		return k;
-	}
-	if (rc) {
-		fprintf(stderr,
-		        "%s: warning: cache %s: %s; compiling without it\n",
-		        progname, path, err);
-		return NULL;
-	}
-	if (ev.moved_aside)
-		fprintf(stderr,
-		        "%s: warning: cache %s was damaged (%s); moved to %s "
-		        "and "
-		        "started afresh\n",
-		        progname, path, ev.reason, ev.aside);
-	return k;
-}
-
-/* After a get or put met damage in *k (CCP_EFORMAT): close it and open it
- * again with PRAGMA quick_check, which moves a damaged file aside and
- * starts afresh (said on stderr).  *k is the new handle, or NULL. */
-static void reopen_checked(cache **k, const struct cache_opt *o,
-                           bool verbose, bool *ro)
-{
-	fprintf(stderr, "%s: warning: cache: %s; checking the file\n",
-	        progname, cache_errmsg(*k));
-	cache_close(*k);
-	*k = cache_for_compile(o, verbose, ro, 0);
-}
-
-/* Whether the image a cache hit gave (len bytes at img, under key) is a
- * plan this compiler would write for the input in: decoded, verified
- * again, every rank's operations those of a fresh lowering
- * (plan_load_image, as `ccplan verify` does), and its collective and
- * machine those the input asks for.  The cache checks only that the bytes
- * are those stored for the key; a plan that was stored wrong or replaced
- * is refused here and treated as a damaged entry: removed (unless the
- * cache is read-only) and compiled afresh, never written out. */
-static bool hit_verifies(cache *k, bool ro, const uint8_t *key,
-                         const struct front_input *in, const void *img,
-                         size_t len)
-{
-	struct compiled hc;
-	ir_file_info fi;
-	char err[512], what[64], hex[CACHE_KEY_HEX];
-	cache_key_hex(key, hex);
-	snprintf(what, sizeof what, "cached plan %s", hex);
-	int rc = plan_load_image(img, len, what, &hc, &fi, err, sizeof err);
-	if (rc == 0) {
-		const ir_plan *p = &hc.plan;
-		bool fits = p->comm.coll == in->comm.coll &&
-		            p->machine.topo == in->machine.topo &&
-		            p->machine.nranks == in->machine.nranks;
-		if (!fits)
-			snprintf(err, sizeof err,
-			         "%s: a plan of %s on %d ranks (%s), where the "
-			         "input asks for %s on %d ranks (%s)",
-			         what, ir_coll_name(p->comm.coll),
-			         (int)p->machine.nranks,
-			         ir_topo_name(p->machine.topo),
-			         ir_coll_name(in->comm.coll),
-			         (int)in->machine.nranks,
-			         ir_topo_name(in->machine.topo));
-		compiled_fini(&hc);
-		if (fits)
-			return true;
-	}
-	/* out of memory says nothing about the plan: it stays, unserved */
-	const char *fate = "the cache is read-only, left in place";
-	if (rc == CCP_ENOMEM)
-		fate = "not verified, left in place";
-	else if (!ro)
-		fate = cache_drop(k, key, img, len) ? "it could not be removed"
-		                                    : "removed";
-	fprintf(stderr, "%s: warning: cache: %s; %s; compiling\n", progname,
-	        err, fate);
-	return false;
-}
-
 static int cmd_compile(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL, *cname = NULL;
@@ -521,78 +457,27 @@ static int cmd_compile(int argc, char **argv)
 	int rc = parse_yaml(in, &fin);
 	if (rc)
 		return exit_status(rc);
-	char err[512], hex[CACHE_KEY_HEX];
-	uint8_t key[CACHE_KEY_SIZE], *img = NULL;
-	size_t len = 0;
-	struct compiled c;
-	bool compiled = false;
-	if ((rc = front_input_hash(&fin, key)) != 0)
-		goto out;
-	cache_key_hex(key, hex);
-	bool k_ro;
-	cache *k = cache_for_compile(&co, verbose, &k_ro, CACHE_NO_CHECK);
-	if (k) {
-		void *blob = NULL;
-		int got = cache_get(k, key, &blob, &len, NULL);
-		if (got == CCP_EFORMAT) {
-			reopen_checked(&k, &co, verbose, &k_ro);
-			got = CCP_ENOTFOUND; /* a moved-aside cache is empty */
-		}
-		if (got == 0 && !hit_verifies(k, k_ro, key, &fin, blob, len)) {
-			free(blob);
-			blob = NULL;
-			got = CCP_EVERIFY; /* said: compiled afresh */
-		}
-		if (got == 0) {
-			img = blob;
-			if (verbose)
-				fprintf(stderr, "%s: cache hit %s\n", in, hex);
-		} else if (k && got != CCP_ENOTFOUND && got != CCP_EVERIFY) {
-			fprintf(stderr, "%s: warning: cache: %s; compiling\n",
-			        progname, cache_errmsg(k));
-		}
-	}
-	if (!img) {
-		if ((rc = compile_parsed(in, &fin, &c)) != 0)
-			goto out_close;
-		compiled = true;
-		if ((rc = compile_encode(&c, &img, &len, err, sizeof err)) !=
-		    0) {
-			fprintf(stderr, "%s: %s\n", progname, err);
-			goto out_close;
-		}
-		if (k && !k_ro) {
-			enum model_kind mk;
-			char why[256];
-			struct cache_meta meta = {
-			        .phases = c.report.phases,
-			        .lb_phases = c.report.lb_phases,
-			        .predicted =
-			                select_predict(&c.plan, &c.report, &mk,
-			                               why, sizeof why),
-			        .canonical = front_canonical(&fin),
-			};
-			snprintf(meta.algorithm, sizeof meta.algorithm, "%s",
-			         c.plan.algorithm);
-			int put = cache_put(k, key, img, len, &meta);
-			if (put == CCP_EFORMAT) {
-				reopen_checked(&k, &co, verbose, &k_ro);
-				put = k && !k_ro ? cache_put(k, key, img, len,
-				                             &meta)
-				                 : 0;
-			}
-			if (put)
-				fprintf(stderr,
-				        "%s: warning: cache: %s; the plan is "
-				        "not "
-				        "cached\n",
-				        progname, cache_errmsg(k));
-			else if (verbose && k && !k_ro)
-				fprintf(stderr, "%s: cache miss, stored %s\n",
-				        in, hex);
-			free(meta.canonical);
-		}
-	}
+	/* the cache, unless it is off: a plan compiled before comes from it,
+	 * verified again; a new one goes into it */
+	char err[512], path[4096];
+	struct compile_cache cc;
+	struct cached_notes w = {0};
+	struct cached_plan cp;
+	compile_cache_open(&cc,
+	                   !co.off && cache_where(&co, path, sizeof path,
+	                                          verbose)
+	                           ? path
+	                           : NULL,
+	                   CACHE_NO_CHECK, &w);
+	if ((rc = compile_through_cache(in, &fin, &cc, &cp, &w)) != 0)
+		goto out_close;
+	if (verbose && cp.hit)
+		fprintf(stderr, "%s: cache hit %s\n", in, cp.hex);
+	else if (verbose && cp.stored)
+		fprintf(stderr, "%s: cache miss, stored %s\n", in, cp.hex);
+	const uint8_t *img = cp.img;
+	size_t len = cp.len;
+	bool compiled = !cp.hit;
 	if (emit_c_src) {
 		char *src = NULL;
 		size_t srclen = 0;
@@ -609,9 +494,9 @@ static int cmd_compile(int argc, char **argv)
 		fprintf(stderr,
 		        "%s: %s, %u phases (lower bound %u), %llu transfers -> "
 		        "%s\n",
-		        in, c.plan.algorithm, c.report.phases,
-		        c.report.lb_phases,
-		        (unsigned long long)c.report.transfers, out);
+		        in, cp.meta.algorithm, cp.meta.phases,
+		        cp.meta.lb_phases, (unsigned long long)cp.transfers,
+		        out);
 	else if (verbose)
 		fprintf(stderr, "%s: -> %s (from the cache)\n", in, out);
 	ir_file_info fi;
@@ -622,11 +507,9 @@ static int cmd_compile(int argc, char **argv)
 		             fi.nphases, fi.lb_phases, (int)fi.nranks,
 		             compiled ? "" : ", from the cache");
 out_close:
-	cache_close(k);
-	free(img);
-	if (compiled)
-		compiled_fini(&c);
-out:
+	compile_cache_close(&cc);
+	cached_plan_fini(&cp);
+	cached_notes_fini(&w);
 	front_input_fini(&fin);
 	return rc == CCP_EIO ? EXIT_INTERNAL : exit_status(rc);
 }

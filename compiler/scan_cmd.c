@@ -16,11 +16,11 @@
 #include <string.h>
 
 #include "cache.h"
+#include "cached.h"
 #include "compile.h"
 #include "emit_c.h"
 #include "scan.h"
 #include "scan_cmd.h"
-#include "select.h"
 
 #define SET_SYMBOL_DEFAULT "ccplan_plans"
 #define SET_SYMBOL_MAX     40 /* leaves room for "_NNN_name" in 63 */
@@ -269,16 +269,26 @@ static int read_input(struct job *j, struct front_input *in)
 	return 0;
 }
 
-/* Compile the job's input into its image and meta. */
-static int compile_job(struct job *j, const struct front_input *in)
+/* Get the job's plan (compile_cached, through the read-only cache cc):
+ * its image and meta, from the cache when it has the plan and it
+ * verifies, else compiled.  Prints the warnings and what went wrong. */
+static int compile_job(struct job *j, const struct front_input *in,
+                       struct compile_cache *cc)
 {
-	struct compiled c;
+	struct cached_plan cp;
+	struct cached_notes w = {0};
 	struct diag d;
-	char err[512];
 	memset(&d, 0, sizeof d);
 	snprintf(d.file, sizeof d.file, "%s", j->p->yaml);
-	int rc = compile_input(in, &c, &d);
-	if (rc) {
+	int rc = compile_cached(in, j->key, cc,
+	                        COMPILE_CACHED_NO_STORE | COMPILE_CACHED_HIT_META,
+	                        &cp, &w, &d);
+	for (int i = 0; i < w.n; i++)
+		fprintf(stderr, "ccplan scan: warning: %s\n", w.text[i]);
+	cached_notes_fini(&w);
+	if (rc && cp.failed == CACHED_ENCODE) {
+		fprintf(stderr, "ccplan scan: %s: %s\n", j->p->yaml, cp.err);
+	} else if (rc) {
 		if (rc == CCP_EVERIFY || d.line == 0)
 			fprintf(stderr, "%s: %s\n", j->p->yaml, d.message);
 		else
@@ -286,33 +296,21 @@ static int compile_job(struct job *j, const struct front_input *in)
 		fprintf(stderr, "%s:%d:%d: note: plan '%s' asked for here\n",
 		        j->p->by->at.file, j->p->by->at.line,
 		        j->p->by->at.column, j->p->name);
-		return rc;
-	}
-	rc = compile_encode(&c, &j->img, &j->len, err, sizeof err);
-	if (rc) {
-		fprintf(stderr, "ccplan scan: %s: %s\n", j->p->yaml, err);
 	} else {
-		enum model_kind mk;
-		char why[256];
-		j->meta.phases = c.report.phases;
-		j->meta.lb_phases = c.report.lb_phases;
-		j->meta.predicted = select_predict(&c.plan, &c.report, &mk, why,
-		                                   sizeof why);
-		j->meta.canonical = front_canonical(in);
-		snprintf(j->meta.algorithm, sizeof j->meta.algorithm, "%s",
-		         c.plan.algorithm);
-		if (!j->meta.canonical)
-			rc = CCP_ENOMEM;
+		j->img = cp.img; /* the job's now */
+		j->len = cp.len;
+		j->meta = cp.meta; /* as stored on a hit, text too */
+		j->hit = cp.hit;
 	}
-	compiled_fini(&c);
 	return rc;
 }
 
 /* Read every input, share equal keys, and get each distinct plan: from
- * the cache k when it has it (k may be NULL), else compiled.  0 or the
- * worst CCP code (everything printed). */
+ * the cache k (read-only; may be NULL) when it has it, else compiled.  0
+ * or the worst CCP code (everything printed). */
 static int build_all(struct job *jobs, size_t n, cache *k)
 {
+	struct compile_cache cc = {.k = k, .ro = true};
 	int worst = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct job *j = &jobs[i];
@@ -327,22 +325,8 @@ static int build_all(struct job *jobs, size_t n, cache *k)
 			if (jobs[q].hex[0] &&
 			    memcmp(jobs[q].key, j->key, sizeof j->key) == 0)
 				j->same = (int)q;
-		if (j->same < 0 && k) {
-			void *blob = NULL;
-			int got =
-			        cache_get(k, j->key, &blob, &j->len, &j->meta);
-			if (got == 0) {
-				j->img = blob;
-				j->hit = true; /* meta as stored, text too */
-			} else if (got != CCP_ENOTFOUND) {
-				fprintf(stderr,
-				        "ccplan scan: warning: cache: %s; "
-				        "compiling\n",
-				        cache_errmsg(k));
-			}
-		}
-		if (j->same < 0 && !j->img)
-			rc = compile_job(j, &in);
+		if (j->same < 0)
+			rc = compile_job(j, &in, &cc);
 		front_input_fini(&in);
 		if (rc && (!worst || rc == CCP_EVERIFY))
 			worst = rc;

@@ -2,8 +2,7 @@
  * stress_compile.c - the first half of the load test (issue 9,
  * docs/reliability.md, "Load"): many random inputs compiled one after
  * another by one process, through one plan cache, as the library does it
- * for `ccplan compile` (front_parse_string, compile_input,
- * compile_encode, cache_put, cache_get).
+ * for `ccplan compile` (front_parse_string, compile_cached).
  *
  * Inputs are YAML text written from a seeded generator: every algorithm
  * of the registry, and `auto`, takes turns (each block of as many fresh
@@ -19,8 +18,8 @@
  * Every result is checked: the verifier accepted the plan; its image
  * passes ir_image_check, decodes, and the decoded plan passes the
  * verifier again; the copy stored in the cache is byte for byte the
- * compiled image; a hit returns exactly the bytes a fresh compile of the
- * same input gives.  An input an algorithm refuses as not applicable is
+ * compiled image; a hit, and a miss, give exactly the bytes a fresh
+ * compile of the same input (compile_input, no cache) gives.  An input an algorithm refuses as not applicable is
  * counted apart, not as a failure.
  *
  * Memory is sampled every K inputs: the allocator's live bytes, SQLite's
@@ -45,10 +44,10 @@
 
 #include "bench.h"
 #include "cache.h"
+#include "cached.h"
 #include "compile.h"
 #include "rng.h"
 #include "sched.h"
-#include "select.h"
 #include "stress.h"
 
 #define MAX_ALGS     64  /* registry entries and auto */
@@ -783,7 +782,7 @@ static char *write_input(const struct input *in, const struct style *s,
 struct tally {
 	int inputs, compiled, hits, refused, failed;
 	int most_ranks; /* the largest machine */
-	double seconds; /* compiling (misses only) */
+	double seconds; /* compiling through the cache (misses) */
 };
 
 /* Input i of the run, as the sequence decides it. */
@@ -839,18 +838,15 @@ static int check_image(const uint8_t *img, size_t len, char *why, size_t wlen)
 	return rc != 0 || !rep.ok ? -1 : 0;
 }
 
-/* Compile in fresh, without the cache, as `ccplan compile` does on a
- * miss: 0 with the image (malloc'd) and meta filled as the command fills
- * it for cache_put (meta->canonical malloc'd); CCP_ENOTAPPLY when the
- * algorithm does not apply; another code; both with why. */
+/* Compile in fresh, without the cache: 0 with the image (malloc'd);
+ * CCP_ENOTAPPLY when the algorithm does not apply; another code; both
+ * with why.  The plan the cached pipeline gives must be this one. */
 static int compile_fresh(const struct front_input *in, uint8_t **img,
-                         size_t *len, struct cache_meta *meta, char *why,
-                         size_t wlen)
+                         size_t *len, char *why, size_t wlen)
 {
 	struct compiled c;
 	struct diag d;
 	memset(&d, 0, sizeof d);
-	memset(meta, 0, sizeof *meta);
 	int rc = compile_input(in, &c, &d);
 	if (rc) {
 		snprintf(why, wlen, "%s", d.message);
@@ -865,17 +861,6 @@ static int compile_fresh(const struct front_input *in, uint8_t **img,
 		return CCP_EVERIFY;
 	}
 	rc = compile_encode(&c, img, len, why, wlen);
-	if (rc == 0) {
-		enum model_kind mk;
-		char mwhy[256];
-		meta->phases = c.report.phases;
-		meta->lb_phases = c.report.lb_phases;
-		meta->predicted = select_predict(&c.plan, &c.report, &mk, mwhy,
-		                                 sizeof mwhy);
-		snprintf(meta->algorithm, sizeof meta->algorithm, "%s",
-		         c.plan.algorithm);
-		meta->canonical = front_canonical(in);
-	}
 	compiled_fini(&c);
 	return rc;
 }
@@ -897,36 +882,38 @@ static void one_input(struct run *R, int i, const struct plan_of_input *pi,
 	}
 	if (in.machine.nranks > t->most_ranks)
 		t->most_ranks = in.machine.nranks;
-	uint8_t *key = R->keys[i];
-	front_input_hash(&in, key);
+	/* through the cache as `ccplan compile` goes: a hit verified, a
+	 * miss compiled and stored; the cache is never reopened, so that
+	 * damage is a warning, and every warning a failure */
+	struct compile_cache cc = {.k = R->k};
+	struct cached_plan cp;
+	struct cached_notes w = {0};
 	void *blob = NULL;
 	size_t blen = 0;
-	int got = cache_get(R->k, key, &blob, &blen, NULL);
 	uint8_t *img = NULL;
 	size_t len = 0;
-	struct cache_meta meta;
-	memset(&meta, 0, sizeof meta);
-	if (got != 0 && got != CCP_ENOTFOUND) {
-		snprintf(why, sizeof why, "%s", cache_errmsg(R->k));
-		fail(R, i, pi, text, "cache_get", why);
+	double t0 = bench_now();
+	int crc = compile_cached(&in, NULL, &cc, 0, &cp, &w, &d);
+	if (!cp.hit)
+		t->seconds += bench_now() - t0;
+	uint8_t *key = R->keys[i];
+	memcpy(key, cp.key, CACHE_KEY_SIZE);
+	if (w.n) {
+		fail(R, i, pi, text, "the cache", w.text[0]);
 		goto out;
 	}
-	if (got == CCP_ENOTFOUND && pi->repeat_of >= 0 &&
-	    R->stored[pi->repeat_of]) {
+	if (!cp.hit && pi->repeat_of >= 0 && R->stored[pi->repeat_of]) {
 		R->unexpected_miss++;
 		fail(R, i, pi, text, "a repeat missed the cache",
 		     memcmp(R->keys[pi->repeat_of], key, CACHE_KEY_SIZE)
 		             ? "its key differs from the first's"
 		             : "same key");
 	}
-	/* a hit is compiled again too: its bytes must be a fresh
-	 * compile's */
-	double t0 = bench_now();
-	int rc = compile_fresh(&in, &img, &len, &meta, why, sizeof why);
-	if (got != 0)
-		t->seconds += bench_now() - t0;
+	/* every plan is compiled again too: a hit's bytes, and a miss's,
+	 * must be a fresh compile's */
+	int rc = compile_fresh(&in, &img, &len, why, sizeof why);
 	if (rc == CCP_ENOTAPPLY) {
-		if (got == 0)
+		if (cp.hit)
 			fail(R, i, pi, text,
 			     "the cache had a plan of an input that does not "
 			     "apply",
@@ -942,15 +929,24 @@ static void one_input(struct run *R, int i, const struct plan_of_input *pi,
 		fail(R, i, pi, text, ccp_strerror(rc), why);
 		goto out;
 	}
+	if (crc) {
+		fail(R, i, pi, text, "the cached pipeline failed",
+		     cp.failed == CACHED_ENCODE ? cp.err : d.message);
+		goto out;
+	}
 	if (check_image(img, len, why, sizeof why) != 0) {
 		fail(R, i, pi, text, "the compiled image", why);
 		goto out;
 	}
-	if (got == 0) {
+	if (cp.len != len || memcmp(cp.img, img, len) != 0) {
+		fail(R, i, pi, text, cp.hit ? "cache hit" : "cache miss",
+		     cp.hit ? "the cached image differs from a fresh compile"
+		            : "the compiled image differs from a fresh "
+		              "compile");
+		goto out;
+	}
+	if (cp.hit) {
 		t->hits++;
-		if (blen != len || memcmp(blob, img, len) != 0)
-			fail(R, i, pi, text, "cache hit",
-			     "the cached image differs from a fresh compile");
 		goto out;
 	}
 	t->compiled++;
@@ -958,9 +954,8 @@ static void one_input(struct run *R, int i, const struct plan_of_input *pi,
 		printf("input %d: %s, %d ranks, %zu bytes, %.1f ms\n", i,
 		       algs[pi->alg], (int)in.machine.nranks, len,
 		       1e3 * (bench_now() - t0));
-	if ((rc = cache_put(R->k, key, img, len, &meta)) != 0) {
-		snprintf(why, sizeof why, "%s", cache_errmsg(R->k));
-		fail(R, i, pi, text, "cache_put", why);
+	if (!cp.stored) {
+		fail(R, i, pi, text, "cache_put", "the plan was not stored");
 		goto out;
 	}
 	R->stored[i] = true;
@@ -972,7 +967,8 @@ static void one_input(struct run *R, int i, const struct plan_of_input *pi,
 		     "the stored image differs from the compiled one");
 	}
 out:
-	free(meta.canonical);
+	cached_notes_fini(&w);
+	cached_plan_fini(&cp);
 	free(blob);
 	free(img);
 	front_input_fini(&in);
