@@ -15,7 +15,9 @@
 #   it writes: every plan the sources ask for (ccp_plan_lookup calls with a
 #   literal name, `#pragma ccplan plan(NAME, "file.yaml")`), in the set
 #   `ccplan_plans` (ccplan_lookup.h).  It runs again when a source or a
-#   YAML it read changes (a depfile).
+#   YAML it read changes (a depfile).  The target is linked with
+#   ccplan::runtime_cache, the library of ccp_plan_lookup, which reads the
+#   plan cache (SQLite) for a name no linked set has.
 
 function(_ccplan_command out)
   if(TARGET ccplan::ccplan)
@@ -32,6 +34,16 @@ function(_ccplan_runtime out)
     set(${out} ccplan::runtime PARENT_SCOPE)
   else()
     set(${out} ccp_runtime PARENT_SCOPE)
+  endif()
+endfunction()
+
+# The cache loader's library: ccp_plan_lookup, which the scanned sources
+# call, reads the plan cache when no linked set has the name.
+function(_ccplan_runtime_cache out)
+  if(TARGET ccplan::runtime_cache)
+    set(${out} ccplan::runtime_cache PARENT_SCOPE)
+  else()
+    set(${out} ccp_runtime_cache PARENT_SCOPE)
   endif()
 endfunction()
 
@@ -67,7 +79,7 @@ function(ccplan_scan_sources)
     message(FATAL_ERROR "ccplan_scan_sources(TARGET t [SOURCES ...])")
   endif()
   _ccplan_command(cc)
-  _ccplan_runtime(rt)
+  _ccplan_runtime_cache(rt)
   set(srcs ${A_SOURCES})
   if(NOT srcs)
     get_target_property(srcs ${A_TARGET} SOURCES)

@@ -70,7 +70,9 @@ int ccp_plan_load_memory(ccp_context *ctx, const void *image, size_t len,
  * others can write (unless CCPLAN_CACHE_TRUST names it), CCP_ECHECKSUM
  * for a damaged entry or one made for another input (never loaded), then
  * what ccp_plan_load_memory returns: its load-time checks apply to a
- * cache entry as to any image. */
+ * cache entry as to any image.  In the library ccp_runtime_cache (CMake
+ * ccplan::runtime_cache, pkg-config ccplan-cache), the only part of the
+ * runtime that needs SQLite. */
 int ccp_plan_load_cache(ccp_context *ctx, const char *cache_path,
                         const char *key, int32_t rank, ccp_plan **plan);
 void ccp_plan_free(ccp_plan *plan);

@@ -19,6 +19,10 @@
  * $HOME/.cache/ccplan/plans.db (the rule of `ccplan cache path`), opened
  * read-only.  A name found nowhere is CCP_ENOTFOUND, and ccp_errmsg()
  * names the plan and where it was looked for.
+ *
+ * These functions are in the cache loader's library, ccp_runtime_cache
+ * (CMake ccplan::runtime_cache, pkg-config ccplan-cache), which needs
+ * SQLite; ccp_runtime alone does not.
  */
 #ifndef CCPLAN_LOOKUP_H
 #define CCPLAN_LOOKUP_H
