@@ -29,21 +29,15 @@ function(_ccplan_command out)
   endif()
 endfunction()
 
-function(_ccplan_runtime out)
-  if(TARGET ccplan::runtime)
-    set(${out} ccplan::runtime PARENT_SCOPE)
+# The library NAME (runtime, or runtime_cache: ccp_plan_lookup, which the
+# scanned sources call, reads the plan cache when no linked set has the
+# name): the installed package's target, or in ccplan's own build its
+# target ccp_NAME.
+function(_ccplan_library out name)
+  if(TARGET ccplan::${name})
+    set(${out} ccplan::${name} PARENT_SCOPE)
   else()
-    set(${out} ccp_runtime PARENT_SCOPE)
-  endif()
-endfunction()
-
-# The cache loader's library: ccp_plan_lookup, which the scanned sources
-# call, reads the plan cache when no linked set has the name.
-function(_ccplan_runtime_cache out)
-  if(TARGET ccplan::runtime_cache)
-    set(${out} ccplan::runtime_cache PARENT_SCOPE)
-  else()
-    set(${out} ccp_runtime_cache PARENT_SCOPE)
+    set(${out} ccp_${name} PARENT_SCOPE)
   endif()
 endfunction()
 
@@ -53,7 +47,7 @@ function(ccplan_add_plans)
     message(FATAL_ERROR "ccplan_add_plans(TARGET t YAML a.yaml ...)")
   endif()
   _ccplan_command(cc)
-  _ccplan_runtime(rt)
+  _ccplan_library(rt runtime)
   set(dir ${CMAKE_CURRENT_BINARY_DIR}/ccplan)
   file(MAKE_DIRECTORY ${dir})
   foreach(y ${A_YAML})
@@ -79,7 +73,7 @@ function(ccplan_scan_sources)
     message(FATAL_ERROR "ccplan_scan_sources(TARGET t [SOURCES ...])")
   endif()
   _ccplan_command(cc)
-  _ccplan_runtime_cache(rt)
+  _ccplan_library(rt runtime_cache)
   set(srcs ${A_SOURCES})
   if(NOT srcs)
     get_target_property(srcs ${A_TARGET} SOURCES)

@@ -4,7 +4,8 @@
 # it from scratch (find_package(ccplan), ccplan_add_plans,
 # ccplan_scan_sources), run it on 4 ranks, check that a changed YAML and a
 # changed source rebuild the plans, compile a program with each
-# pkg-config file, and check that the runtime alone needs no SQLite.
+# pkg-config file, and check that the runtime alone needs no SQLite and
+# that the libraries export only the public API.
 # CFLAGS and LDFLAGS, if set, go to every build (a sanitizer build sets
 # them to its -fsanitize flags).
 set -euo pipefail
@@ -77,6 +78,30 @@ if readelf -d "$tmp/pc" | grep -E 'NEEDED.*libsqlite3'; then
 	fail "a program of the runtime alone needs libsqlite3"
 fi
 echo "runtime without SQLite: ok"
+
+# visibility: in every installed library only the public API, the ccp_
+# functions the headers mark CCP_EXTERN, has default visibility, so that a
+# shared object built from them exports nothing else (ir_*, cache_*,
+# ccp__*).  Names with a leading __ belong to the compiler's
+# instrumentation (sanitizers).
+for a in "$lib"/libccp_*.a; do
+	others=$(readelf -sW "$a" | awk '($5 == "GLOBAL" || $5 == "WEAK") &&
+		$6 == "DEFAULT" && $7 != "UND" && $8 !~ /^(ccp_[a-z]|__)/ {
+		print $8 }' | sort -u | tr '\n' ' ')
+	[ -z "$others" ] || fail "$(basename "$a") exports $others"
+done
+for f in ccp_init ccp_plan_execute ccp_strerror; do
+	readelf -sW "$lib/libccp_runtime.a" "$lib/libccp_ir.a" |
+		awk -v f="$f" '$8 == f && $7 != "UND" && $6 == "DEFAULT" { ok = 1 }
+		END { exit !ok }' || fail "$f is not exported"
+done
+# and so a shared object made of all of them exports ccp_ names only
+cc -shared -o "$tmp/libwhole.so" -Wl,--whole-archive "$lib"/libccp_*.a \
+   -Wl,--no-whole-archive || fail "a shared object of the libraries"
+others=$(nm -D --defined-only "$tmp/libwhole.so" |
+	awk '$3 !~ /^(ccp_[a-z]|__)/ { print $3 }' | tr '\n' ' ')
+[ -z "$others" ] || fail "a shared object of the libraries exports $others"
+echo "exports: ccp_ only"
 
 # the cache loader: its own library, with SQLite (pkg-config ccplan-cache)
 cat >"$tmp/pcc.c" <<'C'
