@@ -1,7 +1,7 @@
 /*
  * sock_wire.h - the private wire protocol of the sockets transport,
  * shared by the transport (backends/sockets.c), its launcher
- * (compiler/run_cmd.c) and the tests that attack them: the layouts of
+ * (backends/sock_launch.c) and the tests that attack them: the layouts of
  * the control messages and data frames, and the challenge-and-response
  * handshake that opens every connection (docs/sockets.md,
  * "Authentication").  Applications see only ccplan_sockets.h.

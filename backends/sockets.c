@@ -1,7 +1,7 @@
 /*
  * sockets.c - the TCP sockets transport: moves the runtime's messages
  * over direct rank-to-rank TCP connections, with `ccplan run` (the
- * launcher, compiler/run_cmd.c) as the rendezvous, the agree and barrier
+ * launcher, sock_launch.c) as the rendezvous, the agree and barrier
  * server, and the watchdog that tells every rank at once when another one
  * fails (docs/sockets.md).  POSIX sockets and poll(); the handshake and
  * libsodium are in sock_wire.c.

@@ -15,7 +15,9 @@
 #   it writes: every plan the sources ask for (ccp_plan_lookup calls with a
 #   literal name, `#pragma ccplan plan(NAME, "file.yaml")`), in the set
 #   `ccplan_plans` (ccplan_lookup.h).  It runs again when a source or a
-#   YAML it read changes (a depfile).
+#   YAML it read changes (a depfile).  The target is linked with
+#   ccplan::runtime_cache, the library of ccp_plan_lookup, which reads the
+#   plan cache (SQLite) for a name no linked set has.
 
 function(_ccplan_command out)
   if(TARGET ccplan::ccplan)
@@ -27,11 +29,15 @@ function(_ccplan_command out)
   endif()
 endfunction()
 
-function(_ccplan_runtime out)
-  if(TARGET ccplan::runtime)
-    set(${out} ccplan::runtime PARENT_SCOPE)
+# The library NAME (runtime, or runtime_cache: ccp_plan_lookup, which the
+# scanned sources call, reads the plan cache when no linked set has the
+# name): the installed package's target, or in ccplan's own build its
+# target ccp_NAME.
+function(_ccplan_library out name)
+  if(TARGET ccplan::${name})
+    set(${out} ccplan::${name} PARENT_SCOPE)
   else()
-    set(${out} ccp_runtime PARENT_SCOPE)
+    set(${out} ccp_${name} PARENT_SCOPE)
   endif()
 endfunction()
 
@@ -41,7 +47,7 @@ function(ccplan_add_plans)
     message(FATAL_ERROR "ccplan_add_plans(TARGET t YAML a.yaml ...)")
   endif()
   _ccplan_command(cc)
-  _ccplan_runtime(rt)
+  _ccplan_library(rt runtime)
   set(dir ${CMAKE_CURRENT_BINARY_DIR}/ccplan)
   file(MAKE_DIRECTORY ${dir})
   foreach(y ${A_YAML})
@@ -67,7 +73,7 @@ function(ccplan_scan_sources)
     message(FATAL_ERROR "ccplan_scan_sources(TARGET t [SOURCES ...])")
   endif()
   _ccplan_command(cc)
-  _ccplan_runtime(rt)
+  _ccplan_library(rt runtime_cache)
   set(srcs ${A_SOURCES})
   if(NOT srcs)
     get_target_property(srcs ${A_TARGET} SOURCES)

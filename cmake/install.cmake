@@ -4,7 +4,7 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-set(_ccp_install_targets ccp_runtime ccp_ir ccp_cache)
+set(_ccp_install_targets ccp_runtime ccp_runtime_cache ccp_ir ccp_cache)
 if(TARGET ccp_backend_sockets)
   # with the library of its handshake, which links libsodium
   list(APPEND _ccp_install_targets ccp_backend_sockets ccp_sock_wire)
@@ -20,9 +20,14 @@ if(TARGET ccp_backend_shmem)
     list(APPEND _ccp_install_targets ccp_oshmem)
   endif()
 endif()
+# Hidden visibility: only what the public headers mark CCP_EXTERN
+# (include/ccplan_export.h) is visible outside a shared object built from
+# these libraries; the tests and the command link them statically, where
+# hidden symbols still resolve.  tests/package_test.sh checks it.
 foreach(t ${_ccp_install_targets})
   string(REPLACE "ccp_" "" _export_name ${t})
-  set_target_properties(${t} PROPERTIES EXPORT_NAME ${_export_name})
+  set_target_properties(${t} PROPERTIES EXPORT_NAME ${_export_name}
+                                        C_VISIBILITY_PRESET hidden)
 endforeach()
 set_target_properties(ccplan PROPERTIES EXPORT_NAME ccplan)
 
@@ -56,10 +61,14 @@ install(FILES ${PROJECT_BINARY_DIR}/ccplanConfig.cmake
 # `cmake --install --prefix` anywhere gives a working file
 file(RELATIVE_PATH CCPLAN_PC_UP
      /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
-configure_file(${PROJECT_SOURCE_DIR}/cmake/ccplan.pc.in
-               ${PROJECT_BINARY_DIR}/ccplan.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/ccplan.pc
-        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+# ccplan: the runtime and the sockets transport, no SQLite; ccplan-cache:
+# with the cache loader (ccp_plan_load_cache, ccp_plan_lookup) and SQLite
+foreach(_pc ccplan ccplan-cache)
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/${_pc}.pc.in
+                 ${PROJECT_BINARY_DIR}/${_pc}.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/${_pc}.pc
+          DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endforeach()
 
 # the manual page and the bash completion (docs/cli.md)
 install(FILES ${PROJECT_SOURCE_DIR}/docs/ccplan.1

@@ -30,7 +30,7 @@
 #include "suggest.h"
 #include "scan_cmd.h"
 #include "tau_cmd.h"
-#include "run_cmd.h"
+#include "sock_launch.h"
 
 static const char *progname = "ccplan";
 

@@ -61,17 +61,8 @@ function(ccplan_scan_setup)
     message(STATUS "ccplan scan: libclang not found; `ccplan scan` will "
                    "say it is not available")
   endif()
-  # plans by name at run time: the runtime's loaders, the cache (SQLite)
-  get_target_property(_srcs ccp_runtime SOURCES)
-  if(NOT TARGET ccp_lookup AND NOT "${_srcs}" MATCHES "lookup/lookup\\.c")
-    find_package(Threads REQUIRED)
-    add_library(ccp_lookup STATIC
-                ${PROJECT_SOURCE_DIR}/runtime/lookup/lookup.c)
-    target_link_libraries(ccp_lookup PUBLIC ccp_runtime ccp_cache
-                                            Threads::Threads)
-    set_target_properties(ccp_lookup PROPERTIES
-                          POSITION_INDEPENDENT_CODE ON)
-  endif()
+  # plans by name at run time are in the cache loader's library,
+  # ccp_runtime_cache (CMakeLists.txt)
 endfunction()
 
 if(TARGET ccp_compiler AND TARGET ccp_runtime)

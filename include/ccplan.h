@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "ccplan_errors.h"
+#include "ccplan_export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,12 +43,12 @@ typedef void *(*ccp_alloc_fn)(void *ud, void *ptr, size_t osize, size_t nsize);
 
 /* ---- context -------------------------------------------------------- */
 
-int ccp_init(ccp_context **ctx, ccp_alloc_fn alloc, void *ud);
-void ccp_fini(ccp_context *ctx);
+CCP_EXTERN int ccp_init(ccp_context **ctx, ccp_alloc_fn alloc, void *ud);
+CCP_EXTERN void ccp_fini(ccp_context *ctx);
 /* The last error's message on this context, in one line naming what
  * failed ("rank 3 section: checksum mismatch", "recv buffer is 512 bytes,
  * the plan needs 1024"); "" when the last call succeeded. */
-const char *ccp_errmsg(const ccp_context *ctx);
+CCP_EXTERN const char *ccp_errmsg(const ccp_context *ctx);
 
 /* ---- plans ---------------------------------------------------------- */
 
@@ -56,10 +57,10 @@ const char *ccp_errmsg(const ccp_context *ctx);
  * image in memory, or from the plan cache; an emitted C plan (ccplan
  * compile --emit c) loads with ccp_plan_load_emitted (ccplan_emitted.h).
  * Every check of the plan format runs first. */
-int ccp_plan_load_file(ccp_context *ctx, const char *path, int32_t rank,
-                       ccp_plan **plan);
-int ccp_plan_load_memory(ccp_context *ctx, const void *image, size_t len,
-                         int32_t rank, ccp_plan **plan);
+CCP_EXTERN int ccp_plan_load_file(ccp_context *ctx, const char *path,
+                                  int32_t rank, ccp_plan **plan);
+CCP_EXTERN int ccp_plan_load_memory(ccp_context *ctx, const void *image,
+                                    size_t len, int32_t rank, ccp_plan **plan);
 
 /* Load rank's slice of the plan stored in the plan cache at cache_path
  * (docs/cache.md) under key: the full 32 hex digits, or a prefix of them
@@ -70,10 +71,13 @@ int ccp_plan_load_memory(ccp_context *ctx, const void *image, size_t len,
  * others can write (unless CCPLAN_CACHE_TRUST names it), CCP_ECHECKSUM
  * for a damaged entry or one made for another input (never loaded), then
  * what ccp_plan_load_memory returns: its load-time checks apply to a
- * cache entry as to any image. */
-int ccp_plan_load_cache(ccp_context *ctx, const char *cache_path,
-                        const char *key, int32_t rank, ccp_plan **plan);
-void ccp_plan_free(ccp_plan *plan);
+ * cache entry as to any image.  In the library ccp_runtime_cache (CMake
+ * ccplan::runtime_cache, pkg-config ccplan-cache), the only part of the
+ * runtime that needs SQLite. */
+CCP_EXTERN int ccp_plan_load_cache(ccp_context *ctx, const char *cache_path,
+                                   const char *key, int32_t rank,
+                                   ccp_plan **plan);
+CCP_EXTERN void ccp_plan_free(ccp_plan *plan);
 
 /* What a loaded plan is and needs on this rank. */
 typedef struct ccp_plan_info {
@@ -87,7 +91,7 @@ typedef struct ccp_plan_info {
 	const char *algorithm;  /* generator name */
 	const char *collective; /* "broadcast", "scatter", ... */
 } ccp_plan_info;
-int ccp_plan_get_info(const ccp_plan *plan, ccp_plan_info *info);
+CCP_EXTERN int ccp_plan_get_info(const ccp_plan *plan, ccp_plan_info *info);
 
 /* Bind the buffers the plan's operations address.  A buffer the plan
  * does not use on this rank may be NULL with length 0.  scratch may be
@@ -98,9 +102,9 @@ int ccp_plan_get_info(const ccp_plan *plan, ccp_plan_info *info);
  * CCP_EINVAL, naming the two): one buffer bound as both send and
  * receive buffer is refused.  A refusal is remembered, so that the next
  * ccp_plan_execute fails on every rank, not only here. */
-int ccp_plan_bind(ccp_plan *plan, const void *send, size_t send_len,
-                  void *recv, size_t recv_len, void *scratch,
-                  size_t scratch_len);
+CCP_EXTERN int ccp_plan_bind(ccp_plan *plan, const void *send, size_t send_len,
+                             void *recv, size_t recv_len, void *scratch,
+                             size_t scratch_len);
 
 /* Execution schemes (004 §3), one of: */
 #define CCP_EXEC_S2 0u /* post every receive of the phase, then send */
@@ -122,15 +126,16 @@ int ccp_plan_bind(ccp_plan *plan, const void *send, size_t send_len,
  * CCP_EBUFFER, CCP_EINVAL) and no byte has been sent.  A fault during
  * the run (a peer gone, a timeout, a damaged frame) returns an error,
  * never success.  After the first execution nothing is allocated. */
-int ccp_plan_execute(ccp_plan *plan, ccp_transport *t, unsigned flags);
+CCP_EXTERN int ccp_plan_execute(ccp_plan *plan, ccp_transport *t,
+                                unsigned flags);
 
 /* ---- transports ----------------------------------------------------- */
 
 /* Made by a backend (ccplan_mpi.h, ccplan_shmem.h, ccplan_sockets.h). */
-int32_t ccp_transport_rank(const ccp_transport *t);
-int32_t ccp_transport_size(const ccp_transport *t);
-const char *ccp_transport_name(const ccp_transport *t);
-void ccp_transport_free(ccp_transport *t);
+CCP_EXTERN int32_t ccp_transport_rank(const ccp_transport *t);
+CCP_EXTERN int32_t ccp_transport_size(const ccp_transport *t);
+CCP_EXTERN const char *ccp_transport_name(const ccp_transport *t);
+CCP_EXTERN void ccp_transport_free(ccp_transport *t);
 
 #ifdef __cplusplus
 }

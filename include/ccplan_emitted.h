@@ -84,8 +84,9 @@ struct ccp_emitted_plan {
  * checks, docs/plan-format.md) and copied: p need not outlive the
  * plan.  CCP_EVERSION for another ABI, CCP_ERANGE for a rank
  * outside the plan, CCP_EFORMAT for tables that do not check. */
-int ccp_plan_load_emitted(ccp_context *ctx, const struct ccp_emitted_plan *p,
-                          int32_t rank, ccp_plan **plan);
+CCP_EXTERN int ccp_plan_load_emitted(ccp_context *ctx,
+                                     const struct ccp_emitted_plan *p,
+                                     int32_t rank, ccp_plan **plan);
 
 /* ccp_plan_load_cache, the other loader that needs no .ccp file, is in
  * ccplan.h. */

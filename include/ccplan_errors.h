@@ -7,6 +7,8 @@
 #ifndef CCPLAN_ERRORS_H
 #define CCPLAN_ERRORS_H
 
+#include "ccplan_export.h"
+
 /* X(NAME, value, message) */
 #define CCP_ERRNO_MAP(X)                                                  \
 	X(OK, 0, "success")                                              \
@@ -35,6 +37,6 @@ enum ccp_errno {
 };
 
 /* Text of an error code; never NULL. */
-const char *ccp_strerror(int err);
+CCP_EXTERN const char *ccp_strerror(int err);
 
 #endif

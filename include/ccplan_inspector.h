@@ -115,13 +115,13 @@ typedef struct ccp_inspect_result {
  * slice into *plan, ready for ccp_plan_bind.  Every rank returns the same
  * code; on failure *plan is NULL.  res (may be NULL) gets the layout and
  * what was done. */
-int ccp_inspect(ccp_context *ctx, ccp_transport *t, const int32_t *dst,
-                const uint64_t *bytes, size_t count,
-                const ccp_inspect_options *opt, ccp_plan **plan,
-                ccp_inspect_result *res);
+CCP_EXTERN int ccp_inspect(ccp_context *ctx, ccp_transport *t,
+                           const int32_t *dst, const uint64_t *bytes,
+                           size_t count, const ccp_inspect_options *opt,
+                           ccp_plan **plan, ccp_inspect_result *res);
 
 /* Release the arrays of a result (a zeroed result is fine). */
-void ccp_inspect_result_fini(ccp_inspect_result *res);
+CCP_EXTERN void ccp_inspect_result_fini(ccp_inspect_result *res);
 
 /* Where the message exchanged with peer lies: side CCP_INSPECT_SEND
  * (this rank's message to peer, in the send buffer) or CCP_INSPECT_RECV
@@ -129,8 +129,8 @@ void ccp_inspect_result_fini(ccp_inspect_result *res);
  * *len, or CCP_ENOTFOUND when there is no such (non-empty) message. */
 #define CCP_INSPECT_SEND 0
 #define CCP_INSPECT_RECV 1
-int ccp_inspect_offset(const ccp_inspect_result *res, int side, int32_t peer,
-                       uint64_t *off, uint64_t *len);
+CCP_EXTERN int ccp_inspect_offset(const ccp_inspect_result *res, int side,
+                                  int32_t peer, uint64_t *off, uint64_t *len);
 
 #ifdef __cplusplus
 }

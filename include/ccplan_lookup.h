@@ -19,6 +19,10 @@
  * $HOME/.cache/ccplan/plans.db (the rule of `ccplan cache path`), opened
  * read-only.  A name found nowhere is CCP_ENOTFOUND, and ccp_errmsg()
  * names the plan and where it was looked for.
+ *
+ * These functions are in the cache loader's library, ccp_runtime_cache
+ * (CMake ccplan::runtime_cache, pkg-config ccplan-cache), which needs
+ * SQLite; ccp_runtime alone does not.
  */
 #ifndef CCPLAN_LOOKUP_H
 #define CCPLAN_LOOKUP_H
@@ -59,19 +63,21 @@ extern const struct ccp_plan_set ccplan_plans;
  * before.  Registering a set again does nothing.  CCP_EINVAL for a set
  * with a NULL name or plan, or names out of order or repeated;
  * CCP_EVERSION for another CCP_PLAN_SET_ABI; CCP_ENOMEM. */
-int ccp_plan_register(ccp_context *ctx, const struct ccp_plan_set *set);
+CCP_EXTERN int ccp_plan_register(ccp_context *ctx,
+                                 const struct ccp_plan_set *set);
 
 /* Remove set from ctx's sets (before unloading the code that holds it);
  * CCP_ENOTFOUND if it is not registered. */
-int ccp_plan_unregister(ccp_context *ctx, const struct ccp_plan_set *set);
+CCP_EXTERN int ccp_plan_unregister(ccp_context *ctx,
+                                   const struct ccp_plan_set *set);
 
 /* Load rank's slice of the plan named name (borrowed): from the first
  * registered set that has it (ccp_plan_load_emitted), else from the plan
  * cache (the name's key, then ccp_plan_load_cache).  CCP_ENOTFOUND if no
  * set has it and the cache does not exist or does not know the name (or
  * no longer holds its plan); what the loader returns otherwise. */
-int ccp_plan_lookup(ccp_context *ctx, const char *name, int32_t rank,
-                    ccp_plan **plan);
+CCP_EXTERN int ccp_plan_lookup(ccp_context *ctx, const char *name, int32_t rank,
+                               ccp_plan **plan);
 
 #ifdef __cplusplus
 }

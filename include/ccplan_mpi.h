@@ -33,7 +33,8 @@ extern "C" {
  * CCP_EINVAL (MPI not initialised, MPI_COMM_NULL, an intercommunicator),
  * CCP_ENOMEM, or the code of a failed MPI call, with ccp_errmsg(ctx)
  * saying why.  Free it with ccp_transport_free before MPI_Finalize. */
-int ccp_mpi_transport(ccp_context *ctx, MPI_Comm comm, ccp_transport **t);
+CCP_EXTERN int ccp_mpi_transport(ccp_context *ctx, MPI_Comm comm,
+                                 ccp_transport **t);
 
 #ifdef __cplusplus
 }

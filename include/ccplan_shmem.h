@@ -56,13 +56,13 @@ struct ccp_shmem_config {
  * over every PE).  Returns 0, or CCP_ENOMEM (symmetric heap exhausted),
  * CCP_EINVAL, with ccp_errmsg(ctx) saying why.  Free it with
  * ccp_transport_free, on every PE, before shmem_finalize. */
-int ccp_shmem_transport(ccp_context *ctx, ccp_transport **t);
+CCP_EXTERN int ccp_shmem_transport(ccp_context *ctx, ccp_transport **t);
 
 /* The same with an explicit configuration (cfg may be NULL).  PEs that
  * pass different sizes all get CCP_EINVAL. */
-int ccp_shmem_transport_config(ccp_context *ctx,
-                               const struct ccp_shmem_config *cfg,
-                               ccp_transport **t);
+CCP_EXTERN int ccp_shmem_transport_config(ccp_context *ctx,
+                                          const struct ccp_shmem_config *cfg,
+                                          ccp_transport **t);
 
 #ifdef __cplusplus
 }

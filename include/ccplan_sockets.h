@@ -54,8 +54,9 @@ typedef struct ccp_socket_options {
  * rank failed before the wire-up ended, or what listens at
  * CCPLAN_RUN_ADDR does not know the job's key), CCP_ETIMEDOUT, with
  * ccp_errmsg(ctx) saying why. */
-int ccp_socket_transport(ccp_context *ctx, const ccp_socket_options *opt,
-                         ccp_transport **t);
+CCP_EXTERN int ccp_socket_transport(ccp_context *ctx,
+                                    const ccp_socket_options *opt,
+                                    ccp_transport **t);
 
 /* ---- environment ---------------------------------------------------- */
 

@@ -40,7 +40,8 @@ void ccp_fini(ccp_context *ctx)
 {
 	if (!ctx)
 		return;
-	ccp__lookup_fini(ctx);
+	if (ctx->lookup_fini)
+		ctx->lookup_fini(ctx);
 	ctx->alloc(ctx->ud, ctx, sizeof *ctx, 0);
 }
 

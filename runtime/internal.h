@@ -12,8 +12,6 @@
 
 struct ccp_lookup;
 #define CCP_CONTEXT_HAS_LOOKUP 1
-/* Release the plan sets registered on ctx (runtime/lookup/lookup.c). */
-void ccp__lookup_fini(ccp_context *ctx);
 
 struct ccp_context {
 	ccp_alloc_fn alloc;
@@ -21,6 +19,9 @@ struct ccp_context {
 	char msg[256];             /* last error, "" after success */
 	struct ccp_lookup *lookup; /* plan sets registered (lookup.c), NULL
 	                              if none */
+	/* what frees them, set with them: lookup.c is in the cache loader's
+	 * library (ccp_runtime_cache), which ccp_fini must not need */
+	void (*lookup_fini)(ccp_context *ctx);
 };
 
 struct ccp_plan {

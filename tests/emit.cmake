@@ -53,7 +53,7 @@ endforeach()
 
 add_executable(test_emit_c ${CMAKE_CURRENT_LIST_DIR}/emit/test_emit_c.c
                            ${CCP_EMIT_SOURCES})
-target_link_libraries(test_emit_c PRIVATE ccp_runtime ${CMOCKA_LIBRARIES})
+target_link_libraries(test_emit_c PRIVATE ccp_runtime_cache ${CMOCKA_LIBRARIES})
 target_include_directories(test_emit_c PRIVATE ${CMOCKA_INCLUDE_DIR})
 target_compile_definitions(test_emit_c PRIVATE
                            CCP_EMIT_OUT="${CCP_EMIT_OUT}")

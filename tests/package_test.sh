@@ -3,9 +3,11 @@
 # it: install ccplan into a fresh prefix, build examples/cmake-app against
 # it from scratch (find_package(ccplan), ccplan_add_plans,
 # ccplan_scan_sources), run it on 4 ranks, check that a changed YAML and a
-# changed source rebuild the plans, and compile a program with the
-# pkg-config file.  CFLAGS and LDFLAGS, if set, go to both builds (a
-# sanitizer build sets them to its -fsanitize flags).
+# changed source rebuild the plans, compile a program with each
+# pkg-config file, and check that the runtime alone needs no SQLite and
+# that the libraries export only the public API.
+# CFLAGS and LDFLAGS, if set, go to every build (a sanitizer build sets
+# them to its -fsanitize flags).
 set -euo pipefail
 build=$(cd "$1" && pwd)
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -64,3 +66,66 @@ cc -std=c11 -Wall -Wextra -Wpedantic -Werror ${CFLAGS:-} "$tmp/pc.c" \
    $(pkg-config --cflags --libs ccplan) || fail "pkg-config build"
 "$tmp/pc" >/dev/null || fail "pkg-config program"
 echo "pkg-config: ok"
+
+# the runtime alone needs no SQLite: the installed library refers to no
+# plan cache code, and the program above, linked with the libraries
+# pkg-config gives, does not load libsqlite3 (docs/runtime.md, "Linking")
+lib="$tmp/prefix/lib"
+if nm -u "$lib/libccp_runtime.a" | grep -E ' (cache_|sqlite3_)'; then
+	fail "libccp_runtime.a needs the plan cache"
+fi
+if readelf -d "$tmp/pc" | grep -E 'NEEDED.*libsqlite3'; then
+	fail "a program of the runtime alone needs libsqlite3"
+fi
+echo "runtime without SQLite: ok"
+
+# visibility: in every installed library only the public API, the ccp_
+# functions the headers mark CCP_EXTERN, has default visibility, so that a
+# shared object built from them exports nothing else (ir_*, cache_*,
+# ccp__*).  Names with a leading __ belong to the compiler's
+# instrumentation (sanitizers).
+for a in "$lib"/libccp_*.a; do
+	others=$(readelf -sW "$a" | awk '($5 == "GLOBAL" || $5 == "WEAK") &&
+		$6 == "DEFAULT" && $7 != "UND" && $8 !~ /^(ccp_[a-z]|__)/ {
+		print $8 }' | sort -u | tr '\n' ' ')
+	[ -z "$others" ] || fail "$(basename "$a") exports $others"
+done
+for f in ccp_init ccp_plan_execute ccp_strerror; do
+	readelf -sW "$lib/libccp_runtime.a" "$lib/libccp_ir.a" |
+		awk -v f="$f" '$8 == f && $7 != "UND" && $6 == "DEFAULT" { ok = 1 }
+		END { exit !ok }' || fail "$f is not exported"
+done
+# and so a shared object made of all of them exports ccp_ names only
+cc -shared -o "$tmp/libwhole.so" -Wl,--whole-archive "$lib"/libccp_*.a \
+   -Wl,--no-whole-archive || fail "a shared object of the libraries"
+others=$(nm -D --defined-only "$tmp/libwhole.so" |
+	awk '$3 !~ /^(ccp_[a-z]|__)/ { print $3 }' | tr '\n' ' ')
+[ -z "$others" ] || fail "a shared object of the libraries exports $others"
+echo "exports: ccp_ only"
+
+# the cache loader: its own library, with SQLite (pkg-config ccplan-cache)
+cat >"$tmp/pcc.c" <<'C'
+#include <ccplan.h>
+#include <ccplan_lookup.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+	ccp_context *ctx;
+	if (argc != 2 || ccp_init(&ctx, NULL, NULL) != 0)
+		return 1;
+	ccp_plan *p;
+	int rc = ccp_plan_load_cache(ctx, argv[1], "00", 0, &p);
+	printf("%s\n", ccp_errmsg(ctx));
+	int rc2 = ccp_plan_lookup(ctx, "no_such_plan", 0, &p);
+	ccp_fini(ctx);
+	return rc < 0 && rc2 == CCP_ENOTFOUND ? 0 : 1;
+}
+C
+# shellcheck disable=SC2086 # CFLAGS, LDFLAGS: lists of words
+cc -std=c11 -Wall -Wextra -Wpedantic -Werror ${CFLAGS:-} "$tmp/pcc.c" \
+   -o "$tmp/pcc" ${LDFLAGS:-} \
+   $(pkg-config --cflags --libs ccplan-cache) || fail "pkg-config ccplan-cache build"
+"$tmp/pcc" "$CCPLAN_CACHE" >/dev/null || fail "pkg-config ccplan-cache program"
+readelf -d "$tmp/pcc" | grep -qE 'NEEDED.*libsqlite3' ||
+	fail "the cache loader's program does not load libsqlite3"
+echo "pkg-config ccplan-cache: ok"

@@ -4,7 +4,8 @@
  * --emit c` linked in), then the plan cache's names table (`ccplan scan
  * --cache`), opened read-only.  Needs the runtime's loaders
  * (ccp_plan_load_emitted, ccp_plan_load_cache) and so ccp_cache and
- * SQLite; no compiler code.
+ * SQLite; no compiler code.  Built with load_cache.c into the cache
+ * loader's library, ccp_runtime_cache, not into ccp_runtime.
  *
  * The registered sets belong to the context.  Until struct ccp_context
  * (runtime/internal.h) has a field for them, they are kept here in a
@@ -28,9 +29,10 @@ struct ccp_lookup {
 	size_t n, cap;                    /* used, allocated */
 };
 
-/* Free what ctx's registry holds.  ccp_fini should call it once struct
- * ccp_context owns the registry; declared here until internal.h does. */
-void ccp__lookup_fini(ccp_context *ctx);
+/* Free what ctx's registry holds; ccp_fini calls it through
+ * ctx->lookup_fini, so that the runtime's own library does not need this
+ * file (and with it the cache and SQLite). */
+static void lookup_fini(ccp_context *ctx);
 
 /* ---- where a context's registry is --------------------------------------
  *
@@ -40,11 +42,12 @@ void ccp__lookup_fini(ccp_context *ctx);
  *     struct ccp_lookup *lookup; (plan sets registered, NULL if none)
  *     #define CCP_CONTEXT_HAS_LOOKUP 1
  *
- * and ccp_fini calling ccp__lookup_fini(ctx) before it frees the context,
- * they read and write ctx->lookup.  Without it, a table of (context,
- * registry) pairs here; a context's entry goes when its last set is
- * unregistered, so a program must unregister its sets before ccp_fini (a
- * new context at the same address would otherwise see them). */
+ * and ccp_fini calling ctx->lookup_fini(ctx) before it frees the context,
+ * they read and write ctx->lookup and set ctx->lookup_fini.  Without it,
+ * a table of (context, registry) pairs here; a context's entry goes when
+ * its last set is unregistered, so a program must unregister its sets
+ * before ccp_fini (a new context at the same address would otherwise see
+ * them). */
 #ifdef CCP_CONTEXT_HAS_LOOKUP
 
 static struct ccp_lookup *lookup_get(const ccp_context *ctx)
@@ -55,6 +58,7 @@ static struct ccp_lookup *lookup_get(const ccp_context *ctx)
 static int lookup_set(ccp_context *ctx, struct ccp_lookup *reg)
 {
 	ctx->lookup = reg;
+	ctx->lookup_fini = reg ? lookup_fini : NULL;
 	return 0;
 }
 
@@ -135,7 +139,7 @@ static struct ccp_lookup *registry(ccp_context *ctx, bool create)
 	return l;
 }
 
-void ccp__lookup_fini(ccp_context *ctx)
+static void lookup_fini(ccp_context *ctx)
 {
 	if (!ctx)
 		return;
@@ -209,7 +213,7 @@ int ccp_plan_unregister(ccp_context *ctx, const struct ccp_plan_set *set)
 		memmove(&l->sets[i], &l->sets[i + 1],
 		        (l->n - i - 1) * sizeof *l->sets);
 		if (--l->n == 0)
-			ccp__lookup_fini(ctx);
+			lookup_fini(ctx);
 		ccp__ok(ctx);
 		return 0;
 	}

@@ -35,7 +35,7 @@ foreach(h ${CCP_FUZZ_HARNESSES})
     list(APPEND targets fuzz_${h})
   endif()
   foreach(t ${targets})
-    target_link_libraries(${t} PRIVATE ccp_compiler ccp_runtime
+    target_link_libraries(${t} PRIVATE ccp_compiler ccp_runtime_cache
                                        SQLite::SQLite3 ${CCP_FUZZ_LIBS_${h}})
     target_include_directories(${t} PRIVATE ${CCP_FUZZ_DIR}
                                             ${XXHASH_INCLUDE_DIR})

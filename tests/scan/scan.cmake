@@ -39,14 +39,8 @@ add_executable(test_scan ${CCP_SCAN_DIR}/test_scan.c
                          ${CCP_SCAN_OUT}/test_plans.c)
 target_include_directories(test_scan PRIVATE ${CMOCKA_INCLUDE_DIR}
                                              ${CCP_SCAN_DIR}/inc)
-# ccp_lookup (compiler/scan.cmake) until ccp_runtime builds lookup.c
-get_target_property(_ccp_rt_srcs ccp_runtime SOURCES)
-if("${_ccp_rt_srcs}" MATCHES "lookup/lookup\\.c")
-  set(_ccp_lookup ccp_runtime ccp_cache)
-else()
-  set(_ccp_lookup ccp_lookup)
-endif()
-target_link_libraries(test_scan PRIVATE ccp_compiler ${_ccp_lookup}
+# plans by name: the cache loader's library
+target_link_libraries(test_scan PRIVATE ccp_compiler ccp_runtime_cache
                                         ${CMOCKA_LIBRARIES})
 # ir_slice_check, which ccp_plan_load_emitted needs, through the emit
 # test's shim while the codec does not export it (tests/emit.cmake)

@@ -1,5 +1,5 @@
 /*
- * run_cmd.c - `ccplan run`: the launcher of the sockets transport
+ * sock_launch.c - `ccplan run`: the launcher of the sockets transport
  * (backends/sockets.c, docs/sockets.md).
  *
  * It listens on a TCP port (loopback unless a host of the hostfile is
@@ -57,7 +57,7 @@
 #include "ccplan_errors.h"
 #include "ccplan_sockets.h"
 #include "le.h"
-#include "run_cmd.h"
+#include "sock_launch.h"
 #include "sock_wire.h"
 
 #define RUN_OK       0

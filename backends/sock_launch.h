@@ -1,11 +1,11 @@
 /*
- * run_cmd.h - `ccplan run`: the launcher of the sockets transport.  It
+ * sock_launch.h - `ccplan run`: the launcher of the sockets transport.  It
  * starts the ranks of a job, wires them up over TCP, serves their agree
  * and barrier, and stops the whole job when one rank fails
  * (docs/sockets.md).
  */
-#ifndef CCP_RUN_CMD_H
-#define CCP_RUN_CMD_H
+#ifndef CCP_SOCK_LAUNCH_H
+#define CCP_SOCK_LAUNCH_H
 
 /* `ccplan run -n N [--hostfile F] [--timeout S] [-v] PROGRAM ARGS...`,
  * called as cmd_run(argc - 1, argv + 1): argv[0] is "run".  Returns the
