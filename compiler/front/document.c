@@ -212,7 +212,7 @@ static int parse_text(const char *name, const char *dir, const char *buf,
 		front_input_fini(in);
 out_free_tree:
 	free(x.v);
-	free(x.chars);
+	tb_free(&x.chars);
 	return rc;
 }
 

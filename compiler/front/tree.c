@@ -176,22 +176,11 @@ static int node_add(struct ctx *x, int kind, yaml_mark_t m, uint32_t *out)
 static int text_add(struct ctx *x, uint32_t v, const unsigned char *s,
                     size_t len)
 {
-	if (len + 1 > x->capchars - x->nchars) {
-		size_t cap = x->capchars ? x->capchars : 4096;
-		char *c;
-		while (len + 1 > cap - x->nchars)
-			cap *= 2;
-		c = realloc(x->chars, cap);
-		if (!c)
-			return tree_err_nomem(x);
-		x->chars = c;
-		x->capchars = cap;
-	}
-	memcpy(x->chars + x->nchars, s, len);
-	x->chars[x->nchars + len] = '\0';
-	x->v[v].a = (uint32_t)x->nchars;
+	x->v[v].a = (uint32_t)x->chars.len;
 	x->v[v].b = (uint32_t)len;
-	x->nchars += len + 1;
+	/* the text, then its NUL: the next text starts after it */
+	if (tb_put(&x->chars, s, len) < 0 || tb_put(&x->chars, "", 1) < 0)
+		return tree_err_nomem(x);
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "front.h"
+#include "tbuf.h"
 
 #define FRONT_MAX_DEPTH  64
 #define FRONT_INLINE_MAX 4096 /* rows of an inline dense matrix */
@@ -50,8 +51,7 @@ struct ctx {
 	struct diag *d;
 	struct ynode *v; /* nodes */
 	uint32_t n, cap;
-	char *chars; /* scalar texts, each NUL-terminated */
-	size_t nchars, capchars;
+	struct tbuf chars; /* scalar texts, each followed by its NUL */
 	struct front_input *in;
 };
 
@@ -74,7 +74,7 @@ static inline uint32_t child(const struct ctx *x, uint32_t v, uint32_t i)
 /* Text of scalar v. */
 static inline const char *text(const struct ctx *x, uint32_t v)
 {
-	return x->chars + x->v[v].a;
+	return x->chars.p + x->v[v].a;
 }
 
 /* Is scalar v a YAML null (empty, ~ or null, written plain)? */
