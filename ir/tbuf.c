@@ -11,7 +11,8 @@
 #include "ccplan_errors.h"
 #include "tbuf.h"
 
-#define TB_FIRST_CAP 4096
+#define TB_FIRST_CAP  4096
+#define TB_READ_CHUNK 65536 /* least room offered to each fread */
 
 int tb_reserve(struct tbuf *b, size_t n)
 {
@@ -96,6 +97,23 @@ int tb_append(struct tbuf *b, const struct tbuf *src)
 	if (src->len == 0)
 		return 0;
 	return tb_put(b, src->p, src->len);
+}
+
+int tb_read(struct tbuf *b, FILE *f, size_t max)
+{
+	for (;;) {
+		int rc = tb_reserve(b, TB_READ_CHUNK);
+		if (rc < 0)
+			return rc;
+		size_t got = fread(b->p + b->len, 1, b->cap - b->len - 1, f);
+		b->len += got;
+		b->p[b->len] = '\0';
+		if (got == 0)
+			break;
+		if (b->len > max)
+			return 0;
+	}
+	return ferror(f) ? CCP_EIO : 0;
 }
 
 char *tb_take(struct tbuf *b, size_t *len)

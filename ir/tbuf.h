@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* A growing buffer; zero-initialise ({0} or {NULL, 0, 0, false}). */
 struct tbuf {
@@ -39,6 +40,10 @@ int tb_vprintf(struct tbuf *b, const char *fmt, va_list ap);
 /* Append src's bytes (borrowed); a src that ran out of memory passes
  * that on to b. */
 int tb_append(struct tbuf *b, const struct tbuf *src);
+/* Append what is left of f, stopping once b holds more than max bytes
+ * (the caller compares len with max to refuse a larger input): 0,
+ * CCP_EIO if reading failed (errno as fread left it), or CCP_ENOMEM. */
+int tb_read(struct tbuf *b, FILE *f, size_t max);
 /* Hand the bytes over: the caller frees the result (NUL-terminated,
  * *len bytes before the NUL if len is not NULL), and b is empty again.
  * The memory is cut to fit when it can be.  NULL if b ran out of memory

@@ -406,32 +406,17 @@ static int tau__slurp(const char *path, char **buf, size_t *len,
 		          strerror(errno));
 		return CCP_EIO;
 	}
-	size_t cap = 1 << 16, n = 0;
-	char *b = malloc(cap);
-	int rc = 0;
-	while (b) {
-		n += fread(b + n, 1, cap - n, f);
-		if (n < cap)
-			break;
-		char *q = realloc(b, cap * 2);
-		if (!q) {
-			free(b);
-			b = NULL;
-			break;
-		}
-		b = q;
-		cap *= 2;
-	}
-	if (!b) {
-		rc = CCP_ENOMEM;
-	} else if (ferror(f)) {
+	struct tbuf b = {0};
+	int rc = tb_read(&b, f, SIZE_MAX);
+	if (rc == CCP_EIO) {
 		tau__diag(d, path, 0, 0, NULL, 0, "cannot read: %s",
 		          strerror(errno));
-		free(b);
-		rc = CCP_EIO;
+		tb_free(&b);
+	} else if (rc == 0) {
+		*len = b.len;
+		*buf = b.p;
 	} else {
-		*buf = b;
-		*len = n;
+		tb_free(&b);
 	}
 	fclose(f);
 	return rc;

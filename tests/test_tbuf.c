@@ -9,7 +9,8 @@
  *  - tb_append copies another buffer, and passes on its failure;
  *  - a failure sticks: every later append does nothing and says so;
  *  - tb_take hands the bytes over and leaves the buffer empty;
- *    tb_free empties it.
+ *    tb_free empties it;
+ *  - tb_read appends a whole file, or stops once past its limit.
  * Failing allocations are tested in tests/alloc/alloc_fail.c.
  */
 #include <setjmp.h>
@@ -154,6 +155,36 @@ static void test_take(void **state)
 	tb_free(&b);
 }
 
+/* tb_read appends all of a file after what is there, or stops soon
+ * after max bytes, leaving the caller to refuse the rest. */
+static void test_read(void **state)
+{
+	struct tbuf b = {0};
+	FILE *f = tmpfile();
+	char line[32];
+
+	(void)state;
+	assert_non_null(f);
+	for (int i = 0; i < 200000; i++)
+		fprintf(f, "%06d\n", i);
+	rewind(f);
+	tb_printf(&b, "head\n");
+	assert_int_equal(tb_read(&b, f, SIZE_MAX), 0);
+	assert_int_equal(b.len, 5 + 200000 * 7);
+	assert_int_equal(strlen(b.p), b.len);
+	assert_memory_equal(b.p, "head\n000000\n000001\n", 19);
+	snprintf(line, sizeof line, "%06d\n", 199999);
+	assert_string_equal(b.p + b.len - 7, line);
+	tb_free(&b);
+
+	rewind(f);
+	assert_int_equal(tb_read(&b, f, 1000), 0);
+	assert_true(b.len > 1000);
+	assert_true(b.len < 200000 * 7);
+	tb_free(&b);
+	fclose(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -163,6 +194,7 @@ int main(void)
 	        cmocka_unit_test(test_append),
 	        cmocka_unit_test(test_failure_sticks),
 	        cmocka_unit_test(test_take),
+	        cmocka_unit_test(test_read),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -302,8 +302,7 @@ int front_fopen_regular(const char *path, uint64_t max, FILE **out,
 int front_parse_file(const char *path, struct front_input *in, struct diag *d)
 {
 	char dir[FRONT_PATH_MAX];
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
+	struct tbuf text = {0};
 	const char *slash;
 	FILE *f;
 	int rc;
@@ -323,38 +322,21 @@ int front_parse_file(const char *path, struct front_input *in, struct diag *d)
 		rc = CCP_EPARSE;
 		goto out_free_buf;
 	}
-	for (;;) {
-		size_t got;
-		if (len == cap) {
-			char *nb;
-			if (cap > FRONT_MAX_FILE) {
-				front_diag(
-				        d, path, 0, 0, NULL,
-				        "input too large: more than %zu MiB of "
-				        "YAML",
-				        FRONT_MAX_FILE >> 20);
-				rc = CCP_EPARSE;
-				goto out_free_buf;
-			}
-			cap = cap ? cap * 2 : 65536;
-			nb = realloc(buf, cap);
-			if (!nb) {
-				front_diag(d, path, 0, 0, NULL,
-				           "out of memory");
-				rc = CCP_ENOMEM;
-				goto out_free_buf;
-			}
-			buf = nb;
-		}
-		got = fread(buf + len, 1, cap - len, f);
-		len += got;
-		if (got == 0)
-			break;
+	rc = tb_read(&text, f, FRONT_MAX_FILE);
+	if (rc == CCP_ENOMEM) {
+		front_diag(d, path, 0, 0, NULL, "out of memory");
+		goto out_free_buf;
 	}
-	if (ferror(f)) {
+	if (rc < 0) {
 		front_diag(d, path, 0, 0, NULL, "cannot read: %s",
 		           strerror(errno ? errno : EIO));
-		rc = CCP_EIO;
+		goto out_free_buf;
+	}
+	if (text.len > FRONT_MAX_FILE) {
+		front_diag(d, path, 0, 0, NULL,
+		           "input too large: more than %zu MiB of YAML",
+		           FRONT_MAX_FILE >> 20);
+		rc = CCP_EPARSE;
 		goto out_free_buf;
 	}
 	slash = strrchr(path, '/');
@@ -369,9 +351,9 @@ int front_parse_file(const char *path, struct front_input *in, struct diag *d)
 		memcpy(dir, path, ld);
 		dir[ld] = '\0';
 	}
-	rc = parse_text(path, dir, buf ? buf : "", len, in, d);
+	rc = parse_text(path, dir, text.p ? text.p : "", text.len, in, d);
 out_free_buf:
-	free(buf);
+	tb_free(&text);
 	fclose(f);
 	return rc;
 }
