@@ -12,20 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A growable text buffer, for the emitter and `ccplan scan --emit c`.
- * Zero-initialise; free(p) at the end. */
-struct tbuf {
-	char *p;         /* text, NUL-terminated while not nomem */
-	size_t len, cap; /* bytes used (without the NUL), allocated */
-	bool nomem;      /* sticky: a failed growth drops every later write,
-	                    and the caller checks it once at the end */
-};
-/* Append formatted text. */
-void tb_printf(struct tbuf *b, const char *fmt, ...)
-#if defined(__GNUC__)
-        __attribute__((format(printf, 2, 3)))
-#endif
-        ;
+#include "tbuf.h" /* the text is written into a struct tbuf */
+
 /* Append s as a C string literal: letters, digits and a few safe marks
  * as they are, everything else as a three-digit octal escape (so no
  * trigraph, quote or backslash sequence can appear). */

@@ -23,6 +23,7 @@
 
 #include "codec.h"
 #include "le.h"
+#include "tbuf.h"
 
 /* ---- layout constants (docs/plan-format.md) ------------------------- */
 
@@ -135,70 +136,36 @@ static double bits_f64(uint64_t u)
 	return d;
 }
 
-/* ---- the growable output buffer -------------------------------------- */
-
-struct obuf {
-	uint8_t *p;
-	size_t len, cap;
-	bool nomem; /* sticky: a failed growth drops every later write */
-};
-
-/* Make room for n more bytes; false (and nomem set) if memory ran out. */
-static bool ob_room(struct obuf *b, size_t n)
-{
-	if (b->nomem)
-		return false;
-	if (b->cap - b->len >= n)
-		return true;
-	size_t cap = b->cap ? b->cap : 4096;
-	while (cap - b->len < n) {
-		if (cap > SIZE_MAX / 2) {
-			b->nomem = true;
-			return false;
-		}
-		cap *= 2;
-	}
-	uint8_t *q = realloc(b->p, cap);
-	if (!q) {
-		b->nomem = true;
-		return false;
-	}
-	b->p = q;
-	b->cap = cap;
-	return true;
-}
+/* ---- writing: fields appended to a struct tbuf (tbuf.h) ------------- */
 
 /* Append fields to the output; after a failed growth they do nothing
  * and the caller sees nomem once at the end. */
-static void put_u32(struct obuf *b, uint32_t v)
+static void put_u32(struct tbuf *b, uint32_t v)
 {
-	if (ob_room(b, 4)) {
-		le_set_u32(b->p + b->len, v);
+	if (tb_reserve(b, 4) == 0) {
+		le_set_u32((uint8_t *)b->p + b->len, v);
 		b->len += 4;
 	}
 }
 
 /* See put_u32. */
-static void put_u64(struct obuf *b, uint64_t v)
+static void put_u64(struct tbuf *b, uint64_t v)
 {
-	if (ob_room(b, 8)) {
-		le_set_u64(b->p + b->len, v);
+	if (tb_reserve(b, 8) == 0) {
+		le_set_u64((uint8_t *)b->p + b->len, v);
 		b->len += 8;
 	}
 }
 
 /* See put_u32. */
-static void put_bytes(struct obuf *b, const void *src, size_t n)
+static void put_bytes(struct tbuf *b, const void *src, size_t n)
 {
-	if (ob_room(b, n)) {
-		memcpy(b->p + b->len, src, n);
-		b->len += n;
-	}
+	tb_put(b, src, n);
 }
 
 /* A name field: the string, NUL-padded to IR_NAME_MAX bytes, so nothing
  * after the terminator (stale bytes in memory) reaches the file. */
-static void put_name(struct obuf *b, const char name[IR_NAME_MAX])
+static void put_name(struct tbuf *b, const char name[IR_NAME_MAX])
 {
 	uint8_t field[IR_NAME_MAX] = {0};
 	size_t n = strnlen(name, IR_NAME_MAX - 1);
@@ -895,7 +862,7 @@ int ir_slice_check(const ir_slice *s, int32_t rank, int32_t nranks,
 
 /* The global section: machine, communication, the plan's own fields, then
  * the matrix arrays and the phase IR arrays. */
-static void put_global(struct obuf *b, const ir_plan *p)
+static void put_global(struct tbuf *b, const ir_plan *p)
 {
 	const ir_machine *m = &p->machine;
 	const ir_cost *k = &m->cost;
@@ -971,7 +938,7 @@ static void put_global(struct obuf *b, const ir_plan *p)
 }
 
 /* One rank's section, without its trailing checksum. */
-static void put_slice(struct obuf *b, const ir_slice *s)
+static void put_slice(struct tbuf *b, const ir_slice *s)
 {
 	put_u32(b, (uint32_t)s->rank);
 	put_u32(b, s->nops);
@@ -1058,8 +1025,8 @@ int ir_plan_encode(const ir_plan *p, const ir_report *r, const ir_slice *s,
 	if (est > SIZE_MAX)
 		return CCP_ENOMEM;
 
-	struct obuf b = {0};
-	if (!ob_room(&b, (size_t)est))
+	struct tbuf b = {0};
+	if (tb_reserve(&b, (size_t)est) < 0)
 		goto out_free_buf;
 	memset(b.p, 0, HDR_SIZE); /* filled last, by put_header */
 	b.len = HDR_SIZE;
@@ -1067,7 +1034,7 @@ int ir_plan_encode(const ir_plan *p, const ir_report *r, const ir_slice *s,
 	uint64_t global_size = b.len - HDR_SIZE;
 	uint64_t index_off = b.len;
 	size_t index_len = (size_t)n * IR_FILE_INDEX_ENTRY;
-	if (!ob_room(&b, index_len))
+	if (tb_reserve(&b, index_len) < 0)
 		goto out_free_buf;
 	memset(b.p + b.len, 0, index_len);
 	b.len += index_len;
@@ -1080,19 +1047,17 @@ int ir_plan_encode(const ir_plan *p, const ir_report *r, const ir_slice *s,
 		put_u64(&b, sum);
 		if (b.nomem)
 			goto out_free_buf;
-		uint8_t *e = b.p + index_off + (size_t)i * IR_FILE_INDEX_ENTRY;
+		uint8_t *e = (uint8_t *)b.p + index_off + (size_t)i * IR_FILE_INDEX_ENTRY;
 		le_set_u64(e, off);
 		le_set_u64(e + 8, b.len - off);
 		le_set_u64(e + 16, sum);
 	}
-	put_header(b.p, b.len, p, r, global_size, index_off);
-	uint8_t *shrunk = realloc(b.p, b.len);
-	*out = shrunk ? shrunk : b.p;
-	*outlen = b.len;
+	put_header((uint8_t *)b.p, b.len, p, r, global_size, index_off);
+	*out = (uint8_t *)tb_take(&b, outlen);
 	return 0;
 
 out_free_buf:
-	free(b.p);
+	tb_free(&b);
 	return CCP_ENOMEM;
 }
 

@@ -16,59 +16,28 @@
 
 /* ---- the text ------------------------------------------------------- */
 
-void plot_printf(struct plot_buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	if (b->rc)
-		return;
-	for (;;) {
-		va_start(ap, fmt);
-		int k = vsnprintf(b->p ? b->p + b->n : NULL,
-		                  b->p ? b->cap - b->n : 0, fmt, ap);
-		va_end(ap);
-		if (k < 0) {
-			b->rc = CCP_EINVAL;
-			return;
-		}
-		if (b->p && b->n + (size_t)k < b->cap) {
-			b->n += (size_t)k;
-			return;
-		}
-		size_t c = b->cap ? b->cap : 4096;
-		while (c <= b->n + (size_t)k)
-			c *= 2;
-		char *q = realloc(b->p, c);
-		if (!q) {
-			b->rc = CCP_ENOMEM;
-			return;
-		}
-		b->p = q;
-		b->cap = c;
-	}
-}
-
-void plot_text(struct plot_buf *b, const char *s)
+void plot_text(struct tbuf *b, const char *s)
 {
 	while (s && *s) {
 		size_t run = strcspn(s, "&<>\"'");
 		if (run)
-			plot_printf(b, "%.*s", (int)run, s);
+			tb_printf(b, "%.*s", (int)run, s);
 		s += run;
 		switch (*s) {
 		case '&':
-			plot_printf(b, "&amp;");
+			tb_printf(b, "&amp;");
 			break;
 		case '<':
-			plot_printf(b, "&lt;");
+			tb_printf(b, "&lt;");
 			break;
 		case '>':
-			plot_printf(b, "&gt;");
+			tb_printf(b, "&gt;");
 			break;
 		case '"':
-			plot_printf(b, "&quot;");
+			tb_printf(b, "&quot;");
 			break;
 		case '\'':
-			plot_printf(b, "&apos;");
+			tb_printf(b, "&apos;");
 			break;
 		default:
 			return; /* the end of s */
@@ -77,90 +46,85 @@ void plot_text(struct plot_buf *b, const char *s)
 	}
 }
 
-int plot_finish(struct plot_buf *b, char **svg, size_t *len, char *err,
+int plot_finish(struct tbuf *b, char **svg, size_t *len, char *err,
                 size_t errlen)
 {
-	if (!b->rc && !b->p)
-		plot_printf(b, "%s",
-		            ""); /* an empty document is still a string */
-	if (b->rc) {
-		int rc = b->rc;
-		free(b->p);
-		memset(b, 0, sizeof *b);
-		snprintf(err, errlen, "%s", ccp_strerror(rc));
-		return rc;
+	if (!b->nomem && !b->p)
+		tb_put(b, "", 0); /* an empty document is still a string */
+	if (b->nomem) {
+		tb_free(b);
+		snprintf(err, errlen, "%s", ccp_strerror(CCP_ENOMEM));
+		return CCP_ENOMEM;
 	}
-	*svg = b->p;
-	*len = b->n;
-	memset(b, 0, sizeof *b);
+	*svg = tb_take(b, len);
 	return 0;
 }
 
 /* ---- the page ------------------------------------------------------- */
 
-void plot_begin(struct plot_buf *b, const struct plot_page *pg,
-                const char *title, const char *desc, const char *heading)
+void plot_begin(struct tbuf *b, const struct plot_page *pg, const char *title,
+                const char *desc, const char *heading)
 {
-	plot_printf(b,
-	            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-	            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-	            "height=\"%d\" viewBox=\"0 0 %d %d\" "
-	            "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" "
-	            "font-size=\"%d\">\n",
-	            pg->w, pg->h, pg->w, pg->h, PLOT_FONT);
-	plot_printf(b, "<title>");
+	tb_printf(b,
+	          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	          "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+	          "height=\"%d\" viewBox=\"0 0 %d %d\" "
+	          "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" "
+	          "font-size=\"%d\">\n",
+	          pg->w, pg->h, pg->w, pg->h, PLOT_FONT);
+	tb_printf(b, "<title>");
 	plot_text(b, title ? title : "plot");
-	plot_printf(b, "</title>\n");
+	tb_printf(b, "</title>\n");
 	if (desc) {
-		plot_printf(b, "<desc>");
+		tb_printf(b, "<desc>");
 		plot_text(b, desc);
-		plot_printf(b, "</desc>\n");
+		tb_printf(b, "</desc>\n");
 	}
-	plot_printf(b,
-	            "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n"
-	            "<defs><clipPath id=\"plotarea\"><rect x=\"%d\" y=\"%d\" "
-	            "width=\"%d\" height=\"%d\"/></clipPath></defs>\n",
-	            pg->w, pg->h, pg->left, pg->top, pg->right - pg->left,
-	            pg->bottom - pg->top);
+	tb_printf(b,
+	          "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n"
+	          "<defs><clipPath id=\"plotarea\"><rect x=\"%d\" y=\"%d\" "
+	          "width=\"%d\" height=\"%d\"/></clipPath></defs>\n",
+	          pg->w, pg->h, pg->left, pg->top, pg->right - pg->left,
+	          pg->bottom - pg->top);
 	if (heading) {
-		plot_printf(b,
-		            "<text x=\"%d\" y=\"%d\" font-size=\"15\" "
-		            "font-weight=\"bold\">",
-		            pg->left, pg->top - 18);
+		tb_printf(b,
+		          "<text x=\"%d\" y=\"%d\" font-size=\"15\" "
+		          "font-weight=\"bold\">",
+		          pg->left, pg->top - 18);
 		plot_text(b, heading);
-		plot_printf(b, "</text>\n");
+		tb_printf(b, "</text>\n");
 	}
 }
 
-void plot_frame(struct plot_buf *b, const struct plot_page *pg,
-                const char *xtitle, const char *ytitle)
+void plot_frame(struct tbuf *b, const struct plot_page *pg, const char *xtitle,
+                const char *ytitle)
 {
-	plot_printf(b,
-	            "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-	            "fill=\"none\" stroke=\"#444\"/>\n",
-	            pg->left, pg->top, pg->right - pg->left,
-	            pg->bottom - pg->top);
+	tb_printf(b,
+	          "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+	          "fill=\"none\" stroke=\"#444\"/>\n",
+	          pg->left, pg->top, pg->right - pg->left,
+	          pg->bottom - pg->top);
 	if (xtitle) {
-		plot_printf(b,
-		            "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
-		            "font-size=\"13\">",
-		            (pg->left + pg->right) / 2, pg->bottom + 46);
+		tb_printf(b,
+		          "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
+		          "font-size=\"13\">",
+		          (pg->left + pg->right) / 2, pg->bottom + 46);
 		plot_text(b, xtitle);
-		plot_printf(b, "</text>\n");
+		tb_printf(b, "</text>\n");
 	}
 	if (ytitle) {
-		plot_printf(b,
-		            "<text transform=\"translate(22 %d) rotate(-90)\" "
-		            "text-anchor=\"middle\" font-size=\"13\">",
-		            (pg->top + pg->bottom) / 2);
+		tb_printf(b,
+		          "<text transform=\"translate(22 %d) rotate(-90)\" "
+		          "text-anchor=\"middle\" font-size=\"13\">",
+		          (pg->top + pg->bottom) / 2);
 		plot_text(b, ytitle);
-		plot_printf(b, "</text>\n");
+		tb_printf(b, "</text>\n");
 	}
 }
 
-void plot_end(struct plot_buf *b)
+void plot_end(struct tbuf *b)
 {
-	plot_printf(b, "</svg>\n");
+	tb_printf(b, "</svg>\n");
 }
 
 /* ---- axes ----------------------------------------------------------- */
@@ -285,7 +249,7 @@ void plot_tick_label(const struct plot_axis *a, double v, char *buf, size_t len)
 	}
 }
 
-void plot_ticks(struct plot_buf *b, const struct plot_page *pg,
+void plot_ticks(struct tbuf *b, const struct plot_page *pg,
                 const struct plot_axis *a, bool vertical)
 {
 	double v[64];
@@ -297,39 +261,38 @@ void plot_ticks(struct plot_buf *b, const struct plot_page *pg,
 		plot_tick_label(a, v[k], lab, sizeof lab);
 		if (vertical) {
 			if (major[k])
-				plot_printf(
+				tb_printf(
 				        b,
 				        "<line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" "
 				        "y2=\"%.2f\" stroke=\"#e4e4e4\"/>\n",
 				        pg->left, p, pg->right, p);
-			plot_printf(b,
-			            "<line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" "
-			            "y2=\"%.2f\" stroke=\"#444\"/>\n",
-			            pg->left - (major[k] ? 6 : 3), p, pg->left,
-			            p);
+			tb_printf(b,
+			          "<line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" "
+			          "y2=\"%.2f\" stroke=\"#444\"/>\n",
+			          pg->left - (major[k] ? 6 : 3), p, pg->left,
+			          p);
 			if (major[k])
-				plot_printf(b,
-				            "<text x=\"%d\" y=\"%.2f\" "
-				            "text-anchor=\"end\">%s</text>\n",
-				            pg->left - 9, p + 4, lab);
+				tb_printf(b,
+				          "<text x=\"%d\" y=\"%.2f\" "
+				          "text-anchor=\"end\">%s</text>\n",
+				          pg->left - 9, p + 4, lab);
 		} else {
 			if (major[k])
-				plot_printf(b,
-				            "<line x1=\"%.2f\" y1=\"%d\" "
-				            "x2=\"%.2f\" "
-				            "y2=\"%d\" stroke=\"#e4e4e4\"/>\n",
-				            p, pg->top, p, pg->bottom);
-			plot_printf(b,
-			            "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" "
-			            "y2=\"%d\" stroke=\"#444\"/>\n",
-			            p, pg->bottom, p,
-			            pg->bottom + (major[k] ? 6 : 3));
+				tb_printf(b,
+				          "<line x1=\"%.2f\" y1=\"%d\" "
+				          "x2=\"%.2f\" "
+				          "y2=\"%d\" stroke=\"#e4e4e4\"/>\n",
+				          p, pg->top, p, pg->bottom);
+			tb_printf(b,
+			          "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" "
+			          "y2=\"%d\" stroke=\"#444\"/>\n",
+			          p, pg->bottom, p,
+			          pg->bottom + (major[k] ? 6 : 3));
 			if (major[k])
-				plot_printf(
-				        b,
-				        "<text x=\"%.2f\" y=\"%d\" "
-				        "text-anchor=\"middle\">%s</text>\n",
-				        p, pg->bottom + 19, lab);
+				tb_printf(b,
+				          "<text x=\"%.2f\" y=\"%d\" "
+				          "text-anchor=\"middle\">%s</text>\n",
+				          p, pg->bottom + 19, lab);
 		}
 	}
 }
@@ -345,52 +308,50 @@ const char *plot_color(size_t i)
 	return palette[i % (sizeof palette / sizeof palette[0])];
 }
 
-void plot_marker(struct plot_buf *b, enum plot_mark m, double x, double y,
+void plot_marker(struct tbuf *b, enum plot_mark m, double x, double y,
                  const char *color)
 {
 	switch (m) {
 	case PLOT_CIRCLE:
-		plot_printf(b,
-		            "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"4\" "
-		            "fill=\"%s\" stroke=\"#fff\" "
-		            "stroke-width=\"0.8\"/>\n",
-		            x, y, color);
+		tb_printf(b,
+		          "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"4\" "
+		          "fill=\"%s\" stroke=\"#fff\" "
+		          "stroke-width=\"0.8\"/>\n",
+		          x, y, color);
 		break;
 	case PLOT_SQUARE:
-		plot_printf(b,
-		            "<rect x=\"%.2f\" y=\"%.2f\" width=\"8\" "
-		            "height=\"8\" fill=\"%s\" stroke=\"#fff\" "
-		            "stroke-width=\"0.8\"/>\n",
-		            x - 4, y - 4, color);
+		tb_printf(b,
+		          "<rect x=\"%.2f\" y=\"%.2f\" width=\"8\" "
+		          "height=\"8\" fill=\"%s\" stroke=\"#fff\" "
+		          "stroke-width=\"0.8\"/>\n",
+		          x - 4, y - 4, color);
 		break;
 	case PLOT_DIAMOND:
-		plot_printf(b,
-		            "<path d=\"M%.2f %.2fL%.2f %.2fL%.2f %.2fL%.2f "
-		            "%.2fZ\" fill=\"%s\" stroke=\"#fff\" "
-		            "stroke-width=\"0.8\"/>\n",
-		            x, y - 5.5, x + 5.5, y, x, y + 5.5, x - 5.5, y,
-		            color);
+		tb_printf(b,
+		          "<path d=\"M%.2f %.2fL%.2f %.2fL%.2f %.2fL%.2f "
+		          "%.2fZ\" fill=\"%s\" stroke=\"#fff\" "
+		          "stroke-width=\"0.8\"/>\n",
+		          x, y - 5.5, x + 5.5, y, x, y + 5.5, x - 5.5, y,
+		          color);
 		break;
 	default:
-		plot_printf(b,
-		            "<path d=\"M%.2f %.2fL%.2f %.2fL%.2f %.2fZ\" "
-		            "fill=\"%s\" stroke=\"#fff\" "
-		            "stroke-width=\"0.8\"/>\n",
-		            x, y - 5, x + 4.5, y + 3.5, x - 4.5, y + 3.5,
-		            color);
+		tb_printf(b,
+		          "<path d=\"M%.2f %.2fL%.2f %.2fL%.2f %.2fZ\" "
+		          "fill=\"%s\" stroke=\"#fff\" "
+		          "stroke-width=\"0.8\"/>\n",
+		          x, y - 5, x + 4.5, y + 3.5, x - 4.5, y + 3.5, color);
 	}
 }
 
 /* ---- labels --------------------------------------------------------- */
 
-void plot_keep(struct plot_buf *b, struct plot_boxes *u, struct plot_box x)
+void plot_keep(struct tbuf *b, struct plot_boxes *u, struct plot_box x)
 {
 	if (u->n == u->cap) {
 		size_t c = u->cap ? 2 * u->cap : 32;
 		struct plot_box *v = realloc(u->v, c * sizeof *v);
 		if (!v) {
-			if (!b->rc)
-				b->rc = CCP_ENOMEM;
+			b->nomem = true;
 			return;
 		}
 		u->v = v;
@@ -414,7 +375,7 @@ double plot_text_width(const char *s)
 	return (double)n * PLOT_CHAR;
 }
 
-void plot_label(struct plot_buf *b, const struct plot_page *pg, const char *s,
+void plot_label(struct tbuf *b, const struct plot_page *pg, const char *s,
                 double x, double y, struct plot_boxes *used)
 {
 	static const struct {
@@ -450,10 +411,10 @@ void plot_label(struct plot_buf *b, const struct plot_page *pg, const char *s,
 			break;
 	}
 	plot_keep(b, used, best);
-	plot_printf(b, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"%s\">",
-	            x + at[pick].dx, y + at[pick].dy, anchor[at[pick].anchor]);
+	tb_printf(b, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"%s\">",
+	          x + at[pick].dx, y + at[pick].dy, anchor[at[pick].anchor]);
 	plot_text(b, s);
-	plot_printf(b, "</text>\n");
+	tb_printf(b, "</text>\n");
 }
 
 /* ---- line plots ----------------------------------------------------- */
@@ -477,7 +438,7 @@ static bool drawable(const struct plot_axis *a, double y)
 /* The vertical lines: dashed across the area (inside the clip), with
  * their labels in rows along the top edge, each row pushed down until it
  * covers no label above it. */
-static void draw_vlines(struct plot_buf *b, const struct plot_page *pg,
+static void draw_vlines(struct tbuf *b, const struct plot_page *pg,
                         const struct plot_lines *pl, const struct plot_axis *ax,
                         bool labels, struct plot_boxes *used)
 {
@@ -487,12 +448,12 @@ static void draw_vlines(struct plot_buf *b, const struct plot_page *pg,
 		if (x < pg->left || x > pg->right)
 			continue;
 		if (!labels) {
-			plot_printf(b,
-			            "<g class=\"vline\"><line x1=\"%.2f\" "
-			            "y1=\"%d\" x2=\"%.2f\" y2=\"%d\" "
-			            "stroke=\"#555\" stroke-width=\"1.2\" "
-			            "stroke-dasharray=\"5 4\"/></g>\n",
-			            x, pg->top, x, pg->bottom);
+			tb_printf(b,
+			          "<g class=\"vline\"><line x1=\"%.2f\" "
+			          "y1=\"%d\" x2=\"%.2f\" y2=\"%d\" "
+			          "stroke=\"#555\" stroke-width=\"1.2\" "
+			          "stroke-dasharray=\"5 4\"/></g>\n",
+			          x, pg->top, x, pg->bottom);
 			continue;
 		}
 		if (!v->label || !v->label[0])
@@ -511,53 +472,52 @@ static void draw_vlines(struct plot_buf *b, const struct plot_page *pg,
 			bx.y1 += 15;
 		}
 		plot_keep(b, used, bx);
-		plot_printf(b,
-		            "<g class=\"vline-label\"><rect x=\"%.2f\" "
-		            "y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
-		            "fill=\"#fff\" fill-opacity=\"0.85\"/>"
-		            "<text x=\"%.2f\" y=\"%.2f\" fill=\"#333\">",
-		            bx.x0, bx.y0, bx.x1 - bx.x0, bx.y1 - bx.y0,
-		            bx.x0 + 3, bx.y1 - 4);
+		tb_printf(b,
+		          "<g class=\"vline-label\"><rect x=\"%.2f\" "
+		          "y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
+		          "fill=\"#fff\" fill-opacity=\"0.85\"/>"
+		          "<text x=\"%.2f\" y=\"%.2f\" fill=\"#333\">",
+		          bx.x0, bx.y0, bx.x1 - bx.x0, bx.y1 - bx.y0, bx.x0 + 3,
+		          bx.y1 - 4);
 		plot_text(b, v->label);
-		plot_printf(b, "</text></g>\n");
+		tb_printf(b, "</text></g>\n");
 	}
 }
 
 /* The legend right of the area: one line and marker per series, then the
  * notes, wrapped at the page's right edge. */
-static void draw_legend(struct plot_buf *b, const struct plot_page *pg,
+static void draw_legend(struct tbuf *b, const struct plot_page *pg,
                         const struct plot_lines *pl)
 {
 	double y = pg->top + 4;
-	plot_printf(b,
-	            "<g class=\"legend\">\n<text x=\"%d\" y=\"%.2f\" "
-	            "font-weight=\"bold\">Legend</text>\n",
-	            pg->legend, y);
+	tb_printf(b,
+	          "<g class=\"legend\">\n<text x=\"%d\" y=\"%.2f\" "
+	          "font-weight=\"bold\">Legend</text>\n",
+	          pg->legend, y);
 	y += 20;
 	for (size_t s = 0; s < pl->nseries; s++, y += 17) {
 		const char *c = plot_color(s);
-		plot_printf(b,
-		            "<line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" y2=\"%.2f\" "
-		            "stroke=\"%s\" stroke-width=\"1.8\"/>\n",
-		            pg->legend, y - 4, pg->legend + 22, y - 4, c);
+		tb_printf(b,
+		          "<line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" y2=\"%.2f\" "
+		          "stroke=\"%s\" stroke-width=\"1.8\"/>\n",
+		          pg->legend, y - 4, pg->legend + 22, y - 4, c);
 		plot_marker(b, (enum plot_mark)(s % PLOT_NMARKS),
 		            pg->legend + 11, y - 4, c);
-		plot_printf(b, "<text x=\"%d\" y=\"%.2f\">", pg->legend + 30,
-		            y);
+		tb_printf(b, "<text x=\"%d\" y=\"%.2f\">", pg->legend + 30, y);
 		plot_text(b,
 		          pl->series[s].name ? pl->series[s].name : "series");
-		plot_printf(b, "</text>\n");
+		tb_printf(b, "</text>\n");
 	}
 	if (pl->nvlines)
 		y += 4;
 	if (pl->nvlines) {
-		plot_printf(b,
-		            "<line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" y2=\"%.2f\" "
-		            "stroke=\"#555\" stroke-width=\"1.2\" "
-		            "stroke-dasharray=\"5 4\"/>\n"
-		            "<text x=\"%d\" y=\"%.2f\">crossover</text>\n",
-		            pg->legend, y - 4, pg->legend + 22, y - 4,
-		            pg->legend + 30, y);
+		tb_printf(b,
+		          "<line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" y2=\"%.2f\" "
+		          "stroke=\"#555\" stroke-width=\"1.2\" "
+		          "stroke-dasharray=\"5 4\"/>\n"
+		          "<text x=\"%d\" y=\"%.2f\">crossover</text>\n",
+		          pg->legend, y - 4, pg->legend + 22, y - 4,
+		          pg->legend + 30, y);
 		y += 17;
 	}
 	y += 8;
@@ -581,12 +541,12 @@ static void draw_legend(struct plot_buf *b, const struct plot_page *pg,
 			}
 			char line[512];
 			snprintf(line, sizeof line, "%.*s", (int)cut, s);
-			plot_printf(b,
-			            "<text x=\"%d\" y=\"%.2f\" "
-			            "fill=\"#444\">",
-			            pg->legend, y);
+			tb_printf(b,
+			          "<text x=\"%d\" y=\"%.2f\" "
+			          "fill=\"#444\">",
+			          pg->legend, y);
 			plot_text(b, line);
-			plot_printf(b, "</text>\n");
+			tb_printf(b, "</text>\n");
 			y += 14;
 			s += cut;
 			while (*s == ' ')
@@ -594,7 +554,7 @@ static void draw_legend(struct plot_buf *b, const struct plot_page *pg,
 		}
 		y += 4;
 	}
-	plot_printf(b, "</g>\n");
+	tb_printf(b, "</g>\n");
 }
 
 int plot_lines_svg(const struct plot_lines *pl, char **svg, size_t *len,
@@ -634,48 +594,47 @@ int plot_lines_svg(const struct plot_lines *pl, char **svg, size_t *len,
 	plot_fit(&ax, xmin, xmax);
 	plot_fit(&ay, ymin, ymax);
 
-	struct plot_buf b = {NULL, 0, 0, 0};
+	struct tbuf b = {NULL, 0, 0, 0};
 	struct plot_boxes used = {NULL, 0, 0};
 	plot_begin(&b, pg, pl->title, pl->desc, pl->title);
 	plot_ticks(&b, pg, &ax, false);
 	plot_ticks(&b, pg, &ay, true);
-	plot_printf(&b, "<g clip-path=\"url(#plotarea)\">\n");
+	tb_printf(&b, "<g clip-path=\"url(#plotarea)\">\n");
 	draw_vlines(&b, pg, pl, &ax, false, &used);
 	for (size_t s = 0; s < pl->nseries; s++) {
 		const struct plot_series *se = &pl->series[s];
 		const char *c = plot_color(s);
-		plot_printf(&b, "<g class=\"series\">\n");
+		tb_printf(&b, "<g class=\"series\">\n");
 		bool open = false;
 		for (size_t i = 0; i < se->n; i++) {
 			if (!drawable(&ay, se->y[i])) {
 				if (open)
-					plot_printf(&b, "\"/>\n");
+					tb_printf(&b, "\"/>\n");
 				open = false;
 				continue;
 			}
 			if (!open)
-				plot_printf(
-				        &b,
-				        "<polyline fill=\"none\" "
-				        "stroke=\"%s\" stroke-width=\"1.8\" "
-				        "stroke-linejoin=\"round\" "
-				        "points=\"",
-				        c);
+				tb_printf(&b,
+				          "<polyline fill=\"none\" "
+				          "stroke=\"%s\" stroke-width=\"1.8\" "
+				          "stroke-linejoin=\"round\" "
+				          "points=\"",
+				          c);
 			open = true;
-			plot_printf(&b, "%.2f,%.2f ", plot_map(&ax, se->x[i]),
-			            plot_map(&ay, se->y[i]));
+			tb_printf(&b, "%.2f,%.2f ", plot_map(&ax, se->x[i]),
+			          plot_map(&ay, se->y[i]));
 		}
 		if (open)
-			plot_printf(&b, "\"/>\n");
+			tb_printf(&b, "\"/>\n");
 		for (size_t i = 0; i < se->n; i++)
 			if (drawable(&ay, se->y[i]))
 				plot_marker(&b,
 				            (enum plot_mark)(s % PLOT_NMARKS),
 				            plot_map(&ax, se->x[i]),
 				            plot_map(&ay, se->y[i]), c);
-		plot_printf(&b, "</g>\n");
+		tb_printf(&b, "</g>\n");
 	}
-	plot_printf(&b, "</g>\n");
+	tb_printf(&b, "</g>\n");
 	draw_vlines(&b, pg, pl, &ax, true, &used);
 	plot_frame(&b, pg, pl->xtitle, pl->ytitle);
 	draw_legend(&b, pg, pl);

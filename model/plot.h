@@ -15,27 +15,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "tbuf.h" /* the SVG text is written into a struct tbuf */
+
 /* ---- the text ------------------------------------------------------- */
 
-/* A growing string; zero-initialise.  The first failure sticks (rc) and
- * drops every later write; plot_finish reports it once. */
-struct plot_buf {
-	char *p;       /* text, NUL-terminated */
-	size_t n, cap; /* bytes used (without the NUL), allocated */
-	int rc;        /* 0, or the first CCP_E* failure */
-};
-
-void plot_printf(struct plot_buf *b, const char *fmt, ...)
-#if defined(__GNUC__)
-        __attribute__((format(printf, 2, 3)))
-#endif
-        ;
+/* The text goes into a zero-initialised struct tbuf with tb_printf; the
+ * first failure sticks and drops every later write, and plot_finish
+ * reports it once. */
 /* Text with the five XML specials escaped (& < > " '). */
-void plot_text(struct plot_buf *b, const char *s);
+void plot_text(struct tbuf *b, const char *s);
 /* Hand the text over: 0 with *svg (malloc'd, NUL-terminated, freed by
  * the caller) and *len; or the sticky error, with the buffer freed and
  * the reason in err. */
-int plot_finish(struct plot_buf *b, char **svg, size_t *len, char *err,
+int plot_finish(struct tbuf *b, char **svg, size_t *len, char *err,
                 size_t errlen);
 
 /* ---- the page ------------------------------------------------------- */
@@ -55,14 +47,14 @@ struct plot_page {
  * (title, or "plot"), <desc> (when desc), a white background, the clip
  * path "plotarea" of the plot area, and heading as a bold line above the
  * area (when not NULL). */
-void plot_begin(struct plot_buf *b, const struct plot_page *pg,
+void plot_begin(struct tbuf *b, const struct plot_page *pg,
                 const char *title, const char *desc, const char *heading);
 /* The plot area's border and the two axis titles (x under the area, y
  * rotated left of it); either title may be NULL. */
-void plot_frame(struct plot_buf *b, const struct plot_page *pg,
+void plot_frame(struct tbuf *b, const struct plot_page *pg,
                 const char *xtitle, const char *ytitle);
 /* Close the document. */
-void plot_end(struct plot_buf *b);
+void plot_end(struct tbuf *b);
 
 /* ---- axes ----------------------------------------------------------- */
 
@@ -98,7 +90,7 @@ int plot_tick_values(const struct plot_axis *a, double *v, bool *major,
 void plot_tick_label(const struct plot_axis *a, double v, char *buf,
                      size_t len);
 /* Draw a's ticks, grid lines and tick labels (vertical: the y axis). */
-void plot_ticks(struct plot_buf *b, const struct plot_page *pg,
+void plot_ticks(struct tbuf *b, const struct plot_page *pg,
                 const struct plot_axis *a, bool vertical);
 
 /* ---- marks ---------------------------------------------------------- */
@@ -114,7 +106,7 @@ enum plot_mark {
 /* Series colour i (a palette of ten, repeating). */
 const char *plot_color(size_t i);
 /* A marker of shape m centred at (x, y). */
-void plot_marker(struct plot_buf *b, enum plot_mark m, double x, double y,
+void plot_marker(struct tbuf *b, enum plot_mark m, double x, double y,
                  const char *color);
 
 /* ---- labels that avoid each other ----------------------------------- */
@@ -131,7 +123,7 @@ struct plot_boxes {
 };
 
 /* Remember box x as taken (a failure to grow sticks in b). */
-void plot_keep(struct plot_buf *b, struct plot_boxes *u, struct plot_box x);
+void plot_keep(struct tbuf *b, struct plot_boxes *u, struct plot_box x);
 /* Area shared by two boxes. */
 double plot_overlap(const struct plot_box *a, const struct plot_box *b);
 /* Width of text s at PLOT_FONT (UTF-8 characters times PLOT_CHAR). */
@@ -139,7 +131,7 @@ double plot_text_width(const char *s);
 /* Put label s beside the point (x, y): the first of twelve places around
  * it that stays in the plot area and overlaps no box taken so far; when
  * every place is taken, the one overlapping least.  Its box is taken. */
-void plot_label(struct plot_buf *b, const struct plot_page *pg, const char *s,
+void plot_label(struct tbuf *b, const struct plot_page *pg, const char *s,
                 double x, double y, struct plot_boxes *used);
 
 /* ---- line plots ----------------------------------------------------- */

@@ -406,32 +406,17 @@ static int tau__slurp(const char *path, char **buf, size_t *len,
 		          strerror(errno));
 		return CCP_EIO;
 	}
-	size_t cap = 1 << 16, n = 0;
-	char *b = malloc(cap);
-	int rc = 0;
-	while (b) {
-		n += fread(b + n, 1, cap - n, f);
-		if (n < cap)
-			break;
-		char *q = realloc(b, cap * 2);
-		if (!q) {
-			free(b);
-			b = NULL;
-			break;
-		}
-		b = q;
-		cap *= 2;
-	}
-	if (!b) {
-		rc = CCP_ENOMEM;
-	} else if (ferror(f)) {
+	struct tbuf b = {0};
+	int rc = tb_read(&b, f, SIZE_MAX);
+	if (rc == CCP_EIO) {
 		tau__diag(d, path, 0, 0, NULL, 0, "cannot read: %s",
 		          strerror(errno));
-		free(b);
-		rc = CCP_EIO;
+		tb_free(&b);
+	} else if (rc == 0) {
+		*len = b.len;
+		*buf = b.p;
 	} else {
-		*buf = b;
-		*len = n;
+		tb_free(&b);
 	}
 	fclose(f);
 	return rc;
@@ -939,9 +924,9 @@ static enum plot_mark mark_shape(enum tau_mark m)
 }
 
 /* The chosen point x: a ring with a cross. */
-static void draw_x(struct plot_buf *b, double x, double y)
+static void draw_x(struct tbuf *b, double x, double y)
 {
-	plot_printf(b,
+	tb_printf(b,
 	            "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"7\" fill=\"none\" "
 	            "stroke=\"#000\" stroke-width=\"1.6\"/>\n"
 	            "<path d=\"M%.2f %.2fL%.2f %.2fM%.2f %.2fL%.2f %.2f\" "
@@ -953,7 +938,7 @@ static void draw_x(struct plot_buf *b, double x, double y)
 /* The regions A-D around the point (pixel px, py), each a rectangle to
  * the edges of the plot with its letter in the far corner (001 Figure
  * 5.2: A lower left, B upper right, C upper left, D lower right). */
-static void draw_regions(struct plot_buf *b, double px, double py,
+static void draw_regions(struct tbuf *b, double px, double py,
                          struct plot_boxes *used)
 {
 	const struct plot_page *pg = &tau_page;
@@ -975,7 +960,7 @@ static void draw_regions(struct plot_buf *b, double px, double py,
 	for (int k = 0; k < 4; k++) {
 		if (q[k].x1 - q[k].x0 < 1 || q[k].y1 - q[k].y0 < 1)
 			continue;
-		plot_printf(
+		tb_printf(
 		        b,
 		        "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
 		        "height=\"%.2f\" fill=\"%s\" fill-opacity=\"0.10\"/>\n",
@@ -987,7 +972,7 @@ static void draw_regions(struct plot_buf *b, double px, double py,
 		plot_keep(b, used,
 		          (struct plot_box){lx0, q[k].ly - 17, lx0 + 16,
 		                            q[k].ly + 1});
-		plot_printf(b,
+		tb_printf(b,
 		            "<text x=\"%.2f\" y=\"%.2f\" "
 		            "text-anchor=\"%s\" font-size=\"22\" "
 		            "font-weight=\"bold\" fill=\"%s\" "
@@ -995,7 +980,7 @@ static void draw_regions(struct plot_buf *b, double px, double py,
 		            q[k].lx, q[k].ly, q[k].anchor, region_fill[q[k].r],
 		            tau_region_name(q[k].r));
 	}
-	plot_printf(b,
+	tb_printf(b,
 	            "<line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" y2=\"%.2f\" "
 	            "stroke=\"#333\" stroke-width=\"0.9\"/>\n"
 	            "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" "
@@ -1006,7 +991,7 @@ static void draw_regions(struct plot_buf *b, double px, double py,
 /* The curve T_n = T_n(x), i.e. T_s = T_n(x)/tau, dashed: a line of slope
  * -1 on log axes, a hyperbola on linear ones.  C items below it and D
  * items above it cross x at L* (eq. 5.5); the others do not. */
-static void draw_iso_tn(struct plot_buf *b, const struct plot_axis *ax,
+static void draw_iso_tn(struct tbuf *b, const struct plot_axis *ax,
                         const struct plot_axis *ay, double tn)
 {
 	if (!(tn > 0))
@@ -1016,7 +1001,7 @@ static void draw_iso_tn(struct plot_buf *b, const struct plot_axis *ax,
 		return;
 	if (!(t1 > t0))
 		return;
-	plot_printf(b, "<polyline fill=\"none\" stroke=\"#333\" "
+	tb_printf(b, "<polyline fill=\"none\" stroke=\"#333\" "
 	               "stroke-width=\"1.1\" stroke-dasharray=\"6 4\" "
 	               "points=\"");
 	int steps = ax->log ? 1 : 120;
@@ -1028,21 +1013,21 @@ static void draw_iso_tn(struct plot_buf *b, const struct plot_axis *ax,
 		double ts = tn / t;
 		if (ay->log && ts < ay->lo * 1e-6)
 			ts = ay->lo * 1e-6; /* clipped anyway */
-		plot_printf(b, "%.2f,%.2f ", plot_map(ax, t), plot_map(ay, ts));
+		tb_printf(b, "%.2f,%.2f ", plot_map(ax, t), plot_map(ay, ts));
 	}
-	plot_printf(b, "\"/>\n");
+	tb_printf(b, "\"/>\n");
 }
 
 /* The legend right of the plot: series, marker kinds, the point and its
  * regions. */
-static void draw_legend(struct plot_buf *b, const struct tau_plot *pl,
+static void draw_legend(struct tbuf *b, const struct tau_plot *pl,
                         const bool kinds[3])
 {
 	static const char *const kind_name[3] = {
 	        "machine (point-to-point)", "algorithm", "measured / given"};
 	const int lx = tau_page.legend;
 	double y = tau_page.top + 4;
-	plot_printf(b,
+	tb_printf(b,
 	            "<text x=\"%d\" y=\"%.2f\" "
 	            "font-weight=\"bold\">Legend</text>\n",
 	            lx, y);
@@ -1053,14 +1038,14 @@ static void draw_legend(struct plot_buf *b, const struct tau_plot *pl,
 		for (size_t i = 0; i < pl->nitems; i++)
 			if (pl->items[i].series == (int)s + 1)
 				m = pl->items[i].mark;
-		plot_printf(b,
+		tb_printf(b,
 		            "<line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" y2=\"%.2f\" "
 		            "stroke=\"%s\" stroke-width=\"1.5\"/>\n",
 		            lx, y - 4, lx + 22, y - 4, c);
 		plot_marker(b, mark_shape(m), lx + 11, y - 4, c);
-		plot_printf(b, "<text x=\"%d\" y=\"%.2f\">", lx + 30, y);
+		tb_printf(b, "<text x=\"%d\" y=\"%.2f\">", lx + 30, y);
 		plot_text(b, pl->series_names ? pl->series_names[s] : "series");
-		plot_printf(b, "</text>\n");
+		tb_printf(b, "</text>\n");
 	}
 	for (int k = 0; k < 3; k++) {
 		if (!kinds[k])
@@ -1068,7 +1053,7 @@ static void draw_legend(struct plot_buf *b, const struct tau_plot *pl,
 		struct tau_item it = {NULL, {1, 0}, (enum tau_mark)k, 0};
 		plot_marker(b, mark_shape((enum tau_mark)k), lx + 11, y - 4,
 		            item_color(&it));
-		plot_printf(b, "<text x=\"%d\" y=\"%.2f\">%s</text>\n", lx + 30,
+		tb_printf(b, "<text x=\"%d\" y=\"%.2f\">%s</text>\n", lx + 30,
 		            y, kind_name[k]);
 		y += 17;
 	}
@@ -1076,11 +1061,11 @@ static void draw_legend(struct plot_buf *b, const struct tau_plot *pl,
 		return;
 	y += 8;
 	draw_x(b, lx + 11, y - 4);
-	plot_printf(b, "<text x=\"%d\" y=\"%.2f\">x = ", lx + 30, y);
+	tb_printf(b, "<text x=\"%d\" y=\"%.2f\">x = ", lx + 30, y);
 	plot_text(b, pl->point_label ? pl->point_label : "the chosen point");
-	plot_printf(b, "</text>\n");
+	tb_printf(b, "</text>\n");
 	y += 15;
-	plot_printf(b,
+	tb_printf(b,
 	            "<text x=\"%d\" y=\"%.2f\" fill=\"#444\">(\xcf\x84 %.4g, "
 	            "T_s %.4g \xc2\xb5s)</text>\n",
 	            lx + 30, y, tau_tau(pl->point), pl->point.ts);
@@ -1093,7 +1078,7 @@ static void draw_legend(struct plot_buf *b, const struct tau_plot *pl,
 	        {"faster than x for short L; slower",
 	         "for L > L* if above the dashes"}};
 	for (int r = 0; r < 4; r++) {
-		plot_printf(
+		tb_printf(
 		        b,
 		        "<rect x=\"%d\" y=\"%.2f\" width=\"22\" height=\"13\" "
 		        "fill=\"%s\" fill-opacity=\"0.25\"/>\n"
@@ -1106,12 +1091,12 @@ static void draw_legend(struct plot_buf *b, const struct tau_plot *pl,
 		        meaning[r][0]);
 		if (meaning[r][1]) {
 			y += 14;
-			plot_printf(b, "<text x=\"%d\" y=\"%.2f\">%s</text>\n",
+			tb_printf(b, "<text x=\"%d\" y=\"%.2f\">%s</text>\n",
 			            lx + 30, y, meaning[r][1]);
 		}
 		y += 19;
 	}
-	plot_printf(b,
+	tb_printf(b,
 	            "<line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" y2=\"%.2f\" "
 	            "stroke=\"#333\" stroke-width=\"1.1\" "
 	            "stroke-dasharray=\"6 4\"/>\n"
@@ -1119,7 +1104,7 @@ static void draw_legend(struct plot_buf *b, const struct tau_plot *pl,
 	            "\xc2\xb5s/byte</text>\n",
 	            lx, y - 4, lx + 22, y - 4, lx + 30, y, pl->point.tn);
 	y += 22;
-	plot_printf(b,
+	tb_printf(b,
 	            "<text x=\"%d\" y=\"%.2f\" fill=\"#444\">L* = (T_s - "
 	            "T_s(x)) / (T_n(x) - T_n)</text>\n"
 	            "<text x=\"%d\" y=\"%.2f\" fill=\"#444\">(001 eq. "
@@ -1177,14 +1162,14 @@ int tau_plot_svg(const struct tau_plot *pl, char **svg, size_t *len, char *err,
 	plot_fit(&ax, tmin, tmax);
 	plot_fit(&ay, smin, smax);
 
-	struct plot_buf b = {NULL, 0, 0, 0};
+	struct tbuf b = {NULL, 0, 0, 0};
 	struct plot_boxes used = {NULL, 0, 0};
 	plot_begin(&b, pg, pl->title ? pl->title : "tau-plot", pl->desc,
 	           pl->title);
 	plot_ticks(&b, pg, &ax, false);
 	plot_ticks(&b, pg, &ay, true);
 	double px = 0, py = 0;
-	plot_printf(&b, "<g clip-path=\"url(#plotarea)\">\n");
+	tb_printf(&b, "<g clip-path=\"url(#plotarea)\">\n");
 	if (pl->has_point) {
 		px = plot_map(&ax, tau_tau(pl->point));
 		py = plot_map(&ay, pl->point.ts);
@@ -1199,18 +1184,18 @@ int tau_plot_svg(const struct tau_plot *pl, char **svg, size_t *len, char *err,
 			if (it->series != (int)s)
 				continue;
 			if (!open)
-				plot_printf(
+				tb_printf(
 				        &b,
 				        "<polyline fill=\"none\" stroke=\"%s\" "
 				        "stroke-width=\"1.5\" points=\"",
 				        item_color(it));
 			open = true;
-			plot_printf(&b, "%.2f,%.2f ",
+			tb_printf(&b, "%.2f,%.2f ",
 			            plot_map(&ax, tau_tau(it->line)),
 			            plot_map(&ay, it->line.ts));
 		}
 		if (open)
-			plot_printf(&b, "\"/>\n");
+			tb_printf(&b, "\"/>\n");
 	}
 	for (size_t i = 0; i < pl->nitems; i++) {
 		const struct tau_item *it = &pl->items[i];
@@ -1227,7 +1212,7 @@ int tau_plot_svg(const struct tau_plot *pl, char **svg, size_t *len, char *err,
 		plot_keep(&b, &used,
 		          (struct plot_box){px - 8, py - 8, px + 8, py + 8});
 	}
-	plot_printf(&b, "</g>\n");
+	tb_printf(&b, "</g>\n");
 	/* labels: every single point, and the last point of each series */
 	for (size_t i = 0; i < pl->nitems; i++) {
 		const struct tau_item *it = &pl->items[i];

@@ -397,7 +397,7 @@ static void test_log_ticks(void **state)
 static void test_labels_apart(void **state)
 {
 	(void)state;
-	struct plot_buf b = {NULL, 0, 0, 0};
+	struct tbuf b = {NULL, 0, 0, 0};
 	struct plot_boxes used = {NULL, 0, 0};
 	const struct plot_page *pg = &plot_lines_page;
 	for (int k = 0; k < 6; k++)

@@ -1,5 +1,5 @@
 /*
- * fuzz_matrix.c - the matrix file reader (compiler/front_matrix.c) on
+ * fuzz_matrix.c - the matrix file reader (compiler/front/matrix.c) on
  * arbitrary bytes, in both of its forms.
  *
  * Input: one control byte, then the file.  Bit 0 of the control byte

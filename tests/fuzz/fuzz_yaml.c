@@ -1,5 +1,5 @@
 /*
- * fuzz_yaml.c - the YAML front end (compiler/front.c) on arbitrary text.
+ * fuzz_yaml.c - the YAML front end (compiler/front/) on arbitrary text.
  *
  * Every input is parsed as `ccplan compile` parses a file given as a
  * string; a refusal must come with a diagnostic that prints, and an

@@ -24,33 +24,19 @@
 
 #include "codec.h"
 #include "front.h"
+#include "tbuf.h"
 
 /* Where the text goes. */
 struct sink {
 	int (*write)(struct sink *s, const char *p, size_t n); /* 0 or error */
-	char *buf; /* memory sink: the text */
-	size_t len, cap;
+	struct tbuf text;   /* memory sink */
 	XXH3_state_t *hash; /* hash sink */
 };
 
 /* Memory sink: append, growing the buffer. */
 static int mem_write(struct sink *s, const char *p, size_t n)
 {
-	if (n + 1 > s->cap - s->len) {
-		size_t cap = s->cap ? s->cap : 4096;
-		char *b;
-		while (n + 1 > cap - s->len)
-			cap *= 2;
-		b = realloc(s->buf, cap);
-		if (!b)
-			return CCP_ENOMEM;
-		s->buf = b;
-		s->cap = cap;
-	}
-	memcpy(s->buf + s->len, p, n);
-	s->len += n;
-	s->buf[s->len] = '\0';
-	return 0;
+	return tb_put(&s->text, p, n);
 }
 
 /* Hash sink: feed the state. */
@@ -256,10 +242,10 @@ char *front_canonical(const struct front_input *in)
 
 	s.write = mem_write;
 	if (emit(&s, in) < 0) {
-		free(s.buf);
+		tb_free(&s.text);
 		return NULL;
 	}
-	return s.buf;
+	return s.text.p;
 }
 
 int front_input_hash(const struct front_input *in, uint8_t out[16])

@@ -1,5 +1,5 @@
 /*
- * front_matrix.c - the communication matrix files an input can name:
+ * matrix.c - the communication matrix files an input can name:
  * a dense CSV (n lines of n comma-separated byte counts) or an edge list
  * (lines "src dst bytes").  Both are read a line at a time, so only the
  * matrix itself is held in memory, and every problem is reported as

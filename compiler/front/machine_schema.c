@@ -1,0 +1,463 @@
+/*
+ * machine_schema.c - the machine mapping of an input (docs/input-format.md,
+ * "machine"): its topology and size (dims, dimension, levels, ranks), the
+ * routing, the ports and the cost (a preset and its overrides), read from
+ * the node tree (tree.h) into an ir_machine that ir_machine_check accepts;
+ * a message of ir_machine_check is placed at the value it names.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "tree.h"
+
+/* ---- machine ---------------------------------------------------------- */
+
+enum {
+	MK_TOPOLOGY,
+	MK_DIMS,
+	MK_DIMENSION,
+	MK_RANKS,
+	MK_LEVELS,
+	MK_ROUTING,
+	MK_PORTS,
+	MK_COST,
+	MK_N
+};
+static const char *const machine_keys[MK_N] = {
+        "topology", "dims",    "dimension", "ranks",
+        "levels",   "routing", "ports",     "cost",
+};
+
+/* The key that gives the size of each topology. */
+static const int shape_key[] = {
+        [IR_MESH] = MK_DIMS,           [IR_TORUS] = MK_DIMS,
+        [IR_HYPERCUBE] = MK_DIMENSION, [IR_HPAM] = MK_LEVELS,
+        [IR_SWITCH] = MK_RANKS,
+};
+
+/* The nodes of the machine mapping, kept for placing the messages of
+ * ir_machine_check. */
+struct machine_nodes {
+	uint32_t map;               /* the machine mapping */
+	struct keys k;              /* its keys */
+	uint32_t dims[IR_MAX_DIMS]; /* dims entries */
+	uint32_t level[2][2];       /* levels[l] rows, cols values */
+};
+
+/* mesh/torus: dims, 1 to 3 extents, product at most IR_MAX_RANKS. */
+static int parse_dims(struct ctx *x, uint32_t v, ir_machine *m,
+                      struct machine_nodes *mn)
+{
+	char b[64], path[64];
+	int64_t prod = 1, e;
+	int rc;
+
+	if (x->v[v].kind != YN_SEQ || x->v[v].a < 1 ||
+	    x->v[v].a > IR_MAX_DIMS) {
+		if (x->v[v].kind == YN_SEQ)
+			snprintf(b, sizeof b, "%" PRIu32 " %s", x->v[v].a,
+			         x->v[v].a == 1 ? "entry" : "entries");
+		return tree_err_at(x, v,
+		                   "machine.dims: expected 1 to %d extents "
+		                   "([x], [x, y] or [x, y, z]), got %s",
+		                   IR_MAX_DIMS,
+		                   x->v[v].kind == YN_SEQ
+		                           ? b
+		                           : tree_desc(x, v, b, sizeof b));
+	}
+	m->ndims = (int)x->v[v].a;
+	for (int i = 0; i < IR_MAX_DIMS; i++)
+		m->dims[i] = 1;
+	for (int i = 0; i < m->ndims; i++) {
+		uint32_t c = child(x, v, (uint32_t)i);
+		mn->dims[i] = c;
+		snprintf(path, sizeof path, "machine.dims[%d]", i);
+		rc = tree_get_int(x, c, path, 1, IR_MAX_RANKS, "(IR_MAX_RANKS)",
+		                  &e);
+		if (rc < 0)
+			return rc;
+		m->dims[i] = (int)e;
+		prod *= e;
+		if (prod > IR_MAX_RANKS)
+			return tree_err_at(
+			        x, v,
+			        "machine.dims: the machine would have more "
+			        "than %d ranks (IR_MAX_RANKS)",
+			        IR_MAX_RANKS);
+	}
+	return 0;
+}
+
+enum { LK_ROWS, LK_COLS, LK_C_SEND, LK_C_RECV, LK_COPY, LK_N };
+static const char *const level_keys[LK_N] = {
+        "rows", "cols", "c_send", "c_recv", "copy",
+};
+
+/* hpam: levels, two mappings {rows, cols, c_send, c_recv, copy}. */
+static int parse_levels(struct ctx *x, uint32_t v, ir_machine *m,
+                        struct machine_nodes *mn)
+{
+	char b[64], path[64], kp[96];
+	struct keys k = {level_keys, LK_N, {0}, {0}};
+	double *costs[3];
+	int64_t e;
+	int rc;
+
+	if (x->v[v].kind != YN_SEQ || x->v[v].a != 2) {
+		if (x->v[v].kind == YN_SEQ)
+			snprintf(b, sizeof b, "%" PRIu32 " %s", x->v[v].a,
+			         x->v[v].a == 1 ? "entry" : "entries");
+		return tree_err_at(
+		        x, v,
+		        "machine.levels: expected 2 levels, level 1 then "
+		        "level 2, each {rows: R, cols: C}; got %s",
+		        x->v[v].kind == YN_SEQ ? b
+		                               : tree_desc(x, v, b, sizeof b));
+	}
+	for (int l = 0; l < 2; l++) {
+		uint32_t c = child(x, v, (uint32_t)l);
+		snprintf(path, sizeof path, "machine.levels[%d]", l);
+		rc = tree_map_keys(x, c, path, &k);
+		if (rc < 0)
+			return rc;
+		for (int j = LK_ROWS; j <= LK_COLS; j++) {
+			if (k.val[j] == NONE)
+				return tree_missing(x, c, path, level_keys[j],
+				                    NULL);
+			snprintf(kp, sizeof kp, "%s.%s", path, level_keys[j]);
+			rc = tree_get_int(x, k.val[j], kp, 1, IR_MAX_RANKS,
+			                  "(IR_MAX_RANKS)", &e);
+			if (rc < 0)
+				return rc;
+			m->levels[l][j] = (int)e;
+			mn->level[l][j] = k.val[j];
+		}
+		costs[0] = &m->cost.c_send[l];
+		costs[1] = &m->cost.c_recv[l];
+		costs[2] = &m->cost.copy[l];
+		for (int j = LK_C_SEND; j < LK_N; j++) {
+			if (k.val[j] == NONE)
+				continue;
+			snprintf(kp, sizeof kp, "%s.%s", path, level_keys[j]);
+			rc = tree_get_num(x, k.val[j], kp,
+			                  costs[j - LK_C_SEND]);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	m->ndims = 2;
+	return 0;
+}
+
+enum {
+	CK_PRESET,
+	CK_ALPHA,
+	CK_BETA,
+	CK_HOP,
+	CK_GAMMA,
+	CK_BETA_SAT,
+	CK_TAU,
+	CK_PHI,
+	CK_LAMBDA,
+	CK_N
+};
+static const char *const cost_keys[CK_N] = {
+        "preset",   "alpha", "beta", "hop",    "gamma",
+        "beta_sat", "tau",   "phi",  "lambda",
+};
+
+/* A preset name must be one of model/cost.c's. */
+static int check_preset(struct ctx *x, uint32_t v, const char *name)
+{
+	size_t n = 0;
+	const struct model_preset *p = model_preset_list(&n);
+	const char *names[128];
+	char b[64];
+	if (model_preset_find(name))
+		return 0;
+	if (n > 128)
+		n = 128;
+	for (size_t i = 0; i < n; i++)
+		names[i] = p[i].name;
+	const char *near = front_nearest(name, names, n);
+	if (near)
+		return tree_err_at(
+		        x, v,
+		        "machine.cost.preset: unknown preset %s; did you "
+		        "mean '%s'?",
+		        tree_desc(x, v, b, sizeof b), near);
+	return tree_err_at(
+	        x, v,
+	        "machine.cost.preset: unknown preset %s (ccplan help "
+	        "presets lists them)",
+	        tree_desc(x, v, b, sizeof b));
+}
+
+/* cost: microseconds, finite and >= 0; a key not given stays NaN.  A
+ * preset fills the fields the input leaves unset. */
+static int parse_cost(struct ctx *x, uint32_t v, ir_cost *c)
+{
+	struct keys k = {cost_keys, CK_N, {0}, {0}};
+	double *field[CK_N] = {
+	        NULL,         &c->alpha, &c->beta, &c->hop,    &c->gamma,
+	        &c->beta_sat, &c->tau,   &c->phi,  &c->lambda,
+	};
+	char path[64];
+	int rc = tree_map_keys(x, v, "machine.cost", &k);
+
+	if (rc < 0)
+		return rc;
+	if (k.val[CK_PRESET] != NONE) {
+		rc = tree_get_name(x, k.val[CK_PRESET], "machine.cost.preset",
+		                   c->preset);
+		if (rc < 0)
+			return rc;
+		if ((rc = check_preset(x, k.val[CK_PRESET], c->preset)) < 0)
+			return rc;
+	}
+	for (int j = CK_ALPHA; j < CK_N; j++) {
+		if (k.val[j] == NONE)
+			continue;
+		snprintf(path, sizeof path, "machine.cost.%s", cost_keys[j]);
+		rc = tree_get_num(x, k.val[j], path, field[j]);
+		if (rc < 0)
+			return rc;
+	}
+	/* the preset fills what the user left unset (model/cost.c) */
+	if (c->preset[0])
+		model_preset_apply(c, c->preset);
+	return 0;
+}
+
+/* Other spellings of a routing: the dimension-order routing of a 1-2D
+ * grid is also "xy", of a 3D grid "xyz" (X, then Y, then Z). */
+static const char *routing_alias(const ir_machine *m, enum ir_routing r)
+{
+	if (r != IR_ROUTE_DIM_ORDER)
+		return NULL;
+	return m->ndims == 3 ? "xyz" : "xy";
+}
+
+/* routing: one of the routings the topology allows (ir.h's table), by
+ * name or by its alias; sets m->routing. */
+static int parse_routing(struct ctx *x, uint32_t v, ir_machine *m)
+{
+	const char *ok[2 * IR_NROUTINGS], *all[IR_NROUTINGS + 2];
+	enum ir_routing okr[2 * IR_NROUTINGS];
+	size_t count = 0, nall = 0;
+	unsigned allowed = ir_topo_routings(m->topo);
+	const char *s, *near;
+	char b[64], l[128], shape[64];
+	int rc = tree_get_str(x, v, "machine.routing", 64, &s);
+
+	if (rc < 0)
+		return rc;
+	all[nall++] = "xy";
+	all[nall++] = "xyz";
+	for (int r = 0; r < IR_NROUTINGS; r++) {
+		all[nall++] = ir_routing_names[r];
+		if (!(allowed & (1u << r)))
+			continue;
+		const char *alias = routing_alias(m, (enum ir_routing)r);
+		if (alias) {
+			okr[count] = (enum ir_routing)r;
+			ok[count++] = alias;
+		}
+		okr[count] = (enum ir_routing)r;
+		ok[count++] = ir_routing_names[r];
+	}
+	for (size_t i = 0; i < count; i++) {
+		if (!strcmp(s, ok[i])) {
+			m->routing = okr[i];
+			return 0;
+		}
+	}
+	switch (m->topo) {
+	case IR_MESH:
+	case IR_TORUS:
+		snprintf(shape, sizeof shape, "a %d-dimensional %s", m->ndims,
+		         ir_topo_names[m->topo]);
+		break;
+	case IR_HPAM:
+		snprintf(shape, sizeof shape, "an hpam machine");
+		break;
+	default:
+		snprintf(shape, sizeof shape, "a %s", ir_topo_names[m->topo]);
+		break;
+	}
+	tree_list_of(ok, count, l, sizeof l);
+	for (size_t i = 0; i < nall; i++)
+		if (!strcmp(s, all[i]))
+			return tree_err_at(
+			        x, v,
+			        "machine.routing: routing %s is not valid "
+			        "for %s; expected %s",
+			        tree_desc(x, v, b, sizeof b), shape, l);
+	near = front_nearest(s, ok, count);
+	if (near)
+		return tree_err_at(
+		        x, v,
+		        "machine.routing: unknown routing %s for %s; "
+		        "did you mean '%s'?",
+		        tree_desc(x, v, b, sizeof b), shape, near);
+	return tree_err_at(
+	        x, v, "machine.routing: unknown routing %s for %s; expected %s",
+	        tree_desc(x, v, b, sizeof b), shape, l);
+}
+
+/* ports: all (one transfer per link), one, or k >= 1. */
+static int parse_ports(struct ctx *x, uint32_t v, ir_machine *m)
+{
+	static const char *const words[] = {"all", "one"};
+	const char *near;
+	char b[64];
+	const char *s = x->v[v].kind == YN_SCALAR ? text(x, v) : "";
+	int64_t k;
+	int rc;
+
+	if (x->v[v].kind == YN_SCALAR && x->v[v].plain && !is_null(x, v) &&
+	    (tree_is_int_text(s) || tree_is_float_text(s))) {
+		rc = tree_get_int(x, v, "machine.ports", 1, IR_MAX_RANKS,
+		                  "(IR_MAX_RANKS)", &k);
+		if (rc < 0)
+			return rc;
+		m->ports = (int)k;
+		return 0;
+	}
+	if (x->v[v].kind == YN_SCALAR && !strcmp(s, "all")) {
+		m->ports = IR_PORTS_ALL;
+		return 0;
+	}
+	if (x->v[v].kind == YN_SCALAR && !strcmp(s, "one")) {
+		m->ports = 1;
+		return 0;
+	}
+	if (x->v[v].kind == YN_SCALAR &&
+	    (near = front_nearest(s, words, 2)) != NULL)
+		return tree_err_at(
+		        x, v,
+		        "machine.ports: expected all, one or an integer "
+		        ">= 1, got %s; did you mean '%s'?",
+		        tree_desc(x, v, b, sizeof b), near);
+	return tree_err_at(
+	        x, v,
+	        "machine.ports: expected all, one or an integer >= 1, "
+	        "got %s",
+	        tree_desc(x, v, b, sizeof b));
+}
+
+/* Place a message of ir_machine_check at the value it names, if it
+ * names one ("dims[1]", "levels[0][1]", "ports", "routing"). */
+static uint32_t machine_err_node(const struct machine_nodes *mn,
+                                 const char *err)
+{
+	int a, b;
+	const char *p;
+
+	if (sscanf(err, "levels[%d][%d]", &a, &b) == 2 && a >= 0 && a < 2 &&
+	    b >= 0 && b < 2 && mn->level[a][b] != NONE)
+		return mn->level[a][b];
+	p = strstr(err, "levels[");
+	if (p && sscanf(p, "levels[%d][%d]", &a, &b) == 2 && a >= 0 && a < 2 &&
+	    b >= 0 && b < 2 && mn->level[a][b] != NONE)
+		return mn->level[a][b];
+	if (sscanf(err, "dims[%d]", &a) == 1 && a >= 0 && a < IR_MAX_DIMS &&
+	    mn->dims[a] != NONE)
+		return mn->dims[a];
+	if (!strncmp(err, "ports", 5) && mn->k.val[MK_PORTS] != NONE)
+		return mn->k.val[MK_PORTS];
+	if (!strncmp(err, "routing", 7) && mn->k.val[MK_ROUTING] != NONE)
+		return mn->k.val[MK_ROUTING];
+	return mn->map;
+}
+
+/* The machine mapping: topology, its size, routing, ports, cost. */
+int machine_schema_parse(struct ctx *x, uint32_t v, ir_machine *m)
+{
+	struct machine_nodes mn;
+	struct keys *k = &mn.k;
+	char err[256], extra[64];
+	int64_t e = 0;
+	int topo = 0, sk, rc;
+
+	memset(&mn, 0xff, sizeof mn); /* every node NONE */
+	mn.map = v;
+	k->names = machine_keys;
+	k->count = MK_N;
+	rc = tree_map_keys(x, v, "machine", k);
+	if (rc < 0)
+		return rc;
+	if (k->val[MK_TOPOLOGY] == NONE)
+		return tree_missing(x, v, "machine", "topology", NULL);
+	rc = tree_get_enum(x, k->val[MK_TOPOLOGY], "machine.topology",
+	                   "topology", ir_topo_names, IR_NTOPOS, &topo);
+	if (rc < 0)
+		return rc;
+	m->topo = (enum ir_topo)topo;
+	m->routing = ir_topo_default_routing(m->topo);
+	sk = shape_key[topo];
+	for (int j = MK_DIMS; j <= MK_LEVELS; j++) {
+		if (j != sk && k->key[j] != NONE)
+			return tree_err_at(
+			        x, k->key[j],
+			        "machine.%s: does not apply to topology %s "
+			        "(its size is given by '%s')",
+			        machine_keys[j], ir_topo_names[topo],
+			        machine_keys[sk]);
+	}
+	if (k->val[sk] == NONE) {
+		snprintf(extra, sizeof extra, " for topology %s",
+		         ir_topo_names[topo]);
+		return tree_missing(x, v, "machine", machine_keys[sk], extra);
+	}
+	switch (m->topo) {
+	case IR_MESH:
+	case IR_TORUS:
+		rc = parse_dims(x, k->val[sk], m, &mn);
+		break;
+	case IR_HYPERCUBE:
+		rc = tree_get_int(x, k->val[sk], "machine.dimension", 1,
+		                  IR_MAX_CUBE_DIM, "(IR_MAX_CUBE_DIM)", &e);
+		if (rc == 0)
+			m->ndims = (int)e;
+		break;
+	case IR_SWITCH:
+		rc = tree_get_int(x, k->val[sk], "machine.ranks", 1,
+		                  IR_MAX_RANKS, "(IR_MAX_RANKS)", &e);
+		if (rc == 0) {
+			m->ndims = 1;
+			m->dims[0] = (int)e;
+		}
+		break;
+	case IR_HPAM:
+	default:
+		rc = parse_levels(x, k->val[sk], m, &mn);
+		break;
+	}
+	if (rc < 0)
+		return rc;
+	if (k->val[MK_ROUTING] != NONE &&
+	    (rc = parse_routing(x, k->val[MK_ROUTING], m)) < 0)
+		return rc;
+	m->ports = IR_PORTS_ALL;
+	if (k->val[MK_PORTS] != NONE &&
+	    (rc = parse_ports(x, k->val[MK_PORTS], m)) < 0)
+		return rc;
+	if (k->val[MK_COST] != NONE &&
+	    (rc = parse_cost(x, k->val[MK_COST], &m->cost)) < 0)
+		return rc;
+	err[0] = '\0';
+	if (ir_machine_check(m, err, sizeof err) < 0)
+		return tree_err_at(x, machine_err_node(&mn, err), "machine: %s",
+		                   err[0] ? err : "invalid machine");
+	return 0;
+}
+
+/* The keys of the machine's mappings, for document_key_home. */
+const struct key_names machine_schema_keys = {machine_keys, MK_N};
+const struct key_names machine_schema_level_keys = {level_keys, LK_N};
+const struct key_names machine_schema_cost_keys = {cost_keys, CK_N};
