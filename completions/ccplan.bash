@@ -2,18 +2,33 @@
 #
 # Installed as share/bash-completion/completions/ccplan; to try it from a
 # checkout: source completions/ccplan.bash.  It completes the commands,
-# each command's options, the values of the options that take one of a
+# each command's options (both from the program's table of commands,
+# `ccplan --list-commands`), the values of the options that take one of a
 # few words (--emit, --unit, presets, algorithms), cache keys, help
 # topics, and file names: .yaml inputs, .ccp plans, .c sources, .csv
-# data.  Algorithm, preset and cache-key names come from the ccplan being
-# completed (`ccplan help algorithms`, `ccplan help presets`, `ccplan
-# cache ls`), so they are never out of date.  Plain bash: it does not
-# need the bash-completion package's helpers.
+# data.  Commands, options, algorithm, preset and cache-key names come
+# from the ccplan being completed (`ccplan --list-commands`, `ccplan help
+# algorithms`, `ccplan help presets`, `ccplan cache ls`), so they are
+# never out of date.  Plain bash: it does not need the bash-completion
+# package's helpers.
 
 # The names of a `ccplan help TOPIC` list: its rows "  name   text".
 _ccplan_names()
 {
 	"$1" help "$2" 2>/dev/null | awk '/^  [a-z0-9]/ { print $1 }'
+}
+
+# From the table of commands of ccplan $1 (`ccplan --list-commands`: a
+# line per command, its name then its options; a line per subcommand,
+# COMMAND:SUB then the options that are its own): the commands; with $2
+# (COMMAND or COMMAND:SUB) its options; with $2 and $3 = subs, the
+# subcommands of command $2.
+_ccplan_table()
+{
+	"$1" --list-commands 2>/dev/null | awk -v c="$2" -v subs="$3" '
+		c == "" && $1 !~ /:/ { print $1 }
+		subs != "" && index($1, c ":") == 1 { print substr($1, length(c) + 2) }
+		subs == "" && c != "" && $1 == c { for (i = 2; i <= NF; i++) print $i }'
 }
 
 # COMPREPLY: directories and the files whose names end in one of the
@@ -46,8 +61,8 @@ _ccplan()
 	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
 	# a ccplan that cannot be run (not in PATH) completes no names
 	command -v "$prog" >/dev/null 2>&1 || prog=ccplan
-	local commands="compile explain verify export show compare simulate
-		cache scan tau run help"
+	local commands
+	commands=$(_ccplan_table "$prog")
 
 	# the command, and for cache and tau the subcommand
 	for ((i = 1; i < COMP_CWORD; i++)); do
@@ -122,49 +137,49 @@ _ccplan()
 	case $cmd in
 	compile)
 		if [[ $cur == -* ]]; then
-			_ccplan_words "-o -v --cache --no-cache --emit --name --max-memory --help"
+			_ccplan_words "$(_ccplan_table "$prog" $cmd)"
 		else
 			_ccplan_files yaml yml
 		fi
 		;;
 	explain)
 		if [[ $cur == -* ]]; then
-			_ccplan_words "--rank --summary --html --help"
+			_ccplan_words "$(_ccplan_table "$prog" $cmd)"
 		else
 			_ccplan_files ccp yaml yml
 		fi
 		;;
 	verify)
 		if [[ $cur == -* ]]; then
-			_ccplan_words "--help"
+			_ccplan_words "$(_ccplan_table "$prog" $cmd)"
 		else
 			_ccplan_files ccp
 		fi
 		;;
 	export)
 		if [[ $cur == -* ]]; then
-			_ccplan_words "--json -o --help"
+			_ccplan_words "$(_ccplan_table "$prog" $cmd)"
 		else
 			_ccplan_files ccp yaml yml
 		fi
 		;;
 	show)
 		if [[ $cur == -* ]]; then
-			_ccplan_words "--phase --all --svg --text --ascii -o --help"
+			_ccplan_words "$(_ccplan_table "$prog" $cmd)"
 		else
 			_ccplan_files ccp yaml yml
 		fi
 		;;
 	compare)
 		if [[ $cur == -* ]]; then
-			_ccplan_words "--model --svg --sizes --help"
+			_ccplan_words "$(_ccplan_table "$prog" $cmd)"
 		else
 			_ccplan_files yaml yml
 		fi
 		;;
 	simulate)
 		if [[ $cur == -* ]]; then
-			_ccplan_words "--barriers --half-duplex --links --help"
+			_ccplan_words "$(_ccplan_table "$prog" $cmd)"
 		else
 			_ccplan_files ccp yaml yml
 		fi
@@ -172,14 +187,12 @@ _ccplan()
 	cache)
 		if [[ -z $sub ]]; then
 			if [[ $cur == -* ]]; then
-				_ccplan_words "--cache --help"
+				_ccplan_words "$(_ccplan_table "$prog" $cmd)"
 			else
-				_ccplan_words "ls show rm gc path export"
+				_ccplan_words "$(_ccplan_table "$prog" cache subs)"
 			fi
-		elif [[ $sub == gc ]]; then
-			_ccplan_words "--max-size --older-than"
-		elif [[ $sub == export && $cur == -* ]]; then
-			_ccplan_words "-o"
+		elif [[ $cur == -* || $sub == gc ]]; then
+			_ccplan_words "$(_ccplan_table "$prog" "cache:$sub")"
 		elif [[ $sub == show || $sub == rm || $sub == export ]]; then
 			# the keys of the cache the line names, if any
 			local -a at=()
@@ -193,27 +206,22 @@ _ccplan()
 		;;
 	scan)
 		if [[ $cur == -* ]]; then
-			_ccplan_words "--cache --emit -o --symbol --depfile
-				--yaml-dir -v --help --"
+			_ccplan_words "$(_ccplan_table "$prog" $cmd) --"
 		else
 			_ccplan_files c h
 		fi
 		;;
 	tau)
 		if [[ -z $sub ]]; then
-			_ccplan_words "fit plot --help"
+			_ccplan_words "$(_ccplan_table "$prog" tau subs) --help"
 		elif [[ $sub == fit ]]; then
 			if [[ $cur == -* ]]; then
-				_ccplan_words "--columns --unit --round-trip
-					--against --brief --help"
+				_ccplan_words "$(_ccplan_table "$prog" tau:fit) --help"
 			else
 				_ccplan_files csv
 			fi
 		else
-			_ccplan_words "--machines --algorithms --points --mesh
-				--root --formula --params --alpha --beta --hop
-				--gamma --sweep --point --linear --title -o
-				--help"
+			_ccplan_words "$(_ccplan_table "$prog" tau:plot) --help"
 		fi
 		;;
 	run)
@@ -231,7 +239,7 @@ _ccplan()
 			esac
 		done
 		if [[ $cur == -* ]]; then
-			_ccplan_words "-n --hostfile --timeout -v --help"
+			_ccplan_words "$(_ccplan_table "$prog" $cmd)"
 		elif [[ $cur == */* ]]; then
 			mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 			compopt -o filenames 2>/dev/null

@@ -21,7 +21,10 @@
 #  - every command ends with one summary line on stderr (and --help with
 #    none), stdout is left alone; misspelt commands, options and help
 #    topics get a suggestion; the help topics, the man page and the bash
-#    completion work.
+#    completion work, and follow the table of commands;
+#  - options parse as getopt_long does (--opt=value, -oVALUE), a missing
+#    or bad value is named, a usage error is one line and a hint, -q
+#    drops the summary, -V prints the version.
 # Usage: cli_test.sh CCPLAN_BINARY
 set -u
 ccplan=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -290,6 +293,57 @@ done
 [ $? = 2 ] && grep -q "did you mean 'edn_torus'?" "$tmp/err" && ok || bad "help typo: $(cat "$tmp/err")"
 "$ccplan" cache sl 2>"$tmp/err"
 [ $? = 2 ] && grep -q "unknown command 'sl'; did you mean 'ls'?" "$tmp/err" && ok || bad "cache typo: $(cat "$tmp/err")"
+# options through getopt_long: --opt=value, a missing value named, a bad
+# value named, a usage error in one line with a hint, -q, -V
+"$ccplan" compile --no-cache --emit=c --name=eq_plan "$ex" -o "$tmp/eq.c" 2>"$tmp/err" &&
+	grep -q 'eq_plan' "$tmp/eq.c" && ok || bad "--opt=value: $(cat "$tmp/err")"
+"$ccplan" compile --cache="$tmp/eqc/plans.db" --max-memory=64M "$ex" -o "$tmp/eq.ccp" 2>/dev/null &&
+	[ -s "$tmp/eqc/plans.db" ] && cmp -s "$tmp/eq.ccp" "$tmp/b.ccp" && ok || bad "--cache=PATH --max-memory=SIZE"
+"$ccplan" compile "$ex" -o"$tmp/eq2.ccp" --no-cache 2>/dev/null && cmp -s "$tmp/eq2.ccp" "$tmp/b.ccp" && ok ||
+	bad "-oFILE"
+# each row: the arguments, then (after |) the one line expected on stderr
+# before the summary, with exit status 2 (a usage error: one line and a
+# hint, not the whole help)
+while IFS='|' read -r args want; do
+	eval "set -- $args"
+	"$ccplan" "$@" >/dev/null 2>"$tmp/err"
+	rc=$?
+	[ "$rc" = 2 ] && [ "$(head -n 1 "$tmp/err")" = "$want" ] && [ "$(wc -l <"$tmp/err")" = 2 ] && ok ||
+		bad "ccplan $args: exit $rc: $(cat "$tmp/err")"
+done <<'EOF'
+compile "$ex" -o|ccplan compile: option '-o' needs a file name; try 'ccplan compile --help'
+explain "$ex" --rank|ccplan explain: option '--rank' needs a rank number; try 'ccplan explain --help'
+cache gc --older-than|ccplan cache: option '--older-than' needs a duration, such as 30d; try 'ccplan cache --help'
+compile "$ex" --emit cpp -o "$tmp/cpp.out"|ccplan compile: --emit: unknown format 'cpp'; expected ccp or c
+compile "$ex" --emit=cpp|ccplan compile: --emit: unknown format 'cpp'; expected ccp or c
+explain "$ex" --summary=yes|ccplan explain: option '--summary' takes no value; try 'ccplan explain --help'
+compile|ccplan compile: missing IN.yaml; try 'ccplan compile --help'
+verify one.ccp two.ccp|ccplan verify: unexpected argument 'two.ccp'; try 'ccplan verify --help'
+compile --frobnicate "$ex"|ccplan compile: unexpected argument '--frobnicate'; try 'ccplan compile --help'
+compile --no-cahce "$ex"|ccplan compile: unexpected argument '--no-cahce'; did you mean '--no-cache'? ('ccplan compile --help' lists the options)
+show --a "$ex"|ccplan show: option '--a' is ambiguous; try 'ccplan show --help'
+cache show|ccplan cache: show: missing KEY; try 'ccplan cache --help'
+export "$ex"|ccplan export: missing --json, the format; try 'ccplan export --help'
+EOF
+[ ! -e "$tmp/cpp.out" ] && ok || bad "compile --emit cpp wrote its output"
+# -q: no summary line, on success and on failure; before the command too
+"$ccplan" compile -q --no-cache "$ex" -o "$tmp/q.ccp" >"$tmp/out" 2>"$tmp/err" && [ -s "$tmp/q.ccp" ] &&
+	[ ! -s "$tmp/err" ] && [ ! -s "$tmp/out" ] && ok || bad "compile -q: $(cat "$tmp/err")"
+"$ccplan" verify --quiet "$tmp/q.ccp" >"$tmp/out" 2>"$tmp/err" && grep -q ': ok: binomial' "$tmp/out" &&
+	[ ! -s "$tmp/err" ] && ok || bad "verify --quiet: $(cat "$tmp/err")"
+"$ccplan" -q verify "$tmp/short.ccp" >/dev/null 2>"$tmp/err"
+[ $? = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q 'truncated plan' "$tmp/err" && ok ||
+	bad "ccplan -q verify of a bad plan: $(cat "$tmp/err")"
+"$ccplan" -q scan --help >/dev/null 2>"$tmp/err" && [ ! -s "$tmp/err" ] && ok || bad "ccplan -q scan --help"
+# -V and --version: the project's version (CMakeLists.txt), no summary
+version=$(sed -n 's/^project(ccplan VERSION \([0-9.]*\) .*/\1/p' "$here/../CMakeLists.txt")
+for args in -V --version "compile -V" "simulate --version" "cache -V"; do
+	"$ccplan" $args >"$tmp/out" 2>"$tmp/err"
+	[ $? = 0 ] && [ -n "$version" ] && grep -qx "ccplan $version (plan format [0-9]*)" "$tmp/out" && [ ! -s "$tmp/err" ] &&
+		ok || bad "ccplan $args: $(cat "$tmp/out" "$tmp/err")"
+done
+# the table of commands, which help, completion and the man page follow
+"$ccplan" --list-commands >"$tmp/table" && [ "$(wc -l <"$tmp/table")" -ge 12 ] && ok || bad "--list-commands"
 # the man page renders without a warning
 if command -v groff >/dev/null; then
 	groff -man -Tutf8 -ww "$here/../docs/ccplan.1" 2>"$tmp/err" | sed 's/.\x08//g' >"$tmp/man"
@@ -298,7 +352,26 @@ if command -v groff >/dev/null; then
 	for c in compile explain verify export show compare simulate tau cache scan run help; do
 		grep -q "^       $c" "$tmp/man" || bad "the man page does not describe $c"
 	done
+	# the man page follows the table of commands (ccplan --list-commands):
+	# its synopsis names exactly the table's commands, and it describes
+	# every command's and subcommand's options (rendered without
+	# hyphenation, on long lines, so that no option is split)
+	awk '$1 !~ /:/ { print $1 }' "$tmp/table" | sort >"$tmp/cmds"
+	awk '/^\.SY ccplan/ { getline; if ($1 == ".B" && $2 ~ /^[a-z]/) print $2 }' "$here/../docs/ccplan.1" | sort -u >"$tmp/syn"
+	[ "$(wc -l <"$tmp/cmds")" -ge 12 ] && cmp -s "$tmp/cmds" "$tmp/syn" && ok ||
+		bad "the man page's synopsis is not the table's commands: $(diff "$tmp/cmds" "$tmp/syn" | tr '\n' ' ')"
+	groff -man -Tutf8 -rHY=0 -rLL=300n "$here/../docs/ccplan.1" 2>/dev/null | sed 's/.\x08//g' >"$tmp/manw"
+	while read -r name opts; do
+		for o in $opts; do
+			grep -q -- "$o\b" "$tmp/manw" && ok || bad "the man page does not describe ${name/:/ } $o"
+		done
+	done <"$tmp/table"
 fi
+# every command of the table is in ccplan --help and has its own --help
+for c in $(awk '$1 !~ /:/ { print $1 }' "$tmp/table"); do
+	"$ccplan" --help | grep -q "^  $c " && ok || bad "ccplan --help does not list $c"
+	[ "$c" = help ] || { "$ccplan" help $c 2>/dev/null | grep -q "^usage: ccplan $c" && ok || bad "ccplan help $c"; }
+done
 # bash completion: source it, set COMP_WORDS, call the function
 complete_words() { # WORD... -> the completions of the last word, sorted
 	bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1));
@@ -318,6 +391,14 @@ touch "$tmp/comp/a.yaml" "$tmp/comp/b.ccp" "$tmp/comp/c.c" "$tmp/comp/d.yml"
 [ "$(complete_words "$ccplan" cache --cache "$c8" "" | tr '\n' ' ')" = "export gc ls path rm show " ] && ok ||
 	bad "complete cache commands"
 [ "$(complete_words "$ccplan" tau plot --params t3e | tr '\n' ' ')" = "t3e " ] && ok || bad "complete presets"
+# commands, subcommands and options come from the table of commands
+[ "$(complete_words "$ccplan" "" | grep -v '^-' | tr '\n' ' ')" = "$(awk '$1 !~ /:/ { print $1 }' "$tmp/table" | sort | tr '\n' ' ')" ] &&
+	ok || bad "complete commands: $(complete_words "$ccplan" "" | tr '\n' ' ')"
+[ "$(complete_words "$ccplan" tau "" | tr '\n' ' ')" = "--help fit plot " ] && ok || bad "complete tau: $(complete_words "$ccplan" tau "")"
+[ "$(complete_words "$ccplan" tau fit --b | tr '\n' ' ')" = "--brief " ] && ok || bad "complete tau fit --b"
+[ "$(complete_words "$ccplan" cache gc --o | tr '\n' ' ')" = "--older-than " ] && ok || bad "complete cache gc --o"
+[ "$(complete_words "$ccplan" simulate -- | tr '\n' ' ')" = "--barriers --half-duplex --help --links " ] && ok ||
+	bad "complete simulate options: $(complete_words "$ccplan" simulate --)"
 n=$(complete_words "$ccplan" help "" | wc -l)
 [ "$n" -gt 40 ] && ok || bad "complete help: $n words"
 bash -c 'source "$1" && complete -p ccplan' _ "$here/../completions/ccplan.bash" | grep -q -- '-F _ccplan ccplan' &&

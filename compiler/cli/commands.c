@@ -1,0 +1,196 @@
+/*
+ * commands.c - the table of ccplan's commands: name, handler, synopsis,
+ * one-line summary and options.  Dispatch, `ccplan --help`, `ccplan help
+ * COMMAND`, "did you mean" for commands, the bash completion (through
+ * `ccplan --list-commands`) and the test that the man page lists every
+ * command and option all read it, so a command added here is added
+ * everywhere.
+ */
+#include <string.h>
+
+#include "cli.h"
+#include "sock_launch.h"
+#include "scan_cmd.h"
+#include "tau_cmd.h"
+
+/* The options of the commands whose own files parse them (scan_cmd.c,
+ * tau_cmd.c, backends/sock_launch.c): what completion offers and the man page must
+ * describe. */
+static const struct option scan_opts[] = {
+        {"cache", required_argument, NULL, 0},
+        {"emit", required_argument, NULL, 0},
+        {"symbol", required_argument, NULL, 0},
+        {"depfile", required_argument, NULL, 0},
+        {"yaml-dir", required_argument, NULL, 0},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+};
+static const struct option tau_fit_opts[] = {
+        {"columns", required_argument, NULL, 0},
+        {"unit", required_argument, NULL, 0},
+        {"round-trip", no_argument, NULL, 0},
+        {"against", required_argument, NULL, 0},
+        {"brief", no_argument, NULL, 0},
+        {0},
+};
+static const struct option tau_plot_opts[] = {
+        {"machines", required_argument, NULL, 0},
+        {"algorithms", required_argument, NULL, 0},
+        {"points", required_argument, NULL, 0},
+        {"mesh", required_argument, NULL, 0},
+        {"root", required_argument, NULL, 0},
+        {"formula", no_argument, NULL, 0},
+        {"params", required_argument, NULL, 0},
+        {"alpha", required_argument, NULL, 0},
+        {"beta", required_argument, NULL, 0},
+        {"hop", required_argument, NULL, 0},
+        {"gamma", required_argument, NULL, 0},
+        {"sweep", required_argument, NULL, 0},
+        {"point", required_argument, NULL, 0},
+        {"linear", no_argument, NULL, 0},
+        {"title", required_argument, NULL, 0},
+        {0},
+};
+static const struct cli_sub tau_subs[] = {
+        {"fit", tau_fit_opts, ""},
+        {"plot", tau_plot_opts, "o:"},
+        {0},
+};
+static const struct option help_only[] = {
+        {"help", no_argument, NULL, 'h'},
+        {0},
+};
+static const struct option run_opts[] = {
+        {"hostfile", required_argument, NULL, 0},
+        {"timeout", required_argument, NULL, 0},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+};
+static const struct option no_opts[] = {{0}};
+
+const struct cli_command cli_commands[] = {
+        {
+                .name = "compile",
+                .args = cli_compile_args,
+                .run = cli_compile,
+                .usage = "compile IN.yaml [-o OUT.ccp]",
+                .summary = "build, verify and write a plan",
+                .opts = cli_compile_opts,
+                .shorts = "o:vh",
+                .help = cli_compile_help,
+        },
+        {
+                .name = "explain",
+                .args = cli_explain_args,
+                .run = cli_explain,
+                .usage = "explain FILE",
+                .summary = "show a plan (.ccp or .yaml) phase by phase",
+                .opts = cli_explain_opts,
+                .shorts = "h",
+                .help = cli_explain_help,
+        },
+        {
+                .name = "verify",
+                .args = cli_plan_args,
+                .run = cli_verify,
+                .usage = "verify FILE.ccp",
+                .summary = "check a plan file again, from scratch",
+                .opts = cli_verify_opts,
+                .shorts = "h",
+                .help = cli_verify_help,
+        },
+        {
+                .name = "export",
+                .args = cli_plan_args,
+                .run = cli_export,
+                .usage = "export --json FILE [-o OUT]",
+                .summary = "write a plan as JSON",
+                .opts = cli_export_opts,
+                .shorts = "o:h",
+                .help = cli_export_help,
+        },
+        {
+                .name = "show",
+                .args = cli_plan_args,
+                .run = cli_show,
+                .usage = "show FILE [--phase K] [--text]",
+                .summary = "draw a plan's phases on its machine (SVG, text)",
+                .opts = cli_show_opts,
+                .shorts = "o:h",
+                .help = cli_show_help,
+        },
+        {
+                .name = "compare",
+                .args = cli_compare_args,
+                .run = cli_compare,
+                .usage = "compare IN.yaml [--model]",
+                .summary = "rank every algorithm that applies",
+                .opts = cli_compare_opts,
+                .shorts = "h",
+                .help = cli_compare_help,
+        },
+        {
+                .name = "simulate",
+                .args = cli_simulate_args,
+                .run = cli_simulate,
+                .usage = "simulate FILE [--barriers]",
+                .summary = "run a plan through the network simulator",
+                .opts = cli_simulate_opts,
+                .shorts = "h",
+                .help = cli_simulate_help,
+        },
+        {
+                .name = "cache",
+                .args = cli_cache_args,
+                .run = cli_cache,
+                .usage = "cache ls|show|rm|gc|path|export",
+                .summary = "look after the plan cache",
+                .opts = cli_cache_opts,
+                .shorts = "o:h",
+                .help = cli_cache_help,
+                .subs = cli_cache_subs,
+        },
+        {
+                .name = "scan",
+                .run = cmd_scan,
+                .usage = "scan FILE.c... [--emit c]",
+                .summary = "find the plans C sources ask for; cache or emit them",
+                .opts = scan_opts,
+                .shorts = "o:vh",
+        },
+        {
+                .name = "tau",
+                .run = cmd_tau,
+                .usage = "tau fit|plot ...",
+                .summary = "the tau-model: fit Ts, Tn; draw the tau-plot",
+                .opts = help_only,
+                .shorts = "h",
+                .subs = tau_subs,
+        },
+        {
+                .name = "run",
+                .run = cmd_run,
+                .usage = "run -n N PROGRAM [ARGS]",
+                .summary = "start N ranks of a sockets job",
+                .opts = run_opts,
+                .shorts = "n:vh",
+        },
+        {
+                .name = "help",
+                .run = cli_help,
+                .usage = "help TOPIC|COMMAND|ALGORITHM",
+                .summary = "a short reference: input-format, plan-format, "
+                           "algorithms, presets, environment, exit-status",
+                .opts = no_opts,
+                .shorts = "",
+        },
+        {0},
+};
+
+const struct cli_command *cli_find(const char *name)
+{
+	for (const struct cli_command *c = cli_commands; c->name; c++)
+		if (strcmp(c->name, name) == 0)
+			return c;
+	return NULL;
+}

@@ -1,0 +1,512 @@
+/*
+ * compile_cmds.c - the commands that build plans: compile (with the plan
+ * cache: a hit is verified again before it is served), compare (every
+ * algorithm that applies, ranked) and simulate (the network simulator).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache.h"
+#include "cached.h"
+#include "cli.h"
+#include "emit_c.h"
+#include "model.h"
+#include "progress.h"
+#include "report.h"
+#include "select.h"
+
+const char cli_compile_help[] =
+        "usage: ccplan compile IN.yaml [-o OUT.ccp] [-v] [--cache PATH | "
+        "--no-cache]\n"
+        "                      [--emit ccp|c] [--name NAME] [--max-memory "
+        "SIZE]\n"
+        "\n"
+        "Read the machine and communication in IN.yaml, generate the plan with "
+        "the\n"
+        "algorithm it names, verify it, and write the binary plan.  Without -o "
+        "the\n"
+        "plan goes to the input's base name with .ccp, in the current "
+        "directory.\n"
+        "Nothing is written unless the verifier accepts the plan; the file "
+        "appears\n"
+        "whole or not at all.\n"
+        "A plan compiled before from the same input (whatever its spelling) "
+        "comes\n"
+        "from the plan cache instead, verified again first as 'ccplan "
+        "verify' does;\n"
+        "one that fails is removed from the cache and compiled afresh "
+        "(docs/cache.md).\n"
+        "  -o FILE        output file\n"
+        "  --emit ccp     write the binary plan (the default)\n"
+        "  --emit c       write the plan as C tables with one symbol, "
+        "a\n"
+        "                 struct ccp_emitted_plan (docs/emit-c.md); "
+        "without -o\n"
+        "                 the file is the input's base name with .c\n"
+        "  --name NAME    the C symbol (default: from the output file's "
+        "name)\n"
+        "  -v             print the summary of the plan, and cache hit or "
+        "miss,\n"
+        "                 on stderr\n"
+        "  --cache PATH   the cache file (default $CCPLAN_CACHE, else\n"
+        "                 $XDG_CACHE_HOME/ccplan/plans.db, else\n"
+        "                 ~/.cache/ccplan/plans.db)\n"
+        "  --no-cache     neither read nor write the cache\n"
+        "  --max-memory SIZE\n"
+        "                 refuse an input whose plan would need more than "
+        "SIZE of\n"
+        "                 memory to build, estimated before anything is "
+        "built\n"
+        "                 (SIZE as 512M or 16G; default $CCPLAN_MAX_MEMORY, "
+        "else 4G)\n"
+        "A cache another user owns, or that group or others can write (its "
+        "file,\n"
+        "directory, companions), is refused with a warning unless "
+        "CCPLAN_CACHE_TRUST\n"
+        "names it ('ccplan help environment').\n";
+
+const char cli_compare_help[] =
+        "usage: ccplan compare IN.yaml [--model] [--svg OUT.svg [--sizes "
+        "MIN:MAX]]\n"
+        "\n"
+        "Generate every algorithm that applies to the machine and "
+        "communication of\n"
+        "IN.yaml (its algorithm key is ignored), verify each, and rank "
+        "them by\n"
+        "simulated time (--model: by the cost model).  The table gives "
+        "phases\n"
+        "against the lower bound, the contention the plan allows, the "
+        "model's\n"
+        "time and the simulator's last and mean delivery; then the "
+        "message sizes\n"
+        "at which the model's order of the top two changes.  Times need "
+        "the\n"
+        "machine's costs (machine.cost, or a preset: ccplan help "
+        "presets).\n"
+        "  --svg FILE       also draw every ranked algorithm's time "
+        "against the\n"
+        "                   message size, log-log (simulated, or the "
+        "model's with\n"
+        "                   --model), the crossovers marked "
+        "(docs/report.md)\n"
+        "  --sizes MIN:MAX  the sizes drawn: powers of two from MIN to "
+        "MAX bytes\n"
+        "                   (K, M, G suffixes; default 8:1M)\n";
+const char cli_simulate_help[] =
+        "usage: ccplan simulate FILE [--barriers] [--half-duplex] "
+        "[--links shared|fifo]\n"
+        "\n"
+        "Run a plan (.ccp, or a .yaml compiled in memory) through the "
+        "wormhole\n"
+        "network simulator (docs/simulator.md): per-hop header latency, "
+        "links\n"
+        "shared by messages that overlap in time, serialised start-ups, "
+        "the\n"
+        "machine's ports, no phase barriers unless --barriers.  Prints "
+        "the last\n"
+        "and the mean delivery time against the cost model's "
+        "prediction.\n"
+        "  --barriers      a phase starts when the one before it is "
+        "delivered\n"
+        "  --half-duplex   a rank's send and receive of different partners "
+        "run one\n"
+        "                  after the other, a pairwise exchange overlaps "
+        "(the\n"
+        "                  iPSC/860 node of 004 section 2.2)\n"
+        "  --links shared  links with virtual channels: messages on a link "
+        "share\n"
+        "                  its bandwidth equally (the default)\n"
+        "  --links fifo    links without virtual channels: a header takes "
+        "its\n"
+        "                  links one by one, first come first served, "
+        "holding\n"
+        "                  them until its tail is in (001 section 4.2)\n";
+
+
+/* The options of compile, compare and simulate (the table's). */
+const char *const cli_compile_args[128] = {
+        ['o'] = "a file name",
+        ['C'] = "a cache file",
+        ['e'] = "a format, ccp or c",
+        ['n'] = "a C name",
+        ['m'] = "a size, such as 512M",
+};
+const char *const cli_compare_args[128] = {
+        ['s'] = "a file name",
+        ['S'] = "sizes, MIN:MAX",
+};
+const char *const cli_simulate_args[128] = {
+        ['l'] = "a kind of link, shared or fifo",
+};
+const struct option cli_compile_opts[] = {
+        {"cache", required_argument, NULL, 'C'},
+        {"no-cache", no_argument, NULL, 'N'},
+        {"emit", required_argument, NULL, 'e'},
+        {"name", required_argument, NULL, 'n'},
+        {"max-memory", required_argument, NULL, 'm'},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+};
+const struct option cli_compare_opts[] = {
+        {"model", no_argument, NULL, 'M'},
+        {"svg", required_argument, NULL, 's'},
+        {"sizes", required_argument, NULL, 'S'},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+};
+const struct option cli_simulate_opts[] = {
+        {"barriers", no_argument, NULL, 'b'},
+        {"half-duplex", no_argument, NULL, 'd'},
+        {"links", required_argument, NULL, 'l'},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+};
+
+int cli_compile(int argc, char **argv)
+{
+	const char *in = NULL, *out = NULL, *cname = NULL;
+	bool verbose = false, emit_c_src = false;
+	struct cli_cache_opt co = {0};
+	int v;
+	while ((v = cli_getopt(argc, argv)) >= 0) {
+		if (v == 'C') {
+			co.path = optarg;
+		} else if (v == 'N') {
+			co.off = true;
+		} else if (v == 'o') {
+			out = optarg;
+		} else if (v == 'v') {
+			verbose = true;
+		} else if (v == 'e') {
+			if (strcmp(optarg, "c") != 0 &&
+			    strcmp(optarg, "ccp") != 0) {
+				fprintf(stderr,
+				        "%s compile: --emit: unknown format "
+				        "'%s'; expected ccp or c\n",
+				        cli_prog, optarg);
+				return EXIT_BADINPUT;
+			}
+			emit_c_src = strcmp(optarg, "c") == 0;
+		} else if (v == 'n') {
+			cname = optarg;
+		} else if (v == 'm' &&
+		           !cli_max_memory(" compile: --max-memory", optarg)) {
+			return EXIT_BADINPUT;
+		}
+	}
+	if (v != CLI_END)
+		return cli_stop(v);
+	if (!(in = cli_operand(argc, argv, "IN.yaml")))
+		return EXIT_BADINPUT;
+	char defout[1024];
+	if (!out) {
+		const char *base = strrchr(in, '/') ? strrchr(in, '/') + 1 : in;
+		size_t n = strcspn(base, ".");
+		if (!cli_ends_with(base, ".yaml") && !cli_ends_with(base, ".yml"))
+			n = strlen(base);
+		snprintf(defout, sizeof defout, "%.*s.%s", (int)n, base,
+		         emit_c_src ? "c" : "ccp");
+		out = defout;
+	}
+	char cname_buf[EMIT_C_NAME_MAX + 1];
+	if (emit_c_src && !cname) {
+		emit_c_name_from_path(out, cname_buf);
+		cname = cname_buf;
+	}
+	if (cname && (!emit_c_src || !emit_c_name_ok(cname))) {
+		fprintf(stderr,
+		        "%s compile: --name '%s': %s\n", cli_prog, cname,
+		        emit_c_src ? "want a C identifier (at most 63 "
+		                     "characters, not a keyword, not starting "
+		                     "with '_' or 'ccp_')"
+		                   : "only with --emit c");
+		return EXIT_BADINPUT;
+	}
+	summary_note("%s", in);
+	struct front_input fin;
+	int rc = cli_parse_yaml(in, &fin);
+	if (rc)
+		return exit_status(rc);
+	/* the cache, unless it is off: a plan compiled before comes from it,
+	 * verified again; a new one goes into it */
+	char err[512], path[4096];
+	struct compile_cache cc;
+	struct cached_notes w = {0};
+	struct cached_plan cp;
+	compile_cache_open(&cc,
+	                   !co.off && cli_cache_where(&co, path, sizeof path,
+	                                              verbose)
+	                           ? path
+	                           : NULL,
+	                   CACHE_NO_CHECK, &w);
+	if ((rc = cli_compile_cached(in, &fin, &cc, &cp, &w)) != 0)
+		goto out_close;
+	if (verbose && cp.hit)
+		fprintf(stderr, "%s: cache hit %s\n", in, cp.hex);
+	else if (verbose && cp.stored)
+		fprintf(stderr, "%s: cache miss, stored %s\n", in, cp.hex);
+	const uint8_t *img = cp.img;
+	size_t len = cp.len;
+	bool compiled = !cp.hit;
+	if (emit_c_src) {
+		char *src = NULL;
+		size_t srclen = 0;
+		rc = emit_c(img, len, cname, &src, &srclen, err, sizeof err);
+		if (rc == 0)
+			rc = write_atomic(out, src, srclen, err, sizeof err);
+		free(src);
+	} else {
+		rc = write_atomic(out, img, len, err, sizeof err);
+	}
+	if (rc)
+		fprintf(stderr, "%s: %s\n", cli_prog, err);
+	else if (verbose && compiled)
+		fprintf(stderr,
+		        "%s: %s, %u phases (lower bound %u), %llu transfers -> "
+		        "%s\n",
+		        in, cp.meta.algorithm, cp.meta.phases,
+		        cp.meta.lb_phases, (unsigned long long)cp.transfers,
+		        out);
+	else if (verbose)
+		fprintf(stderr, "%s: -> %s (from the cache)\n", in, out);
+	ir_file_info fi;
+	bool is_auto = strcmp(fin.algorithm, "auto") == 0;
+	if (rc == 0 && ir_file_info_read(img, len, &fi, err, sizeof err) == 0)
+		summary_note("%s -> %s, %s%s, %u phases (bound %u), %d ranks%s",
+		             in, out, is_auto ? "auto: " : "", fi.algorithm,
+		             fi.nphases, fi.lb_phases, (int)fi.nranks,
+		             compiled ? "" : ", from the cache");
+out_close:
+	compile_cache_close(&cc);
+	cached_plan_fini(&cp);
+	cached_notes_fini(&w);
+	front_input_fini(&fin);
+	return rc == CCP_EIO ? EXIT_INTERNAL : exit_status(rc);
+}
+
+/* "1.5 us" style, or "-" for NaN. */
+static void fmt_us(double us, char *buf, size_t len)
+{
+	if (isnan(us))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.2f", us);
+}
+
+int cli_compare(int argc, char **argv)
+{
+	const char *file = NULL, *svg = NULL;
+	bool by_model = false;
+	struct report_sizes sizes = {REPORT_MIN_DEFAULT, REPORT_MAX_DEFAULT,
+	                             false};
+	char why[160];
+	int v;
+	while ((v = cli_getopt(argc, argv)) >= 0) {
+		if (v == 'M') {
+			by_model = true;
+		} else if (v == 's') {
+			svg = optarg;
+		} else if (v == 'S' && report_parse_sizes(optarg, &sizes, why,
+		                                          sizeof why) != 0) {
+			fprintf(stderr, "%s compare: --sizes '%s': %s\n",
+			        cli_prog, optarg, why);
+			return EXIT_BADINPUT;
+		}
+	}
+	if (v != CLI_END)
+		return cli_stop(v);
+	if (!(file = cli_operand(argc, argv, "IN.yaml")))
+		return EXIT_BADINPUT;
+	summary_note("%s", file);
+	struct front_input in;
+	int rc = cli_parse_yaml(file, &in);
+	if (rc)
+		return exit_status(rc);
+	/* compare builds every candidate, as auto does */
+	struct diag d;
+	memset(&d, 0, sizeof d);
+	if ((rc = compile_check_size(&in, true, !by_model, &d)) != 0) {
+		fprintf(stderr, "%s: %s\n", file, d.message);
+		front_input_fini(&in);
+		return exit_status(rc);
+	}
+	struct select_result sr;
+	struct progress pg;
+	char label[64];
+	snprintf(label, sizeof label, "compare %.24s", cli_base_name(file));
+	progress_begin(&pg, label);
+	select_set_progress(progress_report, &pg);
+	rc = select_run(&in, !by_model, by_model, &sr);
+	select_set_progress(NULL, NULL);
+	progress_end(&pg);
+	if (rc != 0) {
+		fprintf(stderr, "%s compare: %s\n", cli_prog, ccp_strerror(rc));
+		front_input_fini(&in);
+		return exit_status(rc);
+	}
+	printf("%-3s %-16s %6s %5s  %-10s %12s %12s %12s\n", "#", "algorithm",
+	       "phases", "bound", "contention", "model us", "sim max us",
+	       "sim mean us");
+	int ranked = 0;
+	for (size_t i = 0; i < sr.n; i++) {
+		const struct select_row *r = &sr.rows[i];
+		if (r->rc) {
+			printf("-   %-16s %s\n", r->g->name, r->why);
+			continue;
+		}
+		char a[32], b[32], c[32];
+		fmt_us(r->predicted, a, sizeof a);
+		fmt_us(r->sim_max, b, sizeof b);
+		fmt_us(r->sim_avg, c, sizeof c);
+		printf("%-3d %-16s %6u %5u  %-10s %12s %12s %12s\n", ++ranked,
+		       r->g->name, r->report.phases, r->report.lb_phases,
+		       r->plan.flags & IR_PLAN_LINK_CONTENTION   ? "link"
+		       : r->plan.flags & IR_PLAN_NODE_CONTENTION ? "node"
+		                                                 : "none",
+		       a, b, c);
+	}
+	printf("\nranked by %s", sr.by_model ? "the model" : "simulated time");
+	if (sr.n && sr.rows[0].rc == 0)
+		printf(" (%s model)", model_kind_name(sr.model));
+	printf("\n");
+	if (sr.model_why[0])
+		printf("model: %s\n", sr.model_why);
+	if (sr.sim_why[0] && !by_model)
+		printf("simulator: %s\n", sr.sim_why);
+	if (sr.n > 1 && sr.rows[0].rc == 0 && sr.rows[1].rc == 0) {
+		int64_t at[25];
+		int n = select_crossovers(&in, sr.rows[0].g, sr.rows[1].g, at,
+		                          25);
+		if (n > 0) {
+			printf("crossovers of %s and %s (model):",
+			       sr.rows[0].g->name, sr.rows[1].g->name);
+			for (int i = 0; i < n; i++)
+				printf(" %lld", (long long)at[i]);
+			printf(" bytes\n");
+		} else if (n == 0 && in.comm.coll != IR_IRREGULAR &&
+		           !isnan(sr.rows[0].predicted)) {
+			printf("no crossover of %s and %s between 1 byte and "
+			       "16 "
+			       "MiB (model)\n",
+			       sr.rows[0].g->name, sr.rows[1].g->name);
+		}
+	}
+	printf("%d of %zu algorithms that apply made a verified plan\n", ranked,
+	       sr.n);
+	if (ranked > 0)
+		summary_note("%s: %d of %zu algorithms made a verified plan, "
+		             "best %s",
+		             file, ranked, sr.n, sr.rows[0].g->name);
+	else
+		summary_note("%s: none of %zu algorithms made a verified plan",
+		             file, sr.n);
+	if (svg && ranked > 0) {
+		char err[512], note[512];
+		rc = report_sweep_file(&in, &sr, file, &sizes, svg, err,
+		                       sizeof err);
+		if (rc) {
+			fprintf(stderr, "%s compare: --svg: %s\n", cli_prog,
+			        err);
+			select_fini(&sr);
+			front_input_fini(&in);
+			return rc == CCP_EINVAL ? EXIT_BADINPUT
+			       : rc == CCP_EIO  ? EXIT_INTERNAL
+			                        : exit_status(rc);
+		}
+		snprintf(note, sizeof note, "%s", summary_get());
+		summary_note("%s; plot -> %s", note, svg);
+	}
+	select_fini(&sr);
+	front_input_fini(&in);
+	return ranked > 0 ? EXIT_OK : EXIT_REJECTED;
+}
+
+int cli_simulate(int argc, char **argv)
+{
+	const char *file = NULL;
+	struct model_sim_opts o = {0};
+	int v;
+	while ((v = cli_getopt(argc, argv)) >= 0) {
+		if (v == 'b') {
+			o.barriers = true;
+		} else if (v == 'd') {
+			o.half_duplex = true;
+		} else if (v == 'l' && strcmp(optarg, "shared") == 0) {
+			o.links = MODEL_LINKS_SHARED;
+		} else if (v == 'l' && strcmp(optarg, "fifo") == 0) {
+			o.links = MODEL_LINKS_FIFO;
+		} else if (v == 'l') {
+			static const char *const links[] = {"shared", "fifo"};
+			const char *near = front_nearest(optarg, links, 2);
+			fprintf(stderr,
+			        "%s simulate: --links '%s': expected shared or "
+			        "fifo%s%s%s\n",
+			        cli_prog, optarg, near ? "; did you mean '" : "",
+			        near ? near : "", near ? "'?" : "");
+			return EXIT_BADINPUT;
+		}
+	}
+	if (v != CLI_END)
+		return cli_stop(v);
+	if (!(file = cli_operand(argc, argv, "FILE")))
+		return EXIT_BADINPUT;
+	struct compiled c;
+	int rc = cli_load_any(file, &c);
+	if (rc)
+		return exit_status(rc);
+	struct model_sim s;
+	char err[256], label[64];
+	struct progress pg;
+	snprintf(label, sizeof label, "simulate %.24s", cli_base_name(file));
+	progress_begin(&pg, label);
+	o.progress = progress_report;
+	o.progress_arg = &pg;
+	rc = model_simulate(&c.plan, &o, &s, err, sizeof err);
+	progress_end(&pg);
+	if (rc != 0) {
+		fprintf(stderr, "%s: cannot simulate: %s\n", file, err);
+		compiled_fini(&c);
+		return rc == CCP_EINVAL ? EXIT_BADINPUT : exit_status(rc);
+	}
+	enum model_kind k;
+	char why[256], a[32];
+	double us = select_predict(&c.plan, &c.report, &k, why, sizeof why);
+	fmt_us(us, a, sizeof a);
+	printf("plan        %s: %s, %u phases, %d ranks\n", file,
+	       c.plan.algorithm, c.report.phases, (int)c.plan.machine.nranks);
+	bool fifo = o.links == MODEL_LINKS_FIFO;
+	const char *opt[3] = {o.barriers ? "phase barriers" : NULL,
+	                      o.half_duplex ? "half-duplex nodes" : NULL,
+	                      fifo ? "links without virtual channels" : NULL};
+	char how[96] = "";
+	for (int i = 0, n = 0; i < 3; i++)
+		if (opt[i])
+			n += snprintf(how + n, sizeof how - (size_t)n, "%s%s",
+			              n ? ", " : " (", opt[i]);
+	if (how[0])
+		strcat(how, ")");
+	printf("simulated   last delivery %.2f us, mean %.2f us over %d "
+	       "receivers%s\n",
+	       s.max_us, s.avg_us, (int)s.receivers, how);
+	printf("model       %s us (%s model)%s%s\n", a, model_kind_name(k),
+	       why[0] ? ": " : "", why);
+	if (fifo)
+		printf("network     %u messages, %llu events, %u headers "
+		       "waited for a busy link, %.2f us in all; %.2f us "
+		       "waiting for ports\n",
+		       s.messages, (unsigned long long)s.events, s.contended,
+		       s.stall_us, s.port_wait_us);
+	else
+		printf("network     %u messages, %llu events, at most %u on "
+		       "one link at once, %u ever shared a link; %.2f us of "
+		       "link stall, %.2f us waiting for ports\n",
+		       s.messages, (unsigned long long)s.events, s.max_share,
+		       s.contended, s.stall_us, s.port_wait_us);
+	summary_note("%s: %s, last delivery %.2f us, %llu events", file,
+	             c.plan.algorithm, s.max_us, (unsigned long long)s.events);
+	model_sim_fini(&s);
+	compiled_fini(&c);
+	return EXIT_OK;
+}

@@ -1,0 +1,325 @@
+/*
+ * plan_cmds.c - the commands that read a plan (a .ccp file, or a .yaml
+ * input compiled in memory): explain, verify, export and show.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "explain.h"
+#include "json.h"
+#include "progress.h"
+#include "report.h"
+#include "show.h"
+
+const char cli_explain_help[] =
+        "usage: ccplan explain FILE [--summary | --rank R | --html "
+        "OUT.html]\n"
+        "\n"
+        "Print a plan phase by phase: transfers, bytes, the busiest link, "
+        "ports\n"
+        "used and hops, then the plan against its lower bound.  FILE is a "
+        ".ccp\n"
+        "plan, or a .yaml input, compiled in memory.\n"
+        "  --summary  the summary alone: phases, transfers, bytes, the lower "
+        "bound,\n"
+        "             link load, predicted time, the algorithm and why\n"
+        "  --rank R   list rank R's operations in the order its runtime "
+        "runs them:\n"
+        "             address, op, phase, peer, bytes and the buffer "
+        "pieces\n"
+        "  --html F   write a report page instead: this text, a picture "
+        "of every\n"
+        "             phase, and for a .yaml the comparison of every "
+        "algorithm\n"
+        "             with its latency plot; one file, no scripts, no "
+        "network\n"
+        "             (docs/report.md)\n";
+const char cli_verify_help[] =
+        "usage: ccplan verify FILE.ccp\n"
+        "\n"
+        "Load a plan file, check its format and checksums, run the verifier "
+        "on\n"
+        "its phases again, and check that every rank's operations match them.\n"
+        "Exit 0 when it holds, 1 when the verifier rejects it, 2 when the file "
+        "is\n"
+        "not a valid plan.\n";
+const char cli_export_help[] =
+        "usage: ccplan export --json FILE [-o OUT.json]\n"
+        "\n"
+        "Write the plan (a .ccp file, or a .yaml input compiled in memory) as "
+        "JSON\n"
+        "for other tools (shape in docs/plan-format.md); to stdout without "
+        "-o.\n";
+
+const char cli_show_help[] =
+        "usage: ccplan show FILE [--phase K | --all] [--svg | --text "
+        "[--ascii]]\n"
+        "                   [-o OUT]\n"
+        "\n"
+        "Draw a plan (.ccp, or a .yaml compiled in memory) on its "
+        "machine: every\n"
+        "transfer of a phase as an arrow along its route, hop by hop; a "
+        "link\n"
+        "carrying more than one transfer in red with its count; the root "
+        "and the\n"
+        "ranks that hold data after the phase shaded (docs/show.md).\n"
+        "  --phase K  one phase, numbered from 0 as explain numbers them\n"
+        "  --all      every phase, as small multiples (the default)\n"
+        "  --svg      an SVG document (the default)\n"
+        "  --text     a drawing for the terminal: meshes and tori up to "
+        "32x32\n"
+        "             (3D: up to 32 planes), colour when stdout is a "
+        "terminal\n"
+        "  --ascii    the text drawing in plain ASCII (implies --text)\n"
+        "  -o OUT     write to OUT, atomically, instead of stdout\n";
+
+
+/* What the values of their options are (cli_getopt's messages). */
+const char *const cli_explain_args[128] = {
+        ['r'] = "a rank number",
+        ['H'] = "a file name",
+};
+const char *const cli_plan_args[128] = {
+        ['o'] = "a file name",
+        ['p'] = "a phase number",
+};
+
+/* The options of explain, verify, export and show (the table's). */
+const struct option cli_explain_opts[] = {
+        {"summary", no_argument, NULL, 's'},
+        {"rank", required_argument, NULL, 'r'},
+        {"html", required_argument, NULL, 'H'},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+};
+const struct option cli_verify_opts[] = {
+        {"help", no_argument, NULL, 'h'},
+        {0},
+};
+const struct option cli_export_opts[] = {
+        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+};
+const struct option cli_show_opts[] = {
+        {"phase", required_argument, NULL, 'p'},
+        {"all", no_argument, NULL, 'a'},
+        {"svg", no_argument, NULL, 's'},
+        {"text", no_argument, NULL, 't'},
+        {"ascii", no_argument, NULL, 'A'},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+};
+
+int cli_explain(int argc, char **argv)
+{
+	const char *file = NULL, *html = NULL;
+	long rank = -1;
+	bool summary = false;
+	char *end;
+	int v;
+	while ((v = cli_getopt(argc, argv)) >= 0) {
+		if (v == 's') {
+			summary = true;
+		} else if (v == 'H') {
+			html = optarg;
+		} else if (v == 'r') {
+			rank = strtol(optarg, &end, 10);
+			if (*end || end == optarg || rank < 0 ||
+			    rank > INT32_MAX) {
+				fprintf(stderr,
+				        "%s explain: --rank '%s': want a rank "
+				        "number\n",
+				        cli_prog, optarg);
+				return EXIT_BADINPUT;
+			}
+		}
+	}
+	if (v != CLI_END)
+		return cli_stop(v);
+	if (!(file = cli_operand(argc, argv, "FILE")))
+		return EXIT_BADINPUT;
+	if (html && (rank >= 0 || summary)) {
+		fprintf(stderr,
+		        "%s explain: --html makes the whole report; not "
+		        "with --rank or --summary\n",
+		        cli_prog);
+		return EXIT_BADINPUT;
+	}
+	struct compiled c;
+	int rc = cli_load_any(file, &c);
+	if (rc)
+		return exit_status(rc);
+	if (html) {
+		char err[512];
+		rc = report_html_file(&c, file, html, err, sizeof err);
+		if (rc) {
+			fprintf(stderr, "%s explain: --html: %s\n", cli_prog,
+			        err);
+			compiled_fini(&c);
+			return rc == CCP_EIO ? EXIT_INTERNAL : exit_status(rc);
+		}
+		summary_note("%s: report -> %s", file, html);
+	} else if (rank >= 0) {
+		rc = explain_rank(&c, (int32_t)rank, stdout);
+		if (rc)
+			fprintf(stderr,
+			        "%s explain: the plan has ranks 0..%d, not "
+			        "%ld\n",
+			        cli_prog, (int)c.plan.machine.nranks - 1, rank);
+	} else {
+		printf("plan        %s\n", file);
+		rc = summary ? explain_summary(&c, stdout)
+		             : explain_plan(&c, stdout);
+	}
+	compiled_fini(&c);
+	return rc == CCP_EINVAL ? EXIT_BADINPUT : exit_status(rc);
+}
+
+int cli_verify(int argc, char **argv)
+{
+	const char *file;
+	int v;
+	while ((v = cli_getopt(argc, argv)) >= 0)
+		;
+	if (v != CLI_END)
+		return cli_stop(v);
+	if (!(file = cli_operand(argc, argv, "FILE.ccp")))
+		return EXIT_BADINPUT;
+	summary_note("%s", file);
+	struct compiled c;
+	ir_file_info fi;
+	char err[512];
+	int rc = plan_load(file, &c, &fi, err, sizeof err);
+	if (rc) {
+		fprintf(stderr, "%s\n", err);
+		return exit_status(rc);
+	}
+	printf("%s: ok: %s, %u phases (lower bound %u), %llu transfers, "
+	       "%d ranks, max link load %u\n",
+	       file, c.plan.algorithm, c.report.phases, c.report.lb_phases,
+	       (unsigned long long)c.report.transfers,
+	       (int)c.plan.machine.nranks, c.report.max_link_load);
+	summary_note("%s: verified, %s, %u phases, %d ranks", file,
+	             c.plan.algorithm, c.report.phases,
+	             (int)c.plan.machine.nranks);
+	compiled_fini(&c);
+	return EXIT_OK;
+}
+
+int cli_export(int argc, char **argv)
+{
+	const char *file = NULL, *out = NULL;
+	bool json = false;
+	int v;
+	while ((v = cli_getopt(argc, argv)) >= 0) {
+		if (v == 'j')
+			json = true;
+		else if (v == 'o')
+			out = optarg;
+	}
+	if (v != CLI_END)
+		return cli_stop(v);
+	if (!(file = cli_operand(argc, argv, "FILE")))
+		return EXIT_BADINPUT;
+	if (!json)
+		return cli_usage("export", "missing --json, the format");
+	struct compiled c;
+	int rc = cli_load_any(file, &c);
+	if (rc)
+		return exit_status(rc);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	if (!mem) {
+		compiled_fini(&c);
+		return EXIT_INTERNAL;
+	}
+	rc = json_export(&c.plan, &c.report, mem);
+	fclose(mem);
+	if (!rc && out) {
+		char err[512];
+		rc = write_atomic(out, text, len, err, sizeof err);
+		if (rc)
+			fprintf(stderr, "%s: %s\n", cli_prog, err);
+	} else if (!rc) {
+		fwrite(text, 1, len, stdout);
+	}
+	if (!rc)
+		summary_note("%s -> %s, %zu bytes of JSON", file,
+		             out ? out : "stdout", len);
+	free(text);
+	compiled_fini(&c);
+	return rc == CCP_EIO ? EXIT_INTERNAL : exit_status(rc);
+}
+
+int cli_show(int argc, char **argv)
+{
+	const char *file = NULL, *out = NULL;
+	struct show_opts o = {.phase = -1, .unicode = true};
+	bool text = false, svg = false, all = false;
+	char *end;
+	int v;
+	while ((v = cli_getopt(argc, argv)) >= 0) {
+		if (v == 'p') {
+			long ph = strtol(optarg, &end, 10);
+			if (*end || end == optarg || ph < 0 ||
+			    ph > INT32_MAX) {
+				fprintf(stderr,
+				        "%s show: --phase '%s': want a phase "
+				        "number, from 0\n",
+				        cli_prog, optarg);
+				return EXIT_BADINPUT;
+			}
+			o.phase = (int)ph;
+		} else if (v == 'a') {
+			all = true;
+		} else if (v == 's') {
+			svg = true;
+		} else if (v == 't') {
+			text = true;
+		} else if (v == 'A') {
+			text = true;
+			o.unicode = false;
+		} else if (v == 'o') {
+			out = optarg;
+		}
+	}
+	if (v != CLI_END)
+		return cli_stop(v);
+	if (!(file = cli_operand(argc, argv, "FILE")))
+		return EXIT_BADINPUT;
+	if (all && o.phase >= 0) {
+		fprintf(stderr, "%s show: --phase and --all: give one\n",
+		        cli_prog);
+		return EXIT_BADINPUT;
+	}
+	if (svg && text) {
+		fprintf(stderr, "%s show: --svg and --text: give one\n",
+		        cli_prog);
+		return EXIT_BADINPUT;
+	}
+	struct compiled c;
+	int rc = cli_load_any(file, &c);
+	if (rc)
+		return exit_status(rc);
+	o.title = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	o.color = text && !out && show_tty_color();
+	struct tbuf b = {0};
+	char err[512];
+	rc = text ? show_text(&c.plan, &o, &b, err, sizeof err)
+	          : show_svg(&c.plan, &o, &b, err, sizeof err);
+	if (rc)
+		fprintf(stderr, "%s show: %s: %s\n", cli_prog, file, err);
+	else if (out && (rc = write_atomic(out, b.p, b.len, err,
+	                                   sizeof err)) != 0)
+		fprintf(stderr, "%s: %s\n", cli_prog, err);
+	else if (!out)
+		fwrite(b.p, 1, b.len, stdout);
+	free(b.p);
+	compiled_fini(&c);
+	return rc == CCP_EIO ? EXIT_INTERNAL : exit_status(rc);
+}
