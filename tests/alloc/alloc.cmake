@@ -24,15 +24,22 @@ add_test(NAME alloc_fail COMMAND alloc_fail)
 set_tests_properties(alloc_fail PROPERTIES LABELS alloc TIMEOUT 300
                      SKIP_RETURN_CODE 77)
 
-if(CCPLAN_SANITIZE)
-  add_test(NAME alloc_fail_cli
-           COMMAND sh -c "echo 'skipped: AddressSanitizer replaces malloc'; exit 77")
-else()
+# One test per way of compiling (no-cache, miss, hit), so that ctest -j
+# runs them side by side: together they make about 2,800 runs.
+if(NOT CCPLAN_SANITIZE)
   add_library(ccp_failing_malloc SHARED ${_ccp_alloc}/failing_malloc.c)
   target_compile_definitions(ccp_failing_malloc PRIVATE FM_PRELOAD)
-  add_test(NAME alloc_fail_cli
-           COMMAND ${_ccp_alloc}/alloc_fail_cli.sh $<TARGET_FILE:ccplan>
-                   $<TARGET_FILE:ccp_failing_malloc> ${_ccp_alloc}/small.yaml)
 endif()
-set_tests_properties(alloc_fail_cli PROPERTIES LABELS alloc TIMEOUT 600
-                     SKIP_RETURN_CODE 77)
+foreach(way no-cache miss hit)
+  if(CCPLAN_SANITIZE)
+    add_test(NAME alloc_fail_cli_${way}
+             COMMAND sh -c "echo 'skipped: AddressSanitizer replaces malloc'; exit 77")
+  else()
+    add_test(NAME alloc_fail_cli_${way}
+             COMMAND ${_ccp_alloc}/alloc_fail_cli.sh $<TARGET_FILE:ccplan>
+                     $<TARGET_FILE:ccp_failing_malloc> ${_ccp_alloc}/small.yaml
+                     ${way})
+  endif()
+  set_tests_properties(alloc_fail_cli_${way} PROPERTIES LABELS alloc
+                       TIMEOUT 900 SKIP_RETURN_CODE 77)
+endforeach()

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# alloc_fail_cli.sh CCPLAN PRELOAD_LIB INPUT.yaml - `ccplan compile` as a
+# alloc_fail_cli.sh CCPLAN PRELOAD_LIB INPUT.yaml [WAY] - `ccplan compile` as a
 # whole with the N-th allocation of the process failing, for every N
 # (docs/reliability.md, "Memory").  PRELOAD_LIB is libccp_failing_malloc.so
 # (tests/alloc/failing_malloc.c): CCP_FAIL_AT=N fails call N, and the
 # library writes how many calls it counted, and whether call N came, to
 # CCP_FAIL_REPORT at exit.  Three ways of compiling: --no-cache, into an
 # empty cache (a miss, then a put) and from a cache holding the plan (a
-# hit).  For each, N runs from 1 until a run ends with no failure
+# hit); WAY (no-cache, miss, hit; default all) runs one of them, so that
+# the suite can run the three side by side.  For each, N runs from 1 until a run ends with no failure
 # injected.  Every run with a failure must either
 #   - exit 2 or 3 with a message on stderr and no output file, or
 #   - exit 0 with an output file equal to the plan of a clean run (an
@@ -19,7 +20,7 @@
 # creating a cache syncs it several times, which costs tens of
 # milliseconds a run on a disk.  Exit status 0 if every run passed.
 set -u
-ccplan=$1 lib=$2 input=$3
+ccplan=$1 lib=$2 input=$3 way=${4:-all}
 base=/tmp
 [ -d /dev/shm ] && [ -w /dev/shm ] && base=/dev/shm
 tmp=$(mktemp -d "$base/ccp-allocfail-cli.XXXXXX")
@@ -102,10 +103,18 @@ mode() {
 }
 
 start=$(date +%s.%N)
-mode no-cache --no-cache
-mode miss --cache "$tmp/cache/plans.db"
-mode hit --cache "$tmp/cache/plans.db"
+case $way in
+no-cache) mode no-cache --no-cache ;;
+miss) mode miss --cache "$tmp/cache/plans.db" ;;
+hit) mode hit --cache "$tmp/cache/plans.db" ;;
+all)
+	mode no-cache --no-cache
+	mode miss --cache "$tmp/cache/plans.db"
+	mode hit --cache "$tmp/cache/plans.db"
+	;;
+*) echo "alloc_fail_cli: unknown way '$way'"; exit 1 ;;
+esac
 end=$(date +%s.%N)
-awk -v a="$start" -v b="$end" -v f="$fails" \
-	'BEGIN { printf "alloc_fail_cli: %.1f s, %d failures\n", b - a, f }'
+awk -v a="$start" -v b="$end" -v f="$fails" -v w="$way" \
+	'BEGIN { printf "alloc_fail_cli (%s): %.1f s, %d failures\n", w, b - a, f }'
 [ "$fails" = 0 ]
