@@ -4,8 +4,8 @@
 # ccplan run (sockets_collectives), breaks jobs on purpose and checks that
 # every rank fails in time (sockets_faults), and exercises the launcher
 # itself (sockets_launcher); sock_intruder attacks jobs as a local user
-# without the key would (sockets_security).  Read at the end of the top-level
-# CMakeLists.txt: backends/sockets.cmake defers it there.
+# without the key would (sockets_security).  Included from
+# tests/CMakeLists.txt.
 if(NOT BUILD_TESTING OR NOT TARGET ccp_backend_sockets)
   return()
 endif()
