@@ -3,7 +3,7 @@
 # top-level CMakeLists.txt) for the handshake that authenticates every
 # connection.  Its ranks are started by `ccplan run`, its launcher
 # (backends/sock_launch.c, library ccp_sock_launch, linked into the ccplan
-# command); its tests are tests/runtime/sockets.cmake (registered from
+# command); its tests are tests/backends/sockets.cmake (registered from
 # tests/CMakeLists.txt).
 
 # The private wire protocol and its handshake (sock_wire.h), shared by the

@@ -11,19 +11,19 @@ if(NOT BUILD_TESTING OR NOT TARGET ccp_backend_sockets)
 endif()
 
 add_executable(sock_collectives
-               ${PROJECT_SOURCE_DIR}/tests/runtime/sock_collectives.c)
+               ${PROJECT_SOURCE_DIR}/tests/backends/sock_collectives.c)
 # ccp_ir for the codec: the test reads the whole plan to know what every
 # rank must receive
 target_link_libraries(sock_collectives PRIVATE ccp_backend_sockets ccp_ir)
 
 # a stranger without the job's key: the wire protocol is private
 add_executable(sock_intruder
-               ${PROJECT_SOURCE_DIR}/tests/runtime/sock_intruder.c)
+               ${PROJECT_SOURCE_DIR}/tests/backends/sock_intruder.c)
 target_link_libraries(sock_intruder PRIVATE ccp_sock_wire ccp_runtime)
 
 foreach(part collectives faults launcher security)
   add_test(NAME sockets_${part}
-           COMMAND ${PROJECT_SOURCE_DIR}/tests/runtime/sockets_test.sh
+           COMMAND ${PROJECT_SOURCE_DIR}/tests/backends/sockets_test.sh
                    $<TARGET_FILE:ccplan> $<TARGET_FILE:sock_collectives>
                    ${part})
   set_tests_properties(sockets_${part} PROPERTIES LABELS runtime
