@@ -1,7 +1,8 @@
 # The MPI transport (backends/mpi.c, include/ccplan_mpi.h): library
 # ccp_backend_mpi, built only when an MPI with a C binding is found; its
-# tests are tests/mpi/mpi.cmake.  Without MPI nothing here is built and the
-# rest of the project is unaffected.
+# tests are tests/mpi/mpi.cmake (registered from tests/CMakeLists.txt).
+# Without MPI nothing here is built and the rest of the project is
+# unaffected.
 find_package(MPI COMPONENTS C QUIET)
 if(NOT MPI_C_FOUND)
   message(STATUS "MPI not found: the MPI transport (ccp_backend_mpi) and "
@@ -16,9 +17,3 @@ target_include_directories(ccp_backend_mpi PUBLIC
                            $<BUILD_INTERFACE:${CMAKE_CURRENT_LIST_DIR}>)
 set_target_properties(ccp_backend_mpi PROPERTIES POSITION_INDEPENDENT_CODE ON)
 message(STATUS "MPI ${MPI_C_VERSION} found: building ccp_backend_mpi")
-
-# The tests need the ccplan command and CTest, which the top-level
-# CMakeLists.txt sets up after this directory (include(CTest) comes last):
-# run tests/mpi/mpi.cmake at the end of the top-level directory instead.
-cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR}
-               CALL include ${PROJECT_SOURCE_DIR}/tests/mpi/mpi.cmake)

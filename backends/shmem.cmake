@@ -1,7 +1,7 @@
 # The OpenSHMEM transport (backends/shmem.c, include/ccplan_shmem.h):
 # library ccp_backend_shmem, built only when an OpenSHMEM is found; its
-# tests are tests/shmem/shmem.cmake.  Without OpenSHMEM nothing here is
-# built and the rest of the project is unaffected.
+# tests are tests/shmem/shmem.cmake (registered from tests/CMakeLists.txt).
+# Without OpenSHMEM nothing here is built and the rest of the project is unaffected.
 #
 # Open MPI's OpenSHMEM (oshmem) has no pkg-config file and no CMake
 # package: its compiler wrapper knows the flags, so ask it
@@ -67,9 +67,3 @@ target_link_libraries(ccp_backend_shmem PUBLIC ccp_runtime
 set_target_properties(ccp_backend_shmem PROPERTIES
                       POSITION_INDEPENDENT_CODE ON)
 message(STATUS "OpenSHMEM found: building ccp_backend_shmem")
-
-# The tests need the ccplan command and CTest, which the top-level
-# CMakeLists.txt sets up after this directory (include(CTest) comes last):
-# run tests/shmem/shmem.cmake at the end of the top-level directory.
-cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR}
-               CALL include ${PROJECT_SOURCE_DIR}/tests/shmem/shmem.cmake)

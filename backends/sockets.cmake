@@ -3,7 +3,8 @@
 # top-level CMakeLists.txt) for the handshake that authenticates every
 # connection.  Its ranks are started by `ccplan run`, its launcher
 # (backends/sock_launch.c, library ccp_sock_launch, linked into the ccplan
-# command); its tests are tests/runtime/sockets.cmake.
+# command); its tests are tests/backends/sockets.cmake (registered from
+# tests/CMakeLists.txt).
 
 # The private wire protocol and its handshake (sock_wire.h), shared by the
 # transport, the launcher (ccp_sock_launch) and the tests that
@@ -27,9 +28,3 @@ target_link_libraries(ccp_backend_sockets PUBLIC ccp_runtime
                                           PRIVATE ccp_sock_wire)
 set_target_properties(ccp_backend_sockets PROPERTIES
                       POSITION_INDEPENDENT_CODE ON)
-
-# The tests need the ccplan command and CTest, which the top-level
-# CMakeLists.txt sets up after this directory (include(CTest) comes last):
-# read tests/runtime/sockets.cmake at the end of the top-level directory.
-cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR}
-               CALL include ${PROJECT_SOURCE_DIR}/tests/runtime/sockets.cmake)

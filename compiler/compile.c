@@ -31,7 +31,7 @@ static void at_algorithm(const struct front_input *in, struct diag *d,
 /* ---- the size of a compile, before anything is built ------------------- */
 
 /* What sets a generator's plan apart from the usual shape of its
- * collective, as measured (tests/test_estimate.c checks for every
+ * collective, as measured (tests/compiler/test_estimate.c checks for every
  * generator that the bounds below hold). */
 enum plan_kind {
 	PK_TREE,            /* N - 1 transfers, short routes (the default) */

@@ -363,7 +363,7 @@ static void sld_trim(struct sld_set *S)
 /* Search nodes the exact search may visit, some 30 ms at most.  While
  * developing, the largest searches measured were 1.3 M nodes (a 7 x 9
  * mesh looking for 16 members) and 0.66 M (8 x 8 looking for 16); every
- * source of the shapes tested in tests/test_sld.c is settled. */
+ * source of the shapes tested in tests/schedules/test_sld.c is settled. */
 #define SLD_EXACT_BUDGET (INT32_C(1) << 21)
 
 /* A branch and bound over meshes of at most 64 ranks, one bit per

@@ -1,5 +1,5 @@
 /*
- * fig5_support.h - what bench/bench_fig5.c and tests/test_fig5.c share to
+ * fig5_support.h - what bench/bench_fig5.c and tests/model/test_fig5.c share to
  * recompute 004 Figure 5: the 64-node iPSC/860, 004 §6's execution scheme
  * S1 written as a plan, the simulated time of a plan, medians, and 004
  * Table 1.  docs/fig5-regions.md explains the method.

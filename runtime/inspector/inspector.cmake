@@ -3,7 +3,8 @@
 # It is kept out of ccp_runtime because it needs the scheduler and SQLite;
 # an application that only executes plans links ccp_runtime alone.
 # Include this file from the top-level CMakeLists.txt, after the
-# libraries ccp_runtime, ccp_schedules and ccp_cache are defined.
+# libraries ccp_runtime, ccp_schedules and ccp_cache are defined.  Its
+# tests are tests/inspector/inspector.cmake (from tests/CMakeLists.txt).
 add_library(ccp_inspector STATIC
             ${CMAKE_CURRENT_LIST_DIR}/inspector.c)
 target_include_directories(ccp_inspector
@@ -11,9 +12,3 @@ target_include_directories(ccp_inspector
   PRIVATE ${XXHASH_INCLUDE_DIR})
 target_link_libraries(ccp_inspector PUBLIC ccp_runtime ccp_schedules ccp_cache)
 set_target_properties(ccp_inspector PROPERTIES POSITION_INDEPENDENT_CODE ON)
-
-# Its tests run through mpirun with the MPI transport, which the top-level
-# CMakeLists.txt finds later (backends/), and need CTest, which comes last:
-# add them at the end of the top-level directory.
-cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR}
-               CALL include ${PROJECT_SOURCE_DIR}/tests/inspector/inspector.cmake)

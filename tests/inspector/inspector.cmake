@@ -2,9 +2,8 @@
 # bench_inspector as a smoke test, test_inspector through mpirun with 2, 4 and 8 ranks (MPI transport), and
 # test_inspector_sockets through `ccplan run` with 3 ranks (sockets
 # transport), to show that the inspector needs only the transport table.
-# Included at the end of the top-level directory
-# (runtime/inspector/inspector.cmake defers it), when CTest and the
-# transports are known; a transport that is not built has no tests here.
+# Included from tests/CMakeLists.txt, when CTest and the transports are
+# known; a transport that is not built has no tests here.
 if(NOT BUILD_TESTING OR NOT TARGET ccp_inspector)
   return()
 endif()
@@ -38,7 +37,7 @@ if(TARGET ccp_backend_mpi AND MPIEXEC_EXECUTABLE)
              COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np}
                      ${ccp_insp_flags} $<TARGET_FILE:test_inspector>
                      ${MPIEXEC_POSTFLAGS}
-                     ${CMAKE_CURRENT_BINARY_DIR}/inspector-np${np}.db)
+                     ${PROJECT_BINARY_DIR}/inspector-np${np}.db)
     # Oversubscribed ranks should give up the core while they wait.
     set_tests_properties(inspector_np${np} PROPERTIES
       LABELS inspector TIMEOUT 60
@@ -54,7 +53,7 @@ if(TARGET ccp_backend_sockets AND TARGET ccplan)
   add_test(NAME inspector_sockets
            COMMAND $<TARGET_FILE:ccplan> run -n 3
                    $<TARGET_FILE:test_inspector_sockets>
-                   ${CMAKE_CURRENT_BINARY_DIR}/inspector-sockets.db)
+                   ${PROJECT_BINARY_DIR}/inspector-sockets.db)
   set_tests_properties(inspector_sockets PROPERTIES
     LABELS inspector TIMEOUT 60)
 endif()

@@ -1,5 +1,5 @@
-# The MPI transport's tests, included (deferred to the end of the top-level
-# directory, after include(CTest)) by backends/mpi.cmake when MPI is found.
+# The MPI transport's tests, included from tests/CMakeLists.txt; nothing is
+# registered when the transport is not built (MPI not found).
 #
 # Three programs, each run by mpirun on 2, 4 and 8 ranks through
 # run_mpi_tests.sh, which first compiles the YAML inputs of this directory
@@ -15,12 +15,12 @@
 # component off (OMPI_MCA_op=^avx; other MPIs ignore the variable).
 # All carry the label `mpi` (ctest -L mpi) and take one lock, so that two
 # mpiruns never share the machine's cores.
-if(NOT BUILD_TESTING)
+if(NOT BUILD_TESTING OR NOT TARGET ccp_backend_mpi)
   return()
 endif()
 
 # MPI::MPI_C is an imported target of the backends directory: find it here
-# as well (this file runs in the top-level directory).
+# as well (this file runs in the tests directory).
 find_package(MPI COMPONENTS C QUIET)
 set(CCP_MPI_TEST_DIR ${PROJECT_SOURCE_DIR}/tests/mpi)
 

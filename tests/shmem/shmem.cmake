@@ -1,13 +1,13 @@
 # tests/shmem/shmem.cmake - the OpenSHMEM transport's tests (label shmem),
-# included from backends/shmem.cmake at the end of the top-level directory
-# when OpenSHMEM was found.
+# included from tests/CMakeLists.txt; nothing is registered when the
+# transport is not built (OpenSHMEM not found).
 #
 # Every YAML here is compiled to a plan in the build tree; its name says
 # how shmem_plans checks it: nN_COLLECTIVE_..., nN_reduce_DTYPE_OP_...,
 # and nN_irregular_... reads the matrix nN_irregular.csv that the YAML
 # names.  One oshrun per rank count (2, 4, 8) runs every plan of that
 # count, the error cases and the transport-level checks.
-if(NOT BUILD_TESTING)
+if(NOT BUILD_TESTING OR NOT TARGET ccp_backend_shmem)
   return()
 endif()
 if(NOT CCP_OSHRUN)

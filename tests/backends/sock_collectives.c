@@ -1,6 +1,6 @@
 /*
  * sock_collectives.c - one rank of a sockets-transport test job, started
- * by `ccplan run` (tests/runtime/sockets_test.sh).
+ * by `ccplan run` (tests/backends/sockets_test.sh).
  *
  * It loads its slice of PLAN.ccp, binds buffers (the send buffer filled
  * with a pattern that depends on rank, offset and execution), executes

@@ -1,6 +1,6 @@
 /*
  * sock_intruder.c - a stranger attacking a job of the sockets transport,
- * for tests/runtime/sockets_test.sh (part security).  It knows what any
+ * for tests/backends/sockets_test.sh (part security).  It knows what any
  * local user can learn (the launcher's and the ranks' addresses, the plan
  * file) but not the job's key.
  *
