@@ -16,11 +16,15 @@
 #include "compile.h"
 
 /* A subcommand (cache gc, tau fit): its name and the options only it
- * takes, for completion and the man page. */
+ * takes, for completion and the man page, and for one that parses its
+ * own options (tau fit), what cli_getopt_sub needs. */
 struct cli_sub {
 	const char *name;          /* as typed: "gc" */
 	const struct option *opts; /* its own long options; never NULL */
 	const char *shorts;        /* its own short options ("o:") */
+	const char *help;          /* its --help text, or NULL */
+	const char *const *args;   /* what its options' values are, by val
+	                              (as cli_command's), or NULL */
 };
 
 /* One command of the table. */
@@ -32,7 +36,8 @@ struct cli_command {
 	const char *summary; /* what it does, in one line */
 	const struct option *opts; /* the long options it takes, ended by
 	                              a zeroed entry; never NULL */
-	const char *shorts;  /* its short options, getopt's way ("o:v") */
+	const char *shorts;  /* its short options, getopt's way ("o:v"; a
+	                        leading '+': they end at the first operand) */
 	const char *help;    /* its --help text; NULL when run prints it */
 	const struct cli_sub *subs; /* its subcommands, ended by a NULL
 	                               name; NULL when it has none */
@@ -62,22 +67,28 @@ int cli_export(int argc, char **argv);
 int cli_show(int argc, char **argv);
 int cli_cache(int argc, char **argv);    /* cache_cmd.c */
 int cli_help(int argc, char **argv);     /* main.c */
+int cli_scan(int argc, char **argv);     /* tool_cmds.c */
+int cli_tau(int argc, char **argv);
+int cli_run(int argc, char **argv);
 
 /* Their options (the table's opts and shorts), next to their handlers. */
 extern const struct option cli_compile_opts[], cli_compare_opts[],
         cli_simulate_opts[], cli_explain_opts[], cli_verify_opts[],
-        cli_export_opts[], cli_show_opts[], cli_cache_opts[];
-extern const struct cli_sub cli_cache_subs[];
+        cli_export_opts[], cli_show_opts[], cli_cache_opts[],
+        cli_scan_opts[], cli_tau_opts[], cli_run_opts[];
+extern const struct cli_sub cli_cache_subs[], cli_tau_subs[];
 
 /* What their options' values are, indexed by the options' vals. */
 extern const char *const cli_compile_args[], *const cli_compare_args[],
         *const cli_simulate_args[], *const cli_explain_args[],
-        *const cli_plan_args[], *const cli_cache_args[];
+        *const cli_plan_args[], *const cli_cache_args[],
+        *const cli_scan_args[], *const cli_run_args[];
 
 /* Their --help texts. */
 extern const char cli_compile_help[], cli_compare_help[],
         cli_simulate_help[], cli_explain_help[], cli_verify_help[],
-        cli_export_help[], cli_show_help[], cli_cache_help[];
+        cli_export_help[], cli_show_help[], cli_cache_help[],
+        cli_scan_help[], cli_tau_help[], cli_run_help[];
 
 /* ---- shared by the commands (common.c) ---------------------------------- */
 
@@ -99,8 +110,15 @@ enum {
  * to one that takes none is said in one line naming the option, with a
  * hint to the command's --help (CLI_USAGE).  Call it until it returns
  * less than 0; cli_stop gives the exit status for CLI_DONE and
- * CLI_USAGE. */
+ * CLI_USAGE.  Shorts that begin with '+' end the options at the first
+ * operand (run: PROGRAM's own options follow it).  A call after one that
+ * returned less than 0 starts on a new command line. */
 int cli_getopt(int argc, char **argv);
+
+/* cli_getopt for subcommand s of a command, called name in messages
+ * ("tau fit"), with argv[0] the subcommand: its options, help and args. */
+int cli_getopt_sub(const char *name, const struct cli_sub *s, int argc,
+                   char **argv);
 
 /* The exit status for what cli_getopt returned when it stopped. */
 int cli_stop(int v);

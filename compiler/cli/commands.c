@@ -9,22 +9,10 @@
 #include <string.h>
 
 #include "cli.h"
-#include "sock_launch.h"
-#include "scan_cmd.h"
 #include "tau_cmd.h"
 
-/* The options of the commands whose own files parse them (scan_cmd.c,
- * tau_cmd.c, backends/sock_launch.c): what completion offers and the man page must
- * describe. */
-static const struct option scan_opts[] = {
-        {"cache", required_argument, NULL, 0},
-        {"emit", required_argument, NULL, 0},
-        {"symbol", required_argument, NULL, 0},
-        {"depfile", required_argument, NULL, 0},
-        {"yaml-dir", required_argument, NULL, 0},
-        {"help", no_argument, NULL, 'h'},
-        {0},
-};
+/* The options of tau's subcommands, which tau_cmd.c parses: what
+ * completion offers and the man page must describe. */
 static const struct option tau_fit_opts[] = {
         {"columns", required_argument, NULL, 0},
         {"unit", required_argument, NULL, 0},
@@ -52,17 +40,11 @@ static const struct option tau_plot_opts[] = {
         {0},
 };
 static const struct cli_sub tau_subs[] = {
-        {"fit", tau_fit_opts, ""},
-        {"plot", tau_plot_opts, "o:"},
+        {.name = "fit", .opts = tau_fit_opts, .shorts = ""},
+        {.name = "plot", .opts = tau_plot_opts, .shorts = "o:"},
         {0},
 };
 static const struct option help_only[] = {
-        {"help", no_argument, NULL, 'h'},
-        {0},
-};
-static const struct option run_opts[] = {
-        {"hostfile", required_argument, NULL, 0},
-        {"timeout", required_argument, NULL, 0},
         {"help", no_argument, NULL, 'h'},
         {0},
 };
@@ -152,11 +134,13 @@ const struct cli_command cli_commands[] = {
         },
         {
                 .name = "scan",
-                .run = cmd_scan,
+                .args = cli_scan_args,
+                .run = cli_scan,
                 .usage = "scan FILE.c... [--emit c]",
                 .summary = "find the plans C sources ask for; cache or emit them",
-                .opts = scan_opts,
+                .opts = cli_scan_opts,
                 .shorts = "o:vh",
+                .help = cli_scan_help,
         },
         {
                 .name = "tau",
@@ -169,11 +153,13 @@ const struct cli_command cli_commands[] = {
         },
         {
                 .name = "run",
-                .run = cmd_run,
+                .args = cli_run_args,
+                .run = cli_run,
                 .usage = "run -n N PROGRAM [ARGS]",
                 .summary = "start N ranks of a sockets job",
-                .opts = run_opts,
-                .shorts = "n:vh",
+                .opts = cli_run_opts,
+                .shorts = "+n:vh", /* options end at PROGRAM */
+                .help = cli_run_help,
         },
         {
                 .name = "help",

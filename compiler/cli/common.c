@@ -51,13 +51,13 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 	return EXIT_BADINPUT;
 }
 
-/* The option of c that has val v, as the user spelt it in arg: "-o" or
- * "--emit". */
-static void option_name(const struct cli_command *c, int v, const char *arg,
+/* The option of opts that has val v, as the user spelt it in arg: "-o"
+ * or "--emit". */
+static void option_name(const struct option *opts, int v, const char *arg,
                         char *buf, size_t cap)
 {
 	if (strncmp(arg, "--", 2) == 0)
-		for (const struct option *o = c->opts; o->name; o++)
+		for (const struct option *o = opts; o->name; o++)
 			if (o->val == v) {
 				snprintf(buf, cap, "--%s", o->name);
 				return;
@@ -88,27 +88,40 @@ static bool ambiguous(const struct option *opts, const char *arg)
 	return n > 1;
 }
 
-int cli_getopt(int argc, char **argv)
+/* cli_getopt and cli_getopt_sub: the next option of the command called
+ * name (its messages say "ccplan NAME: ..."), among lopts and shorts (a
+ * leading '+' stops at the first operand), with its help text and what
+ * its options' values are (args, by val; NULL: "a value"). */
+static int getopt_in(const char *name, const struct option *lopts,
+                     const char *shorts, const char *help,
+                     const char *const *args, int argc, char **argv)
 {
-	const struct cli_command *c = cli_find(argv[0]);
 	static const struct option common[] = {
 	        {"quiet", no_argument, NULL, 'q'},
 	        {"version", no_argument, NULL, 'V'},
 	};
 	struct option opts[48];
-	char shorts[48];
+	char sh[48];
 	size_t n = 0;
-	for (; c->opts[n].name && n < 45; n++)
-		opts[n] = c->opts[n];
+	for (; lopts[n].name && n < 45; n++)
+		opts[n] = lopts[n];
 	opts[n++] = common[0];
 	opts[n++] = common[1];
 	memset(&opts[n], 0, sizeof opts[n]);
-	/* ':' first: a missing value is ':', not '?' */
-	snprintf(shorts, sizeof shorts, ":%sqV", c->shorts);
+	/* ':' first (after a '+'): a missing value is ':', not '?' */
+	bool in_order = shorts[0] == '+';
+	snprintf(sh, sizeof sh, "%s:%sqV", in_order ? "+" : "",
+	         shorts + in_order);
+	static bool parsing; /* a command line is being read */
+	if (!parsing)
+		optind = 0; /* a new one: getopt_long starts afresh */
+	parsing = true;
 	opterr = 0;
 	for (;;) {
-		int v = getopt_long(argc, argv, shorts, opts, NULL);
-		char name[64];
+		int v = getopt_long(argc, argv, sh, opts, NULL);
+		if (v == 'h' || v == 'V' || v == ':' || v == '?' || v < 0)
+			parsing = false;
+		char oname[64];
 		if (v == 'q') {
 			cli_quiet = true;
 			continue;
@@ -119,17 +132,16 @@ int cli_getopt(int argc, char **argv)
 			return CLI_DONE;
 		}
 		if (v == 'h') {
-			fputs(c->help, stdout);
+			fputs(help, stdout);
 			return CLI_DONE;
 		}
 		if (v == ':') {
-			option_name(c, optopt, argv[optind - 1], name,
-			            sizeof name);
-			const char *what =
-			        c->args && optopt > 0 && optopt < 128
-			                ? c->args[optopt]
-			                : NULL;
-			cli_usage(c->name, "option '%s' needs %s", name,
+			option_name(opts, optopt, argv[optind - 1], oname,
+			            sizeof oname);
+			const char *what = args && optopt > 0 && optopt < 128
+			                           ? args[optopt]
+			                           : NULL;
+			cli_usage(name, "option '%s' needs %s", oname,
 			          what ? what : "a value");
 			return CLI_USAGE;
 		}
@@ -137,19 +149,34 @@ int cli_getopt(int argc, char **argv)
 			const char *arg = refused(argc, argv, optopt);
 			if (optopt && strncmp(arg, "--", 2) == 0 &&
 			    strchr(arg, '=')) {
-				option_name(c, optopt, arg, name, sizeof name);
-				cli_usage(c->name, "option '%s' takes no value",
-				          name);
+				option_name(opts, optopt, arg, oname,
+				            sizeof oname);
+				cli_usage(name, "option '%s' takes no value",
+				          oname);
 			} else if (!optopt && ambiguous(opts, arg)) {
-				cli_usage(c->name, "option '%s' is ambiguous",
+				cli_usage(name, "option '%s' is ambiguous",
 				          arg);
 			} else {
-				cli_unexpected(c->name, arg, c->help);
+				cli_unexpected(name, arg, help);
 			}
 			return CLI_USAGE;
 		}
 		return v < 0 ? CLI_END : v;
 	}
+}
+
+int cli_getopt(int argc, char **argv)
+{
+	const struct cli_command *c = cli_find(argv[0]);
+	return getopt_in(c->name, c->opts, c->shorts, c->help, c->args, argc,
+	                 argv);
+}
+
+int cli_getopt_sub(const char *name, const struct cli_sub *s, int argc,
+                   char **argv)
+{
+	return getopt_in(name, s->opts, s->shorts, s->help, s->args, argc,
+	                 argv);
 }
 
 int cli_stop(int v)

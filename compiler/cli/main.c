@@ -86,7 +86,7 @@ static void list_options(FILE *out, const char *name,
 {
 	fputs(name, out);
 	for (const char *s = shorts; *s; s++) {
-		bool own = *s != ':' && *s != 'h';
+		bool own = *s != ':' && *s != '+' && *s != 'h';
 		for (const struct cli_sub *u = subs; own && u && u->name; u++)
 			own = !sub_has(u, NULL, *s);
 		if (own)
