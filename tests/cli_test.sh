@@ -312,6 +312,11 @@ out=$("$ccplan" run -n2 --timeout=5 sh -c 'echo "$CCPLAN_RANK $CCPLAN_TIMEOUT_MS
 [ "$out" = "0 5000 1 5000 " ] && ok || bad "run --timeout=S: $out $(cat "$tmp/err")"
 out=$("$ccplan" run -np 2 -- sh -c 'echo $CCPLAN_RANK' 2>"$tmp/err" | sort | tr '\n' ' ')
 [ "$out" = "0 1 " ] && ok || bad "run -np N -- PROGRAM: $out $(cat "$tmp/err")"
+printf 'bytes,t\n0,25\n1000,35\n2000,45\n' >"$tmp/pp.csv"
+"$ccplan" tau fit --columns=bytes,t --unit=ms --brief "$tmp/pp.csv" >"$tmp/out" 2>"$tmp/err" &&
+	grep -q '^T_s   25000 us' "$tmp/out" && ok || bad "tau fit --opt=value: $(cat "$tmp/out" "$tmp/err")"
+"$ccplan" tau plot --machines=t3d-max --point=t3d-max -o"$tmp/tau.svg" >/dev/null 2>"$tmp/err" &&
+	grep -q '<svg' "$tmp/tau.svg" && ok || bad "tau plot --opt=value: $(cat "$tmp/err")"
 # each row: the arguments, then (after |) the one line expected on stderr
 # before the summary, with exit status 2 (a usage error: one line and a
 # hint, not the whole help)
@@ -345,6 +350,12 @@ run -n 2 --timeout|ccplan run: option '--timeout' needs a number of seconds; try
 run --frob -n 2 true|ccplan run: unexpected argument '--frob'; try 'ccplan run --help'
 run -n 2|ccplan run: no program to run; try 'ccplan run --help'
 run true|ccplan run: -n N is required; try 'ccplan run --help'
+tau|ccplan tau: missing fit or plot; try 'ccplan tau --help'
+tau fit|ccplan tau fit: missing FILE.csv; try 'ccplan tau fit --help'
+tau fit "$tmp/pp.csv" --unit|ccplan tau fit: option '--unit' needs a unit: us, ns, ms or s; try 'ccplan tau fit --help'
+tau fit "$tmp/pp.csv" --brief=yes|ccplan tau fit: option '--brief' takes no value; try 'ccplan tau fit --help'
+tau plot --point cm5-cmmd -o|ccplan tau plot: option '-o' needs a file name; try 'ccplan tau plot --help'
+tau plot -o "$tmp/x.svg" extra|ccplan tau plot: unexpected argument 'extra'; try 'ccplan tau plot --help'
 EOF
 [ ! -e "$tmp/cpp.out" ] && ok || bad "compile --emit cpp wrote its output"
 # -q: no summary line, on success and on failure; before the command too

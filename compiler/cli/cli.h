@@ -13,19 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cli_opts.h"
 #include "compile.h"
-
-/* A subcommand (cache gc, tau fit): its name and the options only it
- * takes, for completion and the man page, and for one that parses its
- * own options (tau fit), what cli_getopt_sub needs. */
-struct cli_sub {
-	const char *name;          /* as typed: "gc" */
-	const struct option *opts; /* its own long options; never NULL */
-	const char *shorts;        /* its own short options ("o:") */
-	const char *help;          /* its --help text, or NULL */
-	const char *const *args;   /* what its options' values are, by val
-	                              (as cli_command's), or NULL */
-};
 
 /* One command of the table. */
 struct cli_command {
@@ -53,9 +42,6 @@ extern const struct cli_command cli_commands[];
 
 /* The command called name, or NULL. */
 const struct cli_command *cli_find(const char *name);
-
-/* The program's name, for messages. */
-extern const char *const cli_prog;
 
 /* The handlers of the table, by file. */
 int cli_compile(int argc, char **argv);  /* compile_cmds.c */
@@ -92,16 +78,6 @@ extern const char cli_compile_help[], cli_compare_help[],
 
 /* ---- shared by the commands (common.c) ---------------------------------- */
 
-/* -q or --quiet was given: no summary line at the end. */
-extern bool cli_quiet;
-
-/* What cli_getopt returns besides an option's val. */
-enum {
-	CLI_END = -1,  /* no more options: the operands are argv[optind..] */
-	CLI_DONE = -2, /* --help or --version printed what it prints: exit 0 */
-	CLI_USAGE = -3 /* a usage error, said in one line with a hint: exit 2 */
-};
-
 /* The next option of the command argv[0] (of the table), as getopt_long
  * finds it among the command's opts and shorts, anywhere on the line
  * until "--": its val, the value (if any) in optarg.  -h/--help,
@@ -111,22 +87,10 @@ enum {
  * hint to the command's --help (CLI_USAGE).  Call it until it returns
  * less than 0; cli_stop gives the exit status for CLI_DONE and
  * CLI_USAGE.  Shorts that begin with '+' end the options at the first
- * operand (run: PROGRAM's own options follow it).  A call after one that
- * returned less than 0 starts on a new command line. */
+ * operand (run: PROGRAM's own options follow it).  A second command
+ * line in one process (a subcommand's, after its command's) begins with
+ * optind = 0, which makes getopt_long start afresh. */
 int cli_getopt(int argc, char **argv);
-
-/* cli_getopt for subcommand s of a command, called name in messages
- * ("tau fit"), with argv[0] the subcommand: its options, help and args. */
-int cli_getopt_sub(const char *name, const struct cli_sub *s, int argc,
-                   char **argv);
-
-/* The exit status for what cli_getopt returned when it stopped. */
-int cli_stop(int v);
-
-/* Say a usage error of command cmd in one line, "ccplan CMD: MESSAGE;
- * try 'ccplan CMD --help'", and return EXIT_BADINPUT. */
-int cli_usage(const char *cmd, const char *fmt, ...)
-        __attribute__((format(printf, 2, 3)));
 
 /* The one operand of a command after its options (argv[optind]): NULL,
  * said with cli_usage, when there is none ("missing WHAT") or more than
@@ -138,11 +102,6 @@ bool cli_is_help(const char *a);
 
 /* Whether s ends with suffix. */
 bool cli_ends_with(const char *s, const char *suffix);
-
-/* Say that command cmd does not take argument arg, in one line: with the
- * nearest of the options in its help text when arg looks like a misspelt
- * one, else with a hint to its --help. */
-void cli_unexpected(const char *cmd, const char *arg, const char *help);
 
 /* The file name of path, for labels. */
 const char *cli_base_name(const char *path);

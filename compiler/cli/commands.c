@@ -11,43 +11,6 @@
 #include "cli.h"
 #include "tau_cmd.h"
 
-/* The options of tau's subcommands, which tau_cmd.c parses: what
- * completion offers and the man page must describe. */
-static const struct option tau_fit_opts[] = {
-        {"columns", required_argument, NULL, 0},
-        {"unit", required_argument, NULL, 0},
-        {"round-trip", no_argument, NULL, 0},
-        {"against", required_argument, NULL, 0},
-        {"brief", no_argument, NULL, 0},
-        {0},
-};
-static const struct option tau_plot_opts[] = {
-        {"machines", required_argument, NULL, 0},
-        {"algorithms", required_argument, NULL, 0},
-        {"points", required_argument, NULL, 0},
-        {"mesh", required_argument, NULL, 0},
-        {"root", required_argument, NULL, 0},
-        {"formula", no_argument, NULL, 0},
-        {"params", required_argument, NULL, 0},
-        {"alpha", required_argument, NULL, 0},
-        {"beta", required_argument, NULL, 0},
-        {"hop", required_argument, NULL, 0},
-        {"gamma", required_argument, NULL, 0},
-        {"sweep", required_argument, NULL, 0},
-        {"point", required_argument, NULL, 0},
-        {"linear", no_argument, NULL, 0},
-        {"title", required_argument, NULL, 0},
-        {0},
-};
-static const struct cli_sub tau_subs[] = {
-        {.name = "fit", .opts = tau_fit_opts, .shorts = ""},
-        {.name = "plot", .opts = tau_plot_opts, .shorts = "o:"},
-        {0},
-};
-static const struct option help_only[] = {
-        {"help", no_argument, NULL, 'h'},
-        {0},
-};
 static const struct option no_opts[] = {{0}};
 
 const struct cli_command cli_commands[] = {
@@ -147,9 +110,10 @@ const struct cli_command cli_commands[] = {
                 .run = cmd_tau,
                 .usage = "tau fit|plot ...",
                 .summary = "the tau-model: fit Ts, Tn; draw the tau-plot",
-                .opts = help_only,
+                .opts = tau_cmd_opts,
                 .shorts = "h",
-                .subs = tau_subs,
+                .help = tau_cmd_help,
+                .subs = tau_cmd_subs,
         },
         {
                 .name = "run",

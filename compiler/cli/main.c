@@ -17,7 +17,6 @@
 #include "sched.h"
 #include "suggest.h"
 
-const char *const cli_prog = "ccplan";
 
 /* Columns of the command list before the summaries. */
 #define USAGE_COLS 30
