@@ -63,7 +63,6 @@
 #define RUN_OK       0
 #define RUN_BADINPUT 2
 #define RUN_INTERNAL 3
-#define MAX_RANKS    4096 /* two descriptors each in the launcher */
 #define DROP_GRACE_MS                                                          \
 	200                  /* a dropped connection's rank may still be       \
 	                        exiting with 0: wait this long */
@@ -73,47 +72,6 @@
 /* the longest message a rank sends after the handshake: AGREE */
 #define IN_MAX (CCP_SOCK_CTL_HDR + CCP_SOCK_AGREE_LEN)
 
-static const char *const help_run =
-        "usage: ccplan run -n N [--hostfile FILE] [--timeout S] [-v] PROGRAM "
-        "[ARGS...]\n"
-        "\n"
-        "Start N ranks of PROGRAM, which uses the sockets transport "
-        "(ccplan_sockets.h),\n"
-        "and wire them up over TCP.  The launcher serves the ranks' agree "
-        "and\n"
-        "barrier and watches them: when one fails (exits with a status "
-        "other than 0,\n"
-        "is killed, drops its connection, or reports a transport error), "
-        "every other\n"
-        "rank is told at once and fails with CCP_EPEER.  Exit status: that "
-        "of the\n"
-        "first rank that failed (128 + signal when killed), 1 when every "
-        "rank\n"
-        "exited 0 but the job failed, 0 otherwise; 2 bad arguments, 3 "
-        "launcher error.\n"
-        "  -n N             ranks to start (1 to 4096)\n"
-        "  --hostfile FILE  hosts to start them on: one per line, "
-        "'HOST [slots=K]',\n"
-        "                   '#' comments; ranks fill each host's slots in "
-        "order, then\n"
-        "                   wrap round.  localhost, 127.0.0.1 and this "
-        "host's name\n"
-        "                   start locally, others through ssh (BatchMode)\n"
-        "  --timeout S      seconds a rank may wait without progress before "
-        "it fails\n"
-        "                   (sets CCPLAN_TIMEOUT_MS; default 30); also the "
-        "grace the\n"
-        "                   other ranks get to exit after a failure\n"
-        "  -v               say what the launcher does, on stderr\n"
-        "Environment given to each rank: CCPLAN_RANK, CCPLAN_SIZE, "
-        "CCPLAN_RUN_ADDR,\n"
-        "CCPLAN_RUN_KEY_FD (and CCPLAN_TIMEOUT_MS).  The job's key comes on "
-        "that\n"
-        "descriptor (through ssh's standard input for a remote rank), never "
-        "in a\n"
-        "command line; every connection authenticates by challenge and "
-        "response.\n"
-        "See docs/sockets.md.\n";
 
 /* One rank as the launcher sees it. */
 struct rank {
@@ -687,7 +645,7 @@ static int quote(char **buf, size_t *len, size_t *cap, const char *s)
  * the environment, exec the program with ssh's input, which carries the
  * key, as its descriptor 3.  No secret in it: every local user can read
  * ssh's command line. */
-static char *remote_command(const struct job *j, int i, char **prog)
+static char *remote_command(const struct job *j, int i, char *const *prog)
 {
 	char *buf = NULL, cwd[4096], v[128];
 	size_t len = 0, cap = 0;
@@ -724,7 +682,7 @@ static char *remote_command(const struct job *j, int i, char **prog)
 		if (quote(&buf, &len, &cap, v))
 			goto fail;
 	}
-	for (char **a = prog; *a; a++)
+	for (char *const *a = prog; *a; a++)
 		if (quote(&buf, &len, &cap, *a))
 			goto fail;
 	if (append(&buf, &len, &cap, "3<&0 </dev/null", false))
@@ -759,7 +717,7 @@ static int key_pipe(const struct job *j)
 }
 
 /* Start rank i; in the child, never returns. */
-static int spawn(struct job *j, int i, char **prog)
+static int spawn(struct job *j, int i, char *const *prog)
 {
 	char *remote = NULL;
 	if (j->r[i].host && !(remote = remote_command(j, i, prog)))
@@ -883,11 +841,11 @@ static int read_hostfile(struct job *j, const char *path, char ***hosts,
 		if (got <= 0)
 			continue;
 		if (got == 2 && (sscanf(extra, "slots=%d", &k) != 1 || k < 1 ||
-		                 k > MAX_RANKS)) {
+		                 k > RUN_MAX_RANKS)) {
 			fprintf(stderr,
 			        "ccplan run: %s:%d: expected 'HOST "
 			        "[slots=K]' with K from 1 to %d\n",
-			        path, ln, MAX_RANKS);
+			        path, ln, RUN_MAX_RANKS);
 			rc = RUN_BADINPUT;
 			break;
 		}
@@ -1112,74 +1070,13 @@ static int run_loop(struct job *j, int sig_r)
 /* ---- the command ----------------------------------------------------------
  */
 
-int cmd_run(int argc, char **argv)
+int sock_run(const struct run_opts *o)
 {
-	long n = 0;
-	const char *hostfile = NULL;
-	double tsec = 0;
-	bool verbose = false;
-	int a = 1;
-	for (; a < argc; a++) {
-		const char *s = argv[a];
-		if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
-			fputs(help_run, stdout);
-			return RUN_OK;
-		}
-		if (!strcmp(s, "--")) {
-			a++;
-			break;
-		}
-		if (s[0] != '-')
-			break;
-		if (!strcmp(s, "-v")) {
-			verbose = true;
-			continue;
-		}
-		if (a + 1 >= argc) {
-			fprintf(stderr, "ccplan run: %s needs a value\n", s);
-			return RUN_BADINPUT;
-		}
-		const char *v = argv[++a];
-		char *end;
-		errno = 0;
-		if (!strcmp(s, "-n") || !strcmp(s, "-np")) {
-			n = strtol(v, &end, 10);
-			if (errno || *end || end == v || n < 1 ||
-			    n > MAX_RANKS) {
-				fprintf(stderr,
-				        "ccplan run: -n %s: expected 1 to "
-				        "%d ranks\n",
-				        v, MAX_RANKS);
-				return RUN_BADINPUT;
-			}
-		} else if (!strcmp(s, "--hostfile")) {
-			hostfile = v;
-		} else if (!strcmp(s, "--timeout")) {
-			tsec = strtod(v, &end);
-			if (errno || *end || end == v || !(tsec >= 0.001) ||
-			    tsec > 86400) {
-				fprintf(stderr,
-				        "ccplan run: --timeout %s: "
-				        "expected seconds, from 0.001 to "
-				        "86400\n",
-				        v);
-				return RUN_BADINPUT;
-			}
-		} else {
-			fprintf(stderr,
-			        "ccplan run: unknown option %s (see "
-			        "ccplan run --help)\n",
-			        s);
-			return RUN_BADINPUT;
-		}
-	}
-	if (n == 0 || a >= argc) {
-		fprintf(stderr, "ccplan run: %s\n%s",
-		        n == 0 ? "-n N is required" : "no program to run",
-		        help_run);
-		return RUN_BADINPUT;
-	}
-	char **prog = argv + a;
+	long n = o->n;
+	const char *hostfile = o->hostfile;
+	double tsec = o->timeout_s;
+	bool verbose = o->verbose;
+	char *const *prog = o->prog;
 
 	struct job job;
 	struct job *j = &job;

@@ -7,12 +7,24 @@
 #ifndef CCP_SOCK_LAUNCH_H
 #define CCP_SOCK_LAUNCH_H
 
-/* `ccplan run -n N [--hostfile F] [--timeout S] [-v] PROGRAM ARGS...`,
- * called as cmd_run(argc - 1, argv + 1): argv[0] is "run".  Returns the
- * exit status: 0 when every rank exited 0 and the job did not fail, the
- * first failing rank's status (128 + signal for a rank killed by a
- * signal), 1 when every rank exited 0 but the job failed, 2 for bad
- * arguments, 3 when the launcher itself failed. */
-int cmd_run(int argc, char **argv);
+#include <stdbool.h>
+
+#define RUN_MAX_RANKS 4096 /* two descriptors each in the launcher */
+
+/* What `ccplan run` is asked (the command line parses it: compiler/cli/). */
+struct run_opts {
+	int n;                /* ranks to start, 1 to RUN_MAX_RANKS */
+	const char *hostfile; /* --hostfile, or NULL: every rank here */
+	double timeout_s;     /* --timeout in seconds, or 0: the default */
+	bool verbose;         /* -v: say what the launcher does */
+	char *const *prog;    /* PROGRAM ARGS..., ended by NULL */
+};
+
+/* Run the job o asks for.  Returns the exit status: 0 when every rank
+ * exited 0 and the job did not fail, the first failing rank's status
+ * (128 + signal for a rank killed by a signal), 1 when every rank exited
+ * 0 but the job failed, 2 for a bad hostfile, 3 when the launcher itself
+ * failed. */
+int sock_run(const struct run_opts *o);
 
 #endif

@@ -22,68 +22,6 @@
 #include "scan.h"
 #include "scan_cmd.h"
 
-#define SET_SYMBOL_DEFAULT "ccplan_plans"
-#define SET_SYMBOL_MAX     40 /* leaves room for "_NNN_name" in 63 */
-
-static const char *const help_scan =
-        "usage: ccplan scan FILE.c... [--cache PATH | --emit c -o OUT.c "
-        "[--symbol NAME]]\n"
-        "                   [--yaml-dir DIR]... [-v] [-- COMPILER "
-        "FLAGS...]\n"
-        "\n"
-        "Find the plans C sources ask for, by parsing them with libclang "
-        "and the\n"
-        "compiler flags after -- (so -D and -I work as in the build):\n"
-        "  ccp_plan_lookup(ctx, \"NAME\", rank, &plan)    the name a "
-        "literal after\n"
-        "                                               macro "
-        "expansion; its plan is\n"
-        "                                               NAME.yaml in "
-        "the file's directory\n"
-        "                                               or a "
-        "--yaml-dir\n"
-        "  #pragma ccplan plan(NAME, \"FILE.yaml\")       FILE relative "
-        "to the source\n"
-        "Then compile each plan and store it in the plan cache under its "
-        "name, or\n"
-        "write every plan into one C file with the table ccplan_plans "
-        "for\n"
-        "ccp_plan_register (docs/scan.md).  Nothing is written if any "
-        "source, pragma\n"
-        "or plan has an error.  CCPLAN_SCAN is defined while parsing.\n"
-        "  --cache PATH     the cache to fill (default $CCPLAN_CACHE, "
-        "else\n"
-        "                   $XDG_CACHE_HOME/ccplan/plans.db, else\n"
-        "                   ~/.cache/ccplan/plans.db)\n"
-        "  --emit c         write C source instead (needs -o)\n"
-        "  -o OUT.c         the C file\n"
-        "  --symbol NAME    the plan set's symbol (default ccplan_plans)\n"
-        "  --depfile FILE   with --emit c: also write FILE, the make rule "
-        "naming\n"
-        "                   the sources and YAML files OUT.c depends on\n"
-        "  --yaml-dir DIR   look for NAME.yaml in DIR too, after the "
-        "calling file's\n"
-        "                   directory (repeatable, searched in order)\n"
-        "  -v               print every request with its position, and "
-        "what became\n"
-        "                   of every plan, on stderr\n";
-
-/* What the command line asks for. */
-struct opts {
-	const char **files;       /* sources, in order */
-	size_t nfiles;            /* how many */
-	const char **dirs;        /* --yaml-dir, in order */
-	size_t ndirs;             /* how many */
-	const char *const *flags; /* after --, for libclang */
-	int nflags;               /* how many */
-	const char *cache_path;   /* --cache, or NULL */
-	const char *out;          /* -o */
-	const char *symbol;       /* --symbol, or the default */
-	const char *depfile;      /* --depfile, or NULL */
-	bool emit;                /* --emit c */
-	bool verbose;             /* -v */
-};
-
 /* One distinct plan (name) and what became of it. */
 struct job {
 	const struct scan_plan *p;     /* the name and its YAML file */
@@ -115,88 +53,11 @@ static void print_diag(const struct diag *d)
 		                 d->message, d->source_line);
 }
 
-/* Parse the arguments; an exit status if they are wrong, else -1. */
-static int parse_args(int argc, char **argv, struct opts *o)
-{
-	memset(o, 0, sizeof *o);
-	o->files = calloc((size_t)argc, sizeof *o->files);
-	o->dirs = calloc((size_t)argc, sizeof *o->dirs);
-	if (!o->files || !o->dirs)
-		return EXIT_INTERNAL;
-	const char *bad = NULL;
-	for (int k = 1; k < argc && !bad; k++) {
-		const char *a = argv[k];
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			fputs(help_scan, stdout);
-			return EXIT_OK;
-		} else if (strcmp(a, "--") == 0) {
-			o->flags = (const char *const *)argv + k + 1;
-			o->nflags = argc - k - 1;
-			break;
-		} else if (strcmp(a, "-v") == 0) {
-			o->verbose = true;
-		} else if (k + 1 >= argc) {
-			if (a[0] == '-')
-				bad = a;
-			else
-				o->files[o->nfiles++] = a;
-		} else if (strcmp(a, "--cache") == 0) {
-			o->cache_path = argv[++k];
-		} else if (strcmp(a, "--emit") == 0) {
-			if (strcmp(argv[++k], "c") != 0)
-				bad = argv[k];
-			o->emit = true;
-		} else if (strcmp(a, "-o") == 0) {
-			o->out = argv[++k];
-		} else if (strcmp(a, "--symbol") == 0) {
-			o->symbol = argv[++k];
-		} else if (strcmp(a, "--depfile") == 0) {
-			o->depfile = argv[++k];
-		} else if (strcmp(a, "--yaml-dir") == 0) {
-			o->dirs[o->ndirs++] = argv[++k];
-		} else if (a[0] == '-') {
-			bad = a;
-		} else {
-			o->files[o->nfiles++] = a;
-		}
-	}
-	if (bad) {
-		fprintf(stderr, "ccplan scan: unexpected argument '%s'\n%s",
-		        bad, help_scan);
-		return EXIT_BADINPUT;
-	}
-	const char *why = NULL;
-	if (!o->nfiles)
-		why = "no source files";
-	else if (o->emit && o->cache_path)
-		why = "--emit c writes a C file, --cache fills the cache: "
-		      "give one";
-	else if (o->emit && !o->out)
-		why = "--emit c needs -o OUT.c";
-	else if (!o->emit && (o->out || o->symbol || o->depfile))
-		why = "-o, --symbol and --depfile go with --emit c";
-	if (why) {
-		fprintf(stderr, "ccplan scan: %s\n%s", why, help_scan);
-		return EXIT_BADINPUT;
-	}
-	if (!o->symbol)
-		o->symbol = SET_SYMBOL_DEFAULT;
-	if (!emit_c_name_ok(o->symbol) || strlen(o->symbol) > SET_SYMBOL_MAX) {
-		fprintf(stderr,
-		        "ccplan scan: --symbol '%s': want a C identifier of at "
-		        "most %d characters, not a keyword, not starting with "
-		        "'_' or 'ccp_'\n",
-		        o->symbol, SET_SYMBOL_MAX);
-		return EXIT_BADINPUT;
-	}
-	return -1;
-}
-
 /* ---- scanning ----------------------------------------------------------- */
 
 /* Scan every source and resolve the names; prints every problem.  0, or
  * the exit status. */
-static int scan_all(const struct opts *o, struct scan *s,
+static int scan_all(const struct scan_opts *o, struct scan *s,
                     struct scan_plan **plans, size_t *nplans)
 {
 	int worst = 0;
@@ -342,7 +203,7 @@ static const struct job *owner(const struct job *jobs, const struct job *j)
 
 /* ---- into the cache ----------------------------------------------------- */
 
-static int to_cache(const struct opts *o, const struct scan_plan *plans,
+static int to_cache(const struct scan_opts *o, const struct scan_plan *plans,
                     size_t n)
 {
 	char path[4096], err[512];
@@ -474,7 +335,7 @@ static void put_make_path(struct tbuf *t, const char *path, bool lead)
 /* The depfile of --emit c: OUT.c depends on every source and every YAML
  * the plans came from, so a build system scans again when one changes
  * (CMake's DEPFILE, in ccplan_scan_sources). */
-static int write_depfile(const struct opts *o, const struct scan_plan *plans,
+static int write_depfile(const struct scan_opts *o, const struct scan_plan *plans,
                          size_t n, char *err, size_t errlen)
 {
 	struct tbuf t = {NULL, 0, 0, false};
@@ -493,7 +354,7 @@ static int write_depfile(const struct opts *o, const struct scan_plan *plans,
 	return rc;
 }
 
-static int to_c(const struct opts *o, const struct scan_plan *plans, size_t n)
+static int to_c(const struct scan_opts *o, const struct scan_plan *plans, size_t n)
 {
 	struct job *jobs = calloc(n ? n : 1, sizeof *jobs);
 	struct tbuf t = {NULL, 0, 0, false};
@@ -622,23 +483,17 @@ out:
 	return rc;
 }
 
-int cmd_scan(int argc, char **argv)
+int scan_run(const struct scan_opts *o)
 {
-	struct opts o;
 	struct scan s;
 	struct scan_plan *plans = NULL;
 	size_t nplans = 0;
-	int rc = parse_args(argc, argv, &o);
-	if (rc < 0) {
-		scan_init(&s);
-		rc = scan_all(&o, &s, &plans, &nplans);
-		if (rc == 0)
-			rc = o.emit ? to_c(&o, plans, nplans)
-			            : to_cache(&o, plans, nplans);
-		scan_plans_free(plans, nplans);
-		scan_fini(&s);
-	}
-	free(o.files);
-	free(o.dirs);
+	scan_init(&s);
+	int rc = scan_all(o, &s, &plans, &nplans);
+	if (rc == 0)
+		rc = o->emit ? to_c(o, plans, nplans)
+		             : to_cache(o, plans, nplans);
+	scan_plans_free(plans, nplans);
+	scan_fini(&s);
 	return rc;
 }

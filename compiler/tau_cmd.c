@@ -22,7 +22,7 @@
 
 static const char *const tc_prog = "ccplan tau";
 
-static const char *const help_tau =
+const char tau_cmd_help[] =
         "usage: ccplan tau fit FILE.csv [options]\n"
         "       ccplan tau plot [what] [--point P] [options] -o OUT.svg\n"
         "\n"
@@ -34,7 +34,7 @@ static const char *const help_tau =
         "docs/tau-model.md has\n"
         "the formats and formulas.\n";
 
-static const char *const help_fit =
+static const char help_fit[] =
         "usage: ccplan tau fit FILE.csv [options]\n"
         "\n"
         "Fit T(L) = T_s + T_n*L to measured (bytes, time) rows by least "
@@ -63,7 +63,7 @@ static const char *const help_fit =
         "Exit status: 0 ok, 2 bad input (the message gives "
         "file:line:column).\n";
 
-static const char *const help_plot =
+static const char help_plot[] =
         "usage: ccplan tau plot [what] [--point P] [options] -o OUT.svg\n"
         "\n"
         "Draw the tau-plot (001 §5.1.2): tau = T_n/T_s across, T_s up.  "
@@ -114,12 +114,71 @@ static const char *const help_plot =
         "  -o OUT.svg          the output, written atomically (required)\n"
         "Exit status: 0 ok, 2 bad input, 3 internal error.\n";
 
-/* ---- shared helpers ------------------------------------------------------ */
+/* The options of fit and plot: what they parse, what completion offers
+ * and what the man page must describe (the command table's subs). */
+static const struct option fit_opts[] = {
+        {"columns", required_argument, NULL, 'c'},
+        {"unit", required_argument, NULL, 'u'},
+        {"round-trip", no_argument, NULL, 'r'},
+        {"against", required_argument, NULL, 'a'},
+        {"brief", no_argument, NULL, 'b'},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+};
+static const char *const fit_args[128] = {
+        ['c'] = "the columns, B,T",
+        ['u'] = "a unit: us, ns, ms or s",
+        ['a'] = "a machine preset",
+};
+/* --alpha, --beta, --hop and --gamma are '1' to '4', as tc_pnames */
+static const struct option plot_opts[] = {
+        {"machines", required_argument, NULL, 'm'},
+        {"algorithms", required_argument, NULL, 'A'},
+        {"points", required_argument, NULL, 'P'},
+        {"mesh", required_argument, NULL, 'M'},
+        {"root", required_argument, NULL, 'R'},
+        {"formula", no_argument, NULL, 'f'},
+        {"params", required_argument, NULL, 'p'},
+        {"alpha", required_argument, NULL, '1'},
+        {"beta", required_argument, NULL, '2'},
+        {"hop", required_argument, NULL, '3'},
+        {"gamma", required_argument, NULL, '4'},
+        {"sweep", required_argument, NULL, 's'},
+        {"point", required_argument, NULL, 'x'},
+        {"linear", no_argument, NULL, 'l'},
+        {"title", required_argument, NULL, 't'},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+};
+static const char *const plot_args[128] = {
+        ['m'] = "a list of machine presets",
+        ['A'] = "a list of algorithms",
+        ['P'] = "a file name",
+        ['M'] = "a mesh side",
+        ['R'] = "a rank",
+        ['p'] = "a machine preset",
+        ['1'] = "a number",
+        ['2'] = "a number",
+        ['3'] = "a number",
+        ['4'] = "a number",
+        ['s'] = "a sweep, P=FROM:TO:STEP",
+        ['x'] = "a point",
+        ['t'] = "a title",
+        ['o'] = "a file name",
+};
+const struct cli_sub tau_cmd_subs[] = {
+        {.name = "fit", .opts = fit_opts, .shorts = "h", .help = help_fit,
+         .args = fit_args},
+        {.name = "plot", .opts = plot_opts, .shorts = "o:h",
+         .help = help_plot, .args = plot_args},
+        {0},
+};
+const struct option tau_cmd_opts[] = {
+        {"help", no_argument, NULL, 'h'},
+        {0},
+};
 
-static bool tc_is_help(const char *a)
-{
-	return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0;
-}
+/* ---- shared helpers ------------------------------------------------------ */
 
 /* Print a CSV diagnostic as compiler diagnostics are printed. */
 static void tc_print_diag(const struct tau_diag *d)
@@ -202,60 +261,56 @@ static int tc_exit(int rc)
 static int tc_fit(int argc, char **argv)
 {
 	struct tau_csv_opts o = {0};
-	const char *path = NULL, *against = NULL;
+	const char *path, *against = NULL;
 	bool brief = false;
 	char cols[128];
-	for (int k = 2; k < argc; k++) {
-		const char *a = argv[k];
-		bool more = k + 1 < argc;
-		if (tc_is_help(a)) {
-			fputs(help_fit, stdout);
-			return EXIT_OK;
-		} else if (strcmp(a, "--columns") == 0 && more) {
-			snprintf(cols, sizeof cols, "%s", argv[++k]);
+	int v;
+	optind = 0; /* argv is the subcommand's: getopt starts afresh */
+	while ((v = cli_getopt_sub("tau fit", &tau_cmd_subs[0], argc, argv)) >=
+	       0) {
+		if (v == 'c') {
+			snprintf(cols, sizeof cols, "%s", optarg);
 			char *comma = strchr(cols, ',');
 			if (!comma || comma == cols || !comma[1]) {
 				fprintf(stderr,
 				        "%s fit: --columns wants B,T (names "
 				        "or numbers), got '%s'\n",
-				        tc_prog, argv[k]);
+				        tc_prog, optarg);
 				return EXIT_BADINPUT;
 			}
 			*comma = '\0';
 			o.bytes_col = cols;
 			o.time_col = comma + 1;
-		} else if (strcmp(a, "--unit") == 0 && more) {
+		} else if (v == 'u') {
 			static const char *const u[] = {"ns", "us", "ms", "s"};
 			static const double f[] = {1e-3, 1, 1e3, 1e6};
-			k++;
 			for (int i = 0; i < 4; i++)
-				if (strcmp(argv[k], u[i]) == 0)
+				if (strcmp(optarg, u[i]) == 0)
 					o.unit_us = f[i];
 			if (o.unit_us == 0) {
 				fprintf(stderr,
 				        "%s fit: --unit wants us, ns, ms or s, "
 				        "got '%s'\n",
-				        tc_prog, argv[k]);
+				        tc_prog, optarg);
 				return EXIT_BADINPUT;
 			}
-		} else if (strcmp(a, "--round-trip") == 0) {
+		} else if (v == 'r') {
 			o.round_trip = true;
-		} else if (strcmp(a, "--against") == 0 && more) {
-			against = argv[++k];
-		} else if (strcmp(a, "--brief") == 0) {
+		} else if (v == 'a') {
+			against = optarg;
+		} else if (v == 'b') {
 			brief = true;
-		} else if (a[0] != '-' && !path) {
-			path = a;
-		} else {
-			fprintf(stderr, "%s fit: unexpected argument '%s'\n%s",
-			        tc_prog, a, help_fit);
-			return EXIT_BADINPUT;
 		}
 	}
-	if (!path) {
-		fprintf(stderr, "%s fit: which file?\n%s", tc_prog, help_fit);
+	if (v != CLI_END)
+		return cli_stop(v);
+	if (optind >= argc)
+		return cli_usage("tau fit", "missing FILE.csv");
+	if (optind + 1 < argc) {
+		cli_unexpected("tau fit", argv[optind + 1], help_fit);
 		return EXIT_BADINPUT;
 	}
+	path = argv[optind];
 	struct tau_params ap;
 	if (against && tc_preset_params(against, &ap) != 0)
 		return EXIT_BADINPUT;
@@ -790,67 +845,62 @@ static int tc_plot_args(int argc, char **argv, struct tc_plot_opts *o)
 	o->mesh = 32;
 	for (int k = 0; k < 4; k++)
 		o->over[k] = NAN;
-	for (int k = 2; k < argc; k++) {
-		const char *a = argv[k];
-		bool more = k + 1 < argc;
-		int p = -1;
-		for (int i = 0; i < 4; i++)
-			if (a[0] == '-' && a[1] == '-' &&
-			    strcmp(a + 2, tc_pnames[i]) == 0)
-				p = i;
-		if (tc_is_help(a)) {
-			fputs(help_plot, stdout);
-			return EXIT_OK + 1;
-		} else if (strcmp(a, "--machines") == 0 && more) {
-			o->machines = argv[++k];
-		} else if (strcmp(a, "--algorithms") == 0 && more) {
-			o->algorithms = argv[++k];
-		} else if (strcmp(a, "--points") == 0 && more) {
-			o->points = argv[++k];
-		} else if (strcmp(a, "--point") == 0 && more) {
-			o->point = argv[++k];
-		} else if (strcmp(a, "--mesh") == 0 && more) {
-			if (tc_int(argv[++k], 2, 4096, &o->mesh)) {
+	int v;
+	optind = 0; /* argv is the subcommand's: getopt starts afresh */
+	while ((v = cli_getopt_sub("tau plot", &tau_cmd_subs[1], argc, argv)) >=
+	       0) {
+		if (v == 'm') {
+			o->machines = optarg;
+		} else if (v == 'A') {
+			o->algorithms = optarg;
+		} else if (v == 'P') {
+			o->points = optarg;
+		} else if (v == 'x') {
+			o->point = optarg;
+		} else if (v == 'M') {
+			if (tc_int(optarg, 2, 4096, &o->mesh)) {
 				fprintf(stderr,
 				        "%s plot: --mesh wants a side 2..4096, "
 				        "got '%s'\n",
-				        tc_prog, argv[k]);
+				        tc_prog, optarg);
 				return EXIT_BADINPUT + 1;
 			}
-		} else if (strcmp(a, "--root") == 0 && more) {
-			if (tc_int(argv[++k], 0, IR_MAX_RANKS - 1, &o->root)) {
+		} else if (v == 'R') {
+			if (tc_int(optarg, 0, IR_MAX_RANKS - 1, &o->root)) {
 				fprintf(stderr,
 				        "%s plot: --root wants a rank, got "
 				        "'%s'\n",
-				        tc_prog, argv[k]);
+				        tc_prog, optarg);
 				return EXIT_BADINPUT + 1;
 			}
-		} else if (strcmp(a, "--formula") == 0) {
+		} else if (v == 'f') {
 			o->formula = true;
-		} else if (strcmp(a, "--params") == 0 && more) {
-			o->params = argv[++k];
-		} else if (p >= 0 && more) {
-			if (tc_number(argv[++k], &o->over[p]) ||
-			    o->over[p] < 0) {
+		} else if (v == 'p') {
+			o->params = optarg;
+		} else if (v >= '1' && v <= '4') {
+			int p = v - '1';
+			if (tc_number(optarg, &o->over[p]) || o->over[p] < 0) {
 				fprintf(stderr,
-				        "%s plot: %s wants a number >= 0, got "
+				        "%s plot: --%s wants a number >= 0, got "
 				        "'%s'\n",
-				        tc_prog, a, argv[k]);
+				        tc_prog, tc_pnames[p], optarg);
 				return EXIT_BADINPUT + 1;
 			}
-		} else if (strcmp(a, "--sweep") == 0 && more) {
-			o->sweep = argv[++k];
-		} else if (strcmp(a, "--linear") == 0) {
+		} else if (v == 's') {
+			o->sweep = optarg;
+		} else if (v == 'l') {
 			o->linear = true;
-		} else if (strcmp(a, "--title") == 0 && more) {
-			o->title = argv[++k];
-		} else if (strcmp(a, "-o") == 0 && more) {
-			o->out = argv[++k];
-		} else {
-			fprintf(stderr, "%s plot: unexpected argument '%s'\n%s",
-			        tc_prog, a, help_plot);
-			return EXIT_BADINPUT + 1;
+		} else if (v == 't') {
+			o->title = optarg;
+		} else if (v == 'o') {
+			o->out = optarg;
 		}
+	}
+	if (v != CLI_END)
+		return cli_stop(v) + 1;
+	if (optind < argc) {
+		cli_unexpected("tau plot", argv[optind], help_plot);
+		return EXIT_BADINPUT + 1;
 	}
 	const char *why = NULL;
 	if (!o->out)
@@ -875,6 +925,11 @@ static int tc_plot_args(int argc, char **argv, struct tc_plot_opts *o)
 static int tc_plot(int argc, char **argv)
 {
 	struct tc_plot_opts o;
+	char desc[1024]; /* the command line as typed: getopt reorders it */
+	int at = snprintf(desc, sizeof desc, "made by: ccplan tau");
+	for (int k = 0; k < argc && at < (int)sizeof desc; k++)
+		at += snprintf(desc + at, sizeof desc - (size_t)at, " %s",
+		               argv[k]);
 	int st = tc_plot_args(argc, argv, &o);
 	if (st)
 		return st - 1;
@@ -884,7 +939,7 @@ static int tc_plot(int argc, char **argv)
 	struct tau_names pts = {0};
 	char *mcopy = NULL, *acopy = NULL, **mach = NULL, **alist = NULL;
 	size_t nmach = 0, nalg = 0, nps = 0, nnotlinear = 0;
-	char *svg = NULL, err[512], title[160], desc[1024];
+	char *svg = NULL, err[512], title[160];
 	size_t svglen = 0;
 	int rc = 0;
 	bool unwritten = false; /* exit 3, as every command's failed output */
@@ -1014,10 +1069,6 @@ static int tc_plot(int argc, char **argv)
 		snprintf(title, sizeof title,
 		         "\xcf\x84-plot: point-to-point latency (001 Table "
 		         "5.1)");
-	int at = snprintf(desc, sizeof desc, "made by: ccplan");
-	for (int k = 0; k < argc && at < (int)sizeof desc; k++)
-		at += snprintf(desc + at, sizeof desc - (size_t)at, " %s",
-		               argv[k]);
 	pl.title = title;
 	pl.desc = desc;
 	pl.items = t.v;
@@ -1055,19 +1106,27 @@ out:
 
 int cmd_tau(int argc, char **argv)
 {
-	if (argc < 2) {
-		fputs(help_tau, stderr);
-		return EXIT_BADINPUT;
-	}
-	if (tc_is_help(argv[1]) || strcmp(argv[1], "help") == 0) {
-		fputs(help_tau, stdout);
+	static const struct cli_sub top = {.name = "tau",
+	                                   .opts = tau_cmd_opts,
+	                                   .shorts = "+h",
+	                                   .help = tau_cmd_help};
+	int v;
+	optind = 0; /* a new command line (tests call cmd_tau again) */
+	while ((v = cli_getopt_sub("tau", &top, argc, argv)) >= 0)
+		;
+	if (v != CLI_END)
+		return cli_stop(v);
+	if (optind >= argc)
+		return cli_usage("tau", "missing fit or plot");
+	const char *sub = argv[optind];
+	if (strcmp(sub, "help") == 0) {
+		fputs(tau_cmd_help, stdout);
 		return EXIT_OK;
 	}
-	if (strcmp(argv[1], "fit") == 0)
-		return tc_fit(argc, argv);
-	if (strcmp(argv[1], "plot") == 0)
-		return tc_plot(argc, argv);
-	fprintf(stderr, "%s: unknown command '%s'\n%s", tc_prog, argv[1],
-	        help_tau);
-	return EXIT_BADINPUT;
+	if (strcmp(sub, "fit") == 0)
+		return tc_fit(argc - optind, argv + optind);
+	if (strcmp(sub, "plot") == 0)
+		return tc_plot(argc - optind, argv + optind);
+	return cli_usage("tau", "unknown command '%s'; expected fit or plot",
+	                 sub);
 }

@@ -3,7 +3,7 @@
  * log or linear axes with grid lines and ticks, series as polylines with
  * markers, labels put where nothing else is, vertical marker lines and a
  * legend.  The tau-plot (tau.c) draws with its pieces; the latency plot
- * of `ccplan compare --svg` (compiler/report.c) is plot_lines_svg.
+ * of `ccplan compare --svg` (compiler/emit/report.c) is plot_lines_svg.
  *
  * Coordinates are SVG user units (pixels at 100%), y downwards.  Text is
  * XML-escaped on the way in, so labels may hold anything.  Nothing here

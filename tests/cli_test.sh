@@ -301,6 +301,22 @@ done
 	[ -s "$tmp/eqc/plans.db" ] && cmp -s "$tmp/eq.ccp" "$tmp/b.ccp" && ok || bad "--cache=PATH --max-memory=SIZE"
 "$ccplan" compile "$ex" -o"$tmp/eq2.ccp" --no-cache 2>/dev/null && cmp -s "$tmp/eq2.ccp" "$tmp/b.ccp" && ok ||
 	bad "-oFILE"
+# scan and run read their options the same way
+printf '#pragma ccplan plan(eqp, "eqp.yaml")\nint eq_x;\n' >"$tmp/eqscan.c"
+cp "$ex" "$tmp/eqp.yaml"
+"$ccplan" scan --emit=c -o"$tmp/eqscan_plans.c" --symbol=eq_set --yaml-dir="$tmp" "$tmp/eqscan.c" 2>"$tmp/err" &&
+	grep -q 'eq_set' "$tmp/eqscan_plans.c" && ok || bad "scan --opt=value: $(cat "$tmp/err")"
+"$ccplan" scan --cache="$tmp/eqscan/plans.db" "$tmp/eqscan.c" 2>"$tmp/err" && [ -s "$tmp/eqscan/plans.db" ] && ok ||
+	bad "scan --cache=PATH: $(cat "$tmp/err")"
+out=$("$ccplan" run -n2 --timeout=5 sh -c 'echo "$CCPLAN_RANK $CCPLAN_TIMEOUT_MS"' 2>"$tmp/err" | sort | tr '\n' ' ')
+[ "$out" = "0 5000 1 5000 " ] && ok || bad "run --timeout=S: $out $(cat "$tmp/err")"
+out=$("$ccplan" run -np 2 -- sh -c 'echo $CCPLAN_RANK' 2>"$tmp/err" | sort | tr '\n' ' ')
+[ "$out" = "0 1 " ] && ok || bad "run -np N -- PROGRAM: $out $(cat "$tmp/err")"
+printf 'bytes,t\n0,25\n1000,35\n2000,45\n' >"$tmp/pp.csv"
+"$ccplan" tau fit --columns=bytes,t --unit=ms --brief "$tmp/pp.csv" >"$tmp/out" 2>"$tmp/err" &&
+	grep -q '^T_s   25000 us' "$tmp/out" && ok || bad "tau fit --opt=value: $(cat "$tmp/out" "$tmp/err")"
+"$ccplan" tau plot --machines=t3d-max --point=t3d-max -o"$tmp/tau.svg" >/dev/null 2>"$tmp/err" &&
+	grep -q '<svg' "$tmp/tau.svg" && ok || bad "tau plot --opt=value: $(cat "$tmp/err")"
 # each row: the arguments, then (after |) the one line expected on stderr
 # before the summary, with exit status 2 (a usage error: one line and a
 # hint, not the whole help)
@@ -324,6 +340,22 @@ compile --no-cahce "$ex"|ccplan compile: unexpected argument '--no-cahce'; did y
 show --a "$ex"|ccplan show: option '--a' is ambiguous; try 'ccplan show --help'
 cache show|ccplan cache: show: missing KEY; try 'ccplan cache --help'
 export "$ex"|ccplan export: missing --json, the format; try 'ccplan export --help'
+scan "$tmp/eqscan.c" --emit|ccplan scan: option '--emit' needs a format (c); try 'ccplan scan --help'
+scan "$tmp/eqscan.c" --yaml-dir|ccplan scan: option '--yaml-dir' needs a directory; try 'ccplan scan --help'
+scan --emit=cpp "$tmp/eqscan.c"|ccplan scan: --emit: unknown format 'cpp'; expected c
+scan --emit c "$tmp/eqscan.c"|ccplan scan: --emit c needs -o OUT.c; try 'ccplan scan --help'
+scan -- -DX|ccplan scan: no source files; try 'ccplan scan --help'
+run -n|ccplan run: option '-n' needs a number of ranks; try 'ccplan run --help'
+run -n 2 --timeout|ccplan run: option '--timeout' needs a number of seconds; try 'ccplan run --help'
+run --frob -n 2 true|ccplan run: unexpected argument '--frob'; try 'ccplan run --help'
+run -n 2|ccplan run: no program to run; try 'ccplan run --help'
+run true|ccplan run: -n N is required; try 'ccplan run --help'
+tau|ccplan tau: missing fit or plot; try 'ccplan tau --help'
+tau fit|ccplan tau fit: missing FILE.csv; try 'ccplan tau fit --help'
+tau fit "$tmp/pp.csv" --unit|ccplan tau fit: option '--unit' needs a unit: us, ns, ms or s; try 'ccplan tau fit --help'
+tau fit "$tmp/pp.csv" --brief=yes|ccplan tau fit: option '--brief' takes no value; try 'ccplan tau fit --help'
+tau plot --point cm5-cmmd -o|ccplan tau plot: option '-o' needs a file name; try 'ccplan tau plot --help'
+tau plot -o "$tmp/x.svg" extra|ccplan tau plot: unexpected argument 'extra'; try 'ccplan tau plot --help'
 EOF
 [ ! -e "$tmp/cpp.out" ] && ok || bad "compile --emit cpp wrote its output"
 # -q: no summary line, on success and on failure; before the command too

@@ -66,9 +66,12 @@ static const struct option gc_opts[] = {
 };
 static const struct option no_opts[] = {{0}};
 const struct cli_sub cli_cache_subs[] = {
-        {"path", no_opts, ""}, {"ls", no_opts, ""},
-        {"show", no_opts, ""}, {"rm", no_opts, ""},
-        {"gc", gc_opts, ""},   {"export", no_opts, "o:"},
+        {.name = "path", .opts = no_opts, .shorts = ""},
+        {.name = "ls", .opts = no_opts, .shorts = ""},
+        {.name = "show", .opts = no_opts, .shorts = ""},
+        {.name = "rm", .opts = no_opts, .shorts = ""},
+        {.name = "gc", .opts = gc_opts, .shorts = ""},
+        {.name = "export", .opts = no_opts, .shorts = "o:"},
         {0},
 };
 

@@ -13,15 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cli_opts.h"
 #include "compile.h"
-
-/* A subcommand (cache gc, tau fit): its name and the options only it
- * takes, for completion and the man page. */
-struct cli_sub {
-	const char *name;          /* as typed: "gc" */
-	const struct option *opts; /* its own long options; never NULL */
-	const char *shorts;        /* its own short options ("o:") */
-};
 
 /* One command of the table. */
 struct cli_command {
@@ -32,7 +25,8 @@ struct cli_command {
 	const char *summary; /* what it does, in one line */
 	const struct option *opts; /* the long options it takes, ended by
 	                              a zeroed entry; never NULL */
-	const char *shorts;  /* its short options, getopt's way ("o:v") */
+	const char *shorts;  /* its short options, getopt's way ("o:v"; a
+	                        leading '+': they end at the first operand) */
 	const char *help;    /* its --help text; NULL when run prints it */
 	const struct cli_sub *subs; /* its subcommands, ended by a NULL
 	                               name; NULL when it has none */
@@ -49,9 +43,6 @@ extern const struct cli_command cli_commands[];
 /* The command called name, or NULL. */
 const struct cli_command *cli_find(const char *name);
 
-/* The program's name, for messages. */
-extern const char *const cli_prog;
-
 /* The handlers of the table, by file. */
 int cli_compile(int argc, char **argv);  /* compile_cmds.c */
 int cli_compare(int argc, char **argv);
@@ -62,34 +53,30 @@ int cli_export(int argc, char **argv);
 int cli_show(int argc, char **argv);
 int cli_cache(int argc, char **argv);    /* cache_cmd.c */
 int cli_help(int argc, char **argv);     /* main.c */
+int cli_scan(int argc, char **argv);     /* tool_cmds.c */
+int cli_tau(int argc, char **argv);
+int cli_run(int argc, char **argv);
 
 /* Their options (the table's opts and shorts), next to their handlers. */
 extern const struct option cli_compile_opts[], cli_compare_opts[],
         cli_simulate_opts[], cli_explain_opts[], cli_verify_opts[],
-        cli_export_opts[], cli_show_opts[], cli_cache_opts[];
-extern const struct cli_sub cli_cache_subs[];
+        cli_export_opts[], cli_show_opts[], cli_cache_opts[],
+        cli_scan_opts[], cli_tau_opts[], cli_run_opts[];
+extern const struct cli_sub cli_cache_subs[], cli_tau_subs[];
 
 /* What their options' values are, indexed by the options' vals. */
 extern const char *const cli_compile_args[], *const cli_compare_args[],
         *const cli_simulate_args[], *const cli_explain_args[],
-        *const cli_plan_args[], *const cli_cache_args[];
+        *const cli_plan_args[], *const cli_cache_args[],
+        *const cli_scan_args[], *const cli_run_args[];
 
 /* Their --help texts. */
 extern const char cli_compile_help[], cli_compare_help[],
         cli_simulate_help[], cli_explain_help[], cli_verify_help[],
-        cli_export_help[], cli_show_help[], cli_cache_help[];
+        cli_export_help[], cli_show_help[], cli_cache_help[],
+        cli_scan_help[], cli_tau_help[], cli_run_help[];
 
 /* ---- shared by the commands (common.c) ---------------------------------- */
-
-/* -q or --quiet was given: no summary line at the end. */
-extern bool cli_quiet;
-
-/* What cli_getopt returns besides an option's val. */
-enum {
-	CLI_END = -1,  /* no more options: the operands are argv[optind..] */
-	CLI_DONE = -2, /* --help or --version printed what it prints: exit 0 */
-	CLI_USAGE = -3 /* a usage error, said in one line with a hint: exit 2 */
-};
 
 /* The next option of the command argv[0] (of the table), as getopt_long
  * finds it among the command's opts and shorts, anywhere on the line
@@ -99,16 +86,11 @@ enum {
  * to one that takes none is said in one line naming the option, with a
  * hint to the command's --help (CLI_USAGE).  Call it until it returns
  * less than 0; cli_stop gives the exit status for CLI_DONE and
- * CLI_USAGE. */
+ * CLI_USAGE.  Shorts that begin with '+' end the options at the first
+ * operand (run: PROGRAM's own options follow it).  A second command
+ * line in one process (a subcommand's, after its command's) begins with
+ * optind = 0, which makes getopt_long start afresh. */
 int cli_getopt(int argc, char **argv);
-
-/* The exit status for what cli_getopt returned when it stopped. */
-int cli_stop(int v);
-
-/* Say a usage error of command cmd in one line, "ccplan CMD: MESSAGE;
- * try 'ccplan CMD --help'", and return EXIT_BADINPUT. */
-int cli_usage(const char *cmd, const char *fmt, ...)
-        __attribute__((format(printf, 2, 3)));
 
 /* The one operand of a command after its options (argv[optind]): NULL,
  * said with cli_usage, when there is none ("missing WHAT") or more than
@@ -120,11 +102,6 @@ bool cli_is_help(const char *a);
 
 /* Whether s ends with suffix. */
 bool cli_ends_with(const char *s, const char *suffix);
-
-/* Say that command cmd does not take argument arg, in one line: with the
- * nearest of the options in its help text when arg looks like a misspelt
- * one, else with a hint to its --help. */
-void cli_unexpected(const char *cmd, const char *arg, const char *help);
 
 /* The file name of path, for labels. */
 const char *cli_base_name(const char *path);

@@ -9,63 +9,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "sock_launch.h"
-#include "scan_cmd.h"
 #include "tau_cmd.h"
 
-/* The options of the commands whose own files parse them (scan_cmd.c,
- * tau_cmd.c, backends/sock_launch.c): what completion offers and the man page must
- * describe. */
-static const struct option scan_opts[] = {
-        {"cache", required_argument, NULL, 0},
-        {"emit", required_argument, NULL, 0},
-        {"symbol", required_argument, NULL, 0},
-        {"depfile", required_argument, NULL, 0},
-        {"yaml-dir", required_argument, NULL, 0},
-        {"help", no_argument, NULL, 'h'},
-        {0},
-};
-static const struct option tau_fit_opts[] = {
-        {"columns", required_argument, NULL, 0},
-        {"unit", required_argument, NULL, 0},
-        {"round-trip", no_argument, NULL, 0},
-        {"against", required_argument, NULL, 0},
-        {"brief", no_argument, NULL, 0},
-        {0},
-};
-static const struct option tau_plot_opts[] = {
-        {"machines", required_argument, NULL, 0},
-        {"algorithms", required_argument, NULL, 0},
-        {"points", required_argument, NULL, 0},
-        {"mesh", required_argument, NULL, 0},
-        {"root", required_argument, NULL, 0},
-        {"formula", no_argument, NULL, 0},
-        {"params", required_argument, NULL, 0},
-        {"alpha", required_argument, NULL, 0},
-        {"beta", required_argument, NULL, 0},
-        {"hop", required_argument, NULL, 0},
-        {"gamma", required_argument, NULL, 0},
-        {"sweep", required_argument, NULL, 0},
-        {"point", required_argument, NULL, 0},
-        {"linear", no_argument, NULL, 0},
-        {"title", required_argument, NULL, 0},
-        {0},
-};
-static const struct cli_sub tau_subs[] = {
-        {"fit", tau_fit_opts, ""},
-        {"plot", tau_plot_opts, "o:"},
-        {0},
-};
-static const struct option help_only[] = {
-        {"help", no_argument, NULL, 'h'},
-        {0},
-};
-static const struct option run_opts[] = {
-        {"hostfile", required_argument, NULL, 0},
-        {"timeout", required_argument, NULL, 0},
-        {"help", no_argument, NULL, 'h'},
-        {0},
-};
 static const struct option no_opts[] = {{0}};
 
 const struct cli_command cli_commands[] = {
@@ -152,28 +97,33 @@ const struct cli_command cli_commands[] = {
         },
         {
                 .name = "scan",
-                .run = cmd_scan,
+                .args = cli_scan_args,
+                .run = cli_scan,
                 .usage = "scan FILE.c... [--emit c]",
                 .summary = "find the plans C sources ask for; cache or emit them",
-                .opts = scan_opts,
+                .opts = cli_scan_opts,
                 .shorts = "o:vh",
+                .help = cli_scan_help,
         },
         {
                 .name = "tau",
                 .run = cmd_tau,
                 .usage = "tau fit|plot ...",
                 .summary = "the tau-model: fit Ts, Tn; draw the tau-plot",
-                .opts = help_only,
+                .opts = tau_cmd_opts,
                 .shorts = "h",
-                .subs = tau_subs,
+                .help = tau_cmd_help,
+                .subs = tau_cmd_subs,
         },
         {
                 .name = "run",
-                .run = cmd_run,
+                .args = cli_run_args,
+                .run = cli_run,
                 .usage = "run -n N PROGRAM [ARGS]",
                 .summary = "start N ranks of a sockets job",
-                .opts = run_opts,
-                .shorts = "n:vh",
+                .opts = cli_run_opts,
+                .shorts = "+n:vh", /* options end at PROGRAM */
+                .help = cli_run_help,
         },
         {
                 .name = "help",

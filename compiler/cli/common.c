@@ -3,7 +3,6 @@
  * input or a plan with its diagnostics, the memory limit, where the
  * cache is, and the message for an argument a command does not take.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +12,6 @@
 #include "cli.h"
 #include "progress.h"
 #include "select.h"
-#include "suggest.h"
 
 bool cli_is_help(const char *a)
 {
@@ -26,135 +24,11 @@ bool cli_ends_with(const char *s, const char *suffix)
 	return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
-bool cli_quiet;
-
-void cli_unexpected(const char *cmd, const char *arg, const char *help)
-{
-	char near[64];
-	if (suggest_option(arg, help, near, sizeof near))
-		fprintf(stderr,
-		        "%s %s: unexpected argument '%s'; did you mean '%s'? "
-		        "('%s %s --help' lists the options)\n",
-		        cli_prog, cmd, arg, near, cli_prog, cmd);
-	else
-		cli_usage(cmd, "unexpected argument '%s'", arg);
-}
-
-int cli_usage(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-	fprintf(stderr, "%s %s: ", cli_prog, cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "; try '%s %s --help'\n", cli_prog, cmd);
-	return EXIT_BADINPUT;
-}
-
-/* The option of c that has val v, as the user spelt it in arg: "-o" or
- * "--emit". */
-static void option_name(const struct cli_command *c, int v, const char *arg,
-                        char *buf, size_t cap)
-{
-	if (strncmp(arg, "--", 2) == 0)
-		for (const struct option *o = c->opts; o->name; o++)
-			if (o->val == v) {
-				snprintf(buf, cap, "--%s", o->name);
-				return;
-			}
-	snprintf(buf, cap, "-%c", v);
-}
-
-/* The argument getopt_long has just refused: the element that holds the
- * short option opt when it is one of a cluster still being read, else
- * the element before optind. */
-static const char *refused(int argc, char **argv, int opt)
-{
-	const char *a = optind < argc ? argv[optind] : NULL;
-	if (opt && a && a[0] == '-' && a[1] != '-' && strchr(a + 1, opt))
-		return a;
-	return argv[optind - 1];
-}
-
-/* Whether the long option arg ("--a", "--a=1") begins more than one
- * name of opts, which getopt_long then refuses. */
-static bool ambiguous(const struct option *opts, const char *arg)
-{
-	if (strncmp(arg, "--", 2) != 0)
-		return false;
-	size_t len = strcspn(arg + 2, "="), n = 0;
-	for (const struct option *o = opts; o->name; o++)
-		n += strncmp(o->name, arg + 2, len) == 0;
-	return n > 1;
-}
-
 int cli_getopt(int argc, char **argv)
 {
 	const struct cli_command *c = cli_find(argv[0]);
-	static const struct option common[] = {
-	        {"quiet", no_argument, NULL, 'q'},
-	        {"version", no_argument, NULL, 'V'},
-	};
-	struct option opts[48];
-	char shorts[48];
-	size_t n = 0;
-	for (; c->opts[n].name && n < 45; n++)
-		opts[n] = c->opts[n];
-	opts[n++] = common[0];
-	opts[n++] = common[1];
-	memset(&opts[n], 0, sizeof opts[n]);
-	/* ':' first: a missing value is ':', not '?' */
-	snprintf(shorts, sizeof shorts, ":%sqV", c->shorts);
-	opterr = 0;
-	for (;;) {
-		int v = getopt_long(argc, argv, shorts, opts, NULL);
-		char name[64];
-		if (v == 'q') {
-			cli_quiet = true;
-			continue;
-		}
-		if (v == 'V') {
-			printf("ccplan %s (plan format %d)\n", CCPLAN_VERSION,
-			       IR_FILE_VERSION);
-			return CLI_DONE;
-		}
-		if (v == 'h') {
-			fputs(c->help, stdout);
-			return CLI_DONE;
-		}
-		if (v == ':') {
-			option_name(c, optopt, argv[optind - 1], name,
-			            sizeof name);
-			const char *what =
-			        c->args && optopt > 0 && optopt < 128
-			                ? c->args[optopt]
-			                : NULL;
-			cli_usage(c->name, "option '%s' needs %s", name,
-			          what ? what : "a value");
-			return CLI_USAGE;
-		}
-		if (v == '?') {
-			const char *arg = refused(argc, argv, optopt);
-			if (optopt && strncmp(arg, "--", 2) == 0 &&
-			    strchr(arg, '=')) {
-				option_name(c, optopt, arg, name, sizeof name);
-				cli_usage(c->name, "option '%s' takes no value",
-				          name);
-			} else if (!optopt && ambiguous(opts, arg)) {
-				cli_usage(c->name, "option '%s' is ambiguous",
-				          arg);
-			} else {
-				cli_unexpected(c->name, arg, c->help);
-			}
-			return CLI_USAGE;
-		}
-		return v < 0 ? CLI_END : v;
-	}
-}
-
-int cli_stop(int v)
-{
-	return v == CLI_DONE ? EXIT_OK : EXIT_BADINPUT;
+	return cli_getopt_in(c->name, c->opts, c->shorts, c->help, c->args,
+	                     argc, argv);
 }
 
 const char *cli_operand(int argc, char **argv, const char *what)

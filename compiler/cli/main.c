@@ -17,7 +17,6 @@
 #include "sched.h"
 #include "suggest.h"
 
-const char *const cli_prog = "ccplan";
 
 /* Columns of the command list before the summaries. */
 #define USAGE_COLS 30
@@ -86,7 +85,7 @@ static void list_options(FILE *out, const char *name,
 {
 	fputs(name, out);
 	for (const char *s = shorts; *s; s++) {
-		bool own = *s != ':' && *s != 'h';
+		bool own = *s != ':' && *s != '+' && *s != 'h';
 		for (const struct cli_sub *u = subs; own && u && u->name; u++)
 			own = !sub_has(u, NULL, *s);
 		if (own)
