@@ -1,5 +1,5 @@
 /*
- * test_show.c - the pictures of compiler/show*.c: `ccplan show`.
+ * test_show.c - the pictures of compiler/emit/show*.c: `ccplan show`.
  *
  * Plans are built in memory by the generators and verified first; the
  * SVG is then checked for structure, not pixels: one element of class

@@ -1,6 +1,6 @@
 /*
  * test_plot.c - the SVG plot writer (model/plot.c) and what is built on
- * it in compiler/report.c: the latency plot of `ccplan compare --svg` and
+ * it in compiler/emit/report.c: the latency plot of `ccplan compare --svg` and
  * the HTML report of `ccplan explain --html`.
  *
  *  - The structure of a line plot: one <g class="series"> per series, one
