@@ -635,7 +635,7 @@ static int check_companions(cache *c, const char *abs, const char *real)
 
 /* The buffers of walk_path. */
 struct walk {
-	char todo[2 * PATH_MAX + 2]; /* what is left to walk */
+	char rest[2 * PATH_MAX + 2]; /* what is left to walk */
 	char cur[PATH_MAX];          /* where the walk is, resolved */
 	char next[PATH_MAX];         /* the component being looked at */
 	char tmp[2 * PATH_MAX + 2];  /* a link's target and what follows */
@@ -667,27 +667,27 @@ static int check_trust(cache *c)
  * directories, a file SQLite makes 0644). */
 static int walk_path(cache *c, struct walk *w)
 {
-	char *todo = w->todo, *cur = w->cur, *next = w->next, *tmp = w->tmp;
+	char *rest = w->rest, *cur = w->cur, *next = w->next, *tmp = w->tmp;
 	char *target = w->target, *abs = w->abs;
 	struct stat sb;
 	int links = 0;
 	if (c->path[0] == '/') {
-		snprintf(todo, sizeof w->todo, "%s", c->path);
+		snprintf(rest, sizeof w->rest, "%s", c->path);
 	} else {
 		if (!getcwd(cur, sizeof w->cur))
 			return fail(c, CCP_EIO, "%s: the current directory: %s",
 			            c->path, strerror(errno));
-		if (snprintf(todo, sizeof w->todo, "%s/%s", cur, c->path) >=
-		    (int)sizeof w->todo)
+		if (snprintf(rest, sizeof w->rest, "%s/%s", cur, c->path) >=
+		    (int)sizeof w->rest)
 			return fail(c, CCP_ERANGE, "%s: path too long",
 			            c->path);
 	}
-	memcpy(abs, todo, sizeof w->abs);
+	memcpy(abs, rest, sizeof w->abs);
 	cur[0] = '\0'; /* "" is the root */
 	if (lstat("/", &sb) != 0)
 		return fail(c, CCP_EIO, "/: %s", strerror(errno));
 	int rc = check_one(c, abs, "/", &sb, false);
-	char *p = todo;
+	char *p = rest;
 	while (rc == 0) {
 		while (*p == '/')
 			p++;
@@ -736,8 +736,8 @@ static int walk_path(cache *c, struct walk *w)
 			             rest) >= (int)sizeof w->tmp)
 				return fail(c, CCP_ERANGE, "%s: path too long",
 				            c->path);
-			memcpy(todo, tmp, sizeof w->todo);
-			p = todo;
+			memcpy(rest, tmp, sizeof w->rest);
+			p = rest;
 			if (target[0] == '/')
 				cur[0] = '\0';
 			continue;
