@@ -42,7 +42,9 @@ enum plan_kind {
 	PK_HPAM_MULTICAST,  /* scatter: each copy carries a whole band */
 	PK_REX,             /* alltoall: half of all blocks every step */
 	PK_IPEX,            /* alltoall: blocks forwarded once */
-	PK_ONE_PHASE        /* every transfer in one phase (AC) */
+	PK_ONE_PHASE,       /* every transfer in one phase (AC) */
+	PK_LOG              /* allgather, reduce_scatter, allreduce: lg N
+	                       steps of N transfers, not a ring's N */
 };
 
 static const struct {
@@ -57,6 +59,10 @@ static const struct {
         {"rex", PK_REX},
         {"ipex", PK_IPEX},
         {"ac", PK_ONE_PHASE},
+        {"recursive_doubling", PK_LOG},
+        {"bruck", PK_LOG},
+        {"recursive_halving", PK_LOG},
+        {"rabenseifner", PK_LOG},
 };
 
 /* Bounds of one generator's plan: transfers, blocks, phases, the hops of
@@ -181,7 +187,33 @@ static void plan_size(const ir_machine *m, const ir_comm *c,
 		z->t = z->b = nnz;
 		per = mean;
 		break;
+	case IR_ALLGATHER: /* every block to every other rank */
+		z->t = k == PK_LOG ? n * (lg + 2) : n * (n - 1);
+		z->b = k == PK_LOG ? n * n : n * (n - 1);
+		break;
+	case IR_REDUCE_SCATTER: /* halving carries each block about lg
+		                   times over, and the fold every block */
+		z->t = k == PK_LOG ? n * (lg + 3) : n * (n - 1);
+		z->b = k == PK_LOG ? 2 * n * n : n * (n - 1);
+		break;
+	case IR_ALLREDUCE: /* ring: two halves of n - 1 steps; recursive
+		              doubling: one vector a step; Rabenseifner:
+		              halving then doubling of n blocks */
+		z->t = k == PK_LOG ? 2 * n * (lg + 1) : 2 * n * (n - 1);
+		z->b = k != PK_LOG                         ? 2 * n * (n - 1)
+		       : !strcmp(name, "recursive_doubling") ? n * (lg + 2)
+		                                             : 3 * n * n;
+		break;
 	}
+	/* the verifier's partial of each (rank, element block) */
+	double blocks = c->coll == IR_REDUCE_SCATTER ? n
+	                : c->coll == IR_ALLREDUCE &&
+	                          strcmp(name, "recursive_doubling") != 0
+	                        ? n
+	                        : s;
+	double partials = ir_coll_kind(c->coll) & IR_CK_REDUCES
+	                          ? 36 * n * blocks + 12 * z->b
+	                          : 0;
 	if (k == PK_LINEAR)
 		per = mean;
 	z->p = z->t;
@@ -191,8 +223,7 @@ static void plan_size(const ir_machine *m, const ir_comm *c,
 	 * allowed (the verifier lists the links of a phase) */
 	double ports = m->ports == IR_PORTS_ALL ? max_degree(m) : m->ports;
 	double nl = (double)ir_nlinks(m);
-	bool direct = c->coll == IR_ALLTOALL || c->coll == IR_IRREGULAR ||
-	              c->coll == IR_TRANSPOSE;
+	bool direct = ir_coll_kind(c->coll) & IR_CK_DIRECT;
 	z->phase_hops = k == PK_ONE_PHASE ? z->hops : fmin(z->t, n * ports) * per;
 	if (!direct)
 		z->phase_hops = fmin(z->phase_hops, nl);
@@ -207,7 +238,12 @@ static void plan_size(const ir_machine *m, const ir_comm *c,
 	double iov_bound = 2 * n + 2 * z->b + z->t;
 	bool runs = c->coll == IR_BCAST || c->coll == IR_SCATTER ||
 	            c->coll == IR_GATHER;
-	z->iovs = runs ? fmin(iov_bound, 2 * n + 3 * z->t) : iov_bound;
+	/* the new collectives carry runs of neighbouring blocks (a ring
+	 * one block; halving and doubling ranges, Bruck at most two) */
+	bool ranges = c->coll >= IR_ALLGATHER;
+	z->iovs = runs     ? fmin(iov_bound, 2 * n + 3 * z->t)
+	          : ranges ? fmin(iov_bound, 8 * n + 4 * z->t)
+	                   : iov_bound;
 	z->file = 128 + 288 + 56 + 8 * z->p + 28 * z->t + 8 * z->b +
 	          12 * nnz + 8 * (nnz ? n + 1 : 0) + 76 * n + 28 * z->ops +
 	          20 * z->iovs;
@@ -218,7 +254,8 @@ static void plan_size(const ir_machine *m, const ir_comm *c,
 	double verify = 12 * pow2_at_least(2 * (z->b + 16)) + 16 * n +
 	                (nl <= (1 << 25) ? 4 * nl : 0) +
 	                (direct && nl <= (1 << 26) ? 4 * nl : 0) +
-	                8 * z->phase_hops + 8 * fmin(z->t, n * ports);
+	                8 * z->phase_hops + 8 * fmin(z->t, n * ports) +
+	                partials;
 	double slices = 72 * n + 32 * z->ops + 24 * iov_bound;
 	double lower = 24 * pow2_at_least(2 * z->b + 2) + 40 * n + slices +
 	               16 * nnz;

@@ -229,7 +229,8 @@ int select_crossovers(const struct front_input *in,
 	int n = 0, last = 0;
 	for (int e = 0; e <= 24 && n < max; e++) {
 		int64_t bytes = INT64_C(1) << e;
-		if (in->comm.coll == IR_REDUCE && bytes % 8 != 0)
+		if ((ir_coll_kind(in->comm.coll) & IR_CK_REDUCES) &&
+		    bytes % 8 != 0)
 			continue; /* whole elements of any dtype */
 		double ta = time_at(in, a, bytes), tb = time_at(in, b, bytes);
 		if (isnan(ta) || isnan(tb))

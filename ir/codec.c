@@ -385,7 +385,7 @@ static int check_matrix(const ir_matrix *x, int32_t nranks, char *err,
 static int check_comm(const ir_comm *c, int32_t nranks, char *err,
                       size_t errlen)
 {
-	if ((unsigned)c->coll > IR_IRREGULAR)
+	if ((unsigned)c->coll >= IR_NCOLLS)
 		return fail(err, errlen, CCP_EFORMAT,
 		            "bad plan: collective %u "
 		            "is not a known kind",
@@ -400,8 +400,7 @@ static int check_comm(const ir_comm *c, int32_t nranks, char *err,
 		            "bad plan: reduction %u "
 		            "is not a known operation",
 		            (unsigned)c->op);
-	bool rooted = c->coll == IR_BCAST || c->coll == IR_SCATTER ||
-	              c->coll == IR_GATHER || c->coll == IR_REDUCE;
+	bool rooted = ir_coll_kind(c->coll) & IR_CK_ROOTED;
 	if (rooted && (c->root < 0 || c->root >= nranks))
 		return fail(err, errlen, CCP_EFORMAT,
 		            "bad plan: root %" PRId32 " is not one of %" PRId32
@@ -522,37 +521,37 @@ static int piece_cmp(const void *a, const void *b)
 	return (x->use > y->use) - (x->use < y->use);
 }
 
-/* Whether a and b are two reductions' running partials at the same
- * place: the combine step adds into it one reduction after the other,
- * after the wait, so they may share it (an all-port reduction's
- * receives of one phase all combine into the one partial). */
-static bool same_accum(const struct piece *a, const struct piece *b)
-{
-	return a->use == USE_ACCUM && b->use == USE_ACCUM && a->off == b->off &&
-	       a->end == b->end;
-}
-
-/* The pieces of one phase group, p[0..n): no byte that the phase
- * writes is written by another piece of the phase or read by one.
+/* The pieces of one phase group, p[0..n): no byte that the transport
+ * writes while the phase runs (a receive's piece) is written by another
+ * piece of the phase or read by one.  The running partials a reduction
+ * combines into (USE_ACCUM) are written only after the phase's wait, one
+ * receive after the other in op order, when every send has read its
+ * bytes: they may share bytes with each other and with what the phase
+ * sends, not with what it receives.  No two pieces of one op overlap.
  * Sorted by offset, a piece overlaps an earlier one exactly when it
  * starts before the furthest end of the earlier ones, so one sweep per
- * buffer keeps the furthest write and the furthest read. */
+ * buffer keeps the furthest piece of each use. */
 static int check_overlap(const ir_slice *s, uint32_t phase, struct piece *p,
                          size_t n, char *err, size_t errlen)
 {
 	qsort(p, n, sizeof *p, piece_cmp);
-	const struct piece *w = NULL, *r = NULL; /* furthest write, read */
+	const struct piece *far[3] = {NULL, NULL, NULL}; /* by enum piece_use */
 	for (size_t i = 0; i < n; i++) {
 		const struct piece *x = &p[i], *hit = NULL;
 		if (i > 0 && p[i - 1].buf != x->buf)
-			w = r = NULL;
-		if (x->use == USE_READ) {
-			if (w && x->off < w->end)
-				hit = w;
-		} else if (r && x->off < r->end) {
-			hit = r;
-		} else if (w && x->off < w->end && !same_accum(x, w)) {
-			hit = w;
+			far[USE_READ] = far[USE_WRITE] = far[USE_ACCUM] = NULL;
+		for (int u = 0; u < 3 && !hit; u++) {
+			const struct piece *y = far[u];
+			if (!y || x->off >= y->end)
+				continue;
+			/* only a receive's piece shares nothing; partials
+			 * share with those of other ops */
+			bool shares = x->use != USE_WRITE && u != USE_WRITE &&
+			              !(x->use == USE_ACCUM && u == USE_ACCUM &&
+			                y->op == x->op);
+			if (shares)
+				continue;
+			hit = y;
 		}
 		if (hit && hit->op == x->op)
 			return fail(err, errlen, CCP_EFORMAT,
@@ -579,9 +578,8 @@ static int check_overlap(const ir_slice *s, uint32_t phase, struct piece *p,
 			            x->off, hi, buf_names[x->buf], a->op,
 			            a->use == USE_READ ? "reads" : "writes");
 		}
-		const struct piece **far = x->use == USE_READ ? &r : &w;
-		if (!*far || x->end > (*far)->end)
-			*far = x;
+		if (!far[x->use] || x->end > far[x->use]->end)
+			far[x->use] = x;
 	}
 	return 0;
 }
@@ -600,7 +598,12 @@ static int check_pieces(const ir_slice *s, uint32_t i, struct piece *p,
 	const ir_iov *v = o->niov ? &s->iovs[o->iov] : NULL;
 	const char *name = ir_op_name((enum ir_opcode)o->code);
 	int32_t rank = s->rank;
-	bool pair = o->code == IR_OP_COPY || o->code == IR_OP_RECV_REDUCE;
+	/* COPY: from one piece to another of the same length; RECV_REDUCE:
+	 * where the message lands, then the partials it combines into,
+	 * which add up to it (one piece of its length when there is one) */
+	bool pair = o->code == IR_OP_COPY ||
+	            (o->code == IR_OP_RECV_REDUCE && o->niov <= 2);
+	bool landing = o->code == IR_OP_RECV_REDUCE && o->niov > 2;
 	if (o->code == IR_OP_PHASE || o->code == IR_OP_WAIT) {
 		if (o->bytes != 0 || o->niov != 0)
 			return fail(err, errlen, CCP_EFORMAT,
@@ -613,8 +616,10 @@ static int check_pieces(const ir_slice *s, uint32_t i, struct piece *p,
 	if (pair && o->niov != 2)
 		return fail(err, errlen, CCP_EFORMAT,
 		            "bad plan: rank %" PRId32 " op %" PRIu32
-		            ": %s takes 2 pieces, it has %" PRIu32,
-		            rank, i, name, o->niov);
+		            ": %s takes %s2 pieces, it has %" PRIu32,
+		            rank, i, name,
+		            o->code == IR_OP_RECV_REDUCE ? "at least " : "",
+		            o->niov);
 	if (o->niov == 0 && o->bytes != 0)
 		return fail(err, errlen, CCP_EFORMAT,
 		            "bad plan: rank %" PRId32 " op %" PRIu32
@@ -631,20 +636,21 @@ static int check_pieces(const ir_slice *s, uint32_t i, struct piece *p,
 			            ": %s writes into the send buffer (iov "
 			            "%" PRIu32 ")",
 			            rank, i, name, o->iov + k);
-		if (pair && v[k].len != o->bytes)
+		if ((pair || (landing && k == 0)) && v[k].len != o->bytes)
 			return fail(err, errlen, CCP_EFORMAT,
 			            "bad plan: rank %" PRId32 " op %" PRIu32
 			            ": %s of %" PRIu64 " bytes has a %s piece "
 			            "of %" PRIu64,
 			            rank, i, name, o->bytes,
 			            k == 0 ? "first" : "second", v[k].len);
-		if (!pair && v[k].len > o->bytes - sum)
+		if (!pair && !(landing && k == 0) &&
+		    v[k].len > o->bytes - sum)
 			return fail(err, errlen, CCP_EFORMAT,
 			            "bad plan: rank %" PRId32 " op %" PRIu32
 			            ": %s of %" PRIu64 " bytes has pieces of "
 			            "more than %" PRIu64,
 			            rank, i, name, o->bytes, o->bytes);
-		if (!pair)
+		if (!pair && !(landing && k == 0))
 			sum += v[k].len;
 		if (o->code == IR_OP_COPY || v[k].len == 0)
 			continue;
@@ -671,6 +677,14 @@ static int check_pieces(const ir_slice *s, uint32_t i, struct piece *p,
 		            ": RECV_REDUCE of %" PRIu64 " bytes is not a whole "
 		            "number of %zu-byte elements",
 		            rank, i, o->bytes, es);
+	for (uint32_t k = 1; landing && es && k < o->niov; k++)
+		if (v[k].len % es != 0)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: rank %" PRId32 " op %" PRIu32
+			            ": RECV_REDUCE combines into a piece of "
+			            "%" PRIu64 " bytes, not a whole number of "
+			            "%zu-byte elements",
+			            rank, i, v[k].len, es);
 	return 0;
 }
 
@@ -966,6 +980,19 @@ static void put_slice(struct tbuf *b, const ir_slice *s)
 	put_u32(b, s->redop);
 }
 
+uint16_t ir_comm_file_version(const ir_comm *c, uint16_t *min_read)
+{
+	bool v4 = c->coll >= IR_ALLGATHER ||
+	          (c->coll == IR_REDUCE && c->segments > 1);
+	*min_read = v4 ? 4 : IR_FILE_COMPAT;
+	return v4 ? 4 : 3;
+}
+
+uint16_t ir_plan_file_version(const ir_plan *p, uint16_t *min_read)
+{
+	return ir_comm_file_version(&p->comm, min_read);
+}
+
 /* Fill the header of a finished image: every field, then the plan hash
  * over the body, then the header's own checksum last. */
 static void put_header(uint8_t *h, size_t len, const ir_plan *p,
@@ -974,8 +1001,9 @@ static void put_header(uint8_t *h, size_t len, const ir_plan *p,
 {
 	memset(h, 0, HDR_SIZE);
 	memcpy(h, file_magic, sizeof file_magic);
-	le_set_u16(h + H_VERSION, IR_FILE_VERSION);
-	le_set_u16(h + H_MIN_READ, IR_FILE_COMPAT);
+	uint16_t min_read;
+	le_set_u16(h + H_VERSION, ir_plan_file_version(p, &min_read));
+	le_set_u16(h + H_MIN_READ, min_read);
 	le_set_u16(h + H_ENDIAN, ENDIAN_CHECK);
 	h[H_SIZE_U32] = 4;
 	h[H_SIZE_U64] = 8;
@@ -1145,7 +1173,7 @@ static int parse_header(const uint8_t *buf, size_t len, struct header *h,
 		            "bad header: unknown plan "
 		            "flags 0x%" PRIx32,
 		            fi->flags);
-	if (buf[H_COLL] > IR_IRREGULAR)
+	if (buf[H_COLL] >= IR_NCOLLS)
 		return fail(err, errlen, CCP_EFORMAT,
 		            "bad header: collective "
 		            "%u is not a known kind",

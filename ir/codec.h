@@ -13,11 +13,16 @@
 
 #include "ir.h"
 
-#define IR_FILE_VERSION  3 /* version this code writes */
+#define IR_FILE_VERSION  4 /* newest version this code reads and writes */
 #define IR_FILE_MIN_READ 1 /* oldest version this code reads */
 /* Oldest reader of what this code writes: version 2 only appends the
  * selection record to the global section, and version 3 the element type
- * and reduction to each rank section; an older reader skips both. */
+ * and reduction to each rank section; an older reader skips both.
+ * Version 4 adds allgather, reduce_scatter, allreduce and reductions cut
+ * into several element blocks (RECV_REDUCE of more than 2 pieces): only
+ * such plans are written as version 4, needing a reader of version 4;
+ * every other plan is written as version 3, byte for byte as before, so
+ * its plan hash and its cache entries stay valid. */
 #define IR_FILE_COMPAT 1
 
 /* What the header of a plan file says; filled by ir_file_info_read. */
@@ -34,6 +39,11 @@ typedef struct ir_file_info {
 	                                compare it to agree on the plan */
 	uint64_t file_size;          /* size the header says the file has */
 } ir_file_info;
+
+/* The version a plan of communication c (of plan p) is written as, and
+ * the oldest reader it needs (*min_read), by the rule above. */
+uint16_t ir_comm_file_version(const ir_comm *c, uint16_t *min_read);
+uint16_t ir_plan_file_version(const ir_plan *p, uint16_t *min_read);
 
 /* Encode plan p (verified, report r, lowered slices s) into a new buffer
  * *out of *outlen bytes (malloc'd; the caller frees it with free()).

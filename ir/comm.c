@@ -14,10 +14,38 @@ static int64_t segment_bytes(int64_t n, int32_t k, int32_t s)
 	return n / k + (s < n % k ? 1 : 0);
 }
 
+int32_t ir_reduce_blocks(const ir_comm *c, int32_t nranks)
+{
+	if (c->coll == IR_REDUCE_SCATTER)
+		return nranks;
+	return c->segments > 0 ? c->segments : 1;
+}
+
+/* Elements of the vector, or 0 when the element type is unknown. */
+static int64_t elements(const ir_comm *c)
+{
+	int64_t es = (int64_t)ir_dtype_size(c->dtype);
+	return es ? c->bytes / es : 0;
+}
+
+int64_t ir_reduce_block_off(const ir_comm *c, int32_t nranks, int32_t k)
+{
+	int64_t e = elements(c), K = ir_reduce_blocks(c, nranks);
+	int64_t q = e / K, r = e % K;
+	return (k * q + (k < r ? k : r)) * (int64_t)ir_dtype_size(c->dtype);
+}
+
 int64_t ir_block_bytes(const ir_comm *c, int32_t nranks, ir_block b)
 {
 	if (b.origin < 0 || b.origin >= nranks || b.index < 0)
 		return -1;
+	if (ir_coll_kind(c->coll) & IR_CK_REDUCES) {
+		int32_t k = ir_reduce_blocks(c, nranks);
+		if (b.index >= k)
+			return -1;
+		return segment_bytes(elements(c), k, b.index) *
+		       (int64_t)ir_dtype_size(c->dtype);
+	}
 	switch (c->coll) {
 	case IR_BCAST: {
 		int32_t k = c->segments > 0 ? c->segments : 1;
@@ -28,8 +56,8 @@ int64_t ir_block_bytes(const ir_comm *c, int32_t nranks, ir_block b)
 	case IR_SCATTER:
 		return b.origin == c->root && b.index < nranks ? c->bytes : -1;
 	case IR_GATHER:
-	case IR_REDUCE:
 	case IR_TRANSPOSE:
+	case IR_ALLGATHER:
 		return b.index == 0 ? c->bytes : -1;
 	case IR_ALLTOALL:
 		return b.index < nranks ? c->bytes : -1;
@@ -50,6 +78,10 @@ int64_t ir_block_bytes(const ir_comm *c, int32_t nranks, ir_block b)
 			return x->bytes[lo - x->dst];
 		return -1;
 	}
+	case IR_REDUCE:
+	case IR_REDUCE_SCATTER:
+	case IR_ALLREDUCE:
+		break; /* element blocks, above */
 	}
 	return -1;
 }
@@ -68,6 +100,8 @@ int32_t ir_block_home(const ir_machine *m, const ir_comm *c, ir_block b)
 	case IR_GATHER:
 	case IR_REDUCE:
 		return c->root;
+	case IR_REDUCE_SCATTER:
+		return b.index;
 	case IR_TRANSPOSE: {
 		int x[IR_MAX_CUBE_DIM];
 		ir_coords(m, b.origin, x);
@@ -77,6 +111,8 @@ int32_t ir_block_home(const ir_machine *m, const ir_comm *c, ir_block b)
 		return ir_rank_of(m, x);
 	}
 	case IR_BCAST:
+	case IR_ALLGATHER:
+	case IR_ALLREDUCE:
 		break;
 	}
 	return -1;

@@ -132,16 +132,36 @@ struct ir_machine {
 
 /* ---- communication -------------------------------------------------- */
 
-/* Collectives: X(ENUM, name, comment) */
+/* Collectives: X(ENUM, name, kind (IR_CK_* bits), noun, comment).  New
+ * values go at the end: plan files store the value. */
+#define IR_CK_ROOTED  1u /* has a root (communication.root) */
+#define IR_CK_REDUCES 2u /* combines vectors elementwise (dtype, op): its
+                            blocks are partials (see struct ir_block) */
+#define IR_CK_DIRECT  4u /* every block has one destination other than
+                            its origin, the degree bound applies */
+#define IR_CK_PATTERN 8u /* not a collective: `pattern:` in the input */
 #define IR_COLLECTIVES(X)                                                      \
-	X(BCAST, "broadcast", "root's message to every rank")                 \
-	X(SCATTER, "scatter", "root's block d to rank d")                     \
-	X(GATHER, "gather", "rank r's block to the root, stored at r*bytes")  \
-	X(REDUCE, "reduce",                                                    \
+	X(BCAST, "broadcast", IR_CK_ROOTED, "broadcast",                       \
+	  "root's message to every rank")                                     \
+	X(SCATTER, "scatter", IR_CK_ROOTED, "scatter",                         \
+	  "root's block d to rank d")                                         \
+	X(GATHER, "gather", IR_CK_ROOTED, "gather",                            \
+	  "rank r's block to the root, stored at r*bytes")                    \
+	X(REDUCE, "reduce", IR_CK_ROOTED | IR_CK_REDUCES, "reduce",            \
 	  "elementwise combination of every rank's vector at root")           \
-	X(ALLTOALL, "alltoall", "block (s,d) from s to d, at s*bytes on d")   \
-	X(TRANSPOSE, "transpose", "2D mesh: rank (x,y) sends to (y,x)")       \
-	X(IRREGULAR, "irregular", "n x n matrix COM: bytes from i to j")
+	X(ALLTOALL, "alltoall", IR_CK_DIRECT,                                  \
+	  "all-to-all (complete exchange)",                                    \
+	  "block (s,d) from s to d, at s*bytes on d")                         \
+	X(TRANSPOSE, "transpose", IR_CK_DIRECT, "transpose",                   \
+	  "2D mesh: rank (x,y) sends to (y,x)")                               \
+	X(IRREGULAR, "irregular", IR_CK_DIRECT | IR_CK_PATTERN,                \
+	  "irregular pattern", "n x n matrix COM: bytes from i to j")         \
+	X(ALLGATHER, "allgather", 0, "allgather",                              \
+	  "rank r's block to every rank, stored at r*bytes")                  \
+	X(REDUCE_SCATTER, "reduce_scatter", IR_CK_REDUCES, "reduce-scatter",   \
+	  "element block i of the combination of every vector to rank i")     \
+	X(ALLREDUCE, "allreduce", IR_CK_REDUCES, "allreduce",                  \
+	  "elementwise combination of every rank's vector at every rank")
 
 /* Element types: X(ENUM, name, bytes) */
 #define IR_DTYPES(X)                                                           \
@@ -159,11 +179,11 @@ struct ir_machine {
 	X(MAX, "max")
 
 enum ir_coll {
-#define X(e, name, comment) IR_##e,
+#define X(e, name, kind, noun, comment) IR_##e,
 	IR_COLLECTIVES(X)
 #undef X
 };
-#define X(e, name, comment) +1
+#define X(e, name, kind, noun, comment) +1
 enum { IR_NCOLLS = 0 IR_COLLECTIVES(X) };
 #undef X
 
@@ -191,6 +211,7 @@ enum { IR_NREDOPS = 0 IR_REDOPS(X) };
 extern const char *const ir_topo_names[IR_NTOPOS];
 extern const char *const ir_routing_names[IR_NROUTINGS];
 extern const char *const ir_coll_names[IR_NCOLLS];
+extern const char *const ir_coll_nouns[IR_NCOLLS]; /* "all-to-all (...)" */
 extern const char *const ir_dtype_names[IR_NDTYPES];
 extern const char *const ir_redop_names[IR_NREDOPS];
 /* The value called s in names[0..count), or -1. */
@@ -199,6 +220,8 @@ int ir_name_find(const char *const *names, int count, const char *s);
 const char *ir_topo_name(enum ir_topo t);
 const char *ir_routing_name(enum ir_routing r);
 const char *ir_coll_name(enum ir_coll c);
+/* The IR_CK_* bits of a collective (0 for a value outside the table). */
+unsigned ir_coll_kind(enum ir_coll c);
 const char *ir_dtype_name(unsigned dt);
 const char *ir_redop_name(unsigned op);
 /* Bytes of one element of type dt; 0 for a type this code does not know
@@ -221,11 +244,17 @@ struct ir_matrix {
 
 struct ir_comm {
 	enum ir_coll coll;  /* which collective */
-	int32_t root;       /* bcast/scatter/gather/reduce root */
-	int64_t bytes;      /* per-rank block size (bcast: whole message) */
-	int32_t segments;   /* bcast: message cut into this many segments */
-	enum ir_dtype dtype; /* reduce: element type */
-	enum ir_redop op;   /* reduce: combining operation */
+	int32_t root;       /* root of an IR_CK_ROOTED collective */
+	int64_t bytes;      /* per-rank block size; bcast: the message;
+	                       IR_CK_REDUCES: the whole vector */
+	int32_t segments;   /* bcast: message cut into this many segments;
+	                       reduce, allreduce: vector cut into this many
+	                       element blocks (the generator's choice) */
+	enum ir_dtype dtype; /* IR_CK_REDUCES: element type */
+	enum ir_redop op;   /* IR_CK_REDUCES: combining operation */
+	bool reproducible;  /* IR_CK_REDUCES: the input requires that every
+	                       rank holding a block's result combines it in
+	                       the same order (the verifier proves it) */
 	ir_matrix *matrix;  /* irregular: the matrix, owned by the comm */
 	uint64_t seed;      /* seed of generated matrices and randomised
 	                       schedulers; 0 when not used */
@@ -238,10 +267,17 @@ struct ir_comm {
  *   bcast       (root, s)  segment s of the message
  *   scatter     (root, d)  the part for rank d
  *   gather      (r, 0)     rank r's part
- *   reduce      (r, 0)     rank r's partial result (see IR_XF_REDUCE)
  *   alltoall    (s, d)     from s to d
  *   transpose   (r, 0)     rank r's block
- *   irregular   (s, d)     message COM[s][d]                           */
+ *   irregular   (s, d)     message COM[s][d]
+ *   allgather   (r, 0)     rank r's block
+ *   reduce, reduce_scatter, allreduce
+ *               (r, k)     rank r's partial of element block k, as r
+ *                          holds it when it sends (IR_XF_REDUCE)
+ * A reduction cuts its vector into ir_reduce_blocks element blocks, the
+ * first ones an element longer when they do not divide evenly; block k
+ * starts at ir_reduce_block_off.  Every rank starts with its own
+ * contribution in each of its partials.                                */
 struct ir_block {
 	int32_t origin; /* rank that owns the data at the start */
 	int32_t index;  /* which block of that origin */
@@ -249,9 +285,14 @@ struct ir_block {
 
 /* Transfer flags. */
 #define IR_XF_REDUCE 1u /* dst combines the carried partials into its own
-                           partial for the same index, instead of keeping
-                           a copy; the sender's partial covers every
-                           contribution it has combined so far */
+                           partials of the same indices (dst = dst op
+                           carried); the sender's partial covers every
+                           contribution it has combined so far.  A
+                           reduction's transfer without the flag
+                           replaces dst's partials with the sender's.
+                           Partials sent in a phase are as they were
+                           before it; the ones a rank receives in a
+                           phase are applied in transfer order. */
 #define IR_XF_MCAST 2u  /* one copy of a hardware multicast (000 section 3:
                            an inter-level router replicates one message on
                            several channels): every IR_XF_MCAST transfer of
@@ -325,6 +366,11 @@ struct ir_report {
 	                             plans that allow link contention have
 	                             any) */
 	bool direct;              /* every block went origin -> destination */
+	bool reproducible;        /* a reduction whose every block is
+	                             combined in the same order (the same
+	                             tree of contributions) on every rank
+	                             that ends with it, so float results
+	                             agree bit for bit; true for the others */
 	uint32_t *link_load;      /* per phase: max link load (nphases entries,
 	                             owned by the report, ir_report_fini) */
 	/* lower bound on phases for this communication on this machine */
@@ -425,11 +471,17 @@ int ir_link_ends(const ir_machine *m, uint64_t link, int32_t *from, int32_t *to)
 
 /* ---- communication (ir/comm.c) -------------------------------------- */
 
-/* Size in bytes of block (origin, index) for this communication. */
+/* Size in bytes of block (origin, index) for this communication; -1
+ * for a block it does not have. */
 int64_t ir_block_bytes(const ir_comm *c, int32_t nranks, ir_block b);
+/* A reduction's element blocks: how many (reduce_scatter: one per rank;
+ * reduce, allreduce: segments), and where block k starts in the vector,
+ * in bytes. */
+int32_t ir_reduce_blocks(const ir_comm *c, int32_t nranks);
+int64_t ir_reduce_block_off(const ir_comm *c, int32_t nranks, int32_t k);
 /* The rank that must end with block b: the block's destination, or the
  * root a gather or reduce collects at; -1 when every rank must (a
- * broadcast).  The verifier checks delivery against it, and the lowering
+ * broadcast, allgather or allreduce).  The verifier checks delivery against it, and the lowering
  * places the block there. */
 int32_t ir_block_home(const ir_machine *m, const ir_comm *c, ir_block b);
 /* Release what the comm owns (the matrix). */

@@ -14,9 +14,14 @@
  *   broadcast  segment s at its offset in SEND (root) and RECV (all)
  *   scatter    block d at d*bytes in the root's SEND, at 0 in d's RECV
  *   gather     at 0 in r's SEND, at r*bytes in the root's RECV
- *   reduce     at 0 in SEND; the running partial at 0 in RECV (root) or
- *              SCRATCH (others); a received partial lands in a SCRATCH
- *              slot and is combined into the running one
+ *   reduce, reduce_scatter, allreduce
+ *              the vector at 0 in SEND; the running partial of element
+ *              block k at its offset in RECV where the block's result
+ *              must end (reduce_scatter: rank k's RECV holds block k at
+ *              0), else at its offset in SCRATCH; a combined partial
+ *              lands in a SCRATCH slot of its own and is then combined
+ *              into the running ones, a replacing one lands in place
+ *   allgather  at 0 in r's SEND, at r*bytes in every RECV
  *   alltoall   (s,d) at d*bytes in s's SEND and s*bytes in d's RECV
  *   transpose  at 0 in SEND and at 0 in the target's RECV
  *   irregular  (s,d) packed by d in s's SEND, packed by s in d's RECV
@@ -27,6 +32,7 @@
 #include <string.h>
 
 #include "ir.h"
+#include "rng.h"
 
 const char *ir_op_name(enum ir_opcode op)
 {
@@ -58,20 +64,10 @@ struct lowering {
 	uint64_t *scratch;               /* per rank: scratch used so far */
 };
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 31;
-	x *= UINT64_C(0x7fb5d329728ea185);
-	x ^= x >> 27;
-	x *= UINT64_C(0x81dadef4bc2dd44d);
-	x ^= x >> 33;
-	return x;
-}
-
 static struct place *place_find(const struct lowering *L, int32_t r, ir_block b)
 {
-	uint64_t k = mix((uint64_t)(uint32_t)r << 32 ^ (uint32_t)b.origin ^
-	                 mix((uint32_t)b.index)) &
+	uint64_t k = ir_mix64((uint64_t)(uint32_t)r << 32 ^
+	                      (uint32_t)b.origin ^ ir_mix64((uint32_t)b.index)) &
 	             L->mask;
 	for (;;) {
 		struct place *q = &L->slot[k];
@@ -130,6 +126,7 @@ static uint64_t dest_off(const struct lowering *L, ir_block b)
 		return segment_off(c, b.index);
 	case IR_GATHER:
 	case IR_ALLTOALL:
+	case IR_ALLGATHER:
 		return (uint64_t)b.origin * (uint64_t)c->bytes;
 	case IR_IRREGULAR:
 		return L->recv_off[entry_of(c->matrix, b.origin, b.index)];
@@ -147,9 +144,13 @@ static int locate(struct lowering *L, int32_t r, ir_block b, bool arriving,
 	int64_t len = ir_block_bytes(&p->comm, L->n, b);
 	int32_t d = ir_block_home(&p->machine, &p->comm, b);
 	out->len = (uint64_t)len;
-	if (p->comm.coll == IR_REDUCE) { /* the running partial */
-		out->buf = r == p->comm.root ? IR_BUF_RECV : IR_BUF_SCRATCH;
-		out->off = 0;
+	if (ir_coll_kind(p->comm.coll) & IR_CK_REDUCES) { /* running partial */
+		bool ends = d < 0 || d == r;
+		out->buf = ends ? IR_BUF_RECV : IR_BUF_SCRATCH;
+		out->off = ends && p->comm.coll == IR_REDUCE_SCATTER
+		                   ? 0
+		                   : (uint64_t)ir_reduce_block_off(
+		                             &p->comm, L->n, b.index);
 		return 0;
 	}
 	if (!arriving && r == b.origin) {
@@ -248,6 +249,26 @@ static void prologue(struct lowering *L, ir_slice *s, int32_t r)
 		add_copy(s, 0, r == c->root ? IR_BUF_RECV : IR_BUF_SCRATCH, 0,
 		         b);
 		break;
+	case IR_ALLREDUCE:
+		s->send_bytes = s->recv_bytes = b;
+		add_copy(s, 0, IR_BUF_RECV, 0, b);
+		break;
+	case IR_REDUCE_SCATTER: { /* rank r's block to RECV, the rest to
+		                     SCRATCH at their offsets */
+		uint64_t at = (uint64_t)ir_reduce_block_off(c, L->n, r);
+		uint64_t len = (uint64_t)ir_block_bytes(c, L->n, (ir_block){r, r});
+		s->send_bytes = b;
+		s->recv_bytes = len;
+		add_copy(s, 0, IR_BUF_SCRATCH, 0, at);
+		add_copy(s, at, IR_BUF_RECV, 0, len);
+		add_copy(s, at + len, IR_BUF_SCRATCH, at + len, b - at - len);
+		break;
+	}
+	case IR_ALLGATHER:
+		s->send_bytes = b;
+		s->recv_bytes = n * b;
+		add_copy(s, 0, IR_BUF_RECV, (uint64_t)r * b, b);
+		break;
 	case IR_ALLTOALL:
 		s->send_bytes = s->recv_bytes = n * b;
 		add_copy(s, (uint64_t)r * b, IR_BUF_RECV, (uint64_t)r * b, b);
@@ -283,6 +304,9 @@ static int setup(struct lowering *L, const ir_plan *p)
 		for (int32_t r = 0; r < L->n; r++)
 			if (r != p->comm.root)
 				L->scratch[r] = (uint64_t)p->comm.bytes;
+	if (p->comm.coll == IR_REDUCE_SCATTER)
+		for (int32_t r = 0; r < L->n; r++)
+			L->scratch[r] = (uint64_t)p->comm.bytes;
 	if (p->comm.coll == IR_IRREGULAR) {
 		const ir_matrix *x = p->comm.matrix;
 		size_t nnz = (size_t)x->nnz + 1;
@@ -343,8 +367,8 @@ int ir_lower(const ir_plan *p, ir_slice **out)
 		goto out;
 	}
 	for (int32_t r = 0; r < n; r++) {
-		nops[r] = 1; /* a prologue copy */
-		niov[r] = 2;
+		nops[r] = 3; /* prologue copies */
+		niov[r] = 6;
 		mark[r] = UINT32_MAX;
 	}
 	for (uint32_t ph = 0; ph < p->nphases; ph++) {
@@ -386,7 +410,6 @@ int ir_lower(const ir_plan *p, ir_slice **out)
 		goto out;
 
 	/* pass 2: per phase, PHASE, receives, sends, WAIT on each rank */
-	bool reduce = p->comm.coll == IR_REDUCE;
 	for (uint32_t ph = 0; ph < p->nphases; ph++) {
 		const ir_phase *f = &p->phases[ph];
 		uint32_t end = f->transfer + f->ntransfers;
@@ -401,21 +424,28 @@ int ir_lower(const ir_plan *p, ir_slice **out)
 				}
 			ir_slice *d = &s[x->dst];
 			uint32_t first = d->niovs;
-			if (reduce) {
+			if (x->flags & IR_XF_REDUCE) {
 				/* a fresh scratch slot for the incoming
-				 * partial, then the running partial it combines
-				 * into */
-				uint64_t len = (uint64_t)p->comm.bytes;
+				 * partials, then the running partials they
+				 * combine into, in the same order */
+				uint64_t len = (uint64_t)x->bytes;
 				d->iovs[d->niovs++] = (ir_iov){
 				        IR_BUF_SCRATCH, L.scratch[x->dst], len};
 				L.scratch[x->dst] += len;
-				if ((rc = locate(&L, x->dst,
-				                 p->blocks[x->block], false,
-				                 &d->iovs[d->niovs])) != 0)
+				if ((rc = add_iovs(&L, d, x, x->dst, false)) !=
+				    0)
 					goto out;
-				d->niovs++;
-				add_op(d, IR_OP_RECV_REDUCE, ph, x->src,
-				       (uint64_t)x->bytes, first, 2);
+				if (d->niovs - first == 1) { /* 0 bytes: still
+				                                 a pair */
+					if ((rc = locate(&L, x->dst,
+					                 p->blocks[x->block],
+					                 false,
+					                 &d->iovs[d->niovs])) != 0)
+						goto out;
+					d->iovs[d->niovs++].len = 0;
+				}
+				add_op(d, IR_OP_RECV_REDUCE, ph, x->src, len,
+				       first, d->niovs - first);
 			} else {
 				if ((rc = add_iovs(&L, d, x, x->dst, true)) !=
 				    0)

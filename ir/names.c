@@ -20,7 +20,19 @@ const char *const ir_routing_names[IR_NROUTINGS] = {
 };
 
 const char *const ir_coll_names[IR_NCOLLS] = {
-#define X(e, name, comment) [IR_##e] = name,
+#define X(e, name, kind, noun, comment) [IR_##e] = name,
+        IR_COLLECTIVES(X)
+#undef X
+};
+
+const char *const ir_coll_nouns[IR_NCOLLS] = {
+#define X(e, name, kind, noun, comment) [IR_##e] = noun,
+        IR_COLLECTIVES(X)
+#undef X
+};
+
+static const unsigned coll_kind[IR_NCOLLS] = {
+#define X(e, name, kind, noun, comment) [IR_##e] = kind,
         IR_COLLECTIVES(X)
 #undef X
 };
@@ -87,6 +99,11 @@ const char *ir_dtype_name(unsigned dt)
 const char *ir_redop_name(unsigned op)
 {
 	return name_at(ir_redop_names, IR_NREDOPS, op, "?");
+}
+
+unsigned ir_coll_kind(enum ir_coll c)
+{
+	return (unsigned)c < IR_NCOLLS ? coll_kind[c] : 0;
 }
 
 size_t ir_dtype_size(unsigned dt)

@@ -17,9 +17,14 @@
  *               routers replicate, carrying the same blocks, on one path
  *               up to the split and one copy per link after it
  *               (docs/verifier.md).
- * Reductions are checked with a multiset hash: each contribution has a
- * 64-bit key; a partial carries the count and the sum of its keys, so a
- * contribution counted twice or lost shows at the root.
+ * Reductions are checked per (rank, element block) with a multiset hash:
+ * each contribution has a 64-bit key; a partial carries the count and
+ * the sum of its keys, so a contribution counted twice or lost shows
+ * where the result must end.  A partial also carries a hash of its
+ * combining tree, commutative at each node (a op b == b op a in IEEE
+ * arithmetic) but not associative: ranks that end with the same tree
+ * for a block compute the same bits, which is what `reproducible` means
+ * (docs/collectives.md).
  */
 #include <math.h>
 #include <stdio.h>
@@ -171,6 +176,20 @@ static uint64_t contribution_key(int32_t r)
 	return ir_mix64((uint64_t)(uint32_t)r * 0x9e3779b97f4a7c15u + 1);
 }
 
+/* The tree of a partial that combines partials with trees a and b: the
+ * same for (a, b) and (b, a), different for ((x, y), z) and (x, (y, z)). */
+static uint64_t tree_join(uint64_t a, uint64_t b)
+{
+	uint64_t lo = a < b ? a : b, hi = a < b ? b : a;
+	return ir_mix64(lo * 0xbf58476d1ce4e5b9u + ir_mix64(hi ^ 0x94d049bb133111ebu));
+}
+
+/* One partial of a reduction: its contributions (count, key sum) and
+ * the shape of the tree that combined them. */
+struct partial {
+	uint64_t count, sum, tree;
+};
+
 #define FAIL(...)                                                              \
 	do {                                                                   \
 		snprintf(r->message, sizeof r->message, __VA_ARGS__);          \
@@ -247,6 +266,9 @@ int ir_lower_bound(const ir_machine *m, const ir_comm *c, bool direct,
 	case IR_GATHER:
 	case IR_REDUCE:
 	case IR_ALLTOALL:
+	case IR_ALLGATHER:
+	case IR_REDUCE_SCATTER:
+	case IR_ALLREDUCE:
 		r->lb_spread = spread_phases((uint64_t)n, p);
 		break;
 	case IR_TRANSPOSE:
@@ -254,8 +276,7 @@ int ir_lower_bound(const ir_machine *m, const ir_comm *c, bool direct,
 		r->lb_spread = 0; /* at least one phase if anything moves */
 		break;
 	}
-	if (c->coll == IR_ALLTOALL || c->coll == IR_IRREGULAR ||
-	    c->coll == IR_TRANSPOSE) {
+	if (ir_coll_kind(c->coll) & IR_CK_DIRECT) {
 		/* with direct delivery every message is its own transfer:
 		 * ceil(degree / ports) phases at the busiest rank */
 		uint32_t *in = calloc((size_t)n, sizeof *in);
@@ -576,8 +597,14 @@ static int check_structure(const ir_plan *p, ir_report *r)
 		FAIL("structure: the matrix does not match the machine's %d "
 		     "ranks",
 		     (int)m->nranks);
-	if ((p->comm.coll == IR_BCAST || p->comm.coll == IR_SCATTER ||
-	     p->comm.coll == IR_GATHER || p->comm.coll == IR_REDUCE) &&
+	unsigned kind = ir_coll_kind(p->comm.coll);
+	if (kind == 0 && p->comm.coll != IR_ALLGATHER)
+		FAIL("structure: collective %u is not a known kind",
+		     (unsigned)p->comm.coll);
+	if ((kind & IR_CK_REDUCES) && ir_dtype_size(p->comm.dtype) == 0)
+		FAIL("structure: a %s of unknown element type %u",
+		     ir_coll_name(p->comm.coll), (unsigned)p->comm.dtype);
+	if ((kind & IR_CK_ROOTED) &&
 	    (p->comm.root < 0 || p->comm.root >= m->nranks))
 		FAIL("structure: root %d is outside the machine's %d ranks",
 		     (int)p->comm.root, (int)m->nranks);
@@ -622,8 +649,10 @@ static int check_structure(const ir_plan *p, ir_report *r)
 			FAIL("structure: transfer %u is both a reduction and a "
 			     "multicast",
 			     t);
-		if (((x->flags & IR_XF_REDUCE) != 0) !=
-		    (p->comm.coll == IR_REDUCE))
+		/* a reduce combines every partial it moves; allreduce and
+		 * reduce_scatter may also replace one (their allgather) */
+		if ((x->flags & IR_XF_REDUCE) ? !(kind & IR_CK_REDUCES)
+		                              : p->comm.coll == IR_REDUCE)
 			FAIL("structure: transfer %u %s a reduce flag in a %s",
 			     t, (x->flags & IR_XF_REDUCE) ? "has" : "lacks",
 			     ir_coll_name(p->comm.coll));
@@ -637,7 +666,7 @@ static int check_structure(const ir_plan *p, ir_report *r)
 				     "(%d,%d), which the %s does not have",
 				     t, (int)x->src, (int)x->dst, (int)b.origin,
 				     (int)b.index, ir_coll_name(p->comm.coll));
-			if ((x->flags & IR_XF_REDUCE) && b.origin != x->src)
+			if ((kind & IR_CK_REDUCES) && b.origin != x->src)
 				FAIL("structure: reduce transfer %u (%d -> %d) "
 				     "must "
 				     "carry the sender's partial, not (%d,%d)",
@@ -656,6 +685,98 @@ out:
 	return rc;
 }
 
+/* Apply transfer x of phase ph to the partials of its receiver: combine
+ * (IR_XF_REDUCE) or replace each carried partial v[j] into dst's.  A
+ * partial that a rank replaces in a phase it may not also send, combine
+ * into or replace again in that phase: the runtime writes a replaced
+ * partial in place while the phase runs (docs/collectives.md). */
+static int deliver_partials(const ir_plan *p, uint32_t ph, const ir_transfer *x,
+                            int32_t K, const struct partial *v,
+                            struct partial *part, const uint32_t *sent,
+                            uint64_t *got, ir_report *r)
+{
+	int rc = 0;
+	bool replace = !(x->flags & IR_XF_REDUCE);
+	for (uint32_t j = 0; j < x->nblocks; j++) {
+		int32_t k = p->blocks[x->block + j].index;
+		uint64_t at = (uint64_t)x->dst * K + k;
+		uint64_t stamp = ((uint64_t)ph + 1) << 1;
+		if ((got[at] & ~UINT64_C(1)) == stamp && (replace || (got[at] & 1)))
+			FAIL("structure: phase %u: rank %d receives its partial "
+			     "of element block %d twice, once replacing it; "
+			     "replace a partial alone in its phase",
+			     ph, (int)x->dst, (int)k);
+		if (replace && sent[at] == ph + 1)
+			FAIL("structure: phase %u: rank %d replaces its partial "
+			     "of element block %d in the phase it sends it",
+			     ph, (int)x->dst, (int)k);
+		got[at] = stamp | replace;
+		struct partial *d = &part[at];
+		if (replace) {
+			*d = v[j];
+			continue;
+		}
+		d->count += v[j].count;
+		d->sum += v[j].sum;
+		d->tree = tree_join(d->tree, v[j].tree);
+	}
+out:
+	return rc;
+}
+
+/* Delivery of a reduction: every rank that must end with an element
+ * block's result holds all n contributions, each once; whether they all
+ * combined it the same way (r->reproducible), and a failure when the
+ * input asks for that and they did not. */
+static int check_results(const ir_plan *p, int32_t K,
+                         const struct partial *part, ir_report *r)
+{
+	int rc = 0;
+	const ir_comm *c = &p->comm;
+	int32_t n = p->machine.nranks;
+	uint64_t want = 0;
+	for (int32_t q = 0; q < n; q++)
+		want += contribution_key(q);
+	for (int32_t k = 0; k < K; k++) {
+		ir_block b = {0, k};
+		if (K > 1 && ir_block_bytes(c, n, b) == 0)
+			continue; /* an empty block has no result */
+		int32_t home = ir_block_home(&p->machine, c, b);
+		int32_t lo = home < 0 ? 0 : home, hi = home < 0 ? n - 1 : home;
+		for (int32_t q = lo; q <= hi; q++) {
+			const struct partial *a = &part[(uint64_t)q * K + k];
+			const char *why = a->count == (uint64_t)n
+			                          ? " (some counted twice, some "
+			                            "lost)"
+			                          : "";
+			if ((a->count != (uint64_t)n || a->sum != want) &&
+			    c->coll == IR_REDUCE && K == 1)
+				FAIL("delivery: the root's result combines %llu "
+				     "contributions where %d were expected%s",
+				     (unsigned long long)a->count, (int)n, why);
+			if (a->count != (uint64_t)n || a->sum != want)
+				FAIL("delivery: rank %d's result for element "
+				     "block %d combines %llu contributions "
+				     "where %d were expected%s",
+				     (int)q, (int)k, (unsigned long long)a->count,
+				     (int)n, why);
+			if (q == lo || a->tree == part[(uint64_t)lo * K + k].tree ||
+			    !r->reproducible)
+				continue;
+			r->reproducible = false;
+			if (c->reproducible)
+				FAIL("reproducible: ranks %d and %d combine "
+				     "element block %d in different orders, so "
+				     "their floating-point results may differ; "
+				     "the input asks for a reproducible %s",
+				     (int)lo, (int)q, (int)k,
+				     ir_coll_name(c->coll));
+		}
+	}
+out:
+	return rc;
+}
+
 int ir_verify(const ir_plan *p, ir_report *r)
 {
 	int rc = 0;
@@ -664,23 +785,29 @@ int ir_verify(const ir_plan *p, ir_report *r)
 	r->ok = true;
 	r->phases = p->nphases;
 	r->transfers = p->ntransfers;
-	r->direct = p->comm.coll == IR_ALLTOALL ||
-	            p->comm.coll == IR_IRREGULAR ||
-	            p->comm.coll == IR_TRANSPOSE;
+	r->direct = ir_coll_kind(p->comm.coll) & IR_CK_DIRECT;
+	r->reproducible = true;
 
 	struct held_set held = {0};
 	struct link_counter lc = {0};
 	uint32_t *sends = NULL, *recvs = NULL;
 	int32_t *touched = NULL;
 	uint64_t *links = NULL, *pairs = NULL, *start = NULL;
-	uint64_t *pcount = NULL, *phash = NULL, *snap = NULL;
+	/* reductions: the partial of (rank r, element block k) at
+	 * part[r * K + k]; the phase (+ 1) it was last sent in, and last
+	 * received in (times 2, + 1 when replaced); what each carried block
+	 * was before the phase, at soff[t] + j for transfer t's block j */
+	struct partial *part = NULL, *snap = NULL;
+	uint32_t *sent = NULL;
+	uint64_t *got = NULL, *soff = NULL;
+	int32_t K = 0;
 	uint64_t *order = NULL; /* replay order of a phase with multicasts */
 	struct mcast_group mg = {0};
 
 	if ((rc = check_structure(p, r)) != 0)
 		goto out;
 	int32_t n = m->nranks;
-	bool reduce = p->comm.coll == IR_REDUCE;
+	bool reduce = ir_coll_kind(p->comm.coll) & IR_CK_REDUCES;
 	bool allow_link = p->flags & IR_PLAN_LINK_CONTENTION;
 	bool allow_node = p->flags & IR_PLAN_NODE_CONTENTION;
 
@@ -706,14 +833,20 @@ int ir_verify(const ir_plan *p, ir_report *r)
 	                         sizeof *mg.prefix)))
 		goto out_nomem;
 	if (reduce) {
-		pcount = malloc((size_t)n * sizeof *pcount);
-		phash = malloc((size_t)n * sizeof *phash);
-		snap = malloc(2 * (size_t)(p->ntransfers + 1) * sizeof *snap);
-		if (!pcount || !phash || !snap)
+		K = ir_reduce_blocks(&p->comm, n);
+		uint64_t ns = (uint64_t)n * (uint64_t)K;
+		if (ns > SIZE_MAX / sizeof *part)
 			goto out_nomem;
-		for (int32_t k = 0; k < n; k++) {
-			pcount[k] = 1;
-			phash[k] = contribution_key(k);
+		part = malloc((size_t)ns * sizeof *part);
+		sent = calloc((size_t)ns, sizeof *sent);
+		got = calloc((size_t)ns, sizeof *got);
+		if (!part || !sent || !got)
+			goto out_nomem;
+		for (int32_t q = 0; q < n; q++) {
+			uint64_t key = contribution_key(q);
+			for (int32_t k = 0; k < K; k++)
+				part[(uint64_t)q * K + k] =
+				        (struct partial){1, key, key};
 		}
 	}
 
@@ -726,6 +859,20 @@ int ir_verify(const ir_plan *p, ir_report *r)
 			if (!q)
 				goto out_nomem;
 			start = q;
+		}
+		if (reduce) { /* room for what each transfer carries */
+			uint64_t *q = realloc(soff, ((size_t)nt + 1) * sizeof *q);
+			if (!q)
+				goto out_nomem;
+			soff = q;
+			soff[0] = 0;
+			for (uint32_t t = 0; t < nt; t++)
+				soff[t + 1] = soff[t] + xs[t].nblocks;
+			struct partial *v = realloc(
+			        snap, ((size_t)soff[nt] + 1) * sizeof *v);
+			if (!v)
+				goto out_nomem;
+			snap = v;
 		}
 		if (any_mcast) { /* the copies of each multicast together */
 			uint64_t *q = realloc(order, ((size_t)nt + 1) * sizeof *q);
@@ -761,11 +908,13 @@ int ir_verify(const ir_plan *p, ir_report *r)
 					     ph, (int)x->src, (int)blk.origin,
 					     (int)blk.index, (int)x->dst);
 			}
-			if (reduce) { /* the partial as it was before the phase
-				       */
-				snap[2 * t] = pcount[x->src];
-				snap[2 * t + 1] = phash[x->src];
-			}
+			if (reduce) /* partials as they were before the phase */
+				for (uint32_t b = 0; b < x->nblocks; b++) {
+					uint64_t at = (uint64_t)x->src * K +
+					              p->blocks[x->block + b].index;
+					snap[soff[t] + b] = part[at];
+					sent[at] = ph + 1;
+				}
 			/* node load; a multicast group is one send */
 			if ((!mc || lead) && sends[x->src]++ == 0 &&
 			    recvs[x->src] == 0)
@@ -851,8 +1000,10 @@ int ir_verify(const ir_plan *p, ir_report *r)
 		for (uint32_t t = 0; t < nt; t++) {
 			const ir_transfer *x = &xs[t];
 			if (reduce) {
-				pcount[x->dst] += snap[2 * t];
-				phash[x->dst] += snap[2 * t + 1];
+				if ((rc = deliver_partials(p, ph, x, K,
+				                           snap + soff[t], part,
+				                           sent, got, r)) != 0)
+					goto out_rc;
 				continue;
 			}
 			for (uint32_t k = 0; k < x->nblocks; k++) {
@@ -931,19 +1082,20 @@ int ir_verify(const ir_plan *p, ir_report *r)
 					     (long long)c->matrix->bytes[k],
 					     (int)s);
 		break;
-	case IR_REDUCE: {
-		uint64_t want = 0;
+	case IR_ALLGATHER:
 		for (int32_t q = 0; q < n; q++)
-			want += contribution_key(q);
-		if (pcount[c->root] != (uint64_t)n || phash[c->root] != want)
-			FAIL("delivery: the root's result combines %llu "
-			     "contributions where %d were expected%s",
-			     (unsigned long long)pcount[c->root], (int)n,
-			     pcount[c->root] == (uint64_t)n
-			             ? " (some counted twice, some lost)"
-			             : "");
+			for (int32_t s = 0; s < n; s++)
+				if (!holds(&held, q, (ir_block){s, 0}))
+					FAIL("delivery: rank %d never receives "
+					     "rank %d's block of the allgather",
+					     (int)q, (int)s);
 		break;
-	}
+	case IR_REDUCE:
+	case IR_REDUCE_SCATTER:
+	case IR_ALLREDUCE:
+		if ((rc = check_results(p, K, part, r)) != 0)
+			goto out_rc;
+		break;
 	}
 	if ((rc = ir_lower_bound(m, c, r->direct, p->flags,
 	                         mcast_fanout(p, sends), r)) != 0)
@@ -972,9 +1124,11 @@ out:
 	free(links);
 	free(pairs);
 	free(start);
-	free(pcount);
-	free(phash);
+	free(part);
 	free(snap);
+	free(sent);
+	free(got);
+	free(soff);
 	return rc;
 }
 

@@ -657,7 +657,7 @@ static int build_deps(struct sim *s, char *err, size_t len)
 {
 	const ir_plan *p = s->p;
 	uint32_t nt = p->ntransfers;
-	bool reduce = p->comm.coll == IR_REDUCE;
+	bool reduce = ir_coll_kind(p->comm.coll) & IR_CK_REDUCES;
 	int rc = CCP_ENOMEM;
 	struct deps D = {0};
 	struct held *tab = NULL;

@@ -266,9 +266,15 @@ static int run_phase(ccp_plan *p, ccp_transport *t, uint32_t first,
 		uint32_t i = p->post[k];
 		const ir_op *o = &ops[i];
 		if (o->code == IR_OP_RECV_REDUCE) {
+			/* the message landed in piece 0; pieces 1.. are
+			 * the partials it combines into, in its order */
 			const ir_iov *v = &p->slice.iovs[o->iov];
-			combine(p->slice.dtype, p->slice.redop, at(p, v + 1),
-			        at(p, v), o->bytes);
+			const uint8_t *from = at(p, v);
+			for (uint32_t k = 1; k < o->niov; k++) {
+				combine(p->slice.dtype, p->slice.redop,
+				        at(p, v + k), from, v[k].len);
+				from += v[k].len;
+			}
 		} else {
 			stage(p, i, false);
 		}

@@ -12,18 +12,6 @@
 
 #include "sched.h"
 
-/* What a generator is, per collective it takes: "X is a broadcast or
- * reduce", "X schedules an irregular pattern". */
-static const char *const coll_noun[IR_NCOLLS] = {
-        [IR_BCAST] = "broadcast",
-        [IR_SCATTER] = "scatter",
-        [IR_GATHER] = "gather",
-        [IR_REDUCE] = "reduce",
-        [IR_ALLTOALL] = "all-to-all (complete exchange)",
-        [IR_TRANSPOSE] = "transpose",
-        [IR_IRREGULAR] = "irregular pattern",
-};
-
 /* The topologies in the words of "X needs a mesh or torus". */
 static const char *const topo_noun[IR_NTOPOS] = {
         [IR_MESH] = "mesh",
@@ -242,11 +230,11 @@ int sch_applies(const struct sch_generator *g, const ir_machine *m,
 		int first = 0;
 		while (first < IR_NCOLLS && !(colls & SCH_C(first)))
 			first++;
-		const char *noun = first < IR_NCOLLS ? coll_noun[first] : "";
+		const char *noun = first < IR_NCOLLS ? ir_coll_nouns[first] : "";
 		say(&w, "%s %s %s ", g->name,
 		    colls == SCH_C(IR_IRREGULAR) ? "schedules" : "is",
 		    article(noun));
-		say_list(&w, colls, IR_NCOLLS, coll_noun, coll_name);
+		say_list(&w, colls, IR_NCOLLS, ir_coll_nouns, coll_name);
 		say(&w, "; this is %s %s", article(ir_coll_name(c->coll)),
 		    ir_coll_name(c->coll));
 		if ((unsigned)c->coll < IR_NCOLLS && d->refused[c->coll])

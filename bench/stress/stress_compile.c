@@ -88,7 +88,8 @@ struct input {
 	int32_t root;
 	int64_t bytes;
 	int segments;
-	int dtype, op;  /* reduce */
+	int dtype, op;  /* reductions */
+	bool reproducible; /* reductions: reproducible: true */
 	enum form form; /* irregular */
 	int degree, hot, density_pct;
 	uint64_t mseed; /* generated matrix seed; edges and matrix: their
@@ -324,11 +325,12 @@ static void communication(struct draw *r, struct input *in, enum ir_coll c)
 		int s = between(r, 2, 16);
 		in->segments = s < in->bytes ? s : (int)in->bytes;
 	}
-	if (c == IR_REDUCE) {
+	if (ir_coll_kind(c) & IR_CK_REDUCES) {
 		static const int size[] = {1, 4, 8, 4, 8};
 		in->dtype = below(r, 5);
 		in->op = below(r, 4);
 		in->bytes = (in->bytes / size[in->dtype]) * size[in->dtype];
+		in->reproducible = chance(r, 30);
 	}
 }
 
@@ -712,7 +714,7 @@ static void write_comm(FILE *f, const struct style *s, const struct input *in)
 	entry(f, s, &first, "collective");
 	fputs(ir_coll_name(in->coll), f);
 	end_entry(f, s);
-	if (in->coll != IR_ALLTOALL && in->coll != IR_TRANSPOSE) {
+	if (ir_coll_kind(in->coll) & IR_CK_ROOTED) {
 		entry(f, s, &first, "root");
 		if (s->coords && (m->topo == IR_MESH || m->topo == IR_TORUS)) {
 			int32_t r = in->root;
@@ -736,12 +738,17 @@ static void write_comm(FILE *f, const struct style *s, const struct input *in)
 		fprintf(f, "%d", in->segments);
 		end_entry(f, s);
 	}
-	if (in->coll == IR_REDUCE) {
+	if (ir_coll_kind(in->coll) & IR_CK_REDUCES) {
 		entry(f, s, &first, "dtype");
 		fputs(ir_dtype_name(in->dtype), f);
 		end_entry(f, s);
 		entry(f, s, &first, "op");
 		fputs(ir_redop_name(in->op), f);
+		end_entry(f, s);
+	}
+	if (in->reproducible) {
+		entry(f, s, &first, "reproducible");
+		fputs("true", f);
 		end_entry(f, s);
 	}
 	close_map(f, s);

@@ -71,7 +71,39 @@ static void explain_comm(const ir_comm *c, char *buf, size_t len)
 		snprintf(buf, len, "irregular pattern, %lld messages",
 		         (long long)(c->matrix ? c->matrix->nnz : 0));
 		break;
+	case IR_ALLGATHER:
+		snprintf(buf, len, "allgather, %lld bytes per rank",
+		         (long long)c->bytes);
+		break;
+	case IR_REDUCE_SCATTER:
+	case IR_ALLREDUCE:
+		snprintf(buf, len, "%s of %lld bytes (%s %s)%s",
+		         ir_coll_name(c->coll), (long long)c->bytes,
+		         ir_dtype_name(c->dtype), ir_redop_name(c->op),
+		         c->reproducible ? ", reproducible required" : "");
+		break;
 	}
+}
+
+/* Whether a reduction's ranks agree bit for bit, in words. */
+static void explain_reproducible(const ir_plan *p, const ir_report *r,
+                                 FILE *out)
+{
+	const ir_comm *c = &p->comm;
+	if (!(ir_coll_kind(c->coll) & IR_CK_REDUCES))
+		return;
+	bool exact = c->dtype != IR_DT_FLOAT && c->dtype != IR_DT_DOUBLE;
+	exact = exact || c->op == IR_OP_MIN || c->op == IR_OP_MAX;
+	fprintf(out, "\nreproducible %s, in %d element block%s",
+	        r->reproducible
+	                ? "yes: every rank that ends with a block combines "
+	                  "it in the same order"
+	                : "no: ranks combine some block in different orders",
+	        (int)ir_reduce_blocks(c, p->machine.nranks),
+	        ir_reduce_blocks(c, p->machine.nranks) == 1 ? "" : "s");
+	if (exact)
+		fprintf(out, "; %s %s is exact in any order",
+		        ir_dtype_name(c->dtype), ir_redop_name(c->op));
 }
 
 /* The plan's header, per-phase table (when table) and summary. */
@@ -195,6 +227,7 @@ static int explain_view(const struct compiled *c, FILE *out, bool table)
 	if (!link_free)
 		fprintf(out, ", transfers in link contention %llu",
 		        (unsigned long long)r->contended);
+	explain_reproducible(p, r, out);
 	fputc('\n', out);
 	free(sends);
 	free(recvs);

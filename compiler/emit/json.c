@@ -111,6 +111,17 @@ static void put_collective(FILE *out, const ir_comm *c)
 		        c->matrix ? c->matrix->nnz : 0, c->seed);
 		put_matrix(out, c->matrix);
 		break;
+	case IR_ALLGATHER:
+		fprintf(out, ",\"bytes\":%" PRId64, c->bytes);
+		break;
+	case IR_REDUCE_SCATTER:
+	case IR_ALLREDUCE:
+		fprintf(out,
+		        ",\"bytes\":%" PRId64 ",\"dtype\":\"%s\",\"op\":\"%s\""
+		        ",\"reproducible\":%s",
+		        c->bytes, ir_dtype_name(c->dtype), ir_redop_name(c->op),
+		        c->reproducible ? "true" : "false");
+		break;
 	}
 	fputc('}', out);
 }

@@ -96,7 +96,7 @@ static bool size_fits(const struct front_input *in, int64_t bytes)
 	const ir_comm *c = &in->comm;
 	if (c->coll == IR_BCAST && c->segments > bytes)
 		return false;
-	if (c->coll == IR_REDUCE) {
+	if (ir_coll_kind(c->coll) & IR_CK_REDUCES) {
 		size_t e = ir_dtype_size(c->dtype);
 		if (e && bytes % (int64_t)e)
 			return false;

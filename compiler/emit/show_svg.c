@@ -390,10 +390,7 @@ static void legend(struct svg *v, double y)
 	                                       {"key-held", "holds data"},
 	                                       {"key-rank", "no data yet"}};
 	for (int k = 0; k < 3; k++) {
-		if (k == 0 && v->p->comm.coll != IR_BCAST &&
-		    v->p->comm.coll != IR_SCATTER &&
-		    v->p->comm.coll != IR_GATHER &&
-		    v->p->comm.coll != IR_REDUCE)
+		if (k == 0 && !(ir_coll_kind(v->p->comm.coll) & IR_CK_ROOTED))
 			continue;
 		tb_printf(b,
 		          "<circle class=\"key-rank %s\" cx=\"%.1f\" "

@@ -229,8 +229,7 @@ static void heading(const ir_plan *p, struct tbuf *out)
 	const ir_machine *m = &p->machine;
 	const ir_comm *c = &p->comm;
 	tb_printf(out, "%s, %s", p->algorithm, ir_coll_name(c->coll));
-	if (c->coll == IR_BCAST || c->coll == IR_SCATTER ||
-	    c->coll == IR_GATHER || c->coll == IR_REDUCE)
+	if (ir_coll_kind(c->coll) & IR_CK_ROOTED)
 		tb_printf(out, " %s rank %d",
 		          c->coll == IR_BCAST ? "from" : "at", (int)c->root);
 	tb_printf(out, " on a %s ", ir_topo_name(m->topo));
@@ -288,8 +287,7 @@ int show_text(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 		goto out;
 	}
 	int32_t root = -1;
-	if (p->comm.coll == IR_BCAST || p->comm.coll == IR_SCATTER ||
-	    p->comm.coll == IR_GATHER || p->comm.coll == IR_REDUCE)
+	if (ir_coll_kind(p->comm.coll) & IR_CK_ROOTED)
 		root = p->comm.root;
 	show_held_start(p, held);
 	bool all = o->phase < 0;

@@ -191,20 +191,22 @@ static int put_comm(struct sink *s, const ir_comm *c)
 
 	rc |= put(s, "communication.collective %s\n",
 	          ir_coll_name(c->coll));
-	if (c->coll == IR_BCAST || c->coll == IR_SCATTER ||
-	    c->coll == IR_GATHER || c->coll == IR_REDUCE)
+	if (ir_coll_kind(c->coll) & IR_CK_ROOTED)
 		rc |= put(s, "communication.root %" PRId32 "\n", c->root);
 	if (c->coll != IR_IRREGULAR)
 		rc |= put(s, "communication.bytes %" PRId64 "\n", c->bytes);
 	if (c->coll == IR_BCAST)
 		rc |= put(s, "communication.segments %" PRId32 "\n",
 		          c->segments);
-	if (c->coll == IR_REDUCE) {
+	if (ir_coll_kind(c->coll) & IR_CK_REDUCES) {
 		rc |= put(s, "communication.dtype %s\n",
 		          ir_dtype_name(c->dtype));
 		rc |= put(s, "communication.op %s\n",
 		          ir_redop_name(c->op));
 	}
+	/* only when asked, so that earlier inputs keep their keys */
+	if (c->reproducible)
+		rc |= put(s, "communication.reproducible true\n");
 	rc |= put(s, "communication.seed %" PRIu64 "\n", c->seed);
 	if (c->coll == IR_IRREGULAR)
 		rc |= put_matrix(s, c->matrix);
@@ -230,9 +232,13 @@ static int emit(struct sink *s, const struct front_input *in)
 	if (strcmp(in->algorithm, "auto") == 0)
 		rc |= put(s, "select %s\n",
 		          in->select == SELECT_MODEL ? "model" : "simulated");
-	/* a new compiler or plan format may build another plan: a new key */
+	/* a new compiler or plan format may build another plan: a new key
+	 * (the format the plan is written in, so that a reader of a newer
+	 * format keeps the keys of the plans it writes as before) */
+	uint16_t min_read;
 	rc |= put(s, "compiler %s\n", CCPLAN_VERSION);
-	rc |= put(s, "plan-format %d\n", IR_FILE_VERSION);
+	rc |= put(s, "plan-format %d\n",
+	          (int)ir_comm_file_version(&in->comm, &min_read));
 	return rc ? CCP_ENOMEM : 0;
 }
 

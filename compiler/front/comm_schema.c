@@ -26,6 +26,7 @@ enum {
 	CM_SEGMENTS,
 	CM_DTYPE,
 	CM_OP,
+	CM_REPRODUCIBLE,
 	CM_MATRIX,
 	CM_EDGES,
 	CM_FILE,
@@ -33,8 +34,9 @@ enum {
 	CM_N
 };
 static const char *const comm_keys[CM_N] = {
-        "collective", "pattern", "root",  "bytes", "segments", "dtype",
-        "op",         "matrix",  "edges", "file",  "generate",
+        "collective", "pattern", "root",         "bytes",
+        "segments",   "dtype",   "op",           "reproducible",
+        "matrix",     "edges",   "file",         "generate",
 };
 
 /* root: a rank, or [x, y(, z)] coordinates on a mesh or torus. */
@@ -105,15 +107,15 @@ static bool coll_takes(enum ir_coll c, int key)
 {
 	switch (key) {
 	case CM_ROOT:
-		return c == IR_BCAST || c == IR_SCATTER || c == IR_GATHER ||
-		       c == IR_REDUCE;
+		return ir_coll_kind(c) & IR_CK_ROOTED;
 	case CM_BYTES:
 		return true;
 	case CM_SEGMENTS:
 		return c == IR_BCAST;
 	case CM_DTYPE:
 	case CM_OP:
-		return c == IR_REDUCE;
+	case CM_REPRODUCIBLE:
+		return ir_coll_kind(c) & IR_CK_REDUCES;
 	default:
 		return false;
 	}
@@ -133,11 +135,20 @@ static int parse_collective(struct ctx *x, uint32_t v, const struct keys *k,
 		        "communication.collective: 'irregular' is not a "
 		        "collective; write 'pattern: irregular' and give "
 		        "the matrix");
+	/* the collectives' names, without the patterns' */
+	const char *names[IR_NCOLLS];
+	int value[IR_NCOLLS];
+	size_t nnames = 0;
+	for (int j = 0; j < IR_NCOLLS; j++)
+		if (!(ir_coll_kind((enum ir_coll)j) & IR_CK_PATTERN)) {
+			value[nnames] = j;
+			names[nnames++] = ir_coll_names[j];
+		}
 	rc = tree_get_enum(x, cv, "communication.collective", "collective",
-	                   ir_coll_names, IR_IRREGULAR, &idx);
+	                   names, nnames, &idx);
 	if (rc < 0)
 		return rc;
-	c->coll = (enum ir_coll)idx;
+	c->coll = (enum ir_coll)value[idx];
 	for (int j = CM_ROOT; j < CM_N; j++) {
 		if (k->key[j] == NONE || coll_takes(c->coll, j))
 			continue;
@@ -177,7 +188,7 @@ static int parse_collective(struct ctx *x, uint32_t v, const struct keys *k,
 	if (rc < 0)
 		return rc;
 	if ((c->coll == IR_SCATTER || c->coll == IR_GATHER ||
-	     c->coll == IR_ALLTOALL) &&
+	     c->coll == IR_ALLTOALL || c->coll == IR_ALLGATHER) &&
 	    c->bytes > INT64_MAX / m->nranks)
 		return tree_err_at(
 		        x, k->val[CM_BYTES],
@@ -204,13 +215,23 @@ static int parse_collective(struct ctx *x, uint32_t v, const struct keys *k,
 			        (long long)e, (long long)c->bytes);
 		c->segments = (int32_t)e;
 	}
-	if (c->coll == IR_REDUCE) {
+	if (ir_coll_kind(c->coll) & IR_CK_REDUCES) {
+		char what[64];
+		snprintf(what, sizeof what, " for %s", ir_coll_name(c->coll));
 		if (k->val[CM_DTYPE] == NONE)
 			return tree_missing(x, v, "communication", "dtype",
-			                    " for reduce");
+			                    what);
 		if (k->val[CM_OP] == NONE)
-			return tree_missing(x, v, "communication", "op",
-			                    " for reduce");
+			return tree_missing(x, v, "communication", "op", what);
+		static const char *const yes_no[] = {"false", "true"};
+		if (k->val[CM_REPRODUCIBLE] != NONE) {
+			rc = tree_get_enum(x, k->val[CM_REPRODUCIBLE],
+			                   "communication.reproducible",
+			                   "value", yes_no, 2, &idx);
+			if (rc < 0)
+				return rc;
+			c->reproducible = idx == 1;
+		}
 		rc = tree_get_enum(x, k->val[CM_DTYPE], "communication.dtype",
 		                   "dtype", ir_dtype_names, IR_NDTYPES, &idx);
 		if (rc < 0)

@@ -194,7 +194,7 @@ static void fill_send(const struct coll *c, uint8_t *buf, uint64_t len,
                       unsigned it)
 {
 	const ir_comm *cm = &c->p.comm;
-	if (cm->coll == IR_REDUCE) {
+	if (ir_coll_kind(cm->coll) & IR_CK_REDUCES) {
 		size_t es = dt_size(cm->dtype);
 		for (uint64_t k = 0; k < len / es; k++)
 			relem(cm->dtype, cm->op, me, c->n, k, it, buf + k * es);
@@ -235,6 +235,27 @@ static uint64_t expect(const struct coll *c, uint8_t *e, unsigned it)
 			relem(cm->dtype, cm->op, -1, n, k, it, e + k * es);
 		return B;
 	}
+	case IR_ALLREDUCE: {
+		size_t es = dt_size(cm->dtype);
+		for (uint64_t k = 0; k < B / es; k++)
+			relem(cm->dtype, cm->op, -1, n, k, it, e + k * es);
+		return B;
+	}
+	case IR_REDUCE_SCATTER: { /* rank me's element block: the first
+		                     E mod n blocks one element longer */
+		size_t es = dt_size(cm->dtype);
+		uint64_t E = B / es, q = E / (uint64_t)n, m = E % (uint64_t)n;
+		uint64_t at = (uint64_t)me * q + ((uint64_t)me < m ? (uint64_t)me : m);
+		uint64_t cnt = q + ((uint64_t)me < m);
+		for (uint64_t k = 0; k < cnt; k++)
+			relem(cm->dtype, cm->op, -1, n, at + k, it, e + k * es);
+		return cnt * es;
+	}
+	case IR_ALLGATHER:
+		for (int32_t s = 0; s < n; s++)
+			for (uint64_t o = 0; o < B; o++)
+				e[(uint64_t)s * B + o] = pat(s, o, it);
+		return (uint64_t)n * B;
 	case IR_ALLTOALL:
 		for (int32_t s = 0; s < n; s++)
 			for (uint64_t o = 0; o < B; o++)

@@ -120,7 +120,7 @@ static void test_bounds_every_generator(void **state)
 	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
 		const ir_machine *m = &ms[i];
 		int32_t n = m->nranks;
-		ir_comm cs[9];
+		ir_comm cs[12];
 		size_t nc = 0;
 		cs[nc++] = tu_comm(IR_BCAST, 0, 4096);
 		cs[nc] = tu_comm(IR_BCAST, n / 3, 4096);
@@ -133,6 +133,11 @@ static void test_bounds_every_generator(void **state)
 		cs[nc++].dtype = IR_DT_INT32;
 		cs[nc++] = tu_comm(IR_ALLTOALL, 0, 64);
 		cs[nc++] = tu_comm(IR_TRANSPOSE, 0, 64);
+		cs[nc++] = tu_comm(IR_ALLGATHER, 0, 64);
+		cs[nc] = tu_comm(IR_REDUCE_SCATTER, 0, 4 * (int64_t)n + 12);
+		cs[nc++].dtype = IR_DT_INT32;
+		cs[nc] = tu_comm(IR_ALLREDUCE, 0, 4096);
+		cs[nc++].dtype = IR_DT_INT32;
 		cs[nc] = (ir_comm){.coll = IR_IRREGULAR, .seed = 3};
 		cs[nc++].matrix = ir_matrix_regular(n, n > 4 ? 3 : 1, 100, 3);
 		for (size_t j = 0; j < nc; j++) {
@@ -189,11 +194,15 @@ static void test_every_generator_covered(void **state)
 			        tu_comm(IR_ALLTOALL, 0, 64),
 			        tu_comm(IR_TRANSPOSE, 0, 64),
 			        {.coll = IR_IRREGULAR},
+			        tu_comm(IR_ALLGATHER, 0, 64),
+			        tu_comm(IR_REDUCE_SCATTER, 0, 4 * (int64_t)n),
+			        tu_comm(IR_ALLREDUCE, 0, 4096),
 			};
 			cs[1].segments = 3;
 			cs[2].segments = n;
 			cs[5].dtype = IR_DT_INT32;
 			cs[8].matrix = ir_matrix_regular(n, 3, 100, 3);
+			cs[10].dtype = cs[11].dtype = IR_DT_INT32;
 			char why[256];
 			for (size_t j = 0; j < sizeof cs / sizeof cs[0]; j++)
 				found |= sch_applies(sch_generators[k], &ms[i],

@@ -26,6 +26,7 @@
 #include "model.h"
 #include "json.h"
 #include "json_read.h"
+#include "le.h"
 #include "matrix.h"
 #include "sched.h"
 #include "support.h"
@@ -407,7 +408,8 @@ static void check_roundtrip(const ir_plan *p)
 	assert_plan_equal(p, &q);
 	ir_plan_fini(&q);
 
-	assert_int_equal(fi.version, IR_FILE_VERSION);
+	uint16_t min_read;
+	assert_int_equal(fi.version, ir_plan_file_version(p, &min_read));
 	assert_int_equal(fi.nranks, p->machine.nranks);
 	assert_int_equal(fi.nphases, p->nphases);
 	assert_int_equal(fi.lb_phases, 2);
@@ -768,6 +770,52 @@ static void test_foreign(void **state)
 	}
 }
 
+/* A plan an older reader can run is written as version 3, byte for byte
+ * as before; an allreduce (new in version 4) needs a reader of version
+ * 4, so that a version 3 reader refuses it instead of misreading it. */
+static void test_version_of_new_collectives(void **state)
+{
+	(void)state;
+	ir_plan p;
+	ir_machine m = tu_machine(IR_SWITCH, 1, 2, 0, 0, 0);
+	ir_comm c = tu_comm(IR_ALLREDUCE, 0, 16);
+	c.dtype = IR_DT_INT32;
+	c.op = IR_OP_SUM;
+	ir_plan_init(&p, &m, &c, "recursive_doubling");
+	assert_int_equal(ir_plan_phase(&p), 0);
+	ir_block b0 = {0, 0}, b1 = {1, 0};
+	assert_int_equal(ir_plan_add(&p, 0, 1, &b0, 1, IR_XF_REDUCE), 0);
+	assert_int_equal(ir_plan_add(&p, 1, 0, &b1, 1, IR_XF_REDUCE), 0);
+	ir_report r;
+	assert_int_equal(ir_verify(&p, &r), 0);
+	ir_slice *sl;
+	uint8_t *img;
+	size_t len;
+	assert_int_equal(ir_lower(&p, &sl), 0);
+	assert_int_equal(ir_plan_encode(&p, &r, sl, &img, &len, NULL, 0), 0);
+	assert_int_equal(le_get_u16(img + 8), 4);  /* version */
+	assert_int_equal(le_get_u16(img + 10), 4); /* oldest reader */
+	ir_plan q;
+	ir_file_info fi;
+	char err[256];
+	assert_int_equal(ir_plan_decode(img, len, &q, &fi, err, sizeof err), 0);
+	assert_int_equal(fi.version, 4);
+	assert_int_equal(q.comm.coll, IR_ALLREDUCE);
+	ir_plan_fini(&q);
+	free(img);
+	ir_slices_free(sl, 2);
+	ir_report_fini(&r);
+	ir_plan_fini(&p);
+	/* a broadcast stays version 3, readable by every reader */
+	make_bcast_plan(&p);
+	encode(&p, &sl, &img, &len);
+	assert_int_equal(le_get_u16(img + 8), 3);
+	assert_int_equal(le_get_u16(img + 10), IR_FILE_COMPAT);
+	free(img);
+	ir_slices_free(sl, p.machine.nranks);
+	ir_plan_fini(&p);
+}
+
 /* An older form of a version 3 image: version 2 without the 8-byte
  * element type and reduction at the end of each rank section; version 1
  * also without the 56-byte selection record at the end of the global
@@ -829,7 +877,7 @@ static void test_versions(void **state)
 	assert_int_equal(ir_plan_decode(fut, len, &q, NULL, err, sizeof err),
 	                 CCP_EVERSION);
 	assert_non_null(strstr(err, "plan format version 7 is newer than this "
-	                            "reader (3)"));
+	                            "reader (4)"));
 	assert_int_equal(
 	        ir_slice_from_image(fut, len, 3, &s, NULL, err, sizeof err),
 	        CCP_EVERSION);
@@ -1108,20 +1156,44 @@ static void test_slice_rules(void **state)
 	assert_int_equal(slice_rule(&s, 0, err), CCP_EFORMAT);
 	assert_string_equal(err, "bad plan: rank 0 op 0: PHASE 0 in a plan of "
 	                         "0 phases");
-	/* running partials that overlap without being the same */
+	/* running partials that overlap without being the same: they are
+	 * combined one after the other after the wait (element blocks of
+	 * reductions cut differently) */
 	iovs[3].off = 8;
+	assert_int_equal(slice_rule(&s, 3, err), 0);
+	iovs[3].off = 0;
+	/* a reduction's partial that a send of the phase reads: the send
+	 * has read it by the wait, the combine comes after (recursive
+	 * doubling sends and combines the same vector in one phase) */
+	iovs[4] = (ir_iov){IR_BUF_RECV, 0, 64};
+	assert_int_equal(slice_rule(&s, 3, err), 0);
+	iovs[4] = (ir_iov){IR_BUF_SEND, 0, 64};
+	/* but a receive landing on a partial races with nothing only if
+	 * nothing else of the phase touches it */
+	iovs[6] = (ir_iov){IR_BUF_RECV, 8, 8};
+	ops[6].bytes = 8;
 	assert_int_equal(slice_rule(&s, 3, err), CCP_EFORMAT);
-	assert_string_equal(err, "bad plan: rank 0 phase 0: op 2 writes bytes "
+	assert_string_equal(err, "bad plan: rank 0 phase 0: op 6 writes bytes "
 	                         "[8, 16) of the recv buffer that op 1 writes "
 	                         "in the same phase");
-	iovs[3].off = 0;
-	/* a reduction's partial that a send of the phase reads */
-	iovs[4] = (ir_iov){IR_BUF_RECV, 0, 64};
-	assert_int_equal(slice_rule(&s, 3, err), CCP_EFORMAT);
-	assert_string_equal(err, "bad plan: rank 0 phase 0: op 3 reads bytes "
-	                         "[0, 16) of the recv buffer that op 1 writes "
-	                         "in the same phase");
-	iovs[4] = (ir_iov){IR_BUF_SEND, 0, 64};
+	iovs[6] = (ir_iov){IR_BUF_RECV, 8, 0};
+	ops[6].bytes = 0;
+	/* and one op's partials never overlap each other */
+	ir_iov three[3] = {{IR_BUF_SCRATCH, 0, 16},
+	                   {IR_BUF_RECV, 4, 8},
+	                   {IR_BUF_RECV, 8, 8}};
+	ir_op two[3] = {{IR_OP_PHASE, 0, -1, 0, 0, 0},
+	                {IR_OP_RECV_REDUCE, 0, 1, 16, 0, 3},
+	                {IR_OP_WAIT, 0, -1, 0, 0, 0}};
+	ir_slice t = s;
+	t.ops = two;
+	t.nops = 3;
+	t.iovs = three;
+	t.niovs = 3;
+	assert_int_equal(slice_rule(&t, 3, err), CCP_EFORMAT);
+	assert_string_equal(err, "bad plan: rank 0 phase 0: op 1 writes bytes "
+	                         "[8, 12) of the recv buffer through two of "
+	                         "its pieces");
 	/* two pieces whose lengths add up past 2^64 to the op's bytes */
 	s.send_bytes = UINT64_MAX;
 	iovs[4] = (ir_iov){IR_BUF_SEND, 0, UINT64_C(1) << 63};
@@ -1397,6 +1469,7 @@ int main(void)
 	        cmocka_unit_test(test_truncation),
 	        cmocka_unit_test(test_foreign),
 	        cmocka_unit_test(test_versions),
+	        cmocka_unit_test(test_version_of_new_collectives),
 	        cmocka_unit_test(test_resealed_fields),
 	        cmocka_unit_test(test_encode_rejects),
 	        cmocka_unit_test(test_many_ranks),

@@ -121,6 +121,9 @@ uint64_t tplan_send_bytes(const struct tplan *tp, int32_t r)
 	case IR_GATHER:
 	case IR_REDUCE:
 	case IR_TRANSPOSE:
+	case IR_ALLGATHER:
+	case IR_REDUCE_SCATTER:
+	case IR_ALLREDUCE:
 		return b;
 	case IR_IRREGULAR:
 		return send_off(tp, r, tp->n);
@@ -142,7 +145,12 @@ uint64_t tplan_recv_bytes(const struct tplan *tp, int32_t r)
 	case IR_REDUCE:
 		return r == c->root ? b : 0;
 	case IR_ALLTOALL:
+	case IR_ALLGATHER:
 		return n * b;
+	case IR_ALLREDUCE:
+		return b;
+	case IR_REDUCE_SCATTER:
+		return (uint64_t)ir_block_bytes(c, tp->n, (ir_block){r, r});
 	case IR_IRREGULAR:
 		return recv_off(tp, tp->n, r);
 	}
@@ -254,7 +262,7 @@ void tplan_fill_send(const struct tplan *tp, int32_t r, unsigned k,
 {
 	const ir_comm *c = comm_of(tp);
 	uint64_t len = tplan_send_bytes(tp, r);
-	if (c->coll == IR_REDUCE) {
+	if (ir_coll_kind(c->coll) & IR_CK_REDUCES) {
 		size_t es = ir_dtype_size(c->dtype);
 		for (uint64_t i = 0; i < len / es; i++)
 			put_elem(c->dtype, buf + i * es, elem(c, r, i, k));
@@ -262,6 +270,23 @@ void tplan_fill_send(const struct tplan *tp, int32_t r, unsigned k,
 	}
 	for (uint64_t o = 0; o < len; o++)
 		buf[o] = pat(r, o, k);
+}
+
+/* Elements [first, first + count) of the combination of every rank's
+ * vector in round k, into buf. */
+static void expect_reduced(const struct tplan *tp, unsigned k, uint64_t first,
+                           uint64_t count, uint8_t *buf)
+{
+	const ir_comm *c = comm_of(tp);
+	size_t es = ir_dtype_size(c->dtype);
+	uint8_t v[8];
+	for (uint64_t i = 0; i < count; i++) {
+		put_elem(c->dtype, buf + i * es, elem(c, 0, first + i, k));
+		for (int32_t s = 1; s < tp->n; s++) {
+			put_elem(c->dtype, v, elem(c, s, first + i, k));
+			fold(c->dtype, c->op, buf + i * es, v);
+		}
+	}
 }
 
 void tplan_expect_recv(const struct tplan *tp, int32_t r, unsigned k,
@@ -285,20 +310,26 @@ void tplan_expect_recv(const struct tplan *tp, int32_t r, unsigned k,
 			for (uint64_t o = 0; o < b; o++)
 				buf[(uint64_t)s * b + o] = pat(s, o, k);
 		break;
-	case IR_REDUCE: {
-		if (r != c->root)
-			break;
+	case IR_REDUCE:
+		if (r == c->root)
+			expect_reduced(tp, k, 0, b / ir_dtype_size(c->dtype),
+			               buf);
+		break;
+	case IR_ALLREDUCE:
+		expect_reduced(tp, k, 0, b / ir_dtype_size(c->dtype), buf);
+		break;
+	case IR_REDUCE_SCATTER: {
 		size_t es = ir_dtype_size(c->dtype);
-		uint8_t v[8];
-		for (uint64_t i = 0; i < b / es; i++) {
-			put_elem(c->dtype, buf + i * es, elem(c, 0, i, k));
-			for (int32_t s = 1; s < tp->n; s++) {
-				put_elem(c->dtype, v, elem(c, s, i, k));
-				fold(c->dtype, c->op, buf + i * es, v);
-			}
-		}
+		expect_reduced(tp, k,
+		               (uint64_t)ir_reduce_block_off(c, tp->n, r) / es,
+		               tplan_recv_bytes(tp, r) / es, buf);
 		break;
 	}
+	case IR_ALLGATHER:
+		for (int32_t s = 0; s < tp->n; s++)
+			for (uint64_t o = 0; o < b; o++)
+				buf[(uint64_t)s * b + o] = pat(s, o, k);
+		break;
 	case IR_ALLTOALL:
 		for (int32_t s = 0; s < tp->n; s++)
 			for (uint64_t o = 0; o < b; o++)
@@ -348,6 +379,26 @@ int tplan_mpi_reference(const struct tplan *tp, MPI_Comm comm, int32_t r,
 		                  comm);
 	case IR_ALLTOALL:
 		return MPI_Alltoall(in, b, MPI_BYTE, out, b, MPI_BYTE, comm);
+	case IR_ALLGATHER:
+		return MPI_Allgather(in, b, MPI_BYTE, out, b, MPI_BYTE, comm);
+	case IR_ALLREDUCE:
+		return MPI_Allreduce(in, out, b / (int)ir_dtype_size(c->dtype),
+		                     ccp_mpi_ir_type(c->dtype),
+		                     ccp_mpi_ir_op(c->op), comm);
+	case IR_REDUCE_SCATTER: { /* blocks as ir_reduce_block_off cuts them */
+		int *counts = malloc((size_t)n * sizeof *counts);
+		if (!counts)
+			return MPI_ERR_NO_MEM;
+		int es = (int)ir_dtype_size(c->dtype);
+		for (int32_t d = 0; d < n; d++)
+			counts[d] = (int)ir_block_bytes(c, n, (ir_block){d, d}) /
+			            es;
+		rc = MPI_Reduce_scatter(in, out, counts,
+		                        ccp_mpi_ir_type(c->dtype),
+		                        ccp_mpi_ir_op(c->op), comm);
+		free(counts);
+		return rc;
+	}
 	case IR_TRANSPOSE: {
 		int32_t p = partner(tp, r);
 		if (p == r) {

@@ -465,7 +465,7 @@ static const struct recipe recipes[] = {
         SET("plan_nranks_zero", H_NRANKS, 4, 0, HEADER),
         SET("plan_nranks_huge", H_NRANKS, 4, (1u << 24) + 1, HEADER),
         SET("plan_unknown_flags", H_FLAGS, 4, 0x100, HEADER),
-        SET("plan_unknown_collective", H_COLL, 1, 9, HEADER),
+        SET("plan_unknown_collective", H_COLL, 1, 200, HEADER),
         {.name = "plan_name_unterminated", .make = make_name, .seal = HEADER},
         SET("plan_file_size", H_FILE_SIZE, 8, 1u << 20, HEADER),
         SET("plan_global_size", H_GSIZE, 8, UINT64_C(1) << 62, HEADER),

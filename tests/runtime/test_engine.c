@@ -63,7 +63,7 @@ struct job {
 /* Fill rank r's send buffer. */
 static void fill_send(const struct job *j, unsigned char *s, uint64_t n)
 {
-	if (j->c->coll == IR_REDUCE) {
+	if (ir_coll_kind(j->c->coll) & IR_CK_REDUCES) {
 		bool i32 = j->c->dtype == IR_DT_INT32;
 		for (uint64_t i = 0; i < n / (i32 ? 4 : 8); i++) {
 			double v = reduce_in(j->rank, i);
@@ -119,6 +119,8 @@ static int expect_byte(const struct job *j, uint64_t off)
 		co[1] = t;
 		return pattern(ir_rank_of(j->m, co), off);
 	}
+	case IR_ALLGATHER:
+		return pattern((int32_t)(off / b), off % b);
 	case IR_IRREGULAR: {
 		const ir_matrix *x = c->matrix;
 		for (int32_t s = 0; s < n; s++) {
@@ -131,18 +133,22 @@ static int expect_byte(const struct job *j, uint64_t off)
 		return -1;
 	}
 	case IR_REDUCE:
-		break;
+	case IR_REDUCE_SCATTER:
+	case IR_ALLREDUCE:
+		break; /* check_reduce */
 	}
 	return -1;
 }
 
-static void check_reduce(struct job *j, const unsigned char *got, uint64_t n)
+/* n bytes of a reduction's result, from element first of the vector. */
+static void check_reduce(struct job *j, const unsigned char *got, uint64_t n,
+                         uint64_t first)
 {
 	bool i32 = j->c->dtype == IR_DT_INT32;
 	for (uint64_t i = 0; i < n / (i32 ? 4 : 8); i++) {
 		double want = 0;
 		for (int32_t r = 0; r < j->m->nranks; r++) {
-			double v = reduce_in(r, i);
+			double v = reduce_in(r, first + i);
 			if (r == 0)
 				want = v;
 			else if (j->c->op == IR_OP_SUM)
@@ -165,8 +171,8 @@ static void check_reduce(struct job *j, const unsigned char *got, uint64_t n)
 		if (have != want) {
 			snprintf(j->fail, sizeof j->fail,
 			         "rank %d element %llu: %g, want %g",
-			         (int)j->rank, (unsigned long long)i, have,
-			         want);
+			         (int)j->rank, (unsigned long long)(first + i),
+			         have, want);
 			return;
 		}
 	}
@@ -200,9 +206,14 @@ static void run_rank(struct lb_job *lj)
 			         ccp_strerror(rc), ccp_errmsg(ctx));
 			break;
 		}
-		if (j->c->coll == IR_REDUCE) {
-			if (j->rank == j->c->root)
-				check_reduce(j, rv, info.recv_bytes);
+		if (ir_coll_kind(j->c->coll) & IR_CK_REDUCES) {
+			uint64_t first = 0;
+			if (j->c->coll == IR_REDUCE_SCATTER)
+				first = (uint64_t)ir_reduce_block_off(
+				                j->c, j->m->nranks, j->rank) /
+				        ir_dtype_size(j->c->dtype);
+			if (j->c->coll != IR_REDUCE || j->rank == j->c->root)
+				check_reduce(j, rv, info.recv_bytes, first);
 			continue;
 		}
 		for (uint64_t o = 0; o < info.recv_bytes && !j->fail[0]; o++) {
@@ -303,8 +314,13 @@ static void run_all(const ir_machine *m, const ir_comm *c)
 		uint8_t *img;
 		size_t len;
 		assert_int_equal(ir_lower(&p, &sl), 0);
-		assert_int_equal(ir_plan_encode(&p, &rep, sl, &img, &len, NULL, 0),
-		                 0);
+		char err[256] = "";
+		if (ir_plan_encode(&p, &rep, sl, &img, &len, err, sizeof err)) {
+			print_error("%s, %s on %s of %d ranks: encode: %s\n",
+			            gen->name, ir_coll_name(c->coll),
+			            ir_topo_name(m->topo), (int)m->nranks, err);
+			fail();
+		}
 		for (size_t k = 0; k < sizeof schemes / sizeof *schemes; k++) {
 			char fail[256];
 			run_plan(img, len, &p, schemes[k], fail, sizeof fail);
@@ -360,6 +376,25 @@ static void run_collectives(const ir_machine *m)
 	c.dtype = IR_DT_INT32;
 	c.op = IR_OP_SUM;
 	run_all(m, &c);
+	/* the new collectives: vectors that the ranks divide, that they do
+	 * not (uneven blocks), and of fewer elements than ranks */
+	c = tu_comm(IR_ALLGATHER, 0, 24);
+	run_all(m, &c);
+	enum ir_coll red[] = {IR_ALLREDUCE, IR_REDUCE_SCATTER};
+	for (size_t k = 0; k < sizeof red / sizeof *red; k++) {
+		int64_t sizes[] = {8 * 2 * (int64_t)n, 8 * (2 * (int64_t)n + 3),
+		                   8 * 3};
+		for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+			c = tu_comm(red[k], 0, sizes[z]);
+			c.dtype = IR_DT_DOUBLE;
+			c.op = z == 1 ? IR_OP_MAX : IR_OP_SUM;
+			run_all(m, &c);
+		}
+		c = tu_comm(red[k], 0, 4 * 5);
+		c.dtype = IR_DT_INT32;
+		c.op = IR_OP_SUM;
+		run_all(m, &c);
+	}
 	c = tu_comm(IR_IRREGULAR, 0, 0);
 	c.matrix = random_matrix(n, (uint64_t)n * 977);
 	c.seed = 3;

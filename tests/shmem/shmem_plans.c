@@ -222,6 +222,7 @@ struct job {
 	ccp_plan_info info;
 	uint64_t send_len, recv_len;
 	uint8_t *send, *recv, *want; /* want: NULL where recv is unused */
+	uint8_t *sent;               /* the send buffer as filled */
 	uint8_t *scratch;
 	size_t scratch_len;
 	bool sym; /* buffers on the symmetric heap */
@@ -296,15 +297,24 @@ static int job_new(struct job *j, ccp_context *ctx, const struct spec *sp,
 		coll = "none";
 	}
 
-	if (!strcmp(coll, "reduce")) {
-		CHECK(sp->dtype >= 0, "%s: reduce without dtype=", sp->file);
+	bool reduces = !strcmp(coll, "reduce") || !strcmp(coll, "allreduce") ||
+	               !strcmp(coll, "reduce_scatter");
+	if (reduces) {
+		CHECK(sp->dtype >= 0, "%s: %s without dtype=", sp->file, coll);
 		size_t es = dt_size(sp->dtype >= 0 ? sp->dtype : 0);
 		for (uint64_t e = 0; e < sb / es; e++)
 			put_elem(j->send + e * es, sp->dtype,
 			         red_val(sp->op, me, e));
-		if (me == root)
+		/* reduce_scatter: this PE's block follows those of the PEs
+		 * before it */
+		uint64_t first = 0;
+		for (int pe = 0; !strcmp(coll, "reduce_scatter") && pe < me;
+		     pe++)
+			first += (uint64_t)xch[4 * pe + 1] / es;
+		if (me == root || strcmp(coll, "reduce"))
 			for (uint64_t e = 0; e < rb / es; e++)
-				red_expect(w + e * es, sp->dtype, sp->op, e);
+				red_expect(w + e * es, sp->dtype, sp->op,
+				           first + e);
 		else
 			use_want = false; /* recv unused off the root */
 	} else {
@@ -337,6 +347,11 @@ static int job_new(struct job *j, ccp_context *ctx, const struct spec *sp,
 		} else {
 			use_want = false;
 		}
+	} else if (!strcmp(coll, "allgather")) {
+		CHECK(rb == sb * n, "allgather: recv %llu",
+		      (unsigned long long)rb);
+		for (uint64_t i = 0; i < rb; i++)
+			w[i] = pat((int)(i / sb), i % sb);
 	} else if (!strcmp(coll, "alltoall")) {
 		uint64_t b = sb / n;
 		CHECK(rb == sb && sb % n == 0, "alltoall: %llu/%llu",
@@ -368,9 +383,13 @@ static int job_new(struct job *j, ccp_context *ctx, const struct spec *sp,
 			      (unsigned long long)cols);
 			free(m);
 		}
-	} else if (strcmp(coll, "reduce") && !mixed) {
+	} else if (!reduces && !mixed) {
 		CHECK(0, "%s: collective %s not checked here", sp->file, coll);
 	}
+	j->sent = malloc(j->send_len + 1);
+	if (!j->sent)
+		abort();
+	memcpy(j->sent, j->send, j->send_len);
 	if (!use_want) {
 		free(j->want);
 		j->want = NULL;
@@ -390,6 +409,7 @@ static void job_free(struct job *j)
 		free(j->recv);
 	}
 	free(j->want);
+	free(j->sent);
 }
 
 static void clear_recv(struct job *j)
@@ -416,10 +436,10 @@ static void check_job(const struct job *j, const char *what)
 			CHECK(0, "%s: guard byte %d overwritten", what, i);
 			break;
 		}
-	if (strcmp(j->info.collective, "reduce")) {
+	if (j->sent) {
 		uint64_t sbad = 0;
 		for (uint64_t i = 0; i < j->send_len; i++)
-			sbad += j->send[i] != pat(me, i);
+			sbad += j->send[i] != j->sent[i];
 		CHECK(sbad == 0, "%s: send buffer changed", what);
 	}
 }
