@@ -112,6 +112,31 @@ communication: {collective: alltoall, bytes: 2048}
 algorithm: auto
 EOF
 	done
+	# allgather, reduce_scatter, allreduce: every generator, with
+	# vectors the ranks do not divide
+	for n in 2 4 8; do
+		for alg in ring recursive_doubling bruck; do
+			compile allgather_$alg$n <<EOF && run_ok allgather_$alg$n $n
+machine: {topology: torus, dims: [$n]}
+communication: {collective: allgather, bytes: 1003}
+algorithm: $alg
+EOF
+		done
+		for alg in ring recursive_halving; do
+			compile rs_$alg$n <<EOF && run_ok rs_$alg$n $n
+machine: {topology: switch, ranks: $n}
+communication: {collective: reduce_scatter, bytes: $((8 * (3 * n + 1))), dtype: double, op: sum}
+algorithm: $alg
+EOF
+		done
+		for alg in ring recursive_doubling rabenseifner; do
+			compile ar_$alg$n <<EOF && run_ok ar_$alg$n $n
+machine: {topology: mesh, dims: [$n]}
+communication: {collective: allreduce, bytes: 4004, dtype: int32, op: sum, reproducible: true}
+algorithm: $alg
+EOF
+		done
+	done
 	# reductions: every element type and operation somewhere
 	compile reduce2 <<EOF && run_ok reduce2 2
 machine: {topology: switch, ranks: 2}

@@ -352,6 +352,109 @@ static void test_reduce(void **state)
 	ir_plan_fini(&p);
 }
 
+/* An allreduce of 3 ranks on an all-port switch in which rank 0
+ * combines rank 1's contribution and then rank 2's, and rank 2 combines
+ * rank 0's and then rank 1's: every rank ends with all three, but rank 0
+ * as ((0 + 1) + 2) and rank 2 as ((2 + 0) + 1), which in floating point
+ * may differ.  Rank 1 gets rank 0's result. */
+static void build_unordered_allreduce(ir_plan *p, const ir_machine *m,
+                                      bool reproducible)
+{
+	ir_comm c = {.coll = IR_ALLREDUCE, .bytes = 64, .dtype = IR_DT_DOUBLE,
+	             .op = IR_OP_SUM, .reproducible = reproducible};
+	ir_plan_init(p, m, &c, "hand");
+	ir_block b0 = {0, 0}, b1 = {1, 0}, b2 = {2, 0};
+	ir_plan_phase(p);
+	ir_plan_add(p, 1, 0, &b1, 1, IR_XF_REDUCE);
+	ir_plan_add(p, 2, 0, &b2, 1, IR_XF_REDUCE);
+	ir_plan_add(p, 0, 2, &b0, 1, IR_XF_REDUCE);
+	ir_plan_phase(p);
+	ir_plan_add(p, 1, 2, &b1, 1, IR_XF_REDUCE);
+	ir_plan_phase(p);
+	ir_plan_add(p, 0, 1, &b0, 1, 0);
+}
+
+/* The reduction order: the same plan is accepted, and said not to be
+ * reproducible, when the input does not ask for it, and rejected when it
+ * does; a plan whose pairs combine the same two partials is. */
+static void test_reproducible(void **state)
+{
+	(void)state;
+	ir_machine m = tu_machine(IR_SWITCH, IR_PORTS_ALL, 3, 0, 0, 0);
+	ir_plan p;
+	ir_report r;
+	build_unordered_allreduce(&p, &m, false);
+	assert_int_equal(verify(&p, &r), 0);
+	assert_false(r.reproducible);
+	ir_report_fini(&r);
+	ir_plan_fini(&p);
+	build_unordered_allreduce(&p, &m, true);
+	assert_int_equal(verify(&p, &r), CCP_EVERIFY);
+	assert_string_equal(r.message,
+	                    "reproducible: ranks 0 and 2 combine element "
+	                    "block 0 in different orders, so their "
+	                    "floating-point results may differ; the input "
+	                    "asks for a reproducible allreduce");
+	ir_report_fini(&r);
+	ir_plan_fini(&p);
+	/* recursive doubling on 4 ranks: both partners of a pair combine
+	 * the same two partials, so every rank ends with one tree */
+	ir_machine q = tu_machine(IR_SWITCH, 1, 4, 0, 0, 0);
+	ir_comm c = {.coll = IR_ALLREDUCE, .bytes = 64, .dtype = IR_DT_DOUBLE,
+	             .op = IR_OP_SUM, .reproducible = true};
+	struct sch_options o = {0};
+	assert_int_equal(sch_find("recursive_doubling")->generate(&q, &c, &o,
+	                                                           &p),
+	                 0);
+	assert_int_equal(verify(&p, &r), 0);
+	assert_true(r.reproducible);
+	ir_report_fini(&r);
+	ir_plan_fini(&p);
+}
+
+/* Contributions of an allreduce counted twice, or lost, at some rank,
+ * and a partial replaced in the phase that sends it. */
+static void test_allreduce_counts(void **state)
+{
+	(void)state;
+	ir_machine m = tu_machine(IR_SWITCH, IR_PORTS_ALL, 3, 0, 0, 0);
+	ir_plan p;
+	ir_report r;
+	build_unordered_allreduce(&p, &m, false);
+	ir_block b2 = {2, 0}, b1 = {1, 0};
+	ir_plan_phase(&p); /* rank 2 gives rank 0 everything again */
+	ir_plan_add(&p, 2, 0, &b2, 1, IR_XF_REDUCE);
+	assert_int_equal(verify(&p, &r), CCP_EVERIFY);
+	assert_string_equal(r.message,
+	                    "delivery: rank 0's result for element block 0 "
+	                    "combines 6 contributions where 3 were expected");
+	ir_report_fini(&r);
+	ir_plan_fini(&p);
+	/* rank 1 never gets the result */
+	ir_comm c = {.coll = IR_ALLREDUCE, .bytes = 64, .dtype = IR_DT_INT32,
+	             .op = IR_OP_SUM};
+	ir_plan_init(&p, &m, &c, "hand");
+	ir_plan_phase(&p);
+	ir_plan_add(&p, 1, 0, &b1, 1, IR_XF_REDUCE);
+	ir_plan_add(&p, 1, 2, &b1, 1, IR_XF_REDUCE);
+	assert_int_equal(verify(&p, &r), CCP_EVERIFY);
+	assert_string_equal(r.message,
+	                    "delivery: rank 0's result for element block 0 "
+	                    "combines 2 contributions where 3 were expected");
+	ir_report_fini(&r);
+	/* rank 0 replaces its partial while it sends it */
+	ir_block b0 = {0, 0};
+	ir_plan_phase(&p);
+	ir_plan_add(&p, 0, 2, &b0, 1, IR_XF_REDUCE);
+	ir_plan_add(&p, 2, 0, &b2, 1, 0);
+	assert_int_equal(verify(&p, &r), CCP_EVERIFY);
+	assert_string_equal(r.message,
+	                    "structure: phase 1: rank 0 replaces its partial "
+	                    "of element block 0 in the phase it sends it");
+	ir_report_fini(&r);
+	ir_plan_fini(&p);
+}
+
 static void test_gather_transpose_irregular(void **state)
 {
 	(void)state;
@@ -872,6 +975,8 @@ int main(void)
 	        cmocka_unit_test(test_duplicates_counted),
 	        cmocka_unit_test(test_structure),
 	        cmocka_unit_test(test_reduce),
+	        cmocka_unit_test(test_reproducible),
+	        cmocka_unit_test(test_allreduce_counts),
 	        cmocka_unit_test(test_gather_transpose_irregular),
 	        cmocka_unit_test(test_multicast),
 	        cmocka_unit_test(test_multicast_no_replicating_router),
