@@ -1,10 +1,7 @@
 #!/usr/bin/env bash
-# cli_test.sh - the ccplan command end to end, as a user runs it:
-#  - every bad input (tests/bad, tests/reject) ends with exactly the
-#    expected first line "file:line:column: message" and the exit status
-#    of its golden NAME.err ("exit: N"), and writes nothing; every bad
-#    plan (tests/bad/*.ccp) gives verify, explain and simulate its
-#    golden message and exit status;
+# cli_test.sh - the ccplan command end to end, as a user runs it (the
+# catalogue of bad inputs and plans, each against its NAME.err, is
+# tests/cases_test.sh's):
 #  - every example and tests/cli input compiles, verifies and explains,
 #    and its JSON export has the documented shape;
 #  - a damaged or truncated plan is refused by verify with exit 2;
@@ -37,55 +34,9 @@ pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
-# 1. bad inputs, read from a scratch copy of tests/bad with the files
-# listed in tests/bad/FIXTURES made in it (a FIFO, a sparse file)
-cp -r "$here/bad" "$tmp/bad"
-while read -r kind name size; do
-	case $kind in
-	fifo) mkfifo "$tmp/bad/$name" ;;
-	sparse) truncate -s "$size" "$tmp/bad/$name" ;;
-	'#'* | '') ;;
-	*) bad "tests/bad/FIXTURES: unknown kind '$kind'" ;;
-	esac
-done <"$here/bad/FIXTURES"
-for dir in "$tmp/bad" "$here/reject"; do
-	for y in "$dir"/*.yaml; do
-		name=$(basename "$y")
-		out="$tmp/out-${name%.yaml}.ccp"
-		(cd "$dir" && timeout 60 "$ccplan" compile "$name" -o "$out") 2>"$tmp/err" >/dev/null
-		rc=$?
-		want=$(head -n 1 "${y%.yaml}.err")
-		status=$(sed -n 's/^exit: //p' "${y%.yaml}.err")
-		got=$(head -n 1 "$tmp/err")
-		last=$(tail -n 1 "$tmp/err")
-		if [ -z "$status" ]; then bad "${name%.yaml}.err has no 'exit: N' line"
-		elif [ "$rc" != "$status" ]; then bad "$name: exit $rc, expected $status"
-		elif [ "$got" != "$want" ]; then bad "$name: got '$got', expected '$want'"
-		elif [[ $last != "ccplan: compile: $name: exit $status ("*"), "*" s" ]]; then
-			bad "$name: the last line is not the summary: $last"
-		elif [ -e "$out" ] || ls "$tmp" | grep -q '\.tmp\.'; then bad "$name: left output behind"
-		else ok; fi
-	done
-done
-# bad plans: every command that reads a plan refuses it the same way
-nplans=0
-for p in "$here"/bad/*.ccp; do
-	name=$(basename "$p")
-	want=$(head -n 1 "${p%.ccp}.err")
-	status=$(sed -n 's/^exit: //p' "${p%.ccp}.err")
-	nplans=$((nplans + 1))
-	for c in verify explain simulate; do
-		(cd "$here/bad" && "$ccplan" $c "$name") 2>"$tmp/err" >"$tmp/out"
-		rc=$?
-		got=$(head -n 1 "$tmp/err")
-		if [ -z "$status" ]; then bad "${name%.ccp}.err has no 'exit: N' line"
-		elif [ "$rc" != "$status" ]; then bad "$c $name: exit $rc, expected $status: $got"
-		elif [ "$got" != "$want" ]; then bad "$c $name: got '$got', expected '$want'"
-		elif [ -s "$tmp/out" ]; then bad "$c $name: printed a result"
-		else ok; fi
-	done
-done
-[ "$nplans" -ge 20 ] && ok || bad "only $nplans bad plans in tests/bad"
+# 1. bad inputs and bad plans (tests/bad, tests/reject): their messages,
+# statuses and summaries are checked by tests/cases_test.sh (cases_bad,
+# cases_reject)
 
 # 2. good inputs: compile, verify, explain, export
 for y in "$here"/../examples/*.yaml "$here"/cli/*.yaml; do

@@ -305,7 +305,7 @@ static int name_cmp(const void *a, const void *b)
 
 /* A scratch copy of bad/ in a new directory (its path into dir): a
  * symbolic link to every file, and the files bad/FIXTURES lists made for
- * real (a FIFO, a sparse file), as tests/cli_test.sh makes them. */
+ * real (a FIFO, a sparse file), as tests/cases_test.sh makes them. */
 static void scratch_bad(char *dir, size_t len)
 {
 	char src[PATH_MAX], from[PATH_MAX + 300], to[PATH_MAX + 300];
