@@ -21,10 +21,12 @@
  * the counts.  ccp_inspect_result lists the offsets, and
  * ccp_inspect_offset looks one up.
  *
- * The inspector is its own library, ccp_inspector (it pulls in the
- * scheduler and SQLite); an application that only executes plans links
- * ccp_runtime alone.  docs/inspector.md describes every step, the cache
- * key and the cost.
+ * The inspector is its own library, ccp_inspector (CMake
+ * ccplan::inspector, pkg-config ccplan-inspector; it pulls in the
+ * scheduler, SQLite and libyaml); an application that only executes
+ * plans links ccp_runtime alone.  The machine to schedule for is a
+ * ccp_machine (ccplan_machine.h).  docs/inspector.md describes every
+ * step, the cache key and the cost.
  */
 #ifndef CCPLAN_INSPECTOR_H
 #define CCPLAN_INSPECTOR_H
