@@ -100,6 +100,19 @@ bool document_key_home(const char *key, const char *path, char *buf, size_t cap)
 	return n > 0 && n < cap;
 }
 
+/* Check that the root is a mapping (of what the message says it wants)
+ * and read its keys into k. */
+static int root_map_keys(struct ctx *x, struct keys *k, const char *want)
+{
+	if (x->v[0].kind != YN_MAP) {
+		char b[64];
+		return tree_err_at(
+		        x, 0, "top level: expected a mapping with %s, got %s",
+		        want, tree_desc(x, 0, b, sizeof b));
+	}
+	return tree_map_keys(x, 0, "", k);
+}
+
 /* The whole input: the root mapping and everything under it. */
 static int parse_root_map(struct ctx *x)
 {
@@ -109,15 +122,8 @@ static int parse_root_map(struct ctx *x)
 	int64_t seed = 0;
 	int idx = 0, rc;
 
-	if (x->v[0].kind != YN_MAP) {
-		char b[64];
-		return tree_err_at(
-		        x, 0,
-		        "top level: expected a mapping with the keys "
-		        "machine, communication and algorithm, got %s",
-		        tree_desc(x, 0, b, sizeof b));
-	}
-	rc = tree_map_keys(x, 0, "", &k);
+	rc = root_map_keys(x, &k,
+	                   "the keys machine, communication and algorithm");
 	if (rc < 0)
 		return rc;
 	for (int j = TK_MACHINE; j <= TK_ALGORITHM; j++)
@@ -191,14 +197,7 @@ static int parse_machine_root(struct ctx *x)
 	struct keys k = {keys, 1, {0}, {0}};
 	int rc;
 
-	if (x->v[0].kind != YN_MAP) {
-		char b[64];
-		return tree_err_at(x, 0,
-		                   "top level: expected a mapping with the key "
-		                   "machine, got %s",
-		                   tree_desc(x, 0, b, sizeof b));
-	}
-	rc = tree_map_keys(x, 0, "", &k);
+	rc = root_map_keys(x, &k, "the key machine");
 	if (rc < 0)
 		return rc;
 	if (k.val[0] == NONE)
