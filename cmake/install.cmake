@@ -5,6 +5,10 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(_ccp_install_targets ccp_runtime ccp_runtime_cache ccp_ir ccp_cache)
+# the inspector (ccplan_inspector.h, ccplan_machine.h), with what it
+# links: the schedulers, the YAML front end and the model's cost presets
+list(APPEND _ccp_install_targets ccp_inspector ccp_schedules ccp_front
+                                 ccp_model)
 if(TARGET ccp_backend_sockets)
   # with the library of its handshake, which links libsodium
   list(APPEND _ccp_install_targets ccp_backend_sockets ccp_sock_wire)
@@ -36,10 +40,7 @@ install(TARGETS ccplan ${_ccp_install_targets}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-# the inspector's library needs the scheduler and is not installed (yet):
-# nor is its header
 file(GLOB _ccp_public_headers ${PROJECT_SOURCE_DIR}/include/*.h)
-list(FILTER _ccp_public_headers EXCLUDE REGEX "ccplan_inspector\\.h$")
 install(FILES ${_ccp_public_headers}
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
@@ -62,8 +63,9 @@ install(FILES ${PROJECT_BINARY_DIR}/ccplanConfig.cmake
 file(RELATIVE_PATH CCPLAN_PC_UP
      /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
 # ccplan: the runtime and the sockets transport, no SQLite; ccplan-cache:
-# with the cache loader (ccp_plan_load_cache, ccp_plan_lookup) and SQLite
-foreach(_pc ccplan ccplan-cache)
+# with the cache loader (ccp_plan_load_cache, ccp_plan_lookup) and SQLite;
+# ccplan-inspector: the inspector and its machine model, with libyaml
+foreach(_pc ccplan ccplan-cache ccplan-inspector)
   configure_file(${PROJECT_SOURCE_DIR}/cmake/${_pc}.pc.in
                  ${PROJECT_BINARY_DIR}/${_pc}.pc @ONLY)
   install(FILES ${PROJECT_BINARY_DIR}/${_pc}.pc

@@ -89,6 +89,12 @@ int front_parse_file(const char *path, struct front_input *in, struct diag *d);
 int front_parse_string(const char *name, const char *text, size_t len,
                        struct front_input *in, struct diag *d);
 void front_input_fini(struct front_input *in);
+/* A machine alone: text is a YAML mapping whose one key is machine, the
+ * same machine mapping as an input's, read by the same schema.  0 with *m
+ * checked (nranks derived); CCP_EPARSE with d filled (name in d->file) on
+ * any problem; CCP_ENOMEM.  The inspector's ccp_machine_from_yaml. */
+int front_parse_machine(const char *name, const char *text, size_t len,
+                        ir_machine *m, struct diag *d);
 
 /* The canonical text of an input: every field that changes the plan, in
  * a fixed order and spelling, so equal inputs give equal text whatever

@@ -21,10 +21,12 @@
  * the counts.  ccp_inspect_result lists the offsets, and
  * ccp_inspect_offset looks one up.
  *
- * The inspector is its own library, ccp_inspector (it pulls in the
- * scheduler and SQLite); an application that only executes plans links
- * ccp_runtime alone.  docs/inspector.md describes every step, the cache
- * key and the cost.
+ * The inspector is its own library, ccp_inspector (CMake
+ * ccplan::inspector, pkg-config ccplan-inspector; it pulls in the
+ * scheduler, SQLite and libyaml); an application that only executes
+ * plans links ccp_runtime alone.  The machine to schedule for is a
+ * ccp_machine (ccplan_machine.h).  docs/inspector.md describes every
+ * step, the cache key and the cost.
  */
 #ifndef CCPLAN_INSPECTOR_H
 #define CCPLAN_INSPECTOR_H
@@ -33,16 +35,15 @@
 #include <stdint.h>
 
 #include "ccplan.h"
+#include "ccplan_machine.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-struct ir_machine; /* ir/ir.h: a machine model (topology, routing, ports) */
-
 /* ports of the default machine: one per link, i.e. every message of a
  * rank may go in the same phase */
-#define CCP_INSPECT_ALL_PORTS (-1)
+#define CCP_INSPECT_ALL_PORTS CCP_MACHINE_ALL_PORTS
 
 /* How to inspect.  All-zero (or a NULL pointer) gives the defaults.
  * Every rank must pass the same options except cache_path; ranks that
@@ -57,9 +58,11 @@ typedef struct ccp_inspect_options {
 	const char *cache_path; /* plan cache file (cache/cache.h); NULL or
 	                           "": no cache.  Ranks may pass different
 	                           paths (node-local files) */
-	const struct ir_machine *machine; /* machine to schedule for, with
-	                                     nranks = transport size; NULL:
-	                                     a switch of all ranks */
+	const ccp_machine *machine; /* machine to schedule for
+	                               (ccplan_machine.h; borrowed for the
+	                               call), of as many ranks as the
+	                               transport; NULL: a switch of all
+	                               ranks */
 	int ports; /* default machine: sends (and, separately, receives)
 	              per rank and phase; 0 means 1 (004's model);
 	              CCP_INSPECT_ALL_PORTS: no limit */

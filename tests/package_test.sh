@@ -4,8 +4,10 @@
 # it from scratch (find_package(ccplan), ccplan_add_plans,
 # ccplan_scan_sources), run it on 4 ranks, check that a changed YAML and a
 # changed source rebuild the plans, compile a program with each
-# pkg-config file, and check that the runtime alone needs no SQLite and
-# that the libraries export only the public API.
+# pkg-config file, check that the runtime alone needs no SQLite and that
+# the libraries export only the public API, and build an inspector program
+# (a machine from YAML and from the grid constructor, then ccp_inspect) with
+# pkg-config and with CMake and run it on 4 ranks.
 # CFLAGS and LDFLAGS, if set, go to every build (a sanitizer build sets
 # them to its -fsanitize flags).
 set -euo pipefail
@@ -129,3 +131,90 @@ cc -std=c11 -Wall -Wextra -Wpedantic -Werror ${CFLAGS:-} "$tmp/pcc.c" \
 readelf -d "$tmp/pcc" | grep -qE 'NEEDED.*libsqlite3' ||
 	fail "the cache loader's program does not load libsqlite3"
 echo "pkg-config ccplan-cache: ok"
+
+# the inspector and its machine model (pkg-config ccplan-inspector, CMake
+# ccplan::inspector): a program that makes a 2x2 mesh from the machine:
+# mapping of YAML and with the grid constructor, is refused a bad one at
+# its line:column, and inspects and executes a ring shift on 4 ranks with
+# each machine
+cat >"$tmp/insp.c" <<'C'
+#include <ccplan_inspector.h>
+#include <ccplan_sockets.h>
+#include <stdio.h>
+#include <string.h>
+/* inspect a shift by one rank on machine m, execute it, check the bytes */
+static int shift(ccp_context *ctx, ccp_transport *t, const ccp_machine *m)
+{
+	int32_t r = ccp_transport_rank(t), n = ccp_transport_size(t);
+	int32_t dst = (r + 1) % n;
+	uint64_t len = 8;
+	unsigned char s[8], got[8] = {0};
+	ccp_inspect_options o = {.machine = m, .seed = 1};
+	ccp_inspect_result res;
+	ccp_plan *p = NULL;
+	int rc = ccp_inspect(ctx, t, &dst, &len, 1, &o, &p, &res);
+	memset(s, r + 1, sizeof s);
+	if (rc == 0)
+		rc = ccp_plan_bind(p, s, res.send_bytes, got, res.recv_bytes,
+		                   NULL, 0);
+	if (rc == 0)
+		rc = ccp_plan_execute(p, t, 0);
+	for (int i = 0; rc == 0 && i < 8; i++)
+		if (got[i] != (r + n - 1) % n + 1)
+			rc = -1;
+	ccp_inspect_result_fini(&res);
+	ccp_plan_free(p);
+	return rc;
+}
+int main(void)
+{
+	static const char yaml[] = "machine:\n  topology: mesh\n  dims: [2, 2]\n";
+	static const char bad[] = "machine:\n  topology: mesh\n  dims: [2, 0]\n";
+	ccp_context *ctx;
+	ccp_transport *t;
+	ccp_machine *my = NULL, *mg = NULL, *mb = NULL;
+	if (ccp_init(&ctx, NULL, NULL) != 0 ||
+	    ccp_socket_transport(ctx, NULL, &t) != 0)
+		return 1;
+	int ok = ccp_machine_from_yaml(ctx, yaml, strlen(yaml), &my) == 0 &&
+	         ccp_machine_grid(ctx, "mesh", 2, (const int[]){2, 2}, 1,
+	                          &mg) == 0 &&
+	         ccp_machine_nranks(my) == 4 && ccp_machine_nranks(mg) == 4;
+	ok = ok && ccp_machine_from_yaml(ctx, bad, strlen(bad), &mb) ==
+	                   CCP_EPARSE &&
+	     !mb && strncmp(ccp_errmsg(ctx), "3:", 2) == 0;
+	ok = ok && shift(ctx, t, my) == 0 && shift(ctx, t, mg) == 0;
+	printf("inspector %s: %s\n", ok ? "ok" : "FAILED", ccp_errmsg(ctx));
+	ccp_machine_free(my);
+	ccp_machine_free(mg);
+	ccp_transport_free(t);
+	ccp_fini(ctx);
+	return ok ? 0 : 1;
+}
+C
+# shellcheck disable=SC2086 # CFLAGS, LDFLAGS: lists of words
+cc -std=c11 -Wall -Wextra -Wpedantic -Werror ${CFLAGS:-} "$tmp/insp.c" \
+   -o "$tmp/insp" ${LDFLAGS:-} \
+   $(pkg-config --cflags --libs ccplan-inspector) || fail "pkg-config ccplan-inspector build"
+out=$("$ccplan" run -n 4 --timeout 20 "$tmp/insp" 2>&1) || { echo "$out"; fail "inspector run"; }
+[ "$(grep -c '^inspector ok' <<<"$out")" = 4 ] || { echo "$out"; fail "inspector: not every rank ok"; }
+for f in ccp_inspect ccp_machine_from_yaml ccp_machine_grid ccp_machine_nranks ccp_machine_free; do
+	readelf -sW "$lib/libccp_inspector.a" |
+		awk -v f="$f" '$8 == f && $7 != "UND" && $6 == "DEFAULT" { ok = 1 }
+		END { exit !ok }' || fail "$f is not exported"
+done
+mkdir "$tmp/insp-src"
+cp "$tmp/insp.c" "$tmp/insp-src/"
+cat >"$tmp/insp-src/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.25)
+project(insp LANGUAGES C)
+find_package(ccplan REQUIRED)
+add_executable(insp insp.c)
+target_link_libraries(insp PRIVATE ccplan::inspector ccplan::backend_sockets)
+CM
+cmake -S "$tmp/insp-src" -B "$tmp/insp-build" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
+      >"$tmp/insp-configure.log" 2>&1 || { cat "$tmp/insp-configure.log"; fail "inspector: CMake configure"; }
+cmake --build "$tmp/insp-build" >"$tmp/insp-build.log" 2>&1 || { cat "$tmp/insp-build.log"; fail "inspector: CMake build"; }
+out=$("$ccplan" run -n 4 --timeout 20 "$tmp/insp-build/insp" 2>&1) || { echo "$out"; fail "inspector (CMake) run"; }
+[ "$(grep -c '^inspector ok' <<<"$out")" = 4 ] || { echo "$out"; fail "inspector (CMake): not every rank ok"; }
+echo "inspector: pkg-config and CMake ok"

@@ -100,6 +100,19 @@ bool document_key_home(const char *key, const char *path, char *buf, size_t cap)
 	return n > 0 && n < cap;
 }
 
+/* Check that the root is a mapping (of what the message says it wants)
+ * and read its keys into k. */
+static int root_map_keys(struct ctx *x, struct keys *k, const char *want)
+{
+	if (x->v[0].kind != YN_MAP) {
+		char b[64];
+		return tree_err_at(
+		        x, 0, "top level: expected a mapping with %s, got %s",
+		        want, tree_desc(x, 0, b, sizeof b));
+	}
+	return tree_map_keys(x, 0, "", k);
+}
+
 /* The whole input: the root mapping and everything under it. */
 static int parse_root_map(struct ctx *x)
 {
@@ -109,15 +122,8 @@ static int parse_root_map(struct ctx *x)
 	int64_t seed = 0;
 	int idx = 0, rc;
 
-	if (x->v[0].kind != YN_MAP) {
-		char b[64];
-		return tree_err_at(
-		        x, 0,
-		        "top level: expected a mapping with the keys "
-		        "machine, communication and algorithm, got %s",
-		        tree_desc(x, 0, b, sizeof b));
-	}
-	rc = tree_map_keys(x, 0, "", &k);
+	rc = root_map_keys(x, &k,
+	                   "the keys machine, communication and algorithm");
 	if (rc < 0)
 		return rc;
 	for (int j = TK_MACHINE; j <= TK_ALGORITHM; j++)
@@ -183,9 +189,28 @@ static void input_init(struct front_input *in)
 		in->machine.dims[i] = 1;
 }
 
-/* Parse buf (len bytes) named name; matrix files relative to dir. */
+/* A machine alone: the root mapping has the one key machine, read by the
+ * compiler's own schema (front_parse_machine). */
+static int parse_machine_root(struct ctx *x)
+{
+	static const char *const keys[] = {"machine"};
+	struct keys k = {keys, 1, {0}, {0}};
+	int rc;
+
+	rc = root_map_keys(x, &k, "the key machine");
+	if (rc < 0)
+		return rc;
+	if (k.val[0] == NONE)
+		return tree_missing(x, 0, "", "machine", NULL);
+	return machine_schema_parse(x, k.val[0], &x->in->machine);
+}
+
+/* Parse buf (len bytes) named name, its root mapping read by root (the
+ * whole input, parse_root_map, or a machine alone); matrix files relative
+ * to dir. */
 static int parse_text(const char *name, const char *dir, const char *buf,
-                      size_t len, struct front_input *in, struct diag *d)
+                      size_t len, int (*root)(struct ctx *),
+                      struct front_input *in, struct diag *d)
 {
 	struct ctx x = {0};
 	int rc;
@@ -207,7 +232,7 @@ static int parse_text(const char *name, const char *dir, const char *buf,
 	rc = tree_build(&x);
 	if (rc < 0)
 		goto out_free_tree;
-	rc = parse_root_map(&x);
+	rc = root(&x);
 	if (rc < 0)
 		front_input_fini(in);
 out_free_tree:
@@ -222,7 +247,23 @@ int front_parse_string(const char *name, const char *text, size_t len,
 	if (!text)
 		len = 0;
 	return parse_text(name ? name : "<string>", "", text ? text : "", len,
-	                  in, d);
+	                  parse_root_map, in, d);
+}
+
+int front_parse_machine(const char *name, const char *text, size_t len,
+                        ir_machine *m, struct diag *d)
+{
+	struct front_input in;
+	int rc;
+
+	if (!text)
+		len = 0;
+	rc = parse_text(name ? name : "<string>", "", text ? text : "", len,
+	                parse_machine_root, &in, d);
+	if (rc == 0)
+		*m = in.machine;
+	front_input_fini(&in);
+	return rc;
 }
 
 /* d for an open that failed with errno: CCP_ENOMEM or CCP_EIO. */
@@ -351,7 +392,8 @@ int front_parse_file(const char *path, struct front_input *in, struct diag *d)
 		memcpy(dir, path, ld);
 		dir[ld] = '\0';
 	}
-	rc = parse_text(path, dir, text.p ? text.p : "", text.len, in, d);
+	rc = parse_text(path, dir, text.p ? text.p : "", text.len,
+	                parse_root_map, in, d);
 out_free_buf:
 	tb_free(&text);
 	fclose(f);

@@ -32,6 +32,7 @@
 #include "codec.h"
 #include "internal.h"
 #include "irregular.h"
+#include "machine.h"
 #include "matrix.h"
 
 #define ENTRY_WIRE 12 /* a message on the wire: dst (4), bytes (8), LE */
@@ -192,7 +193,7 @@ static int resolve_options(struct insp *I, const ccp_inspect_options *o)
 		                  name);
 	I->seed = o->seed;
 	if (o->machine) {
-		memcpy(&I->m, o->machine, sizeof I->m);
+		I->m = o->machine->m;
 		why[0] = '\0';
 		if (ir_machine_check(&I->m, why, sizeof why) != 0)
 			return ccp__error(I->ctx, CCP_EINVAL,
@@ -205,12 +206,8 @@ static int resolve_options(struct insp *I, const ccp_inspect_options *o)
 			        (int)I->m.nranks, (int)I->n);
 	} else {
 		ir_machine *m = &I->m;
-		memset(m, 0, sizeof *m);
-		m->topo = IR_SWITCH;
-		m->routing = IR_ROUTE_DIRECT;
-		m->ndims = 1;
+		ccp__machine_blank(m, IR_SWITCH);
 		m->dims[0] = I->n;
-		m->dims[1] = m->dims[2] = 1;
 		if (o->ports == CCP_INSPECT_ALL_PORTS)
 			m->ports = IR_PORTS_ALL;
 		else if (o->ports >= 0)
@@ -220,11 +217,6 @@ static int resolve_options(struct insp *I, const ccp_inspect_options *o)
 			                  "inspector: ports must be >= 0 or "
 			                  "CCP_INSPECT_ALL_PORTS, got %d",
 			                  o->ports);
-		ir_cost *c = &m->cost;
-		c->alpha = c->beta = c->hop = c->gamma = NAN;
-		c->beta_sat = c->tau = c->phi = c->lambda = NAN;
-		for (int l = 0; l < 2; l++)
-			c->c_send[l] = c->c_recv[l] = c->copy[l] = NAN;
 		if (ir_machine_check(m, why, sizeof why) != 0)
 			return ccp__error(I->ctx, CCP_EINVAL,
 			                  "inspector: default machine: %s",

@@ -1,5 +1,6 @@
 # Tests of the inspector (runtime/inspector/, label `inspector`):
-# bench_inspector as a smoke test, test_inspector through mpirun with 2, 4 and 8 ranks (MPI transport), and
+# bench_inspector as a smoke test, test_inspector_machine (the public
+# machine model), test_inspector through mpirun with 2, 4 and 8 ranks (MPI transport), and
 # test_inspector_sockets through `ccplan run` with 3 ranks (sockets
 # transport), to show that the inspector needs only the transport table.
 # Included from tests/CMakeLists.txt, when CTest and the transports are
@@ -15,6 +16,17 @@ add_executable(bench_inspector
 target_link_libraries(bench_inspector PRIVATE ccp_inspector)
 add_test(NAME inspector_bench COMMAND bench_inspector 64 256)
 set_tests_properties(inspector_bench PROPERTIES LABELS inspector TIMEOUT 60)
+
+# test_inspector_machine: the public machine model (ccplan_machine.h), as
+# an application uses it; no transport
+add_executable(test_inspector_machine
+               ${PROJECT_SOURCE_DIR}/tests/inspector/test_inspector_machine.c)
+target_include_directories(test_inspector_machine
+                           PRIVATE ${CMOCKA_INCLUDE_DIR})
+target_link_libraries(test_inspector_machine
+                      PRIVATE ccp_inspector ${CMOCKA_LIBRARIES})
+add_test(NAME inspector_machine COMMAND test_inspector_machine)
+set_tests_properties(inspector_machine PROPERTIES LABELS inspector)
 
 if(TARGET ccp_backend_mpi AND MPIEXEC_EXECUTABLE)
   add_executable(test_inspector

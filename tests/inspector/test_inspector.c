@@ -20,12 +20,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <math.h>
 #include <mpi.h>
 
 #include "ccplan_inspector.h"
 #include "ccplan_mpi.h"
-#include "ir.h"
 
 static int rank, size;
 static ccp_context *ctx;
@@ -355,33 +353,57 @@ static void test_algorithms(void)
 			ccp_plan_free(plan);
 		}
 	}
-	/* a 2D mesh given as the machine */
-	ir_machine m;
-	memset(&m, 0, sizeof m);
-	m.topo = IR_MESH;
-	m.routing = IR_ROUTE_DIM_ORDER;
-	m.ndims = 2;
-	m.dims[0] = 2;
-	m.dims[1] = size / 2;
-	m.dims[2] = 1;
-	m.ports = 1;
-	m.cost.alpha = m.cost.beta = m.cost.hop = m.cost.gamma = NAN;
-	m.cost.beta_sat = m.cost.tau = m.cost.phi = m.cost.lambda = NAN;
-	for (int l = 0; l < 2; l++)
-		m.cost.c_send[l] = m.cost.c_recv[l] = m.cost.copy[l] = NAN;
+	/* a 2D mesh given as the machine, built as a user would: from the
+	 * machine: mapping of an input, and with the grid constructor */
+	char yaml[160];
+	snprintf(yaml, sizeof yaml,
+	         "machine:\n  topology: mesh\n  dims: [2, %d]\n"
+	         "  ports: 1\n  cost: {preset: t3d}\n",
+	         size / 2);
+	ccp_machine *my = NULL, *mg = NULL;
+	int e = ccp_machine_from_yaml(ctx, yaml, strlen(yaml), &my);
+	check(e == 0 && my && ccp_machine_nranks(my) == size,
+	      "mesh from YAML: %s, %d ranks", ccp_strerror(e),
+	      ccp_machine_nranks(my));
+	e = ccp_machine_grid(ctx, "mesh", 2, (const int[]){2, size / 2}, 1,
+	                     &mg);
+	check(e == 0 && mg && ccp_machine_nranks(mg) == size,
+	      "mesh grid: %s, %d ranks", ccp_strerror(e),
+	      ccp_machine_nranks(mg));
 	ccp_plan *plan = NULL;
-	ccp_inspect_result res;
-	ccp_inspect_options o = {.machine = &m, .seed = 3};
-	int e = inspect(&p, &o, &plan, &res);
+	ccp_inspect_result res, res2;
+	ccp_inspect_options o = {.machine = mg, .seed = 3};
+	e = inspect(&p, &o, &plan, &res);
 	if (check(e == 0, "mesh: inspect: %s", ccp_strerror(e)))
 		run_and_check("mesh", &p, plan, &res, 2);
-	ccp_inspect_result_fini(&res);
 	ccp_plan_free(plan);
-	/* a machine of the wrong size: every rank refuses */
-	m.dims[1] = size;
+	/* the YAML machine schedules on the same mesh (the phases), with
+	 * its own costs (another key) */
+	o.machine = my;
+	e = inspect(&p, &o, &plan, &res2);
+	if (check(e == 0, "mesh from YAML: inspect: %s", ccp_strerror(e))) {
+		run_and_check("mesh from YAML", &p, plan, &res2, 2);
+		check(res2.nphases == res.nphases &&
+		              memcmp(res2.key, res.key, sizeof res.key) != 0,
+		      "mesh from YAML: %u phases (grid %u), key differs",
+		      (unsigned)res2.nphases, (unsigned)res.nphases);
+	}
+	ccp_inspect_result_fini(&res);
+	ccp_inspect_result_fini(&res2);
+	ccp_plan_free(plan);
+	ccp_machine_free(my);
+	ccp_machine_free(mg);
+	/* a machine of the wrong size for the transport: every rank refuses */
+	mg = NULL;
+	e = ccp_machine_grid(ctx, "mesh", 2, (const int[]){2, size}, 1, &mg);
+	check(e == 0, "mesh of 2n ranks: %s", ccp_strerror(e));
+	o.machine = mg;
 	e = inspect(&p, &o, &plan, &res);
-	check(e == CCP_EINVAL && plan == NULL, "mesh of 2n ranks: %s",
-	      ccp_strerror(e));
+	check(e == CCP_EINVAL && plan == NULL &&
+	              strstr(ccp_errmsg(ctx), "ranks") != NULL,
+	      "mesh of 2n ranks: %s", ccp_strerror(e));
+	ccp_inspect_result_fini(&res);
+	ccp_machine_free(mg);
 	pattern_free(&p);
 }
 
