@@ -649,13 +649,11 @@ static int check_structure(const ir_plan *p, ir_report *r)
 			FAIL("structure: transfer %u is both a reduction and a "
 			     "multicast",
 			     t);
-		/* a reduce combines every partial it moves; allreduce and
-		 * reduce_scatter may also replace one (their allgather) */
-		if ((x->flags & IR_XF_REDUCE) ? !(kind & IR_CK_REDUCES)
-		                              : p->comm.coll == IR_REDUCE)
-			FAIL("structure: transfer %u %s a reduce flag in a %s",
-			     t, (x->flags & IR_XF_REDUCE) ? "has" : "lacks",
-			     ir_coll_name(p->comm.coll));
+		/* a reduction may also replace a partial (an allreduce's
+		 * allgather half, the gather of a reduce-scatter) */
+		if ((x->flags & IR_XF_REDUCE) && !(kind & IR_CK_REDUCES))
+			FAIL("structure: transfer %u has a reduce flag in a %s",
+			     t, ir_coll_name(p->comm.coll));
 		int64_t sum = 0;
 		for (uint32_t k = 0; k < x->nblocks; k++) {
 			ir_block b = p->blocks[x->block + k];
