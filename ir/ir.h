@@ -59,15 +59,17 @@ typedef struct ir_slice ir_slice;
  * that lists names follows. */
 
 /* Topologies: X(ENUM, name, routings it allows (IR_RT bits; the first
- * listed in enum ir_routing is the default), comment) */
+ * listed in enum ir_routing is the default), noun (in "X needs a mesh or
+ * torus"), comment) */
 #define IR_RT(r) (1u << IR_ROUTE_##r)
 #define IR_TOPOLOGIES(X)                                                       \
-	X(MESH, "mesh", IR_RT(DIM_ORDER), "1-3 dimensional mesh")              \
-	X(TORUS, "torus", IR_RT(DIM_ORDER), "1-3 dimensional torus")           \
-	X(HYPERCUBE, "hypercube", IR_RT(ECUBE), "n-cube, rank = label")        \
-	X(HPAM, "hpam", IR_RT(HPAM_XY),                                        \
+	X(MESH, "mesh", IR_RT(DIM_ORDER), "mesh", "1-3 dimensional mesh")      \
+	X(TORUS, "torus", IR_RT(DIM_ORDER), "torus", "1-3 dimensional torus")  \
+	X(HYPERCUBE, "hypercube", IR_RT(ECUBE), "hypercube",                   \
+	  "n-cube, rank = label")                                              \
+	X(HPAM, "hpam", IR_RT(HPAM_XY), "two-level HPAM machine",              \
 	  "two-level heterogeneous mesh hierarchy (000 §2.2)")                 \
-	X(SWITCH, "switch", IR_RT(DIRECT),                                     \
+	X(SWITCH, "switch", IR_RT(DIRECT), "switch",                           \
 	  "fully connected: one direct link per ordered pair")
 
 /* Routing functions: X(ENUM, name, comment).  The machine stores the one
@@ -79,11 +81,11 @@ typedef struct ir_slice ir_slice;
 	X(DIRECT, "direct", "switch: the direct link")
 
 enum ir_topo {
-#define X(e, name, routings, comment) IR_##e,
+#define X(e, name, routings, noun, comment) IR_##e,
 	IR_TOPOLOGIES(X)
 #undef X
 };
-#define X(e, name, routings, comment) +1
+#define X(e, name, routings, noun, comment) +1
 enum { IR_NTOPOS = 0 IR_TOPOLOGIES(X) };
 #undef X
 
@@ -209,6 +211,7 @@ enum { IR_NREDOPS = 0 IR_REDOPS(X) };
 
 /* The names of each table, indexed by its enum (ir/names.c). */
 extern const char *const ir_topo_names[IR_NTOPOS];
+extern const char *const ir_topo_nouns[IR_NTOPOS]; /* "two-level HPAM ..." */
 extern const char *const ir_routing_names[IR_NROUTINGS];
 extern const char *const ir_coll_names[IR_NCOLLS];
 extern const char *const ir_coll_nouns[IR_NCOLLS]; /* "all-to-all (...)" */

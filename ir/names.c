@@ -8,7 +8,13 @@
 #include "ir.h"
 
 const char *const ir_topo_names[IR_NTOPOS] = {
-#define X(e, name, routings, comment) [IR_##e] = name,
+#define X(e, name, routings, noun, comment) [IR_##e] = name,
+        IR_TOPOLOGIES(X)
+#undef X
+};
+
+const char *const ir_topo_nouns[IR_NTOPOS] = {
+#define X(e, name, routings, noun, comment) [IR_##e] = noun,
         IR_TOPOLOGIES(X)
 #undef X
 };
@@ -56,7 +62,7 @@ static const unsigned char dtype_bytes[IR_NDTYPES] = {
 };
 
 static const unsigned topo_routings[IR_NTOPOS] = {
-#define X(e, name, routings, comment) [IR_##e] = routings,
+#define X(e, name, routings, noun, comment) [IR_##e] = routings,
         IR_TOPOLOGIES(X)
 #undef X
 };

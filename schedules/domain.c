@@ -12,15 +12,6 @@
 
 #include "sched.h"
 
-/* The topologies in the words of "X needs a mesh or torus". */
-static const char *const topo_noun[IR_NTOPOS] = {
-        [IR_MESH] = "mesh",
-        [IR_TORUS] = "torus",
-        [IR_HYPERCUBE] = "hypercube",
-        [IR_HPAM] = "two-level HPAM machine",
-        [IR_SWITCH] = "switch",
-};
-
 /* A sentence being written into buf: appends are cut at the end of the
  * buffer, never past it. */
 struct words {
@@ -92,7 +83,7 @@ static void say_machine(struct words *w, const struct sch_generator *g,
 	if (d->ports == SCH_PORTS_ALL)
 		say(&f, "all-port");
 	else if (topos != SCH_TOPOS_ANY)
-		say_list(&f, topos, IR_NTOPOS, topo_noun, topo_name);
+		say_list(&f, topos, IR_NTOPOS, ir_topo_nouns, topo_name);
 	else
 		say(&f, "machine");
 	if (with_article)
@@ -100,7 +91,7 @@ static void say_machine(struct words *w, const struct sch_generator *g,
 	if (d->ports == SCH_PORTS_ALL)
 		say(w, "all-port ");
 	if (topos != SCH_TOPOS_ANY)
-		say_list(w, topos, IR_NTOPOS, topo_noun, topo_name);
+		say_list(w, topos, IR_NTOPOS, ir_topo_nouns, topo_name);
 	else
 		say(w, with_article ? "machine" : "any machine");
 	if (d->routings) {
