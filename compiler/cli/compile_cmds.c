@@ -346,22 +346,26 @@ int cli_compare(int argc, char **argv)
 		front_input_fini(&in);
 		return exit_status(rc);
 	}
-	printf("%-3s %-16s %6s %5s  %-10s %12s %12s %12s\n", "#", "algorithm",
-	       "phases", "bound", "contention", "model us", "sim max us",
-	       "sim mean us");
+	int w = 16; /* the name column: as wide as the longest name */
+	for (size_t i = 0; i < sr.n; i++)
+		if ((int)strlen(sr.rows[i].g->name) > w)
+			w = (int)strlen(sr.rows[i].g->name);
+	printf("%-3s %-*s %6s %5s  %-10s %12s %12s %12s\n", "#", w,
+	       "algorithm", "phases", "bound", "contention", "model us",
+	       "sim max us", "sim mean us");
 	int ranked = 0;
 	for (size_t i = 0; i < sr.n; i++) {
 		const struct select_row *r = &sr.rows[i];
 		if (r->rc) {
-			printf("-   %-16s %s\n", r->g->name, r->why);
+			printf("-   %-*s %s\n", w, r->g->name, r->why);
 			continue;
 		}
 		char a[32], b[32], c[32];
 		fmt_us(r->predicted, a, sizeof a);
 		fmt_us(r->sim_max, b, sizeof b);
 		fmt_us(r->sim_avg, c, sizeof c);
-		printf("%-3d %-16s %6u %5u  %-10s %12s %12s %12s\n", ++ranked,
-		       r->g->name, r->report.phases, r->report.lb_phases,
+		printf("%-3d %-*s %6u %5u  %-10s %12s %12s %12s\n", ++ranked,
+		       w, r->g->name, r->report.phases, r->report.lb_phases,
 		       r->plan.flags & IR_PLAN_LINK_CONTENTION   ? "link"
 		       : r->plan.flags & IR_PLAN_NODE_CONTENTION ? "node"
 		                                                 : "none",
