@@ -377,13 +377,13 @@ static void run_collectives(const ir_machine *m)
 	c.op = IR_OP_SUM;
 	run_all(m, &c);
 	/* the new collectives: vectors that the ranks divide, that they do
-	 * not (uneven blocks), and of fewer elements than ranks */
+	 * not (uneven blocks), of fewer elements than ranks, and empty */
 	c = tu_comm(IR_ALLGATHER, 0, 24);
 	run_all(m, &c);
 	enum ir_coll red[] = {IR_ALLREDUCE, IR_REDUCE_SCATTER};
 	for (size_t k = 0; k < sizeof red / sizeof *red; k++) {
 		int64_t sizes[] = {8 * 2 * (int64_t)n, 8 * (2 * (int64_t)n + 3),
-		                   8 * 3};
+		                   8 * 3, 0};
 		for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
 			c = tu_comm(red[k], 0, sizes[z]);
 			c.dtype = IR_DT_DOUBLE;
