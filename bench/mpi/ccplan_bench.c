@@ -1244,7 +1244,10 @@ static void run_case(struct bench *B, const char *name, struct front_input *in,
 				       res[0].med / res[impi + 1].med);
 			if (inexact)
 				printf(" %9.1e", maxrel_size);
-			printf(" %6d%s%s\n", iters,
+			/* what `auto` chose */
+			bool chose = strcmp(in->algorithm, fi.algorithm) != 0;
+			printf(" %6d%s%s%s%s\n", iters, chose ? " " : "",
+			       chose ? fi.algorithm : "",
 			       all_ok ? "" : "  RESULT DIFFERS FROM MPI",
 			       repro && !plan_same
 			               ? " (OR BETWEEN RANKS, REPRODUCIBLE PLAN)"
