@@ -10,7 +10,9 @@
  *   - once: MPI's collective, then a checked plan execution into a
  *     receive buffer filled with the complement of MPI's result; the two
  *     results must be byte-identical on every rank, so both did the same
- *     work;
+ *     work (a float sum of non-integers, which rounds by order: within
+ *     a rounding bound, its largest difference reported; an allreduce
+ *     the verifier calls reproducible: the same bits on every rank);
  *   - OSU-style timing: warm-up iterations, then iterations with a barrier
  *     before each timed call; the plan's schemes and MPI's collectives
  *     take turns within each iteration (this machine is shared and noisy,
@@ -20,7 +22,9 @@
  * seconds per size (estimated from the warm-up, agreed on by every rank).
  *
  * Regular collectives go against MPI_Bcast, MPI_Scatter, MPI_Gather,
- * MPI_Reduce and MPI_Alltoall; irregular patterns against MPI_Alltoallv
+ * MPI_Reduce, MPI_Allreduce, MPI_Allgather, MPI_Reduce_scatter_block
+ * (MPI_Reduce_scatter when the ranks do not divide the vector) and
+ * MPI_Alltoall; irregular patterns against MPI_Alltoallv
  * and MPI_Neighbor_alltoallv on a distributed-graph communicator of the
  * same matrix.  --raw adds the plan's own schedule run on bare MPI
  * point-to-point calls, which tells the schedule's cost from the
@@ -34,6 +38,7 @@
 #include <mpi.h>
 
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -314,41 +319,75 @@ struct builtin {
 	const char *algorithm; /* generator */
 	int degree_div;        /* irregular: degree max(1, N/div) */
 	bool extra;            /* run only when --only names it */
+	bool fractions;        /* a float sum of non-integers: results are
+	                          compared within a rounding bound, not bit
+	                          for bit (fill_send) */
 };
 
 static const struct builtin builtins[] = {
         {"bcast", BM_SWITCH, "{collective: broadcast, root: 0, bytes: 1}",
-         "binomial", 0, false},
+         "binomial", 0, false, false},
         {"scatter", BM_SWITCH, "{collective: scatter, root: 0, bytes: 1}",
-         "linear", 0, false},
+         "linear", 0, false, false},
         {"scatter-tree", BM_LINE, "{collective: scatter, root: 0, bytes: 1}",
-         "tree_scatter", 0, true},
+         "tree_scatter", 0, true, false},
         {"gather", BM_LINE, "{collective: gather, root: 0, bytes: 1}",
-         "tree_gather", 0, false},
+         "tree_gather", 0, false, false},
         {"reduce", BM_SWITCH,
          "{collective: reduce, root: 0, bytes: 4, dtype: int32, op: sum}",
-         "binomial", 0, false},
+         "binomial", 0, false, false},
+        {"allreduce", BM_SWITCH,
+         "{collective: allreduce, bytes: 4, dtype: int32, op: sum}", "ring", 0,
+         false, false},
+        {"allreduce-rd", BM_SWITCH,
+         "{collective: allreduce, bytes: 4, dtype: int32, op: sum}",
+         "recursive_doubling", 0, true, false},
+        {"allreduce-rab", BM_SWITCH,
+         "{collective: allreduce, bytes: 4, dtype: int32, op: sum}",
+         "rabenseifner", 0, true, false},
+        {"allreduce-auto", BM_SWITCH,
+         "{collective: allreduce, bytes: 4, dtype: int32, op: sum}", "auto", 0,
+         true, false},
+        {"allreduce-double", BM_SWITCH,
+         "{collective: allreduce, bytes: 8, dtype: double, op: sum, "
+         "reproducible: true}",
+         "auto", 0, true, true},
+        {"allgather", BM_SWITCH, "{collective: allgather, bytes: 1}", "ring", 0,
+         false, false},
+        {"allgather-rd", BM_SWITCH, "{collective: allgather, bytes: 1}",
+         "recursive_doubling", 0, true, false},
+        {"allgather-bruck", BM_SWITCH, "{collective: allgather, bytes: 1}",
+         "bruck", 0, true, false},
+        {"reduce-scatter", BM_SWITCH,
+         "{collective: reduce_scatter, bytes: 4, dtype: int32, op: sum}",
+         "ring", 0, false, false},
+        {"reduce-scatter-rh", BM_SWITCH,
+         "{collective: reduce_scatter, bytes: 4, dtype: int32, op: sum}",
+         "recursive_halving", 0, true, false},
+        {"reduce-scatter-double", BM_SWITCH,
+         "{collective: reduce_scatter, bytes: 8, dtype: double, op: sum}",
+         "recursive_halving", 0, true, true},
         {"alltoall", BM_SWITCH, "{collective: alltoall, bytes: 1}", "pex", 0,
-         false},
+         false, false},
         {"alltoall-gen", BM_SWITCH, "{collective: alltoall, bytes: 1}", "gen",
-         0, true},
+         0, true, false},
         {"alltoall-rex", BM_SWITCH, "{collective: alltoall, bytes: 1}", "rex",
-         0, true},
+         0, true, false},
         {"bcast-fib", BM_LINE,
          "{collective: broadcast, root: 0, bytes: 8, segments: 8}", "fibonacci",
-         0, true},
+         0, true, false},
         {"irr-sparse", BM_SWITCH,
          "{pattern: irregular, generate: {kind: regular, degree: %d, "
          "bytes: 1, seed: %llu}}",
-         "color", 8, false},
+         "color", 8, false, false},
         {"irr-dense", BM_SWITCH,
          "{pattern: irregular, generate: {kind: regular, degree: %d, "
          "bytes: 1, seed: %llu}}",
-         "color", 2, false},
+         "color", 2, false, false},
         {"irr-dense-ac", BM_SWITCH,
          "{pattern: irregular, generate: {kind: regular, degree: %d, "
          "bytes: 1, seed: %llu}}",
-         "ac", 2, true},
+         "ac", 2, true, false},
 };
 #define NBUILTINS (sizeof builtins / sizeof builtins[0])
 
@@ -504,11 +543,39 @@ static void mpi_side_init(struct mpi_side *m, const ir_comm *c)
 		m->recv_len = m->out_len = me == m->root ? b * (size_t)n : 0;
 		break;
 	case IR_REDUCE:
+	case IR_ALLREDUCE:
 		m->type = ccp_mpi_ir_type(c->dtype);
 		m->op = ccp_mpi_ir_op(c->op);
 		m->count = (int)(b / ir_dtype_size(c->dtype));
 		m->send_len = b;
-		m->recv_len = m->out_len = me == m->root ? b : 0;
+		m->recv_len = m->out_len =
+		        c->coll == IR_ALLREDUCE || me == m->root ? b : 0;
+		break;
+	case IR_REDUCE_SCATTER: {
+		/* MPI_Reduce_scatter_block when the ranks divide the vector,
+		 * else MPI_Reduce_scatter with the plan's uneven counts
+		 * (docs/collectives.md), kept in rcount */
+		size_t es = ir_dtype_size(c->dtype);
+		m->type = ccp_mpi_ir_type(c->dtype);
+		m->op = ccp_mpi_ir_op(c->op);
+		m->send_len = b;
+		m->recv_len = m->out_len = (size_t)ir_block_bytes(
+		        c, n, (ir_block){me, me});
+		m->count = (int)(m->out_len / es);
+		if ((b / es) % (size_t)n) {
+			m->rcount = calloc((size_t)n, sizeof(int));
+			if (!m->rcount)
+				die("calloc", "out of memory");
+			for (int d = 0; d < n; d++)
+				m->rcount[d] = (int)(ir_block_bytes(
+				                             c, n, (ir_block){d, d}) /
+				                     (int64_t)es);
+		}
+		break;
+	}
+	case IR_ALLGATHER:
+		m->send_len = b;
+		m->recv_len = m->out_len = b * (size_t)n;
 		break;
 	case IR_ALLTOALL:
 		m->send_len = m->recv_len = m->out_len = b * (size_t)n;
@@ -539,6 +606,17 @@ static int mpi_run(const struct mpi_side *m, uint8_t *send, uint8_t *recv,
 	case IR_REDUCE:
 		return MPI_Reduce(send, recv, m->count, m->type, m->op, m->root,
 		                  w);
+	case IR_ALLREDUCE:
+		return MPI_Allreduce(send, recv, m->count, m->type, m->op, w);
+	case IR_REDUCE_SCATTER:
+		if (m->rcount)
+			return MPI_Reduce_scatter(send, recv, m->rcount,
+			                          m->type, m->op, w);
+		return MPI_Reduce_scatter_block(send, recv, m->count, m->type,
+		                                m->op, w);
+	case IR_ALLGATHER:
+		return MPI_Allgather(send, m->count, MPI_BYTE, recv, m->count,
+		                     MPI_BYTE, w);
 	case IR_ALLTOALL:
 		return MPI_Alltoall(send, m->count, MPI_BYTE, recv, m->count,
 		                    MPI_BYTE, w);
@@ -565,6 +643,12 @@ static const char *mpi_name(enum ir_coll c)
 		return "MPI_Gather";
 	case IR_REDUCE:
 		return "MPI_Reduce";
+	case IR_ALLREDUCE:
+		return "MPI_Allreduce";
+	case IR_REDUCE_SCATTER:
+		return "MPI_Reduce_scatter_block";
+	case IR_ALLGATHER:
+		return "MPI_Allgather";
 	case IR_ALLTOALL:
 		return "MPI_Alltoall";
 	case IR_IRREGULAR:
@@ -577,10 +661,13 @@ static const char *mpi_name(enum ir_coll c)
 /* The send buffer's data: depends on rank and offset; for a reduction,
  * small integers (1..3) of the element type, so that sums and products
  * are exact in any order and MPI's result equals the plan's bit for
- * bit. */
-static void fill_send(uint8_t *buf, size_t len, const ir_comm *c)
+ * bit.  With fractions, a float or double reduction gets positive
+ * non-integers between 1e-5 and 15 instead, whose sums round
+ * differently in different orders: what a real float sum does. */
+static void fill_send(uint8_t *buf, size_t len, const ir_comm *c,
+                      bool fractions)
 {
-	if (c->coll != IR_REDUCE) {
+	if (!(ir_coll_kind(c->coll) & IR_CK_REDUCES)) {
 		for (size_t i = 0; i < len; i++)
 			buf[i] = (uint8_t)(g_rank * 37 + i * 11 + (i >> 8) * 5 +
 			                   1);
@@ -589,6 +676,8 @@ static void fill_send(uint8_t *buf, size_t len, const ir_comm *c)
 	size_t es = ir_dtype_size(c->dtype);
 	for (size_t i = 0; i + es <= len; i += es) {
 		int v = 1 + (int)((g_rank * 7 + i / es) % 3);
+		double x = (double)((g_rank * 131 + (i / es) * 17) % 1000 + 1) /
+		           7.0 * (g_rank % 2 ? 1e-1 : 1e-4);
 		union {
 			uint8_t u8;
 			int32_t i32;
@@ -607,10 +696,10 @@ static void fill_send(uint8_t *buf, size_t len, const ir_comm *c)
 			e.i64 = v;
 			break;
 		case IR_DT_FLOAT:
-			e.f = (float)v;
+			e.f = fractions ? (float)x : (float)v;
 			break;
 		case IR_DT_DOUBLE:
-			e.d = v;
+			e.d = fractions ? x : v;
 			break;
 		}
 		memcpy(buf + i, &e, es);
@@ -749,9 +838,10 @@ struct summary {
 /* Compile in's plan (rank 0) and give every rank the image.  Returns the
  * image (malloc'd) or NULL with why set on every rank. */
 static uint8_t *compile_bcast(const struct front_input *in, size_t *len,
-                              double *phase_bytes, char *why, size_t whylen)
+                              double *phase_bytes, bool *reproducible,
+                              char *why, size_t whylen)
 {
-	uint64_t n = 0;
+	uint64_t n = 0, repro = 0;
 	uint8_t *img = NULL;
 	char msg[512] = "";
 	if (g_rank == 0) {
@@ -782,12 +872,16 @@ static uint8_t *compile_bcast(const struct front_input *in, size_t *len,
 			}
 			*phase_bytes =
 			        c.plan.nphases ? sum / c.plan.nphases : 0;
+			repro = c.report.reproducible;
 			compiled_fini(&c);
 		}
 		if (!img)
 			n = 0;
 	}
-	MPI_Bcast(&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+	uint64_t hdr[2] = {n, repro};
+	MPI_Bcast(hdr, 2, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+	n = hdr[0];
+	*reproducible = hdr[1] != 0;
 	if (n == 0) {
 		MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, 0, MPI_COMM_WORLD);
 		snprintf(why, whylen, "%s", msg);
@@ -887,12 +981,65 @@ static void size_label(int64_t b, char *out, size_t len)
 		snprintf(out, len, "%lld", (long long)b);
 }
 
-/* Run one case over its sizes.  in is parsed on every rank. */
-static void run_case(struct bench *B, const char *name, struct front_input *in)
+/* Whether the plan's float or double result got (len bytes) is within
+ * rounding of MPI's, want: two sums of the same n terms in different
+ * orders differ by at most 2(n-1)u times the sum of their magnitudes
+ * (u = eps/2), which is the result itself for fill_send's positive
+ * terms.  *maxrel: the largest relative difference. */
+static bool within_rounding(const uint8_t *got, const uint8_t *want,
+                            size_t len, enum ir_dtype dt, int n,
+                            double *maxrel)
+{
+	size_t es = ir_dtype_size(dt);
+	double eps = dt == IR_DT_FLOAT ? FLT_EPSILON : DBL_EPSILON;
+	bool ok = true;
+	for (size_t i = 0; i + es <= len; i += es) {
+		double p, w;
+		if (dt == IR_DT_FLOAT) {
+			float pf, wf;
+			memcpy(&pf, got + i, es);
+			memcpy(&wf, want + i, es);
+			p = pf, w = wf;
+		} else {
+			memcpy(&p, got + i, es);
+			memcpy(&w, want + i, es);
+		}
+		double d = fabs(p - w);
+		if (!(d <= 2.0 * n * eps * fabs(w)))
+			ok = false; /* NaN too */
+		else if (w != 0 && d / fabs(w) > *maxrel)
+			*maxrel = d / fabs(w);
+	}
+	return ok;
+}
+
+/* Whether buf (len bytes) is the same on every rank as on rank 0: rank
+ * 0's copy is broadcast and compared; 1 on every rank, or 0. */
+static int same_on_all(const uint8_t *buf, size_t len)
+{
+	if (len > INT_MAX)
+		die("result", "larger than 2 GiB");
+	uint8_t *r0 = xmalloc(len);
+	if (g_rank == 0)
+		memcpy(r0, buf, len);
+	MPI_Bcast(r0, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD);
+	int same = !memcmp(r0, buf, len), all = 0;
+	MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	free(r0);
+	return all;
+}
+
+/* Run one case over its sizes.  in is parsed on every rank; fractions:
+ * a float reduction gets non-integer data (struct builtin). */
+static void run_case(struct bench *B, const char *name, struct front_input *in,
+                     bool fractions)
 {
 	const struct opts *o = B->o;
 	ir_comm *c = &in->comm;
 	bool irr = c->coll == IR_IRREGULAR;
+	bool reduces = ir_coll_kind(c->coll) & IR_CK_REDUCES;
+	bool inexact = fractions && reduces &&
+	               (c->dtype == IR_DT_FLOAT || c->dtype == IR_DT_DOUBLE);
 	if (in->machine.nranks != g_size) {
 		say("\n== %s: skipped: the input's machine has %d ranks, the "
 		    "job %d\n",
@@ -932,9 +1079,13 @@ static void run_case(struct bench *B, const char *name, struct front_input *in)
 		         (long long)c->matrix->nnz);
 	else if (c->coll == IR_REDUCE)
 		snprintf(what, sizeof what, "%s %s, root %d",
-		         c->dtype == IR_DT_INT32 ? "int32" : "typed",
-		         c->op == IR_OP_SUM ? "sum" : "op", (int)c->root);
-	else if (c->coll != IR_ALLTOALL)
+		         ir_dtype_name(c->dtype), ir_redop_name(c->op),
+		         (int)c->root);
+	else if (reduces)
+		snprintf(what, sizeof what, "%s %s%s", ir_dtype_name(c->dtype),
+		         ir_redop_name(c->op),
+		         inexact ? ", non-integer data" : "");
+	else if (ir_coll_kind(c->coll) & IR_CK_ROOTED)
 		snprintf(what, sizeof what, "root %d", (int)c->root);
 	say("\n== %s: %s %s, %d ranks%s%s; against %s%s\n", name,
 	    ir_coll_name(c->coll), in->algorithm, g_size, *what ? ", " : "",
@@ -950,9 +1101,13 @@ static void run_case(struct bench *B, const char *name, struct front_input *in)
 	say(" %9s", irr ? "plan/av" : "plan/mpi");
 	if (irr)
 		say(" %9s", "plan/nbr");
+	if (inexact)
+		say(" %9s", "maxrel");
 	say(" %6s\n", "iters");
 
 	struct summary S = {0};
+	int nrepro = 0, plan_same_n = 0, mpi_same_n = 0;
+	double maxrel_all = 0;
 	int64_t lo = irr ? o->irr_min : o->min_size;
 	int64_t hi = irr ? o->irr_max : o->max_size;
 	int32_t seg0 = c->segments;
@@ -962,8 +1117,7 @@ static void run_case(struct bench *B, const char *name, struct front_input *in)
 			for (int64_t k = 0; k < c->matrix->nnz; k++)
 				c->matrix->bytes[k] = size;
 		} else {
-			if (c->coll == IR_REDUCE &&
-			    size % (int64_t)ir_dtype_size(c->dtype))
+			if (reduces && size % (int64_t)ir_dtype_size(c->dtype))
 				continue;
 			c->bytes = size;
 			if (c->coll == IR_BCAST)
@@ -974,8 +1128,9 @@ static void run_case(struct bench *B, const char *name, struct front_input *in)
 		size_label(size, lab, sizeof lab);
 		size_t ilen = 0;
 		double phase_bytes = 0;
-		uint8_t *img =
-		        compile_bcast(in, &ilen, &phase_bytes, why, sizeof why);
+		bool repro = false;
+		uint8_t *img = compile_bcast(in, &ilen, &phase_bytes, &repro,
+		                             why, sizeof why);
 		if (!img) {
 			say("%8s   not compiled: %s\n", lab, why);
 			continue;
@@ -1003,7 +1158,7 @@ static void run_case(struct bench *B, const char *name, struct front_input *in)
 		                      : (size_t)info.recv_bytes;
 		uint8_t *send = xmalloc(slen), *recv = xmalloc(rlen);
 		uint8_t *want = xmalloc(m.out_len);
-		fill_send(send, slen, c);
+		fill_send(send, slen, c, inexact);
 		memset(recv, 0, rlen);
 		if (ccp_plan_bind(plan, send, slen, recv, rlen, NULL, 0))
 			die("ccp_plan_bind", ccp_errmsg(B->ctx));
@@ -1020,7 +1175,27 @@ static void run_case(struct bench *B, const char *name, struct front_input *in)
 		int rc = ccp_plan_execute(plan, B->t, CCP_EXEC_DEFAULT);
 		if (rc)
 			die("ccp_plan_execute", ccp_errmsg(B->ctx));
-		int ok = !plan_fills || !memcmp(recv, want, m.out_len);
+		/* float sums of fractions round by order: within a bound of
+		 * MPI's, and the raw schedule (the same order) bit for bit */
+		double maxrel = 0;
+		int ok = !plan_fills ||
+		         (inexact ? within_rounding(recv, want, m.out_len,
+		                                    c->dtype, g_size, &maxrel)
+		                  : !memcmp(recv, want, m.out_len));
+		uint8_t *got = xmalloc(m.out_len);
+		memcpy(got, inexact ? recv : want, m.out_len);
+		/* an allreduce the verifier calls reproducible gives the same
+		 * bits on every rank; MPI's is only reported */
+		int plan_same = 1, mpi_same = 1;
+		if (c->coll == IR_ALLREDUCE) {
+			plan_same = same_on_all(recv, m.out_len);
+			mpi_same = same_on_all(want, m.out_len);
+			nrepro += repro;
+			plan_same_n += plan_same;
+			mpi_same_n += mpi_same;
+			if (repro && !plan_same)
+				ok = 0;
+		}
 		if (irr) { /* the neighbourhood collective gives the same */
 			for (size_t i = 0; i < m.out_len; i++)
 				recv[i] = (uint8_t)~want[i];
@@ -1034,11 +1209,17 @@ static void run_case(struct bench *B, const char *name, struct front_input *in)
 			if (raw_run(&raw, send, recv) != MPI_SUCCESS)
 				die("raw schedule", "an MPI call failed");
 			ok = ok &&
-			     (!plan_fills || !memcmp(recv, want, m.out_len));
+			     (!plan_fills || !memcmp(recv, got, m.out_len));
 		}
+		free(got);
 		int all_ok = 0;
 		MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN,
 		              MPI_COMM_WORLD);
+		double maxrel_size = 0;
+		MPI_Reduce(&maxrel, &maxrel_size, 1, MPI_DOUBLE, MPI_MAX, 0,
+		           MPI_COMM_WORLD);
+		if (maxrel_size > maxrel_all)
+			maxrel_all = maxrel_size;
 
 		struct result res[8];
 		int iters = 0;
@@ -1061,8 +1242,16 @@ static void run_case(struct bench *B, const char *name, struct front_input *in)
 			if (irr)
 				printf(" %9.2f",
 				       res[0].med / res[impi + 1].med);
-			printf(" %6d%s\n", iters,
-			       all_ok ? "" : "  RESULT DIFFERS FROM MPI");
+			if (inexact)
+				printf(" %9.1e", maxrel_size);
+			/* what `auto` chose */
+			bool chose = strcmp(in->algorithm, fi.algorithm) != 0;
+			printf(" %6d%s%s%s%s\n", iters, chose ? " " : "",
+			       chose ? fi.algorithm : "",
+			       all_ok ? "" : "  RESULT DIFFERS FROM MPI",
+			       repro && !plan_same
+			               ? " (OR BETWEEN RANKS, REPRODUCIBLE PLAN)"
+			               : "");
 			fflush(stdout);
 			S.sizes++;
 			S.within5 += ratio <= 1.05;
@@ -1110,6 +1299,17 @@ static void run_case(struct bench *B, const char *name, struct front_input *in)
 		    name, mpi_name(c->coll), S.within5, S.sizes, S.beaten,
 		    exp(S.logsum / S.sizes), S.worst, lab);
 	}
+	if (S.sizes && c->coll == IR_ALLREDUCE)
+		say("   %s: reproducible plan (verifier) at %d of %d sizes; "
+		    "result the same on every rank: plan at %d, %s at %d\n",
+		    name, nrepro, S.sizes, plan_same_n, mpi_name(c->coll),
+		    mpi_same_n);
+	if (S.sizes && inexact)
+		say("   %s: largest relative difference from %s %.1e "
+		    "(bound 2 n eps = %.1e)\n",
+		    name, mpi_name(c->coll), maxrel_all,
+		    2.0 * g_size *
+		            (c->dtype == IR_DT_FLOAT ? FLT_EPSILON : DBL_EPSILON));
 }
 
 /* ---- main ---------------------------------------------------------------- */
@@ -1180,7 +1380,7 @@ int main(int argc, char **argv)
 		if (front_parse_string(b->name, y, strlen(y), &in, &d))
 			die(b->name, d.message);
 		free(y);
-		run_case(&B, b->name, &in);
+		run_case(&B, b->name, &in, b->fractions);
 		front_input_fini(&in);
 	}
 	for (int i = 0; i < o.ninputs; i++) {
@@ -1192,7 +1392,7 @@ int main(int argc, char **argv)
 			    d.file, d.line, d.column, d.message);
 			continue;
 		}
-		run_case(&B, o.inputs[i], &in);
+		run_case(&B, o.inputs[i], &in, false);
 		front_input_fini(&in);
 	}
 	if (B.failures)
