@@ -68,6 +68,7 @@ static const struct {
         {"bruck", PK_LOG},
         {"recursive_halving", PK_LOG},
         {"rabenseifner", PK_LOG},
+        {"swing", PK_LOG},
         {"scatter_allgather", PK_RING_TREE},
         {"reduce_scatter_gather", PK_RING_TREE},
         {"reduce_bcast", PK_TREE_TWICE},
@@ -272,8 +273,9 @@ static void plan_size(const ir_machine *m, const ir_comm *c,
 	            c->coll == IR_GATHER;
 	/* the new collectives carry runs of neighbouring blocks (a ring
 	 * one block; halving and doubling ranges, Bruck at most two); a
-	 * bucket's blocks of a line are strided, a piece each */
-	bool ranges = c->coll >= IR_ALLGATHER && k != PK_BUCKET;
+	 * bucket's blocks of a line and Swing's are strided, a piece each */
+	bool ranges = c->coll >= IR_ALLGATHER && k != PK_BUCKET &&
+	              strcmp(name, "swing") != 0;
 	z->iovs = runs     ? fmin(iov_bound, 2 * n + 3 * z->t)
 	          : ranges ? fmin(iov_bound, 8 * n + 4 * z->t)
 	                   : iov_bound;

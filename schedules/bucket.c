@@ -13,6 +13,18 @@
  * The allreduce is the reduce-scatter on one block per rank, then the
  * allgather of the results.
  *
+ *   swing  allreduce on tori of power-of-two extents (De Sensi et al.,
+ *          NSDI 2024), the bandwidth-optimal variant: in step s along
+ *          dimension d, the rank at coordinate x exchanges with
+ *          x + rho(s) when x is even, x - rho(s) when odd, rho(s) =
+ *          sum_{i<=s} (-2)^i (1, -1, 3, -5, 11, ...), the dimensions
+ *          taken in turn; a reduce-scatter in lg n steps, each rank
+ *          giving its peer the blocks of the ranks the peer reaches in
+ *          the steps left, then the allgather in the reverse order.
+ *          The peers are closer than recursive doubling's (about 2^s /
+ *          1.5 hops), but routes of three and more hops share links,
+ *          which the plan declares.
+ *
  * Every ring step sends to the neighbour x + 1 of its line: on a torus
  * along the wrap-around link, on a mesh the last rank's message runs back
  * along the line on the links of the other direction, so no directed
@@ -133,4 +145,126 @@ const struct sch_generator sch_bucket = {
                    .topos = SCH_T(IR_MESH) | SCH_T(IR_TORUS),
                    .fits = bucket_fits},
         .generate = bucket_generate,
+};
+
+/* ---- Swing ----------------------------------------------------------------- */
+
+/* The steps of Swing on a torus: the dimension of each and its step
+ * within that dimension, the dimensions taken in turn while they have
+ * steps left (lg of each extent). */
+struct swing {
+	const ir_machine *m;
+	int nsteps;
+	int dim[IR_MAX_DIMS * 24];
+	int step[IR_MAX_DIMS * 24];
+};
+
+static void swing_init(struct swing *w, const ir_machine *m)
+{
+	int left[IR_MAX_DIMS] = {0};
+	w->m = m;
+	w->nsteps = 0;
+	for (int d = 0; d < m->ndims; d++)
+		for (int e = 1; e < m->dims[d]; e *= 2)
+			left[d]++;
+	for (bool more = true; more;) {
+		more = false;
+		for (int d = 0; d < m->ndims; d++) {
+			if (!left[d])
+				continue;
+			int done = 0;
+			for (int e = 1; e < m->dims[d]; e *= 2)
+				done++;
+			w->dim[w->nsteps] = d;
+			w->step[w->nsteps++] = done - left[d]--;
+			more = true;
+		}
+	}
+}
+
+/* rho(s) = sum_{i<=s} (-2)^i */
+static int64_t swing_rho(int s)
+{
+	int64_t r = 0, t = 1;
+	for (int i = 0; i <= s; i++, t *= -2)
+		r += t;
+	return r;
+}
+
+/* Rank r's peer in step i. */
+static int32_t swing_peer(const struct swing *w, int32_t r, int i)
+{
+	int c[IR_MAX_CUBE_DIM], d = w->dim[i];
+	int64_t e = w->m->dims[d], rho = swing_rho(w->step[i]);
+	ir_coords(w->m, r, c);
+	int64_t x = c[d] % 2 == 0 ? c[d] + rho : c[d] - rho;
+	c[d] = (int)(((x % e) + e) % e);
+	return ir_rank_of(w->m, c);
+}
+
+/* The ranks q reaches in steps i .. nsteps - 1 (itself included),
+ * appended to ks at *nk: the blocks q keeps from step i on. */
+static void swing_reach(const struct swing *w, int32_t q, int i, int32_t *ks,
+                        int32_t *nk)
+{
+	if (i == w->nsteps) {
+		ks[(*nk)++] = q;
+		return;
+	}
+	swing_reach(w, q, i + 1, ks, nk);
+	swing_reach(w, swing_peer(w, q, i), i + 1, ks, nk);
+}
+
+static int swing_fits(const struct sch_generator *g, const ir_machine *m,
+                      const ir_comm *c, char *why, size_t len)
+{
+	(void)g, (void)c;
+	for (int d = 0; d < m->ndims; d++)
+		if (m->dims[d] & (m->dims[d] - 1))
+			return CCP_ENOTAPPLY; /* the domain's sentence */
+	return sch_blocks_fit(m->nranks, why, len);
+}
+
+static int swing_generate(const ir_machine *m, const ir_comm *c,
+                          const struct sch_options *o, ir_plan *p)
+{
+	int32_t n = m->nranks;
+	struct swing w;
+	swing_init(&w, m);
+	ir_plan_init(p, m, c, "swing");
+	p->comm.segments = n; /* one block per rank */
+	int32_t *ks = malloc((size_t)n * sizeof *ks);
+	ir_block *tmp = malloc((size_t)n * sizeof *tmp);
+	int rc = ks && tmp ? 0 : CCP_ENOMEM;
+	/* reduce-scatter: give the peer, combined, what it keeps; then the
+	 * allgather backwards: give the peer what this rank kept */
+	for (int h = 0; h < 2 * w.nsteps && rc == 0; h++) {
+		bool gather = h >= w.nsteps;
+		int i = gather ? 2 * w.nsteps - 1 - h : h;
+		rc = ir_plan_phase(p);
+		for (int32_t r = 0; r < n && rc == 0; r++) {
+			int32_t q = swing_peer(&w, r, i), nk = 0;
+			swing_reach(&w, gather ? r : q, i + 1, ks, &nk);
+			rc = sch_partials(p, r, q, ks, nk,
+			                  gather ? 0 : IR_XF_REDUCE, tmp);
+		}
+	}
+	free(ks);
+	free(tmp);
+	/* a rank sends the blocks its peer keeps and receives those it
+	 * keeps: splitting keeps the meaning */
+	return sch_finish(p, o, true, rc);
+}
+
+const struct sch_generator sch_swing = {
+        .name = "swing",
+        .summary = "allreduce: Swing (De Sensi et al. 2024), peers at "
+                   "+-1, 3, 5, 11, ... along each dimension in turn; "
+                   "reduce-scatter, then allgather (2 lg n phases)",
+        .doc = "collectives.md",
+        .domain = {.colls = SCH_C(IR_ALLREDUCE),
+                   .topos = SCH_T(IR_TORUS),
+                   .where = "with power-of-two sides",
+                   .fits = swing_fits},
+        .generate = swing_generate,
 };

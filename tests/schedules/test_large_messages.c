@@ -1,13 +1,13 @@
 /*
  * test_large_messages.c - reduce_bcast, scatter_allgather,
  * reduce_scatter_gather and pairwise (schedules/large_messages.c), and
- * the dimension-wise bucket collectives (schedules/bucket.c).
+ * the dimension-wise bucket collectives and Swing (schedules/bucket.c).
  *
  * Each plan must pass the verifier and be reproducible; the phase
  * counts are the ones the algorithms are defined by, computed here:
  * reduce_bcast 2 ceil(lg n), scatter_allgather ceil(lg n) + n - 1,
  * reduce_scatter_gather n - 1 + ceil(lg n), pairwise n - 1, bucket
- * sum(e_d - 1) (allreduce twice).  Where a generator is contention-free
+ * sum(e_d - 1) (allreduce twice), swing 2 lg n.  Where a generator is contention-free
  * (the binomial tree's machines, bucket on meshes and tori, pairwise on
  * a switch) the plan must say so: no contention flag, link load 1.
  */
@@ -183,6 +183,35 @@ static void test_bucket(void **state)
 	}
 }
 
+static void test_swing(void **state)
+{
+	(void)state;
+	/* 2 lg n phases; on sides of 4 and less every peer is a neighbour,
+	 * free of contention, while on a ring of 8 the peers 3 apart share
+	 * links, and the plan says so */
+	const int ms[][3] = {{2, 0, 0}, {4, 4, 0}, {2, 4, 2}, {8, 0, 0},
+	                     {16, 4, 0}, {8, 8, 2}};
+	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
+		ir_machine m = tu_machine(IR_TORUS, 1, ms[i][0], ms[i][1],
+		                          ms[i][2], 0);
+		ir_comm c = vector(IR_ALLREDUCE, 0, 8 * (m.nranks + 5));
+		bool near = m.dims[0] <= 4 && m.dims[1] <= 4 && m.dims[2] <= 4;
+		assert_int_equal(make(&sch_swing, &m, &c, near),
+		                 2 * clg(m.nranks));
+		ir_plan p;
+		struct sch_options o = {0};
+		assert_int_equal(sch_swing.generate(&m, &c, &o, &p), 0);
+		assert_int_equal(!!(p.flags & IR_PLAN_LINK_CONTENTION), !near);
+		ir_plan_fini(&p);
+	}
+	char why[256];
+	ir_machine m = tu_machine(IR_TORUS, 1, 6, 4, 0, 0);
+	ir_comm c = vector(IR_ALLREDUCE, 0, 800);
+	assert_int_equal(sch_applies(&sch_swing, &m, &c, why, sizeof why),
+	                 CCP_ENOTAPPLY);
+	assert_non_null(strstr(why, "power-of-two sides"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -191,6 +220,7 @@ int main(void)
 	        cmocka_unit_test(test_reduce_scatter_gather),
 	        cmocka_unit_test(test_pairwise),
 	        cmocka_unit_test(test_bucket),
+	        cmocka_unit_test(test_swing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
