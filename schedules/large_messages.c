@@ -92,13 +92,6 @@ static int sa_fits(const struct sch_generator *g, const ir_machine *m,
 		         (int)n, (int)c->segments);
 		return CCP_ENOTAPPLY;
 	}
-	if (c->bytes < n) {
-		snprintf(why, len,
-		         "scatter_allgather cuts the message into one segment "
-		         "per rank: %lld bytes are fewer than the %d ranks",
-		         (long long)c->bytes, (int)n);
-		return CCP_ENOTAPPLY;
-	}
 	if (n > IR_MAX_SEGMENTS) {
 		snprintf(why, len,
 		         "scatter_allgather cuts the message into %d segments, "
