@@ -43,8 +43,13 @@ enum plan_kind {
 	PK_REX,             /* alltoall: half of all blocks every step */
 	PK_IPEX,            /* alltoall: blocks forwarded once */
 	PK_ONE_PHASE,       /* every transfer in one phase (AC) */
-	PK_LOG              /* allgather, reduce_scatter, allreduce: lg N
+	PK_LOG,             /* allgather, reduce_scatter, allreduce: lg N
 	                       steps of N transfers, not a ring's N */
+	PK_RING_TREE,       /* broadcast, reduce: a binomial tree of N
+	                       pieces and a ring of N - 1 steps over them */
+	PK_TREE_TWICE,      /* allreduce: a tree reduce, then its broadcast */
+	PK_BUCKET           /* a ring along every line, one dimension after
+	                       another: N transfers a step, sum(e - 1) steps */
 };
 
 static const struct {
@@ -63,6 +68,11 @@ static const struct {
         {"bruck", PK_LOG},
         {"recursive_halving", PK_LOG},
         {"rabenseifner", PK_LOG},
+        {"swing", PK_LOG},
+        {"scatter_allgather", PK_RING_TREE},
+        {"reduce_scatter_gather", PK_RING_TREE},
+        {"reduce_bcast", PK_TREE_TWICE},
+        {"bucket", PK_BUCKET},
 };
 
 /* Bounds of one generator's plan: transfers, blocks, phases, the hops of
@@ -144,6 +154,9 @@ static void plan_size(const ir_machine *m, const ir_comm *c,
 	double n = m->nranks, lg = 1, s = c->segments > 0 ? c->segments : 1;
 	while (pow(2, lg) < n)
 		lg++;
+	double steps = 0; /* a bucket's ring steps */
+	for (int d = 0; d < m->ndims && k == PK_BUCKET; d++)
+		steps += m->dims[d] - 1;
 	double mean = mean_hops(m), local = 5; /* hops of a tree's transfer */
 	double per = local;                      /* hops per transfer */
 	double nnz = c->coll == IR_IRREGULAR && c->matrix ? c->matrix->nnz : 0;
@@ -156,6 +169,10 @@ static void plan_size(const ir_machine *m, const ir_comm *c,
 			z->t = n * (m->dims[0] + m->dims[1]);
 			z->b = (n - 1) * n;
 		}
+		if (k == PK_RING_TREE) {
+			z->t = n * n;
+			z->b = n * (n + lg);
+		}
 		break;
 	case IR_SCATTER:
 	case IR_GATHER:
@@ -167,6 +184,12 @@ static void plan_size(const ir_machine *m, const ir_comm *c,
 		break;
 	case IR_REDUCE:
 		z->t = z->b = n - 1;
+		if (k == PK_RING_TREE) { /* only non-empty blocks travel */
+			double es = (double)ir_dtype_size(c->dtype);
+			double e = es > 0 ? fmin(n, (double)c->bytes / es) : n;
+			z->t = n * (e + 1);
+			z->b = n * (e + lg);
+		}
 		break;
 	case IR_ALLTOALL:
 		z->t = z->b = n * (n - 1);
@@ -190,11 +213,15 @@ static void plan_size(const ir_machine *m, const ir_comm *c,
 	case IR_ALLGATHER: /* every block to every other rank */
 		z->t = k == PK_LOG ? n * (lg + 2) : n * (n - 1);
 		z->b = k == PK_LOG ? n * n : n * (n - 1);
+		if (k == PK_BUCKET)
+			z->t = n * steps;
 		break;
 	case IR_REDUCE_SCATTER: /* halving carries each block about lg
 		                   times over, and the fold every block */
 		z->t = k == PK_LOG ? n * (lg + 3) : n * (n - 1);
 		z->b = k == PK_LOG ? 2 * n * n : n * (n - 1);
+		if (k == PK_BUCKET)
+			z->t = n * steps;
 		break;
 	case IR_ALLREDUCE: /* ring: two halves of n - 1 steps; recursive
 		              doubling: one vector a step; Rabenseifner:
@@ -203,14 +230,20 @@ static void plan_size(const ir_machine *m, const ir_comm *c,
 		z->b = k != PK_LOG                         ? 2 * n * (n - 1)
 		       : !strcmp(name, "recursive_doubling") ? n * (lg + 2)
 		                                             : 3 * n * n;
+		if (k == PK_TREE_TWICE)
+			z->t = z->b = 2 * (n - 1);
+		if (k == PK_BUCKET)
+			z->t = 2 * n * steps;
 		break;
 	}
 	/* the verifier's partial of each (rank, element block) */
 	double blocks = c->coll == IR_REDUCE_SCATTER ? n
 	                : c->coll == IR_ALLREDUCE &&
-	                          strcmp(name, "recursive_doubling") != 0
+	                          strcmp(name, "recursive_doubling") != 0 &&
+	                          k != PK_TREE_TWICE
 	                        ? n
-	                        : s;
+	                : c->coll == IR_REDUCE && k == PK_RING_TREE ? n
+	                                                             : s;
 	double partials = ir_coll_kind(c->coll) & IR_CK_REDUCES
 	                          ? 36 * n * blocks + 12 * z->b
 	                          : 0;
@@ -239,8 +272,10 @@ static void plan_size(const ir_machine *m, const ir_comm *c,
 	bool runs = c->coll == IR_BCAST || c->coll == IR_SCATTER ||
 	            c->coll == IR_GATHER;
 	/* the new collectives carry runs of neighbouring blocks (a ring
-	 * one block; halving and doubling ranges, Bruck at most two) */
-	bool ranges = c->coll >= IR_ALLGATHER;
+	 * one block; halving and doubling ranges, Bruck at most two); a
+	 * bucket's blocks of a line and Swing's are strided, a piece each */
+	bool ranges = c->coll >= IR_ALLGATHER && k != PK_BUCKET &&
+	              strcmp(name, "swing") != 0;
 	z->iovs = runs     ? fmin(iov_bound, 2 * n + 3 * z->t)
 	          : ranges ? fmin(iov_bound, 8 * n + 4 * z->t)
 	                   : iov_bound;

@@ -152,6 +152,41 @@ void sch_umesh(struct sch_edges *E, const int32_t *map, int32_t lo,
                int32_t hi, int32_t h, uint32_t phase, const ir_block *blocks,
                uint32_t nblocks);
 
+/* Pieces shared by the generators of the collectives every rank ends
+ * with and of the large-message broadcast and reduce (partials.c). */
+/* Whether some directed link carries two transfers in one phase of p
+ * under its machine's routing: 1 yes, 0 no, or CCP_ENOMEM. */
+int sch_contended(const ir_plan *p);
+/* Finish plan p built with result rc: trim it, declare link contention
+ * where the routing makes some, and under `contention: forbid` split
+ * such phases when split says the algorithm allows it (no rank sends in
+ * a phase what it receives in it), else CCP_ENOTAPPLY.  On failure p is
+ * released. */
+int sch_finish(ir_plan *p, const struct sch_options *o, bool split, int rc);
+/* A transfer of src's partials of the element blocks ks[0..nk) to dst
+ * (IR_XF_* flags), leaving out empty blocks, nothing when all are empty;
+ * sch_partial_range: of the blocks [lo, hi), writing them to ks.  tmp
+ * has room for nk (hi - lo) blocks. */
+int sch_partials(ir_plan *p, int32_t src, int32_t dst, const int32_t *ks,
+                 int32_t nk, uint32_t flags, ir_block *tmp);
+int sch_partial_range(ir_plan *p, int32_t src, int32_t dst, int32_t lo,
+                      int32_t hi, uint32_t flags, int32_t *ks, ir_block *tmp);
+/* Largest power of two <= n (n >= 1). */
+int32_t sch_pow2_floor(int32_t n);
+/* 0 when a reduction may be cut into k element blocks (IR_MAX_SEGMENTS),
+ * else CCP_ENOTAPPLY with the reason in why. */
+int sch_blocks_fit(int64_t k, char *why, size_t len);
+/* A ring of every rank, order[0..n), laid on the machine so that its
+ * links are disjoint where it can be: a snake on meshes and tori, a Gray
+ * code on hypercubes, else rank order.  0 or CCP_ENOMEM. */
+int sch_ring_order(const ir_machine *m, const ir_comm *c, int32_t *order);
+/* One half of the ring over order in n - 1 new phases of p: combine
+ * (reduce-scatter: position i ends with the block of rank order[i]) or
+ * allgather (of a reduction's partials, which replace, or of an
+ * allgather's blocks).  tmp has room for one block. */
+int sch_ring_steps(ir_plan *p, const int32_t *order, bool combine,
+                   ir_block *tmp);
+
 /* Every generator: sch_<name>, defined in its family's file. */
 #define SCH_GENERATOR(name) extern const struct sch_generator sch_##name;
 #include "generators.def"
