@@ -154,7 +154,8 @@ static int explain_view(const struct compiled *c, FILE *out, bool table)
 	fprintf(out, "contention  %s\n",
 	        p->flags & (IR_PLAN_LINK_CONTENTION | IR_PLAN_NODE_CONTENTION)
 	                ? "allowed by the algorithm"
-	                : "forbidden");
+	                : "none: the plan declares none, and the verifier "
+	                  "checks it");
 	if (table)
 		fprintf(out, "\n%5s  %9s  %12s  %8s  %5s  %5s  %7s\n",
 		        "phase", "transfers", "bytes", "max-link", "sends",
