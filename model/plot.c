@@ -18,8 +18,15 @@
 
 void plot_text(struct tbuf *b, const char *s)
 {
+	/* the characters to replace: XML's special ones, and the control
+	 * characters XML 1.0 does not allow (all below 0x20 but tab and
+	 * newline), which become '?' */
+	static const char special[] = "&<>\"'"
+	                              "\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c"
+	                              "\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16"
+	                              "\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f";
 	while (s && *s) {
-		size_t run = strcspn(s, "&<>\"'");
+		size_t run = strcspn(s, special);
 		if (run)
 			tb_printf(b, "%.*s", (int)run, s);
 		s += run;
@@ -39,8 +46,10 @@ void plot_text(struct tbuf *b, const char *s)
 		case '\'':
 			tb_printf(b, "&apos;");
 			break;
-		default:
+		case '\0':
 			return; /* the end of s */
+		default:
+			tb_printf(b, "?"); /* a control character */
 		}
 		s++;
 	}

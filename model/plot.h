@@ -22,7 +22,8 @@
 /* The text goes into a zero-initialised struct tbuf with tb_printf; the
  * first failure sticks and drops every later write, and plot_finish
  * reports it once. */
-/* Text with the five XML specials escaped (& < > " '). */
+/* Text with the five XML specials escaped (& < > " '), and the control
+ * characters XML 1.0 forbids (below 0x20 but tab and newline) as '?'. */
 void plot_text(struct tbuf *b, const char *s);
 /* Hand the text over: 0 with *svg (malloc'd, NUL-terminated, freed by
  * the caller) and *len; or the sticky error, with the buffer freed and

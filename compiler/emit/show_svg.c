@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "explain.h"
+#include "plot.h"
 #include "show.h"
 
 /* Margin around a panel's rank centres, in layout units: room for the
@@ -54,35 +55,6 @@ struct svg {
 	bool labels;   /* rank numbers in the circles */
 	bool *held;    /* ranks holding data after the phase drawn */
 };
-
-/* Append s with XML's special characters escaped; control characters
- * (not allowed in XML 1.0) become '?'. */
-static void xml_text(struct tbuf *b, const char *s)
-{
-	for (const unsigned char *q = (const unsigned char *)s; *q; q++) {
-		switch (*q) {
-		case '&':
-			tb_printf(b, "&amp;");
-			break;
-		case '<':
-			tb_printf(b, "&lt;");
-			break;
-		case '>':
-			tb_printf(b, "&gt;");
-			break;
-		case '"':
-			tb_printf(b, "&quot;");
-			break;
-		case '\'':
-			tb_printf(b, "&apos;");
-			break;
-		default:
-			tb_printf(b, "%c",
-			          *q < 0x20 && *q != '\t' && *q != '\n' ? '?'
-			                                                : *q);
-		}
-	}
-}
 
 /* A short description of the communication, for the heading. */
 static void comm_line(const ir_plan *p, char *buf, size_t len)
@@ -533,18 +505,18 @@ int show_svg(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 	          "font-size=\"12\">\n<title>",
 	          W, H, W, H);
 	if (o->title) {
-		xml_text(b, o->title);
+		plot_text(b, o->title);
 		tb_printf(b, ": ");
 	}
-	xml_text(b, p->algorithm);
+	plot_text(b, p->algorithm);
 	if (all)
 		tb_printf(b, ", every phase</title>\n");
 	else
 		tb_printf(b, ", phase %d</title>\n", o->phase);
 	tb_printf(b, "<desc>ccplan show: the %s plan, ", p->algorithm);
-	xml_text(b, comm);
+	plot_text(b, comm);
 	tb_printf(b, ", on a ");
-	xml_text(b, mach);
+	plot_text(b, mach);
 	tb_printf(b,
 	          "; %u phases.  Each transfer is drawn along its route, "
 	          "hop by hop, with a head on its last hop; links carrying "
@@ -557,7 +529,7 @@ int show_svg(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 	          W, H);
 	/* heading: what, then the phase's numbers */
 	tb_printf(b, "<text class=\"title\" x=\"%.0f\" y=\"22\">", PAD);
-	xml_text(b, title);
+	plot_text(b, title);
 	tb_printf(b, "</text>\n");
 
 	struct show_phase ph;

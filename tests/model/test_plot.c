@@ -617,10 +617,24 @@ static void test_sweep_refused(void **state)
 	free(sw);
 }
 
+/* The one XML text escaper (plots and show's SVG): the five specials,
+ * and the control characters XML 1.0 forbids as '?'; tab and newline
+ * stay. */
+static void test_plot_text(void **state)
+{
+	(void)state;
+	struct tbuf b = {0};
+	plot_text(&b, "a<b>&\"'\x01\x1f\t\nz");
+	assert_false(b.nomem);
+	assert_string_equal(b.p, "a&lt;b&gt;&amp;&quot;&apos;??\t\nz");
+	tb_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(test_xml_checker),
+	        cmocka_unit_test(test_plot_text),
 	        cmocka_unit_test(test_lines_structure),
 	        cmocka_unit_test(test_log_ticks),
 	        cmocka_unit_test(test_labels_apart),
