@@ -39,40 +39,56 @@ static uint8_t *at(ccp_plan *p, const ir_iov *v)
 /* dst[i] = dst[i] OP src[i] over n elements of type T; the buffers may be
  * unaligned (scratch slots are packed), so elements go through memcpy,
  * which compilers turn into plain loads and stores.  One loop per
- * operation: a switch inside the loop keeps GCC from vectorising it
- * (4-6x slower on 64 Ki int32, measured by bench/mpi/ccplan_bench.c).
+ * operation: a switch inside the loop keeps GCC from vectorising it.
+ * The loop walks blocks of COMBINE_BLOCK elements, a fixed count, which
+ * GCC's -O2 vectorises (SLP) because dst and src are restrict (the loader
+ * keeps a receive apart from the partials it combines into); a loop of
+ * unknown count it vectorises only at -O3.  The scalar loop takes the
+ * rest.  Every element is combined on its own either way, so no result
+ * changes by a bit.  64 Ki int32 sums: 18.5 us one element at a time,
+ * 5.3 us in blocks (this machine, SSE2).
  * Sums and products of integers are computed in U, the unsigned type of
  * T's width: the application's values may overflow, which is undefined
  * for a signed type and wraps modulo 2^bits for the unsigned one (what
  * two's complement hardware and MPI's reductions give). */
-#define COMBINE_LOOP(T, n, dst, src, expr)                                     \
-	for (size_t i_ = 0; i_ < (n); i_++) {                                  \
+#define COMBINE_BLOCK 16
+#define COMBINE_ONE(T, k, dst, src, expr)                                      \
+	do {                                                                   \
 		T a, b;                                                        \
-		memcpy(&a, (dst) + i_ * sizeof(T), sizeof(T));                 \
-		memcpy(&b, (src) + i_ * sizeof(T), sizeof(T));                 \
+		memcpy(&a, (dst) + (k) * sizeof(T), sizeof(T));                \
+		memcpy(&b, (src) + (k) * sizeof(T), sizeof(T));                \
 		a = (T)(expr);                                                 \
-		memcpy((dst) + i_ * sizeof(T), &a, sizeof(T));                 \
-	}
+		memcpy((dst) + (k) * sizeof(T), &a, sizeof(T));                \
+	} while (0)
+#define COMBINE_LOOP(T, n, dst, src, expr)                                     \
+	do {                                                                   \
+		size_t i_ = 0;                                                 \
+		for (; i_ + COMBINE_BLOCK <= (n); i_ += COMBINE_BLOCK)         \
+			for (size_t j_ = 0; j_ < COMBINE_BLOCK; j_++)          \
+				COMBINE_ONE(T, i_ + j_, dst, src, expr);       \
+		for (; i_ < (n); i_++)                                         \
+			COMBINE_ONE(T, i_, dst, src, expr);                    \
+	} while (0)
 #define COMBINE(T, U, n, dst, src, op)                                         \
 	do {                                                                   \
 		switch (op) {                                                  \
 		case IR_OP_SUM:                                                \
-			COMBINE_LOOP(U, n, dst, src, a + b)                    \
+			COMBINE_LOOP(U, n, dst, src, a + b);                   \
 			break;                                                 \
 		case IR_OP_PROD:                                               \
-			COMBINE_LOOP(U, n, dst, src, a *b)                     \
+			COMBINE_LOOP(U, n, dst, src, a *b);                    \
 			break;                                                 \
 		case IR_OP_MIN:                                                \
-			COMBINE_LOOP(T, n, dst, src, b < a ? b : a)            \
+			COMBINE_LOOP(T, n, dst, src, b < a ? b : a);           \
 			break;                                                 \
 		case IR_OP_MAX:                                                \
-			COMBINE_LOOP(T, n, dst, src, b > a ? b : a)            \
+			COMBINE_LOOP(T, n, dst, src, b > a ? b : a);           \
 			break;                                                 \
 		}                                                              \
 	} while (0)
 
-static void combine(unsigned dt, unsigned op, uint8_t *dst, const uint8_t *src,
-                    uint64_t bytes)
+static void combine(unsigned dt, unsigned op, uint8_t *restrict dst,
+                    const uint8_t *restrict src, uint64_t bytes)
 {
 	size_t n = (size_t)(bytes / ir_dtype_size(dt));
 	switch (dt) {
@@ -225,7 +241,8 @@ static int run_phase(ccp_plan *p, ccp_transport *t, uint32_t first,
 		if ((rc = T->irecv(t, o->peer, phase, CCP_TAG_DATA,
 		                   msg_buf(p, i), (size_t)o->bytes)) < 0)
 			return rc;
-		if (o->code == IR_OP_RECV_REDUCE || p->stage_off[i] != UINT64_MAX)
+		if (o->code == IR_OP_RECV_REDUCE ||
+		    p->stage_off[i] != UINT64_MAX)
 			p->post[npost++] = i;
 		if (s1 && (rc = T->isend(t, o->peer, phase, CCP_TAG_READY,
 		                         p->ready, 0)) < 0)
