@@ -19,7 +19,8 @@ enum model_kind select_model_for(const ir_plan *p)
 	const ir_cost *k = &m->cost;
 	if (m->topo == IR_HPAM)
 		return MODEL_HPAM;
-	if (p->comm.coll == IR_IRREGULAR && !isnan(k->tau) && !isnan(k->phi))
+	if (!isnan(k->tau) && !isnan(k->phi) &&
+	    (p->comm.coll == IR_IRREGULAR || isnan(k->alpha)))
 		return MODEL_PERMUTATION;
 	if ((p->flags & IR_PLAN_LINK_CONTENTION) && !isnan(k->beta_sat))
 		return MODEL_CONTENTION;

@@ -36,9 +36,11 @@ struct select_result {
 };
 
 /* The model that fits the machine and plan: HPAM (000 eq. 3) on an HPAM
- * machine, the permutation model (004) for irregular patterns when tau
- * and phi are set, the contention model (003) for a plan that allows
- * link contention when beta_sat is set, else the unicast model (001). */
+ * machine, the permutation model (004) when tau and phi are set, for
+ * irregular patterns, and for collectives too when alpha is not (the
+ * per-phase costs `ccplan tau fit --costs` measures), the contention
+ * model (003) for a plan that allows link contention when beta_sat is
+ * set, else the unicast model (001). */
 enum model_kind select_model_for(const ir_plan *p);
 
 /* The predicted time of a verified plan under select_model_for; NaN with

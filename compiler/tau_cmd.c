@@ -629,14 +629,7 @@ static int tc_mesh(long side, ir_machine *m)
 	m->ndims = 2;
 	m->dims[0] = m->dims[1] = (int)side;
 	m->dims[2] = 1;
-	double *c[] = {
-	        &m->cost.alpha,     &m->cost.beta,      &m->cost.hop,
-	        &m->cost.gamma,     &m->cost.beta_sat,  &m->cost.tau,
-	        &m->cost.phi,       &m->cost.c_send[0], &m->cost.c_send[1],
-	        &m->cost.c_recv[0], &m->cost.c_recv[1], &m->cost.copy[0],
-	        &m->cost.copy[1],   &m->cost.lambda};
-	for (size_t k = 0; k < sizeof c / sizeof c[0]; k++)
-		*c[k] = NAN;
+	ir_cost_unset(&m->cost);
 	if (ir_machine_check(m, err, sizeof err) != 0) {
 		fprintf(stderr, "%s plot: --mesh %ld: %s\n", tc_prog, side,
 		        err);

@@ -13,6 +13,7 @@
  * on the writer's input, so no file is written that a reader would refuse.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +64,7 @@ static const uint8_t file_magic[8] = {0x89, 'C',  'C',  'P',
 #define G_SELECT                                                               \
 	56 /* version 2, last: method, candidates, runner-up                   \
 	      name, time, runner-up time */
+#define G_COMBINE 8 /* version 5, after the selection: the combine cost */
 
 /* rank section: a fixed part, ops, iovs, then its checksum */
 #define S_FIXED 36 /* rank, nops, niovs, send, recv, scratch bytes */
@@ -949,6 +951,10 @@ static void put_global(struct tbuf *b, const ir_plan *p)
 	put_name(b, p->sel.runner_up);
 	put_u64(b, f64_bits(p->sel.time_us));
 	put_u64(b, f64_bits(p->sel.runner_up_us));
+	/* version 5, and only then: the combine cost */
+	uint16_t min_read;
+	if (ir_plan_file_version(p, &min_read) >= 5)
+		put_u64(b, f64_bits(p->machine.cost.combine));
 }
 
 /* One rank's section, without its trailing checksum. */
@@ -980,17 +986,22 @@ static void put_slice(struct tbuf *b, const ir_slice *s)
 	put_u32(b, s->redop);
 }
 
-uint16_t ir_comm_file_version(const ir_comm *c, uint16_t *min_read)
+uint16_t ir_file_version(const ir_machine *m, const ir_comm *c,
+                         uint16_t *min_read)
 {
-	bool v4 = c->coll >= IR_ALLGATHER ||
-	          (c->coll == IR_REDUCE && c->segments > 1);
-	*min_read = v4 ? 4 : IR_FILE_COMPAT;
-	return v4 ? 4 : 3;
+	uint16_t v = 3;
+	if (c->coll >= IR_ALLGATHER ||
+	    (c->coll == IR_REDUCE && c->segments > 1))
+		v = 4;
+	if (ir_cost_has_combine(&m->cost))
+		v = 5;
+	*min_read = v > 3 ? v : IR_FILE_COMPAT;
+	return v;
 }
 
 uint16_t ir_plan_file_version(const ir_plan *p, uint16_t *min_read)
 {
-	return ir_comm_file_version(&p->comm, min_read);
+	return ir_file_version(&p->machine, &p->comm, min_read);
 }
 
 /* Fill the header of a finished image: every field, then the plan hash
@@ -1039,7 +1050,7 @@ int ir_plan_encode(const ir_plan *p, const ir_report *r, const ir_slice *s,
 	if (!p || !s || check_plan(p, err, errlen) != 0)
 		return CCP_EINVAL;
 	int32_t n = p->machine.nranks;
-	uint64_t est = HDR_SIZE + G_FIXED + G_SELECT +
+	uint64_t est = HDR_SIZE + G_FIXED + G_SELECT + G_COMBINE +
 	               (uint64_t)p->nphases * G_PHASE +
 	               (uint64_t)p->ntransfers * G_TRANSFER +
 	               (uint64_t)p->nblocks * G_BLOCK;
@@ -1350,6 +1361,7 @@ static void rd_global_fixed(struct ibuf *r, ir_plan *p, uint32_t *mat_n,
 	                   &k->copy[1],   &k->lambda};
 	for (size_t i = 0; i < sizeof costs / sizeof costs[0]; i++)
 		*costs[i] = rd_f64(r);
+	k->combine = NAN; /* version 5 appends it (decode_global) */
 
 	c->coll = (enum ir_coll)rd_i32(r);
 	c->root = rd_i32(r);
@@ -1455,7 +1467,8 @@ static int decode_global(const uint8_t *g, uint64_t size,
 	    !take_records(&rem, p->nphases, G_PHASE) ||
 	    !take_records(&rem, p->ntransfers, G_TRANSFER) ||
 	    !take_records(&rem, p->nblocks, G_BLOCK) ||
-	    (fi->version >= 2 && !take_records(&rem, 1, G_SELECT)))
+	    (fi->version >= 2 && !take_records(&rem, 1, G_SELECT)) ||
+	    (fi->version >= 5 && !take_records(&rem, 1, G_COMBINE)))
 		return fail(err, errlen, CCP_EFORMAT,
 		            "bad plan: the counts in "
 		            "the global section do not fit its %" PRIu64
@@ -1490,6 +1503,14 @@ static int decode_global(const uint8_t *g, uint64_t size,
 			return fail(err, errlen, CCP_EFORMAT,
 			            "bad plan: selection method %" PRIu32,
 			            p->sel.method);
+	}
+	if (fi->version >= 5) {
+		/* written only when the machine has one (> 0) */
+		double c = rd_f64(&r);
+		if (!(c > 0) || isinf(c))
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: combine cost %g", c);
+		p->machine.cost.combine = c;
 	}
 	if (r.short_read)
 		return fail(err, errlen, CCP_EINTERNAL,

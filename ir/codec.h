@@ -13,7 +13,7 @@
 
 #include "ir.h"
 
-#define IR_FILE_VERSION  4 /* newest version this code reads and writes */
+#define IR_FILE_VERSION  5 /* newest version this code reads and writes */
 #define IR_FILE_MIN_READ 1 /* oldest version this code reads */
 /* Oldest reader of what this code writes: version 2 only appends the
  * selection record to the global section, and version 3 the element type
@@ -22,7 +22,9 @@
  * into several element blocks (RECV_REDUCE of more than 2 pieces): only
  * such plans are written as version 4, needing a reader of version 4;
  * every other plan is written as version 3, byte for byte as before, so
- * its plan hash and its cache entries stay valid. */
+ * its plan hash and its cache entries stay valid.  Version 5 appends the
+ * machine's combine cost (ir.h) to the global section: only plans whose
+ * machine has one are written as version 5, needing a reader of 5. */
 #define IR_FILE_COMPAT 1
 
 /* What the header of a plan file says; filled by ir_file_info_read. */
@@ -40,9 +42,11 @@ typedef struct ir_file_info {
 	uint64_t file_size;          /* size the header says the file has */
 } ir_file_info;
 
-/* The version a plan of communication c (of plan p) is written as, and
- * the oldest reader it needs (*min_read), by the rule above. */
-uint16_t ir_comm_file_version(const ir_comm *c, uint16_t *min_read);
+/* The version a plan of machine m and communication c (of plan p) is
+ * written as, and the oldest reader it needs (*min_read), by the rule
+ * above. */
+uint16_t ir_file_version(const ir_machine *m, const ir_comm *c,
+                         uint16_t *min_read);
 uint16_t ir_plan_file_version(const ir_plan *p, uint16_t *min_read);
 
 /* Encode plan p (verified, report r, lowered slices s) into a new buffer

@@ -118,6 +118,8 @@ struct ir_cost {
 	double c_recv[2]; /* C_recv^l */
 	double copy[2];   /* lambda'_l / W_l, copy cost per byte */
 	double lambda;    /* Lambda = lambda / W, per byte and per hop */
+	double combine;   /* per byte a receiver combines into a partial (the
+	                     gamma of Thakur, Rabenseifner and Gropp) */
 };
 
 struct ir_machine {
@@ -446,6 +448,12 @@ struct ir_slice {
 /* Validate a machine, derive nranks; 0 or CCP_EINVAL with a message in
  * err (errlen bytes) naming the offending field. */
 int ir_machine_check(ir_machine *m, char *err, size_t errlen);
+
+/* Every field of c not given (NaN), the preset name empty. */
+void ir_cost_unset(ir_cost *c);
+/* Whether c has a combine cost: given and above 0 (0 and unset both
+ * cost nothing, and neither is written to a plan file or cache key). */
+bool ir_cost_has_combine(const ir_cost *c);
 /* Coordinates of a rank.  mesh/torus: c[0..ndims); hypercube: bits
  * c[0..n) (bit 0 first); hpam: {x, y, level (0 or 1)}; switch: {rank}. */
 void ir_coords(const ir_machine *m, int32_t rank, int c[IR_MAX_CUBE_DIM]);

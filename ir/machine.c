@@ -12,6 +12,7 @@
  * an HPAM worked example are in docs/machine-model.md.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -153,6 +154,20 @@ static int check_hpam(ir_machine *m, char *err, size_t errlen)
 	m->ndims = 2;
 	m->nranks = (int32_t)n;
 	return 0;
+}
+
+void ir_cost_unset(ir_cost *c)
+{
+	c->preset[0] = '\0';
+	c->alpha = c->beta = c->hop = c->gamma = NAN;
+	c->beta_sat = c->tau = c->phi = c->lambda = c->combine = NAN;
+	for (int l = 0; l < 2; l++)
+		c->c_send[l] = c->c_recv[l] = c->copy[l] = NAN;
+}
+
+bool ir_cost_has_combine(const ir_cost *c)
+{
+	return c->combine > 0; /* false for NaN */
 }
 
 /* Validate every field that shapes the network and derive nranks (and

@@ -44,14 +44,14 @@
  * every unset field). */
 #define COST(a, b, h, g, bs, t, f)                                             \
 	{                                                                      \
-		"", a, b, h, g, bs, t, f, {U, U}, {U, U}, {U, U}, U            \
+		"", a, b, h, g, bs, t, f, {U, U}, {U, U}, {U, U}, U, U         \
 	}
 /* 000 Table 1: C_send^1 = C_recv^1 = 2 us, C^2 = 2Q us, lambda'_1/W_1 =
  * 0.01 us/byte, lambda'_2/W_2 = 0.01Q us/byte, Lambda = 0.01 us/byte. */
 #define HPAM_TABLE1(q)                                                         \
 	{                                                                      \
 		"", U, U, U, U, U, U, U, {2.0, 2.0 * (q)}, {2.0, 2.0 * (q)},   \
-		        {0.01, 0.01 * (q)}, 0.01                               \
+		        {0.01, 0.01 * (q)}, 0.01, U                            \
 	}
 /* One row of 001 Table 5.1 (ping-pong fits from [53], [86], [20] and the
  * author's own): T_s is the one-way start-up, T_n the time per byte, the
@@ -204,14 +204,14 @@ const struct model_preset *model_preset_find(const char *name)
 }
 
 /* Every cost field, for the loops that fill or check them all. */
-#define NFIELDS 14
+#define NFIELDS 15
 static void fields(ir_cost *c, double *f[NFIELDS])
 {
 	double *all[NFIELDS] = {&c->alpha,     &c->beta,      &c->hop,
 	                        &c->gamma,     &c->beta_sat,  &c->tau,
 	                        &c->phi,       &c->c_send[0], &c->c_send[1],
 	                        &c->c_recv[0], &c->c_recv[1], &c->copy[0],
-	                        &c->copy[1],   &c->lambda};
+	                        &c->copy[1],   &c->lambda,    &c->combine};
 	memcpy(f, all, sizeof all);
 }
 
@@ -573,20 +573,31 @@ static int scan_phase(struct scan *s, uint32_t ph, bool loads,
 	return 0;
 }
 
-/* The largest message of phase ph, in bytes. */
-static int64_t phase_max_bytes(const ir_plan *p, uint32_t ph)
+/* The largest message of phase ph, in bytes: of every transfer, or of
+ * those a receiver combines (IR_XF_REDUCE) when reduced. */
+static int64_t phase_max_bytes(const ir_plan *p, uint32_t ph, bool reduced)
 {
 	const ir_phase *f = &p->phases[ph];
 	int64_t mx = 0;
-	for (uint32_t t = 0; t < f->ntransfers; t++)
-		if (p->transfers[f->transfer + t].bytes > mx)
-			mx = p->transfers[f->transfer + t].bytes;
+	for (uint32_t t = 0; t < f->ntransfers; t++) {
+		const ir_transfer *x = &p->transfers[f->transfer + t];
+		if (x->bytes > mx && (!reduced || (x->flags & IR_XF_REDUCE)))
+			mx = x->bytes;
+	}
 	return mx;
+}
+
+/* The time per byte of combining a received partial: the machine's
+ * combine cost, 0 when not given. */
+static double combine_per_byte(const ir_cost *c)
+{
+	return ir_cost_has_combine(c) ? c->combine : 0;
 }
 
 /* 001 §4.4.2: the k-th send of a rank leaves after k serialised
  * start-ups; a transfer over h hops then arrives h*hop + L*beta + gamma
- * later.  The phase ends at its last arrival. */
+ * later, and a partial is combined L*combine after that.  The phase ends
+ * at its last arrival. */
 static double phase_unicast(const struct scan *s, uint32_t ph)
 {
 	const ir_plan *p = s->p;
@@ -597,6 +608,8 @@ static double phase_unicast(const struct scan *s, uint32_t ph)
 		const ir_transfer *x = &p->transfers[f->transfer + t];
 		double at = s->pos[t] * c->alpha + s->hops[t] * c->hop +
 		            (double)x->bytes * c->beta + c->gamma;
+		if (x->flags & IR_XF_REDUCE)
+			at += (double)x->bytes * combine_per_byte(c);
 		if (at > worst)
 			worst = at;
 	}
@@ -716,22 +729,27 @@ int model_predict(const ir_plan *p, const ir_report *r, enum model_kind k,
 				t = phase_hpam(&s, ph);
 			break;
 		case MODEL_CONTENTION: {
-			/* 003 §2: T = alpha + L max(beta_ex, f(i) beta_sat) */
+			/* 003 §2: T = alpha + L max(beta_ex, f(i) beta_sat),
+			 * and R*combine for the largest partial R combined */
 			if (report_loads)
 				f = r->link_load[ph];
 			else
 				rc = scan_phase(&s, ph, true, &f, err, errlen);
-			double L = (double)phase_max_bytes(p, ph);
+			double L = (double)phase_max_bytes(p, ph, false);
+			double R = (double)phase_max_bytes(p, ph, true);
 			if (p->phases[ph].ntransfers)
 				t = c->alpha +
-				    L * fmax(c->beta, f * c->beta_sat);
+				    L * fmax(c->beta, f * c->beta_sat) +
+				    R * combine_per_byte(c);
 			break;
 		}
 		case MODEL_PERMUTATION: {
-			/* 004 §2.1: tau + M phi */
-			double M = (double)phase_max_bytes(p, ph);
+			/* 004 §2.1: tau + M phi, and R*combine for the
+			 * largest partial R combined */
+			double M = (double)phase_max_bytes(p, ph, false);
+			double R = (double)phase_max_bytes(p, ph, true);
 			if (p->phases[ph].ntransfers)
-				t = c->tau + M * c->phi;
+				t = c->tau + M * c->phi + R * combine_per_byte(c);
 			break;
 		}
 		default:

@@ -27,13 +27,7 @@ static inline ir_machine tu_machine(enum ir_topo t, int ports, int x, int y,
 	m.topo = t;
 	m.ports = ports;
 	m.dims[0] = m.dims[1] = m.dims[2] = 1;
-	double *cost[] = {&m.cost.alpha,     &m.cost.beta,      &m.cost.hop,
-	                  &m.cost.gamma,     &m.cost.beta_sat,  &m.cost.tau,
-	                  &m.cost.phi,       &m.cost.c_send[0], &m.cost.c_send[1],
-	                  &m.cost.c_recv[0], &m.cost.c_recv[1], &m.cost.copy[0],
-	                  &m.cost.copy[1],   &m.cost.lambda};
-	for (size_t k = 0; k < sizeof cost / sizeof cost[0]; k++)
-		*cost[k] = NAN;
+	ir_cost_unset(&m.cost);
 	switch (t) {
 	case IR_MESH:
 	case IR_TORUS:

@@ -135,6 +135,10 @@ static int put_machine(struct sink *s, const ir_machine *m)
 	rc |= put_cost(s, "c_send", c->c_send, 2);
 	rc |= put_cost(s, "c_recv", c->c_recv, 2);
 	rc |= put_cost(s, "copy", c->copy, 2);
+	/* after every key of the inputs before it existed, and only when
+	 * given, so that their canonical forms (cache keys) stay */
+	if (ir_cost_has_combine(c))
+		rc |= put_cost(s, "combine", &c->combine, 1);
 	return rc ? CCP_ENOMEM : 0;
 }
 
@@ -238,7 +242,7 @@ static int emit(struct sink *s, const struct front_input *in)
 	uint16_t min_read;
 	rc |= put(s, "compiler %s\n", CCPLAN_VERSION);
 	rc |= put(s, "plan-format %d\n",
-	          (int)ir_comm_file_version(&in->comm, &min_read));
+	          (int)ir_file_version(&in->machine, &in->comm, &min_read));
 	return rc ? CCP_ENOMEM : 0;
 }
 

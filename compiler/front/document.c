@@ -181,10 +181,7 @@ static void input_init(struct front_input *in)
 	ir_cost *c = &in->machine.cost;
 
 	memset(in, 0, sizeof *in);
-	c->alpha = c->beta = c->hop = c->gamma = NAN;
-	c->beta_sat = c->tau = c->phi = c->lambda = NAN;
-	for (int l = 0; l < 2; l++)
-		c->c_send[l] = c->c_recv[l] = c->copy[l] = NAN;
+	ir_cost_unset(c);
 	for (int i = 0; i < IR_MAX_DIMS; i++)
 		in->machine.dims[i] = 1;
 }

@@ -163,11 +163,12 @@ enum {
 	CK_TAU,
 	CK_PHI,
 	CK_LAMBDA,
+	CK_COMBINE,
 	CK_N
 };
 static const char *const cost_keys[CK_N] = {
         "preset",   "alpha", "beta", "hop",    "gamma",
-        "beta_sat", "tau",   "phi",  "lambda",
+        "beta_sat", "tau",   "phi",  "lambda", "combine",
 };
 
 /* A preset name must be one of model/cost.c's. */
@@ -204,7 +205,7 @@ static int parse_cost(struct ctx *x, uint32_t v, ir_cost *c)
 	struct keys k = {cost_keys, CK_N, {0}, {0}};
 	double *field[CK_N] = {
 	        NULL,         &c->alpha, &c->beta, &c->hop,    &c->gamma,
-	        &c->beta_sat, &c->tau,   &c->phi,  &c->lambda,
+	        &c->beta_sat, &c->tau,   &c->phi,  &c->lambda, &c->combine,
 	};
 	char path[64];
 	int rc = tree_map_keys(x, v, "machine.cost", &k);

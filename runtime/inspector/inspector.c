@@ -164,7 +164,7 @@ static void canonical_options(struct insp *I)
 	                    c->gamma,     c->beta_sat,  c->tau,
 	                    c->phi,       c->c_send[0], c->c_send[1],
 	                    c->c_recv[0], c->c_recv[1], c->copy[0],
-	                    c->copy[1],   c->lambda};
+	                    c->copy[1],   c->lambda,    c->combine};
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
 		p = put_double(p, v[i]);
 	I->canon_len = (size_t)(p - I->canon);

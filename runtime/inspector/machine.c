@@ -23,10 +23,7 @@ void ccp__machine_blank(ir_machine *m, enum ir_topo t)
 	m->ndims = 1;
 	for (int i = 0; i < IR_MAX_DIMS; i++)
 		m->dims[i] = 1;
-	c->alpha = c->beta = c->hop = c->gamma = NAN;
-	c->beta_sat = c->tau = c->phi = c->lambda = NAN;
-	for (int l = 0; l < 2; l++)
-		c->c_send[l] = c->c_recv[l] = c->copy[l] = NAN;
+	ir_cost_unset(c);
 }
 
 /* Copy the checked machine m into a new handle *out of ctx. */

@@ -222,6 +222,11 @@ static void assert_plan_equal(const ir_plan *a, const ir_plan *b)
 	        &y->cost.phi,       &y->cost.c_send[0], &y->cost.c_send[1],
 	        &y->cost.c_recv[0], &y->cost.c_recv[1], &y->cost.copy[0],
 	        &y->cost.copy[1],   &y->cost.lambda};
+	/* combine: given (> 0) on both or on neither; 0 and NaN alike */
+	assert_int_equal(ir_cost_has_combine(&x->cost),
+	                 ir_cost_has_combine(&y->cost));
+	if (ir_cost_has_combine(&x->cost))
+		assert_true(x->cost.combine == y->cost.combine);
 	for (size_t i = 0; i < sizeof cx / sizeof cx[0]; i++)
 		assert_true(same_double(*cx[i], *cy[i]));
 	assert_int_equal(a->sel.method, b->sel.method);
@@ -877,7 +882,7 @@ static void test_versions(void **state)
 	assert_int_equal(ir_plan_decode(fut, len, &q, NULL, err, sizeof err),
 	                 CCP_EVERSION);
 	assert_non_null(strstr(err, "plan format version 7 is newer than this "
-	                            "reader (4)"));
+	                            "reader (5)"));
 	assert_int_equal(
 	        ir_slice_from_image(fut, len, 3, &s, NULL, err, sizeof err),
 	        CCP_EVERSION);
@@ -935,6 +940,68 @@ static void test_versions(void **state)
 	assert_non_null(strstr(err, "older"));
 	free(fut);
 	free(img);
+	free_slices(sl, NRANKS);
+	ir_plan_fini(&p);
+}
+
+/* A machine with a combine cost is written as version 5, needing a
+ * reader of 5, the cost appended to the global section; the same plan
+ * without it stays version 3.  A version-5 tail that is missing or not a
+ * positive finite number is refused. */
+static void test_version5_combine(void **state)
+{
+	(void)state;
+	ir_plan p, q;
+	ir_slice *sl;
+	uint8_t *img, *img3;
+	size_t len, len3;
+	char err[256];
+	ir_file_info fi;
+	make_bcast_plan(&p);
+	encode(&p, &sl, &img3, &len3);
+	free_slices(sl, NRANKS);
+	assert_int_equal(img3[8], 3);
+	p.machine.cost.combine = 0.00125;
+	encode(&p, &sl, &img, &len);
+	assert_int_equal(img[8], 5);  /* version */
+	assert_int_equal(img[10], 5); /* oldest reader */
+	assert_int_equal(len, len3 + 8);
+	assert_int_equal(ir_plan_decode(img, len, &q, &fi, err, sizeof err),
+	                 0);
+	assert_int_equal(fi.version, 5);
+	assert_true(q.machine.cost.combine == 0.00125);
+	assert_plan_equal(&p, &q);
+	ir_plan_fini(&q);
+
+	/* the global section's last 8 bytes: offset u32 at 36, size u64
+	 * at 40 (docs/plan-format.md) */
+	uint64_t goff = (uint64_t)img[36] | (uint64_t)img[37] << 8 |
+	                (uint64_t)img[38] << 16 | (uint64_t)img[39] << 24;
+	uint64_t tail = goff + rd64(img + 40) - 8;
+	uint8_t *bad = malloc(len);
+	assert_non_null(bad);
+	const double wrong[] = {0.0, -1.0, NAN, INFINITY};
+	for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; i++) {
+		uint64_t bits;
+		memcpy(bad, img, len);
+		memcpy(&bits, &wrong[i], 8);
+		wr64(bad + tail, bits);
+		reseal(bad, len);
+		assert_int_equal(ir_plan_decode(bad, len, &q, NULL, err,
+		                                sizeof err),
+		                 CCP_EFORMAT);
+		assert_non_null(strstr(err, "combine cost"));
+	}
+	/* labelled version 4: the tail is 8 bytes too many */
+	memcpy(bad, img, len);
+	bad[8] = bad[10] = 4;
+	reseal(bad, len);
+	assert_int_equal(ir_plan_decode(bad, len, &q, NULL, err, sizeof err),
+	                 CCP_EFORMAT);
+	assert_non_null(strstr(err, "unused bytes"));
+	free(bad);
+	free(img);
+	free(img3);
 	free_slices(sl, NRANKS);
 	ir_plan_fini(&p);
 }
@@ -1469,6 +1536,7 @@ int main(void)
 	        cmocka_unit_test(test_truncation),
 	        cmocka_unit_test(test_foreign),
 	        cmocka_unit_test(test_versions),
+	        cmocka_unit_test(test_version5_combine),
 	        cmocka_unit_test(test_version_of_new_collectives),
 	        cmocka_unit_test(test_resealed_fields),
 	        cmocka_unit_test(test_encode_rejects),

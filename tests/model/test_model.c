@@ -303,6 +303,51 @@ static void test_permutation(void **state)
 	ir_plan_fini(&p);
 }
 
+/* combine: every model adds combine per byte of the largest partial a
+ * phase combines (IR_XF_REDUCE); unset or 0 adds nothing.  On recursive
+ * doubling's allreduce every transfer is a partial of the whole vector;
+ * on the ring allgather none is. */
+static void test_combine(void **state)
+{
+	(void)state;
+	const int64_t L = 4096;
+	ir_machine m = tu_machine(IR_SWITCH, 0, 4, 0, 0, 0);
+	m.cost.tau = 20;
+	m.cost.phi = 0.001;
+	m.cost.alpha = 3;
+	m.cost.beta = 0.002;
+	m.cost.hop = m.cost.gamma = 0;
+	ir_comm c = tu_comm(IR_ALLREDUCE, 0, L);
+	c.dtype = IR_DT_INT32;
+	c.op = IR_OP_SUM;
+	c.segments = 1;
+	ir_plan p;
+	struct sch_options o = {0};
+	const struct sch_generator *g = sch_find("recursive_doubling");
+	assert_non_null(g);
+	assert_int_equal(g->generate(&m, &c, &o, &p), 0);
+	assert_int_equal(p.nphases, 2);
+	EXACT(predict(&p, NULL, MODEL_PERMUTATION), 2 * (20 + L * 0.001));
+	EXACT(predict(&p, NULL, MODEL_UNICAST), 2 * (3 + L * 0.002));
+	p.machine.cost.combine = 0; /* given as 0: nothing */
+	EXACT(predict(&p, NULL, MODEL_PERMUTATION), 2 * (20 + L * 0.001));
+	p.machine.cost.combine = 0.0005;
+	EXACT(predict(&p, NULL, MODEL_PERMUTATION),
+	      2 * (20 + L * 0.001 + L * 0.0005));
+	EXACT(predict(&p, NULL, MODEL_UNICAST),
+	      2 * (3 + L * 0.002 + L * 0.0005));
+	ir_plan_fini(&p);
+
+	ir_comm a = tu_comm(IR_ALLGATHER, 0, L);
+	m.cost.combine = 0.0005;
+	g = sch_find("ring");
+	assert_non_null(g);
+	assert_int_equal(g->generate(&m, &a, &o, &p), 0);
+	assert_int_equal(p.nphases, 3);
+	EXACT(predict(&p, NULL, MODEL_PERMUTATION), 3 * (20 + L * 0.001));
+	ir_plan_fini(&p);
+}
+
 /* 000 eq. 3 on a homogeneous mesh (level 1 everywhere): a rank's sends
  * add up; a link shared by f sends adds (f - 1) Lambda S. */
 static void test_hpam_eq3(void **state)
@@ -509,6 +554,7 @@ int main(void)
 	        cmocka_unit_test(test_unicast),
 	        cmocka_unit_test(test_contention),
 	        cmocka_unit_test(test_permutation),
+	        cmocka_unit_test(test_combine),
 	        cmocka_unit_test(test_hpam_eq3),
 	        cmocka_unit_test(test_hpam_closed),
 	        cmocka_unit_test(test_hpam_plans),
