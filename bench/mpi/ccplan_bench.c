@@ -835,10 +835,30 @@ struct summary {
 	int64_t worst_at;
 };
 
+/* The mean over p's phases of each phase's largest transfer: of every
+ * transfer, or (reduced) of those a receiver combines: the M and R of
+ * the permutation model with its combine cost (docs/cost-models.md). */
+static double phase_mean_max(const ir_plan *p, bool reduced)
+{
+	double sum = 0;
+	for (uint32_t k = 0; k < p->nphases; k++) {
+		const ir_phase *ph = &p->phases[k];
+		int64_t mx = 0;
+		for (uint32_t j = 0; j < ph->ntransfers; j++) {
+			const ir_transfer *x = &p->transfers[ph->transfer + j];
+			if (x->bytes > mx &&
+			    (!reduced || (x->flags & IR_XF_REDUCE)))
+				mx = x->bytes;
+		}
+		sum += (double)mx;
+	}
+	return p->nphases ? sum / p->nphases : 0;
+}
+
 /* Compile in's plan (rank 0) and give every rank the image.  Returns the
  * image (malloc'd) or NULL with why set on every rank. */
 static uint8_t *compile_bcast(const struct front_input *in, size_t *len,
-                              double *phase_bytes, bool *reproducible,
+                              double phase_bytes[2], bool *reproducible,
                               char *why, size_t whylen)
 {
 	uint64_t n = 0, repro = 0;
@@ -855,23 +875,8 @@ static uint8_t *compile_bcast(const struct front_input *in, size_t *len,
 			if (compile_encode(&c, &img, &l, msg, sizeof msg))
 				img = NULL;
 			n = l;
-			/* the largest transfer of each phase, summed */
-			double sum = 0;
-			for (uint32_t k = 0; k < c.plan.nphases; k++) {
-				const ir_phase *ph = &c.plan.phases[k];
-				int64_t mx = 0;
-				for (uint32_t j = 0; j < ph->ntransfers; j++) {
-					int64_t b =
-					        c.plan.transfers[ph->transfer +
-					                         j]
-					                .bytes;
-					if (b > mx)
-						mx = b;
-				}
-				sum += (double)mx;
-			}
-			*phase_bytes =
-			        c.plan.nphases ? sum / c.plan.nphases : 0;
+			phase_bytes[0] = phase_mean_max(&c.plan, false);
+			phase_bytes[1] = phase_mean_max(&c.plan, true);
 			repro = c.report.reproducible;
 			compiled_fini(&c);
 		}
@@ -1127,9 +1132,9 @@ static void run_case(struct bench *B, const char *name, struct front_input *in,
 		char why[512], lab[32];
 		size_label(size, lab, sizeof lab);
 		size_t ilen = 0;
-		double phase_bytes = 0;
+		double phase_bytes[2] = {0, 0};
 		bool repro = false;
-		uint8_t *img = compile_bcast(in, &ilen, &phase_bytes, &repro,
+		uint8_t *img = compile_bcast(in, &ilen, phase_bytes, &repro,
 		                             why, sizeof why);
 		if (!img) {
 			say("%8s   not compiled: %s\n", lab, why);
@@ -1271,15 +1276,16 @@ static void run_case(struct bench *B, const char *name, struct front_input *in,
 				        (long long)size, 1e6 * res[j].med,
 				        1e6 * res[j].min, iters);
 				if (v[j].kind == 0 || v[j].kind == 3)
-					fprintf(B->csv, ",%u,%u,%.1f,%.3f\n",
+					fprintf(B->csv, ",%u,%u,%.1f,%.3f,%.1f\n",
 					        (unsigned)fi.nphases,
 					        (unsigned)fi.lb_phases,
-					        phase_bytes,
+					        phase_bytes[0],
 					        fi.nphases ? 1e6 * res[j].med /
 					                             fi.nphases
-					                   : 0.0);
+					                   : 0.0,
+					        phase_bytes[1]);
 				else
-					fprintf(B->csv, ",,,,\n");
+					fprintf(B->csv, ",,,,,\n");
 			}
 		}
 		if (!all_ok)
@@ -1357,11 +1363,12 @@ int main(int argc, char **argv)
 		        "# ccplan-bench, %d ranks; us = median of the "
 		        "iterations' slowest rank; `ccplan tau fit` "
 		        "reads bytes,us (or --columns "
-		        "phase_bytes,phase_us)\n",
+		        "phase_bytes,phase_us; --costs fits tau, phi and "
+		        "combine)\n",
 		        g_size);
 		fprintf(B.csv, "collective,algorithm,case,ranks,variant,bytes,"
 		               "us,min_us,iters,phases,lb_phases,phase_bytes,"
-		               "phase_us\n");
+		               "phase_us,phase_combine\n");
 	}
 	say("ccplan-bench: %d ranks, %s transport; median (and min) over "
 	    "iterations of the slowest rank, microseconds\n"
