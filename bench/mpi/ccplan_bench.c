@@ -74,8 +74,9 @@ struct opts {
 	const char *csv;            /* measurement file, or NULL */
 	const char *inputs[MAX_INPUTS]; /* --input files */
 	int ninputs;
-	bool builtin;  /* run the built-in cases */
-	uint64_t seed; /* seed of the generated patterns */
+	bool builtin;     /* run the built-in cases */
+	uint64_t seed;    /* seed of the generated patterns */
+	const char *cost; /* the built-in machines' cost mapping, or NULL */
 };
 
 static int g_rank, g_size; /* in MPI_COMM_WORLD */
@@ -144,6 +145,13 @@ static const char *const usage_text =
         "  --no-builtin        only the --input files\n"
         "  --seed S            seed of the generated patterns (default "
         "1)\n"
+        "  --cost MAP          the built-in machines' costs, a YAML "
+        "mapping such as\n"
+        "                      '{tau: 20, phi: 0.001, combine: 0.0004}' "
+        "(what\n"
+        "                      ccplan tau fit --costs prints): the auto "
+        "cases then\n"
+        "                      choose by them\n"
         "  --csv FILE          write every measurement (ccplan tau fit "
         "reads it)\n"
         "  --list              list the built-in cases and exit\n"
@@ -187,7 +195,7 @@ static bool takes_value(const char *a)
 	static const char *const with_value[] = {
 	        "--sizes",  "--irr-sizes", "--factor",  "--iters",
 	        "--warmup", "--budget",    "--schemes", "--only",
-	        "--input",  "--seed",      "--csv"};
+	        "--input",  "--seed",      "--csv",    "--cost"};
 	for (size_t i = 0; i < sizeof with_value / sizeof *with_value; i++)
 		if (!strcmp(a, with_value[i]))
 			return true;
@@ -267,6 +275,8 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool *list)
 				return 2;
 			}
 			o->inputs[o->ninputs++] = v;
+		} else if (!strcmp(a, "--cost")) {
+			o->cost = v;
 		} else if (!strcmp(a, "--seed")) {
 			o->seed = strtoull(v, NULL, 10);
 		} else if (!strcmp(a, "--csv")) {
@@ -333,9 +343,14 @@ static const struct builtin builtins[] = {
          "tree_scatter", 0, true, false},
         {"gather", BM_LINE, "{collective: gather, root: 0, bytes: 1}",
          "tree_gather", 0, false, false},
+        {"bcast-auto", BM_SWITCH, "{collective: broadcast, root: 0, bytes: 1}",
+         "auto", 0, true, false},
         {"reduce", BM_SWITCH,
          "{collective: reduce, root: 0, bytes: 4, dtype: int32, op: sum}",
          "binomial", 0, false, false},
+        {"reduce-auto", BM_SWITCH,
+         "{collective: reduce, root: 0, bytes: 4, dtype: int32, op: sum}",
+         "auto", 0, true, false},
         {"allreduce", BM_SWITCH,
          "{collective: allreduce, bytes: 4, dtype: int32, op: sum}", "ring", 0,
          false, false},
@@ -358,12 +373,17 @@ static const struct builtin builtins[] = {
          "recursive_doubling", 0, true, false},
         {"allgather-bruck", BM_SWITCH, "{collective: allgather, bytes: 1}",
          "bruck", 0, true, false},
+        {"allgather-auto", BM_SWITCH, "{collective: allgather, bytes: 1}",
+         "auto", 0, true, false},
         {"reduce-scatter", BM_SWITCH,
          "{collective: reduce_scatter, bytes: 4, dtype: int32, op: sum}",
          "ring", 0, false, false},
         {"reduce-scatter-rh", BM_SWITCH,
          "{collective: reduce_scatter, bytes: 4, dtype: int32, op: sum}",
          "recursive_halving", 0, true, false},
+        {"reduce-scatter-auto", BM_SWITCH,
+         "{collective: reduce_scatter, bytes: 4, dtype: int32, op: sum}",
+         "auto", 0, true, false},
         {"reduce-scatter-double", BM_SWITCH,
          "{collective: reduce_scatter, bytes: 8, dtype: double, op: sum}",
          "recursive_halving", 0, true, true},
@@ -391,8 +411,10 @@ static const struct builtin builtins[] = {
 };
 #define NBUILTINS (sizeof builtins / sizeof builtins[0])
 
-/* The YAML text of built-in case b for n ranks (malloc'd). */
-static char *builtin_yaml(const struct builtin *b, int n, uint64_t seed)
+/* The YAML text of built-in case b for n ranks (malloc'd), its machine
+ * with the costs cost (a YAML mapping, or NULL). */
+static char *builtin_yaml(const struct builtin *b, int n, uint64_t seed,
+                          const char *cost)
 {
 	char comm[256], machine[128];
 	if (b->degree_div) {
@@ -412,10 +434,15 @@ static char *builtin_yaml(const struct builtin *b, int n, uint64_t seed)
 	else
 		snprintf(machine, sizeof machine,
 		         "{topology: mesh, dims: [%d], ports: all}", n);
-	size_t len = strlen(comm) + strlen(machine) + 128;
+	size_t len = strlen(comm) + strlen(machine) + 128 +
+	             (cost ? strlen(cost) : 0);
 	char *y = xmalloc(len);
-	snprintf(y, len, "machine: %s\ncommunication: %s\nalgorithm: %s\n",
-	         machine, comm, b->algorithm);
+	/* the mapping's closing brace, then the costs */
+	machine[strlen(machine) - 1] = '\0';
+	snprintf(y, len,
+	         "machine: %s%s%s}\ncommunication: %s\nalgorithm: %s\n",
+	         machine, cost ? ", cost: " : "", cost ? cost : "", comm,
+	         b->algorithm);
 	return y;
 }
 
@@ -1337,7 +1364,8 @@ int main(int argc, char **argv)
 		say("built-in cases (* runs by default; others with "
 		    "--only):\n");
 		for (size_t i = 0; i < NBUILTINS; i++) {
-			char *y = builtin_yaml(&builtins[i], g_size, o.seed);
+			char *y = builtin_yaml(&builtins[i], g_size, o.seed,
+			                       o.cost);
 			for (char *p = y; *p; p++)
 				if (*p == '\n')
 					*p = ' ';
@@ -1380,7 +1408,7 @@ int main(int argc, char **argv)
 		const struct builtin *b = &builtins[i];
 		if (o.only ? !selected(o.only, b->name) : b->extra)
 			continue;
-		char *y = builtin_yaml(b, g_size, o.seed);
+		char *y = builtin_yaml(b, g_size, o.seed, o.cost);
 		struct front_input in;
 		struct diag d;
 		memset(&d, 0, sizeof d);
