@@ -69,11 +69,20 @@ static const struct {
         {"recursive_halving", PK_LOG},
         {"rabenseifner", PK_LOG},
         {"swing", PK_LOG},
+        {"swing_latency", PK_LOG},
         {"scatter_allgather", PK_RING_TREE},
         {"reduce_scatter_gather", PK_RING_TREE},
         {"reduce_bcast", PK_TREE_TWICE},
         {"bucket", PK_BUCKET},
 };
+
+/* Whether generator name's allreduce sends the whole vector, one block,
+ * every step (PK_LOG otherwise halves it). */
+static bool whole_vector(const char *name)
+{
+	return strcmp(name, "recursive_doubling") == 0 ||
+	       strcmp(name, "swing_latency") == 0;
+}
 
 /* Bounds of one generator's plan: transfers, blocks, phases, the hops of
  * all transfers and of the busiest phase, and what lowering gives. */
@@ -228,7 +237,7 @@ static void plan_size(const ir_machine *m, const ir_comm *c,
 		              halving then doubling of n blocks */
 		z->t = k == PK_LOG ? 2 * n * (lg + 1) : 2 * n * (n - 1);
 		z->b = k != PK_LOG                         ? 2 * n * (n - 1)
-		       : !strcmp(name, "recursive_doubling") ? n * (lg + 2)
+		       : whole_vector(name)                 ? n * (lg + 2)
 		                                             : 3 * n * n;
 		if (k == PK_TREE_TWICE)
 			z->t = z->b = 2 * (n - 1);
@@ -238,8 +247,7 @@ static void plan_size(const ir_machine *m, const ir_comm *c,
 	}
 	/* the verifier's partial of each (rank, element block) */
 	double blocks = c->coll == IR_REDUCE_SCATTER ? n
-	                : c->coll == IR_ALLREDUCE &&
-	                          strcmp(name, "recursive_doubling") != 0 &&
+	                : c->coll == IR_ALLREDUCE && !whole_vector(name) &&
 	                          k != PK_TREE_TWICE
 	                        ? n
 	                : c->coll == IR_REDUCE && k == PK_RING_TREE ? n
@@ -279,7 +287,7 @@ static void plan_size(const ir_machine *m, const ir_comm *c,
 	z->iovs = runs     ? fmin(iov_bound, 2 * n + 3 * z->t)
 	          : ranges ? fmin(iov_bound, 8 * n + 4 * z->t)
 	                   : iov_bound;
-	z->file = 128 + 288 + 56 + 8 * z->p + 28 * z->t + 8 * z->b +
+	z->file = 128 + 288 + 56 + 8 + 8 * z->p + 28 * z->t + 8 * z->b +
 	          12 * nnz + 8 * (nnz ? n + 1 : 0) + 76 * n + 28 * z->ops +
 	          20 * z->iovs;
 

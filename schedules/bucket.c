@@ -24,6 +24,11 @@
  *          The peers are closer than recursive doubling's (about 2^s /
  *          1.5 hops), but routes of three and more hops share links,
  *          which the plan declares.
+ *   swing_latency  the latency-optimal variant of the same paper: the
+ *          same peers, each step exchanging and combining the whole
+ *          vector, lg n phases (recursive doubling's count, on shorter
+ *          routes).  Not reproducible: the two partners of a step
+ *          combine the same two partials in opposite orders.
  *
  * Every ring step sends to the neighbour x + 1 of its line: on a torus
  * along the wrap-around link, on a mesh the last rank's message runs back
@@ -255,6 +260,42 @@ static int swing_generate(const ir_machine *m, const ir_comm *c,
 	 * keeps: splitting keeps the meaning */
 	return sch_finish(p, o, true, rc);
 }
+
+/* The latency-optimal variant: the whole vector to the step's peer,
+ * combined, lg n times. */
+static int swing_latency_generate(const ir_machine *m, const ir_comm *c,
+                                  const struct sch_options *o, ir_plan *p)
+{
+	struct swing w;
+	swing_init(&w, m);
+	ir_plan_init(p, m, c, "swing_latency");
+	p->comm.segments = 1; /* one block: the vector */
+	int32_t ks[1] = {0};
+	ir_block tmp[1];
+	int rc = 0;
+	for (int i = 0; i < w.nsteps && rc == 0; i++) {
+		rc = ir_plan_phase(p);
+		for (int32_t r = 0; r < m->nranks && rc == 0; r++)
+			rc = sch_partials(p, r, swing_peer(&w, r, i), ks, 1,
+			                  IR_XF_REDUCE, tmp);
+	}
+	/* every rank sends what it receives: no split */
+	return sch_finish(p, o, false, rc);
+}
+
+const struct sch_generator sch_swing_latency = {
+        .name = "swing_latency",
+        .summary = "allreduce: Swing's latency-optimal variant (De Sensi "
+                   "et al. 2024), the whole vector to the peers at +-1, "
+                   "3, 5, 11, ... along each dimension in turn (lg n "
+                   "phases)",
+        .doc = "collectives.md",
+        .domain = {.colls = SCH_C(IR_ALLREDUCE),
+                   .topos = SCH_T(IR_TORUS),
+                   .where = "with power-of-two sides",
+                   .fits = swing_fits},
+        .generate = swing_latency_generate,
+};
 
 const struct sch_generator sch_swing = {
         .name = "swing",

@@ -136,6 +136,13 @@ communication: {collective: allreduce, bytes: 4004, dtype: int32, op: sum, repro
 algorithm: $alg
 EOF
 		done
+		for alg in swing swing_latency; do
+			compile ar_$alg$n <<EOF && run_ok ar_$alg$n $n
+machine: {topology: torus, dims: [$n]}
+communication: {collective: allreduce, bytes: 4000, dtype: float, op: max}
+algorithm: $alg
+EOF
+		done
 	done
 	# reductions: every element type and operation somewhere
 	compile reduce2 <<EOF && run_ok reduce2 2

@@ -211,6 +211,48 @@ static void test_swing(void **state)
 	assert_non_null(strstr(why, "power-of-two sides"));
 }
 
+/* The latency-optimal variant: lg n phases of the whole vector, the
+ * same peers; free of contention, and reproducible, where every peer
+ * is a neighbour (sides of at most 4); on a side of 8 the two partners
+ * of a step have combined in different orders before it. */
+static void test_swing_latency(void **state)
+{
+	(void)state;
+	const int ms[][3] = {{2, 0, 0}, {4, 4, 0}, {2, 4, 2}, {8, 0, 0},
+	                     {16, 4, 0}, {8, 8, 2}, {32, 0, 0}};
+	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
+		ir_machine m = tu_machine(IR_TORUS, 1, ms[i][0], ms[i][1],
+		                          ms[i][2], 0);
+		ir_comm c = vector(IR_ALLREDUCE, 0, 8 * 5);
+		bool near = m.dims[0] <= 4 && m.dims[1] <= 4 && m.dims[2] <= 4;
+		if (near) {
+			assert_int_equal(make(&sch_swing_latency, &m, &c, true),
+			                 clg(m.nranks));
+			continue;
+		}
+		struct sch_options o = {0};
+		ir_plan p;
+		ir_report r;
+		c.reproducible = false;
+		assert_int_equal(sch_swing_latency.generate(&m, &c, &o, &p),
+		                 0);
+		assert_int_equal(ir_verify(&p, &r), 0);
+		assert_int_equal(r.phases, clg(m.nranks));
+		assert_false(r.reproducible);
+		assert_true(p.flags & IR_PLAN_LINK_CONTENTION);
+		ir_report_fini(&r);
+		ir_plan_fini(&p);
+		/* asked for, the verifier refuses it */
+		c.reproducible = true;
+		assert_int_equal(sch_swing_latency.generate(&m, &c, &o, &p),
+		                 0);
+		assert_int_not_equal(ir_verify(&p, &r), 0);
+		assert_non_null(strstr(r.message, "reproducible"));
+		ir_report_fini(&r);
+		ir_plan_fini(&p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,6 +262,7 @@ int main(void)
 	        cmocka_unit_test(test_pairwise),
 	        cmocka_unit_test(test_bucket),
 	        cmocka_unit_test(test_swing),
+	        cmocka_unit_test(test_swing_latency),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
