@@ -53,8 +53,8 @@
 #include "ccplan_mpi.h"
 #include "codec.h"
 #include "compile.h"
-#include "mpi_ir.h"
 #include "front.h"
+#include "mpi_ir.h"
 
 /* ---- options ------------------------------------------------------------- */
 
@@ -195,7 +195,7 @@ static bool takes_value(const char *a)
 	static const char *const with_value[] = {
 	        "--sizes",  "--irr-sizes", "--factor",  "--iters",
 	        "--warmup", "--budget",    "--schemes", "--only",
-	        "--input",  "--seed",      "--csv",    "--cost"};
+	        "--input",  "--seed",      "--csv",     "--cost"};
 	for (size_t i = 0; i < sizeof with_value / sizeof *with_value; i++)
 		if (!strcmp(a, with_value[i]))
 			return true;
@@ -439,8 +439,7 @@ static char *builtin_yaml(const struct builtin *b, int n, uint64_t seed,
 	char *y = xmalloc(len);
 	/* the mapping's closing brace, then the costs */
 	machine[strlen(machine) - 1] = '\0';
-	snprintf(y, len,
-	         "machine: %s%s%s}\ncommunication: %s\nalgorithm: %s\n",
+	snprintf(y, len, "machine: %s%s%s}\ncommunication: %s\nalgorithm: %s\n",
 	         machine, cost ? ", cost: " : "", cost ? cost : "", comm,
 	         b->algorithm);
 	return y;
@@ -586,17 +585,18 @@ static void mpi_side_init(struct mpi_side *m, const ir_comm *c)
 		m->type = ccp_mpi_ir_type(c->dtype);
 		m->op = ccp_mpi_ir_op(c->op);
 		m->send_len = b;
-		m->recv_len = m->out_len = (size_t)ir_block_bytes(
-		        c, n, (ir_block){me, me});
+		m->recv_len = m->out_len =
+		        (size_t)ir_block_bytes(c, n, (ir_block){me, me});
 		m->count = (int)(m->out_len / es);
 		if ((b / es) % (size_t)n) {
 			m->rcount = calloc((size_t)n, sizeof(int));
 			if (!m->rcount)
 				die("calloc", "out of memory");
 			for (int d = 0; d < n; d++)
-				m->rcount[d] = (int)(ir_block_bytes(
-				                             c, n, (ir_block){d, d}) /
-				                     (int64_t)es);
+				m->rcount[d] =
+				        (int)(ir_block_bytes(c, n,
+				                             (ir_block){d, d}) /
+				              (int64_t)es);
 		}
 		break;
 	}
@@ -740,13 +740,18 @@ static void fill_send(uint8_t *buf, size_t len, const ir_comm *c,
  * between the plan and MPI's collective splits into the schedule's share
  * and the runtime's.  A received partial of a reduction is combined with
  * MPI_Reduce_local after the phase's wait, as MPI's own reductions do.
- * Only slices whose messages are single pieces run this way. */
+ * A message of several pieces goes as one MPI_Type_create_hindexed of
+ * their addresses from MPI_BOTTOM, built once for the buffers it is
+ * given, the way an MPI application sends a strided message. */
 struct raw {
-	ir_slice s;       /* this rank's slice, decoded from the image */
-	bool usable;      /* on every rank */
-	uint8_t *scratch; /* s.scratch_bytes */
-	MPI_Request *req; /* s.nops */
-	uint32_t *post;   /* RECV_REDUCE ops of the phase, to combine */
+	ir_slice s;            /* this rank's slice, decoded from the image */
+	bool usable;           /* on every rank */
+	uint8_t *scratch;      /* s.scratch_bytes */
+	MPI_Request *req;      /* s.nops */
+	uint32_t *post;        /* RECV_REDUCE ops of the phase, to combine */
+	MPI_Datatype *type;    /* s.nops: a message's pieces, or
+	                          MPI_DATATYPE_NULL for one piece */
+	uint8_t *typed_for[2]; /* the send and receive buffers of type[] */
 };
 
 static MPI_Comm g_raw_comm = MPI_COMM_NULL; /* a duplicate of the world */
@@ -760,26 +765,76 @@ static void raw_init(struct raw *r, const uint8_t *img, size_t len)
 	int ok = 1;
 	for (uint32_t i = 0; i < r->s.nops; i++) {
 		const ir_op *op = &r->s.ops[i];
-		if (((op->code == IR_OP_RECV || op->code == IR_OP_SEND) &&
-		     op->niov != 1) ||
-		    (op->code == IR_OP_RECV_REDUCE &&
-		     (op->niov != 2 || r->s.dtype == IR_DT_UNKNOWN)))
+		if ((op->code == IR_OP_RECV_REDUCE &&
+		     r->s.dtype == IR_DT_UNKNOWN) ||
+		    op->bytes > INT_MAX)
 			ok = 0;
 	}
 	int all = 0;
 	MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	r->usable = all;
+	size_t nops = r->s.nops ? r->s.nops : 1;
 	r->scratch = xmalloc((size_t)r->s.scratch_bytes);
-	r->req = xmalloc(sizeof(MPI_Request) * (r->s.nops ? r->s.nops : 1));
-	r->post = xmalloc(sizeof(uint32_t) * (r->s.nops ? r->s.nops : 1));
+	r->req = xmalloc(sizeof(MPI_Request) * nops);
+	r->post = xmalloc(sizeof(uint32_t) * nops);
+	r->type = xmalloc(sizeof(MPI_Datatype) * nops);
+	for (size_t i = 0; i < nops; i++)
+		r->type[i] = MPI_DATATYPE_NULL;
+}
+
+static void raw_free_types(struct raw *r)
+{
+	for (uint32_t i = 0; i < r->s.nops; i++)
+		if (r->type[i] != MPI_DATATYPE_NULL)
+			MPI_Type_free(&r->type[i]);
+	r->typed_for[0] = r->typed_for[1] = NULL;
+}
+
+/* The datatypes of the messages of several pieces, for these buffers:
+ * the pieces of a SEND or RECV, a RECV_REDUCE's landing piece is one. */
+static void raw_types(struct raw *r, uint8_t *const base[3])
+{
+	if (r->typed_for[0] == base[0] && r->typed_for[1] == base[1])
+		return;
+	raw_free_types(r);
+	int cap = 0;
+	int *len = NULL;
+	MPI_Aint *at = NULL;
+	for (uint32_t i = 0; i < r->s.nops; i++) {
+		const ir_op *op = &r->s.ops[i];
+		if ((op->code != IR_OP_SEND && op->code != IR_OP_RECV) ||
+		    op->niov < 2)
+			continue;
+		if ((int)op->niov > cap) {
+			cap = (int)op->niov;
+			len = realloc(len, sizeof *len * (size_t)cap);
+			at = realloc(at, sizeof *at * (size_t)cap);
+			if (!len || !at)
+				die("raw", "out of memory");
+		}
+		for (uint32_t k = 0; k < op->niov; k++) {
+			const ir_iov *v = &r->s.iovs[op->iov + k];
+			len[k] = (int)v->len;
+			MPI_Get_address(base[v->buf] + v->off, &at[k]);
+		}
+		MPI_Type_create_hindexed((int)op->niov, len, at, MPI_BYTE,
+		                         &r->type[i]);
+		MPI_Type_commit(&r->type[i]);
+	}
+	free(len);
+	free(at);
+	r->typed_for[0] = base[0];
+	r->typed_for[1] = base[1];
 }
 
 static void raw_fini(struct raw *r)
 {
+	raw_free_types(r);
 	ir_slice_fini(&r->s);
 	free(r->scratch);
 	free(r->req);
 	free(r->post);
+	free(r->type);
 }
 
 static int raw_run(struct raw *r, uint8_t *send, uint8_t *recv)
@@ -787,10 +842,13 @@ static int raw_run(struct raw *r, uint8_t *send, uint8_t *recv)
 	uint8_t *base[3] = {send, recv, r->scratch};
 	const ir_iov *iov = r->s.iovs;
 	int k = 0, npost = 0, rc = MPI_SUCCESS;
+	raw_types(r, base);
 	for (uint32_t i = 0; i < r->s.nops && rc == MPI_SUCCESS; i++) {
 		const ir_op *op = &r->s.ops[i];
 		const ir_iov *v = &iov[op->iov];
 		int tag = (int)(op->phase % 32768u); /* MPI_TAG_UB >= 32767 */
+		static uint8_t none; /* where an empty message points */
+		uint8_t *one = op->niov ? base[v->buf] + v->off : &none;
 		switch (op->code) {
 		case IR_OP_COPY:
 			memmove(base[v[1].buf] + v[1].off,
@@ -800,26 +858,43 @@ static int raw_run(struct raw *r, uint8_t *send, uint8_t *recv)
 			r->post[npost++] = i;
 			/* fall through */
 		case IR_OP_RECV:
-			rc = MPI_Irecv(base[v->buf] + v->off, (int)v->len,
-			               MPI_BYTE, op->peer, tag, g_raw_comm,
-			               &r->req[k++]);
+			if (r->type[i] != MPI_DATATYPE_NULL)
+				rc = MPI_Irecv(MPI_BOTTOM, 1, r->type[i],
+				               op->peer, tag, g_raw_comm,
+				               &r->req[k++]);
+			else
+				rc = MPI_Irecv(one, (int)op->bytes, MPI_BYTE,
+				               op->peer, tag, g_raw_comm,
+				               &r->req[k++]);
 			break;
 		case IR_OP_SEND:
-			rc = MPI_Isend(base[v->buf] + v->off, (int)v->len,
-			               MPI_BYTE, op->peer, tag, g_raw_comm,
-			               &r->req[k++]);
+			if (r->type[i] != MPI_DATATYPE_NULL)
+				rc = MPI_Isend(MPI_BOTTOM, 1, r->type[i],
+				               op->peer, tag, g_raw_comm,
+				               &r->req[k++]);
+			else
+				rc = MPI_Isend(one, (int)op->bytes, MPI_BYTE,
+				               op->peer, tag, g_raw_comm,
+				               &r->req[k++]);
 			break;
 		case IR_OP_WAIT:
 			rc = MPI_Waitall(k, r->req, MPI_STATUSES_IGNORE);
+			/* landed in piece 0; pieces 1.. are the partials
+			 * it combines into, in order */
 			for (int j = 0; j < npost && rc == MPI_SUCCESS; j++) {
 				const ir_op *q = &r->s.ops[r->post[j]];
 				const ir_iov *w = &iov[q->iov];
+				const uint8_t *from = base[w->buf] + w->off;
 				size_t es = ir_dtype_size(r->s.dtype);
-				rc = MPI_Reduce_local(base[w->buf] + w->off,
-				                      base[w[1].buf] + w[1].off,
-				                      (int)(q->bytes / es),
-				                      ccp_mpi_ir_type(r->s.dtype),
-				                      ccp_mpi_ir_op(r->s.redop));
+				for (uint32_t p = 1;
+				     p < q->niov && rc == MPI_SUCCESS; p++) {
+					rc = MPI_Reduce_local(
+					        from, base[w[p].buf] + w[p].off,
+					        (int)(w[p].len / es),
+					        ccp_mpi_ir_type(r->s.dtype),
+					        ccp_mpi_ir_op(r->s.redop));
+					from += w[p].len;
+				}
 			}
 			k = npost = 0;
 			break;
@@ -1018,9 +1093,8 @@ static void size_label(int64_t b, char *out, size_t len)
  * orders differ by at most 2(n-1)u times the sum of their magnitudes
  * (u = eps/2), which is the result itself for fill_send's positive
  * terms.  *maxrel: the largest relative difference. */
-static bool within_rounding(const uint8_t *got, const uint8_t *want,
-                            size_t len, enum ir_dtype dt, int n,
-                            double *maxrel)
+static bool within_rounding(const uint8_t *got, const uint8_t *want, size_t len,
+                            enum ir_dtype dt, int n, double *maxrel)
 {
 	size_t es = ir_dtype_size(dt);
 	double eps = dt == IR_DT_FLOAT ? FLT_EPSILON : DBL_EPSILON;
@@ -1281,9 +1355,9 @@ static void run_case(struct bench *B, const char *name, struct front_input *in,
 			printf(" %6d%s%s%s%s\n", iters, chose ? " " : "",
 			       chose ? fi.algorithm : "",
 			       all_ok ? "" : "  RESULT DIFFERS FROM MPI",
-			       repro && !plan_same
-			               ? " (OR BETWEEN RANKS, REPRODUCIBLE PLAN)"
-			               : "");
+			       repro && !plan_same ? " (OR BETWEEN RANKS, "
+			                             "REPRODUCIBLE PLAN)"
+			                           : "");
 			fflush(stdout);
 			S.sizes++;
 			S.within5 += ratio <= 1.05;
@@ -1303,7 +1377,8 @@ static void run_case(struct bench *B, const char *name, struct front_input *in,
 				        (long long)size, 1e6 * res[j].med,
 				        1e6 * res[j].min, iters);
 				if (v[j].kind == 0 || v[j].kind == 3)
-					fprintf(B->csv, ",%u,%u,%.1f,%.3f,%.1f\n",
+					fprintf(B->csv,
+					        ",%u,%u,%.1f,%.3f,%.1f\n",
 					        (unsigned)fi.nphases,
 					        (unsigned)fi.lb_phases,
 					        phase_bytes[0],
@@ -1342,7 +1417,8 @@ static void run_case(struct bench *B, const char *name, struct front_input *in,
 		    "(bound 2 n eps = %.1e)\n",
 		    name, mpi_name(c->coll), maxrel_all,
 		    2.0 * g_size *
-		            (c->dtype == IR_DT_FLOAT ? FLT_EPSILON : DBL_EPSILON));
+		            (c->dtype == IR_DT_FLOAT ? FLT_EPSILON
+		                                     : DBL_EPSILON));
 }
 
 /* ---- main ---------------------------------------------------------------- */
