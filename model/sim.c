@@ -26,8 +26,11 @@
  *              shared link; rates are recomputed whenever a message
  *              starts or stops streaming
  *   receive    the tail is in: the ports are freed, and each destination
- *              spends gamma on it, its receives one at a time; then the
- *              blocks are delivered and later sends may become ready.
+ *              spends gamma on it, and L*combine more when it combines
+ *              it into a partial (IR_XF_REDUCE, the machine's combine
+ *              cost, 0 when unset), its receives one at a time; then
+ *              the blocks are delivered and later sends may become
+ *              ready.
  *
  * With links = MODEL_LINKS_FIFO (model_sim_opts), links have no virtual
  * channels: after injection the header takes its route's links one at a
@@ -1204,8 +1207,11 @@ static int on_stream(struct sim *s, uint32_t i, double now)
 	}
 	for (uint32_t k = 0; k < g->nx; k++) {
 		uint32_t t = s->xf[g->x0 + k];
-		int32_t d = s->p->transfers[t].dst;
+		const ir_transfer *x = &s->p->transfers[t];
+		int32_t d = x->dst;
 		double at = fmax(now, s->rank[d].rx_free) + s->c->gamma;
+		if ((x->flags & IR_XF_REDUCE) && ir_cost_has_combine(s->c))
+			at += (double)x->bytes * s->c->combine;
 		s->rank[d].rx_free = at;
 		deliver(s, d, at);
 		/* only a delivery some send or a barrier waits for needs

@@ -564,6 +564,50 @@ static void test_against_unicast(void **state)
 	}
 }
 
+/* A receiver that combines a partial spends L*combine more on it, in
+ * the simulator as in the unicast model: with phase barriers the two
+ * agree on a reduction's plan, with and without the combine cost. */
+static void test_combine(void **state)
+{
+	(void)state;
+	ir_machine m = tu_machine(IR_SWITCH, 0, 8, 0, 0, 0);
+	m.cost.alpha = 3;
+	m.cost.beta = 0.002;
+	m.cost.hop = 0;
+	m.cost.gamma = 1;
+	ir_comm c = tu_comm(IR_ALLREDUCE, 0, 8000);
+	c.dtype = IR_DT_DOUBLE;
+	c.op = IR_OP_SUM;
+	const char *algs[] = {"recursive_doubling", "ring", "rabenseifner"};
+	for (size_t i = 0; i < sizeof algs / sizeof algs[0]; i++) {
+		const struct sch_generator *g = sch_find(algs[i]);
+		struct sch_options o = {0};
+		ir_plan p;
+		assert_non_null(g);
+		assert_int_equal(g->generate(&m, &c, &o, &p), 0);
+		double before[2], after[2];
+		char err[256];
+		struct model_sim s;
+		for (int k = 0; k < 2; k++) {
+			p.machine.cost.combine = k ? 0.001 : NAN;
+			double *at = k ? after : before;
+			assert_int_equal(model_predict(&p, NULL, MODEL_UNICAST,
+			                               &at[0], NULL, err,
+			                               sizeof err),
+			                 0);
+			simulate(&p, true, &s);
+			at[1] = s.max_us;
+			model_sim_fini(&s);
+			EXACT(at[1], at[0]);
+		}
+		/* recursive doubling combines the whole vector 3 times */
+		assert_true(after[0] > before[0]);
+		if (i == 0)
+			EXACT(after[0] - before[0], 3 * 8000 * 0.001);
+		ir_plan_fini(&p);
+	}
+}
+
 /* ---- findings -------------------------------------------------------- */
 
 /* Mean max and average delivery time of alg's broadcast over eight
@@ -786,6 +830,7 @@ int main(void)
 	        cmocka_unit_test(test_half_duplex),
 	        cmocka_unit_test(test_errors),
 	        cmocka_unit_test(test_against_unicast),
+	        cmocka_unit_test(test_combine),
 	        cmocka_unit_test(test_edn_vs_rd),
 	        cmocka_unit_test(test_transpose),
 	        cmocka_unit_test(test_mcast_and_reduce),
