@@ -1372,7 +1372,7 @@ static void run_case(struct bench *B, const char *name, struct front_input *in,
 					continue;
 				fprintf(B->csv,
 				        "%s,%s,%s,%d,%s,%lld,%.3f,%.3f,%d",
-				        ir_coll_name(c->coll), in->algorithm,
+				        ir_coll_name(c->coll), fi.algorithm,
 				        name, g_size, v[j].name,
 				        (long long)size, 1e6 * res[j].med,
 				        1e6 * res[j].min, iters);
