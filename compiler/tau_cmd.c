@@ -24,6 +24,7 @@ static const char *const tc_prog = "ccplan tau";
 
 const char tau_cmd_help[] =
         "usage: ccplan tau fit FILE.csv [options]\n"
+        "       ccplan tau fit FILE.csv --costs [--variant NAME] [--brief]\n"
         "       ccplan tau plot [what] [--point P] [options] -o OUT.svg\n"
         "\n"
         "The tau-model of thesis 001 chapter 5: a latency T(L) = T_s + "
@@ -36,6 +37,7 @@ const char tau_cmd_help[] =
 
 static const char help_fit[] =
         "usage: ccplan tau fit FILE.csv [options]\n"
+        "       ccplan tau fit FILE.csv --costs [--variant NAME] [--brief]\n"
         "\n"
         "Fit T(L) = T_s + T_n*L to measured (bytes, time) rows by least "
         "squares\n"
@@ -60,6 +62,23 @@ static const char help_fit[] =
         "region\n"
         "                   A-D and the crossover length L* (eq. 5.5)\n"
         "  --brief          no table of residuals\n"
+        "With --costs, fit a machine's costs instead, from the CSV of "
+        "'ccplan-bench\n"
+        "--csv': tau (us per phase), phi (us per byte) and combine (us "
+        "per byte a\n"
+        "receiver combines) of the permutation model, us = tau*P + phi*B "
+        "+ combine*C\n"
+        "with P = phases, B = phases*phase_bytes, C = "
+        "phases*phase_combine, by\n"
+        "least squares of the relative residuals, all three >= 0; print "
+        "them, R^2,\n"
+        "the residuals and a 'cost:' line for a machine YAML.\n"
+        "  --costs          fit tau, phi and combine (not with --columns, "
+        "--unit,\n"
+        "                   --round-trip, --against)\n"
+        "  --variant NAME   the rows of this variant (default s2-nb, "
+        "the bench's\n"
+        "                   main plan column: scheme S2, no barrier)\n"
         "Exit status: 0 ok, 2 bad input (the message gives "
         "file:line:column).\n";
 
@@ -122,6 +141,8 @@ static const struct option fit_opts[] = {
         {"round-trip", no_argument, NULL, 'r'},
         {"against", required_argument, NULL, 'a'},
         {"brief", no_argument, NULL, 'b'},
+        {"costs", no_argument, NULL, 'k'},
+        {"variant", required_argument, NULL, 'n'},
         {"help", no_argument, NULL, 'h'},
         {0},
 };
@@ -129,6 +150,7 @@ static const char *const fit_args[128] = {
         ['c'] = "the columns, B,T",
         ['u'] = "a unit: us, ns, ms or s",
         ['a'] = "a machine preset",
+        ['n'] = "a variant name, such as s2-nb",
 };
 /* --alpha, --beta, --hop and --gamma are '1' to '4', as tc_pnames */
 static const struct option plot_opts[] = {
@@ -185,6 +207,15 @@ static void tc_print_diag(const struct tau_diag *d)
 {
 	front_print_diag(stderr, d->file, d->line, d->column, d->message,
 	                 d->source_line);
+}
+
+/* Say why reading a CSV file failed: its diagnostic, or no memory. */
+static void tc_read_error(int rc, const struct tau_diag *d)
+{
+	if (rc == CCP_ENOMEM)
+		fprintf(stderr, "%s: %s\n", tc_prog, ccp_strerror(rc));
+	else
+		tc_print_diag(d);
 }
 
 /* A number that must be finite: 0 or -1. */
@@ -258,11 +289,96 @@ static int tc_exit(int rc)
 
 /* ---- tau fit ----------------------------------------------------------- */
 
+/* `tau fit --costs`: tau, phi and combine of the permutation model
+ * (docs/cost-models.md) from a ccplan-bench CSV, with a line to paste
+ * into a machine YAML. */
+static int tc_fit_costs(const char *path, const char *variant, bool brief)
+{
+	static const char *const pname[3] = {"tau", "phi", "combine"};
+	struct tau_cost_rows rows = {0};
+	struct tau_cost_fit f;
+	struct tau_diag d;
+	char err[256];
+	memset(&d, 0, sizeof d);
+	memset(&f, 0, sizeof f);
+	if (!variant)
+		variant = "s2-nb";
+	int rc = tau_cost_rows_read(path, variant, &rows, &d);
+	if (rc) {
+		tc_read_error(rc, &d);
+		goto out;
+	}
+	if ((rc = tau_cost_fit(rows.v, rows.n, &f, err, sizeof err)) != 0) {
+		if (rc == CCP_ENOMEM)
+			fprintf(stderr, "%s: %s\n", tc_prog, ccp_strerror(rc));
+		else
+			fprintf(stderr, "%s: %s\n", path, err);
+		goto out;
+	}
+	size_t ncases = 0;
+	for (size_t i = 0; i < rows.n; i++) {
+		size_t j = 0;
+		while (j < i && strcmp(rows.v[j].name, rows.v[i].name) != 0)
+			j++;
+		ncases += j == i;
+	}
+	printf("%s: %zu rows of variant %s, %zu case%s (skipped: %zu rows "
+	       "of other variants, %zu without phases)\n",
+	       path, f.n, variant, ncases, ncases == 1 ? "" : "s", rows.other,
+	       rows.nophase);
+	printf("model: us = tau*phases + phi*phases*phase_bytes%s, relative "
+	       "least squares, >= 0\n",
+	       f.has_combine ? " + combine*phases*phase_combine" : "");
+	double v[3] = {f.tau, f.phi, f.combine};
+	static const char *const unit[3] = {"us per phase", "us per byte",
+	                                    "us per byte combined"};
+	for (int k = 0; k < 3; k++) {
+		if (k == 2 && !f.has_combine) {
+			printf("combine  not fitted: no row combines "
+			       "(phase_combine is 0 in every row)\n");
+			continue;
+		}
+		printf("%-8s %.6g %s", pname[k], v[k], unit[k]);
+		if (f.held[k])
+			printf("  (held at 0: unconstrained %.6g)", f.free[k]);
+		printf("\n");
+	}
+	printf("R^2      %.6f  (of the relative residuals, weights 1/us^2)\n",
+	       f.r2);
+	printf("relative residuals  median %.3g%%, largest %+.3g%% (line %d, "
+	       "%s)\n",
+	       100 * f.median_rel, 100 * f.max_rel, rows.v[f.worst].line,
+	       rows.v[f.worst].name[0] ? rows.v[f.worst].name : "-");
+	printf("for the machine YAML:\n  cost: {tau: %.6g, phi: %.6g", f.tau,
+	       f.phi);
+	if (f.has_combine)
+		printf(", combine: %.6g", f.combine);
+	printf("}\n");
+	if (!brief) {
+		printf("\n%6s %-16s %10s %12s %12s %9s\n", "line", "case",
+		       "bytes", "measured_us", "fitted_us", "relative");
+		for (size_t i = 0; i < rows.n; i++) {
+			const struct tau_cost_row *r = &rows.v[i];
+			char b[32] = "-";
+			if (!isnan(r->bytes))
+				snprintf(b, sizeof b, "%.10g", r->bytes);
+			printf("%6d %-16s %10s %12.6g %12.6g %+8.2f%%\n",
+			       r->line, r->name[0] ? r->name : "-", b, r->us,
+			       r->us * (1 + f.rel[i]), 100 * f.rel[i]);
+		}
+	}
+out:
+	tau_cost_fit_fini(&f);
+	tau_cost_rows_fini(&rows);
+	return tc_exit(rc);
+}
+
 static int tc_fit(int argc, char **argv)
 {
 	struct tau_csv_opts o = {0};
-	const char *path, *against = NULL;
-	bool brief = false;
+	const char *path, *against = NULL, *variant = NULL;
+	const char *column_opt = NULL; /* an option of the columns mode */
+	bool brief = false, costs = false;
 	char cols[128];
 	int v;
 	optind = 0; /* argv is the subcommand's: getopt starts afresh */
@@ -281,7 +397,9 @@ static int tc_fit(int argc, char **argv)
 			*comma = '\0';
 			o.bytes_col = cols;
 			o.time_col = comma + 1;
+			column_opt = "--columns";
 		} else if (v == 'u') {
+			column_opt = "--unit";
 			static const char *const u[] = {"ns", "us", "ms", "s"};
 			static const double f[] = {1e-3, 1, 1e3, 1e6};
 			for (int i = 0; i < 4; i++)
@@ -296,10 +414,16 @@ static int tc_fit(int argc, char **argv)
 			}
 		} else if (v == 'r') {
 			o.round_trip = true;
+			column_opt = "--round-trip";
 		} else if (v == 'a') {
 			against = optarg;
+			column_opt = "--against";
 		} else if (v == 'b') {
 			brief = true;
+		} else if (v == 'k') {
+			costs = true;
+		} else if (v == 'n') {
+			variant = optarg;
 		}
 	}
 	if (v != CLI_END)
@@ -310,7 +434,17 @@ static int tc_fit(int argc, char **argv)
 		cli_unexpected("tau fit", argv[optind + 1], help_fit);
 		return EXIT_BADINPUT;
 	}
+	if (costs && column_opt)
+		return cli_usage(
+		        "tau fit",
+		        "--costs fits the bench's columns; it takes no "
+		        "%s",
+		        column_opt);
+	if (variant && !costs)
+		return cli_usage("tau fit", "--variant is for --costs");
 	path = argv[optind];
+	if (costs)
+		return tc_fit_costs(path, variant, brief);
 	struct tau_params ap;
 	if (against && tc_preset_params(against, &ap) != 0)
 		return EXIT_BADINPUT;
@@ -323,10 +457,7 @@ static int tc_fit(int argc, char **argv)
 	memset(&f, 0, sizeof f);
 	int rc = tau_samples_read(path, &o, &s, &d);
 	if (rc) {
-		if (rc == CCP_ENOMEM)
-			fprintf(stderr, "%s: %s\n", tc_prog, ccp_strerror(rc));
-		else
-			tc_print_diag(&d);
+		tc_read_error(rc, &d);
 		goto out;
 	}
 	if ((rc = tau_fit(s.s, s.n, &f, err, sizeof err)) != 0) {
@@ -1007,11 +1138,7 @@ static int tc_plot(int argc, char **argv)
 		struct tau_diag d;
 		memset(&d, 0, sizeof d);
 		if ((rc = tau_names_read(o.points, &pts, &d)) != 0) {
-			if (rc == CCP_ENOMEM)
-				fprintf(stderr, "%s: %s\n", tc_prog,
-				        ccp_strerror(rc));
-			else
-				tc_print_diag(&d);
+			tc_read_error(rc, &d);
 			goto out;
 		}
 		for (size_t i = 0; i < pts.n; i++)

@@ -621,6 +621,400 @@ void tau_fit_fini(struct tau_fit *f)
 	f->residual = NULL;
 }
 
+/* ---- machine costs from a bench CSV -------------------------------------- */
+
+/* The field of column col in row r as text, "" past the row's end. */
+static struct csv_field csv_get(const struct csv_row *r, int col)
+{
+	if (col >= 0 && col < r->nf)
+		return r->f[col];
+	return (struct csv_field){"", 0, (int)r->len + 1};
+}
+
+/* Whether field f is exactly s (case matters: variants are names). */
+static bool csv_eq(const struct csv_field *f, const char *s)
+{
+	return f->n == strlen(s) && memcmp(f->p, s, f->n) == 0;
+}
+
+/* The other variants a file holds (the first 8), for the error when it
+ * holds no row of the one asked for. */
+struct cost_seen {
+	char name[8][24];
+	int n;
+	bool more; /* a ninth, or one too long to show */
+};
+
+/* Remember variant f once. */
+static void cost_seen_add(struct cost_seen *s, const struct csv_field *f)
+{
+	for (int k = 0; k < s->n; k++)
+		if (csv_eq(f, s->name[k]))
+			return;
+	if (s->n == 8 || f->n == 0 || f->n >= sizeof s->name[0]) {
+		s->more = true;
+		return;
+	}
+	memcpy(s->name[s->n], f->p, f->n);
+	s->name[s->n++][f->n] = '\0';
+}
+
+int tau_cost_rows_parse(const char *name, const char *text, size_t len,
+                        const char *variant, struct tau_cost_rows *out,
+                        struct tau_diag *d)
+{
+	/* the columns ccplan-bench --csv writes (docs/bench-mpi.md) */
+	static const char *const need[] = {"variant", "phases", "phase_bytes",
+	                                   "phase_combine", "us"};
+	enum { C_VARIANT, C_PHASES, C_PBYTES, C_PCOMBINE, C_US, C_NEED };
+	struct csv_iter it = {name, text, text + len, 0, d};
+	struct csv_row *r = malloc(2 * sizeof *r), *hdr, *row;
+	struct cost_seen seen;
+	int rc, got, col[C_NEED], ccase, cbytes;
+	size_t n0 = out->n, other0 = out->other, nophase0 = out->nophase;
+	if (!variant)
+		variant = "s2-nb";
+	if (!r)
+		return CCP_ENOMEM;
+	memset(&seen, 0, sizeof seen);
+	hdr = &r[0];
+	row = &r[1];
+	if ((got = csv_next(&it, hdr)) <= 0) {
+		rc = got < 0 ? got
+		             : tau__diag(d, name, 0, 0, NULL, 0,
+		                         "no measurements: the file has only "
+		                         "blank lines and comments");
+		goto out;
+	}
+	if (csv_has_number(hdr)) {
+		rc = tau__diag(d, name, hdr->line, 1, hdr->text, hdr->len,
+		               "no header line: fitting costs needs the "
+		               "columns variant, phases, phase_bytes, "
+		               "phase_combine and us (ccplan-bench --csv)");
+		goto out;
+	}
+	for (int k = 0; k < C_NEED; k++) {
+		const char *const one[] = {need[k], NULL};
+		if ((col[k] = csv_find(hdr, one)) < 0) {
+			rc = tau__diag(
+			        d, name, hdr->line, 1, hdr->text, hdr->len,
+			        "the header names no column '%s' (fitting "
+			        "costs needs variant, phases, phase_bytes, "
+			        "phase_combine and us, as ccplan-bench "
+			        "--csv writes them)",
+			        need[k]);
+			goto out;
+		}
+	}
+	{
+		static const char *const cn[] = {"case", NULL};
+		ccase = csv_find(hdr, cn);
+		cbytes = csv_find(hdr, csv_bytes_names);
+	}
+	for (got = csv_next(&it, row); got == 1; got = csv_next(&it, row)) {
+		const struct csv_field *fv, *fp, *fb, *fc, *ft;
+		struct tau_cost_row x;
+		double pb, pc;
+		if ((rc = csv_need(&it, row, col[C_VARIANT], "the variant",
+		                   &fv)) != 0)
+			goto out;
+		if (!csv_eq(fv, variant)) {
+			cost_seen_add(&seen, fv);
+			out->other++;
+			continue;
+		}
+		if ((rc = csv_need(&it, row, col[C_PHASES], "the phases",
+		                   &fp)) != 0)
+			goto out;
+		if (fp->n == 0) {
+			out->nophase++;
+			continue;
+		}
+		if ((rc = csv_need(&it, row, col[C_PBYTES], "phase_bytes",
+		                   &fb)) != 0 ||
+		    (rc = csv_need(&it, row, col[C_PCOMBINE], "phase_combine",
+		                   &fc)) != 0 ||
+		    (rc = csv_need(&it, row, col[C_US], "the time (us)",
+		                   &ft)) != 0 ||
+		    (rc = csv_value(&it, row, fp, "a phase count (phases)",
+		                    true, &x.p)) != 0 ||
+		    (rc = csv_value(&it, row, fb,
+		                    "bytes per phase (phase_bytes)", false,
+		                    &pb)) != 0 ||
+		    (rc = csv_value(&it, row, fc,
+		                    "bytes combined per phase (phase_combine)",
+		                    false, &pc)) != 0 ||
+		    (rc = csv_value(&it, row, ft, "a time in us (us)", true,
+		                    &x.us)) != 0)
+			goto out;
+		x.b = x.p * pb;
+		x.c = x.p * pc;
+		struct csv_field f = csv_get(row, cbytes);
+		if (cbytes < 0 || csv_number(&f, &x.bytes) != 0)
+			x.bytes = NAN;
+		f = csv_get(row, ccase);
+		size_t nn = f.n < sizeof x.name ? f.n : sizeof x.name - 1;
+		memcpy(x.name, f.p, nn);
+		x.name[nn] = '\0';
+		x.line = row->line;
+		if (tau__grow((void **)&out->v, &out->cap, out->n,
+		              sizeof *out->v)) {
+			rc = CCP_ENOMEM;
+			goto out;
+		}
+		out->v[out->n++] = x;
+	}
+	if (got < 0) {
+		rc = got;
+		goto out;
+	}
+	rc = 0;
+	if (out->n == n0) {
+		char list[256] = "";
+		for (int k = 0, at = 0; k < seen.n; k++)
+			at += snprintf(list + at, sizeof list - (size_t)at,
+			               "%s%s", k ? ", " : "", seen.name[k]);
+		rc = tau__diag(d, name, 0, 0, NULL, 0,
+		               "no rows of variant '%s' with a phase count "
+		               "(other variants in the file: %s%s)",
+		               variant, seen.n ? list : "none",
+		               seen.more ? ", ..." : "");
+	}
+out:
+	if (rc) {
+		out->n = n0;
+		out->other = other0;
+		out->nophase = nophase0;
+	}
+	free(r);
+	return rc;
+}
+
+int tau_cost_rows_read(const char *path, const char *variant,
+                       struct tau_cost_rows *out, struct tau_diag *d)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = tau__slurp(path, &buf, &len, d);
+	if (rc)
+		return rc;
+	rc = tau_cost_rows_parse(path, buf, len, variant, out, d);
+	free(buf);
+	return rc;
+}
+
+void tau_cost_rows_fini(struct tau_cost_rows *r)
+{
+	free(r->v);
+	memset(r, 0, sizeof *r);
+}
+
+/* Solve the m x m system g x = h (m <= 3, g symmetric with unit diagonal)
+ * by elimination with partial pivoting: 0, or -1 when a pivot falls below
+ * 1e-12, i.e. the columns behind g are (nearly) proportional. */
+static int cost_solve(int m, double g[3][3], double h[3], double x[3])
+{
+	double a[3][4];
+	for (int i = 0; i < m; i++) {
+		for (int j = 0; j < m; j++)
+			a[i][j] = g[i][j];
+		a[i][m] = h[i];
+	}
+	for (int c = 0; c < m; c++) {
+		int p = c;
+		for (int i = c + 1; i < m; i++)
+			if (fabs(a[i][c]) > fabs(a[p][c]))
+				p = i;
+		if (!(fabs(a[p][c]) > 1e-12))
+			return -1;
+		for (int j = 0; j <= m; j++) {
+			double t = a[c][j];
+			a[c][j] = a[p][j];
+			a[p][j] = t;
+		}
+		for (int i = c + 1; i < m; i++) {
+			double f = a[i][c] / a[c][c];
+			for (int j = c; j <= m; j++)
+				a[i][j] -= f * a[c][j];
+		}
+	}
+	for (int i = m - 1; i >= 0; i--) {
+		double s = a[i][m];
+		for (int j = i + 1; j < m; j++)
+			s -= a[i][j] * x[j];
+		x[i] = s / a[i][i];
+	}
+	return 0;
+}
+
+/* Row i's parameter k (P, B or C) over its time: the row of the
+ * weighted problem, whose target is 1. */
+static double cost_z(const struct tau_cost_row *r, int k)
+{
+	return (k == 0 ? r->p : k == 1 ? r->b : r->c) / r->us;
+}
+
+/* The unconstrained fit of the parameters in mask (of nk) with the others
+ * 0, on normal equations scaled to a unit diagonal (the columns differ by
+ * 10^6, P against B): th[] in us/unit.  0 or -1 if singular. */
+static int cost_subset(const struct tau_cost_row *r, size_t n, int nk,
+                       unsigned mask, const double scale[3], double th[3])
+{
+	double g[3][3], h[3], x[3];
+	int idx[3], m = 0;
+	for (int k = 0; k < nk; k++)
+		if (mask >> k & 1)
+			idx[m++] = k;
+	for (int a = 0; a < m; a++) {
+		h[a] = 0;
+		for (int b = 0; b < m; b++)
+			g[a][b] = 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (int a = 0; a < m; a++) {
+			double za = cost_z(&r[i], idx[a]) / scale[idx[a]];
+			h[a] += za;
+			for (int b = 0; b < m; b++)
+				g[a][b] += za * cost_z(&r[i], idx[b]) /
+				           scale[idx[b]];
+		}
+	th[0] = th[1] = th[2] = 0;
+	if (m && cost_solve(m, g, h, x) != 0)
+		return -1;
+	for (int a = 0; a < m; a++)
+		th[idx[a]] = x[a] / scale[idx[a]];
+	return 0;
+}
+
+/* The sum of squared relative residuals of th over the rows. */
+static double cost_ss(const struct tau_cost_row *r, size_t n,
+                      const double th[3])
+{
+	double ss = 0;
+	for (size_t i = 0; i < n; i++) {
+		double e = (th[0] * r[i].p + th[1] * r[i].b + th[2] * r[i].c -
+		            r[i].us) /
+		           r[i].us;
+		ss += e * e;
+	}
+	return ss;
+}
+
+/* Relative least squares (weights 1/us^2): times span 1 us to 10^4 us,
+ * and ordinary least squares would fit the long rows and leave tau, the
+ * short rows' term, to their noise.  Non-negativity by enumeration: the
+ * constrained optimum is the unconstrained one on its free set, so the
+ * best feasible subset solution is it. */
+int tau_cost_fit(const struct tau_cost_row *r, size_t n,
+                 struct tau_cost_fit *out, char *err, size_t errlen)
+{
+	static const char *const pname[3] = {"tau", "phi", "combine"};
+	memset(out, 0, sizeof *out);
+	out->r2 = NAN;
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(r[i].p) || !isfinite(r[i].b) ||
+		    !isfinite(r[i].c) || !isfinite(r[i].us) || r[i].p < 0 ||
+		    r[i].b < 0 || r[i].c < 0 || !(r[i].us > 0)) {
+			snprintf(
+			        err, errlen,
+			        "row %zu (line %d): phases, bytes and combined "
+			        "bytes must be finite and >= 0, the time > 0",
+			        i + 1, r[i].line);
+			return CCP_EINVAL;
+		}
+	for (size_t i = 0; i < n; i++)
+		out->has_combine |= r[i].c > 0;
+	int nk = out->has_combine ? 3 : 2;
+	if (n < (size_t)nk) {
+		snprintf(err, errlen, "%zu row%s: fitting %s needs at least %d",
+		         n, n == 1 ? "" : "s",
+		         nk == 3 ? "tau, phi and combine"
+		                 : "tau and phi (no row combines)",
+		         nk);
+		return CCP_EINVAL;
+	}
+	double scale[3] = {0, 0, 0};
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < nk; k++)
+			scale[k] += cost_z(&r[i], k) * cost_z(&r[i], k);
+	for (int k = 0; k < nk; k++) {
+		scale[k] = sqrt(scale[k]);
+		if (!(scale[k] > 0)) {
+			snprintf(err, errlen,
+			         "every row has %s = 0: %s cannot be fitted",
+			         k == 0 ? "phases" : "phase_bytes", pname[k]);
+			return CCP_EINVAL;
+		}
+	}
+	unsigned all = (1u << nk) - 1;
+	if (cost_subset(r, n, nk, all, scale, out->free) != 0) {
+		snprintf(err, errlen,
+		         "singular normal equations: over the %zu rows the "
+		         "phases, bytes%s are proportional, so %s cannot be "
+		         "told apart; measure more collectives or sizes",
+		         n, nk == 3 ? " and combined bytes" : "",
+		         nk == 3 ? "tau, phi and combine" : "tau and phi");
+		return CCP_EINVAL;
+	}
+	double best = INFINITY, th[3];
+	unsigned chosen = 0;
+	for (unsigned mask = all + 1; mask-- > 0;) {
+		if (cost_subset(r, n, nk, mask, scale, th) != 0)
+			continue;
+		if (th[0] < 0 || th[1] < 0 || th[2] < 0)
+			continue;
+		double ss = cost_ss(r, n, th);
+		if (ss < best) {
+			best = ss;
+			chosen = mask;
+			out->tau = th[0];
+			out->phi = th[1];
+			out->combine = th[2];
+		}
+	}
+	for (int k = 0; k < nk; k++)
+		out->held[k] = !(chosen >> k & 1);
+	out->rel = malloc(n * sizeof *out->rel);
+	double *a = malloc(n * sizeof *a);
+	if (!out->rel || !a) {
+		free(a);
+		tau_cost_fit_fini(out);
+		return CCP_ENOMEM;
+	}
+	out->n = n;
+	double sw = 0, swy = 0;
+	for (size_t i = 0; i < n; i++) {
+		sw += 1 / (r[i].us * r[i].us);
+		swy += 1 / r[i].us;
+	}
+	double mean = swy / sw, sst = 0, ss = 0;
+	for (size_t i = 0; i < n; i++) {
+		double e = (out->tau * r[i].p + out->phi * r[i].b +
+		            out->combine * r[i].c - r[i].us) /
+		           r[i].us;
+		double t = 1 - mean / r[i].us;
+		out->rel[i] = e;
+		a[i] = fabs(e);
+		ss += e * e;
+		sst += t * t;
+		if (fabs(e) > fabs(out->max_rel) || i == 0) {
+			out->max_rel = e;
+			out->worst = i;
+		}
+	}
+	out->r2 = sst > 0 ? 1 - ss / sst : ss == 0 ? 1.0 : 0.0;
+	qsort(a, n, sizeof *a, cmp_double);
+	out->median_rel = n % 2 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2;
+	free(a);
+	return 0;
+}
+
+void tau_cost_fit_fini(struct tau_cost_fit *f)
+{
+	free(f->rel);
+	f->rel = NULL;
+}
+
 /* ---- generalised latency (eqs. 5.1, 5.2) ------------------------------- */
 
 double tau_tau(struct tau_line l)

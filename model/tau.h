@@ -126,6 +126,80 @@ int tau_fit(const struct tau_sample *s, size_t n, struct tau_fit *out,
             char *err, size_t errlen);
 void tau_fit_fini(struct tau_fit *f);
 
+/* ---- machine costs from a ccplan-bench CSV ---------------------------- */
+
+/* One plan row of a `ccplan-bench --csv` file, as the permutation model
+ * prices it (docs/cost-models.md): us ~ tau*P + phi*B + combine*C. */
+struct tau_cost_row {
+	double p;      /* P: the plan's phases */
+	double b;      /* B: phases * phase_bytes, bytes */
+	double c;      /* C: phases * phase_combine, bytes combined */
+	double us;     /* the measured median time, us (> 0) */
+	double bytes;  /* the row's message bytes; NaN without a column */
+	char name[48]; /* its case (truncated), or "" without a column */
+	int line;      /* line of the CSV file it came from */
+};
+
+/* Rows read from a file; zero-initialise, release with
+ * tau_cost_rows_fini (after an error too). */
+struct tau_cost_rows {
+	struct tau_cost_row *v; /* n entries, owned */
+	size_t n, cap;
+	size_t other;   /* data rows of another variant, skipped */
+	size_t nophase; /* rows of the variant with an empty phases cell
+	                   (MPI's own rows), skipped */
+};
+
+/* Read the rows of variant (NULL: "s2-nb", the bench's main plan
+ * variant) with a non-empty phases cell from a bench CSV (len bytes) into
+ * out (appended).  The file needs a header with the columns variant,
+ * phases, phase_bytes, phase_combine and us (case and bytes are used when
+ * there); '#' comments and blank lines are ignored as in
+ * tau_samples_parse.  phases and us must be > 0, phase_bytes and
+ * phase_combine >= 0.  Returns 0, CCP_EPARSE with d at the missing
+ * column's header line or the bad cell (no rows of the variant is an
+ * error too, naming the variants seen), or CCP_ENOMEM.  text and variant
+ * are borrowed. */
+int tau_cost_rows_parse(const char *name, const char *text, size_t len,
+                        const char *variant, struct tau_cost_rows *out,
+                        struct tau_diag *d);
+/* The same from a file; CCP_EIO (d says why) if it cannot be read. */
+int tau_cost_rows_read(const char *path, const char *variant,
+                       struct tau_cost_rows *out, struct tau_diag *d);
+void tau_cost_rows_fini(struct tau_cost_rows *r);
+
+/* The fitted costs: tau, phi, combine >= 0 minimising the sum over rows
+ * of ((tau*P + phi*B + combine*C - us)/us)^2. */
+struct tau_cost_fit {
+	double tau;        /* us per phase */
+	double phi;        /* us per byte of a phase's largest transfer */
+	double combine;    /* us per byte combined; 0 when !has_combine */
+	bool has_combine;  /* some row has C > 0, so combine was fitted */
+	bool held[3];      /* tau, phi, combine held at 0 by the constraint
+	                      (its unconstrained value is negative) */
+	double free[3];    /* the unconstrained fit of the same parameters */
+	double r2;         /* 1 - sum rel^2 / sum ((us - m)/us)^2, m the
+	                      1/us^2-weighted mean of us: the coefficient of
+	                      determination of the relative residuals */
+	double median_rel; /* median |relative residual| */
+	double max_rel;    /* the largest |relative residual|, signed */
+	size_t worst;      /* index of that row */
+	size_t n;          /* rows used */
+	double *rel;       /* n entries, (fitted - us)/us; owned */
+};
+
+/* Fit n rows (borrowed) by relative least squares with tau, phi,
+ * combine >= 0: the unconstrained normal equations are solved for every
+ * subset of the parameters (the others 0) and the feasible solution with
+ * the least residual kept, which is the constrained optimum.  combine is
+ * fitted only when some row has C > 0.  Needs at least as many rows as
+ * parameters and normal equations that are not singular (the columns P,
+ * B, C not proportional): CCP_EINVAL with a reason in err otherwise.  out
+ * is overwritten; release with tau_cost_fit_fini. */
+int tau_cost_fit(const struct tau_cost_row *r, size_t n,
+                 struct tau_cost_fit *out, char *err, size_t errlen);
+void tau_cost_fit_fini(struct tau_cost_fit *f);
+
 /* ---- generalised latency (eq. 5.1) ------------------------------------ */
 
 /* A latency line T(L) = ts + tn*f(L), f(L) = L: eq. 5.1 with linear

@@ -266,6 +266,21 @@ out=$("$ccplan" run -np 2 -- sh -c 'echo $CCPLAN_RANK' 2>"$tmp/err" | sort | tr 
 printf 'bytes,t\n0,25\n1000,35\n2000,45\n' >"$tmp/pp.csv"
 "$ccplan" tau fit --columns=bytes,t --unit=ms --brief "$tmp/pp.csv" >"$tmp/out" 2>"$tmp/err" &&
 	grep -q '^T_s   25000 us' "$tmp/out" && ok || bad "tau fit --opt=value: $(cat "$tmp/out" "$tmp/err")"
+# tau fit --costs: the real 4-rank bench file tests/cli/tau-bench4.csv
+# against its expected stdout (tau-bench4.costs), and a bench file from
+# before the phase_combine column against the first line of its error and
+# its exit status (tau-old-columns.msg).  Run from tests/cli, so that the
+# messages name the files as typed.  After a deliberate change of the
+# output: (cd tests/cli && ../../build/ccplan -q tau fit --costs
+# tau-bench4.csv >tau-bench4.costs), and read the diff.
+(cd "$here/cli" && "$ccplan" -q tau fit --costs tau-bench4.csv) >"$tmp/out" 2>"$tmp/err" &&
+	diff -u "$here/cli/tau-bench4.costs" "$tmp/out" >"$tmp/diff" && ok ||
+	bad "tau fit --costs tau-bench4.csv: $(cat "$tmp/diff" "$tmp/err")"
+(cd "$here/cli" && "$ccplan" tau fit --costs tau-old-columns.csv) >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" = "$(sed -n 's/^exit: //p' "$here/cli/tau-old-columns.msg")" ] && [ ! -s "$tmp/out" ] &&
+	[ "$(head -n 1 "$tmp/err")" = "$(head -n 1 "$here/cli/tau-old-columns.msg")" ] && ok ||
+	bad "tau fit --costs tau-old-columns.csv: exit $rc: $(cat "$tmp/err")"
 "$ccplan" tau plot --machines=t3d-max --point=t3d-max -o"$tmp/tau.svg" >/dev/null 2>"$tmp/err" &&
 	grep -q '<svg' "$tmp/tau.svg" && ok || bad "tau plot --opt=value: $(cat "$tmp/err")"
 # each row: the arguments, then (after |) the one line expected on stderr
@@ -305,6 +320,8 @@ tau|ccplan tau: missing fit or plot; try 'ccplan tau --help'
 tau fit|ccplan tau fit: missing FILE.csv; try 'ccplan tau fit --help'
 tau fit "$tmp/pp.csv" --unit|ccplan tau fit: option '--unit' needs a unit: us, ns, ms or s; try 'ccplan tau fit --help'
 tau fit "$tmp/pp.csv" --brief=yes|ccplan tau fit: option '--brief' takes no value; try 'ccplan tau fit --help'
+tau fit "$tmp/pp.csv" --costs --columns=bytes,t|ccplan tau fit: --costs fits the bench's columns; it takes no --columns; try 'ccplan tau fit --help'
+tau fit "$tmp/pp.csv" --variant=s1-nb|ccplan tau fit: --variant is for --costs; try 'ccplan tau fit --help'
 tau plot --point cm5-cmmd -o|ccplan tau plot: option '-o' needs a file name; try 'ccplan tau plot --help'
 tau plot -o "$tmp/x.svg" extra|ccplan tau plot: unexpected argument 'extra'; try 'ccplan tau plot --help'
 EOF

@@ -7,6 +7,10 @@
  *    same from their printed T_s, T_n.
  *  - The least-squares fit recovers known T_s, T_n from noisy synthetic
  *    data, with residuals that sum to zero; CSV errors carry line:column.
+ *  - The machine-cost fit (tau fit --costs) recovers tau, phi, combine
+ *    from exact and noisy bench rows, holds a negative parameter at 0,
+ *    and refuses too few rows and proportional columns; the bench CSV's
+ *    missing columns and bad cells carry line:column.
  *  - Table 5.3 on the 32x32 mesh (n = 5): RD, SC, FT and EDN plans from
  *    sch_find(...)->generate on an all-port mesh with X-Y routing, their
  *    coefficients of alpha, gamma, hop and beta*L counted with the unicast
@@ -394,6 +398,234 @@ static void test_csv(void **state)
 	assert_true(d.line == 2 && d.column == 3 && strstr(d.message, "> 0"));
 	assert_int_equal(nm.n, 0);
 	tau_names_fini(&nm);
+}
+
+/* ---- machine costs from a bench CSV ----------------------------------------
+ */
+
+/* Rows of a bench on 6 cases and 10 sizes (4 B to 1 MiB) priced exactly
+ * by the permutation model with tau, phi, combine: broadcasts (2
+ * phases, no combining), reductions (3 phases, every byte combined),
+ * rings (7 phases of an eighth, combined or not) and an alltoall (one
+ * phase of the whole).  noise > 0 multiplies each time by 1 +
+ * noise*N(0,1).  Returns the number of rows (60). */
+static size_t cost_rows(struct tau_cost_row *r, double tau, double phi,
+                        double combine, double noise, struct ir_rng *g)
+{
+	static const struct {
+		const char *name;
+		double phases, part, comb; /* bytes per phase = part*L, of
+		                              which comb*L combined */
+	} c[6] = {{"bcast", 2, 1, 0},         {"reduce", 3, 1, 1},
+	          {"allgather", 7, 0.125, 0}, {"allreduce", 14, 0.125, 0.0625},
+	          {"alltoall", 1, 1, 0},      {"scatter", 3, 0.5, 0}};
+	size_t n = 0;
+	for (int k = 0; k < 6; k++)
+		for (int e = 1; e <= 10; e++, n++) {
+			double L = pow(4, e), P = c[k].phases;
+			double B = P * c[k].part * L, C = P * c[k].comb * L;
+			double us = tau * P + phi * B + combine * C;
+			if (noise > 0)
+				us *= 1 + noise * gauss(g);
+			r[n] = (struct tau_cost_row){.p = P,
+			                             .b = B,
+			                             .c = C,
+			                             .us = us,
+			                             .bytes = L,
+			                             .line = (int)n + 3};
+			snprintf(r[n].name, sizeof r[n].name, "%s", c[k].name);
+		}
+	return n;
+}
+
+/* Relative error of x against the true value t. */
+static double relerr(double x, double t)
+{
+	return fabs(x - t) / fabs(t);
+}
+
+/* The relative fit recovers tau, phi, combine from exact rows to 1e-9
+ * and from rows with 5% noise within a stated tolerance; the constraint
+ * holds a parameter whose unconstrained value is negative at 0, and the
+ * result is then the fit of the other parameters alone. */
+static void test_cost_fit(void **state)
+{
+	(void)state;
+	const double tau = 12.3, phi = 0.00123, combine = 0.000456;
+	struct tau_cost_row r[60];
+	struct tau_cost_fit f;
+	struct ir_rng g;
+	char err[256];
+	size_t n = cost_rows(r, tau, phi, combine, 0, NULL);
+
+	assert_int_equal(tau_cost_fit(r, n, &f, err, sizeof err), 0);
+	print_message("  exact rows: tau %.12g, phi %.12g, combine %.12g\n",
+	              f.tau, f.phi, f.combine);
+	assert_true(f.has_combine && f.n == n);
+	assert_true(relerr(f.tau, tau) < 1e-9 && relerr(f.phi, phi) < 1e-9 &&
+	            relerr(f.combine, combine) < 1e-9);
+	assert_false(f.held[0] || f.held[1] || f.held[2]);
+	assert_true(fabs(f.max_rel) < 1e-9 && f.median_rel < 1e-9);
+	assert_true(fabs(f.r2 - 1) < 1e-12);
+	tau_cost_fit_fini(&f);
+
+	/* 5% noise, 6 samples of each row: within 3% (tau), 2% (phi), 8%
+	 * (combine, which only 2 of the 6 cases carry); the median |relative
+	 * residual| near 0.674 sigma */
+	struct tau_cost_row big[360];
+	ir_rng_seed(&g, 20261127);
+	n = 0;
+	for (int k = 0; k < 6; k++)
+		n += cost_rows(big + n, tau, phi, combine, 0.05, &g);
+	assert_int_equal(tau_cost_fit(big, n, &f, err, sizeof err), 0);
+	print_message("  5%% noise: tau %.4g (%.2g), phi %.4g (%.2g), combine "
+	              "%.4g (%.2g), R^2 %.4f, median %.3g, largest %.3g\n",
+	              f.tau, relerr(f.tau, tau), f.phi, relerr(f.phi, phi),
+	              f.combine, relerr(f.combine, combine), f.r2, f.median_rel,
+	              f.max_rel);
+	assert_true(relerr(f.tau, tau) < 0.03);
+	assert_true(relerr(f.phi, phi) < 0.02);
+	assert_true(relerr(f.combine, combine) < 0.08);
+	assert_true(f.median_rel > 0.02 && f.median_rel < 0.05);
+	assert_true(fabs(f.max_rel) == fabs(f.rel[f.worst]));
+	for (size_t i = 0; i < n; i++)
+		assert_true(fabs(f.rel[i]) <= fabs(f.max_rel));
+	tau_cost_fit_fini(&f);
+
+	/* combining that seems to save time: the unconstrained combine is
+	 * negative; the constrained one is 0, and tau and phi are then the
+	 * fit without combine (the same rows with C = 0) */
+	n = cost_rows(r, tau, phi, -0.0004, 0, NULL);
+	assert_int_equal(tau_cost_fit(r, n, &f, err, sizeof err), 0);
+	print_message("  negative combine: unconstrained %.4g, fitted tau %.6g "
+	              "phi %.6g combine %g\n",
+	              f.free[2], f.tau, f.phi, f.combine);
+	assert_true(f.free[2] < 0 && fabs(f.free[2] + 0.0004) < 1e-12);
+	assert_true(f.combine == 0 && f.held[2] && !f.held[0] && !f.held[1]);
+	struct tau_cost_fit f0;
+	for (size_t i = 0; i < n; i++)
+		r[i].c = 0;
+	assert_int_equal(tau_cost_fit(r, n, &f0, err, sizeof err), 0);
+	assert_false(f0.has_combine);
+	assert_true(relerr(f.tau, f0.tau) < 1e-9 &&
+	            relerr(f.phi, f0.phi) < 1e-9);
+	assert_true(f.tau > 0 && f.phi > 0);
+	tau_cost_fit_fini(&f0);
+	tau_cost_fit_fini(&f);
+
+	/* too few rows, and columns that cannot be told apart */
+	n = cost_rows(r, tau, phi, combine, 0, NULL);
+	assert_int_equal(tau_cost_fit(r + 10, 2, &f, err, sizeof err),
+	                 CCP_EINVAL);
+	assert_non_null(strstr(err, "at least 3"));
+	assert_int_equal(tau_cost_fit(r, 1, &f, err, sizeof err), CCP_EINVAL);
+	assert_non_null(strstr(err, "at least 2"));
+	/* the reductions alone: 3 phases everywhere, C = B */
+	assert_int_equal(tau_cost_fit(r + 10, 10, &f, err, sizeof err),
+	                 CCP_EINVAL);
+	assert_non_null(strstr(err, "singular"));
+	/* a time of 0 cannot weigh a relative residual */
+	r[0].us = 0;
+	assert_int_equal(tau_cost_fit(r, n, &f, err, sizeof err), CCP_EINVAL);
+	assert_non_null(strstr(err, "line 3"));
+}
+
+/* Parse a bench CSV; expect rc, and on an error the position and a word
+ * of the message. */
+static void cost_csv_case(const char *text, const char *variant, int rc,
+                          int line, int col, const char *word)
+{
+	struct tau_cost_rows s = {0};
+	struct tau_diag d;
+	memset(&d, 0, sizeof d);
+	int got = tau_cost_rows_parse("b.csv", text, strlen(text), variant, &s,
+	                              &d);
+	if (got != rc)
+		fail_msg("'%s': rc %d, expected %d (%s)", text, got, rc,
+		         d.message);
+	if (rc) {
+		if (d.line != line || d.column != col ||
+		    !strstr(d.message, word))
+			fail_msg("'%s': got %s:%d:%d: %s", text, d.file, d.line,
+			         d.column, d.message);
+		assert_string_equal(d.file, "b.csv");
+		assert_true(s.n == 0 && s.other == 0 && s.nophase == 0);
+	}
+	tau_cost_rows_fini(&s);
+}
+
+#define COST_HDR                                                               \
+	"collective,algorithm,case,ranks,variant,bytes,us,min_us,iters,"       \
+	"phases,lb_phases,phase_bytes,phase_us,phase_combine\n"
+
+static void test_cost_csv(void **state)
+{
+	(void)state;
+	/* the rows of the variant with phases; P, B = P*phase_bytes, C =
+	 * P*phase_combine; MPI rows and other variants skipped */
+	const char *t =
+	        "# ccplan-bench, 4 ranks\n" COST_HDR
+	        "reduce,binomial,reduce,4,s2-nb,64,12.0,11.3,1000,2,1,64.0,6.0,"
+	        "64.0\n"
+	        "reduce,binomial,reduce,4,mpi,64,10.0,9.1,1000,,,,,\n"
+	        "reduce,binomial,reduce,4,s1-nb,64,13.0,11.3,1000,2,1,64.0,"
+	        "6.5,64.0\n"
+	        "bcast,binomial,\"bcast\",4,s2-nb,1024,23,22,1000,2,1,1024,"
+	        "11.5,0\n";
+	struct tau_cost_rows s = {0};
+	struct tau_diag d;
+	assert_int_equal(
+	        tau_cost_rows_parse("b.csv", t, strlen(t), NULL, &s, &d), 0);
+	assert_int_equal(s.n, 2);
+	assert_true(s.other == 2 && s.nophase == 0);
+	assert_true(s.v[0].p == 2 && s.v[0].b == 128 && s.v[0].c == 128 &&
+	            s.v[0].us == 12.0 && s.v[0].bytes == 64);
+	assert_string_equal(s.v[0].name, "reduce");
+	assert_int_equal(s.v[0].line, 3);
+	assert_true(s.v[1].b == 2048 && s.v[1].c == 0 && s.v[1].line == 6);
+	assert_string_equal(s.v[1].name, "bcast");
+	tau_cost_rows_fini(&s);
+	assert_int_equal(
+	        tau_cost_rows_parse("b.csv", t, strlen(t), "s1-nb", &s, &d), 0);
+	assert_true(s.n == 1 && s.v[0].us == 13.0 && s.other == 3);
+	tau_cost_rows_fini(&s);
+	/* a variant whose rows have no phases: MPI's own */
+	cost_csv_case(t, "mpi", CCP_EPARSE, 0, 0,
+	              "no rows of variant 'mpi' with a phase count (other "
+	              "variants in the file: s2-nb, s1-nb)");
+	assert_int_equal(
+	        tau_cost_rows_parse("b.csv", t, strlen(t), "mpi", &s, &d),
+	        CCP_EPARSE);
+	tau_cost_rows_fini(&s);
+
+	/* a missing column: the header line, column 1, the name */
+	cost_csv_case("collective,variant,bytes,us,phases,phase_bytes,"
+	              "phase_us\n"
+	              "bcast,s2-nb,4,1.0,2,4.0,0.5\n",
+	              NULL, CCP_EPARSE, 1, 1, "no column 'phase_combine'");
+	cost_csv_case("# comment\nbytes,us\n4,1.0\n", NULL, CCP_EPARSE, 2, 1,
+	              "no column 'variant'");
+	cost_csv_case("4,1.0\n", NULL, CCP_EPARSE, 1, 1, "no header line");
+	cost_csv_case("# nothing\n", NULL, CCP_EPARSE, 0, 0, "no measurements");
+	cost_csv_case(COST_HDR, NULL, CCP_EPARSE, 0, 0,
+	              "no rows of variant 's2-nb'");
+	/* bad cells: the line and the cell's column */
+	cost_csv_case(COST_HDR "bcast,binomial,bcast,4,s2-nb,4,1.0,0.2,10,2,1,"
+	                       "4x,0.5,0\n",
+	              NULL, CCP_EPARSE, 2, 47,
+	              "expected bytes per phase "
+	              "(phase_bytes), got '4x'");
+	cost_csv_case(COST_HDR "bcast,binomial,bcast,4,s2-nb,4,0,0.2,10,2,1,"
+	                       "4,0.5,0\n",
+	              NULL, CCP_EPARSE, 2, 32, "(us) must be > 0, got '0'");
+	cost_csv_case(COST_HDR "bcast,binomial,bcast,4,s2-nb,4,1.0,0.2,10,2,1,"
+	                       "4,0.5,-1\n",
+	              NULL, CCP_EPARSE, 2, 53, "must be >= 0, got '-1'");
+	cost_csv_case(COST_HDR "bcast,binomial,bcast,4,s2-nb,4,1.0,0.2,10,two,"
+	                       "1,4,0.5,0\n",
+	              NULL, CCP_EPARSE, 2, 43, "a phase count (phases)");
+	cost_csv_case(COST_HDR "bcast,binomial,bcast,4,s2-nb,4,1.0,0.2,10,2\n",
+	              NULL, CCP_EPARSE, 2, 44, "phase_bytes in column 12");
 }
 
 /* ---- Table 5.3 on the 32x32 mesh ------------------------------------------
@@ -844,16 +1076,26 @@ static bool is_svg(const char *path)
 static void test_cli(void **state)
 {
 	(void)state;
-	char dir[] = "/tmp/ccplan-tau-XXXXXX", csv[64], bad[64], svg[64];
+	char dir[] = "/tmp/ccplan-tau-XXXXXX", csv[64], bad[64], svg[64],
+	     bench[64];
 	assert_non_null(mkdtemp(dir));
 	snprintf(csv, sizeof csv, "%s/pp.csv", dir);
 	snprintf(bad, sizeof bad, "%s/bad.csv", dir);
 	snprintf(svg, sizeof svg, "%s/out.svg", dir);
+	snprintf(bench, sizeof bench, "%s/bench.csv", dir);
 	FILE *f = fopen(csv, "w");
 	fputs("bytes,us\n0,25.1\n1024,31.0\n4096,48.9\n", f);
 	fclose(f);
 	f = fopen(bad, "w");
 	fputs("bytes,us\n0,25.1\n1024,oops\n", f);
+	fclose(f);
+	f = fopen(bench, "w");
+	fputs(COST_HDR "b,x,bcast,4,s2-nb,4,24.1,1,9,2,1,4,12,0\n"
+	               "b,x,bcast,4,s2-nb,65536,190,1,9,2,1,65536,95,0\n"
+	               "b,x,bcast,4,mpi,65536,150,1,9,,,,,\n"
+	               "r,x,reduce,4,s2-nb,4,24.2,1,9,2,1,4,12,4\n"
+	               "r,x,reduce,4,s2-nb,65536,250,1,9,2,1,65536,125,65536\n",
+	      f);
 	fclose(f);
 
 	assert_int_equal(RUN("tau", "--help"), 0);
@@ -867,6 +1109,21 @@ static void test_cli(void **state)
 	assert_int_equal(RUN("tau", "fit", bad), 2);
 	assert_int_equal(RUN("tau", "fit"), 2);
 	assert_int_equal(RUN("tau", "fit", csv, "--unit", "h"), 2);
+	assert_int_equal(RUN("tau", "fit", bench, "--costs"), 0);
+	assert_int_equal(RUN("tau", "fit", "--costs", "--brief", "--variant",
+	                     "s2-nb", bench),
+	                 0);
+	assert_int_equal(
+	        RUN("tau", "fit", bench, "--costs", "--variant", "raw"),
+	        2); /* no such rows */
+	assert_int_equal(RUN("tau", "fit", csv, "--costs"), 2); /* columns */
+	assert_int_equal(
+	        RUN("tau", "fit", bench, "--costs", "--columns", "1,2"), 2);
+	assert_int_equal(RUN("tau", "fit", bench, "--costs", "--round-trip"),
+	                 2);
+	assert_int_equal(
+	        RUN("tau", "fit", bench, "--costs", "--against", "sp2-mpi"), 2);
+	assert_int_equal(RUN("tau", "fit", bench, "--variant", "s2-nb"), 2);
 
 	assert_int_equal(RUN("tau", "plot", "--help"), 0);
 	assert_int_equal(RUN("tau", "plot", "--point", "cm5-cmmd"), 2); /* -o */
@@ -905,6 +1162,7 @@ static void test_cli(void **state)
 	remove(svg);
 	remove(csv);
 	remove(bad);
+	remove(bench);
 	rmdir(dir);
 }
 
@@ -915,6 +1173,8 @@ int main(void)
 	        cmocka_unit_test(test_tables56_57),
 	        cmocka_unit_test(test_fit),
 	        cmocka_unit_test(test_csv),
+	        cmocka_unit_test(test_cost_fit),
+	        cmocka_unit_test(test_cost_csv),
 	        cmocka_unit_test(test_ft_steps),
 	        cmocka_unit_test(test_regions),
 	        cmocka_unit_test(test_svg),
