@@ -70,7 +70,7 @@ static const char help_fit[] =
         "+ combine*C\n"
         "with P = phases, B = phases*phase_bytes, C = "
         "phases*phase_combine, by\n"
-        "least squares of the relative residuals, all three >= 0; print "
+        "least squares of log(fitted/measured), all three >= 0; print "
         "them, R^2,\n"
         "the residuals and a 'cost:' line for a machine YAML.\n"
         "  --costs          fit tau, phi and combine (not with --columns, "
@@ -326,8 +326,8 @@ static int tc_fit_costs(const char *path, const char *variant, bool brief)
 	       "of other variants, %zu without phases)\n",
 	       path, f.n, variant, ncases, ncases == 1 ? "" : "s", rows.other,
 	       rows.nophase);
-	printf("model: us = tau*phases + phi*phases*phase_bytes%s, relative "
-	       "least squares, >= 0\n",
+	printf("model: us = tau*phases + phi*phases*phase_bytes%s, least "
+	       "squares of log(fitted/us), >= 0\n",
 	       f.has_combine ? " + combine*phases*phase_combine" : "");
 	double v[3] = {f.tau, f.phi, f.combine};
 	static const char *const unit[3] = {"us per phase", "us per byte",
@@ -343,7 +343,8 @@ static int tc_fit_costs(const char *path, const char *variant, bool brief)
 			printf("  (held at 0: unconstrained %.6g)", f.free[k]);
 		printf("\n");
 	}
-	printf("R^2      %.6f  (of the relative residuals, weights 1/us^2)\n",
+	printf("R^2      %.6f  (of log(fitted/measured), about the mean "
+	       "log time)\n",
 	       f.r2);
 	printf("relative residuals  median %.3g%%, largest %+.3g%% (line %d, "
 	       "%s)\n",

@@ -178,9 +178,9 @@ struct tau_cost_fit {
 	bool held[3];      /* tau, phi, combine held at 0 by the constraint
 	                      (its unconstrained value is negative) */
 	double free[3];    /* the unconstrained fit of the same parameters */
-	double r2;         /* 1 - sum rel^2 / sum ((us - m)/us)^2, m the
-	                      1/us^2-weighted mean of us: the coefficient of
-	                      determination of the relative residuals */
+	double r2;         /* 1 - sum log(fit/us)^2 / sum (log us - m)^2,
+	                      m the mean log us: the coefficient of
+	                      determination of the fit, in log space */
 	double median_rel; /* median |relative residual| */
 	double max_rel;    /* the largest |relative residual|, signed */
 	size_t worst;      /* index of that row */
@@ -188,10 +188,11 @@ struct tau_cost_fit {
 	double *rel;       /* n entries, (fitted - us)/us; owned */
 };
 
-/* Fit n rows (borrowed) by relative least squares with tau, phi,
- * combine >= 0: the unconstrained normal equations are solved for every
- * subset of the parameters (the others 0) and the feasible solution with
- * the least residual kept, which is the constrained optimum.  combine is
+/* Fit n rows (borrowed) by least squares of log(fitted/us) with tau,
+ * phi, combine >= 0 (Gauss-Newton from the relative least-squares fit;
+ * at each step the unconstrained normal equations are solved for every
+ * subset of the parameters, the others 0, and the feasible solution with
+ * the least residual kept, which is the constrained optimum).  combine is
  * fitted only when some row has C > 0.  Needs at least as many rows as
  * parameters and normal equations that are not singular (the columns P,
  * B, C not proportional): CCP_EINVAL with a reason in err otherwise.  out
