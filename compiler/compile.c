@@ -58,6 +58,7 @@ static const struct {
 } plan_kinds[] = {
         {"fibonacci", PK_PIPELINED},
         {"reptree", PK_PIPELINED},
+        {"chain", PK_PIPELINED},
         {"scatter_collect", PK_SCATTER_COLLECT},
         {"linear", PK_LINEAR},
         {"hpam_multicast", PK_HPAM_MULTICAST},
@@ -161,6 +162,8 @@ static void plan_size(const ir_machine *m, const ir_comm *c,
 		if (!strcmp(plan_kinds[i].name, name))
 			k = plan_kinds[i].kind;
 	double n = m->nranks, lg = 1, s = c->segments > 0 ? c->segments : 1;
+	if (!strcmp(name, "chain")) /* it may choose them */
+		s = sch_chain_segments(m, c);
 	while (pow(2, lg) < n)
 		lg++;
 	double steps = 0; /* a bucket's ring steps */
@@ -192,7 +195,7 @@ static void plan_size(const ir_machine *m, const ir_comm *c,
 			        (m->levels[1][1] / m->levels[0][1]);
 		break;
 	case IR_REDUCE:
-		z->t = z->b = n - 1;
+		z->t = z->b = k == PK_PIPELINED ? (n - 1) * s : n - 1;
 		if (k == PK_RING_TREE) { /* only non-empty blocks travel */
 			double es = (double)ir_dtype_size(c->dtype);
 			double e = es > 0 ? fmin(n, (double)c->bytes / es) : n;

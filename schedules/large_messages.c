@@ -15,11 +15,16 @@
  *                          finished blocks to the root
  *   pairwise               reduce_scatter: in step i every rank gives its
  *                          contribution to block r + i to rank r + i
+ *   chain                  broadcast, reduce: the message (vector) cut
+ *                          into K segments (element blocks) pipelined
+ *                          along the ring from the root (towards it):
+ *                          n - 2 + K phases
  *
  * All four reductions are reproducible: every block is combined along
  * one tree (a binomial tree, a chain around the ring, or arrivals at its
  * home rank one a phase), and everything else copies a result.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,6 +235,93 @@ const struct sch_generator sch_reduce_scatter_gather = {
                    .topos = SCH_TOPOS_ANY,
                    .fits = rsg_fits},
         .generate = rsg_generate,
+};
+
+/* ---- the pipelined chain ----------------------------------------------------- */
+
+int32_t sch_chain_segments(const ir_machine *m, const ir_comm *c)
+{
+	if (c->segments > 1)
+		return c->segments;
+	/* at most one segment per byte, or per element of a reduction */
+	int64_t most = c->bytes;
+	if (c->coll == IR_REDUCE)
+		most /= ir_dtype_size(c->dtype) > 0 ? ir_dtype_size(c->dtype) : 1;
+	if (most > IR_MAX_SEGMENTS)
+		most = IR_MAX_SEGMENTS;
+	/* (n - 2 + K)(t + (L/K) b) is least at K = sqrt((n - 2) L b / t),
+	 * with t, b the per-phase costs (tau, phi) or, else, the per
+	 * message ones (alpha, beta); without costs, 64 KiB segments */
+	const ir_cost *k = &m->cost;
+	double t = k->tau, b = k->phi;
+	if (!(t > 0 && b > 0)) {
+		t = k->alpha;
+		b = k->beta;
+	}
+	double want = t > 0 && b > 0
+	                      ? sqrt((double)(m->nranks - 2 > 0 ? m->nranks - 2
+	                                                        : 0) *
+	                             (double)c->bytes * b / t)
+	                      : ceil((double)c->bytes / 65536.0);
+	if (!(want >= 1))
+		want = 1;
+	return want > (double)most ? (int32_t)(most > 0 ? most : 1)
+	                           : (int32_t)llround(want);
+}
+
+/* Position v of the ring counted from the root passes segment t - v to
+ * v + 1 in phase t (a broadcast); a reduce runs the other way, position
+ * v giving v - 1 its partial of element block t - (n - 1 - v). */
+static int chain_generate(const ir_machine *m, const ir_comm *c,
+                          const struct sch_options *o, ir_plan *p)
+{
+	int32_t n = m->nranks, K = sch_chain_segments(m, c);
+	bool reduce = c->coll == IR_REDUCE;
+	ir_plan_init(p, m, c, "chain");
+	p->comm.segments = K;
+	int32_t *order = malloc((size_t)n * sizeof *order);
+	ir_block *tmp = malloc(sizeof *tmp);
+	int rc = order && tmp ? sch_ring_order(m, c, order) : CCP_ENOMEM;
+	int32_t at = 0; /* the root's position */
+	while (rc == 0 && order[at] != c->root)
+		at++;
+#define POS(v) order[(at + (v)) % n]
+	for (int32_t t = 0; t < n - 2 + K && rc == 0; t++) {
+		rc = ir_plan_phase(p);
+		for (int32_t v = 0; v + 1 < n && rc == 0; v++) {
+			int32_t s = reduce ? t - (n - 2 - v) : t - v;
+			if (s < 0 || s >= K)
+				continue;
+			if (reduce) {
+				rc = sch_partials(p, POS(v + 1), POS(v), &s, 1,
+				                  IR_XF_REDUCE, tmp);
+			} else {
+				tmp[0] = (ir_block){c->root, s};
+				rc = ir_plan_add(p, POS(v), POS(v + 1), tmp, 1,
+				                 0);
+			}
+		}
+	}
+#undef POS
+	free(order);
+	free(tmp);
+	/* a rank sends in a phase the segment it received the phase before,
+	 * not the one it receives: phases may split */
+	return sch_finish(p, o, true, rc);
+}
+
+const struct sch_generator sch_chain = {
+        .name = "chain",
+        .summary = "broadcast, reduce: the message cut into K segments "
+                   "pipelined along a ring laid on the machine, from the "
+                   "root (towards it for a reduce); n - 2 + K phases, K "
+                   "a broadcast's segments when given, else sqrt((n-2) L "
+                   "phi / tau) by the machine's costs (64 KiB segments "
+                   "without them); for large messages",
+        .doc = "collectives.md",
+        .domain = {.colls = SCH_C(IR_BCAST) | SCH_C(IR_REDUCE),
+                   .topos = SCH_TOPOS_ANY},
+        .generate = chain_generate,
 };
 
 /* ---- pairwise ----------------------------------------------------------------- */

@@ -180,6 +180,12 @@ int sch_blocks_fit(int64_t k, char *why, size_t len);
  * links are disjoint where it can be: a snake on meshes and tori, a Gray
  * code on hypercubes, else rank order.  0 or CCP_ENOMEM. */
 int sch_ring_order(const ir_machine *m, const ir_comm *c, int32_t *order);
+/* The segments (element blocks) the chain cuts c's message into: c's
+ * when above 1, else the count that minimises the pipeline's time under
+ * the machine's per-phase (tau, phi) or per-message (alpha, beta)
+ * costs, or 64 KiB segments without costs; at most one per byte (per
+ * element of a reduction) and IR_MAX_SEGMENTS. */
+int32_t sch_chain_segments(const ir_machine *m, const ir_comm *c);
 /* One half of the ring over order in n - 1 new phases of p: combine
  * (reduce-scatter: position i ends with the block of rank order[i]) or
  * allgather (of a reduction's partials, which replace, or of an

@@ -136,6 +136,16 @@ communication: {collective: allreduce, bytes: 4004, dtype: int32, op: sum, repro
 algorithm: $alg
 EOF
 		done
+		compile bc_chain$n <<EOF && run_ok bc_chain$n $n
+machine: {topology: mesh, dims: [$n]}
+communication: {collective: broadcast, root: $((n - 1)), bytes: 70001, segments: 5}
+algorithm: chain
+EOF
+		compile rd_chain$n <<EOF && run_ok rd_chain$n $n
+machine: {topology: switch, ranks: $n}
+communication: {collective: reduce, root: $((n / 2)), bytes: 200000, dtype: int32, op: max}
+algorithm: chain
+EOF
 		for alg in swing swing_latency; do
 			compile ar_$alg$n <<EOF && run_ok ar_$alg$n $n
 machine: {topology: torus, dims: [$n]}

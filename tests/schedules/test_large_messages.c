@@ -253,6 +253,47 @@ static void test_swing_latency(void **state)
 	}
 }
 
+/* The pipelined chain: n - 2 + K phases for a broadcast (every root)
+ * and a reduce (reproducible), free of contention on a switch and on
+ * the snake through a mesh; K the input's segments, or chosen. */
+static void test_chain(void **state)
+{
+	(void)state;
+	for (int32_t n = 2; n <= 11; n++) {
+		ir_machine m = tu_machine(IR_SWITCH, 1, n, 0, 0, 0);
+		for (int32_t root = 0; root < n; root += 2) {
+			ir_comm c = tu_comm(IR_BCAST, root, 1000 + n);
+			c.segments = 1 + n % 4;
+			assert_int_equal(make(&sch_chain, &m, &c, true),
+			                 n - 2 + c.segments);
+			ir_comm r = vector(IR_REDUCE, root, 8 * (3 + n));
+			r.segments = 5;
+			assert_int_equal(make(&sch_chain, &m, &r, true),
+			                 n - 2 + 5);
+		}
+	}
+	ir_machine mesh = tu_machine(IR_MESH, 1, 4, 3, 0, 0);
+	ir_comm c = tu_comm(IR_BCAST, 5, 3000);
+	c.segments = 6;
+	assert_int_equal(make(&sch_chain, &mesh, &c, true), 12 - 2 + 6);
+
+	/* K: the input's; else sqrt((n - 2) L phi / tau); else 64 KiB
+	 * segments; at most an element each */
+	ir_machine m = tu_machine(IR_SWITCH, 1, 8, 0, 0, 0);
+	c = tu_comm(IR_BCAST, 0, 1 << 20);
+	assert_int_equal(sch_chain_segments(&m, &c), 16);
+	c.segments = 5;
+	assert_int_equal(sch_chain_segments(&m, &c), 5);
+	c.segments = 1;
+	m.cost.tau = 38.85;
+	m.cost.phi = 0.000936;
+	assert_int_equal(sch_chain_segments(&m, &c), 12); /* sqrt(151.6) */
+	ir_comm r = vector(IR_REDUCE, 0, 8 * 7);
+	assert_int_equal(sch_chain_segments(&m, &r), 1); /* sqrt(0.09) */
+	m.cost.tau = 1e-9; /* start-ups for free: as many as elements */
+	assert_int_equal(sch_chain_segments(&m, &r), 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -263,6 +304,7 @@ int main(void)
 	        cmocka_unit_test(test_bucket),
 	        cmocka_unit_test(test_swing),
 	        cmocka_unit_test(test_swing_latency),
+	        cmocka_unit_test(test_chain),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
