@@ -692,6 +692,45 @@ static void test_canonical_pinned(void **state)
 	front_input_fini(&in);
 }
 
+/* combine: in the canonical form, and plan format 5, only when given
+ * above 0; given as 0 the input keeps the key it had without it. */
+static void test_canon_combine(void **state)
+{
+	static const char *const text[3] = {
+	        "machine: {topology: switch, ranks: 4, cost: {tau: 2, phi: "
+	        "0.5, combine: 0.25}}\n"
+	        "communication: {collective: reduce, root: 0, bytes: 64, "
+	        "dtype: int32, op: sum}\nalgorithm: binomial\n",
+	        "machine: {topology: switch, ranks: 4, cost: {tau: 2, phi: "
+	        "0.5, combine: 0}}\n"
+	        "communication: {collective: reduce, root: 0, bytes: 64, "
+	        "dtype: int32, op: sum}\nalgorithm: binomial\n",
+	        "machine: {topology: switch, ranks: 4, cost: {tau: 2, phi: "
+	        "0.5}}\n"
+	        "communication: {collective: reduce, root: 0, bytes: 64, "
+	        "dtype: int32, op: sum}\nalgorithm: binomial\n"};
+	char *c[3];
+	uint8_t h[3][16];
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		struct front_input in;
+		parse_good_text(text[i], &in);
+		c[i] = front_canonical(&in);
+		assert_non_null(c[i]);
+		assert_int_equal(front_input_hash(&in, h[i]), 0);
+		front_input_fini(&in);
+	}
+	assert_non_null(strstr(c[0], "machine.cost.combine 0.25\n"));
+	assert_non_null(strstr(c[0], "plan-format 5\n"));
+	assert_null(strstr(c[1], "combine"));
+	assert_non_null(strstr(c[1], "plan-format 3\n"));
+	assert_string_equal(c[1], c[2]);
+	assert_memory_equal(h[1], h[2], 16);
+	assert_memory_not_equal(h[0], h[2], 16);
+	for (int i = 0; i < 3; i++)
+		free(c[i]);
+}
+
 /* A preset fills the costs the input leaves unset; given ones win. */
 static void test_preset_fills(void **state)
 {
@@ -1185,6 +1224,7 @@ int main(void)
 	        cmocka_unit_test(test_canonical_equal),
 	        cmocka_unit_test(test_canonical_pinned),
 	        cmocka_unit_test(test_preset_fills),
+	        cmocka_unit_test(test_canon_combine),
 	        cmocka_unit_test(test_canonical_changes),
 	        cmocka_unit_test(test_canonical_spellings),
 	        cmocka_unit_test(test_rng),
