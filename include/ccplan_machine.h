@@ -48,11 +48,12 @@ CCP_EXTERN int ccp_machine_from_yaml(ccp_context *ctx, const char *text,
                                      size_t len, ccp_machine **out);
 
 /* A regular machine without YAML: topology "mesh" or "torus" of ndims
- * (1 to 3) extents dims[0..ndims) (borrowed), "hypercube" of ndims = 1
+ * (1 to 8) extents dims[0..ndims) (borrowed), "hypercube" of ndims = 1
  * and dims[0] its dimension n (2^n ranks), or "switch" of ndims = 1 and
  * dims[0] ranks.  ports: sends (and, separately, receives) per rank and
  * phase, >= 1, or CCP_MACHINE_ALL_PORTS.  The topology's default routing
- * and no costs (an hpam machine, another routing or costs: from YAML).
+ * and no costs, one rank per node (an hpam machine, another routing,
+ * wrap or dimension order, several ranks per node or costs: from YAML).
  * 0 with *out the machine (ccp_machine_free); else *out is NULL and the
  * code is CCP_EINVAL (an unknown topology, a bad size or port count;
  * ccp_errmsg says which) or CCP_ENOMEM. */

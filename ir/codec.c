@@ -65,6 +65,11 @@ static const uint8_t file_magic[8] = {0x89, 'C',  'C',  'P',
 	56 /* version 2, last: method, candidates, runner-up                   \
 	      name, time, runner-up time */
 #define G_COMBINE 8 /* version 5, after the selection: the combine cost */
+#define G_MACHINE                                                              \
+	64 /* version 6, after the combine cost: dims[3..8), wrap, order,      \
+	      ranks_per_node, placement, node_ports, nnodes, shm_alpha,        \
+	      shm_beta, a reserved 0 */
+#define V1_DIMS 3 /* mesh and torus extents in the fixed part */
 
 /* rank section: a fixed part, ops, iovs, then its checksum */
 #define S_FIXED 36 /* rank, nops, niovs, send, recv, scratch bytes */
@@ -323,6 +328,8 @@ static int check_machine(const ir_machine *m, char *err, size_t errlen)
 			n = m->dims[0];
 		break;
 	}
+	if (m->ranks_per_node > 1 && m->ranks_per_node <= IR_MAX_RANKS)
+		n *= m->ranks_per_node;
 	if (n != m->nranks)
 		return fail(err, errlen, CCP_EFORMAT,
 		            "bad plan: the machine's "
@@ -332,6 +339,19 @@ static int check_machine(const ir_machine *m, char *err, size_t errlen)
 	if (!memchr(m->cost.preset, 0, IR_NAME_MAX))
 		return fail(err, errlen, CCP_EFORMAT,
 		            "bad plan: cost preset name is not terminated");
+	/* the rest (wrap, order, nodes) as the machine model checks it, and
+	 * with its defaults already filled in */
+	ir_machine c = *m;
+	char why[200];
+	if (ir_machine_check(&c, why, sizeof why) < 0)
+		return fail(err, errlen, CCP_EFORMAT, "bad plan: machine: %s",
+		            why);
+	if (c.wrap != m->wrap || memcmp(c.order, m->order, sizeof c.order) ||
+	    c.ranks_per_node != m->ranks_per_node || c.nnodes != m->nnodes ||
+	    c.nranks != m->nranks)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: the machine's derived fields (wrap, "
+		            "order, nodes) are not what its shape gives");
 	return 0;
 }
 
@@ -888,7 +908,7 @@ static void put_global(struct tbuf *b, const ir_plan *p)
 	put_u32(b, (uint32_t)m->topo);
 	put_u32(b, (uint32_t)m->routing);
 	put_u32(b, (uint32_t)m->ndims);
-	for (int i = 0; i < IR_MAX_DIMS; i++)
+	for (int i = 0; i < V1_DIMS; i++)
 		put_u32(b, (uint32_t)m->dims[i]);
 	for (int l = 0; l < 2; l++)
 		for (int j = 0; j < 2; j++)
@@ -951,10 +971,32 @@ static void put_global(struct tbuf *b, const ir_plan *p)
 	put_name(b, p->sel.runner_up);
 	put_u64(b, f64_bits(p->sel.time_us));
 	put_u64(b, f64_bits(p->sel.runner_up_us));
-	/* version 5, and only then: the combine cost */
-	uint16_t min_read;
-	if (ir_plan_file_version(p, &min_read) >= 5)
-		put_u64(b, f64_bits(p->machine.cost.combine));
+	/* version 5, and only then: the combine cost (version 6: NaN when
+	 * the machine has none) */
+	uint16_t min_read, v = ir_plan_file_version(p, &min_read);
+	if (v >= 5)
+		put_u64(b, f64_bits(ir_cost_has_combine(&m->cost)
+		                            ? m->cost.combine
+		                            : NAN));
+	/* version 6, and only then: the rest of the machine */
+	if (v >= 6) {
+		uint32_t order = 0;
+		for (int i = IR_MAX_DIMS - 1; i >= 0; i--)
+			order = order << 4 | (m->order[i] & 0xfu);
+		for (int i = V1_DIMS; i < IR_MAX_DIMS; i++)
+			put_u32(b, (uint32_t)m->dims[i]);
+		put_u32(b, m->wrap);
+		put_u32(b, order);
+		put_u32(b, (uint32_t)m->ranks_per_node);
+		put_u32(b, m->placement);
+		put_u32(b, (uint32_t)m->node_ports);
+		put_u32(b, (uint32_t)m->nnodes);
+		put_u64(b, f64_bits(m->cost.shm_alpha > 0 ? m->cost.shm_alpha
+		                                           : NAN));
+		put_u64(b, f64_bits(m->cost.shm_beta > 0 ? m->cost.shm_beta
+		                                          : NAN));
+		put_u32(b, 0);
+	}
 }
 
 /* One rank's section, without its trailing checksum. */
@@ -995,6 +1037,8 @@ uint16_t ir_file_version(const ir_machine *m, const ir_comm *c,
 		v = 4;
 	if (ir_cost_has_combine(&m->cost))
 		v = 5;
+	if (!ir_machine_is_classic(m))
+		v = 6;
 	*min_read = v > 3 ? v : IR_FILE_COMPAT;
 	return v;
 }
@@ -1347,7 +1391,7 @@ static void rd_global_fixed(struct ibuf *r, ir_plan *p, uint32_t *mat_n,
 	m->routing = (enum ir_routing)rd_i32(r);
 	m->ndims = rd_i32(r);
 	for (int i = 0; i < IR_MAX_DIMS; i++)
-		m->dims[i] = rd_i32(r);
+		m->dims[i] = i < V1_DIMS ? rd_i32(r) : 1; /* version 6 appends */
 	for (int l = 0; l < 2; l++)
 		for (int j = 0; j < 2; j++)
 			m->levels[l][j] = rd_i32(r);
@@ -1468,7 +1512,8 @@ static int decode_global(const uint8_t *g, uint64_t size,
 	    !take_records(&rem, p->ntransfers, G_TRANSFER) ||
 	    !take_records(&rem, p->nblocks, G_BLOCK) ||
 	    (fi->version >= 2 && !take_records(&rem, 1, G_SELECT)) ||
-	    (fi->version >= 5 && !take_records(&rem, 1, G_COMBINE)))
+	    (fi->version >= 5 && !take_records(&rem, 1, G_COMBINE)) ||
+	    (fi->version >= 6 && !take_records(&rem, 1, G_MACHINE)))
 		return fail(err, errlen, CCP_EFORMAT,
 		            "bad plan: the counts in "
 		            "the global section do not fit its %" PRIu64
@@ -1505,12 +1550,54 @@ static int decode_global(const uint8_t *g, uint64_t size,
 			            p->sel.method);
 	}
 	if (fi->version >= 5) {
-		/* written only when the machine has one (> 0) */
+		/* > 0 when the machine has one; version 6 writes NaN when
+		 * it has none */
 		double c = rd_f64(&r);
-		if (!(c > 0) || isinf(c))
+		if ((!(c > 0) && !(fi->version >= 6 && isnan(c))) || isinf(c))
 			return fail(err, errlen, CCP_EFORMAT,
 			            "bad plan: combine cost %g", c);
 		p->machine.cost.combine = c;
+	}
+	if (fi->version >= 6) {
+		ir_machine *m = &p->machine;
+		for (int i = V1_DIMS; i < IR_MAX_DIMS; i++)
+			m->dims[i] = rd_i32(&r);
+		m->wrap = rd_u32(&r);
+		uint32_t order = rd_u32(&r);
+		for (int i = 0; i < IR_MAX_DIMS; i++, order >>= 4)
+			m->order[i] = (uint8_t)(order & 0xfu);
+		m->ranks_per_node = rd_i32(&r);
+		m->placement = rd_u32(&r);
+		m->node_ports = rd_i32(&r);
+		m->nnodes = rd_i32(&r);
+		m->cost.shm_alpha = rd_f64(&r);
+		m->cost.shm_beta = rd_f64(&r);
+		for (int i = 0; i < 2; i++) {
+			double c = i ? m->cost.shm_beta : m->cost.shm_alpha;
+			if (!(c > 0 || isnan(c)) || isinf(c))
+				return fail(err, errlen, CCP_EFORMAT,
+				            "bad plan: shared-memory cost %g",
+				            c);
+		}
+		if (rd_u32(&r) != 0)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: the machine's reserved field "
+			            "is not 0");
+		if (!!ir_machine_is_classic(m))
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: a version 6 machine that "
+			            "version 5 describes");
+	} else {
+		/* what an older file leaves out: the defaults */
+		ir_machine *m = &p->machine;
+		m->cost.shm_alpha = m->cost.shm_beta = NAN;
+		bool grid = m->topo == IR_MESH || m->topo == IR_TORUS;
+		if (m->topo == IR_TORUS && m->ndims >= 1 && m->ndims <= V1_DIMS)
+			m->wrap = (1u << m->ndims) - 1u;
+		for (int i = 0; grid && i < IR_MAX_DIMS; i++)
+			m->order[i] = (uint8_t)i;
+		m->ranks_per_node = 1;
+		m->nnodes = m->nranks;
 	}
 	if (r.short_read)
 		return fail(err, errlen, CCP_EINTERNAL,

@@ -13,7 +13,7 @@
 
 #include "ir.h"
 
-#define IR_FILE_VERSION  5 /* newest version this code reads and writes */
+#define IR_FILE_VERSION  6 /* newest version this code reads and writes */
 #define IR_FILE_MIN_READ 1 /* oldest version this code reads */
 /* Oldest reader of what this code writes: version 2 only appends the
  * selection record to the global section, and version 3 the element type

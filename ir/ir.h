@@ -8,11 +8,14 @@
  * into emitted C with no fix-ups.
  *
  * Rank numbering, everywhere:
- *   mesh / torus   rank = x + X*(y + Y*z)   (row-major, x fastest)
+ *   mesh / torus   rank = x + X*(y + Y*(z + Z*(a + ...)))  (row-major,
+ *                  x fastest, up to 8 dimensions x y z a b c d e)
  *   hypercube      rank = node label
  *   HPAM           level-1 ranks first (x + c1*y), then level 2
  *                  (r1*c1 + x + c2*y); x is the column, y the row
  *   switch         rank = port number
+ * With several ranks per node these number nodes, and the machine's
+ * placement says which ranks sit on each node (ir_node_of).
  * Coordinates are always derived from the rank (ir_coords), never stored.
  *
  * Errors: functions return 0 or a negative CCP_E* code (see ccp_strerror).
@@ -44,7 +47,7 @@ typedef struct ir_slice ir_slice;
 /* ---- limits (documented in docs/input-format.md) -------------------- */
 #define IR_MAX_RANKS (1 << 24)   /* 16,777,216 ranks; link ids < 2^31 except
                                     on a switch (src*n + dst, up to 2^48) */
-#define IR_MAX_DIMS 3            /* mesh and torus dimensions */
+#define IR_MAX_DIMS 8            /* mesh and torus dimensions */
 #define IR_MAX_CUBE_DIM 24       /* hypercube dimension */
 #define IR_MAX_BYTES (INT64_C(1) << 40) /* largest message or block, 1 TiB */
 #define IR_MAX_SEGMENTS 65536    /* segments of a pipelined message */
@@ -63,8 +66,9 @@ typedef struct ir_slice ir_slice;
  * torus"), comment) */
 #define IR_RT(r) (1u << IR_ROUTE_##r)
 #define IR_TOPOLOGIES(X)                                                       \
-	X(MESH, "mesh", IR_RT(DIM_ORDER), "mesh", "1-3 dimensional mesh")      \
-	X(TORUS, "torus", IR_RT(DIM_ORDER), "torus", "1-3 dimensional torus")  \
+	X(MESH, "mesh", IR_RT(DIM_ORDER), "mesh", "1-8 dimensional mesh")      \
+	X(TORUS, "torus", IR_RT(DIM_ORDER), "torus",                           \
+	  "1-8 dimensional torus, wraparound per dimension")                  \
 	X(HYPERCUBE, "hypercube", IR_RT(ECUBE), "hypercube",                   \
 	  "n-cube, rank = label")                                              \
 	X(HPAM, "hpam", IR_RT(HPAM_XY), "two-level HPAM machine",              \
@@ -75,7 +79,8 @@ typedef struct ir_slice ir_slice;
 /* Routing functions: X(ENUM, name, comment).  The machine stores the one
  * the input chose, and ir_route dispatches on it. */
 #define IR_ROUTINGS(X)                                                         \
-	X(DIM_ORDER, "dimension-order", "mesh/torus: X, then Y, then Z")      \
+	X(DIM_ORDER, "dimension-order",                                        \
+	  "mesh/torus: one dimension after the other (X, Y, Z... or order)")  \
 	X(ECUBE, "e-cube", "hypercube: lowest differing bit first (004)")     \
 	X(HPAM_XY, "hpam-xy", "extended X-Y across HPAM levels (000 eq. 2)")  \
 	X(DIRECT, "direct", "switch: the direct link")
@@ -102,6 +107,21 @@ enum { IR_NROUTINGS = 0 IR_ROUTINGS(X) };
  * in one phase.  IR_PORTS_ALL means one per network link of the rank. */
 #define IR_PORTS_ALL 0
 
+/* Placements of ranks onto the nodes of a machine with several ranks per
+ * node: X(ENUM, name, comment).  The value goes into plan files. */
+#define IR_PLACEMENTS(X)                                                       \
+	X(BLOCK, "block", "ranks k*node .. k*node+k-1 on each node")          \
+	X(CYCLIC, "cyclic", "rank r on node r mod nodes (round robin)")
+
+enum ir_placement {
+#define X(e, name, comment) IR_PLACE_##e,
+	IR_PLACEMENTS(X)
+#undef X
+};
+#define X(e, name, comment) +1
+enum { IR_NPLACEMENTS = 0 IR_PLACEMENTS(X) };
+#undef X
+
 /* Cost parameters, microseconds and microseconds per byte.  A field the
  * user did not give is NaN; the cost models (issue 5) decide defaults. */
 struct ir_cost {
@@ -120,17 +140,36 @@ struct ir_cost {
 	double lambda;    /* Lambda = lambda / W, per byte and per hop */
 	double combine;   /* per byte a receiver combines into a partial (the
 	                     gamma of Thakur, Rabenseifner and Gropp) */
+	double shm_alpha; /* start-up of a transfer inside a node */
+	double shm_beta;  /* per byte through a node's shared memory: every
+	                     transfer inside one node in a phase shares it */
 };
 
+/* The network joins nodes; a node holds ranks_per_node ranks, which talk
+ * to each other through shared memory and reach the network through the
+ * node's ports.  With one rank per node (the default) node = rank, and
+ * everything below reads as it did before nodes existed. */
 struct ir_machine {
 	enum ir_topo topo;       /* topology kind */
 	enum ir_routing routing; /* routing function */
-	int ndims;     /* mesh/torus: 1..3; hypercube: n; hpam: 2; switch: 1 */
-	int dims[IR_MAX_DIMS]; /* mesh/torus extents x, y, z (1 if unused);
-	                          switch: dims[0] = ranks */
+	int ndims;     /* mesh/torus: 1..8; hypercube: n; hpam: 2; switch: 1 */
+	int dims[IR_MAX_DIMS]; /* mesh/torus node extents x, y, z, a, b, c,
+	                          d, e (1 if unused); switch: dims[0] = nodes */
+	unsigned wrap;    /* torus: bit d set when dimension d wraps (0 on a
+	                     torus means every dimension: ir_machine_check
+	                     fills it); mesh: 0 */
+	uint8_t order[IR_MAX_DIMS]; /* dimension-order routing: dimension
+	                     order[k] is corrected k-th; all 0 means x, y, z...
+	                     (ir_machine_check fills it) */
 	int levels[2][2]; /* HPAM: levels[l] = {rows, cols} of level l+1 */
-	int ports;        /* IR_PORTS_ALL or k >= 1 */
-	int32_t nranks;   /* derived: number of ranks */
+	int ports;        /* per rank: IR_PORTS_ALL or k >= 1 */
+	int32_t ranks_per_node; /* >= 1 (0 reads as 1) */
+	uint32_t placement;     /* enum ir_placement: which ranks share a node */
+	int node_ports;   /* network transfers a node may send, and separately
+	                     receive, in one phase when ranks_per_node > 1;
+	                     IR_PORTS_ALL: one per network link of the node */
+	int32_t nnodes;   /* derived: number of nodes */
+	int32_t nranks;   /* derived: nnodes * ranks_per_node */
 	ir_cost cost;     /* cost parameters */
 };
 
@@ -215,6 +254,9 @@ enum { IR_NREDOPS = 0 IR_REDOPS(X) };
 extern const char *const ir_topo_names[IR_NTOPOS];
 extern const char *const ir_topo_nouns[IR_NTOPOS]; /* "two-level HPAM ..." */
 extern const char *const ir_routing_names[IR_NROUTINGS];
+extern const char *const ir_placement_names[IR_NPLACEMENTS];
+/* The names of mesh and torus dimensions in inputs: x y z a b c d e. */
+extern const char *const ir_dim_names[IR_MAX_DIMS];
 extern const char *const ir_coll_names[IR_NCOLLS];
 extern const char *const ir_coll_nouns[IR_NCOLLS]; /* "all-to-all (...)" */
 extern const char *const ir_dtype_names[IR_NDTYPES];
@@ -365,6 +407,9 @@ struct ir_report {
 	                             link in one phase (0 if no link used) */
 	uint32_t max_node_sends;  /* largest sends by one rank in one phase */
 	uint32_t max_node_recvs;  /* largest receives by one rank in one phase */
+	uint32_t max_net_sends;   /* several ranks per node: largest network */
+	uint32_t max_net_recvs;   /* sends (receives) by one node in a phase */
+	uint64_t shm_transfers;   /* transfers inside a node (no link) */
 	uint64_t hops;            /* sum of route lengths over all transfers */
 	uint64_t contended;       /* transfers that share a directed link with
 	                             another transfer of their phase (only
@@ -445,7 +490,8 @@ struct ir_slice {
 
 /* ---- machine (ir/machine.c) ----------------------------------------- */
 
-/* Validate a machine, derive nranks; 0 or CCP_EINVAL with a message in
+/* Validate a machine, fill its defaults (wrap, order, ranks_per_node)
+ * and derive nnodes and nranks; 0 or CCP_EINVAL with a message in
  * err (errlen bytes) naming the offending field. */
 int ir_machine_check(ir_machine *m, char *err, size_t errlen);
 
@@ -454,19 +500,39 @@ void ir_cost_unset(ir_cost *c);
 /* Whether c has a combine cost: given and above 0 (0 and unset both
  * cost nothing, and neither is written to a plan file or cache key). */
 bool ir_cost_has_combine(const ir_cost *c);
-/* Coordinates of a rank.  mesh/torus: c[0..ndims); hypercube: bits
- * c[0..n) (bit 0 first); hpam: {x, y, level (0 or 1)}; switch: {rank}. */
+/* Whether c gives a shared-memory cost (shm_alpha or shm_beta above 0);
+ * like combine, 0 and unset cost nothing and are not written. */
+bool ir_cost_has_shm(const ir_cost *c);
+/* Coordinates of a rank's node.  mesh/torus: c[0..ndims); hypercube:
+ * bits c[0..n) (bit 0 first); hpam: {x, y, level (0 or 1)}; switch:
+ * {node}. */
 void ir_coords(const ir_machine *m, int32_t rank, int c[IR_MAX_CUBE_DIM]);
+/* The rank at coordinates c: with several ranks per node, the node's
+ * first rank (local index 0); -1 outside the machine. */
 int32_t ir_rank_of(const ir_machine *m, const int *c);
-/* Number of network links at a rank (its degree); all-port uses it. */
+/* The node a rank sits on, and the rank with local index `local` on a
+ * node (the inverse), under the machine's placement; node = rank with
+ * one rank per node. */
+int32_t ir_node_of(const ir_machine *m, int32_t rank);
+int32_t ir_node_rank(const ir_machine *m, int32_t node, int32_t local);
+/* Whether a plan file of version 5 or older can describe the machine: a
+ * mesh or torus of 1-3 dimensions that wraps all or none of them and
+ * routes x, y, z; one rank per node; no shared-memory cost
+ * (ir_cost_has_shm). */
+bool ir_machine_is_classic(const ir_machine *m);
+/* Whether the machine has more than one rank per node. */
+bool ir_machine_has_nodes(const ir_machine *m);
+/* Number of network links at a rank's node (its degree); all-port uses
+ * it. */
 int ir_degree(const ir_machine *m, int32_t rank);
 /* Largest number of links one route can have. */
 int ir_max_hops(const ir_machine *m);
 /* Number of directed link ids: every link id is in [0, ir_nlinks). */
 uint64_t ir_nlinks(const ir_machine *m);
 /* The route src -> dst under the machine's routing, as directed link
- * ids in order; returns the hop count (0 when src == dst).  links must
- * hold ir_max_hops(m) entries. */
+ * ids in order; returns the hop count (0 when src == dst, and when both
+ * ranks share a node: such a transfer goes through shared memory).
+ * links must hold ir_max_hops(m) entries. */
 int ir_route(const ir_machine *m, int32_t src, int32_t dst, uint64_t *links);
 /* Whether some router of the machine replicates a message onto several
  * outgoing links at once (hardware multicast; today only HPAM's
@@ -477,7 +543,8 @@ bool ir_machine_replicates(const ir_machine *m);
  * multicast is one message up to such a link, one copy per link from
  * it on. */
 bool ir_link_replicates(const ir_machine *m, uint64_t link);
-/* The two ranks a directed link joins; CCP_EINVAL for an unused id. */
+/* The two nodes a directed link joins (ranks, with one rank per node);
+ * CCP_EINVAL for an unused id. */
 int ir_link_ends(const ir_machine *m, uint64_t link, int32_t *from, int32_t *to);
 
 /* ---- communication (ir/comm.c) -------------------------------------- */

@@ -62,12 +62,14 @@ static bool is_pow2(int v)
 	return v > 0 && (v & (v - 1)) == 0;
 }
 
-/* Check a mesh or torus and derive its rank count; the product is built
+/* Check a mesh or torus and derive its node count; the product is built
  * one factor at a time in 64 bits and stops once past IR_MAX_RANKS, so
- * three extents near INT_MAX cannot overflow it. */
+ * extents near INT_MAX cannot overflow it.  Fills the defaults of wrap
+ * (a torus wraps every dimension) and order (x, y, z...). */
 static int check_grid(ir_machine *m, char *err, size_t errlen)
 {
 	const char *kind = ir_topo_name(m->topo);
+	unsigned all, seen = 0;
 	int64_t n = 1;
 	int d;
 
@@ -84,6 +86,8 @@ static int check_grid(ir_machine *m, char *err, size_t errlen)
 		}
 	}
 	for (; d < IR_MAX_DIMS; d++) {
+		if (m->dims[d] == 0)
+			m->dims[d] = 1; /* unused and unset, as 0 fields are */
 		if (m->dims[d] != 1) {
 			set_err(err, errlen,
 			        "dims[%d] must be 1 (unused by a "
@@ -96,14 +100,47 @@ static int check_grid(ir_machine *m, char *err, size_t errlen)
 		n *= m->dims[d];
 		if (n > IR_MAX_RANKS) {
 			set_err(err, errlen,
-			        "dims %d x %d x %d make more than IR_MAX_RANKS "
-			        "(%d) ranks",
-			        m->dims[0], m->dims[1], m->dims[2],
+			        "dims make more than IR_MAX_RANKS (%d) nodes",
 			        IR_MAX_RANKS);
 			return CCP_EINVAL;
 		}
 	}
-	m->nranks = (int32_t)n;
+	all = (1u << m->ndims) - 1u;
+	if (m->topo == IR_MESH && m->wrap != 0) {
+		set_err(err, errlen,
+		        "wrap must be 0 on a mesh (a machine with wrapped "
+		        "dimensions is a torus), got %#x",
+		        m->wrap);
+		return CCP_EINVAL;
+	}
+	if (m->topo == IR_TORUS && m->wrap == 0)
+		m->wrap = all;
+	if (m->wrap & ~all) {
+		set_err(err, errlen,
+		        "wrap %#x names a dimension a %d-dimensional %s does "
+		        "not have",
+		        m->wrap, m->ndims, kind);
+		return CCP_EINVAL;
+	}
+	for (d = 0; d < IR_MAX_DIMS && m->order[d] == 0; d++)
+		;
+	if (d == IR_MAX_DIMS)
+		for (d = 0; d < IR_MAX_DIMS; d++)
+			m->order[d] = (uint8_t)d;
+	for (d = m->ndims; d < IR_MAX_DIMS; d++)
+		m->order[d] = (uint8_t)d; /* unused dimensions, in place */
+	for (d = 0; d < m->ndims; d++) {
+		unsigned o = m->order[d];
+		if (o >= (unsigned)m->ndims || (seen >> o & 1u)) {
+			set_err(err, errlen,
+			        "order must list each of the %d dimensions "
+			        "once (entry %d is %u)",
+			        m->ndims, d, o);
+			return CCP_EINVAL;
+		}
+		seen |= 1u << o;
+	}
+	m->nnodes = (int32_t)n;
 	return 0;
 }
 
@@ -152,7 +189,7 @@ static int check_hpam(ir_machine *m, char *err, size_t errlen)
 		return CCP_EINVAL;
 	}
 	m->ndims = 2;
-	m->nranks = (int32_t)n;
+	m->nnodes = (int32_t)n;
 	return 0;
 }
 
@@ -161,13 +198,63 @@ void ir_cost_unset(ir_cost *c)
 	c->preset[0] = '\0';
 	c->alpha = c->beta = c->hop = c->gamma = NAN;
 	c->beta_sat = c->tau = c->phi = c->lambda = c->combine = NAN;
+	c->shm_alpha = c->shm_beta = NAN;
 	for (int l = 0; l < 2; l++)
 		c->c_send[l] = c->c_recv[l] = c->copy[l] = NAN;
+}
+
+bool ir_cost_has_shm(const ir_cost *c)
+{
+	return c->shm_alpha > 0 || c->shm_beta > 0; /* false for NaN */
 }
 
 bool ir_cost_has_combine(const ir_cost *c)
 {
 	return c->combine > 0; /* false for NaN */
+}
+
+/* The ranks on each node: ranks_per_node (0 reads as 1), the placement,
+ * the node's network ports; derives nranks from nnodes. */
+static int check_nodes(ir_machine *m, char *err, size_t errlen)
+{
+	int64_t n;
+
+	if (m->ranks_per_node == 0)
+		m->ranks_per_node = 1;
+	if (m->ranks_per_node < 1) {
+		set_err(err, errlen, "ranks_per_node must be >= 1, got %d",
+		        (int)m->ranks_per_node);
+		return CCP_EINVAL;
+	}
+	if (m->topo == IR_HPAM && m->ranks_per_node > 1) {
+		set_err(err, errlen,
+		        "ranks_per_node must be 1 on an hpam machine (its "
+		        "levels are ranks), got %d",
+		        (int)m->ranks_per_node);
+		return CCP_EINVAL;
+	}
+	if (m->placement >= IR_NPLACEMENTS) {
+		set_err(err, errlen, "placement must be block or cyclic, got %u",
+		        m->placement);
+		return CCP_EINVAL;
+	}
+	if (m->node_ports < 0) {
+		set_err(err, errlen,
+		        "node_ports must be %d (all) or >= 1, got %d",
+		        IR_PORTS_ALL, m->node_ports);
+		return CCP_EINVAL;
+	}
+	n = (int64_t)m->nnodes * m->ranks_per_node;
+	if (n > IR_MAX_RANKS) {
+		set_err(err, errlen,
+		        "ranks_per_node %d x %d nodes make %" PRId64
+		        " ranks, more than IR_MAX_RANKS (%d)",
+		        (int)m->ranks_per_node, (int)m->nnodes, n,
+		        IR_MAX_RANKS);
+		return CCP_EINVAL;
+	}
+	m->nranks = (int32_t)n;
+	return 0;
 }
 
 /* Validate every field that shapes the network and derive nranks (and
@@ -224,7 +311,7 @@ int ir_machine_check(ir_machine *m, char *err, size_t errlen)
 			return CCP_EINVAL;
 		}
 		/* IR_MAX_CUBE_DIM is chosen so 2^n never exceeds the limit */
-		m->nranks = (int32_t)1 << m->ndims;
+		m->nnodes = (int32_t)1 << m->ndims;
 		rc = 0;
 		break;
 	case IR_HPAM:
@@ -240,11 +327,13 @@ int ir_machine_check(ir_machine *m, char *err, size_t errlen)
 			return CCP_EINVAL;
 		}
 		m->ndims = 1;
-		m->nranks = m->dims[0];
+		m->nnodes = m->dims[0];
 		rc = 0;
 		break;
 	}
-	return rc;
+	if (rc < 0)
+		return rc;
+	return check_nodes(m, err, errlen);
 }
 
 /* Unpack an HPAM machine's shape. */
@@ -300,8 +389,47 @@ static int32_t hpam_chi(const struct hpam *h, int32_t n, int32_t j)
 	return n;
 }
 
-/* Coordinates of a rank, derived from the one numbering (never stored);
- * all -1 for a rank outside the machine. */
+bool ir_machine_is_classic(const ir_machine *m)
+{
+	if (m->topo == IR_MESH || m->topo == IR_TORUS) {
+		if (m->ndims > 3 ||
+		    (m->topo == IR_TORUS && m->wrap != (1u << m->ndims) - 1u))
+			return false;
+		for (int d = 0; d < m->ndims; d++)
+			if (m->order[d] != d)
+				return false;
+	}
+	return m->ranks_per_node <= 1 && m->node_ports == 0 &&
+	       !(m->cost.shm_alpha > 0) && !(m->cost.shm_beta > 0);
+}
+
+bool ir_machine_has_nodes(const ir_machine *m)
+{
+	return m->ranks_per_node > 1;
+}
+
+/* Block: a node's ranks are consecutive; cyclic: rank r on node r mod
+ * nodes, as a round-robin launcher deals them. */
+int32_t ir_node_of(const ir_machine *m, int32_t rank)
+{
+	if (m->ranks_per_node <= 1)
+		return rank;
+	if (m->placement == IR_PLACE_CYCLIC)
+		return rank % m->nnodes;
+	return rank / m->ranks_per_node;
+}
+
+int32_t ir_node_rank(const ir_machine *m, int32_t node, int32_t local)
+{
+	if (m->ranks_per_node <= 1)
+		return node;
+	if (m->placement == IR_PLACE_CYCLIC)
+		return node + local * m->nnodes;
+	return node * m->ranks_per_node + local;
+}
+
+/* Coordinates of a rank's node, derived from the one numbering (never
+ * stored); all -1 for a rank outside the machine. */
 void ir_coords(const ir_machine *m, int32_t rank, int c[IR_MAX_CUBE_DIM])
 {
 	int d;
@@ -311,6 +439,7 @@ void ir_coords(const ir_machine *m, int32_t rank, int c[IR_MAX_CUBE_DIM])
 			c[d] = -1;
 		return;
 	}
+	rank = ir_node_of(m, rank);
 	switch (m->topo) {
 	case IR_MESH:
 	case IR_TORUS:
@@ -357,14 +486,14 @@ int32_t ir_rank_of(const ir_machine *m, const int *c)
 			r += c[d] * stride;
 			stride *= m->dims[d];
 		}
-		return r;
+		return ir_node_rank(m, r, 0);
 	case IR_HYPERCUBE:
 		for (d = 0; d < m->ndims; d++) {
 			if (c[d] != 0 && c[d] != 1)
 				return -1;
 			r |= (int32_t)c[d] << d;
 		}
-		return r;
+		return ir_node_rank(m, r, 0);
 	case IR_HPAM: {
 		struct hpam h;
 		int32_t rows, cols;
@@ -380,7 +509,8 @@ int32_t ir_rank_of(const ir_machine *m, const int *c)
 	}
 	case IR_SWITCH:
 	default:
-		return c[0] >= 0 && c[0] < m->nranks ? c[0] : -1;
+		return c[0] >= 0 && c[0] < m->nnodes ? ir_node_rank(m, c[0], 0)
+		                                     : -1;
 	}
 }
 
@@ -391,19 +521,20 @@ int ir_degree(const ir_machine *m, int32_t rank)
 
 	if (rank < 0 || rank >= m->nranks)
 		return CCP_EINVAL;
+	rank = ir_node_of(m, rank);
 	switch (m->topo) {
 	case IR_MESH:
+	case IR_TORUS:
+		/* a ring of 2 has one neighbour, a ring of 1 none */
 		for (d = 0; d < m->ndims; d++) {
 			int32_t a = rank % m->dims[d];
 
 			rank /= m->dims[d];
-			deg += (a > 0) + (a < m->dims[d] - 1);
+			if (m->wrap >> d & 1u)
+				deg += m->dims[d] >= 3 ? 2 : m->dims[d] - 1;
+			else
+				deg += (a > 0) + (a < m->dims[d] - 1);
 		}
-		return deg;
-	case IR_TORUS:
-		/* a ring of 2 has one neighbour, a ring of 1 none */
-		for (d = 0; d < m->ndims; d++)
-			deg += m->dims[d] >= 3 ? 2 : m->dims[d] - 1;
 		return deg;
 	case IR_HYPERCUBE:
 		return m->ndims;
@@ -426,7 +557,7 @@ int ir_degree(const ir_machine *m, int32_t rank)
 	}
 	case IR_SWITCH:
 	default:
-		return m->nranks - 1;
+		return m->nnodes - 1;
 	}
 }
 
@@ -437,12 +568,9 @@ int ir_max_hops(const ir_machine *m)
 
 	switch (m->topo) {
 	case IR_MESH:
-		for (d = 0; d < m->ndims; d++)
-			h += m->dims[d] - 1;
-		return h;
 	case IR_TORUS:
 		for (d = 0; d < m->ndims; d++)
-			h += m->dims[d] / 2;
+			h += m->wrap >> d & 1u ? m->dims[d] / 2 : m->dims[d] - 1;
 		return h;
 	case IR_HYPERCUBE:
 		return m->ndims;
@@ -476,7 +604,7 @@ int ir_max_hops(const ir_machine *m)
 /* Size of the link id space; some ids in it may be unused (edges). */
 uint64_t ir_nlinks(const ir_machine *m)
 {
-	uint64_t n = (uint64_t)m->nranks;
+	uint64_t n = (uint64_t)m->nnodes;
 
 	switch (m->topo) {
 	case IR_MESH:
@@ -509,43 +637,45 @@ static int walk(uint64_t *links, int h, int32_t *cur, int32_t a, int32_t b,
 	return h;
 }
 
-/* Dimension-order routing on a mesh or torus: X, then Y, then Z.  On a
- * torus each dimension goes the shorter way round; at exactly half the
+/* Dimension-order routing on a mesh or torus: one dimension after the
+ * other, in the machine's order (x, y, z... unless the input gave one).
+ * A wrapped dimension goes the shorter way round; at exactly half the
  * ring it goes the + way. */
 static int route_grid(const ir_machine *m, int32_t src, int32_t dst,
                       uint64_t *links)
 {
 	uint64_t per = 2u * (uint64_t)m->ndims;
-	int32_t cur = src, stride = 1, s = src, t = dst;
-	int h = 0, d;
+	int32_t stride[IR_MAX_DIMS], cur = src, st = 1;
+	int h = 0, k, d;
 
 	for (d = 0; d < m->ndims; d++) {
-		int32_t ext = m->dims[d], a = s % ext, b = t % ext;
-		int32_t fwd, k;
+		stride[d] = st;
+		st *= m->dims[d];
+	}
+	for (k = 0; k < m->ndims; k++) {
+		d = m->order[k];
+		int32_t ext = m->dims[d], s = stride[d];
+		int32_t a = src / s % ext, b = dst / s % ext, fwd, i;
 
-		s /= ext;
-		t /= ext;
 		fwd = (b - a + ext) % ext;
-		if (m->topo == IR_MESH) {
-			h = walk(links, h, &cur, a, b, stride, per, 2 * d);
+		if (!(m->wrap >> d & 1u)) {
+			h = walk(links, h, &cur, a, b, s, per, 2 * d);
 		} else if (fwd <= ext - fwd) {
 			/* + way, also on the tie fwd == ext / 2 */
-			for (k = 0; k < fwd; k++) {
+			for (i = 0; i < fwd; i++) {
 				links[h++] =
 				        (uint64_t)cur * per + 2u * (uint64_t)d;
-				cur += a == ext - 1 ? -(ext - 1) * stride
-				                    : stride;
+				cur += a == ext - 1 ? -(ext - 1) * s : s;
 				a = a == ext - 1 ? 0 : a + 1;
 			}
 		} else {
-			for (k = 0; k < ext - fwd; k++) {
+			for (i = 0; i < ext - fwd; i++) {
 				links[h++] = (uint64_t)cur * per +
 				             2u * (uint64_t)d + 1u;
-				cur += a == 0 ? (ext - 1) * stride : -stride;
+				cur += a == 0 ? (ext - 1) * s : -s;
 				a = a == 0 ? ext - 1 : a - 1;
 			}
 		}
-		stride *= ext;
 	}
 	return h;
 }
@@ -615,6 +745,8 @@ int ir_route(const ir_machine *m, int32_t src, int32_t dst, uint64_t *links)
 {
 	if (src < 0 || src >= m->nranks || dst < 0 || dst >= m->nranks)
 		return CCP_EINVAL;
+	src = ir_node_of(m, src);
+	dst = ir_node_of(m, dst);
 	if (src == dst)
 		return 0;
 	switch (m->routing) {
@@ -626,7 +758,7 @@ int ir_route(const ir_machine *m, int32_t src, int32_t dst, uint64_t *links)
 		return route_hpam(m, src, dst, links);
 	case IR_ROUTE_DIRECT:
 	default:
-		links[0] = (uint64_t)src * (uint64_t)m->nranks + (uint64_t)dst;
+		links[0] = (uint64_t)src * (uint64_t)m->nnodes + (uint64_t)dst;
 		return 1;
 	}
 }
@@ -646,7 +778,7 @@ static int grid_link_ends(const ir_machine *m, uint64_t link, int32_t *from,
 		stride *= m->dims[k];
 	ext = m->dims[d];
 	a = rank / stride % ext;
-	if (m->topo == IR_MESH) {
+	if (!(m->wrap >> d & 1u)) {
 		if (minus ? a == 0 : a == ext - 1)
 			return CCP_EINVAL;
 		*to = rank + (minus ? -stride : stride);
@@ -747,8 +879,8 @@ int ir_link_ends(const ir_machine *m, uint64_t link, int32_t *from, int32_t *to)
 		break;
 	case IR_SWITCH:
 	default:
-		f = (int32_t)(link / (uint64_t)m->nranks);
-		t = (int32_t)(link % (uint64_t)m->nranks);
+		f = (int32_t)(link / (uint64_t)m->nnodes);
+		t = (int32_t)(link % (uint64_t)m->nnodes);
 		if (f == t)
 			rc = CCP_EINVAL;
 		break;

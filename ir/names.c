@@ -25,6 +25,16 @@ const char *const ir_routing_names[IR_NROUTINGS] = {
 #undef X
 };
 
+const char *const ir_placement_names[IR_NPLACEMENTS] = {
+#define X(e, name, comment) [IR_PLACE_##e] = name,
+        IR_PLACEMENTS(X)
+#undef X
+};
+
+/* x, y, z as always; then Tofu's a, b, c, and two more letters. */
+const char *const ir_dim_names[IR_MAX_DIMS] = {"x", "y", "z", "a",
+                                               "b", "c", "d", "e"};
+
 const char *const ir_coll_names[IR_NCOLLS] = {
 #define X(e, name, kind, noun, comment) [IR_##e] = name,
         IR_COLLECTIVES(X)

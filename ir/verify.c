@@ -10,6 +10,8 @@
  *   delivery    at the end every rank holds what the communication asks
  *               for (duplicates are counted and reported, not fatal);
  *   node        per phase, each rank's sends and receives fit its ports;
+ *               with several ranks per node, the transfers that leave
+ *               (enter) a node fit the node's network ports as well;
  *   link        per phase, no directed link carries two transfers under
  *               the machine's routing, unless the plan declares that it
  *               allows contention; the measured load is reported either way;
@@ -130,6 +132,15 @@ static uint32_t port_limit(const ir_machine *m, int32_t r)
 	                                : (uint32_t)m->ports;
 }
 
+/* Network transfers a node may send (receive) in one phase: node_ports,
+ * or one per network link of the node. */
+static uint32_t node_port_limit(const ir_machine *m, int32_t node)
+{
+	return m->node_ports == IR_PORTS_ALL
+	               ? (uint32_t)ir_degree(m, ir_node_rank(m, node, 0))
+	               : (uint32_t)m->node_ports;
+}
+
 /* Largest port count of any rank (the p of the spreading bound). */
 static uint32_t max_ports(const ir_machine *m)
 {
@@ -137,7 +148,14 @@ static uint32_t max_ports(const ir_machine *m)
 	/* degrees are uniform except at mesh edges; corners and the inside
 	 * of every topology are found among the first and a middle rank */
 	int32_t probe[3] = {0, m->nranks / 2, m->nranks - 1};
-	if (m->topo == IR_MESH || m->topo == IR_HPAM) {
+	if (m->topo == IR_MESH || m->topo == IR_TORUS) {
+		/* a rank inside every open dimension has the most links */
+		uint32_t deg = 0;
+		for (int d = 0; d < m->ndims; d++)
+			deg += m->dims[d] >= 3 ? 2u : (uint32_t)m->dims[d] - 1u;
+		return m->ports == IR_PORTS_ALL ? deg : (uint32_t)m->ports;
+	}
+	if (m->topo == IR_HPAM) {
 		for (int32_t r = 0; r < m->nranks; r++) {
 			uint32_t d = port_limit(m, r);
 			best = d > best ? d : best;
@@ -789,7 +807,8 @@ int ir_verify(const ir_plan *p, ir_report *r)
 	struct held_set held = {0};
 	struct link_counter lc = {0};
 	uint32_t *sends = NULL, *recvs = NULL;
-	int32_t *touched = NULL;
+	uint32_t *nsends = NULL, *nrecvs = NULL; /* per node, network only */
+	int32_t *touched = NULL, *ntouch = NULL;
 	uint64_t *links = NULL, *pairs = NULL, *start = NULL;
 	/* reductions: the partial of (rank r, element block k) at
 	 * part[r * K + k]; the phase (+ 1) it was last sent in, and last
@@ -819,6 +838,14 @@ int ir_verify(const ir_plan *p, ir_report *r)
 	        calloc(p->nphases ? p->nphases : 1, sizeof *r->link_load);
 	if (!sends || !recvs || !touched || !links || !r->link_load)
 		goto out_nomem;
+	bool nodes = ir_machine_has_nodes(m);
+	if (nodes) {
+		nsends = calloc((size_t)m->nnodes, sizeof *nsends);
+		nrecvs = calloc((size_t)m->nnodes, sizeof *nrecvs);
+		ntouch = malloc(2 * (size_t)m->nnodes * sizeof *ntouch);
+		if (!nsends || !nrecvs || !ntouch)
+			goto out_nomem;
+	}
 	uint64_t nl = ir_nlinks(m);
 	if (nl <= (UINT64_C(1) << 25) &&
 	    !(lc.dense = calloc(nl ? nl : 1, sizeof *lc.dense)))
@@ -851,7 +878,7 @@ int ir_verify(const ir_plan *p, ir_report *r)
 	for (uint32_t ph = 0; ph < p->nphases; ph++) {
 		const ir_transfer *xs = p->transfers + p->phases[ph].transfer;
 		uint32_t nt = p->phases[ph].ntransfers;
-		uint32_t ntouched = 0;
+		uint32_t ntouched = 0, nntouched = 0;
 		if (allow_link) { /* where each transfer's links begin */
 			uint64_t *q = realloc(start, ((size_t)nt + 1) * sizeof *q);
 			if (!q)
@@ -919,9 +946,22 @@ int ir_verify(const ir_plan *p, ir_report *r)
 				touched[ntouched++] = x->src;
 			if (recvs[x->dst]++ == 0 && sends[x->dst] == 0)
 				touched[ntouched++] = x->dst;
+			/* network load of the nodes; inside a node the
+			 * transfer goes through shared memory */
+			int32_t ns = ir_node_of(m, x->src);
+			int32_t nd = ir_node_of(m, x->dst);
+			if (nodes && ns == nd) {
+				r->shm_transfers++;
+			} else if (nodes) {
+				if ((!mc || lead) && nsends[ns]++ == 0 &&
+				    nrecvs[ns] == 0)
+					ntouch[nntouched++] = ns;
+				if (nrecvs[nd]++ == 0 && nsends[nd] == 0)
+					ntouch[nntouched++] = nd;
+			}
 			/* link load along the route */
 			int h = ir_route(m, x->src, x->dst, links);
-			if (h <= 0)
+			if (h < 0 || (h == 0 && ns != nd))
 				FAIL("link: phase %u: no route from rank %d to "
 				     "%d",
 				     ph, (int)x->src, (int)x->dst);
@@ -954,6 +994,20 @@ int ir_verify(const ir_plan *p, ir_report *r)
 				     ph, (int)q, sends[q], recvs[q], lim);
 			sends[q] = recvs[q] = 0;
 		}
+		for (uint32_t k = 0; k < nntouched; k++) {
+			int32_t q = ntouch[k];
+			uint32_t lim = node_port_limit(m, q);
+			if (nsends[q] > r->max_net_sends)
+				r->max_net_sends = nsends[q];
+			if (nrecvs[q] > r->max_net_recvs)
+				r->max_net_recvs = nrecvs[q];
+			if (!allow_node && (nsends[q] > lim || nrecvs[q] > lim))
+				FAIL("node: phase %u: node %d sends %u and "
+				     "receives %u over the network, its "
+				     "network ports allow %u each",
+				     ph, (int)q, nsends[q], nrecvs[q], lim);
+			nsends[q] = nrecvs[q] = 0;
+		}
 		/* link contention */
 		if (allow_link) {
 			start[nt] = lc.nlist;
@@ -977,7 +1031,7 @@ int ir_verify(const ir_plan *p, ir_report *r)
 		}
 		/* with contention allowed, links no longer show a repeated
 		 * pair: check it directly */
-		if (allow_link && nt > 1) {
+		if ((allow_link || nodes) && nt > 1) {
 			uint64_t *q = realloc(pairs, (size_t)nt * sizeof *q);
 			if (!q)
 				goto out_nomem;
@@ -1118,6 +1172,9 @@ out:
 	free(mg.after);
 	free(sends);
 	free(recvs);
+	free(nsends);
+	free(nrecvs);
+	free(ntouch);
 	free(touched);
 	free(links);
 	free(pairs);

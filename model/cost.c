@@ -44,14 +44,14 @@
  * every unset field). */
 #define COST(a, b, h, g, bs, t, f)                                             \
 	{                                                                      \
-		"", a, b, h, g, bs, t, f, {U, U}, {U, U}, {U, U}, U, U         \
+		"", a, b, h, g, bs, t, f, {U, U}, {U, U}, {U, U}, U, U, U, U   \
 	}
 /* 000 Table 1: C_send^1 = C_recv^1 = 2 us, C^2 = 2Q us, lambda'_1/W_1 =
  * 0.01 us/byte, lambda'_2/W_2 = 0.01Q us/byte, Lambda = 0.01 us/byte. */
 #define HPAM_TABLE1(q)                                                         \
 	{                                                                      \
 		"", U, U, U, U, U, U, U, {2.0, 2.0 * (q)}, {2.0, 2.0 * (q)},   \
-		        {0.01, 0.01 * (q)}, 0.01, U                            \
+		        {0.01, 0.01 * (q)}, 0.01, U, U, U                      \
 	}
 /* One row of 001 Table 5.1 (ping-pong fits from [53], [86], [20] and the
  * author's own): T_s is the one-way start-up, T_n the time per byte, the
@@ -204,14 +204,15 @@ const struct model_preset *model_preset_find(const char *name)
 }
 
 /* Every cost field, for the loops that fill or check them all. */
-#define NFIELDS 15
+#define NFIELDS 17
 static void fields(ir_cost *c, double *f[NFIELDS])
 {
 	double *all[NFIELDS] = {&c->alpha,     &c->beta,      &c->hop,
 	                        &c->gamma,     &c->beta_sat,  &c->tau,
 	                        &c->phi,       &c->c_send[0], &c->c_send[1],
 	                        &c->c_recv[0], &c->c_recv[1], &c->copy[0],
-	                        &c->copy[1],   &c->lambda,    &c->combine};
+	                        &c->copy[1],   &c->lambda,    &c->combine,
+	                        &c->shm_alpha, &c->shm_beta};
 	memcpy(f, all, sizeof all);
 }
 

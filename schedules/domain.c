@@ -139,7 +139,7 @@ static int max_degree(const ir_machine *m)
 	case IR_HYPERCUBE:
 		return m->ndims;
 	case IR_SWITCH:
-		return m->nranks - 1;
+		return m->nnodes - 1;
 	case IR_HPAM:
 		break;
 	}
@@ -169,6 +169,18 @@ void sch_describe(const ir_machine *m, char *buf, size_t len)
 		for (int d = 0; d < nd; d++)
 			say(&w, "%s%d", d ? "x" : "", m->dims[d]);
 		say(&w, " %s", ir_topo_name(m->topo));
+		if (m->topo == IR_TORUS && m->wrap != (1u << m->ndims) - 1u) {
+			say(&w, " wrapping");
+			for (int d = 0, n = 0; d < m->ndims; d++)
+				if (m->wrap >> d & 1u)
+					say(&w, "%s%s", n++ ? "," : " ",
+					    ir_dim_names[d]);
+		}
+		if (sch_grid_order_given(m)) {
+			say(&w, " routed");
+			for (int k = 0; k < m->ndims; k++)
+				say(&w, " %s", ir_dim_names[m->order[k]]);
+		}
 		break;
 	}
 	case IR_HYPERCUBE:
@@ -179,9 +191,62 @@ void sch_describe(const ir_machine *m, char *buf, size_t len)
 		    m->levels[0][1], m->levels[1][0], m->levels[1][1]);
 		break;
 	case IR_SWITCH:
-		say(&w, "%d-port switch", (int)m->nranks);
+		say(&w, "%d-port switch", (int)m->nnodes);
 		break;
 	}
+	if (ir_machine_has_nodes(m))
+		say(&w, " of %d-rank nodes", (int)m->ranks_per_node);
+}
+
+bool sch_grid_order_given(const ir_machine *m)
+{
+	if (m->topo != IR_MESH && m->topo != IR_TORUS)
+		return false;
+	for (int k = 0; k < m->ndims; k++)
+		if (m->order[k] != k)
+			return true;
+	return false;
+}
+
+/* The SCH_TAKES_* features machine m has. */
+static unsigned machine_features(const ir_machine *m)
+{
+	unsigned f = 0;
+	if (m->topo == IR_TORUS && m->wrap != (1u << m->ndims) - 1u)
+		f |= SCH_TAKES_WRAP;
+	if (sch_grid_order_given(m))
+		f |= SCH_TAKES_ORDER;
+	if ((m->topo == IR_MESH || m->topo == IR_TORUS) && m->ndims > 3)
+		f |= SCH_TAKES_ND;
+	if (ir_machine_has_nodes(m))
+		f |= SCH_TAKES_NODES;
+	return f;
+}
+
+/* "X is built for ...; this machine is ...", for a feature of m that g
+ * does not take. */
+static bool say_features(struct words *w, const struct sch_generator *g,
+                         const ir_machine *m)
+{
+	static const char *const what[] = {
+	        "tori whose every dimension wraps",
+	        "dimension-order routing in the order x, y, z...",
+	        "meshes and tori of at most 3 dimensions",
+	        "one rank per node",
+	};
+	unsigned miss = machine_features(m) & ~g->domain.takes;
+	if (!miss)
+		return false;
+	int f = 0;
+	while (!(miss >> f & 1u))
+		f++;
+	char desc[160];
+	sch_describe(m, desc, sizeof desc);
+	say(w, "%s is built for %s; this machine is a %s", g->name, what[f],
+	    desc);
+	if (f == 3)
+		say(w, " (the node-aware generators take it)");
+	return true;
 }
 
 /* Why the data refuses a machine. */
@@ -240,6 +305,8 @@ int sch_applies(const struct sch_generator *g, const ir_machine *m,
 		return CCP_ENOTAPPLY;
 	}
 	enum refusal r = FITS;
+	if ((d->topos & SCH_T(m->topo)) && say_features(&w, g, m))
+		return CCP_ENOTAPPLY;
 	if (!(d->topos & SCH_T(m->topo)))
 		r = TOPOLOGY;
 	else if (d->routings && !(d->routings & (1u << m->routing)))

@@ -41,6 +41,15 @@ enum sch_ports {
 	                  as the machine's busiest rank has links */
 };
 
+/* Machine features a generator must declare it takes (sch_domain.takes):
+ * a torus whose dimensions do not all wrap, a dimension order other than
+ * x, y, z..., more than three dimensions, and several ranks per node. */
+#define SCH_TAKES_WRAP  1u
+#define SCH_TAKES_ORDER 2u
+#define SCH_TAKES_ND    4u
+#define SCH_TAKES_NODES 8u
+#define SCH_TAKES_ALL   15u
+
 /* Where a generator applies, as data.  sch_applies checks it in this
  * order (collective, topology, routing, ports, then fits) and words the
  * refusal from it; the same words give the generator's row of
@@ -51,6 +60,9 @@ struct sch_domain {
 	unsigned routings;    /* IR_RT bits it is built for; 0: whatever
 	                         routing its topologies allow */
 	enum sch_ports ports; /* the port model it needs */
+	unsigned takes;       /* SCH_TAKES_* bits: the machines of issue 18
+	                         it was built and tested for; without a bit,
+	                         sch_applies refuses such machines */
 	/* What fits checks, in words that follow the machine's (", " joins
 	 * them): "either 2D W x H ..., or 3D ...".  NULL if nothing. */
 	const char *where;
@@ -97,6 +109,8 @@ void sch_domain_machine(const struct sch_generator *g, char *buf, size_t len);
  * dimension 4", "6-port switch", "two-level HPAM (2x2 over 4x4)" (a
  * trailing extent of 1 left out; the port model is not said). */
 void sch_describe(const ir_machine *m, char *buf, size_t len);
+/* Whether a mesh or torus routes in an order other than x, y, z... */
+bool sch_grid_order_given(const ir_machine *m);
 /* Whether every rank may use all its links at once: `ports: all`, or at
  * least as many ports as the busiest rank has links. */
 bool sch_all_port(const ir_machine *m);

@@ -36,7 +36,7 @@ static void put_string(FILE *out, const char *s, size_t max)
  * the port count for a switch. */
 static void put_topology(FILE *out, const ir_machine *m)
 {
-	int dims[4], n = 0;
+	int dims[IR_MAX_DIMS > 4 ? IR_MAX_DIMS : 4], n = 0;
 	switch (m->topo) {
 	case IR_MESH:
 	case IR_TORUS:
@@ -53,7 +53,7 @@ static void put_topology(FILE *out, const ir_machine *m)
 		dims[n++] = m->levels[1][1];
 		break;
 	case IR_SWITCH:
-		dims[n++] = m->nranks;
+		dims[n++] = m->nnodes;
 		break;
 	}
 	fputs("\"topology\":{\"kind\":", out);
@@ -61,7 +61,30 @@ static void put_topology(FILE *out, const ir_machine *m)
 	fputs(",\"dims\":[", out);
 	for (int i = 0; i < n; i++)
 		fprintf(out, "%s%d", i ? "," : "", dims[i]);
-	fputs("]}", out);
+	fputc(']', out);
+	/* the keys of issue 18, only where they are not the default */
+	if (m->topo == IR_TORUS && m->wrap != (1u << m->ndims) - 1u) {
+		fputs(",\"wrap\":[", out);
+		for (int i = 0; i < m->ndims; i++)
+			fprintf(out, "%s%s", i ? "," : "",
+			        m->wrap >> i & 1u ? "true" : "false");
+		fputc(']', out);
+	}
+	if ((m->topo == IR_MESH || m->topo == IR_TORUS) &&
+	    !ir_machine_is_classic(m)) {
+		fputs(",\"order\":[", out);
+		for (int i = 0; i < m->ndims; i++)
+			fprintf(out, "%s\"%s\"", i ? "," : "",
+			        ir_dim_names[m->order[i]]);
+		fputc(']', out);
+	}
+	if (ir_machine_has_nodes(m))
+		fprintf(out,
+		        ",\"ranks_per_node\":%d,\"nodes\":%d,\"placement\":"
+		        "\"%s\",\"node_ports\":%d",
+		        (int)m->ranks_per_node, (int)m->nnodes,
+		        ir_placement_names[m->placement], m->node_ports);
+	fputc('}', out);
 }
 
 /* ,"matrix":[[src,dst,bytes],...]: every message of an irregular

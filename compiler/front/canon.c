@@ -139,6 +139,41 @@ static int put_machine(struct sink *s, const ir_machine *m)
 	 * given, so that their canonical forms (cache keys) stay */
 	if (ir_cost_has_combine(c))
 		rc |= put_cost(s, "combine", &c->combine, 1);
+	/* likewise the keys of issue 18, each only when it is not the
+	 * default, so a 1-3D machine of one rank per node keeps its key */
+	if (c->shm_alpha > 0)
+		rc |= put_cost(s, "shm_alpha", &c->shm_alpha, 1);
+	if (c->shm_beta > 0)
+		rc |= put_cost(s, "shm_beta", &c->shm_beta, 1);
+	if (m->topo == IR_TORUS && m->wrap != (1u << m->ndims) - 1u) {
+		rc |= put(s, "machine.wrap");
+		for (int i = 0; i < m->ndims; i++)
+			rc |= put(s, " %d", (int)(m->wrap >> i & 1u));
+		rc |= put(s, "\n");
+	}
+	if (!ir_machine_is_classic(m) &&
+	    (m->topo == IR_MESH || m->topo == IR_TORUS)) {
+		bool given = false;
+		for (int i = 0; i < m->ndims; i++)
+			given |= m->order[i] != i;
+		if (given) {
+			rc |= put(s, "machine.order");
+			for (int i = 0; i < m->ndims; i++)
+				rc |= put(s, " %s", ir_dim_names[m->order[i]]);
+			rc |= put(s, "\n");
+		}
+	}
+	if (ir_machine_has_nodes(m)) {
+		rc |= put(s, "machine.ranks_per_node %d\n",
+		          (int)m->ranks_per_node);
+		rc |= put(s, "machine.placement %s\n",
+		          name_of(ir_placement_names, IR_NPLACEMENTS,
+		                  (int)m->placement));
+		if (m->node_ports == IR_PORTS_ALL)
+			rc |= put(s, "machine.node_ports all\n");
+		else
+			rc |= put(s, "machine.node_ports %d\n", m->node_ports);
+	}
 	return rc ? CCP_ENOMEM : 0;
 }
 

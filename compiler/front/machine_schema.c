@@ -25,11 +25,18 @@ enum {
 	MK_ROUTING,
 	MK_PORTS,
 	MK_COST,
+	MK_WRAP,
+	MK_ORDER,
+	MK_RANKS_PER_NODE,
+	MK_PLACEMENT,
+	MK_NODE_PORTS,
 	MK_N
 };
 static const char *const machine_keys[MK_N] = {
-        "topology", "dims",    "dimension", "ranks",
-        "levels",   "routing", "ports",     "cost",
+        "topology",  "dims",           "dimension", "ranks",
+        "levels",    "routing",        "ports",     "cost",
+        "wrap",      "order",          "ranks_per_node",
+        "placement", "node_ports",
 };
 
 /* The key that gives the size of each topology. */
@@ -45,6 +52,7 @@ struct machine_nodes {
 	uint32_t map;               /* the machine mapping */
 	struct keys k;              /* its keys */
 	uint32_t dims[IR_MAX_DIMS]; /* dims entries */
+	uint32_t wrap[IR_MAX_DIMS]; /* wrap entries */
 	uint32_t level[2][2];       /* levels[l] rows, cols values */
 };
 
@@ -63,7 +71,8 @@ static int parse_dims(struct ctx *x, uint32_t v, ir_machine *m,
 			         x->v[v].a == 1 ? "entry" : "entries");
 		return tree_err_at(x, v,
 		                   "machine.dims: expected 1 to %d extents "
-		                   "([x], [x, y] or [x, y, z]), got %s",
+		                   "([x], [x, y], [x, y, z] ... [x, y, z, a, "
+		                   "b, c, d, e]), got %s",
 		                   IR_MAX_DIMS,
 		                   x->v[v].kind == YN_SEQ
 		                           ? b
@@ -164,11 +173,14 @@ enum {
 	CK_PHI,
 	CK_LAMBDA,
 	CK_COMBINE,
+	CK_SHM_ALPHA,
+	CK_SHM_BETA,
 	CK_N
 };
 static const char *const cost_keys[CK_N] = {
-        "preset",   "alpha", "beta", "hop",    "gamma",
-        "beta_sat", "tau",   "phi",  "lambda", "combine",
+        "preset",   "alpha",   "beta",      "hop",      "gamma",
+        "beta_sat", "tau",     "phi",       "lambda",   "combine",
+        "shm_alpha", "shm_beta",
 };
 
 /* A preset name must be one of model/cost.c's. */
@@ -204,8 +216,9 @@ static int parse_cost(struct ctx *x, uint32_t v, ir_cost *c)
 {
 	struct keys k = {cost_keys, CK_N, {0}, {0}};
 	double *field[CK_N] = {
-	        NULL,         &c->alpha, &c->beta, &c->hop,    &c->gamma,
-	        &c->beta_sat, &c->tau,   &c->phi,  &c->lambda, &c->combine,
+	        NULL,         &c->alpha,     &c->beta,     &c->hop,
+	        &c->gamma,    &c->beta_sat,  &c->tau,      &c->phi,
+	        &c->lambda,   &c->combine,   &c->shm_alpha, &c->shm_beta,
 	};
 	char path[64];
 	int rc = tree_map_keys(x, v, "machine.cost", &k);
@@ -240,7 +253,7 @@ static const char *routing_alias(const ir_machine *m, enum ir_routing r)
 {
 	if (r != IR_ROUTE_DIM_ORDER)
 		return NULL;
-	return m->ndims == 3 ? "xyz" : "xy";
+	return m->ndims == 3 ? "xyz" : m->ndims <= 2 ? "xy" : NULL;
 }
 
 /* routing: one of the routings the topology allows (ir.h's table), by
@@ -310,8 +323,76 @@ static int parse_routing(struct ctx *x, uint32_t v, ir_machine *m)
 	        tree_desc(x, v, b, sizeof b), shape, l);
 }
 
-/* ports: all (one transfer per link), one, or k >= 1. */
+/* ports: all (one transfer per link), one, or k >= 1, into *out (path
+ * names the key: machine.ports, machine.node_ports). */
+static int parse_port_count(struct ctx *x, uint32_t v, const char *path,
+                            int *out);
+
+/* ranks_per_node, placement, node_ports.  A switch's `ranks` counts
+ * ranks, so its ports (nodes) are ranks / ranks_per_node. */
+static int parse_nodes(struct ctx *x, const struct keys *k, ir_machine *m)
+{
+	static const char *const place[] = {
+#define X(e, name, comment) name,
+	        IR_PLACEMENTS(X)
+#undef X
+	};
+	char b[64];
+	int64_t e;
+	int rc, pl;
+
+	m->ranks_per_node = 1;
+	if (k->val[MK_RANKS_PER_NODE] != NONE) {
+		rc = tree_get_int(x, k->val[MK_RANKS_PER_NODE],
+		                  "machine.ranks_per_node", 1, IR_MAX_RANKS,
+		                  "(IR_MAX_RANKS)", &e);
+		if (rc < 0)
+			return rc;
+		m->ranks_per_node = (int32_t)e;
+	}
+	for (int j = MK_PLACEMENT; j <= MK_NODE_PORTS; j++)
+		if (k->key[j] != NONE && m->ranks_per_node == 1)
+			return tree_err_at(
+			        x, k->key[j],
+			        "machine.%s: needs ranks_per_node > 1 (with "
+			        "one rank per node, %s)",
+			        machine_keys[j],
+			        j == MK_NODE_PORTS ? "ports gives the node's "
+			                             "ports"
+			                           : "every placement is the same");
+	if (k->val[MK_PLACEMENT] != NONE) {
+		rc = tree_get_enum(x, k->val[MK_PLACEMENT], "machine.placement",
+		                   "placement", place, IR_NPLACEMENTS, &pl);
+		if (rc < 0)
+			return rc;
+		m->placement = (uint32_t)pl;
+	}
+	if (k->val[MK_NODE_PORTS] != NONE) {
+		rc = parse_port_count(x, k->val[MK_NODE_PORTS],
+		                      "machine.node_ports", &m->node_ports);
+		if (rc < 0)
+			return rc;
+	}
+	if (m->topo == IR_SWITCH && m->ranks_per_node > 1) {
+		if (m->dims[0] % m->ranks_per_node != 0)
+			return tree_err_at(
+			        x, k->val[MK_RANKS],
+			        "machine.ranks: %s ranks do not fill nodes of "
+			        "%d ranks (ranks_per_node)",
+			        tree_desc(x, k->val[MK_RANKS], b, sizeof b),
+			        (int)m->ranks_per_node);
+		m->dims[0] /= m->ranks_per_node;
+	}
+	return 0;
+}
+
 static int parse_ports(struct ctx *x, uint32_t v, ir_machine *m)
+{
+	return parse_port_count(x, v, "machine.ports", &m->ports);
+}
+
+static int parse_port_count(struct ctx *x, uint32_t v, const char *path,
+                            int *out)
 {
 	static const char *const words[] = {"all", "one"};
 	const char *near;
@@ -322,33 +403,114 @@ static int parse_ports(struct ctx *x, uint32_t v, ir_machine *m)
 
 	if (x->v[v].kind == YN_SCALAR && x->v[v].plain && !is_null(x, v) &&
 	    (tree_is_int_text(s) || tree_is_float_text(s))) {
-		rc = tree_get_int(x, v, "machine.ports", 1, IR_MAX_RANKS,
+		rc = tree_get_int(x, v, path, 1, IR_MAX_RANKS,
 		                  "(IR_MAX_RANKS)", &k);
 		if (rc < 0)
 			return rc;
-		m->ports = (int)k;
+		*out = (int)k;
 		return 0;
 	}
 	if (x->v[v].kind == YN_SCALAR && !strcmp(s, "all")) {
-		m->ports = IR_PORTS_ALL;
+		*out = IR_PORTS_ALL;
 		return 0;
 	}
 	if (x->v[v].kind == YN_SCALAR && !strcmp(s, "one")) {
-		m->ports = 1;
+		*out = 1;
 		return 0;
 	}
 	if (x->v[v].kind == YN_SCALAR &&
 	    (near = front_nearest(s, words, 2)) != NULL)
 		return tree_err_at(
 		        x, v,
-		        "machine.ports: expected all, one or an integer "
+		        "%s: expected all, one or an integer "
 		        ">= 1, got %s; did you mean '%s'?",
-		        tree_desc(x, v, b, sizeof b), near);
+		        path, tree_desc(x, v, b, sizeof b), near);
 	return tree_err_at(
 	        x, v,
-	        "machine.ports: expected all, one or an integer >= 1, "
+	        "%s: expected all, one or an integer >= 1, "
 	        "got %s",
-	        tree_desc(x, v, b, sizeof b));
+	        path, tree_desc(x, v, b, sizeof b));
+}
+
+/* A sequence of exactly one entry per dimension, or an error at v. */
+static int per_dim_seq(struct ctx *x, uint32_t v, const char *path,
+                       const ir_machine *m, const char *what)
+{
+	char b[64];
+
+	if (x->v[v].kind == YN_SEQ && x->v[v].a == (uint32_t)m->ndims)
+		return 0;
+	if (x->v[v].kind == YN_SEQ)
+		snprintf(b, sizeof b, "%" PRIu32 " %s", x->v[v].a,
+		         x->v[v].a == 1 ? "entry" : "entries");
+	return tree_err_at(x, v, "%s: expected %s for each of the %d "
+	                   "dimensions, got %s",
+	                   path, what, m->ndims,
+	                   x->v[v].kind == YN_SEQ ? b
+	                                          : tree_desc(x, v, b, sizeof b));
+}
+
+/* wrap: [true, false, ...], one per dimension (Tofu mixes torus and mesh
+ * dimensions).  A machine where some dimension wraps is a torus, one
+ * where none does a mesh, whichever topology the input named. */
+static int parse_wrap(struct ctx *x, uint32_t v, ir_machine *m,
+                      struct machine_nodes *mn)
+{
+	static const char *const yes_no[] = {"false", "true"};
+	char path[64];
+	int rc, yes;
+
+	if ((rc = per_dim_seq(x, v, "machine.wrap", m, "true or false")) < 0)
+		return rc;
+	m->wrap = 0;
+	for (int d = 0; d < m->ndims; d++) {
+		uint32_t c = child(x, v, (uint32_t)d);
+		mn->wrap[d] = c;
+		snprintf(path, sizeof path, "machine.wrap[%d]", d);
+		rc = tree_get_enum(x, c, path, "value", yes_no, 2, &yes);
+		if (rc < 0)
+			return rc;
+		m->wrap |= (unsigned)yes << d;
+	}
+	m->topo = m->wrap ? IR_TORUS : IR_MESH;
+	return 0;
+}
+
+/* order: [z, x, y]: the dimensions in the order dimension-order routing
+ * corrects them, by name (x y z a b c d e) or number (0 = x). */
+static int parse_order(struct ctx *x, uint32_t v, ir_machine *m)
+{
+	char path[64], b[64];
+	unsigned seen = 0;
+	int rc;
+
+	if ((rc = per_dim_seq(x, v, "machine.order", m, "a dimension")) < 0)
+		return rc;
+	for (int k = 0; k < m->ndims; k++) {
+		uint32_t c = child(x, v, (uint32_t)k);
+		int64_t e = -1;
+		int d;
+		snprintf(path, sizeof path, "machine.order[%d]", k);
+		if (x->v[c].kind == YN_SCALAR && tree_is_int_text(text(x, c))) {
+			rc = tree_get_int(x, c, path, 0, m->ndims - 1,
+			                  "(a dimension of this machine)", &e);
+			if (rc < 0)
+				return rc;
+			d = (int)e;
+		} else {
+			rc = tree_get_enum(x, c, path, "dimension",
+			                   ir_dim_names, (size_t)m->ndims, &d);
+			if (rc < 0)
+				return rc;
+		}
+		if (seen >> d & 1u)
+			return tree_err_at(x, c,
+			                   "%s: dimension %s is listed twice",
+			                   path, tree_desc(x, c, b, sizeof b));
+		seen |= 1u << d;
+		m->order[k] = (uint8_t)d;
+	}
+	return 0;
 }
 
 /* Place a message of ir_machine_check at the value it names, if it
@@ -373,6 +535,12 @@ static uint32_t machine_err_node(const struct machine_nodes *mn,
 		return mn->k.val[MK_PORTS];
 	if (!strncmp(err, "routing", 7) && mn->k.val[MK_ROUTING] != NONE)
 		return mn->k.val[MK_ROUTING];
+	if (!strncmp(err, "node_ports", 10) &&
+	    mn->k.val[MK_NODE_PORTS] != NONE)
+		return mn->k.val[MK_NODE_PORTS];
+	if (!strncmp(err, "ranks_per_node", 14) &&
+	    mn->k.val[MK_RANKS_PER_NODE] != NONE)
+		return mn->k.val[MK_RANKS_PER_NODE];
 	return mn->map;
 }
 
@@ -441,8 +609,23 @@ int machine_schema_parse(struct ctx *x, uint32_t v, ir_machine *m)
 	}
 	if (rc < 0)
 		return rc;
+	for (int j = MK_WRAP; j <= MK_ORDER; j++)
+		if (k->key[j] != NONE && m->topo != IR_MESH &&
+		    m->topo != IR_TORUS)
+			return tree_err_at(x, k->key[j],
+			                   "machine.%s: applies to a mesh or "
+			                   "torus only, not to a %s",
+			                   machine_keys[j], ir_topo_names[topo]);
+	if (k->val[MK_WRAP] != NONE &&
+	    (rc = parse_wrap(x, k->val[MK_WRAP], m, &mn)) < 0)
+		return rc;
+	if (k->val[MK_ORDER] != NONE &&
+	    (rc = parse_order(x, k->val[MK_ORDER], m)) < 0)
+		return rc;
 	if (k->val[MK_ROUTING] != NONE &&
 	    (rc = parse_routing(x, k->val[MK_ROUTING], m)) < 0)
+		return rc;
+	if ((rc = parse_nodes(x, k, m)) < 0)
 		return rc;
 	m->ports = IR_PORTS_ALL;
 	if (k->val[MK_PORTS] != NONE &&

@@ -254,10 +254,10 @@ struct bad_case {
 static const struct bad_case bad_cases[] = {
         {(enum ir_topo)9, DO, 1, {4, 1, 1}, {{0}}, 0, "topo"},
         {IR_MESH, DO, 0, {4, 1, 1}, {{0}}, 0, "ndims"},
-        {IR_MESH, DO, 4, {4, 1, 1}, {{0}}, 0, "ndims"},
+        {IR_MESH, DO, 9, {4, 1, 1}, {{0}}, 0, "ndims"},
         {IR_MESH, DO, 2, {4, 0, 1}, {{0}}, 0, "dims[1] must be >= 1, got 0"},
         {IR_MESH, DO, 1, {-3, 1, 1}, {{0}}, 0, "dims[0] must be >= 1, got -3"},
-        {IR_MESH, DO, 2, {4, 4, 0}, {{0}}, 0, "dims[2] must be 1"},
+        {IR_MESH, DO, 2, {4, 4, 2}, {{0}}, 0, "dims[2] must be 1"},
         {IR_MESH, DO, 1, {4, 2, 1}, {{0}}, 0, "dims[1] must be 1"},
         {IR_TORUS, DO, 3, {4, 4, 0}, {{0}}, 0, "dims[2] must be >= 1"},
         {IR_MESH, EC, 1, {4, 1, 1}, {{0}}, 0, "routing must be dimension-order"},
