@@ -346,9 +346,10 @@ static int check_machine(const ir_machine *m, char *err, size_t errlen)
 	if (ir_machine_check(&c, why, sizeof why) < 0)
 		return fail(err, errlen, CCP_EFORMAT, "bad plan: machine: %s",
 		            why);
-	if (c.wrap != m->wrap || memcmp(c.order, m->order, sizeof c.order) ||
-	    c.ranks_per_node != m->ranks_per_node || c.nnodes != m->nnodes ||
-	    c.nranks != m->nranks)
+	if (c.nranks != m->nranks ||
+	    (!ir_machine_is_classic(m) &&
+	     (c.wrap != m->wrap || memcmp(c.order, m->order, sizeof c.order) ||
+	      c.ranks_per_node != m->ranks_per_node || c.nnodes != m->nnodes)))
 		return fail(err, errlen, CCP_EFORMAT,
 		            "bad plan: the machine's derived fields (wrap, "
 		            "order, nodes) are not what its shape gives");
@@ -1598,6 +1599,11 @@ static int decode_global(const uint8_t *g, uint64_t size,
 			m->order[i] = (uint8_t)i;
 		m->ranks_per_node = 1;
 		m->nnodes = m->nranks;
+		if (!ir_machine_is_classic(m))
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: a machine that format version "
+			            "%u cannot describe (ndims %d)",
+			            fi->version, m->ndims);
 	}
 	if (r.short_read)
 		return fail(err, errlen, CCP_EINTERNAL,

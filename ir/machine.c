@@ -389,13 +389,19 @@ static int32_t hpam_chi(const struct hpam *h, int32_t n, int32_t j)
 	return n;
 }
 
+/* Also on a machine ir_machine_check has not filled: wrap 0 on a torus
+ * and an all-zero order are the defaults. */
 bool ir_machine_is_classic(const ir_machine *m)
 {
 	if (m->topo == IR_MESH || m->topo == IR_TORUS) {
+		bool zero = true;
 		if (m->ndims > 3 ||
-		    (m->topo == IR_TORUS && m->wrap != (1u << m->ndims) - 1u))
+		    (m->topo == IR_TORUS && m->wrap != 0 &&
+		     m->wrap != (1u << m->ndims) - 1u))
 			return false;
 		for (int d = 0; d < m->ndims; d++)
+			zero &= m->order[d] == 0;
+		for (int d = 0; d < m->ndims && !zero; d++)
 			if (m->order[d] != d)
 				return false;
 	}

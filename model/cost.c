@@ -46,6 +46,13 @@
 	{                                                                      \
 		"", a, b, h, g, bs, t, f, {U, U}, {U, U}, {U, U}, U, U, U, U   \
 	}
+/* A machine of today: start-up, per byte on a link, and per byte through
+ * a node's shared memory; the permutation model's tau and phi as alpha
+ * and beta. */
+#define COST_NODE(a, b, sb)                                                    \
+	{                                                                      \
+		"", a, b, U, U, U, a, b, {U, U}, {U, U}, {U, U}, U, U, U, sb   \
+	}
 /* 000 Table 1: C_send^1 = C_recv^1 = 2 us, C^2 = 2Q us, lambda'_1/W_1 =
  * 0.01 us/byte, lambda'_2/W_2 = 0.01Q us/byte, Lambda = 0.01 us/byte. */
 #define HPAM_TABLE1(q)                                                         \
@@ -183,6 +190,30 @@ static const struct model_preset presets[] = {
         TABLE51("ss20-ethernet-tcp", "SPARCstation-20, Ethernet, TCP", 260.85,
                 0.892),
         TABLE51("indy-ethernet-tcp", "SGI Indy, Ethernet, TCP", 294.45, 0.889),
+        /* Machines of today (docs/machine-model.md, "Today's machines",
+         * gives the shapes).  Tofu-D: a link carries 6.8 GB/s each way
+         * (28 Gb/s x 2 lanes) and a put takes 0.49 us end to end (Ajima
+         * et al., "The Tofu Interconnect D", IEEE Cluster 2018); an
+         * A64FX node has 1,024 GB/s of HBM2 (Sato et al., SC20), and a
+         * shared-memory transfer moves each byte four times (read and
+         * write, into the shared buffer and out of it). */
+        {"tofu-d", "Fugaku: Tofu-D links, A64FX node memory",
+         "Ajima et al., IEEE Cluster 2018; Sato et al., SC20",
+         "alpha = tau = 0.49 us (put latency), beta = phi = 1/6.8 GB/s; "
+         "shm_beta = 4/1024 GB/s; hop, gamma, shm_alpha unset: fit them "
+         "on the machine (ccplan tau fit)",
+         COST_NODE(0.49, 1.0 / 6800.0, 4.0 / 1024000.0)},
+        /* InfiniBand NDR: 400 Gb/s = 50 GB/s per port (IBTA); NVIDIA
+         * states end-to-end latency below a microsecond for ConnectX-7,
+         * taken as 1 us at the MPI level; a node of two AMD EPYC 9004
+         * sockets has 2 x 12 DDR5-4800 channels, 921.6 GB/s. */
+        {"ib-ndr", "InfiniBand NDR cluster, two-socket EPYC 9004 nodes",
+         "IBTA NDR rate; NVIDIA ConnectX-7 data sheet; AMD EPYC 9004 "
+         "memory channels",
+         "alpha = tau = 1 us, beta = phi = 1/50 GB/s; shm_beta = "
+         "4/921.6 GB/s; hop, gamma, shm_alpha unset: fit them on the "
+         "machine (ccplan tau fit)",
+         COST_NODE(1.0, 1.0 / 50000.0, 4.0 / 921600.0)},
 };
 
 #define NPRESETS (sizeof presets / sizeof presets[0])

@@ -53,7 +53,7 @@ static void put_topology(FILE *out, const ir_machine *m)
 		dims[n++] = m->levels[1][1];
 		break;
 	case IR_SWITCH:
-		dims[n++] = m->nnodes;
+		dims[n++] = m->dims[0]; /* its ports: nodes */
 		break;
 	}
 	fputs("\"topology\":{\"kind\":", out);

@@ -152,8 +152,8 @@ static const struct grid_case grid_cases[] = {
          "unknown topology 'ring'; expected mesh, "
          "torus, hypercube, switch"},
         {"hpam", 2, {2, 2}, 1, 0, "describe it in YAML"},
-        {"mesh", 0, {2}, 1, 0, "1 to 3 extents, got ndims 0"},
-        {"torus", 4, {2, 2, 2, 2}, 1, 0, "1 to 3 extents, got ndims 4"},
+        {"mesh", 0, {2}, 1, 0, "1 to 8 extents, got ndims 0"},
+        {"torus", 9, {2, 2, 2, 2}, 1, 0, "1 to 8 extents, got ndims 9"},
         {"mesh", 2, {2, 0}, 1, 0, "ccp_machine_grid: mesh: "},
         {"mesh", 2, {2, -3}, 1, 0, "ccp_machine_grid: mesh: "},
         {"hypercube",

@@ -91,7 +91,7 @@ static bool routes_reverse(const ir_machine *m, const ir_machine *mt,
 	assert_true(mt->nranks <= 512 && ir_max_hops(m) <= 64);
 	for (int32_t u = 0; u < mt->nranks; u++) {
 		ir_coords(mt, u, c);
-		for (int i = 0; i < IR_MAX_DIMS; i++)
+		for (int i = 0; i < 3; i++) /* perm names 3 dimensions */
 			d[perm[i]] = c[i];
 		T[u] = ir_rank_of(m, d);
 	}
