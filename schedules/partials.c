@@ -81,10 +81,7 @@ int sch_node_ports_exceeded(const ir_plan *p)
 		}
 		for (uint32_t k = 0; k < nt; k++) {
 			int32_t q = touched[k];
-			uint32_t lim = m->node_ports == IR_PORTS_ALL
-			                       ? (uint32_t)ir_degree(
-			                                 m, ir_node_rank(m, q, 0))
-			                       : (uint32_t)m->node_ports;
+			uint32_t lim = sch_node_port_limit(m, q);
 			if (sends[q] > lim || recvs[q] > lim)
 				rc = 1;
 			sends[q] = recvs[q] = 0;

@@ -13,11 +13,12 @@
  * First fit, in transfer order: each transfer goes to the first sub-phase
  * of its own phase where every link of its route is free, both of its
  * ranks still have a port and, for a network transfer between nodes of
- * several ranks, both nodes a network port.  Each resource of a phase (a directed link, a
- * rank's send side, a rank's receive side) keeps the set of sub-phases in
- * which it is full as a bitset, so a transfer's first fit is the lowest
- * zero bit of the OR of its resources' bitsets: a few word operations per
- * hop while a phase splits into at most 64 sub-phases, and
+ * several ranks, both nodes a network port.  Each resource of a phase (a
+ * directed link, a rank's or a node's send or receive side) keeps the set
+ * of sub-phases in which it is full as a bitset, so a transfer's first
+ * fit is the lowest zero bit of the OR of its resources' bitsets: a few
+ * word operations per hop while a phase splits into at most 64
+ * sub-phases, and
  * O(hops * (1 + k/64)) for a transfer placed in sub-phase k in general.
  * Resources are found through a slot array indexed by link id when the
  * machine has at most 2^25 link ids (the verifier's limit for its dense
@@ -251,9 +252,8 @@ static uint32_t port_limit(const ir_machine *m, int32_t r)
 	return k > 0 ? (uint32_t)k : 1;
 }
 
-/* Network transfers node q may send (receive) in one sub-phase: its
- * node_ports, or one per network link of the node, at least 1. */
-static uint32_t node_port_limit(const ir_machine *m, int32_t q)
+/* Network ports of node q in one (sub-)phase, at least 1 (sched.h). */
+uint32_t sch_node_port_limit(const ir_machine *m, int32_t q)
 {
 	int k = m->node_ports == IR_PORTS_ALL
 	                ? ir_degree(m, ir_node_rank(m, q, 0))
@@ -284,10 +284,10 @@ static int place(struct splitter *s, const ir_transfer *x, uint32_t *sub)
 	int32_t ns = ir_node_of(m, x->src), nd = ir_node_of(m, x->dst);
 	uint64_t nkey = s->nl + 2 * (uint64_t)m->nranks;
 	if (ir_machine_has_nodes(m) && ns != nd &&
-	    ((rc = res_get(s, nkey + 2 * (uint64_t)ns, node_port_limit(m, ns),
-	                   &s->cur[nr++])) != 0 ||
+	    ((rc = res_get(s, nkey + 2 * (uint64_t)ns,
+	                   sch_node_port_limit(m, ns), &s->cur[nr++])) != 0 ||
 	     (rc = res_get(s, nkey + 2 * (uint64_t)nd + 1,
-	                   node_port_limit(m, nd), &s->cur[nr++])) != 0))
+	                   sch_node_port_limit(m, nd), &s->cur[nr++])) != 0))
 		return rc;
 	/* the lowest sub-phase where no resource is full: word 0 first,
 	 * which is all there is while a phase has <= 64 sub-phases */
