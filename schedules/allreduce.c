@@ -70,6 +70,7 @@ const struct sch_generator sch_ring = {
         .domain = {.colls = SCH_C(IR_ALLGATHER) | SCH_C(IR_REDUCE_SCATTER) |
                             SCH_C(IR_ALLREDUCE),
                    .topos = SCH_TOPOS_ANY,
+                   .takes = SCH_TAKES_ALL,
                    .fits = ring_fits},
         .generate = ring_generate,
 };
@@ -158,7 +159,8 @@ const struct sch_generator sch_recursive_doubling = {
                    "latency-optimal",
         .doc = "collectives.md",
         .domain = {.colls = SCH_C(IR_ALLGATHER) | SCH_C(IR_ALLREDUCE),
-                   .topos = SCH_TOPOS_ANY},
+                   .topos = SCH_TOPOS_ANY,
+                   .takes = SCH_TAKES_ALL},
         .generate = rd_generate,
 };
 
@@ -192,7 +194,9 @@ const struct sch_generator sch_bruck = {
         .summary = "allgather: rank r sends what it holds to r - 2^k "
                    "(ceil(lg n) phases for any rank count)",
         .doc = "collectives.md",
-        .domain = {.colls = SCH_C(IR_ALLGATHER), .topos = SCH_TOPOS_ANY},
+        .domain = {.colls = SCH_C(IR_ALLGATHER),
+                   .topos = SCH_TOPOS_ANY,
+                   .takes = SCH_TAKES_ALL},
         .generate = bruck_generate,
 };
 
@@ -261,7 +265,8 @@ const struct sch_generator sch_recursive_halving = {
                    "counts)",
         .doc = "collectives.md",
         .domain = {.colls = SCH_C(IR_REDUCE_SCATTER),
-                   .topos = SCH_TOPOS_ANY},
+                   .topos = SCH_TOPOS_ANY,
+                   .takes = SCH_TAKES_ALL},
         .generate = rh_generate,
 };
 
@@ -309,6 +314,7 @@ const struct sch_generator sch_rabenseifner = {
         .doc = "collectives.md",
         .domain = {.colls = SCH_C(IR_ALLREDUCE),
                    .topos = SCH_TOPOS_ANY,
+                   .takes = SCH_TAKES_ALL,
                    .fits = rab_fits},
         .generate = rab_generate,
 };

@@ -62,10 +62,16 @@ static void plan_start(ir_plan *p, const ir_machine *m, const ir_comm *c,
 	p->flags = IR_PLAN_LINK_CONTENTION;
 }
 
-/* Finish a plan: the contention-free variant when the user forbids
- * contention; on any failure the plan is released. */
+/* Finish a plan: node contention declared where a node of several ranks
+ * has more network transfers in a step than its network ports; the
+ * contention-free variant when the user forbids contention; on any
+ * failure the plan is released. */
 static int plan_finish(ir_plan *p, const struct sch_options *o, int rc)
 {
+	if (rc == 0 && (rc = sch_node_ports_exceeded(p)) == 1) {
+		p->flags |= IR_PLAN_NODE_CONTENTION;
+		rc = 0;
+	}
 	if (rc == 0 && o && o->forbid_contention)
 		rc = sch_split_contention(p);
 	if (rc)
@@ -154,6 +160,7 @@ const struct sch_generator sch_pex = {
         .doc = "alltoall.md",
         .domain = {.colls = SCH_C(IR_ALLTOALL),
                    .topos = SCH_TOPOS_ANY,
+                   .takes = SCH_TAKES_ALL,
                    .where = "with a power-of-two number of ranks",
                    .fits = pex_fits},
         .generate = pex_generate,
@@ -181,7 +188,8 @@ const struct sch_generator sch_pex_gen = {
                    "two q, q-1 steps, any ranks (003 3.2)",
         .doc = "alltoall.md",
         .domain = {.colls = SCH_C(IR_ALLTOALL),
-                   .topos = SCH_TOPOS_ANY},
+                   .topos = SCH_TOPOS_ANY,
+                   .takes = SCH_TAKES_ALL},
         .generate = pex_gen_generate,
 };
 
@@ -211,7 +219,8 @@ const struct sch_generator sch_gen = {
                    "ranks (003 3.3)",
         .doc = "alltoall.md",
         .domain = {.colls = SCH_C(IR_ALLTOALL),
-                   .topos = SCH_TOPOS_ANY},
+                   .topos = SCH_TOPOS_ANY,
+                   .takes = SCH_TAKES_ALL},
         .generate = gen_generate,
 };
 
@@ -368,6 +377,7 @@ const struct sch_generator sch_rex = {
         .domain = {.colls = SCH_C(IR_ALLTOALL),
                    .topos = SCH_T(IR_MESH) | SCH_T(IR_TORUS) |
                             SCH_T(IR_HYPERCUBE) | SCH_T(IR_SWITCH),
+                   .takes = SCH_TAKES_WRAP | SCH_TAKES_ORDER | SCH_TAKES_ND,
                    .where = "with power-of-two extents, which it halves",
                    .fits = rex_fits},
         .generate = rex_generate,
@@ -473,6 +483,7 @@ const struct sch_generator sch_ipex = {
         .doc = "alltoall.md",
         .domain = {.colls = SCH_C(IR_ALLTOALL),
                    .topos = SCH_T(IR_MESH) | SCH_T(IR_TORUS),
+                   .takes = SCH_TAKES_WRAP | SCH_TAKES_ORDER | SCH_TAKES_ND,
                    .where = "1D or 2D (it exchanges along rows and columns)",
                    .fits = ipex_fits},
         .generate = ipex_generate,

@@ -148,6 +148,7 @@ const struct sch_generator sch_bucket = {
         .domain = {.colls = SCH_C(IR_ALLGATHER) | SCH_C(IR_REDUCE_SCATTER) |
                             SCH_C(IR_ALLREDUCE),
                    .topos = SCH_T(IR_MESH) | SCH_T(IR_TORUS),
+                   .takes = SCH_TAKES_WRAP | SCH_TAKES_ORDER | SCH_TAKES_ND,
                    .fits = bucket_fits},
         .generate = bucket_generate,
 };
@@ -292,6 +293,7 @@ const struct sch_generator sch_swing_latency = {
         .doc = "collectives.md",
         .domain = {.colls = SCH_C(IR_ALLREDUCE),
                    .topos = SCH_T(IR_TORUS),
+                   .takes = SCH_TAKES_WRAP | SCH_TAKES_ORDER | SCH_TAKES_ND,
                    .where = "with power-of-two sides",
                    .fits = swing_fits},
         .generate = swing_latency_generate,
@@ -305,6 +307,7 @@ const struct sch_generator sch_swing = {
         .doc = "collectives.md",
         .domain = {.colls = SCH_C(IR_ALLREDUCE),
                    .topos = SCH_T(IR_TORUS),
+                   .takes = SCH_TAKES_WRAP | SCH_TAKES_ORDER | SCH_TAKES_ND,
                    .where = "with power-of-two sides",
                    .fits = swing_fits},
         .generate = swing_generate,

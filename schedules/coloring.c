@@ -1869,7 +1869,9 @@ out:
  * needs only the port model, the others also the routing function,
  * which every topology has.  Other collectives have their own
  * generators (their blocks are not one message per matrix entry). */
-#define COL_DOMAIN {.colls = SCH_C(IR_IRREGULAR), .topos = SCH_TOPOS_ANY}
+#define COL_DOMAIN                                                             \
+	{.colls = SCH_C(IR_IRREGULAR), .topos = SCH_TOPOS_ANY,                 \
+	 .takes = SCH_TAKES_ALL}
 
 /* color may leave links contended; under `contention: forbid` its phases
  * are split (schedules/split.c). */

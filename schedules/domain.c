@@ -103,6 +103,30 @@ static void say_machine(struct words *w, const struct sch_generator *g,
 		say(w, ", %s", d->where);
 }
 
+/* The machine features g does not take (sch_domain.takes) among those
+ * its topologies can have, as "; only 1-3 dimensions, one rank per
+ * node": nothing when it takes them all. */
+static void say_limits(struct words *w, const struct sch_generator *g)
+{
+	static const struct {
+		unsigned bit;
+		const char *only;
+	} limits[] = {
+	        {SCH_TAKES_ND, "1-3 dimensions"},
+	        {SCH_TAKES_WRAP, "tori wrapping every dimension"},
+	        {SCH_TAKES_ORDER, "x, y, z routing order"},
+	        {SCH_TAKES_NODES, "one rank per node"},
+	};
+	unsigned topos = g->domain.topos, miss = ~g->domain.takes;
+	if (!(topos & SCH_T(IR_TORUS)))
+		miss &= ~SCH_TAKES_WRAP;
+	if (!(topos & (SCH_T(IR_MESH) | SCH_T(IR_TORUS))))
+		miss &= ~(SCH_TAKES_ORDER | SCH_TAKES_ND);
+	for (int k = 0, n = 0; k < 4; k++)
+		if (miss & limits[k].bit)
+			say(w, "%s%s", n++ ? ", " : "; only ", limits[k].only);
+}
+
 void sch_domain_machine(const struct sch_generator *g, char *buf, size_t len)
 {
 	const struct sch_domain *d = &g->domain;
@@ -114,6 +138,7 @@ void sch_domain_machine(const struct sch_generator *g, char *buf, size_t len)
 		say(&w, "any");
 	else
 		say_machine(&w, g, false, true);
+	say_limits(&w, g);
 }
 
 void sch_domain_colls(const struct sch_generator *g, char *buf, size_t len)

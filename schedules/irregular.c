@@ -165,7 +165,9 @@ struct rs {
 	uint32_t *sent;    /* last phase each rank sent in (Tsend) */
 	uint32_t *recvd;   /* last phase each rank received in (Trecv) */
 	uint32_t *link;    /* RS_NL: last phase each directed link was claimed
-	                      in (the PATHS matrix of Fig. 4) */
+	                      in (the PATHS matrix of Fig. 4), and one spare
+	                      entry at nl that no route claims */
+	uint64_t nl;       /* RS_NL: ir_nlinks of the machine */
 	uint64_t *ra, *rb; /* route buffers, ir_max_hops entries each */
 	int32_t *active;   /* rows with messages left, ascending */
 	int32_t nactive;
@@ -224,10 +226,14 @@ static int rs_prepare(struct rs *st)
 				c->rev = (int32_t)lo;
 			if (st->check_links) {
 				int h = ir_route(st->m, s, d, st->ra);
-				if (h < 1) /* never: s != d */
+				if (h < 0)
 					return CCP_EINTERNAL;
-				c->hint[0] = (uint32_t)st->ra[0];
-				c->hint[1] = (uint32_t)st->ra[h - 1];
+				/* ranks of one node: no link; the hints name
+				 * the spare entry past the links, which no
+				 * route claims */
+				c->hint[0] = (uint32_t)(h ? st->ra[0] : st->nl);
+				c->hint[1] =
+				        (uint32_t)(h ? st->ra[h - 1] : st->nl);
 			}
 		}
 	}
@@ -447,11 +453,12 @@ static int irr_rs(const ir_machine *m, const ir_matrix *x, uint64_t seed,
 	if (st.check_links) {
 		size_t hops = (size_t)ir_max_hops(m) + 1;
 		uint64_t nl = ir_nlinks(m);
-		if (nl > UINT32_MAX) { /* hints keep link ids in 32 bits */
+		if (nl >= UINT32_MAX) { /* hints keep link ids in 32 bits */
 			rc = CCP_ERANGE;
 			goto out_free;
 		}
-		st.link = calloc((size_t)nl, sizeof *st.link);
+		st.nl = nl;
+		st.link = calloc((size_t)nl + 1, sizeof *st.link);
 		st.ra = malloc(hops * sizeof *st.ra);
 		st.rb = malloc(hops * sizeof *st.rb);
 		if (!st.link || !st.ra || !st.rb)
@@ -494,6 +501,26 @@ const char *sch_irregular_name(enum sch_irr_alg alg)
 		return "sized";
 	}
 	return "?";
+}
+
+/* On a machine of several ranks per node, a schedule built rank by rank
+ * may have more network transfers leave or enter a node in one phase
+ * than its network ports allow, and two ranks of one node may share a
+ * link the algorithm took for private: such plans have their phases
+ * split (each transfer is a message from its origin to its destination,
+ * so any split of a phase is causal).  AC, which declares node and link
+ * contention, is left as it is. */
+static int irr_nodes(ir_plan *p)
+{
+	if (!ir_machine_has_nodes(&p->machine) ||
+	    (p->flags & IR_PLAN_NODE_CONTENTION))
+		return 0;
+	int over = sch_node_ports_exceeded(p);
+	if (over == 0 && !(p->flags & IR_PLAN_LINK_CONTENTION))
+		over = sch_contended(p);
+	if (over < 0)
+		return over;
+	return over ? sch_split_contention(p) : 0;
 }
 
 /* The library entry: validate, start the plan with a copy of the matrix,
@@ -543,6 +570,8 @@ int sch_irregular(const ir_machine *m, const ir_matrix *x, enum sch_irr_alg alg,
 		rc = CCP_EINVAL;
 		break;
 	}
+	if (rc == 0)
+		rc = irr_nodes(out);
 	if (rc)
 		ir_plan_fini(out);
 	return rc;
@@ -580,7 +609,9 @@ const struct sch_generator sch_ac = {
         .summary = "irregular: every message in one phase; nodes and links may "
                    "contend (004 Fig. 1)",
         .doc = "irregular.md",
-        .domain = {.colls = SCH_C(IR_IRREGULAR), .topos = SCH_TOPOS_ANY},
+        .domain = {.colls = SCH_C(IR_IRREGULAR),
+                   .topos = SCH_TOPOS_ANY,
+                   .takes = SCH_TAKES_ALL},
         .generate = ac_generate,
 };
 
@@ -595,7 +626,9 @@ const struct sch_generator sch_lp = {
         .summary = "irregular: XOR pairwise exchanges i <-> i^k, up to n-1 "
                    "phases; contention-free on a hypercube (004 Fig. 2)",
         .doc = "irregular.md",
-        .domain = {.colls = SCH_C(IR_IRREGULAR), .topos = SCH_TOPOS_ANY},
+        .domain = {.colls = SCH_C(IR_IRREGULAR),
+                   .topos = SCH_TOPOS_ANY,
+                   .takes = SCH_TAKES_ALL},
         .generate = lp_generate,
 };
 
@@ -610,7 +643,9 @@ const struct sch_generator sch_rs_n = {
         .summary = "irregular: randomised partial permutations, no node "
                    "contention (004 Fig. 3)",
         .doc = "irregular.md",
-        .domain = {.colls = SCH_C(IR_IRREGULAR), .topos = SCH_TOPOS_ANY},
+        .domain = {.colls = SCH_C(IR_IRREGULAR),
+                   .topos = SCH_TOPOS_ANY,
+                   .takes = SCH_TAKES_ALL},
         .generate = rs_n_generate,
 };
 
@@ -626,6 +661,8 @@ const struct sch_generator sch_rs_nl = {
                 "irregular: randomised, no node or link contention, pairwise "
                 "exchanges first (004 Fig. 4)",
         .doc = "irregular.md",
-        .domain = {.colls = SCH_C(IR_IRREGULAR), .topos = SCH_TOPOS_ANY},
+        .domain = {.colls = SCH_C(IR_IRREGULAR),
+                   .topos = SCH_TOPOS_ANY,
+                   .takes = SCH_TAKES_ALL},
         .generate = rs_nl_generate,
 };

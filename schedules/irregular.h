@@ -27,7 +27,9 @@ enum sch_irr_alg {
  * alg; seed drives every random choice, so the same seed gives the same
  * plan on any machine.  out is initialised here (owned by the caller,
  * ir_plan_fini) and holds one transfer per message; it still has to be
- * verified.  Returns 0, CCP_EINVAL or CCP_ENOMEM. */
+ * verified.  With several ranks per node, phases that would exceed a
+ * node's network ports (node_ports) are split, except AC's, which
+ * declares its contention.  Returns 0, CCP_EINVAL or CCP_ENOMEM. */
 int sch_irregular(const ir_machine *m, const ir_matrix *x,
                   enum sch_irr_alg alg, uint64_t seed, ir_plan *out);
 

@@ -78,6 +78,7 @@ const struct sch_generator sch_reduce_bcast = {
         .domain = {.colls = SCH_C(IR_ALLREDUCE),
                    .topos = SCH_T(IR_MESH) | SCH_T(IR_TORUS) |
                             SCH_T(IR_HYPERCUBE) | SCH_T(IR_SWITCH),
+                   .takes = SCH_TAKES_WRAP | SCH_TAKES_ORDER | SCH_TAKES_ND,
                    .where = "whose binomial tree halves it as one box"},
         .generate = rb_generate,
 };
@@ -180,6 +181,7 @@ const struct sch_generator sch_scatter_allgather = {
         .doc = "collectives.md",
         .domain = {.colls = SCH_C(IR_BCAST),
                    .topos = SCH_TOPOS_ANY,
+                   .takes = SCH_TAKES_ALL,
                    .fits = sa_fits},
         .generate = sa_generate,
 };
@@ -233,6 +235,7 @@ const struct sch_generator sch_reduce_scatter_gather = {
         .doc = "collectives.md",
         .domain = {.colls = SCH_C(IR_REDUCE),
                    .topos = SCH_TOPOS_ANY,
+                   .takes = SCH_TAKES_ALL,
                    .fits = rsg_fits},
         .generate = rsg_generate,
 };
@@ -320,7 +323,8 @@ const struct sch_generator sch_chain = {
                    "without them); for large messages",
         .doc = "collectives.md",
         .domain = {.colls = SCH_C(IR_BCAST) | SCH_C(IR_REDUCE),
-                   .topos = SCH_TOPOS_ANY},
+                   .topos = SCH_TOPOS_ANY,
+                   .takes = SCH_TAKES_ALL},
         .generate = chain_generate,
 };
 
@@ -354,6 +358,7 @@ const struct sch_generator sch_pairwise = {
                    "phases, each block sent once)",
         .doc = "collectives.md",
         .domain = {.colls = SCH_C(IR_REDUCE_SCATTER),
-                   .topos = SCH_TOPOS_ANY},
+                   .topos = SCH_TOPOS_ANY,
+                   .takes = SCH_TAKES_ALL},
         .generate = pw_generate,
 };

@@ -27,6 +27,8 @@ static int linear_generate(const ir_machine *m, const ir_comm *c,
 const struct sch_generator sch_linear = {
         .name = "linear",
         .summary = "scatter: the root sends one block per phase (N-1 phases)",
-        .domain = {.colls = SCH_C(IR_SCATTER), .topos = SCH_TOPOS_ANY},
+        .domain = {.colls = SCH_C(IR_SCATTER),
+                   .topos = SCH_TOPOS_ANY,
+                   .takes = SCH_TAKES_ALL},
         .generate = linear_generate,
 };

@@ -49,10 +49,56 @@ int sch_contended(const ir_plan *p)
 	return rc;
 }
 
+/* Whether a node's network ports are exceeded in some phase of p: the
+ * network transfers each node sends and receives, counted per phase
+ * (sched.h). */
+int sch_node_ports_exceeded(const ir_plan *p)
+{
+	const ir_machine *m = &p->machine;
+	if (!ir_machine_has_nodes(m))
+		return 0;
+	uint32_t *sends = calloc(2 * (size_t)m->nnodes, sizeof *sends);
+	int32_t *touched = malloc(2 * (size_t)m->nnodes * sizeof *touched);
+	uint32_t *recvs = sends ? sends + m->nnodes : NULL;
+	int rc = 0;
+	if (!sends || !touched) {
+		rc = CCP_ENOMEM;
+		goto out;
+	}
+	for (uint32_t ph = 0; ph < p->nphases && rc == 0; ph++) {
+		const ir_phase *f = &p->phases[ph];
+		uint32_t nt = 0;
+		for (uint32_t t = 0; t < f->ntransfers; t++) {
+			const ir_transfer *x = &p->transfers[f->transfer + t];
+			int32_t a = ir_node_of(m, x->src);
+			int32_t b = ir_node_of(m, x->dst);
+			if (a == b)
+				continue; /* shared memory: no port */
+			if (sends[a]++ == 0 && recvs[a] == 0)
+				touched[nt++] = a;
+			if (recvs[b]++ == 0 && sends[b] == 0)
+				touched[nt++] = b;
+		}
+		for (uint32_t k = 0; k < nt; k++) {
+			int32_t q = touched[k];
+			uint32_t lim = sch_node_port_limit(m, q);
+			if (sends[q] > lim || recvs[q] > lim)
+				rc = 1;
+			sends[q] = recvs[q] = 0;
+		}
+	}
+out:
+	free(sends);
+	free(touched);
+	return rc;
+}
+
 /* Finish plan p: declare link contention where the machine's routing
- * makes some; when the user forbids it, split such phases into free
- * ones if the algorithm allows (split: no rank sends in a phase what it
- * receives in it), else CCP_ENOTAPPLY.  On failure p is released. */
+ * makes some, node contention where a node's network ports are
+ * exceeded; when the user forbids contention, split such phases into
+ * free ones if the algorithm allows (split: no rank sends in a phase
+ * what it receives in it), else CCP_ENOTAPPLY.  On failure p is
+ * released. */
 int sch_finish(ir_plan *p, const struct sch_options *o, bool split, int rc)
 {
 	if (rc == 0) {
@@ -61,10 +107,15 @@ int sch_finish(ir_plan *p, const struct sch_options *o, bool split, int rc)
 		if (rc == 1) {
 			p->flags |= IR_PLAN_LINK_CONTENTION;
 			rc = 0;
-			if (o && o->forbid_contention)
-				rc = split ? sch_split_contention(p)
-				           : CCP_ENOTAPPLY;
 		}
+		if (rc == 0 && (rc = sch_node_ports_exceeded(p)) == 1) {
+			p->flags |= IR_PLAN_NODE_CONTENTION;
+			rc = 0;
+		}
+		if (rc == 0 && o && o->forbid_contention &&
+		    (p->flags & (IR_PLAN_LINK_CONTENTION |
+		                 IR_PLAN_NODE_CONTENTION)))
+			rc = split ? sch_split_contention(p) : CCP_ENOTAPPLY;
 	}
 	if (rc)
 		ir_plan_fini(p);
@@ -163,16 +214,25 @@ static int ring_free(const ir_machine *m, const ir_comm *c,
 	return rc;
 }
 
-/* The ring: a snake on meshes and tori, a Gray code on hypercubes, rank
- * order elsewhere, or rank order when the first has contention. */
+/* The ring: a snake on meshes and tori, a Gray code on hypercubes, node
+ * order elsewhere, through the nodes, and through the ranks of each node
+ * one after the other (so that one transfer of the ring leaves each
+ * node); or rank order when the first has link contention. */
 int sch_ring_order(const ir_machine *m, const ir_comm *c, int32_t *order)
 {
-	int32_t n = m->nranks;
-	for (int32_t i = 0; i < n; i++)
-		order[i] = m->topo == IR_MESH || m->topo == IR_TORUS
-		                   ? snake(m, i)
-		           : m->topo == IR_HYPERCUBE ? (i ^ (i >> 1))
-		                                     : i;
+	int32_t n = m->nranks, k = m->ranks_per_node > 1 ? m->ranks_per_node : 1;
+	for (int32_t i = 0; i < n; i++) {
+		int32_t j = i / k, at = m->topo == IR_MESH ||
+		                                m->topo == IR_TORUS
+		                        ? snake(m, j)
+		                : m->topo == IR_HYPERCUBE ? (j ^ (j >> 1))
+		                                          : j;
+		/* snake names the node by its first rank */
+		int32_t node = m->topo == IR_MESH || m->topo == IR_TORUS
+		                       ? ir_node_of(m, at)
+		                       : at;
+		order[i] = ir_node_rank(m, node, i % k);
+	}
 	ir_comm plain = *c; /* ring_free copies only its kind and sizes */
 	plain.coll = IR_ALLGATHER;
 	plain.matrix = NULL;

@@ -102,7 +102,9 @@ int sch_applies(const struct sch_generator *g, const ir_machine *m,
                 const ir_comm *c, char *why, size_t len);
 /* Where g applies, in words: the collectives it takes ("broadcast,
  * reduce"), and the machine ("all-port mesh with dimension-order
- * routing, either 2D ..."; "any" for every machine). */
+ * routing, either 2D ..."; "any" for every machine), followed by the
+ * features of today's machines it does not take ("; only 1-3
+ * dimensions, one rank per node"). */
 void sch_domain_colls(const struct sch_generator *g, char *buf, size_t len);
 void sch_domain_machine(const struct sch_generator *g, char *buf, size_t len);
 /* The machine in the words refusals use: "8x8 mesh", "hypercube of
@@ -115,9 +117,10 @@ bool sch_grid_order_given(const ir_machine *m);
  * least as many ports as the busiest rank has links. */
 bool sch_all_port(const ir_machine *m);
 
-/* Split every phase of p whose transfers share a directed link or exceed
- * a rank's ports into consecutive sub-phases that do not (first fit, in
- * transfer order), then clear the plan's contention flags.  Causality
+/* Split every phase of p whose transfers share a directed link, exceed
+ * a rank's ports or a node's network ports (node_ports) into consecutive
+ * sub-phases that do not (first fit, in transfer order), then clear the
+ * plan's contention flags.  Causality
  * holds: the sub-phases of a phase stay between its neighbours.  Used for
  * `contention: forbid` (schedules/split.c). */
 int sch_split_contention(ir_plan *p);
@@ -171,11 +174,20 @@ void sch_umesh(struct sch_edges *E, const int32_t *map, int32_t lo,
 /* Whether some directed link carries two transfers in one phase of p
  * under its machine's routing: 1 yes, 0 no, or CCP_ENOMEM. */
 int sch_contended(const ir_plan *p);
+/* Network transfers node q may send, and separately receive, in one
+ * phase: its node_ports, or one per network link of the node; at least
+ * 1 (split.c). */
+uint32_t sch_node_port_limit(const ir_machine *m, int32_t q);
+/* Whether some phase of p has a node of several ranks send or receive
+ * more network transfers than its network ports allow (node_ports): 1
+ * yes, 0 no (always with one rank per node), or CCP_ENOMEM. */
+int sch_node_ports_exceeded(const ir_plan *p);
 /* Finish plan p built with result rc: trim it, declare link contention
- * where the routing makes some, and under `contention: forbid` split
- * such phases when split says the algorithm allows it (no rank sends in
- * a phase what it receives in it), else CCP_ENOTAPPLY.  On failure p is
- * released. */
+ * where the routing makes some and node contention where a node's
+ * network ports are exceeded (sch_node_ports_exceeded), and under
+ * `contention: forbid` split such phases when split says the algorithm
+ * allows it (no rank sends in a phase what it receives in it), else
+ * CCP_ENOTAPPLY.  On failure p is released. */
 int sch_finish(ir_plan *p, const struct sch_options *o, bool split, int rc);
 /* A transfer of src's partials of the element blocks ks[0..nk) to dst
  * (IR_XF_* flags), leaving out empty blocks, nothing when all are empty;

@@ -1,7 +1,9 @@
 /*
  * split.c - the contention splitter: cut every phase of a plan into
- * consecutive sub-phases in which no directed link carries two transfers
- * and no rank sends or receives more than its ports allow.
+ * consecutive sub-phases in which no directed link carries two transfers,
+ * no rank sends or receives more than its ports allow, and, with several
+ * ranks per node, no node sends or receives more network transfers than
+ * its network ports allow (transfers inside a node use none).
  *
  * It is how `contention: forbid` is honoured by algorithms that are
  * defined to share links, such as the direct all-to-all algorithms of
@@ -9,12 +11,14 @@
  * contention" instead of Scott's a^3/4 contention-free phases).
  *
  * First fit, in transfer order: each transfer goes to the first sub-phase
- * of its own phase where every link of its route is free and both of its
- * ranks still have a port.  Each resource of a phase (a directed link, a
- * rank's send side, a rank's receive side) keeps the set of sub-phases in
- * which it is full as a bitset, so a transfer's first fit is the lowest
- * zero bit of the OR of its resources' bitsets: a few word operations per
- * hop while a phase splits into at most 64 sub-phases, and
+ * of its own phase where every link of its route is free, both of its
+ * ranks still have a port and, for a network transfer between nodes of
+ * several ranks, both nodes a network port.  Each resource of a phase (a
+ * directed link, a rank's or a node's send or receive side) keeps the set
+ * of sub-phases in which it is full as a bitset, so a transfer's first
+ * fit is the lowest zero bit of the OR of its resources' bitsets: a few
+ * word operations per hop while a phase splits into at most 64
+ * sub-phases, and
  * O(hops * (1 + k/64)) for a transfer placed in sub-phase k in general.
  * Resources are found through a slot array indexed by link id when the
  * machine has at most 2^25 link ids (the verifier's limit for its dense
@@ -38,7 +42,8 @@
 /* One resource of the current phase and the sub-phases where it is full:
  * the first 64 in a word of its own, the rest in the pool. */
 struct res {
-	uint64_t key;   /* link id, or nlinks + 2 * rank + side (0 send) */
+	uint64_t key;   /* link id, nlinks + 2 * rank + side (0 send), or
+	                   nlinks + 2 * nranks + 2 * node + side */
 	uint64_t w0;    /* sub-phases 0..63 */
 	uint64_t more;  /* pool offset of the words for 64.. */
 	uint32_t nmore; /* pool words (bits past them are 0) */
@@ -71,7 +76,8 @@ struct splitter {
 	uint64_t *pool; /* bitset words of the current phase */
 	uint64_t npool, cap_pool;
 	uint64_t *route; /* route of the transfer being placed */
-	uint32_t *cur;   /* its resources: links, then send, receive */
+	uint32_t *cur;   /* its resources: links, then send, receive, then
+	                    its nodes' network send and receive */
 };
 
 /* Index of the lowest set bit of a nonzero word, by halving (strict C11,
@@ -246,6 +252,15 @@ static uint32_t port_limit(const ir_machine *m, int32_t r)
 	return k > 0 ? (uint32_t)k : 1;
 }
 
+/* Network ports of node q in one (sub-)phase, at least 1 (sched.h). */
+uint32_t sch_node_port_limit(const ir_machine *m, int32_t q)
+{
+	int k = m->node_ports == IR_PORTS_ALL
+	                ? ir_degree(m, ir_node_rank(m, q, 0))
+	                : m->node_ports;
+	return k > 0 ? (uint32_t)k : 1;
+}
+
 /* First-fit sub-phase of transfer x in the current phase, which is then
  * marked in all the resources x occupies. */
 static int place(struct splitter *s, const ir_transfer *x, uint32_t *sub)
@@ -265,6 +280,14 @@ static int place(struct splitter *s, const ir_transfer *x, uint32_t *sub)
 	                  port_limit(m, x->src), &s->cur[nr++])) != 0 ||
 	    (rc = res_get(s, s->nl + 2 * (uint64_t)x->dst + 1,
 	                  port_limit(m, x->dst), &s->cur[nr++])) != 0)
+		return rc;
+	int32_t ns = ir_node_of(m, x->src), nd = ir_node_of(m, x->dst);
+	uint64_t nkey = s->nl + 2 * (uint64_t)m->nranks;
+	if (ir_machine_has_nodes(m) && ns != nd &&
+	    ((rc = res_get(s, nkey + 2 * (uint64_t)ns,
+	                   sch_node_port_limit(m, ns), &s->cur[nr++])) != 0 ||
+	     (rc = res_get(s, nkey + 2 * (uint64_t)nd + 1,
+	                   sch_node_port_limit(m, nd), &s->cur[nr++])) != 0))
 		return rc;
 	/* the lowest sub-phase where no resource is full: word 0 first,
 	 * which is all there is while a phase has <= 64 sub-phases */
@@ -325,14 +348,15 @@ int sch_split_contention(ir_plan *p)
 		goto out_flags;
 	int maxh = ir_max_hops(m);
 	s.route = malloc(((size_t)(maxh > 0 ? maxh : 0) + 1) * sizeof *s.route);
-	s.cur = malloc(((size_t)(maxh > 0 ? maxh : 0) + 2) * sizeof *s.cur);
+	s.cur = malloc(((size_t)(maxh > 0 ? maxh : 0) + 4) * sizeof *s.cur);
 	sub = malloc((size_t)p->ntransfers * sizeof *sub);
 	count = malloc(((size_t)p->ntransfers + 1) * sizeof *count);
 	xs = malloc((size_t)p->ntransfers * sizeof *xs);
 	if (!s.route || !s.cur || !sub || !count || !xs)
 		goto out_nomem;
 	if (s.nl <= DENSE_MAX) {
-		uint64_t nkeys = s.nl + 2 * (uint64_t)m->nranks;
+		uint64_t nkeys = s.nl + 2 * (uint64_t)m->nranks +
+		                 2 * (uint64_t)m->nnodes;
 		if (!(s.dense = calloc(nkeys ? nkeys : 1, sizeof *s.dense)))
 			goto out_nomem;
 	}
