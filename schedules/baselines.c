@@ -5,10 +5,12 @@
  * (dimensional), scatter-collect (scatter_collect) and the Fibonacci tree
  * with segmentation k (fibonacci).
  *
- * All four run on meshes under dimension-ordered routing.  Their
- * contention freedom rests on one property of the *dimension-ordered
- * chain*: the ranks sorted lexicographically by (x, y, z), x (the
- * dimension routed first) most significant.  For chain positions
+ * All four run on meshes under dimension-ordered routing (rd and
+ * dimensional also on tori of 1-8 dimensions, in any routing order, with
+ * nodes of several ranks: bl_spread).  Their contention freedom rests on
+ * one property of the *dimension-ordered chain*: the ranks sorted
+ * lexicographically by (x, y, z), x (the dimension routed first) most
+ * significant.  For chain positions
  * u < v <= w < x, the routes u->v and w->x share no directed link, nor do
  * v->u and x->w, nor v->u and w->x (messages pointing away from each
  * other).  Only "inward" pairs (u->v with x->w) may collide.  rd and
@@ -164,9 +166,9 @@ static bool bl_mesh_like(const ir_machine *m, int d)
  * receives at most one network transfer per phase in a single-dimension
  * stage, and at most two in a multi-dimension one with locals (the
  * intervals that leave it, one each way). */
-static int bl_spread(struct sch_edges *E, const ir_machine *m,
-                     const ir_comm *c, const struct bl_stage *st, int n,
-                     const ir_block *blocks, uint32_t nseg)
+static int bl_spread(struct sch_edges *E, const ir_machine *m, const ir_comm *c,
+                     const struct bl_stage *st, int n, const ir_block *blocks,
+                     uint32_t nseg)
 {
 	int nd = m->ndims, at[IR_MAX_CUBE_DIM];
 	int32_t k = m->ranks_per_node > 1 ? m->ranks_per_node : 1;

@@ -183,14 +183,18 @@ static void test_tori(void **state)
 		int nd, dims[8];
 		unsigned wrap;
 	} t[] = {
-	        {4, {4, 3, 5, 2}, 0xf},         {4, {5, 3, 4, 3}, 0x5},
-	        {5, {3, 4, 3, 2, 3}, 0x1a},     {5, {6, 2, 3, 2, 2}, 0x1f},
-	        {6, {6, 5, 6, 2, 3, 2}, 0x17},  {6, {3, 3, 3, 3, 3, 3}, 0x2a},
-	        {7, {2, 3, 2, 3, 2, 3, 2}, 0x55}, {8, {3, 2, 2, 3, 2, 2, 3, 2}, 0x81},
+	        {4, {4, 3, 5, 2}, 0xf},
+	        {4, {5, 3, 4, 3}, 0x5},
+	        {5, {3, 4, 3, 2, 3}, 0x1a},
+	        {5, {6, 2, 3, 2, 2}, 0x1f},
+	        {6, {6, 5, 6, 2, 3, 2}, 0x17},
+	        {6, {3, 3, 3, 3, 3, 3}, 0x2a},
+	        {7, {2, 3, 2, 3, 2, 3, 2}, 0x55},
+	        {8, {3, 2, 2, 3, 2, 2, 3, 2}, 0x81},
 	};
 	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-		struct shape s = {.nd = t[i].nd, .wrap = t[i].wrap, .rpn = 1,
-		                  .ports = 1};
+		struct shape s = {
+		        .nd = t[i].nd, .wrap = t[i].wrap, .rpn = 1, .ports = 1};
 		memcpy(s.dims, t[i].dims, sizeof s.dims);
 		uint8_t rev[8], mix[8];
 		for (int d = 0, a = 0, b = 0; d < 8; d++) {
@@ -224,8 +228,10 @@ static void test_nodes(void **state)
 	};
 	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
 		for (int v = 0; v < 4; v++) {
-			struct shape s = {.nd = t[i].nd, .wrap = t[i].wrap,
-			                  .rpn = t[i].rpn, .placement = v & 1,
+			struct shape s = {.nd = t[i].nd,
+			                  .wrap = t[i].wrap,
+			                  .rpn = t[i].rpn,
+			                  .placement = v & 1,
 			                  .ports = v & 2 ? IR_PORTS_ALL : 1,
 			                  .node_ports = v & 2 ? 0 : 2,
 			                  .order = v == 3 ? mixed : NULL};
@@ -284,22 +290,25 @@ static void test_refusals(void **state)
 	c.bytes = 8;
 	c.segments = 1;
 	char why[256];
-	struct shape s = {.nd = 4, .dims = {3, 2, 2, 2}, .rpn = 4, .ports = 1,
+	struct shape s = {.nd = 4,
+	                  .dims = {3, 2, 2, 2},
+	                  .rpn = 4,
+	                  .ports = 1,
 	                  .node_ports = 1};
 	ir_machine m = build(&s);
 	assert_int_equal(sch_applies(sch_find("rd"), &m, &c, why, sizeof why),
 	                 CCP_ENOTAPPLY);
 	assert_non_null(strstr(why, "node_ports of at least 2"));
-	assert_int_equal(sch_applies(sch_find("dimensional"), &m, &c, why,
-	                             sizeof why),
-	                 0);
+	assert_int_equal(
+	        sch_applies(sch_find("dimensional"), &m, &c, why, sizeof why),
+	        0);
 	check("dimensional", &s, 5);
-	struct shape one = {.nd = 1, .dims = {1}, .rpn = 4,
-	                    .ports = IR_PORTS_ALL};
+	struct shape one = {
+	        .nd = 1, .dims = {1}, .rpn = 4, .ports = IR_PORTS_ALL};
 	m = build(&one);
-	assert_int_equal(sch_applies(sch_find("dimensional"), &m, &c, why,
-	                             sizeof why),
-	                 CCP_ENOTAPPLY);
+	assert_int_equal(
+	        sch_applies(sch_find("dimensional"), &m, &c, why, sizeof why),
+	        CCP_ENOTAPPLY);
 	assert_non_null(strstr(why, "no network link"));
 	one.ports = 1;
 	check_both(&one, 3);
