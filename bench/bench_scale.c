@@ -7,10 +7,12 @@
  *   Tofu-D shape of Fugaku (24 x 23 x 24 x 2 x 3 x 2, x y z b wrapped,
  *   a c not; 158,976 nodes), with one rank per node and with four
  *   (635,904 ranks, block placement, node ports all): the time to
- *   generate, verify, lower, and encode and write the .ccp (written
- *   atomically and synced, as `ccplan compile` does), each the median
- *   and range of REPS runs, and their sum against the goal (2 s for one
- *   rank per node, 8 s for four).
+ *   generate, verify, lower, encode, and write the .ccp (atomically and
+ *   synced, as `ccplan compile` does), each the median and range of REPS
+ *   runs, their sum, and the CPU time the process used for them (on a
+ *   shared machine the wall clock also counts others' turns on the
+ *   cores and the disk), against the goal (2 s for one rank per node,
+ *   8 s for four): "met" on the wall clock, "CPU met" on CPU time only.
  * Table 2: loading one rank's slice from each of those files with the
  *   runtime's loader (ccp_plan_load_file: header, one index entry, one
  *   section), for the root, the last rank and ranks spread over the
@@ -70,6 +72,15 @@ static ir_machine grid(int nd, const int *dims, unsigned wrap, int rpn)
 	return m;
 }
 
+/* Seconds of CPU this process has used (user and system): on a shared
+ * machine the wall clock also counts the time others had the cores. */
+static double cpu_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 /* The median of t[0..n) and its range, in milliseconds, as a cell. */
 static void cell(char *buf, size_t len, double *t, int n)
 {
@@ -86,7 +97,7 @@ static void compile_row(const char *gen, const ir_machine *m, int reps,
                         double goal, const char *path, uint32_t *phases)
 {
 	const struct sch_generator *g = sch_find(gen);
-	double t[5][MAX_REPS];
+	double t[7][MAX_REPS];
 	ir_comm c;
 	memset(&c, 0, sizeof c);
 	c.coll = IR_BCAST;
@@ -105,7 +116,7 @@ static void compile_row(const char *gen, const ir_machine *m, int reps,
 		uint8_t *img = NULL;
 		size_t len = 0;
 		char err[256] = "";
-		double t0 = bench_now();
+		double c0 = cpu_now(), t0 = bench_now();
 		if ((rc = g->generate(m, &c, &o, &p)))
 			die("generate", rc, gen);
 		double t1 = bench_now();
@@ -117,31 +128,40 @@ static void compile_row(const char *gen, const ir_machine *m, int reps,
 			die("lower", rc, gen);
 		double t3 = bench_now();
 		if ((rc = ir_plan_encode(&p, &r, s, &img, &len, err,
-		                         sizeof err)) ||
-		    (rc = write_atomic(path, img, len, err, sizeof err)))
-			die("encode and write", rc, err);
+		                         sizeof err)))
+			die("encode", rc, err);
+		double t3w = bench_now();
+		if ((rc = write_atomic(path, img, len, err, sizeof err)))
+			die("write", rc, err);
 		double t4 = bench_now();
 		t[0][k] = t1 - t0;
 		t[1][k] = t2 - t1;
 		t[2][k] = t3 - t2;
-		t[3][k] = t4 - t3;
-		t[4][k] = t4 - t0;
+		t[3][k] = t3w - t3;
+		t[4][k] = t4 - t3w;
+		t[5][k] = t4 - t0;
+		t[6][k] = cpu_now() - c0;
 		*phases = r.phases;
 		free(img);
 		ir_slices_free(s, m->nranks);
 		ir_report_fini(&r);
 		ir_plan_fini(&p);
 	}
-	char col[5][48];
-	for (int i = 0; i < 5; i++)
+	char col[7][48];
+	for (int i = 0; i < 7; i++)
 		cell(col[i], sizeof col[i], t[i], reps);
-	double total = t[4][reps / 2]; /* sorted by cell */
-	if (reps % 2 == 0)
-		total = 0.5 * (t[4][reps / 2 - 1] + t[4][reps / 2]);
-	printf("| %s | %d x %d | %u | %s | %s | %s | %s | %s | %.0f | %s |\n",
+	double total = t[5][reps / 2], cpu = t[6][reps / 2]; /* sorted */
+	if (reps % 2 == 0) {
+		total = 0.5 * (t[5][reps / 2 - 1] + t[5][reps / 2]);
+		cpu = 0.5 * (t[6][reps / 2 - 1] + t[6][reps / 2]);
+	}
+	printf("| %s | %d x %d | %u | %s | %s | %s | %s | %s | %s | %s "
+	       "| %.0f | %s |\n",
 	       gen, (int)m->nnodes, (int)m->ranks_per_node, *phases, col[0],
-	       col[1], col[2], col[3], col[4], 1e3 * goal,
-	       total < goal ? "met" : "MISSED");
+	       col[1], col[2], col[3], col[4], col[5], col[6], 1e3 * goal,
+	       total < goal ? "met"
+	       : cpu < goal ? "CPU met"
+	                    : "MISSED");
 }
 
 /* The size of rank's section in the file at path (what the loader reads
@@ -198,10 +218,10 @@ static void load_row(const char *gen, const ir_machine *m, const char *path,
 	if (rc)
 		die("ccp_init", rc, NULL);
 	for (int i = 0; i < NLOADS; i++) {
-		int32_t rank = i == 0 ? 0
-		             : i == 1 ? m->nranks - 1
-		                      : (int32_t)((int64_t)m->nranks * (i - 1) /
-		                                  (NLOADS - 1));
+		int32_t rank = i == 0   ? 0
+		               : i == 1 ? m->nranks - 1
+		                        : (int32_t)((int64_t)m->nranks *
+		                                    (i - 1) / (NLOADS - 1));
 		for (int k = 0; k < reps; k++) {
 			ccp_plan *plan;
 			double t0 = bench_now();
@@ -226,7 +246,9 @@ static void load_row(const char *gen, const ir_machine *m, const char *path,
 	       gen, (int)m->nranks, 1e3 * med, 1e3 * t[n - 1], max_ops,
 	       (unsigned long long)max_sec, worst_bpo,
 	       (double)sb.st_size / (1024.0 * 1024.0),
-	       t[n - 1] < 1e-3 ? "met" : med < 1e-3 ? "median met" : "MISSED");
+	       t[n - 1] < 1e-3 ? "met"
+	       : med < 1e-3    ? "median met"
+	                       : "MISSED");
 }
 
 /* ---- table 3 ------------------------------------------------------------ */
@@ -253,7 +275,8 @@ static ir_matrix *halo27(const ir_machine *m, int64_t bytes)
 					    x1 >= X || y1 < 0 || y1 >= Y ||
 					    z1 < 0 || z1 >= Z)
 						continue;
-					if (ir_csr_add(&b, x1 + X * (y1 + Y * z1),
+					if (ir_csr_add(&b,
+					               x1 + X * (y1 + Y * z1),
 					               bytes))
 						die("halo", CCP_ENOMEM, NULL);
 				}
@@ -324,8 +347,8 @@ int main(int argc, char **argv)
 	       "runs\n\n",
 	       reps);
 	printf("| algorithm | nodes x ranks | phases | generate | verify | "
-	       "lower | encode + write | total | goal | |\n");
-	printf("|---|---|---|---|---|---|---|---|---|---|\n");
+	       "lower | encode | write | total | total CPU | goal | |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (int i = 0; i < 2; i++) {
 		ms[i] = grid(6, tofu, wrap, rpns[i]);
 		for (int j = 0; j < 2; j++) {
