@@ -303,6 +303,22 @@ static void test_refusals(void **state)
 	        sch_applies(sch_find("dimensional"), &m, &c, why, sizeof why),
 	        0);
 	check("dimensional", &s, 5);
+	/* why: on a 5x3 mesh of 2-rank nodes from rank 6, a node of rd's
+	 * plan sends to the nodes on both sides of it in one phase */
+	struct shape two = {
+	        .nd = 2, .dims = {5, 3}, .rpn = 2, .ports = 1, .node_ports = 2};
+	ir_machine m2 = build(&two);
+	ir_plan p;
+	ir_report r;
+	struct sch_options o = {0};
+	c.root = 6;
+	assert_int_equal(sch_find("rd")->generate(&m2, &c, &o, &p), 0);
+	memset(&r, 0, sizeof r);
+	assert_int_equal(ir_verify(&p, &r), 0);
+	assert_int_equal(r.max_net_sends, 2);
+	ir_report_fini(&r);
+	ir_plan_fini(&p);
+	c.root = 0;
 	struct shape one = {
 	        .nd = 1, .dims = {1}, .rpn = 4, .ports = IR_PORTS_ALL};
 	m = build(&one);
