@@ -5,10 +5,12 @@
  * (dimensional), scatter-collect (scatter_collect) and the Fibonacci tree
  * with segmentation k (fibonacci).
  *
- * All four run on meshes under dimension-ordered routing.  Their
- * contention freedom rests on one property of the *dimension-ordered
- * chain*: the ranks sorted lexicographically by (x, y, z), x (the
- * dimension routed first) most significant.  For chain positions
+ * All four run on meshes under dimension-ordered routing (rd and
+ * dimensional also on tori of 1-8 dimensions, in any routing order, with
+ * nodes of several ranks: bl_spread).  Their contention freedom rests on
+ * one property of the *dimension-ordered chain*: the ranks sorted
+ * lexicographically by (x, y, z), x (the dimension routed first) most
+ * significant.  For chain positions
  * u < v <= w < x, the routes u->v and w->x share no directed link, nor do
  * v->u and x->w, nor v->u and w->x (messages pointing away from each
  * other).  Only "inward" pairs (u->v with x->w) may collide.  rd and
@@ -110,108 +112,269 @@ void sch_umesh(struct sch_edges *E, const int32_t *map, int32_t lo, int32_t hi,
 	}
 }
 
+/* ---- rd and dimensional on n-D machines ------------------------------ */
+
+/* Where rd and dimensional apply: a broadcast on a mesh or torus of 1 to
+ * 8 dimensions, each wrapped or not, under dimension-order routing in
+ * any order, with nodes of several ranks (bl_spread says why the plans
+ * stay contention-free there). */
+#define BL_ND_DOMAIN                                                           \
+	.colls = SCH_C(IR_BCAST), .topos = SCH_T(IR_MESH) | SCH_T(IR_TORUS),   \
+	.routings = IR_RT(DIM_ORDER), .takes = SCH_TAKES_ALL
+
+/* One stage of a broadcast taken factor by factor: the dimensions it
+ * spreads along (bit d for dimension d), and whether it also spreads
+ * among the ranks of each node. */
+struct bl_stage {
+	unsigned dims;
+	bool local;
+};
+
+/* Whether dimension d of m routes as a mesh dimension does: not wrapped,
+ * or a ring of at most 2 nodes (one link each way, as on a mesh). */
+static bool bl_mesh_like(const ir_machine *m, int d)
+{
+	return !(m->wrap >> d & 1u) || m->dims[d] <= 2;
+}
+
+/* Spread the root's message over the machine in the stages st[0..n), in
+ * phase `phase` onwards; returns the first phase after the last stage.
+ * Stage s runs U-mesh (sch_umesh) on the factor chain of its dimensions
+ * (nodes in lexicographic order of their coordinates in routing order,
+ * the dimension corrected first most significant, then the ranks of a
+ * node in local order when the stage has them) from every rank whose
+ * coordinates in the stage's and later stages' dimensions are the
+ * root's, and whose local index is the root's while a later stage has
+ * the locals: ceil(lg |factor|) phases.
+ *
+ * Contention-free under dimension-order routing in any order: a
+ * transfer joins two ranks that differ only in the stage's dimensions,
+ * so its route moves only along them (and is empty inside a node), and
+ * the factor copies a stage runs on are disjoint.  Within a copy:
+ * - a single dimension: U-mesh keeps one transfer per interval and
+ *   phase, intervals disjoint; a mesh route stays inside its interval;
+ *   a ring of e nodes carries one transfer in the first phase, then
+ *   intervals of at most ceil(e/2) nodes, whose routes are shorter than
+ *   half the ring and go the inside way;
+ * - several dimensions, all routing as mesh ones (bl_mesh_like): the
+ *   chain property of U-mesh (001 3.2.2), the chain taken in routing
+ *   order; the ranks of a node sit together in the chain and talk
+ *   through shared memory.  (A wrapped dimension of 3 or more nodes
+ *   would let a route leave its interval the other way round the ring,
+ *   so callers give those stages of their own.)
+ * One send and one receive per rank and phase.  A node sends and
+ * receives at most one network transfer per phase in a single-dimension
+ * stage, and at most two in a multi-dimension one with locals (the
+ * intervals that leave it, one each way). */
+static int bl_spread(struct sch_edges *E, const ir_machine *m, const ir_comm *c,
+                     const struct bl_stage *st, int n, const ir_block *blocks,
+                     uint32_t nseg)
+{
+	int nd = m->ndims, at[IR_MAX_CUBE_DIM];
+	int32_t k = m->ranks_per_node > 1 ? m->ranks_per_node : 1;
+	int32_t stride[IR_MAX_DIMS], size = 1;
+	for (int d = 0; d < nd; d++) {
+		stride[d] = size;
+		size *= m->dims[d];
+	}
+	int32_t rnode = ir_node_of(m, c->root), rl = 0;
+	while (ir_node_rank(m, rnode, rl) != c->root)
+		rl++;
+	ir_coords(m, c->root, at);
+	uint32_t phase = 0;
+	for (int s = 0; s < n; s++) {
+		unsigned later = 0;
+		bool later_local = false;
+		for (int t = s + 1; t < n; t++) {
+			later |= st[t].dims;
+			later_local = later_local || st[t].local;
+		}
+		/* the stage's dimensions in routing order, and the node
+		 * offsets of its factor chain */
+		int sd[IR_MAX_DIMS], ns = 0;
+		int32_t nodes = 1;
+		for (int j = 0; j < nd; j++)
+			if (st[s].dims >> m->order[j] & 1u) {
+				sd[ns++] = m->order[j];
+				nodes *= m->dims[m->order[j]];
+			}
+		int32_t kk = st[s].local ? k : 1, len = nodes * kk;
+		if (len <= 1)
+			continue;
+		int32_t *off = malloc((size_t)nodes * sizeof *off);
+		int32_t *line = malloc((size_t)len * sizeof *line);
+		if (!off || !line) {
+			free(off);
+			free(line);
+			E->rc = CCP_ENOMEM;
+			return E->rc;
+		}
+		int32_t hold = 0; /* the root's position in the chain */
+		for (int32_t i = 0; i < nodes; i++) {
+			int32_t q = i, o = 0;
+			for (int j = ns - 1; j >= 0; j--) {
+				o += q % m->dims[sd[j]] * stride[sd[j]];
+				q /= m->dims[sd[j]];
+			}
+			off[i] = o;
+		}
+		for (int j = 0; j < ns; j++)
+			hold = hold * m->dims[sd[j]] + at[sd[j]];
+		hold = hold * kk + (st[s].local ? rl : 0);
+		/* every node whose coordinates in the stage's and later
+		 * dimensions are the root's starts a copy (odometer over
+		 * the others, coordinates of the stage's read as 0) */
+		unsigned fixed = st[s].dims | later;
+		int cc[IR_MAX_DIMS] = {0};
+		int32_t node = 0;
+		for (int d = 0; d < nd; d++)
+			if (later >> d & 1u)
+				node += at[d] * stride[d];
+		for (;;) {
+			int32_t l0 = st[s].local || later_local ? rl : 0;
+			int32_t l1 = st[s].local || later_local ? rl + 1 : k;
+			for (int32_t l = l0; l < l1; l++) {
+				for (int32_t i = 0; i < len; i++)
+					line[i] = ir_node_rank(
+					        m, node + off[i / kk],
+					        st[s].local ? i % kk : l);
+				sch_umesh(E, line, 0, len, hold, phase, blocks,
+				          nseg);
+			}
+			int d = 0;
+			for (; d < nd; d++) {
+				if (fixed >> d & 1u)
+					continue;
+				if (++cc[d] < m->dims[d]) {
+					node += stride[d];
+					break;
+				}
+				node -= (cc[d] - 1) * stride[d];
+				cc[d] = 0;
+			}
+			if (d == nd)
+				break;
+		}
+		free(off);
+		free(line);
+		phase += bl_ceil_log2(len);
+	}
+	return E->rc;
+}
+
+/* Broadcast in the stages st[0..n) (bl_spread) into plan p. */
+static int bl_staged(const ir_machine *m, const ir_comm *c, ir_plan *p,
+                     const char *name, const struct bl_stage *st, int n)
+{
+	struct sch_edges E = {0};
+	uint32_t nseg = 0;
+	ir_block *blocks = bl_all_segments(c, &nseg);
+	int rc = CCP_ENOMEM;
+	ir_plan_init(p, m, c, name);
+	if (blocks && bl_spread(&E, m, c, st, n, blocks, nseg) == 0)
+		rc = sch_edges_emit(&E, p);
+	sch_edges_fini(&E);
+	free(blocks);
+	return rc;
+}
+
+/* What both need of a machine beyond the domain's data: ranks that may
+ * send at all (a lone node has no network link, so `ports: all` gives
+ * its ranks none), and, for rd with nodes, two network ports. */
+static int bl_nd_fits(const struct sch_generator *g, const ir_machine *m,
+                      const ir_comm *c, char *why, size_t len)
+{
+	(void)c;
+	if (m->nnodes == 1 && m->nranks > 1 && m->ports == IR_PORTS_ALL) {
+		snprintf(why, len,
+		         "%s needs ports of at least 1 on a machine of one "
+		         "node: it has no network link, so ports: all gives "
+		         "its ranks none",
+		         g->name);
+		return CCP_ENOTAPPLY;
+	}
+	if (g == &sch_rd && ir_machine_has_nodes(m) && m->node_ports == 1) {
+		snprintf(why, len,
+		         "%s needs node_ports of at least 2 (or all) on nodes "
+		         "of several ranks: a node may send to the nodes "
+		         "before and after it in the chain in one phase",
+		         g->name);
+		return CCP_ENOTAPPLY;
+	}
+	return 0;
+}
+
 /* ---- rd: recursive doubling / U-mesh broadcast ----------------------- */
 
-/* RD over the whole chain from the root: ceil(log2 N) phases, one send
- * and one receive per rank and phase (001 3.2.4, 5.3). */
+/* RD (001 3.2.4, 5.3): U-mesh halving of the lexicographic chain, taken
+ * in routing order with the ranks of a node together, from the root.
+ * On a mesh that is one stage: ceil(lg N) phases for N ranks.  A
+ * wrapped dimension of 3 or more nodes breaks the chain property (a
+ * route may go round the ring outside its interval), so on a torus each
+ * such ring gets a stage of its own first, in routing order, and the
+ * chain covers the other dimensions and the nodes' ranks:
+ * ceil(lg(k * M)) + sum of ceil(lg e) over those rings, M the product
+ * of the other extents, k ranks per node. */
 static int rd_generate(const ir_machine *m, const ir_comm *c,
                        const struct sch_options *o, ir_plan *p)
 {
 	(void)o;
-	int rc = 0;
-	struct sch_edges E = {0};
-	uint32_t nseg = 0;
-	ir_block *blocks = bl_all_segments(c, &nseg);
-	int32_t *map = bl_chain(m);
-	ir_plan_init(p, m, c, "rd");
-	if (!blocks || !map) {
-		rc = CCP_ENOMEM;
-		goto out;
+	struct bl_stage st[IR_MAX_DIMS + 1];
+	int n = 0;
+	unsigned rest = 0;
+	for (int j = 0; j < m->ndims; j++) {
+		int d = m->order[j];
+		if (bl_mesh_like(m, d))
+			rest |= 1u << d;
+		else
+			st[n++] = (struct bl_stage){1u << d, false};
 	}
-	int32_t root = 0;
-	while (map[root] != c->root)
-		root++;
-	sch_umesh(&E, map, 0, m->nranks, root, 0, blocks, nseg);
-	rc = sch_edges_emit(&E, p);
-out:
-	sch_edges_fini(&E);
-	free(map);
-	free(blocks);
-	return rc;
+	st[n++] = (struct bl_stage){rest, true};
+	return bl_staged(m, c, p, "rd", st, n);
 }
 
 const struct sch_generator sch_rd = {
         .name = "rd",
         .summary = "broadcast: recursive doubling, U-mesh halving of the "
-                   "lexicographic chain (ceil(lg N) phases, 001 5.3)",
+                   "lexicographic chain in routing order, a node's ranks "
+                   "together (ceil(lg N) phases for N ranks on a mesh of "
+                   "1-8 dimensions; on a torus first ceil(lg e) along "
+                   "each ring of e >= 3 nodes, then ceil(lg) of the ranks "
+                   "of the rest, 001 5.3)",
         .doc = "baselines.md",
-        .domain = {BL_DOMAIN},
+        .domain = {BL_ND_DOMAIN, .fits = bl_nd_fits},
         .generate = rd_generate,
 };
 
 /* ---- dimensional broadcast ------------------------------------------ */
 
-/* Dimensional broadcast (001 5.3, Figure 5.5): RD along the root's row,
- * then from every rank of that row along its column (then, in 3D, along
- * z): sum of ceil(log2 extent) phases, 2n on a 2^n x 2^n mesh.  Each line
- * is its own chain, and lines of one stage share no link. */
+/* Dimensional broadcast (001 5.3, Figure 5.5): RD along the root's line
+ * of dimension order[0], then from every node of it along its line of
+ * order[1], and so on (any order would do: each stage keeps to lines of
+ * one dimension); with several ranks per node, a last stage inside
+ * every node.  The sum of ceil(lg e) over the extents e, plus ceil(lg k)
+ * for k ranks per node: 2n phases on a 2^n x 2^n mesh. */
 static int dim_generate(const ir_machine *m, const ir_comm *c,
                         const struct sch_options *o, ir_plan *p)
 {
 	(void)o;
-	int rc = 0;
-	struct sch_edges E = {0};
-	uint32_t nseg = 0;
-	ir_block *blocks = bl_all_segments(c, &nseg);
-	int maxext = 1;
-	for (int d = 0; d < IR_MAX_DIMS; d++)
-		if (m->dims[d] > maxext)
-			maxext = m->dims[d];
-	int32_t *line = malloc((size_t)maxext * sizeof *line);
-	ir_plan_init(p, m, c, "dimensional");
-	if (!blocks || !line) {
-		rc = CCP_ENOMEM;
-		goto out;
-	}
-	int at[IR_MAX_CUBE_DIM]; /* the root's coordinates */
-	ir_coords(m, c->root, at);
-	uint32_t base = 0;
-	/* stage d: every rank whose coordinates past d are the root's and
-	 * whose coordinate d equals the root's, spreads along dimension d */
-	for (int d = 0; d < IR_MAX_DIMS; d++) {
-		int ext = m->dims[d];
-		if (ext <= 1)
-			continue;
-		for (int32_t r = 0; r < m->nranks; r++) {
-			int cc[IR_MAX_CUBE_DIM];
-			ir_coords(m, r, cc);
-			bool starts = cc[d] == at[d];
-			for (int e = d + 1; e < IR_MAX_DIMS; e++)
-				starts = starts && cc[e] == at[e];
-			if (!starts)
-				continue;
-			for (int i = 0; i < ext; i++) {
-				cc[d] = i;
-				line[i] = ir_rank_of(m, cc);
-			}
-			sch_umesh(&E, line, 0, ext, at[d], base, blocks, nseg);
-		}
-		base += bl_ceil_log2(ext);
-	}
-	rc = sch_edges_emit(&E, p);
-out:
-	sch_edges_fini(&E);
-	free(line);
-	free(blocks);
-	return rc;
+	struct bl_stage st[IR_MAX_DIMS + 1];
+	int n = 0;
+	for (int j = 0; j < m->ndims; j++)
+		st[n++] = (struct bl_stage){1u << m->order[j], false};
+	st[n++] = (struct bl_stage){0, true};
+	return bl_staged(m, c, p, "dimensional", st, n);
 }
 
 const struct sch_generator sch_dimensional = {
         .name = "dimensional",
-        .summary = "broadcast: RD along the root's row, then along every "
-                   "column (2n phases on 2^n x 2^n, 001 5.3)",
+        .summary = "broadcast: RD along the root's line of each of 1-8 "
+                   "dimensions in routing order, then inside each node "
+                   "(sum of "
+                   "ceil(lg e) over the extents e, plus ceil(lg k) for k "
+                   "ranks per node; 2n on 2^n x 2^n, 001 5.3)",
         .doc = "baselines.md",
-        .domain = {BL_DOMAIN},
+        .domain = {BL_ND_DOMAIN, .fits = bl_nd_fits},
         .generate = dim_generate,
 };
 
