@@ -241,14 +241,13 @@ static const struct candidate *candidates(enum ir_coll coll)
 	        {NULL, NULL, gather_bcast},
 	        {"ring", NULL, NULL},
 	        {NULL, NULL, NULL}};
+	/* the allreduces that cut the vector (Rabenseifner, Swing, bucket,
+	 * ring) take at least the 2 ceil(lg g) phases of reduce_bcast,
+	 * which always applies and wins their ties: left out */
 	static const struct candidate allreduce[] = {
 	        {"recursive_doubling", NULL, NULL},
 	        {"swing_latency", NULL, NULL},
-	        {"rabenseifner", NULL, NULL},
-	        {"swing", NULL, NULL},
 	        {NULL, &sch_reduce_bcast, NULL},
-	        {"bucket", NULL, NULL},
-	        {"ring", NULL, NULL},
 	        {NULL, NULL, NULL}};
 	switch (coll) {
 	case IR_BCAST:
