@@ -37,14 +37,14 @@
 struct hier {
 	const ir_machine *m;
 	const ir_comm *c;
-	ir_machine nm;   /* the node machine: one rank per node */
-	ir_comm nc;      /* the collective among nodes */
-	int32_t k;       /* ranks per node */
-	int32_t *lead;   /* leader of each node */
-	int32_t nblk;    /* broadcast: segments; reduction: element blocks */
-	ir_block *tmp;   /* room for the blocks of one transfer */
-	int32_t *ks;     /* room for nblk element block indices */
-	size_t cap;      /* entries of tmp */
+	ir_machine nm; /* the node machine: one rank per node */
+	ir_comm nc;    /* the collective among nodes */
+	int32_t k;     /* ranks per node */
+	int32_t *lead; /* leader of each node */
+	int32_t nblk;  /* broadcast: segments; reduction: element blocks */
+	ir_block *tmp; /* room for the blocks of one transfer */
+	int32_t *ks;   /* room for nblk element block indices */
+	size_t cap;    /* entries of tmp */
 };
 
 /* A rank's index on its node (the inverse of ir_node_rank). */
@@ -129,8 +129,8 @@ static int gather_tree(const struct hier *h, ir_plan *out)
 		for (uint32_t j = 0; j < f->ntransfers && rc == 0; j++) {
 			const ir_transfer *x = &t.transfers[f->transfer + j];
 			int32_t nb = 0;
-			for (int32_t o = first[x->src]; o >= 0 && nb < len[x->src];
-			     o = next[o])
+			for (int32_t o = first[x->src];
+			     o >= 0 && nb < len[x->src]; o = next[o])
 				b[nb++] = (ir_block){o, 0};
 			rc = ir_plan_add(out, x->src, x->dst, b, (uint32_t)nb,
 			                 0);
@@ -186,7 +186,8 @@ static int gather_bcast(const struct hier *h, ir_plan *out)
 		for (uint32_t ph = 0; ph < t->nphases && rc == 0; ph++) {
 			const ir_phase *f = &t->phases[ph];
 			rc = ir_plan_phase(out);
-			for (uint32_t j = 0; j < f->ntransfers && rc == 0; j++) {
+			for (uint32_t j = 0; j < f->ntransfers && rc == 0;
+			     j++) {
 				const ir_transfer *x =
 				        &t->transfers[f->transfer + j];
 				rc = ir_plan_add(
@@ -225,15 +226,13 @@ static const struct candidate *candidates(enum ir_coll coll)
 	        {"edn_torus", NULL, NULL},   {"sld", NULL, NULL},
 	        {"sbt", NULL, NULL},         {"hokao", NULL, NULL},
 	        {NULL, NULL, NULL}};
-	static const struct candidate reduce[] = {
-	        {NULL, &sch_binomial, NULL},
-	        {"edn_reduce", NULL, NULL},
-	        {NULL, NULL, NULL}};
-	static const struct candidate gather[] = {
-	        {NULL, NULL, gather_tree},
-	        {"tree_gather", NULL, NULL},
-	        {"edn_gather", NULL, NULL},
-	        {NULL, NULL, NULL}};
+	static const struct candidate reduce[] = {{NULL, &sch_binomial, NULL},
+	                                          {"edn_reduce", NULL, NULL},
+	                                          {NULL, NULL, NULL}};
+	static const struct candidate gather[] = {{NULL, NULL, gather_tree},
+	                                          {"tree_gather", NULL, NULL},
+	                                          {"edn_gather", NULL, NULL},
+	                                          {NULL, NULL, NULL}};
 	static const struct candidate allgather[] = {
 	        {"recursive_doubling", NULL, NULL},
 	        {"bruck", NULL, NULL},
@@ -286,7 +285,8 @@ static int among_nodes(const struct hier *h, const struct sch_options *o,
 		} else {
 			const struct sch_generator *g = sch_find(k->name);
 			char why[256];
-			if (!g || sch_applies(g, &h->nm, &h->nc, why, sizeof why))
+			if (!g ||
+			    sch_applies(g, &h->nm, &h->nc, why, sizeof why))
 				continue;
 			r = g->generate(&h->nm, &h->nc, &no, &t);
 		}
@@ -314,7 +314,8 @@ static int among_nodes(const struct hier *h, const struct sch_options *o,
 	return rc;
 }
 
-/* ---- inside nodes --------------------------------------------------------- */
+/* ---- inside nodes ---------------------------------------------------------
+ */
 
 /* The rank at place v of node n's tree, counted from its leader. */
 static int32_t at(const struct hier *h, int32_t n, int32_t v)
@@ -327,8 +328,8 @@ static int32_t at(const struct hier *h, int32_t n, int32_t v)
  * (combined on the way up, replacing on the way down), a broadcast's
  * segments, or blocks of the ranks at places v, v + step, v + 2 step...
  * (a gather on the way up); an allgather down carries every block. */
-static int intra(struct hier *h, ir_plan *p, int32_t n, int32_t v,
-                 int32_t src, int32_t dst, bool up, int32_t step)
+static int intra(struct hier *h, ir_plan *p, int32_t n, int32_t v, int32_t src,
+                 int32_t dst, bool up, int32_t step)
 {
 	const ir_comm *c = h->c;
 	uint32_t nb = 0;
@@ -402,7 +403,8 @@ static int between(struct hier *h, ir_plan *p, const ir_plan *t)
 				else
 					for (int32_t l = 0; l < h->k; l++)
 						h->tmp[nb++] = (ir_block){
-						        ir_node_rank(h->m, b.origin,
+						        ir_node_rank(h->m,
+						                     b.origin,
 						                     l),
 						        0};
 			}
@@ -418,8 +420,8 @@ static int between(struct hier *h, ir_plan *p, const ir_plan *t)
 static int hier_generate(const ir_machine *m, const ir_comm *c,
                          const struct sch_options *o, ir_plan *p)
 {
-	struct hier h = {.m = m, .c = c, .nm = *m, .nc = *c,
-	                 .k = m->ranks_per_node};
+	struct hier h = {
+	        .m = m, .c = c, .nm = *m, .nc = *c, .k = m->ranks_per_node};
 	bool rooted = ir_coll_kind(c->coll) & IR_CK_ROOTED;
 	int32_t root_node = rooted ? ir_node_of(m, c->root) : -1;
 	ir_plan t;
@@ -445,8 +447,8 @@ static int hier_generate(const ir_machine *m, const ir_comm *c,
 		goto out;
 	/* the node plan chose the segments (element blocks) */
 	p->comm.segments = t.comm.segments;
-	h.nblk = c->coll == IR_BCAST ? (t.comm.segments > 0 ? t.comm.segments
-	                                                    : 1)
+	h.nblk = c->coll == IR_BCAST
+	                 ? (t.comm.segments > 0 ? t.comm.segments : 1)
 	         : c->coll == IR_REDUCE || c->coll == IR_ALLREDUCE
 	                 ? ir_reduce_blocks(&p->comm, m->nranks)
 	                 : 1;

@@ -41,8 +41,7 @@ static uint32_t clg(int32_t n)
 /* A checked machine: topology, nd extents, wrap mask (0: the default),
  * ranks per node, placement, and ports (per rank and per node). */
 static ir_machine nodes(enum ir_topo topo, int nd, const int *dims,
-                        unsigned wrap, int rpn, enum ir_placement pl,
-                        int ports)
+                        unsigned wrap, int rpn, enum ir_placement pl, int ports)
 {
 	ir_machine m;
 	char err[160];
@@ -99,11 +98,11 @@ static uint32_t make(const ir_machine *m, const ir_comm *c)
 		assert_true(r.max_net_recvs <= (uint32_t)np);
 	}
 	bool up = c->coll != IR_BCAST;
-	bool down = !(ir_coll_kind(c->coll) & IR_CK_ROOTED) ||
-	            c->coll == IR_BCAST;
+	bool down =
+	        !(ir_coll_kind(c->coll) & IR_CK_ROOTED) || c->coll == IR_BCAST;
 	uint64_t sweeps = (uint64_t)up + (uint64_t)down;
-	assert_int_equal(r.shm_transfers,
-	                 sweeps * (uint64_t)m->nnodes * (m->ranks_per_node - 1));
+	assert_int_equal(r.shm_transfers, sweeps * (uint64_t)m->nnodes *
+	                                          (m->ranks_per_node - 1));
 	uint32_t n = p.nphases;
 	ir_report_fini(&r);
 	ir_plan_fini(&p);
@@ -141,16 +140,45 @@ static const enum ir_coll colls[5] = {IR_BCAST, IR_REDUCE, IR_GATHER,
  * gather on the 4x4 mesh (3); the rest as with one port.
  */
 static const struct tcase cases[] = {
-        {"mesh 4x4 block", IR_MESH, 2, {4, 4}, 0, 4, IR_PLACE_BLOCK,
+        {"mesh 4x4 block",
+         IR_MESH,
+         2,
+         {4, 4},
+         0,
+         4,
+         IR_PLACE_BLOCK,
          {{4, 4, 4, 8, 6}, {3, 3, 3, 8, 6}}},
-        {"mesh 4x4 cyclic", IR_MESH, 2, {4, 4}, 0, 4, IR_PLACE_CYCLIC,
+        {"mesh 4x4 cyclic",
+         IR_MESH,
+         2,
+         {4, 4},
+         0,
+         4,
+         IR_PLACE_CYCLIC,
          {{4, 4, 4, 8, 6}, {3, 3, 3, 8, 6}}},
-        {"torus 2x2x2", IR_TORUS, 3, {2, 2, 2}, 0, 2, IR_PLACE_BLOCK,
+        {"torus 2x2x2",
+         IR_TORUS,
+         3,
+         {2, 2, 2},
+         0,
+         2,
+         IR_PLACE_BLOCK,
          {{3, 3, 3, 3, 3}, {3, 3, 3, 3, 3}}},
-        {"tofu 2x3x2x2x3x2", IR_TORUS, 6, {2, 3, 2, 2, 3, 2}, 0x17u, 4,
+        {"tofu 2x3x2x2x3x2",
+         IR_TORUS,
+         6,
+         {2, 3, 2, 2, 3, 2},
+         0x17u,
+         4,
          IR_PLACE_BLOCK,
          {{8, 8, 8, 16, 16}, {8, 8, 8, 16, 16}}},
-        {"switch 8x6", IR_SWITCH, 1, {8}, 0, 6, IR_PLACE_BLOCK,
+        {"switch 8x6",
+         IR_SWITCH,
+         1,
+         {8},
+         0,
+         6,
+         IR_PLACE_BLOCK,
          {{3, 3, 3, 3, 3}, {3, 3, 3, 3, 3}}},
 };
 
@@ -160,9 +188,9 @@ static void test_phases(void **state)
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		const struct tcase *t = &cases[i];
 		for (int all = 0; all < 2; all++) {
-			ir_machine m = nodes(t->topo, t->nd, t->dims, t->wrap,
-			                     t->rpn, t->pl,
-			                     all ? IR_PORTS_ALL : 1);
+			ir_machine m =
+			        nodes(t->topo, t->nd, t->dims, t->wrap, t->rpn,
+			              t->pl, all ? IR_PORTS_ALL : 1);
 			uint32_t L = clg(t->rpn);
 			for (int j = 0; j < 5; j++) {
 				enum ir_coll k = colls[j];
@@ -176,10 +204,11 @@ static void test_phases(void **state)
 				                (down ? L : 0);
 				uint32_t got = make(&m, &c);
 				if (got != want)
-					print_message("%s, %s ports, %s: %u "
-					              "phases, want %u\n",
-					              t->what, all ? "all" : "1",
-					              ir_coll_name(k), got, want);
+					print_message(
+					        "%s, %s ports, %s: %u "
+					        "phases, want %u\n",
+					        t->what, all ? "all" : "1",
+					        ir_coll_name(k), got, want);
 				assert_int_equal(got, want);
 			}
 		}
@@ -221,17 +250,17 @@ static void test_refused(void **state)
 	ir_machine m = tu_machine(IR_MESH, 1, 4, 4, 0, 0);
 	ir_comm c = coll(IR_BCAST, 0);
 	char why[256];
-	assert_int_equal(sch_applies(&sch_hierarchical, &m, &c, why,
-	                             sizeof why),
-	                 CCP_ENOTAPPLY);
+	assert_int_equal(
+	        sch_applies(&sch_hierarchical, &m, &c, why, sizeof why),
+	        CCP_ENOTAPPLY);
 	assert_non_null(strstr(why, "one rank per node"));
 	/* nor a collective it does not take */
 	const int d[2] = {2, 2};
 	ir_machine n = nodes(IR_MESH, 2, d, 0, 2, IR_PLACE_BLOCK, 1);
 	ir_comm s = coll(IR_SCATTER, 0);
-	assert_int_equal(sch_applies(&sch_hierarchical, &n, &s, why,
-	                             sizeof why),
-	                 CCP_ENOTAPPLY);
+	assert_int_equal(
+	        sch_applies(&sch_hierarchical, &n, &s, why, sizeof why),
+	        CCP_ENOTAPPLY);
 }
 
 int main(void)
