@@ -473,7 +473,8 @@ out:
 	return rc;
 }
 
-/* Several ranks per node, which the one-rank machines do not have. */
+/* Several ranks per node, which the one-rank machines do not have, and
+ * ports for the transfers inside a node. */
 static int hier_fits(const struct sch_generator *g, const ir_machine *m,
                      const ir_comm *c, char *why, size_t len)
 {
@@ -485,6 +486,15 @@ static int hier_fits(const struct sch_generator *g, const ir_machine *m,
 		         "(ranks_per_node > 1); this machine has one rank per "
 		         "node, where the collective among nodes is the whole "
 		         "collective: name that generator instead");
+		return CCP_ENOTAPPLY;
+	}
+	/* all-port gives a rank one port per network link of its node, and
+	 * a lone node has none: the verifier would allow it no transfer */
+	if (m->nnodes == 1 && m->ports == IR_PORTS_ALL) {
+		snprintf(why, len,
+		         "hierarchical: this machine is one node, whose ranks "
+		         "have no network link and so no port under `ports: "
+		         "all`; give them ports (for example `ports: one`)");
 		return CCP_ENOTAPPLY;
 	}
 	return 0;

@@ -257,6 +257,18 @@ static void test_refused(void **state)
 	/* nor a collective it does not take */
 	const int d[2] = {2, 2};
 	ir_machine n = nodes(IR_MESH, 2, d, 0, 2, IR_PLACE_BLOCK, 1);
+	/* one node of all-port ranks: no link, so no port */
+	const int one[1] = {1};
+	ir_machine lone =
+	        nodes(IR_MESH, 1, one, 0, 4, IR_PLACE_BLOCK, IR_PORTS_ALL);
+	assert_int_equal(
+	        sch_applies(&sch_hierarchical, &lone, &c, why, sizeof why),
+	        CCP_ENOTAPPLY);
+	assert_non_null(strstr(why, "no network link"));
+	/* with a port each, its one node is the whole plan: 2 + 2 phases */
+	lone = nodes(IR_MESH, 1, one, 0, 4, IR_PLACE_BLOCK, 1);
+	ir_comm ar = coll(IR_ALLREDUCE, 0);
+	assert_int_equal(make(&lone, &ar), 4);
 	ir_comm s = coll(IR_SCATTER, 0);
 	assert_int_equal(
 	        sch_applies(&sch_hierarchical, &n, &s, why, sizeof why),
