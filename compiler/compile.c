@@ -48,8 +48,10 @@ enum plan_kind {
 	PK_RING_TREE,       /* broadcast, reduce: a binomial tree of N
 	                       pieces and a ring of N - 1 steps over them */
 	PK_TREE_TWICE,      /* allreduce: a tree reduce, then its broadcast */
-	PK_BUCKET           /* a ring along every line, one dimension after
+	PK_BUCKET,          /* a ring along every line, one dimension after
 	                       another: N transfers a step, sum(e - 1) steps */
+	PK_NODES            /* trees inside nodes around a plan among the
+	                       nodes' leaders (hierarchical) */
 };
 
 static const struct {
@@ -75,6 +77,7 @@ static const struct {
         {"reduce_scatter_gather", PK_RING_TREE},
         {"reduce_bcast", PK_TREE_TWICE},
         {"bucket", PK_BUCKET},
+        {"hierarchical", PK_NODES},
 };
 
 /* Whether generator name's allreduce sends the whole vector, one block,
@@ -248,6 +251,34 @@ static void plan_size(const ir_machine *m, const ir_comm *c,
 			z->t = 2 * n * steps;
 		break;
 	}
+	if (k == PK_NODES) {
+		/* up and down the trees inside nodes (n - g transfers each,
+		 * an allgather's down sweep every block), and among the g
+		 * leaders a tree (g - 1), at most lg g + 1 steps of g
+		 * transfers, or a gather and broadcast of all blocks */
+		double g = m->nnodes, lgg = 1;
+		while (pow(2, lgg) < g)
+			lgg++;
+		double steps_g = 2 * g * (lgg + 1);
+		switch (c->coll) {
+		case IR_ALLREDUCE: /* the vector in at most s blocks */
+			z->t = 2 * n + steps_g;
+			z->b = z->t * s;
+			break;
+		case IR_ALLGATHER:
+			z->t = 2 * n + steps_g;
+			z->b = n * (n + g + lg + 2);
+			break;
+		case IR_GATHER:
+			z->t = 2 * n;
+			z->b = n * (lg + 1);
+			break;
+		default: /* broadcast, reduce: every segment on every edge */
+			z->t = 2 * n;
+			z->b = z->t * s;
+			break;
+		}
+	}
 	/* the verifier's partial of each (rank, element block) */
 	double blocks = c->coll == IR_REDUCE_SCATTER ? n
 	                : c->coll == IR_ALLREDUCE && !whole_vector(name) &&
@@ -281,11 +312,12 @@ static void plan_size(const ir_machine *m, const ir_comm *c,
 	z->ops = n + 2 * z->t + 2 * pairs;
 	double iov_bound = 2 * n + 2 * z->b + z->t;
 	bool runs = c->coll == IR_BCAST || c->coll == IR_SCATTER ||
-	            c->coll == IR_GATHER;
+	            (c->coll == IR_GATHER && k != PK_NODES);
 	/* the new collectives carry runs of neighbouring blocks (a ring
 	 * one block; halving and doubling ranges, Bruck at most two); a
 	 * bucket's blocks of a line and Swing's are strided, a piece each */
 	bool ranges = c->coll >= IR_ALLGATHER && k != PK_BUCKET &&
+	              k != PK_NODES &&
 	              strcmp(name, "swing") != 0;
 	z->iovs = runs     ? fmin(iov_bound, 2 * n + 3 * z->t)
 	          : ranges ? fmin(iov_bound, 8 * n + 4 * z->t)

@@ -3,11 +3,12 @@
 #  collectives  plans of every collective (broadcast, scatter, gather,
 #               reduce with several element types and operations,
 #               alltoall, transpose, irregular matrices with empty rows and
-#               columns), zero-byte messages and large messages, compiled
-#               at 2, 4 and 8 ranks (transpose: 4 and 9) and run by
-#               sock_collectives under ccplan run: every rank checks every
-#               received byte under S2, S1, without barriers, and with
-#               NO_CHECK, several executions each;
+#               columns; node-aware plans of two ranks a node), zero-byte
+#               messages and large messages, compiled at 2, 4 and 8 ranks
+#               (transpose: 4 and 9) and run by sock_collectives under
+#               ccplan run: every rank checks every received byte under
+#               S2, S1, without barriers, and with NO_CHECK, several
+#               executions each;
 #  faults       ranks that disagree on the plan (every rank CCP_EMISMATCH),
 #               a short buffer (every rank CCP_EBUFFER), one buffer bound
 #               as send and receive buffer (every rank CCP_EINVAL, no byte
@@ -152,6 +153,24 @@ machine: {topology: torus, dims: [$n]}
 communication: {collective: allreduce, bytes: 4000, dtype: float, op: max}
 algorithm: $alg
 EOF
+		done
+	done
+	# node-aware plans: two ranks a node (block, then cyclic), every
+	# collective hierarchical takes, roots off the node leaders
+	for n in 4 8; do
+		for pl in block cyclic; do
+			for coll in "broadcast, root: $((n - 1)), bytes: 10007, segments: 3" \
+				"reduce, root: $((n - 1)), bytes: 4004, dtype: int32, op: sum" \
+				"gather, root: $((n - 1)), bytes: 777" \
+				"allreduce, bytes: 4008, dtype: double, op: sum" \
+				"allgather, bytes: 1003"; do
+				name=hier_${coll%%,*}_$pl$n
+				compile $name <<EOF && run_ok $name $n
+machine: {topology: mesh, dims: [$((n / 2))], ranks_per_node: 2, placement: $pl}
+communication: {collective: $coll}
+algorithm: hierarchical
+EOF
+			done
 		done
 	done
 	# reductions: every element type and operation somewhere

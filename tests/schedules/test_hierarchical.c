@@ -1,0 +1,286 @@
+/*
+ * test_hierarchical.c - the node-aware collectives
+ * (schedules/hierarchical.c) on machines whose nodes hold several ranks:
+ * a 4x4 mesh of 4-rank nodes placed block and cyclic, a 2x2x2 torus of
+ * 2-rank nodes, the 6-D Tofu shape 2x3x2x2x3x2 (x, y, z and b wrap) of
+ * 4-rank nodes and a switch of 8 nodes of 6 ranks, each with one port
+ * (per rank and per node) and with all ports.
+ *
+ * Every plan must pass the verifier without contention, keep its network
+ * transfers within the node's ports, and have the phases the generator
+ * states: ceil(lg k) inside nodes before the network step (reduce,
+ * gather, allreduce, allgather) and after it (broadcast, allreduce,
+ * allgather), plus P for the plan among node leaders, whose value for
+ * each machine is worked out in the table below.  Each intra-node sweep
+ * is k - 1 shared-memory transfers a node.  A machine of one rank per
+ * node is refused with the reason.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ir.h"
+#include "sched.h"
+#include "support.h"
+
+/* ceil(lg n) */
+static uint32_t clg(int32_t n)
+{
+	uint32_t l = 0;
+	while ((INT64_C(1) << l) < n)
+		l++;
+	return l;
+}
+
+/* A checked machine: topology, nd extents, wrap mask (0: the default),
+ * ranks per node, placement, and ports (per rank and per node). */
+static ir_machine nodes(enum ir_topo topo, int nd, const int *dims,
+                        unsigned wrap, int rpn, enum ir_placement pl, int ports)
+{
+	ir_machine m;
+	char err[160];
+	memset(&m, 0, sizeof m);
+	ir_cost_unset(&m.cost);
+	m.topo = topo;
+	m.routing = topo == IR_SWITCH ? IR_ROUTE_DIRECT : IR_ROUTE_DIM_ORDER;
+	m.ndims = nd;
+	for (int d = 0; d < IR_MAX_DIMS; d++)
+		m.dims[d] = d < nd ? dims[d] : 1;
+	m.wrap = wrap;
+	m.ranks_per_node = rpn;
+	m.placement = pl;
+	m.ports = ports;
+	m.node_ports = ports;
+	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
+	return m;
+}
+
+static ir_comm coll(enum ir_coll c, int32_t root)
+{
+	ir_comm x = tu_comm(c, root, 64);
+	if (ir_coll_kind(c) & IR_CK_REDUCES) {
+		x.dtype = IR_DT_INT32;
+		x.op = IR_OP_SUM;
+	}
+	return x;
+}
+
+/* Generate, verify, check the network part and the intra-node sweeps;
+ * returns the phases. */
+static uint32_t make(const ir_machine *m, const ir_comm *c)
+{
+	const struct sch_generator *g = &sch_hierarchical;
+	char why[256] = "";
+	struct sch_options o = {0};
+	ir_plan p;
+	ir_report r;
+	int rc = sch_applies(g, m, c, why, sizeof why);
+	if (rc)
+		print_message("applies: %s\n", why);
+	assert_int_equal(rc, 0);
+	assert_int_equal(g->generate(m, c, &o, &p), 0);
+	rc = ir_verify(&p, &r);
+	if (rc)
+		print_message("verify: %s\n", r.message);
+	assert_int_equal(rc, 0);
+	assert_int_equal(p.flags, 0); /* no contention allowed, none made */
+	if (p.nphases)
+		assert_true(r.max_link_load <= 1);
+	int np = m->node_ports;
+	if (np != IR_PORTS_ALL) {
+		assert_true(r.max_net_sends <= (uint32_t)np);
+		assert_true(r.max_net_recvs <= (uint32_t)np);
+	}
+	bool up = c->coll != IR_BCAST;
+	bool down =
+	        !(ir_coll_kind(c->coll) & IR_CK_ROOTED) || c->coll == IR_BCAST;
+	uint64_t sweeps = (uint64_t)up + (uint64_t)down;
+	assert_int_equal(r.shm_transfers, sweeps * (uint64_t)m->nnodes *
+	                                          (m->ranks_per_node - 1));
+	uint32_t n = p.nphases;
+	ir_report_fini(&r);
+	ir_plan_fini(&p);
+	return n;
+}
+
+/* The machines, and P (the phases among node leaders) for broadcast,
+ * reduce, gather, allreduce and allgather, one port and all ports. */
+struct tcase {
+	const char *what;
+	enum ir_topo topo;
+	int nd, dims[6];
+	unsigned wrap;
+	int rpn;
+	enum ir_placement pl;
+	uint32_t P[2][5]; /* [one port, all ports][coll] */
+};
+
+static const enum ir_coll colls[5] = {IR_BCAST, IR_REDUCE, IR_GATHER,
+                                      IR_ALLREDUCE, IR_ALLGATHER};
+
+/*
+ * P, one port: binomial's halving, lg 16 = 4 on the 4x4 mesh, 3 on the
+ * 2x2x2 torus, 1+2+1+1+2+1 = 8 on the Tofu shape (a side of 3 takes 2),
+ * 3 on the switch of 8 nodes; gather goes up the same tree.  Allreduce:
+ * the binomial reduce and broadcast (2P), except on the 2x2x2 torus and
+ * the switch, where recursive doubling is contention-free (3).
+ * Allgather: the bucket (3 + 3) on the 4x4 mesh, recursive doubling (3)
+ * on the torus and the switch, and the gather then broadcast of every
+ * block on the Tofu shape (8 + 8).
+ * All ports: the dimensional broadcast on the 4x4 mesh (3, every rank
+ * sending on all its links); on the torus and switch the one-port
+ * numbers (their candidates gain nothing from more ports here, or the
+ * switch's direct broadcasts need more phases than lg); EDN reduce and
+ * gather on the 4x4 mesh (3); the rest as with one port.
+ */
+static const struct tcase cases[] = {
+        {"mesh 4x4 block",
+         IR_MESH,
+         2,
+         {4, 4},
+         0,
+         4,
+         IR_PLACE_BLOCK,
+         {{4, 4, 4, 8, 6}, {3, 3, 3, 8, 6}}},
+        {"mesh 4x4 cyclic",
+         IR_MESH,
+         2,
+         {4, 4},
+         0,
+         4,
+         IR_PLACE_CYCLIC,
+         {{4, 4, 4, 8, 6}, {3, 3, 3, 8, 6}}},
+        {"torus 2x2x2",
+         IR_TORUS,
+         3,
+         {2, 2, 2},
+         0,
+         2,
+         IR_PLACE_BLOCK,
+         {{3, 3, 3, 3, 3}, {3, 3, 3, 3, 3}}},
+        {"tofu 2x3x2x2x3x2",
+         IR_TORUS,
+         6,
+         {2, 3, 2, 2, 3, 2},
+         0x17u,
+         4,
+         IR_PLACE_BLOCK,
+         {{8, 8, 8, 16, 16}, {8, 8, 8, 16, 16}}},
+        {"switch 8x6",
+         IR_SWITCH,
+         1,
+         {8},
+         0,
+         6,
+         IR_PLACE_BLOCK,
+         {{3, 3, 3, 3, 3}, {3, 3, 3, 3, 3}}},
+};
+
+static void test_phases(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const struct tcase *t = &cases[i];
+		for (int all = 0; all < 2; all++) {
+			ir_machine m =
+			        nodes(t->topo, t->nd, t->dims, t->wrap, t->rpn,
+			              t->pl, all ? IR_PORTS_ALL : 1);
+			uint32_t L = clg(t->rpn);
+			for (int j = 0; j < 5; j++) {
+				enum ir_coll k = colls[j];
+				/* a root that is not its node's first rank */
+				ir_comm c = coll(k, ir_node_rank(&m, 1, 1));
+				bool up = k != IR_BCAST;
+				bool down = k == IR_BCAST ||
+				            k == IR_ALLREDUCE ||
+				            k == IR_ALLGATHER;
+				uint32_t want = (up ? L : 0) + t->P[all][j] +
+				                (down ? L : 0);
+				uint32_t got = make(&m, &c);
+				if (got != want)
+					print_message(
+					        "%s, %s ports, %s: %u "
+					        "phases, want %u\n",
+					        t->what, all ? "all" : "1",
+					        ir_coll_name(k), got, want);
+				assert_int_equal(got, want);
+			}
+		}
+	}
+}
+
+/* A broadcast's segments carry through every step, and a reproducible
+ * allreduce stays reproducible (the plan among nodes chooses its element
+ * blocks: the binomial reduce and broadcast take one). */
+static void test_segments_reproducible(void **state)
+{
+	(void)state;
+	const int d[2] = {4, 4};
+	ir_machine m = nodes(IR_MESH, 2, d, 0, 4, IR_PLACE_CYCLIC, 1);
+	ir_comm b = coll(IR_BCAST, 7);
+	b.segments = 3;
+	ir_comm a = coll(IR_ALLREDUCE, 0);
+	a.bytes = 4000;
+	a.segments = 5;
+	a.reproducible = true;
+	for (int k = 0; k < 2; k++) {
+		ir_plan p;
+		ir_report r;
+		struct sch_options o = {0};
+		const ir_comm *c = k ? &a : &b;
+		assert_int_equal(sch_hierarchical.generate(&m, c, &o, &p), 0);
+		assert_int_equal(p.comm.segments, k ? 1 : 3);
+		assert_int_equal(ir_verify(&p, &r), 0);
+		assert_true(r.reproducible);
+		ir_report_fini(&r);
+		ir_plan_fini(&p);
+	}
+}
+
+/* One rank per node: refused, and said why. */
+static void test_refused(void **state)
+{
+	(void)state;
+	ir_machine m = tu_machine(IR_MESH, 1, 4, 4, 0, 0);
+	ir_comm c = coll(IR_BCAST, 0);
+	char why[256];
+	assert_int_equal(
+	        sch_applies(&sch_hierarchical, &m, &c, why, sizeof why),
+	        CCP_ENOTAPPLY);
+	assert_non_null(strstr(why, "one rank per node"));
+	/* nor a collective it does not take */
+	const int d[2] = {2, 2};
+	ir_machine n = nodes(IR_MESH, 2, d, 0, 2, IR_PLACE_BLOCK, 1);
+	/* one node of all-port ranks: no link, so no port */
+	const int one[1] = {1};
+	ir_machine lone =
+	        nodes(IR_MESH, 1, one, 0, 4, IR_PLACE_BLOCK, IR_PORTS_ALL);
+	assert_int_equal(
+	        sch_applies(&sch_hierarchical, &lone, &c, why, sizeof why),
+	        CCP_ENOTAPPLY);
+	assert_non_null(strstr(why, "no network link"));
+	/* with a port each, its one node is the whole plan: 2 + 2 phases */
+	lone = nodes(IR_MESH, 1, one, 0, 4, IR_PLACE_BLOCK, 1);
+	ir_comm ar = coll(IR_ALLREDUCE, 0);
+	assert_int_equal(make(&lone, &ar), 4);
+	ir_comm s = coll(IR_SCATTER, 0);
+	assert_int_equal(
+	        sch_applies(&sch_hierarchical, &n, &s, why, sizeof why),
+	        CCP_ENOTAPPLY);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	        cmocka_unit_test(test_phases),
+	        cmocka_unit_test(test_segments_reproducible),
+	        cmocka_unit_test(test_refused),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
