@@ -48,8 +48,11 @@ enum plan_kind {
 	PK_RING_TREE,       /* broadcast, reduce: a binomial tree of N
 	                       pieces and a ring of N - 1 steps over them */
 	PK_TREE_TWICE,      /* allreduce: a tree reduce, then its broadcast */
-	PK_BUCKET           /* a ring along every line, one dimension after
+	PK_BUCKET,          /* a ring along every line, one dimension after
 	                       another: N transfers a step, sum(e - 1) steps */
+	PK_NODE_AWARE       /* irregular through node leaders: each message
+	                       in a gather, a network and a scatter transfer
+	                       at most */
 };
 
 static const struct {
@@ -75,6 +78,7 @@ static const struct {
         {"reduce_scatter_gather", PK_RING_TREE},
         {"reduce_bcast", PK_TREE_TWICE},
         {"bucket", PK_BUCKET},
+        {"node_exchange", PK_NODE_AWARE},
 };
 
 /* Whether generator name's allreduce sends the whole vector, one block,
@@ -220,6 +224,8 @@ static void plan_size(const ir_machine *m, const ir_comm *c,
 		break;
 	case IR_IRREGULAR:
 		z->t = z->b = nnz;
+		if (k == PK_NODE_AWARE) /* shared-memory transfers: 0 hops */
+			z->t = z->b = 3 * nnz;
 		per = mean;
 		break;
 	case IR_ALLGATHER: /* every block to every other rank */
