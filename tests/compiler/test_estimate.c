@@ -98,6 +98,16 @@ static double check_one(const struct front_input *in, const char *what)
 	return per;
 }
 
+/* m with rpn ranks per node placed by block, one network port each. */
+static ir_machine with_nodes(ir_machine m, int rpn)
+{
+	char err[160];
+	m.ranks_per_node = rpn;
+	m.node_ports = 1;
+	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
+	return m;
+}
+
 static void test_bounds_every_generator(void **state)
 {
 	(void)state;
@@ -114,6 +124,7 @@ static void test_bounds_every_generator(void **state)
 	        tu_machine(IR_SWITCH, 1, 32, 0, 0, 0),
 	        tu_machine(IR_HPAM, 1, 2, 2, 8, 8),
 	        tu_machine(IR_HPAM, IR_PORTS_ALL, 4, 4, 16, 16),
+	        with_nodes(tu_machine(IR_MESH, 1, 4, 4, 0, 0), 4),
 	};
 	size_t runs = 0;
 	double least = INFINITY;
@@ -178,6 +189,7 @@ static void test_every_generator_covered(void **state)
 	        tu_machine(IR_TORUS, IR_PORTS_ALL, 16, 16, 0, 0),
 	        tu_machine(IR_HYPERCUBE, IR_PORTS_ALL, 7, 0, 0, 0),
 	        tu_machine(IR_HPAM, 1, 2, 2, 8, 8),
+	        with_nodes(tu_machine(IR_MESH, 1, 4, 4, 0, 0), 4),
 	};
 	for (int k = 0; sch_generators[k]; k++) {
 		bool found = false;
