@@ -304,14 +304,13 @@ static void run(const char *pat, int nd, const int *dims, int rpn, int kind,
 
 	char fl[160];
 	if (flat.note[0])
-		snprintf(fl, sizeof fl, "%8s %7s %6s %10s %7s", "-", "-", "-",
-		         "-", flat.note);
+		snprintf(fl, sizeof fl, "- | - | - | - | %s", flat.note);
 	else
-		snprintf(fl, sizeof fl, "%8llu %7u %6u %10.1f %7.2f",
+		snprintf(fl, sizeof fl, "%llu | %u | %u | %.1f | %.2f",
 		         (unsigned long long)flat.net, flat.phases, flat.bound,
 		         flat.us, flat.gen_s);
-	printf("| %-9s | %-8s | %3d | %7d | %8lld | %s | %6llu %6u %5u "
-	       "%10.1f %6.2f | %s |\n",
+	printf("| %s | %s | %d | %d | %lld | %s | %llu | %u | %u | %.1f | "
+	       "%.2f | %s |\n",
 	       pat, shape, rpn, (int)m.nranks, (long long)x->nnz, fl,
 	       (unsigned long long)node.net, node.phases, xb, node.us,
 	       node.gen_s,
@@ -339,10 +338,11 @@ int main(int argc, char **argv)
 	       "one);\ngeneration: node median of %d runs, flat one run "
 	       "(with the node-port split); flat skipped above %d messages\n\n",
 	       NODE_PORTS, BYTES, reps, FLAT_MAX);
-	printf("| pattern   | nodes    | rpn |   ranks | messages | flat: "
-	       "net msgs  phases  bound  model us   gen s | node: net "
-	       "phases xbound   model us  gen s | faster |\n");
-	printf("|---|---|---|---|---|---|---|---|\n");
+	printf("| pattern | nodes | rpn | ranks | messages | flat net | "
+	       "flat phases | flat bound | flat us | flat gen s | node net | "
+	       "node phases | xbound | node us | node gen s | faster |\n");
+	printf("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+	       "--:|---|\n");
 	for (int r = 0; r < 3; r++)
 		for (int i = 0; i < 4; i++) {
 			if (d2[i][0] * d2[i][1] > max_nodes)
