@@ -386,7 +386,7 @@ const struct sch_generator sch_node_exchange = {
         .summary = "irregular, several ranks per node: gather to leaders "
                    "in the node, one network transfer per node pair "
                    "(link_aware), scatter in the node",
-        .doc = "irregular.md",
+        .doc = "node-aware.md",
         .domain = {.colls = SCH_C(IR_IRREGULAR),
                    .topos = SCH_TOPOS_ANY,
                    .takes = SCH_TAKES_ALL,
