@@ -52,6 +52,9 @@ enum plan_kind {
 	                       another: N transfers a step, sum(e - 1) steps */
 	PK_NODES            /* trees inside nodes around a plan among the
 	                       nodes' leaders (hierarchical) */
+	PK_NODE_AWARE       /* irregular through node leaders: each message
+	                       in a gather, a network and a scatter transfer
+	                       at most */
 };
 
 static const struct {
@@ -78,6 +81,7 @@ static const struct {
         {"reduce_bcast", PK_TREE_TWICE},
         {"bucket", PK_BUCKET},
         {"hierarchical", PK_NODES},
+        {"node_exchange", PK_NODE_AWARE},
 };
 
 /* Whether generator name's allreduce sends the whole vector, one block,
@@ -223,6 +227,8 @@ static void plan_size(const ir_machine *m, const ir_comm *c,
 		break;
 	case IR_IRREGULAR:
 		z->t = z->b = nnz;
+		if (k == PK_NODE_AWARE) /* shared-memory transfers: 0 hops */
+			z->t = z->b = 3 * nnz;
 		per = mean;
 		break;
 	case IR_ALLGATHER: /* every block to every other rank */

@@ -613,3 +613,62 @@ out_free_builder:
 	ir_csr_fini(&b);
 	return x;
 }
+
+/* Ascending order of int32. */
+static int cmp_i32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+	return (x > y) - (x < y);
+}
+
+ir_matrix *ir_matrix_stencil(int nd, const int32_t *dims, bool box,
+                             int64_t bytes)
+{
+	struct ir_csr b;
+	ir_matrix *x = NULL;
+	int64_t n = 1;
+	int32_t *nb = NULL, noff = 1;
+
+	if (nd < 1 || nd > IR_MAX_DIMS || !dims || bytes < 0)
+		return NULL;
+	for (int d = 0; d < nd; d++) {
+		if (dims[d] < 1)
+			return NULL;
+		n *= dims[d];
+		noff *= 3;
+		if (n > IR_MAX_RANKS)
+			return NULL;
+	}
+	if (ir_csr_init(&b, (int32_t)n) < 0 ||
+	    !(nb = malloc((size_t)noff * sizeof *nb)))
+		goto out_free;
+	for (int32_t r = 0; r < (int32_t)n; r++) {
+		int32_t c[IR_MAX_DIMS], k = 0;
+		for (int d = 0, q = r; d < nd; q /= dims[d], d++)
+			c[d] = q % dims[d];
+		/* offset o in base 3, digit d - 1 the step in dimension d */
+		for (int32_t o = 0; o < noff; o++) {
+			int32_t to = 0, stride = 1, moved = 0;
+			bool inside = true;
+			for (int d = 0, q = o; d < nd; q /= 3, d++) {
+				int v = c[d] + q % 3 - 1;
+				inside &= v >= 0 && v < dims[d];
+				moved += q % 3 != 1;
+				to += v * stride;
+				stride *= dims[d];
+			}
+			if (inside && moved > 0 && (box || moved == 1))
+				nb[k++] = to;
+		}
+		qsort(nb, (size_t)k, sizeof *nb, cmp_i32);
+		for (int32_t i = 0; i < k; i++)
+			if (ir_csr_add(&b, nb[i], bytes) < 0)
+				goto out_free;
+		ir_csr_end_row(&b);
+	}
+	ir_csr_finish(&b, &x);
+out_free:
+	free(nb);
+	ir_csr_fini(&b);
+	return x;
+}

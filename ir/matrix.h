@@ -91,6 +91,15 @@ ir_matrix *ir_matrix_regular(int32_t n, int32_t d, int64_t bytes,
  * in row-major order; O(n^2), meant for n <= IR_MATRIX_DENSE_MAX. */
 ir_matrix *ir_matrix_density(int32_t n, double density, int64_t bytes,
                              uint64_t seed);
+/* The halo exchange of a stencil on a process grid of nd dimensions
+ * (extents dims[0..nd), rank = x + X*(y + Y*(z + ...)), x fastest, no
+ * wraparound): every rank sends bytes to each neighbour inside the grid
+ * at an offset in {-1, 0, 1}^nd other than 0: all of them when box (the
+ * 9- and 27-point stencils, 3^nd - 1 neighbours), else those along one
+ * axis (the 5- and 7-point stencils, 2*nd).  1 <= nd <= IR_MAX_DIMS.
+ * NULL on a bad argument or out of memory. */
+ir_matrix *ir_matrix_stencil(int nd, const int32_t *dims, bool box,
+                             int64_t bytes);
 /* A hot spot: ir_matrix_regular(n, d, bytes, seed), plus a message from
  * every rank s to every hot rank h < hot, s != h (if not already there):
  * the first hot ranks receive from all n-1 others.  0 <= hot <= n. */

@@ -545,7 +545,11 @@ static int scan_phase(struct scan *s, uint32_t ph, bool loads,
 	for (uint32_t t = 0; t < nt; t++) {
 		const ir_transfer *x = &xs[t];
 		int h = ir_route(m, x->src, x->dst, s->route);
-		if (h <= 0) {
+		/* 0 hops: a transfer inside a node (shared memory), priced
+		 * as a message that crosses no link */
+		bool shm = h == 0 &&
+		           ir_node_of(m, x->src) == ir_node_of(m, x->dst);
+		if (h < 0 || (h == 0 && !shm)) {
 			snprintf(err, len,
 			         "phase %u: no route from rank %d to rank %d",
 			         ph, (int)x->src, (int)x->dst);
@@ -584,10 +588,10 @@ static int scan_phase(struct scan *s, uint32_t ph, bool loads,
 		s->mcast[s->touched[k]] = 0;
 	}
 	*maxload = 0;
+	for (uint32_t t = 0; loads && t < nt; t++)
+		s->load[t] = 0; /* a phase inside nodes only uses no link */
 	if (!loads || !s->nuse)
 		return 0;
-	for (uint32_t t = 0; t < nt; t++)
-		s->load[t] = 0;
 	qsort(s->use, s->nuse, sizeof *s->use, cmp_use);
 	for (size_t i = 0; i < s->nuse;) {
 		size_t j = i;

@@ -3,12 +3,12 @@
 #  collectives  plans of every collective (broadcast, scatter, gather,
 #               reduce with several element types and operations,
 #               alltoall, transpose, irregular matrices with empty rows and
-#               columns; node-aware plans of two ranks a node), zero-byte
-#               messages and large messages, compiled at 2, 4 and 8 ranks
-#               (transpose: 4 and 9) and run by sock_collectives under
-#               ccplan run: every rank checks every received byte under
-#               S2, S1, without barriers, and with NO_CHECK, several
-#               executions each;
+#               columns; node-aware collectives and exchange on nodes of
+#               two ranks), zero-byte messages and large messages,
+#               compiled at 2, 4 and 8 ranks (transpose: 4 and 9) and run
+#               by sock_collectives under ccplan run: every rank checks
+#               every received byte under S2, S1, without barriers, and
+#               with NO_CHECK, several executions each;
 #  faults       ranks that disagree on the plan (every rank CCP_EMISMATCH),
 #               a short buffer (every rank CCP_EBUFFER), one buffer bound
 #               as send and receive buffer (every rank CCP_EINVAL, no byte
@@ -275,6 +275,29 @@ communication:
   pattern: irregular
   edges: [[0, 7, 3000], [7, 0, 3000], [1, 2, 1], [2, 1, 70000], [3, 6, 12], [5, 6, 13]]
 algorithm: ac
+EOF
+	# node-aware exchange: 8 ranks on 4 nodes of 2, block and cyclic,
+	# one and two network ports; a generated pattern and a 1D halo
+	for pl in block cyclic; do
+		for np in 1 2; do
+			compile node_exchange_$pl$np <<EOF && run_ok node_exchange_$pl$np 8
+machine: {topology: mesh, dims: [2, 2], ranks_per_node: 2, placement: $pl, node_ports: $np}
+communication:
+  pattern: irregular
+  generate: {kind: regular, degree: 5, bytes: 3001, seed: $np}
+algorithm: node_exchange
+EOF
+		done
+	done
+	compile node_exchange_halo <<EOF && run_ok node_exchange_halo 8
+# the 5-point halo of a 2x4 process grid, ranks 2k and 2k+1 on node k
+machine: {topology: torus, dims: [4], ranks_per_node: 2}
+communication:
+  pattern: irregular
+  edges: [[0, 1, 100], [1, 0, 100], [2, 3, 100], [3, 2, 100], [4, 5, 100], [5, 4, 100], [6, 7, 100], [7, 6, 100],
+          [0, 2, 70000], [2, 0, 70000], [2, 4, 7], [4, 2, 7], [4, 6, 900], [6, 4, 900],
+          [1, 3, 1], [3, 1, 1], [3, 5, 4096], [5, 3, 4096], [5, 7, 33], [7, 5, 33]]
+algorithm: node_exchange
 EOF
 	# zero-byte messages (a matrix drops zero entries; a collective of
 	# 0 bytes keeps its messages)
