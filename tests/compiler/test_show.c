@@ -593,6 +593,253 @@ static void test_text_torus(void **state)
 	ir_plan_fini(&p);
 }
 
+/* ---- n-D machines and nodes ------------------------------------------ */
+
+/* A checked mesh or torus of nd extents dims[], wrap mask (0: the
+ * topology's default), rpn ranks per node. */
+static ir_machine grid(enum ir_topo topo, int nd, const int *dims,
+                       unsigned wrap, int rpn)
+{
+	ir_machine m;
+	char err[160];
+	memset(&m, 0, sizeof m);
+	ir_cost_unset(&m.cost);
+	m.topo = topo;
+	m.routing = IR_ROUTE_DIM_ORDER;
+	m.ndims = nd;
+	for (int d = 0; d < IR_MAX_DIMS; d++)
+		m.dims[d] = d < nd ? dims[d] : 1;
+	m.wrap = wrap;
+	m.ranks_per_node = rpn;
+	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
+	return m;
+}
+
+/* A plan of the given phases (each a list of src, dst pairs ending in
+ * -1) carrying block {src, 0} of a communication of kind coll. */
+static void hand_plan(ir_plan *p, const ir_machine *m, enum ir_coll coll,
+                      const int32_t (*const *ph)[2], int nph)
+{
+	ir_comm c;
+	memset(&c, 0, sizeof c);
+	c.coll = coll;
+	c.bytes = 64;
+	c.segments = 1;
+	ir_plan_init(p, m, &c, "hand");
+	for (int k = 0; k < nph; k++) {
+		assert_int_equal(ir_plan_phase(p), 0);
+		for (int i = 0; ph[k][i][0] >= 0; i++) {
+			ir_block b = {coll == IR_BCAST ? 0 : ph[k][i][0], 0};
+			assert_int_equal(
+			        ir_plan_add(p, ph[k][i][0], ph[k][i][1], &b, 1, 0),
+			        0);
+		}
+	}
+}
+
+/* A broadcast from rank 0 along one dimension after the other: in each
+ * phase every node holding the message sends it one step on in the
+ * dimension (a chain, one hop per transfer), node by node to local
+ * rank 0; then, with several ranks per node, local rank 0 to the
+ * others inside the node, one a phase.  Verified. */
+static void chain_bcast(ir_plan *p, const ir_machine *m)
+{
+	ir_comm c;
+	memset(&c, 0, sizeof c);
+	c.coll = IR_BCAST;
+	c.bytes = 64;
+	c.segments = 1;
+	ir_plan_init(p, m, &c, "chain");
+	int co[IR_MAX_CUBE_DIM];
+	for (int d = 0; d < m->ndims; d++) {
+		for (int step = 1; step < m->dims[d]; step++) {
+			assert_int_equal(ir_plan_phase(p), 0);
+			for (int32_t v = 0; v < m->nnodes; v++) {
+				int32_t r = ir_node_rank(m, v, 0);
+				ir_coords(m, r, co);
+				bool holds = co[d] == step - 1;
+				for (int e = d + 1; e < m->ndims; e++)
+					holds &= co[e] == 0;
+				if (!holds)
+					continue;
+				co[d] = step;
+				ir_block b = {0, 0};
+				assert_int_equal(ir_plan_add(p, r,
+				                             ir_rank_of(m, co),
+				                             &b, 1, 0),
+				                 0);
+			}
+		}
+	}
+	for (int32_t k = 1; k < m->ranks_per_node; k++) {
+		assert_int_equal(ir_plan_phase(p), 0);
+		for (int32_t v = 0; v < m->nnodes; v++) {
+			ir_block b = {0, 0};
+			assert_int_equal(ir_plan_add(p, ir_node_rank(m, v, 0),
+			                             ir_node_rank(m, v, k), &b,
+			                             1, 0),
+			                 0);
+		}
+	}
+	ir_report r;
+	int rc = ir_verify(p, &r);
+	if (rc)
+		print_message("  chain: verifier: %s\n", r.message);
+	assert_int_equal(rc, 0);
+	ir_report_fini(&r);
+}
+
+/* The texts of the elements of class cls, in order, joined by '|'. */
+static void class_texts(const char *svg, const char *cls, char *buf,
+                        size_t len)
+{
+	char key[64];
+	size_t o = 0;
+	snprintf(key, sizeof key, "class=\"%s\"", cls);
+	buf[0] = '\0';
+	for (const char *q = svg; (q = strstr(q, key)) != NULL; q++) {
+		const char *gt = strchr(q, '>'), *lt = strchr(gt, '<');
+		assert_non_null(lt);
+		o += (size_t)snprintf(buf + o, len - o, "%s%.*s", o ? "|" : "",
+		                      (int)(lt - gt - 1), gt + 1);
+		assert_true(o < len);
+	}
+}
+
+/* A 4D mesh is drawn as its (x, y) slices, z across and a down, each
+ * named by its coordinates; every count of check_phases holds. */
+static void test_nd_slices_svg(void **state)
+{
+	(void)state;
+	static const int d[4] = {3, 2, 2, 2};
+	ir_machine m = grid(IR_MESH, 4, d, 0, 1);
+	ir_plan p;
+	chain_bcast(&p, &m);
+	assert_int_equal(p.nphases, 2 + 1 + 1 + 1);
+	assert_int_equal(check_phases(&p), 0);
+	char *s = svg_of(&p, 3, NULL);
+	char names[256];
+	class_texts(s, "slice-label", names, sizeof names);
+	assert_string_equal(names, "z=0 a=0|z=1 a=0|z=0 a=1|z=1 a=1");
+	/* phase 3 (along z) leaves slice z=0 a=0 for z=1 a=0: 6 hops,
+	 * all drawn, and the heading counts every slice */
+	assert_int_equal(count_class(s, "hop"), 6);
+	assert_non_null(strstr(s, "; 4 slices</text>"));
+	free(s);
+	ir_plan_fini(&p);
+}
+
+/* Wraparound per dimension: a torus wrapping x but not y has wrap links
+ * in x only, in the SVG's machine and in the text's margins. */
+static void test_wrap_per_dim(void **state)
+{
+	(void)state;
+	static const int d[2] = {4, 3};
+	ir_machine m = grid(IR_TORUS, 2, d, 1u, 1);
+	/* 0 -> 3 goes round x (one hop, -x); 0 -> 8 walks y down 2 hops */
+	static const int32_t ph0[][2] = {{0, 3}, {0, 8}, {-1, -1}};
+	static const int32_t(*const ph[])[2] = {ph0};
+	ir_plan p;
+	hand_plan(&p, &m, IR_BCAST, ph, 1);
+	char *s = svg_of(&p, 0, NULL);
+	/* x: 3 rows of 4 links (one a wrap, drawn as two pieces); y: 4
+	 * columns of 2 links: 12 + 3 + 8 moves */
+	size_t moves = 0;
+	const char *q = strstr(s, "class=\"link\" d=\"");
+	assert_non_null(q);
+	for (q += 16; *q != '"'; q++)
+		moves += *q == 'M';
+	assert_int_equal(moves, 12 + 3 + 8);
+	assert_non_null(strstr(s, "torus 4x3 (wraps x)"));
+	free(s);
+	char *t = text_of(&p, 0, false);
+	static const char golden[] =
+	        "hand, broadcast from rank 0 on a torus 4x3 (wraps x)\n"
+	        "\n"
+	        "phase 0 of 1 (numbered from 0): 2 transfers, 3 hops, max "
+	        "link load 1\n"
+	        "<--R   o   o   #<--\n"
+	        "   v\n"
+	        "   o   o   o   o\n"
+	        "   v\n"
+	        "   #   o   o   o\n"
+	        "\n"
+	        "key: R root, # holds data, o no data yet; > < v ^ a hop "
+	        "(| both ways), 2 a link with 2 transfers (* for 10 or "
+	        "more)\n";
+	assert_string_equal(t, golden);
+	free(t);
+	ir_plan_fini(&p);
+}
+
+/* Several ranks per node: the node is the cell; its ranks' sends and
+ * receives are counted, and a transfer inside it is drawn as such. */
+static void test_nodes(void **state)
+{
+	(void)state;
+	static const int d[2] = {2, 2};
+	ir_machine m = grid(IR_MESH, 2, d, 0, 2);
+	/* block placement: node v holds ranks 2v and 2v+1 */
+	static const int32_t ph0[][2] = {{0, 1}, {0, 2}, {-1, -1}};
+	static const int32_t ph1[][2] = {{2, 3}, {1, 4}, {2, 6}, {-1, -1}};
+	static const int32_t ph2[][2] = {{4, 5}, {6, 7}, {-1, -1}};
+	static const int32_t(*const ph[])[2] = {ph0, ph1, ph2};
+	ir_plan p;
+	hand_plan(&p, &m, IR_BCAST, ph, 3);
+	ir_report r;
+	assert_int_equal(ir_verify(&p, &r), 0);
+	assert_int_equal(r.shm_transfers, 4);
+	ir_report_fini(&r);
+	char *s = svg_of(&p, 0, NULL);
+	assert_well_formed(s);
+	assert_int_equal(count_class(s, "node"), 4);
+	assert_int_equal(count_class(s, "rank"), 0);
+	assert_int_equal(count_class(s, "root"), 1);
+	/* node 0 holds the root and rank 1: held; node 1 has rank 2 but
+	 * not 3: part */
+	assert_int_equal(count_class(s, "part"), 1);
+	assert_int_equal(count_class(s, "shm"), 1);
+	char texts[256];
+	class_texts(s, "shm-count", texts, sizeof texts);
+	assert_string_equal(texts, "1");
+	class_texts(s, "node-count", texts, sizeof texts);
+	assert_string_equal(texts, "s1 r1|s0 r1");
+	assert_int_equal(count_class(s, "hop"), 1); /* 0 -> 2 only */
+	assert_non_null(strstr(s, "mesh 2x2, 2 ranks per node"));
+	assert_non_null(strstr(s, ", 1 inside nodes</text>"));
+	free(s);
+	/* after the last phase every node holds the message */
+	s = svg_of(&p, 2, NULL);
+	assert_int_equal(count_class(s, "held"), 4);
+	assert_int_equal(count_class(s, "shm"), 2);
+	free(s);
+	char *t = text_of(&p, 1, false);
+	static const char golden[] =
+	        "hand, broadcast from rank 0 on a mesh 2x2, 2 ranks per "
+	        "node\n"
+	        "\n"
+	        "phase 1 of 3 (numbered from 0): 3 transfers, 2 hops, max "
+	        "link load 1, 1 inside nodes\n"
+	        "[R]   {#}\n"
+	        " v     v\n"
+	        "[%]   [%]\n"
+	        "nodes at work (s: its ranks sending, r: receiving, m: "
+	        "transfers inside the node, by shared memory):\n"
+	        "  node 0 (0,0): s1 r0 m0\n"
+	        "  node 1 (1,0): s1 r1 m1\n"
+	        "  node 2 (0,1): s0 r1 m0\n"
+	        "  node 3 (1,1): s0 r1 m0\n"
+	        "\n"
+	        "key: R root, # holds data, o no data yet; > < v ^ a hop "
+	        "(| both ways), 2 a link with 2 transfers (* for 10 or "
+	        "more); [o] a node of 2 ranks (% some of them hold data), "
+	        "{o} a node with transfers inside it (shared memory, no "
+	        "link)\n";
+	assert_string_equal(t, golden);
+	free(t);
+	ir_plan_fini(&p);
+}
+
 /* ---- errors ---------------------------------------------------------- */
 
 static void test_errors(void **state)
@@ -661,6 +908,9 @@ int main(void)
 	        cmocka_unit_test(test_text_golden),
 	        cmocka_unit_test(test_text_counts),
 	        cmocka_unit_test(test_text_torus),
+	        cmocka_unit_test(test_nd_slices_svg),
+	        cmocka_unit_test(test_wrap_per_dim),
+	        cmocka_unit_test(test_nodes),
 	        cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
