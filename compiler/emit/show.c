@@ -31,7 +31,7 @@ bool show_tty_color(void)
 /* Gap between z-planes of a 3D grid, in units beyond the one step. */
 #define PLANE_GAP 1.5
 /* Gap between rows of slices of an n-D grid (room for their labels). */
-#define SLICE_GAP 2.0
+#define SLICE_GAP 1.5
 /* Gap between the two levels of an HPAM machine. */
 #define LEVEL_GAP 1.0
 

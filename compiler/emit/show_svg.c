@@ -190,8 +190,7 @@ static void draw_machine(struct svg *v, double ox, double oy)
 		          "y=\"%.2f\">%s</text>\n",
 		          X(v, ox, (k % l->cols) * l->plane +
 		                           (m->dims[0] - 1) / 2.0),
-		          Y(v, oy, (k / l->cols) * l->row) -
-		                  v->radius * v->s - 4,
+		          Y(v, oy, (k / l->cols) * l->row - 0.75),
 		          name);
 	}
 	if (m->topo == IR_HPAM) {
@@ -366,8 +365,23 @@ static void style(struct svg *v)
 	double s = v->s;
 	double hw = fmax(1.3, 0.07 * s), lw = fmax(0.5, 0.035 * s);
 	double rw = fmax(0.6, 0.03 * s), fs = fmax(7.5, fmin(14, 0.34 * s));
+	/* the node rules first, so that held and root (after them) fill
+	 * a node as they fill a rank */
+	tb_printf(b, "<style>\n");
+	if (v->nodes)
+		tb_printf(b,
+		          ".node,.key-node{fill:#ffffff;stroke:#444444;"
+		          "stroke-width:%.2f}\n"
+		          ".part,.key-part{fill:#e5f5e0;stroke:#31a354}\n"
+		          ".node-count{font-size:%.1fpx;text-anchor:middle;"
+		          "dominant-baseline:central;fill:#222222}\n"
+		          ".shm,.key-shm{fill:none;stroke:#7b3294;"
+		          "stroke-width:%.2f;stroke-dasharray:3 2}\n"
+		          ".shm-count{fill:#7b3294;font-weight:bold;"
+		          "font-size:%.1fpx}\n",
+		          1.5 * rw, fmax(6, 0.2 * s), fmax(0.8, 0.6 * hw),
+		          fmax(7, 0.22 * s));
 	tb_printf(b,
-	          "<style>\n"
 	          ".link{fill:none;stroke:#d4d4d4;stroke-width:%.2f}\n"
 	          ".crossbar{fill:#eeeeee;stroke:#999999}\n"
 	          ".rank,.key-rank{fill:#ffffff;stroke:#666666;"
@@ -394,22 +408,10 @@ static void style(struct svg *v)
 	          ".legend text{font-size:11px;fill:#333333;"
 	          "dominant-baseline:central}\n",
 	          lw, rw, hw, fs, fmax(7, 0.26 * s));
+
 	if (v->sl)
 		tb_printf(b, ".slice-label{font-size:11px;fill:#555555;"
 		             "text-anchor:middle}\n");
-	if (v->nodes)
-		tb_printf(b,
-		          ".node,.key-node{fill:#ffffff;stroke:#444444;"
-		          "stroke-width:%.2f}\n"
-		          ".part,.key-part{fill:#e5f5e0;stroke:#31a354}\n"
-		          ".node-count{font-size:%.1fpx;text-anchor:middle;"
-		          "dominant-baseline:central;fill:#222222}\n"
-		          ".shm,.key-shm{fill:none;stroke:#7b3294;"
-		          "stroke-width:%.2f;stroke-dasharray:3 2}\n"
-		          ".shm-count{fill:#7b3294;font-weight:bold;"
-		          "font-size:%.1fpx}\n",
-		          1.5 * rw, fmax(6, 0.2 * s), fmax(0.8, 0.6 * hw),
-		          fmax(7, 0.22 * s));
 	tb_printf(b, "</style>\n");
 	/* heads in page units, tip a little past the path's end; the
 	 * smaller step marks sit half way along a route's other hops */
@@ -733,8 +735,8 @@ int show_svg(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 	v.radius = fmax(0.17, fmin(RADIUS, RADIUS - (30 - v.s) * 0.006));
 	v.trim = v.radius + 0.2 * v.head / v.s;
 	v.labels = !all && v.s >= 28 && m->nranks < 1000;
-	bool planes =
-	        (m->topo == IR_MESH || m->topo == IR_TORUS) && m->ndims == 3;
+	bool planes = (m->topo == IR_MESH || m->topo == IR_TORUS) &&
+	              m->ndims >= 3; /* room for plane or slice labels */
 	v.top = (all ? 30.0 : 0.0) + (planes ? 14.0 : 0.0);
 	v.pw = uw * v.s + (m->topo == IR_HPAM ? LEVEL_NAMES : 0);
 	v.ph = v.top + uh * v.s;
@@ -748,7 +750,7 @@ int show_svg(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 	         comm, shape);
 	/* wide enough for the heading (bold 15px: about 9px a letter)
 	 * and the legend */
-	double W = fmax(gw + 2 * PAD, 640.0);
+	double W = fmax(gw + 2 * PAD, v.nodes ? 800.0 : 640.0);
 	W = fmax(W, 9.0 * (double)strlen(title) + 2 * PAD);
 	double foot = FOOT + (v.nodes ? 18 : 0); /* the key: 1 or 2 lines */
 	double H = HEAD + rows * v.ph + (rows - 1) * PAD + foot + PAD;

@@ -302,7 +302,7 @@ static void node_lines(const ir_machine *m, const struct show_phase *ph,
 		if (!ph->node_send[k] && !ph->node_recv[k])
 			continue;
 		if (busy++ == 0)
-			tb_printf(out, "nodes at work (s: its ranks sending, "
+			tb_printf(out, "\nnodes at work (s: its ranks sending, "
 			               "r: receiving, m: transfers inside the "
 			               "node, by shared memory):\n");
 		if (busy > TEXT_MAX_NODES)

@@ -823,6 +823,7 @@ static void test_nodes(void **state)
 	        "[R]   {#}\n"
 	        " v     v\n"
 	        "[%]   [%]\n"
+	        "\n"
 	        "nodes at work (s: its ranks sending, r: receiving, m: "
 	        "transfers inside the node, by shared memory):\n"
 	        "  node 0 (0,0): s1 r0 m0\n"
@@ -836,6 +837,117 @@ static void test_nodes(void **state)
 	        "{o} a node with transfers inside it (shared memory, no "
 	        "link)\n";
 	assert_string_equal(t, golden);
+	free(t);
+	ir_plan_fini(&p);
+}
+
+/* The text of a 4D machine: its slices one after another under their
+ * coordinates, a hop to another slice marked with the dimension's name
+ * right of the node it leaves. */
+static void test_nd_text(void **state)
+{
+	(void)state;
+	static const int d[4] = {2, 2, 2, 2};
+	ir_machine m = grid(IR_MESH, 4, d, 0, 1);
+	ir_plan p;
+	chain_bcast(&p, &m);
+	/* phase 2 is along z: slice z=0 a=0 sends to z=1 a=0 */
+	char *t = text_of(&p, 2, false);
+	static const char golden[] =
+	        "chain, broadcast from rank 0 on a mesh 2x2x2x2\n"
+	        "\n"
+	        "phase 2 of 4 (numbered from 0): 4 transfers, 4 hops, max "
+	        "link load 1\n"
+	        "z=0 a=0\n"
+	        "Rz   #z\n\n#z   #z\n"
+	        "\n"
+	        "z=1 a=0\n"
+	        "#    #\n\n#    #\n"
+	        "\n"
+	        "z=0 a=1\n"
+	        "o    o\n\no    o\n"
+	        "\n"
+	        "z=1 a=1\n"
+	        "o    o\n\no    o\n"
+	        "\n"
+	        "key: R root, # holds data, o no data yet; > < v ^ a hop "
+	        "(| both ways), 2 a link with 2 transfers (* for 10 or "
+	        "more); z a right of a node: a hop leaves it along that "
+	        "dimension, for another slice (& along several)\n";
+	assert_string_equal(t, golden);
+	free(t);
+	/* every phase, one drawing after another */
+	t = text_of(&p, -1, true);
+	size_t n = 0;
+	for (const char *q = t; (q = strstr(q, "\nz=1 a=1\n")); q++)
+		n++;
+	assert_int_equal(n, 4);
+	free(t);
+	ir_plan_fini(&p);
+}
+
+/* Fugaku's shape, 24x23x24x2x3x2 with x y z b wrapping: 288 slices of
+ * 552 nodes, too many to draw.  A phase inside one slice draws that
+ * slice alone and says so; a phase with a transfer in every slice gets
+ * the summary, one cell or line per slice, and says so. */
+static void test_fugaku(void **state)
+{
+	(void)state;
+	static const int tofu[6] = {24, 23, 24, 2, 3, 2};
+	ir_machine m = grid(IR_TORUS, 6, tofu, 0x17u, 1);
+	ir_comm c;
+	memset(&c, 0, sizeof c);
+	c.coll = IR_ALLGATHER;
+	c.bytes = 64;
+	c.segments = 1;
+	ir_plan p;
+	ir_plan_init(&p, &m, &c, "hand");
+	assert_int_equal(ir_plan_phase(&p), 0);
+	ir_block b0 = {0, 0};
+	assert_int_equal(ir_plan_add(&p, 0, 1, &b0, 1, 0), 0);
+	assert_int_equal(ir_plan_phase(&p), 0);
+	for (int32_t s = 0; s < 288; s++) {
+		ir_block b = {s * 552, 0};
+		assert_int_equal(ir_plan_add(&p, s * 552, s * 552 + 1, &b, 1, 0),
+		                 0);
+	}
+	char *s = svg_of(&p, 0, NULL);
+	assert_well_formed(s);
+	char names[256];
+	class_texts(s, "slice-label", names, sizeof names);
+	assert_string_equal(names, "z=0 a=0 b=0 c=0");
+	assert_int_equal(count_class(s, "rank"), 552);
+	assert_int_equal(count_class(s, "hop"), 1);
+	assert_non_null(strstr(s, "; 1 of 288 slices drawn: those the "
+	                          "transfers pass through, and the root's"));
+	assert_non_null(strstr(s, "torus 24x23x24x2x3x2 (wraps x y z b)"));
+	free(s);
+	s = svg_of(&p, 1, NULL);
+	assert_well_formed(s);
+	assert_int_equal(count_class(s, "slice"), 288);
+	assert_int_equal(count_class(s, "busy"), 288);
+	assert_int_equal(count_class(s, "slice-count"), 288);
+	assert_int_equal(count_class(s, "rank"), 0);
+	assert_non_null(strstr(s, "288 of 288 slices (x, y planes of 24x23 "
+	                          "nodes) carry transfers, more than a "
+	                          "picture draws"));
+	assert_non_null(strstr(s, "<title>z=23 a=1 b=2 c=1: transfers out 1, "
+	                          "in 1; hops starting here 1</title>"));
+	free(s);
+	char *t = text_of(&p, 0, false);
+	assert_non_null(strstr(t, "\nslices drawn: 1 of 288, those the "
+	                          "transfers pass through, and the root's\n"
+	                          "z=0 a=0 b=0 c=0\n"));
+	free(t);
+	t = text_of(&p, 1, false);
+	assert_non_null(strstr(t, "\nslices: 288 of 288 carry transfers, "
+	                          "more than the 32 drawn;"));
+	size_t n = 0;
+	for (const char *q = t; (q = strstr(q, "\n  z=")); q++)
+		n++;
+	assert_int_equal(n, 288);
+	assert_non_null(
+	        strstr(t, "\n  z=23 a=1 b=2 c=1: out 1, in 1, hops 1\n"));
 	free(t);
 	ir_plan_fini(&p);
 }
@@ -911,6 +1023,8 @@ int main(void)
 	        cmocka_unit_test(test_nd_slices_svg),
 	        cmocka_unit_test(test_wrap_per_dim),
 	        cmocka_unit_test(test_nodes),
+	        cmocka_unit_test(test_nd_text),
+	        cmocka_unit_test(test_fugaku),
 	        cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
