@@ -434,6 +434,17 @@ void show_slice_label(const ir_machine *m, int32_t slice, char *buf,
 	}
 }
 
+int show_check_nd(const ir_machine *m, char *err, size_t errlen)
+{
+	if (m->nnodes <= SHOW_MAX_ND_NODES)
+		return 0;
+	snprintf(err, errlen,
+	         "%d nodes: pictures of machines of 4 or more dimensions are "
+	         "drawn for up to %d nodes",
+	         (int)m->nnodes, SHOW_MAX_ND_NODES);
+	return CCP_ENOTAPPLY;
+}
+
 void show_slices_fini(struct show_slices *s)
 {
 	free(s->which);
@@ -451,13 +462,9 @@ int show_slices_pick(const ir_plan *p, int phase, int32_t max_slices,
 {
 	const ir_machine *m = &p->machine;
 	memset(s, 0, sizeof *s);
-	if (m->nnodes > SHOW_MAX_ND_NODES) {
-		snprintf(err, errlen,
-		         "%d nodes: pictures of machines of 4 or more "
-		         "dimensions are drawn for up to %d nodes",
-		         (int)m->nnodes, SHOW_MAX_ND_NODES);
-		return CCP_ENOTAPPLY;
-	}
+	int rc = show_check_nd(m, err, errlen);
+	if (rc)
+		return rc;
 	s->per = m->dims[0] * m->dims[1];
 	s->total = m->nnodes / s->per;
 	size_t t = (size_t)s->total;
@@ -468,7 +475,7 @@ int show_slices_pick(const ir_plan *p, int phase, int32_t max_slices,
 	s->recvs = calloc(t, sizeof *s->recvs);
 	s->hops = calloc(t, sizeof *s->hops);
 	uint64_t *route = malloc(((size_t)ir_max_hops(m) + 1) * sizeof *route);
-	int rc = CCP_ENOMEM;
+	rc = CCP_ENOMEM;
 	if (!s->which || !s->slot || !s->is_busy || !s->sends || !s->recvs ||
 	    !s->hops || !route) {
 		snprintf(err, errlen, "out of memory");

@@ -92,6 +92,9 @@ struct show_slices {
 };
 /* Whether show_slices_pick applies: a mesh or torus of 4-8 dims. */
 bool show_is_sliced(const ir_machine *m);
+/* 0, or CCP_ENOTAPPLY (err says why) for an n-D machine of more than
+ * SHOW_MAX_ND_NODES nodes. */
+int show_check_nd(const ir_machine *m, char *err, size_t errlen);
 /* Pick the slices of p to draw for phase (-1: every phase): all of them
  * when there are at most max_slices with at most max_nodes nodes in
  * all, else the busy ones under the same limits, else a summary.

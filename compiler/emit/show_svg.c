@@ -86,6 +86,28 @@ static void comm_line(const ir_plan *p, char *buf, size_t len)
 	}
 }
 
+/* The document's opening, up to the text of its <title>: a page of
+ * W x H pixels. */
+static void doc_open(struct tbuf *b, double W, double H)
+{
+	tb_printf(b,
+	          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	          "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+	          "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+	          "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" "
+	          "font-size=\"12\">\n<title>",
+	          W, H, W, H);
+}
+
+/* The heading line: the file, algorithm, communication and machine. */
+static void title_line(const ir_plan *p, const struct show_opts *o,
+                       const char *comm, const char *shape, char *buf,
+                       size_t len)
+{
+	snprintf(buf, len, "%s%s%s, %s on a %s", o->title ? o->title : "",
+	         o->title ? ": " : "", p->algorithm, comm, shape);
+}
+
 /* Page coordinates of layout point (x, y) in the panel at (ox, oy). */
 static double X(const struct svg *v, double ox, double x)
 {
@@ -588,17 +610,9 @@ static int summary(const ir_plan *p, const struct show_opts *o,
 	char comm[128], shape[160], title[640], name[96];
 	comm_line(p, comm, sizeof comm);
 	show_shape_name(m, shape, sizeof shape);
-	snprintf(title, sizeof title, "%s%s%s, %s on a %s",
-	         o->title ? o->title : "", o->title ? ": " : "", p->algorithm,
-	         comm, shape);
+	title_line(p, o, comm, shape, title, sizeof title);
 	W = fmax(W, 9.0 * (double)strlen(title) + 2 * PAD);
-	tb_printf(b,
-	          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-	          "<svg xmlns=\"http://www.w3.org/2000/svg\" "
-	          "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-	          "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" "
-	          "font-size=\"12\">\n<title>",
-	          W, H, W, H);
+	doc_open(b, W, H);
 	plot_text(b, title);
 	tb_printf(b, ", slices</title>\n<desc>ccplan show: a summary of the "
 	             "slices of the machine, too many to draw: each cell is "
@@ -745,9 +759,7 @@ int show_svg(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 	comm_line(p, comm, sizeof comm);
 	show_shape_name(m, shape, sizeof shape);
 	explain_machine(m, mach, sizeof mach);
-	snprintf(title, sizeof title, "%s%s%s, %s on a %s",
-	         o->title ? o->title : "", o->title ? ": " : "", p->algorithm,
-	         comm, shape);
+	title_line(p, o, comm, shape, title, sizeof title);
 	/* wide enough for the heading (bold 15px: about 9px a letter)
 	 * and the legend */
 	double W = fmax(gw + 2 * PAD, v.nodes ? 800.0 : 640.0);
@@ -766,13 +778,7 @@ int show_svg(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 	show_held_start(p, v.held);
 
 	struct tbuf *b = out;
-	tb_printf(b,
-	          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-	          "<svg xmlns=\"http://www.w3.org/2000/svg\" "
-	          "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-	          "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" "
-	          "font-size=\"12\">\n<title>",
-	          W, H, W, H);
+	doc_open(b, W, H);
 	if (o->title) {
 		plot_text(b, o->title);
 		tb_printf(b, ": ");

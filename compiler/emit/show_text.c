@@ -404,13 +404,8 @@ int show_text(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 			         m->dims[d], d);
 		return CCP_ENOTAPPLY;
 	}
-	if (sliced && m->nnodes > SHOW_MAX_ND_NODES) {
-		snprintf(err, errlen,
-		         "%d nodes: pictures of machines of 4 or more "
-		         "dimensions are drawn for up to %d nodes",
-		         (int)m->nnodes, SHOW_MAX_ND_NODES);
+	if (sliced && show_check_nd(m, err, errlen))
 		return CCP_ENOTAPPLY;
-	}
 	int rc_phase = show_check_phase(p, o->phase, err, errlen);
 	if (rc_phase)
 		return rc_phase;

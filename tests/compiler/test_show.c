@@ -952,6 +952,41 @@ static void test_fugaku(void **state)
 	ir_plan_fini(&p);
 }
 
+/* n-D limits: slices wider than the text draws, a machine too large to
+ * pick slices from. */
+static void test_nd_errors(void **state)
+{
+	(void)state;
+	static const int wide[4] = {40, 2, 2, 2};
+	ir_machine m = grid(IR_MESH, 4, wide, 0, 1);
+	static const int32_t ph0[][2] = {{0, 1}, {-1, -1}};
+	static const int32_t(*const ph[])[2] = {ph0};
+	ir_plan p;
+	hand_plan(&p, &m, IR_BCAST, ph, 1);
+	char err[256] = "";
+	struct tbuf b = {0};
+	struct show_opts o = {.phase = 0};
+	assert_int_equal(show_text(&p, &o, &b, err, sizeof err), CCP_ENOTAPPLY);
+	assert_string_equal(err, "the text drawing is for slices up to 32x32; "
+	                         "this mesh is 40 wide in dimension x: use "
+	                         "--svg");
+	assert_int_equal(b.len, 0);
+	free(svg_of(&p, 0, NULL)); /* the SVG draws it */
+	ir_plan_fini(&p);
+	static const int huge[4] = {4, 4, 512, 512};
+	m = grid(IR_MESH, 4, huge, 0, 1);
+	hand_plan(&p, &m, IR_BCAST, ph, 1);
+	assert_int_equal(show_svg(&p, &o, &b, err, sizeof err), CCP_ENOTAPPLY);
+	assert_string_equal(err, "4194304 nodes: pictures of machines of 4 "
+	                         "or more dimensions are drawn for up to "
+	                         "2097152 nodes");
+	assert_int_equal(show_text(&p, &o, &b, err, sizeof err), CCP_ENOTAPPLY);
+	assert_non_null(strstr(err, "4194304 nodes"));
+	assert_int_equal(b.len, 0);
+	ir_plan_fini(&p);
+	free(b.p);
+}
+
 /* ---- errors ---------------------------------------------------------- */
 
 static void test_errors(void **state)
@@ -1025,6 +1060,7 @@ int main(void)
 	        cmocka_unit_test(test_nodes),
 	        cmocka_unit_test(test_nd_text),
 	        cmocka_unit_test(test_fugaku),
+	        cmocka_unit_test(test_nd_errors),
 	        cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
