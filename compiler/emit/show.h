@@ -5,7 +5,11 @@
  * `ccplan show`, the HTML report and the README's picture use them.
  *
  * What is drawn (docs/show.md): ranks at their coordinates (mesh and
- * torus grids with the wraparound links at the edges, hypercubes as a
+ * torus grids with the wraparound links of the dimensions that wrap at
+ * the edges, 4-8 dimensions as a grid of (x, y) slices, the busy ones
+ * or a summary when there are too many; with several ranks per node,
+ * the node as the cell, with its ranks' sends, receives and transfers
+ * inside it), hypercubes as a
  * layout of subcubes, HPAM as its two levels with the inter-level links,
  * a switch as a ring around its crossbar); each transfer of the phase as
  * an arrow along its real route, hop by hop (ir_route); a link carrying
