@@ -600,7 +600,7 @@ static int summary(const ir_plan *p, const struct show_opts *o,
 	int32_t rows = (sl->total + cols - 1) / cols;
 	bool named = cols == m->dims[2]; /* rows and columns have names */
 	double lab = named ? 8.0 + 7.0 * 4 * (m->ndims - 3) : 0;
-	double top = HEAD + 20 + (named ? 16 : 0);
+	double top = HEAD + 36 + (named ? 16 : 0); /* two subtitle lines */
 	double W = fmax(640.0, 2 * PAD + lab + cols * cw);
 	double H = top + rows * chh + FOOT + PAD;
 	bool all = o->phase < 0;
@@ -642,11 +642,12 @@ static int summary(const ir_plan *p, const struct show_opts *o,
 		          p->nphases);
 	tb_printf(b,
 	          ": %llu transfer%s; %d of %d slices (x, y planes of "
-	          "%dx%d nodes) carry transfers, more than a picture draws "
+	          "%dx%d nodes) carry transfers, more than a picture draws"
+	          "</text>\n<text class=\"subtitle\" x=\"%.0f\" y=\"56\">"
 	          "(%d slices, %d nodes): a summary, one cell per slice with "
 	          "the transfers leaving it</text>\n",
 	          (unsigned long long)xfers, xfers == 1 ? "" : "s",
-	          (int)sl->busy, (int)sl->total, m->dims[0], m->dims[1],
+	          (int)sl->busy, (int)sl->total, m->dims[0], m->dims[1], PAD,
 	          MAX_SLICES, SHOW_MAX_RANKS);
 	tb_printf(b, "<g class=\"panel\">\n");
 	if (named)
