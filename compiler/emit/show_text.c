@@ -220,7 +220,7 @@ static void draw_plane(struct canvas *v, int z, const bool *held, int32_t root)
 				uint32_t a = v->plus[i + 2],
 				         b = v->minus[i + 2];
 				uint32_t most = a > b ? a : b;
-				put(v, col + 1, row,
+				put(v, col + v->cw, row,
 				    most > 1 ? count_glyph(most)
 				    : a && b ? g->zboth
 				    : a      ? g->zplus

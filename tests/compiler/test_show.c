@@ -987,6 +987,24 @@ static void test_nd_errors(void **state)
 	free(b.p);
 }
 
+/* A 3D machine with nodes: the hop to the next plane is marked right of
+ * the node's brackets, not over its glyph. */
+static void test_nodes_3d(void **state)
+{
+	(void)state;
+	static const int d[3] = {2, 1, 2};
+	ir_machine m = grid(IR_MESH, 3, d, 0, 2);
+	/* rank 0 on node 0 (0,0,0) to rank 4 on node 2 (0,0,1) */
+	static const int32_t ph0[][2] = {{0, 4}, {-1, -1}};
+	static const int32_t(*const ph[])[2] = {ph0};
+	ir_plan p;
+	hand_plan(&p, &m, IR_BCAST, ph, 1);
+	char *t = text_of(&p, 0, false);
+	assert_non_null(strstr(t, "\nz = 0\n[R]+   [o]\n\nz = 1\n[%]    [o]\n"));
+	free(t);
+	ir_plan_fini(&p);
+}
+
 /* ---- errors ---------------------------------------------------------- */
 
 static void test_errors(void **state)
@@ -1058,6 +1076,7 @@ int main(void)
 	        cmocka_unit_test(test_nd_slices_svg),
 	        cmocka_unit_test(test_wrap_per_dim),
 	        cmocka_unit_test(test_nodes),
+	        cmocka_unit_test(test_nodes_3d),
 	        cmocka_unit_test(test_nd_text),
 	        cmocka_unit_test(test_fugaku),
 	        cmocka_unit_test(test_nd_errors),
