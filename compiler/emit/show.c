@@ -30,6 +30,8 @@ bool show_tty_color(void)
 
 /* Gap between z-planes of a 3D grid, in units beyond the one step. */
 #define PLANE_GAP 1.5
+/* Gap between rows of slices of an n-D grid (room for their labels). */
+#define SLICE_GAP 1.5
 /* Gap between the two levels of an HPAM machine. */
 #define LEVEL_GAP 1.0
 
@@ -46,16 +48,60 @@ static double cube_axis(int32_t rank, int first, int n)
 	return pos;
 }
 
-int show_layout_make(const ir_machine *m, struct show_layout *l, char *err,
-                     size_t errlen)
+/* n-D grid: each drawn slice is an (x, y) grid; the slices stand in
+ * rows, z across when every slice is drawn and z has at most 8
+ * values (as a 3D machine's planes), else in a grid about as tall as
+ * it is wide; nodes of slices not drawn get NaN. */
+static void slices_layout(const ir_machine *m, const struct show_slices *sl,
+                          struct show_layout *l)
+{
+	int X = m->dims[0], Y = m->dims[1];
+	int32_t n = sl->n;
+	l->plane = X - 1 + 1 + PLANE_GAP;
+	l->row = Y - 1 + 1 + SLICE_GAP;
+	int32_t cols;
+	if (!sl->only_busy && m->dims[2] <= 8)
+		cols = m->dims[2];
+	else
+		cols = (int32_t)ceil(sqrt(n * l->row / l->plane));
+	if (cols > n)
+		cols = n;
+	if (cols < 1)
+		cols = 1;
+	l->cols = cols;
+	int c[IR_MAX_CUBE_DIM];
+	for (int32_t v = 0; v < l->n; v++) {
+		int32_t k = sl->slot[v / sl->per];
+		if (k < 0) {
+			l->x[v] = l->y[v] = NAN;
+			continue;
+		}
+		ir_coords(m, ir_node_rank(m, v, 0), c);
+		l->x[v] = c[0] + (k % cols) * l->plane;
+		l->y[v] = c[1] + (k / cols) * l->row;
+	}
+	int32_t rows = (n + cols - 1) / cols;
+	l->w = n ? (cols - 1) * l->plane + X - 1 : 0;
+	l->h = n ? (rows - 1) * l->row + Y - 1 : 0;
+}
+
+int show_layout_make(const ir_machine *m, const struct show_slices *sl,
+                     struct show_layout *l, char *err, size_t errlen)
 {
 	memset(l, 0, sizeof *l);
-	int32_t n = m->nranks;
-	if (n < 1 || n > SHOW_MAX_RANKS) {
-		snprintf(err, errlen,
-		         "%d ranks: pictures are drawn for machines of up to "
-		         "%d ranks",
-		         (int)n, SHOW_MAX_RANKS);
+	int32_t n = m->nnodes;
+	int32_t most = sl ? SHOW_MAX_ND_NODES : SHOW_MAX_RANKS;
+	if (n < 1 || n > most) {
+		if (ir_machine_has_nodes(m))
+			snprintf(err, errlen,
+			         "%d nodes: pictures are drawn for machines of "
+			         "up to %d nodes",
+			         (int)n, (int)most);
+		else
+			snprintf(err, errlen,
+			         "%d ranks: pictures are drawn for machines of "
+			         "up to %d ranks",
+			         (int)n, (int)most);
 		return CCP_ENOTAPPLY;
 	}
 	l->n = n;
@@ -66,6 +112,10 @@ int show_layout_make(const ir_machine *m, struct show_layout *l, char *err,
 		snprintf(err, errlen, "out of memory");
 		return CCP_ENOMEM;
 	}
+	if (sl) {
+		slices_layout(m, sl, l);
+		return 0;
+	}
 	int c[IR_MAX_CUBE_DIM];
 	switch (m->topo) {
 	case IR_MESH:
@@ -73,7 +123,7 @@ int show_layout_make(const ir_machine *m, struct show_layout *l, char *err,
 		if (m->ndims == 3)
 			l->plane = m->dims[0] - 1 + 1 + PLANE_GAP;
 		for (int32_t r = 0; r < n; r++) {
-			ir_coords(m, r, c);
+			ir_coords(m, ir_node_rank(m, r, 0), c);
 			l->x[r] = c[0] + c[2] * l->plane;
 			l->y[r] = c[1];
 		}
@@ -163,6 +213,43 @@ static size_t find_link(const struct show_phase *s, uint64_t id)
 			hi = mid;
 	}
 	return lo;
+}
+
+/* Per node, the ranks sending and receiving in phase ph and the
+ * transfers inside the node; CCP_ENOMEM. */
+static int node_counts(const ir_plan *p, uint32_t ph, struct show_phase *s)
+{
+	const ir_machine *m = &p->machine;
+	const ir_phase *f = &p->phases[ph];
+	size_t nn = (size_t)m->nnodes;
+	s->node_send = calloc(nn, sizeof *s->node_send);
+	s->node_recv = calloc(nn, sizeof *s->node_recv);
+	s->node_shm = calloc(nn, sizeof *s->node_shm);
+	uint8_t *mark = calloc((size_t)m->nranks, 1); /* 1 sends, 2 gets */
+	if (!s->node_send || !s->node_recv || !s->node_shm || !mark) {
+		free(mark);
+		return CCP_ENOMEM;
+	}
+	for (uint32_t t = f->transfer; t < f->transfer + f->ntransfers; t++) {
+		int32_t a = p->transfers[t].src, b = p->transfers[t].dst;
+		if (a < 0 || a >= m->nranks || b < 0 || b >= m->nranks)
+			continue;
+		int32_t na = ir_node_of(m, a), nb = ir_node_of(m, b);
+		if (!(mark[a] & 1)) {
+			mark[a] |= 1;
+			s->node_send[na]++;
+		}
+		if (!(mark[b] & 2)) {
+			mark[b] |= 2;
+			s->node_recv[nb]++;
+		}
+		if (na == nb) {
+			s->node_shm[na]++;
+			s->shm++;
+		}
+	}
+	free(mark);
+	return 0;
 }
 
 int show_phase_make(const ir_plan *p, uint32_t ph, struct show_phase *s,
@@ -262,6 +349,8 @@ int show_phase_make(const ir_plan *p, uint32_t ph, struct show_phase *s,
 	}
 	for (size_t k = 0; k < s->nhops; k++)
 		s->hops[k].load = s->links[find_link(s, s->hops[k].link)].load;
+	if (ir_machine_has_nodes(m) && node_counts(p, ph, s))
+		goto fail;
 	free(route);
 	free(use);
 	return 0;
@@ -278,6 +367,9 @@ void show_phase_fini(struct show_phase *s)
 {
 	free(s->hops);
 	free(s->links);
+	free(s->node_send);
+	free(s->node_recv);
+	free(s->node_shm);
 	memset(s, 0, sizeof *s);
 }
 
@@ -312,6 +404,141 @@ void show_held_apply(const ir_plan *p, uint32_t ph, bool *held)
 	}
 }
 
+int show_node_held(const ir_machine *m, const bool *held, int32_t node)
+{
+	int32_t k = 0, rpn = m->ranks_per_node > 1 ? m->ranks_per_node : 1;
+	for (int32_t i = 0; i < rpn; i++)
+		k += held[ir_node_rank(m, node, i)];
+	return k == 0 ? 0 : k < rpn ? 1 : 2;
+}
+
+/* ---- the slices of an n-D grid ----------------------------------------- */
+
+bool show_is_sliced(const ir_machine *m)
+{
+	return (m->topo == IR_MESH || m->topo == IR_TORUS) && m->ndims >= 4;
+}
+
+void show_slice_label(const ir_machine *m, int32_t slice, char *buf,
+                      size_t len)
+{
+	size_t o = 0;
+	buf[0] = '\0';
+	for (int d = 2; d < m->ndims && o < len; d++) {
+		int n = snprintf(buf + o, len - o, "%s%s=%d", d > 2 ? " " : "",
+		                 ir_dim_names[d], (int)(slice % m->dims[d]));
+		if (n < 0)
+			break;
+		o += (size_t)n;
+		slice /= m->dims[d];
+	}
+}
+
+int show_check_nd(const ir_machine *m, char *err, size_t errlen)
+{
+	if (m->nnodes <= SHOW_MAX_ND_NODES)
+		return 0;
+	snprintf(err, errlen,
+	         "%d nodes: pictures of machines of 4 or more dimensions are "
+	         "drawn for up to %d nodes",
+	         (int)m->nnodes, SHOW_MAX_ND_NODES);
+	return CCP_ENOTAPPLY;
+}
+
+void show_slices_fini(struct show_slices *s)
+{
+	free(s->which);
+	free(s->slot);
+	free(s->is_busy);
+	free(s->sends);
+	free(s->recvs);
+	free(s->hops);
+	memset(s, 0, sizeof *s);
+}
+
+int show_slices_pick(const ir_plan *p, int phase, int32_t max_slices,
+                     int64_t max_nodes, struct show_slices *s, char *err,
+                     size_t errlen)
+{
+	const ir_machine *m = &p->machine;
+	memset(s, 0, sizeof *s);
+	int rc = show_check_nd(m, err, errlen);
+	if (rc)
+		return rc;
+	s->per = m->dims[0] * m->dims[1];
+	s->total = m->nnodes / s->per;
+	size_t t = (size_t)s->total;
+	s->which = malloc(t * sizeof *s->which);
+	s->slot = malloc(t * sizeof *s->slot);
+	s->is_busy = calloc(t, sizeof *s->is_busy);
+	s->sends = calloc(t, sizeof *s->sends);
+	s->recvs = calloc(t, sizeof *s->recvs);
+	s->hops = calloc(t, sizeof *s->hops);
+	uint64_t *route = malloc(((size_t)ir_max_hops(m) + 1) * sizeof *route);
+	rc = CCP_ENOMEM;
+	if (!s->which || !s->slot || !s->is_busy || !s->sends || !s->recvs ||
+	    !s->hops || !route) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	uint32_t first = phase < 0 ? 0 : (uint32_t)phase;
+	uint32_t last = phase < 0 ? p->nphases : first + 1;
+	for (uint32_t k = first; k < last && k < p->nphases; k++) {
+		const ir_phase *f = &p->phases[k];
+		for (uint32_t i = f->transfer; i < f->transfer + f->ntransfers;
+		     i++) {
+			const ir_transfer *x = &p->transfers[i];
+			int h = ir_route(m, x->src, x->dst, route);
+			if (h < 0) {
+				snprintf(err, errlen,
+				         "phase %u: no route from rank %d to "
+				         "rank %d",
+				         k, (int)x->src, (int)x->dst);
+				rc = CCP_EINVAL;
+				goto fail;
+			}
+			int32_t a = ir_node_of(m, x->src) / s->per;
+			int32_t b = ir_node_of(m, x->dst) / s->per;
+			s->sends[a]++;
+			s->recvs[b]++;
+			s->is_busy[a] = s->is_busy[b] = true;
+			for (int j = 0; j < h; j++) {
+				int32_t u, v;
+				if (ir_link_ends(m, route[j], &u, &v))
+					continue; /* show_phase_make says so */
+				s->hops[u / s->per]++;
+				s->is_busy[u / s->per] = true;
+				s->is_busy[v / s->per] = true;
+			}
+		}
+	}
+	if ((ir_coll_kind(p->comm.coll) & IR_CK_ROOTED) && p->comm.root >= 0 &&
+	    p->comm.root < m->nranks)
+		s->is_busy[ir_node_of(m, p->comm.root) / s->per] = true;
+	for (int32_t k = 0; k < s->total; k++)
+		s->busy += s->is_busy[k];
+	if (s->total <= max_slices && (int64_t)s->total * s->per <= max_nodes)
+		; /* every slice */
+	else if (s->busy <= max_slices &&
+	         (int64_t)s->busy * s->per <= max_nodes)
+		s->only_busy = true;
+	else
+		s->summary = true;
+	for (int32_t k = 0; k < s->total; k++) {
+		s->slot[k] = -1;
+		if (s->summary || (s->only_busy && !s->is_busy[k]))
+			continue;
+		s->slot[k] = s->n;
+		s->which[s->n++] = k;
+	}
+	free(route);
+	return 0;
+fail:
+	free(route);
+	show_slices_fini(s);
+	return rc;
+}
+
 /* ---- the shape of a link ---------------------------------------------- */
 
 /* Whether from -> to is a torus wraparound link in x or y: the ends are
@@ -324,8 +551,8 @@ static bool torus_wrap(const ir_machine *m, int32_t from, int32_t to, int *dim,
 	if (m->topo != IR_TORUS)
 		return false;
 	int a[IR_MAX_CUBE_DIM], b[IR_MAX_CUBE_DIM];
-	ir_coords(m, from, a);
-	ir_coords(m, to, b);
+	ir_coords(m, ir_node_rank(m, from, 0), a);
+	ir_coords(m, ir_node_rank(m, to, 0), b);
 	for (int d = 0; d < 2 && d < m->ndims; d++) {
 		int delta = b[d] - a[d];
 		if (delta > 1 || delta < -1) {
@@ -337,15 +564,14 @@ static bool torus_wrap(const ir_machine *m, int32_t from, int32_t to, int *dim,
 	return false;
 }
 
-/* Whether from -> to runs between z-planes of a 3D grid. */
+/* Whether nodes from -> to lie in different z-planes of a 3D grid, or
+ * in different slices of an n-D one. */
 static bool z_link(const ir_machine *m, int32_t from, int32_t to)
 {
 	if ((m->topo != IR_MESH && m->topo != IR_TORUS) || m->ndims < 3)
 		return false;
-	int a[IR_MAX_CUBE_DIM], b[IR_MAX_CUBE_DIM];
-	ir_coords(m, from, a);
-	ir_coords(m, to, b);
-	return a[2] != b[2];
+	int32_t per = m->dims[0] * m->dims[1];
+	return from / per != to / per;
 }
 
 /* Move (x,y) by d towards (tx,ty). */
@@ -429,6 +655,50 @@ void show_link_geom(const ir_machine *m, const struct show_layout *l,
 	g->y0 = ay;
 	g->x1 = bx;
 	g->y1 = by;
+}
+
+/* The machine's shape for the headings of both drawings. */
+void show_shape_name(const ir_machine *m, char *buf, size_t len)
+{
+	switch (m->topo) {
+	case IR_MESH:
+	case IR_TORUS: {
+		int o = snprintf(buf, len, "%s ", ir_topo_name(m->topo));
+		for (int k = 0; k < m->ndims && o > 0 && (size_t)o < len; k++)
+			o += snprintf(buf + o, len - (size_t)o, "%s%d",
+			              k ? "x" : "", m->dims[k]);
+		if (m->topo == IR_TORUS &&
+		    m->wrap != (1u << m->ndims) - 1u) {
+			/* a torus of mixed dimensions names those that
+			 * wrap */
+			for (int k = 0, w = 0;
+			     k < m->ndims && o > 0 && (size_t)o < len; k++)
+				if (m->wrap >> k & 1u)
+					o += snprintf(buf + o, len - (size_t)o,
+					              "%s%s", w++ ? " " :
+					              " (wraps ",
+					              ir_dim_names[k]);
+			if (o > 0 && (size_t)o < len)
+				o += snprintf(buf + o, len - (size_t)o, ")");
+		}
+		break;
+	}
+	case IR_HYPERCUBE:
+		snprintf(buf, len, "%d-cube", m->ndims);
+		break;
+	case IR_HPAM:
+		snprintf(buf, len, "hpam %dx%d over %dx%d", m->levels[0][0],
+		         m->levels[0][1], m->levels[1][0], m->levels[1][1]);
+		break;
+	case IR_SWITCH:
+		snprintf(buf, len, "switch of %d ports", (int)m->nnodes);
+		break;
+	}
+	size_t at = strlen(buf);
+	if (ir_machine_has_nodes(m) && at < len)
+		snprintf(buf + at, len - at, ", %d ranks per node%s",
+		         (int)m->ranks_per_node,
+		         m->placement == IR_PLACE_CYCLIC ? " (cyclic)" : "");
 }
 
 int show_check_phase(const ir_plan *p, int phase, char *err, size_t errlen)

@@ -5,7 +5,11 @@
  * `ccplan show`, the HTML report and the README's picture use them.
  *
  * What is drawn (docs/show.md): ranks at their coordinates (mesh and
- * torus grids with the wraparound links at the edges, hypercubes as a
+ * torus grids with the wraparound links of the dimensions that wrap at
+ * the edges, 4-8 dimensions as a grid of (x, y) slices, the busy ones
+ * or a summary when there are too many; with several ranks per node,
+ * the node as the cell, with its ranks' sends, receives and transfers
+ * inside it), hypercubes as a
  * layout of subcubes, HPAM as its two levels with the inter-level links,
  * a switch as a ring around its crossbar); each transfer of the phase as
  * an arrow along its real route, hop by hop (ir_route); a link carrying
@@ -45,6 +49,9 @@ int show_text(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 /* Whether text for stdout should be coloured: stdout is a terminal and
  * NO_COLOR is not set. */
 bool show_tty_color(void);
+/* The machine's shape, short: "mesh 16x16", "5-cube", "torus
+ * 24x23x24x2x3x2 (wraps x y z b), 4 ranks per node". */
+void show_shape_name(const ir_machine *m, char *buf, size_t len);
 /* 0 if phase is -1 (every phase) or one of p's; else CCP_ERANGE with
  * "phase K: the plan has N phases, 0..N-1" in err. */
 int show_check_phase(const ir_plan *p, int phase, char *err, size_t errlen);
@@ -55,22 +62,77 @@ int show_check_phase(const ir_plan *p, int phase, char *err, size_t errlen);
  * and the ranks that hold data after the phase. */
 
 /* Largest machine either drawing accepts (the SVG of 128x128 ranks is a
- * few megabytes); the text drawing's limits are in show_text.c. */
+ * few megabytes), counted in nodes (= ranks with one rank per node); an
+ * n-D machine may be larger, but no more than SHOW_MAX_NODES of it are
+ * drawn (show_slices_pick); the text drawing's limits are in
+ * show_text.c. */
 #define SHOW_MAX_RANKS 16384
+/* Largest n-D machine (4-8 dimensions) whose slices are picked: the
+ * layout keeps a position per node (Fugaku's 158,976 nodes fit). */
+#define SHOW_MAX_ND_NODES (1 << 21)
 
-/* Where the ranks sit, in layout units: neighbouring mesh ranks are one
- * unit apart, y grows downwards. */
+/* A mesh or torus of 4-8 dimensions is drawn as 2D (x, y) slices, one
+ * per combination of the coordinates above y (z, a, b, ...), numbered
+ * as ir_coords numbers nodes: slice = node / (dims[0] * dims[1]).  When
+ * the machine is larger than the drawing's limits, only the busy slices
+ * are drawn: those holding a node on the route of a transfer of the
+ * phase(s) drawn (its ends included, so every hop drawn has both ends
+ * drawn), and the root's; when even those are too many, a summary of
+ * every busy slice is drawn instead (summary). */
+struct show_slices {
+	int32_t total;    /* slices of the machine */
+	int32_t per;      /* nodes per slice: dims[0] * dims[1] */
+	int32_t n;        /* slices drawn (0 with summary) */
+	int32_t *which;   /* the drawn slices, ascending */
+	int32_t *slot;    /* per slice: its index in which, or -1 */
+	int32_t busy;     /* busy slices */
+	bool *is_busy;    /* per slice: busy */
+	bool only_busy;   /* too large to draw whole: busy slices only */
+	bool summary;     /* too many busy slices: a summary instead */
+	uint32_t *sends;  /* per slice: transfers of the phase(s) drawn
+	                     leaving its nodes (network or shared memory) */
+	uint32_t *recvs;  /* ... arriving at its nodes */
+	uint64_t *hops;   /* ... hops starting at its nodes */
+};
+/* Whether show_slices_pick applies: a mesh or torus of 4-8 dims. */
+bool show_is_sliced(const ir_machine *m);
+/* 0, or CCP_ENOTAPPLY (err says why) for an n-D machine of more than
+ * SHOW_MAX_ND_NODES nodes. */
+int show_check_nd(const ir_machine *m, char *err, size_t errlen);
+/* Pick the slices of p to draw for phase (-1: every phase): all of them
+ * when there are at most max_slices with at most max_nodes nodes in
+ * all, else the busy ones under the same limits, else a summary.
+ * CCP_ENOTAPPLY above SHOW_MAX_ND_NODES, CCP_ENOMEM, CCP_EINVAL for a
+ * transfer without a route. */
+int show_slices_pick(const ir_plan *p, int phase, int32_t max_slices,
+                     int64_t max_nodes, struct show_slices *s, char *err,
+                     size_t errlen);
+void show_slices_fini(struct show_slices *s);
+/* The coordinates naming a slice: "z=1 a=0 b=2". */
+void show_slice_label(const ir_machine *m, int32_t slice, char *buf,
+                      size_t len);
+
+/* Where the nodes sit, in layout units: neighbouring mesh nodes are one
+ * unit apart, y grows downwards.  With one rank per node a node is its
+ * rank. */
 struct show_layout {
-	int32_t n;     /* ranks */
-	double *x, *y; /* the centre of each rank */
+	int32_t n;     /* nodes */
+	double *x, *y; /* the centre of each node; NaN for a node of a slice
+	                  not drawn */
 	double w, h;   /* every centre is in [0, w] x [0, h] */
 	double cx, cy; /* switch: the centre of the crossbar */
 	double plane;  /* 3D mesh/torus: x distance from one z-plane to the
-	                  next (0 otherwise) */
+	                  next; n-D: from one slice to the next in a row
+	                  (0 otherwise) */
+	double row;    /* n-D: y distance from one row of slices to the
+	                  next */
+	int32_t cols;  /* n-D: slices in a row of the page */
 };
-/* Lay out m's ranks; CCP_ENOTAPPLY above SHOW_MAX_RANKS, CCP_ENOMEM. */
-int show_layout_make(const ir_machine *m, struct show_layout *l, char *err,
-                     size_t errlen);
+/* Lay out m's nodes (sl: the slices of an n-D machine, else NULL);
+ * CCP_ENOTAPPLY above SHOW_MAX_RANKS nodes (n-D: SHOW_MAX_ND_NODES),
+ * CCP_ENOMEM. */
+int show_layout_make(const ir_machine *m, const struct show_slices *sl,
+                     struct show_layout *l, char *err, size_t errlen);
 void show_layout_fini(struct show_layout *l);
 
 /* One hop of one transfer: a directed link under the transfer's route. */
@@ -100,11 +162,19 @@ struct show_phase {
 	size_t nlinks;
 	uint32_t max_load; /* largest load, 0 if no link is used */
 	uint32_t hot;      /* links with load > 1 */
+	/* with several ranks per node (ir_machine_has_nodes), else NULL: */
+	uint32_t *node_send; /* per node: its ranks sending in the phase */
+	uint32_t *node_recv; /* ... receiving */
+	uint32_t *node_shm;  /* transfers inside the node (shared memory) */
+	uint32_t shm;        /* transfers inside a node, in all */
 };
 /* The hops and link loads of phase ph of p; CCP_ERANGE, CCP_ENOMEM. */
 int show_phase_make(const ir_plan *p, uint32_t ph, struct show_phase *s,
                     char *err, size_t errlen);
 void show_phase_fini(struct show_phase *s);
+
+/* The ranks of a node holding data: 0, some (1) or all (2) of them. */
+int show_node_held(const ir_machine *m, const bool *held, int32_t node);
 
 /* Ranks holding data, n = nranks flags: show_held_start sets the root of
  * a rooted collective (broadcast, scatter, gather, reduce) and clears the

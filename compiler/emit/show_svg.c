@@ -39,6 +39,10 @@
  * document (about 100 bytes each: 500,000 make some 50 MB). */
 #define MAX_PANELS 64
 #define MAX_HOPS   500000
+/* n-D machines: slices drawn in one picture (their nodes are limited by
+ * SHOW_MAX_RANKS), and slices in a summary. */
+#define MAX_SLICES         64
+#define MAX_SUMMARY_SLICES 4096
 
 /* Everything one document needs while it is written. */
 struct svg {
@@ -54,6 +58,8 @@ struct svg {
 	double pw, ph; /* one panel, pixels */
 	bool labels;   /* rank numbers in the circles */
 	bool *held;    /* ranks holding data after the phase drawn */
+	bool nodes;    /* several ranks per node: nodes drawn as boxes */
+	const struct show_slices *sl; /* n-D: the slices drawn, or NULL */
 };
 
 /* A short description of the communication, for the heading. */
@@ -80,29 +86,26 @@ static void comm_line(const ir_plan *p, char *buf, size_t len)
 	}
 }
 
-/* The machine's shape, short ("mesh 16x16", "5-cube"). */
-static void shape_line(const ir_machine *m, char *buf, size_t len)
+/* The document's opening, up to the text of its <title>: a page of
+ * W x H pixels. */
+static void doc_open(struct tbuf *b, double W, double H)
 {
-	switch (m->topo) {
-	case IR_MESH:
-	case IR_TORUS: {
-		int o = snprintf(buf, len, "%s ", ir_topo_name(m->topo));
-		for (int k = 0; k < m->ndims && o > 0 && (size_t)o < len; k++)
-			o += snprintf(buf + o, len - (size_t)o, "%s%d",
-			              k ? "x" : "", m->dims[k]);
-		break;
-	}
-	case IR_HYPERCUBE:
-		snprintf(buf, len, "%d-cube", m->ndims);
-		break;
-	case IR_HPAM:
-		snprintf(buf, len, "hpam %dx%d over %dx%d", m->levels[0][0],
-		         m->levels[0][1], m->levels[1][0], m->levels[1][1]);
-		break;
-	case IR_SWITCH:
-		snprintf(buf, len, "switch of %d ports", (int)m->nranks);
-		break;
-	}
+	tb_printf(b,
+	          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	          "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+	          "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+	          "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" "
+	          "font-size=\"12\">\n<title>",
+	          W, H, W, H);
+}
+
+/* The heading line: the file, algorithm, communication and machine. */
+static void title_line(const ir_plan *p, const struct show_opts *o,
+                       const char *comm, const char *shape, char *buf,
+                       size_t len)
+{
+	snprintf(buf, len, "%s%s%s, %s on a %s", o->title ? o->title : "",
+	         o->title ? ": " : "", p->algorithm, comm, shape);
 }
 
 /* Page coordinates of layout point (x, y) in the panel at (ox, oy). */
@@ -187,6 +190,8 @@ static void draw_machine(struct svg *v, double ox, double oy)
 			continue;
 		if (z_link_of(m, a, c))
 			continue; /* arcs across the planes: only hops */
+		if (isnan(l->x[a]))
+			continue; /* a slice not drawn */
 		show_link_geom(m, l, a, c, 0, 0, &g);
 		path_d(v, ox, oy, &g, false);
 	}
@@ -199,6 +204,17 @@ static void draw_machine(struct svg *v, double ox, double oy)
 			        "y=\"%.2f\">z = %d</text>\n",
 			        X(v, ox, z * l->plane + (m->dims[0] - 1) / 2.0),
 			        oy + v->top - 3, z);
+	for (int32_t k = 0; v->sl && k < v->sl->n; k++) {
+		char name[96];
+		show_slice_label(m, v->sl->which[k], name, sizeof name);
+		tb_printf(b,
+		          "<text class=\"slice-label\" x=\"%.2f\" "
+		          "y=\"%.2f\">%s</text>\n",
+		          X(v, ox, (k % l->cols) * l->plane +
+		                           (m->dims[0] - 1) / 2.0),
+		          Y(v, oy, (k / l->cols) * l->row - 0.75),
+		          name);
+	}
 	if (m->topo == IR_HPAM) {
 		int r1 = m->levels[0][0], r2 = m->levels[1][0];
 		double y1 = (r1 - 1) / 2.0, y2 = r1 + 1.0 + (r2 - 1) / 2.0;
@@ -213,6 +229,71 @@ static void draw_machine(struct svg *v, double ox, double oy)
 	}
 }
 
+/* A node of several ranks: a box, shaded held when every rank of it
+ * holds data, part when some do, root when it holds the root; a badge
+ * "sS rR" when S of its ranks send and R receive in the phase; a dashed
+ * loop over it with a count for the transfers inside the node (shared
+ * memory, no link). */
+static void draw_node(struct svg *v, const struct show_phase *ph,
+                      int32_t node, int32_t root, double ox, double oy)
+{
+	const ir_machine *m = &v->p->machine;
+	const struct show_layout *l = &v->l;
+	struct tbuf *b = v->b;
+	double cx = X(v, ox, l->x[node]), cy = Y(v, oy, l->y[node]);
+	double half = v->radius * 1.15 * v->s;
+	int held = show_node_held(m, v->held, node);
+	bool has_root = root >= 0 && ir_node_of(m, root) == node;
+	tb_printf(b,
+	          "<rect class=\"node%s%s\" x=\"%.2f\" y=\"%.2f\" "
+	          "width=\"%.2f\" height=\"%.2f\" rx=\"%.2f\"",
+	          held == 2 ? " held" : held ? " part" : "",
+	          has_root ? " root" : "", cx - half, cy - half, 2 * half,
+	          2 * half, half * 0.3);
+	if (v->labels) {
+		/* a tooltip: the node, its coordinates and ranks */
+		int co[IR_MAX_CUBE_DIM];
+		ir_coords(m, ir_node_rank(m, node, 0), co);
+		tb_printf(b, "><title>node %d", (int)node);
+		if (m->topo == IR_MESH || m->topo == IR_TORUS) {
+			tb_printf(b, " (");
+			for (int d = 0; d < m->ndims; d++)
+				tb_printf(b, "%s%d", d ? ", " : "", co[d]);
+			tb_printf(b, ")");
+		}
+		if (m->placement == IR_PLACE_CYCLIC)
+			tb_printf(b, ": ranks %d + k*%d, k = 0..%d",
+			          (int)node, (int)m->nnodes,
+			          (int)m->ranks_per_node - 1);
+		else
+			tb_printf(b, ": ranks %d..%d",
+			          (int)ir_node_rank(m, node, 0),
+			          (int)ir_node_rank(m, node,
+			                            m->ranks_per_node - 1));
+		tb_printf(b, "</title></rect>\n");
+	} else {
+		tb_printf(b, "/>\n");
+	}
+	if (!ph || !ph->node_send)
+		return;
+	if (ph->node_send[node] || ph->node_recv[node])
+		tb_printf(b,
+		          "<text class=\"node-count\" x=\"%.2f\" "
+		          "y=\"%.2f\">s%u r%u</text>\n",
+		          cx, cy, ph->node_send[node], ph->node_recv[node]);
+	if (ph->node_shm[node]) {
+		double r = half * 0.55;
+		tb_printf(b,
+		          "<path class=\"shm\" d=\"M%.2f %.2fA%.2f %.2f 0 1 1 "
+		          "%.2f %.2f\" marker-end=\"url(#ccp-shm)\"/>\n",
+		          cx - r, cy - half, r, r, cx + r, cy - half);
+		tb_printf(b,
+		          "<text class=\"shm-count\" x=\"%.2f\" y=\"%.2f\">"
+		          "%u</text>\n",
+		          cx + r + 2, cy - half - 1.6 * r, ph->node_shm[node]);
+	}
+}
+
 /* One phase in the panel at (ox, oy): hops, ranks, counts. */
 static void draw_phase(struct svg *v, const struct show_phase *ph, double ox,
                        double oy)
@@ -224,6 +305,8 @@ static void draw_phase(struct svg *v, const struct show_phase *ph, double ox,
 	for (size_t k = 0; ph && k < ph->nhops; k++) {
 		const struct show_hop *h = &ph->hops[k];
 		bool hot = h->load > 1;
+		if (isnan(l->x[h->from]) || isnan(l->x[h->to]))
+			continue; /* show_slices_pick draws both ends */
 		show_link_geom(m, l, h->from, h->to, OFFSET,
 		               h->last ? v->trim : 0, &g);
 		tb_printf(b, "<path class=\"hop%s%s\" d=\"", hot ? " hot" : "",
@@ -251,6 +334,12 @@ static void draw_phase(struct svg *v, const struct show_phase *ph, double ox,
 		break;
 	}
 	for (int32_t r = 0; r < l->n; r++) {
+		if (isnan(l->x[r]))
+			continue; /* a slice not drawn */
+		if (v->nodes) {
+			draw_node(v, ph, r, root, ox, oy);
+			continue;
+		}
 		tb_printf(b,
 		          "<circle class=\"rank%s%s\" cx=\"%.2f\" cy=\"%.2f\" "
 		          "r=\"%.2f\"",
@@ -298,8 +387,23 @@ static void style(struct svg *v)
 	double s = v->s;
 	double hw = fmax(1.3, 0.07 * s), lw = fmax(0.5, 0.035 * s);
 	double rw = fmax(0.6, 0.03 * s), fs = fmax(7.5, fmin(14, 0.34 * s));
+	/* the node rules first, so that held and root (after them) fill
+	 * a node as they fill a rank */
+	tb_printf(b, "<style>\n");
+	if (v->nodes)
+		tb_printf(b,
+		          ".node,.key-node{fill:#ffffff;stroke:#444444;"
+		          "stroke-width:%.2f}\n"
+		          ".part,.key-part{fill:#e5f5e0;stroke:#31a354}\n"
+		          ".node-count{font-size:%.1fpx;text-anchor:middle;"
+		          "dominant-baseline:central;fill:#222222}\n"
+		          ".shm,.key-shm{fill:none;stroke:#7b3294;"
+		          "stroke-width:%.2f;stroke-dasharray:3 2}\n"
+		          ".shm-count{fill:#7b3294;font-weight:bold;"
+		          "font-size:%.1fpx}\n",
+		          1.5 * rw, fmax(6, 0.2 * s), fmax(0.8, 0.6 * hw),
+		          fmax(7, 0.22 * s));
 	tb_printf(b,
-	          "<style>\n"
 	          ".link{fill:none;stroke:#d4d4d4;stroke-width:%.2f}\n"
 	          ".crossbar{fill:#eeeeee;stroke:#999999}\n"
 	          ".rank,.key-rank{fill:#ffffff;stroke:#666666;"
@@ -324,9 +428,13 @@ static void style(struct svg *v)
 	          ".level-label{font-size:11px;fill:#555555;"
 	          "dominant-baseline:central}\n"
 	          ".legend text{font-size:11px;fill:#333333;"
-	          "dominant-baseline:central}\n"
-	          "</style>\n",
+	          "dominant-baseline:central}\n",
 	          lw, rw, hw, fs, fmax(7, 0.26 * s));
+
+	if (v->sl)
+		tb_printf(b, ".slice-label{font-size:11px;fill:#555555;"
+		             "text-anchor:middle}\n");
+	tb_printf(b, "</style>\n");
 	/* heads in page units, tip a little past the path's end; the
 	 * smaller step marks sit half way along a route's other hops */
 	for (int hot = 0; hot < 2; hot++) {
@@ -350,6 +458,14 @@ static void style(struct svg *v)
 		        hot ? "-hot" : "", v->head * 0.75, v->head * 0.75,
 		        hot ? "#e31a1c" : "#2b5fb4");
 	}
+	if (v->nodes)
+		tb_printf(b,
+		          "<marker id=\"ccp-shm\" viewBox=\"0 0 10 10\" "
+		          "refX=\"7\" refY=\"5\" "
+		          "markerUnits=\"userSpaceOnUse\" markerWidth=\"%.2f\" "
+		          "markerHeight=\"%.2f\" orient=\"auto\"><path "
+		          "d=\"M0 0L10 5L0 10z\" fill=\"#7b3294\"/></marker>\n",
+		          v->head * 0.7, v->head * 0.7);
 }
 
 /* The key along the bottom of the page. */
@@ -361,15 +477,26 @@ static void legend(struct svg *v, double y)
 	static const char *const what[3][2] = {{"key-root", "root"},
 	                                       {"key-held", "holds data"},
 	                                       {"key-rank", "no data yet"}};
+	static const char *const node_what[3] = {
+	        "holds the root", "every rank holds data", "no data yet"};
 	for (int k = 0; k < 3; k++) {
 		if (k == 0 && !(ir_coll_kind(v->p->comm.coll) & IR_CK_ROOTED))
 			continue;
-		tb_printf(b,
-		          "<circle class=\"key-rank %s\" cx=\"%.1f\" "
-		          "cy=\"%.1f\" r=\"6\"/><text x=\"%.1f\" y=\"%.1f\">"
-		          "%s</text>\n",
-		          what[k][0], x, y, x + 10, y, what[k][1]);
-		x += 22 + 6.2 * (double)strlen(what[k][1]);
+		const char *text = v->nodes ? node_what[k] : what[k][1];
+		if (v->nodes)
+			tb_printf(b,
+			          "<rect class=\"key-node %s\" x=\"%.1f\" "
+			          "y=\"%.1f\" width=\"12\" height=\"12\" "
+			          "rx=\"3\"/>",
+			          what[k][0], x - 6, y - 6);
+		else
+			tb_printf(b,
+			          "<circle class=\"key-rank %s\" cx=\"%.1f\" "
+			          "cy=\"%.1f\" r=\"6\"/>",
+			          what[k][0], x, y);
+		tb_printf(b, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n",
+		          x + 10, y, text);
+		x += 22 + 6.2 * (double)strlen(text);
 	}
 	tb_printf(b,
 	          "<path class=\"key-hop\" d=\"M%.1f %.1fL%.1f %.1f\" "
@@ -382,6 +509,29 @@ static void legend(struct svg *v, double y)
 	          "marker-end=\"url(#ccp-head-hot)\"/><text x=\"%.1f\" "
 	          "y=\"%.1f\">n &gt; 1 transfers on one link</text>\n",
 	          x, y, x + 26, y, x + 32, y);
+	if (v->nodes) {
+		/* the second line: what a node's marks say */
+		x = PAD + 6;
+		y += 18;
+		tb_printf(b,
+		          "<rect class=\"key-node key-part\" x=\"%.1f\" "
+		          "y=\"%.1f\" width=\"12\" height=\"12\" rx=\"3\"/>"
+		          "<text x=\"%.1f\" y=\"%.1f\">some ranks hold data"
+		          "</text>\n",
+		          x - 6, y - 6, x + 10, y);
+		x += 22 + 6.2 * 20;
+		tb_printf(b,
+		          "<text x=\"%.1f\" y=\"%.1f\">s3 r2: 3 ranks of "
+		          "the node send in the phase, 2 receive</text>\n",
+		          x, y);
+		x += 6.2 * 50 + 12;
+		tb_printf(b,
+		          "<path class=\"key-shm\" d=\"M%.1f %.1fA7 7 0 1 1 "
+		          "%.1f %.1f\" marker-end=\"url(#ccp-shm)\"/>"
+		          "<text x=\"%.1f\" y=\"%.1f\">n transfers inside "
+		          "the node (shared memory)</text>\n",
+		          x, y + 4, x + 14, y + 4, x + 22, y);
+	}
 	tb_printf(b, "</g>\n");
 }
 
@@ -426,6 +576,119 @@ static int check_size(const ir_plan *p, int phase, char *err, size_t errlen)
 	return 0;
 }
 
+/* An n-D machine with more busy slices than a picture holds: one cell
+ * per slice, in rows of z values (32 to a row when z has more), the busy
+ * ones shaded and labelled with the transfers leaving their nodes, each
+ * with a tooltip naming the slice and its transfers in and out and the
+ * hops starting in it.  CCP_ENOTAPPLY above MAX_SUMMARY_SLICES. */
+static int summary(const ir_plan *p, const struct show_opts *o,
+                   const struct show_slices *sl, struct tbuf *b, char *err,
+                   size_t errlen)
+{
+	const ir_machine *m = &p->machine;
+	if (sl->total > MAX_SUMMARY_SLICES) {
+		snprintf(err, errlen,
+		         "%d slices of %dx%d nodes carry transfers, too many "
+		         "to draw, and the machine's %d slices are too many "
+		         "to summarise (up to %d)",
+		         (int)sl->busy, m->dims[0], m->dims[1], (int)sl->total,
+		         MAX_SUMMARY_SLICES);
+		return CCP_ENOTAPPLY;
+	}
+	const double cw = 40, chh = 24; /* a cell, pixels */
+	int32_t cols = m->dims[2] <= 32 ? m->dims[2] : 32;
+	int32_t rows = (sl->total + cols - 1) / cols;
+	bool named = cols == m->dims[2]; /* rows and columns have names */
+	double lab = named ? 8.0 + 7.0 * 4 * (m->ndims - 3) : 0;
+	double top = HEAD + 36 + (named ? 16 : 0); /* two subtitle lines */
+	double W = fmax(640.0, 2 * PAD + lab + cols * cw);
+	double H = top + rows * chh + FOOT + PAD;
+	bool all = o->phase < 0;
+	uint64_t xfers = 0;
+	for (int32_t k = 0; k < sl->total; k++)
+		xfers += sl->sends[k];
+	char comm[128], shape[160], title[640], name[96];
+	comm_line(p, comm, sizeof comm);
+	show_shape_name(m, shape, sizeof shape);
+	title_line(p, o, comm, shape, title, sizeof title);
+	W = fmax(W, 9.0 * (double)strlen(title) + 2 * PAD);
+	doc_open(b, W, H);
+	plot_text(b, title);
+	tb_printf(b, ", slices</title>\n<desc>ccplan show: a summary of the "
+	             "slices of the machine, too many to draw: each cell is "
+	             "one (x, y) slice, shaded when transfers pass through "
+	             "it, with the number of transfers leaving it.</desc>\n");
+	tb_printf(b,
+	          "<style>\n"
+	          ".title{font-size:15px;font-weight:bold}\n"
+	          ".subtitle{font-size:12px;fill:#333333}\n"
+	          ".slice{fill:#ffffff;stroke:#bbbbbb}\n"
+	          ".busy{fill:#c6dbef;stroke:#2b5fb4}\n"
+	          ".slice-count{font-size:10px;text-anchor:middle;"
+	          "dominant-baseline:central;fill:#222222}\n"
+	          ".slice-label{font-size:10px;fill:#555555;"
+	          "dominant-baseline:central}\n"
+	          "</style>\n"
+	          "<rect width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n"
+	          "<text class=\"title\" x=\"%.0f\" y=\"22\">",
+	          W, H, PAD);
+	plot_text(b, title);
+	tb_printf(b, "</text>\n<text class=\"subtitle\" x=\"%.0f\" y=\"40\">",
+	          PAD);
+	if (all)
+		tb_printf(b, "every phase, %u in all", p->nphases);
+	else
+		tb_printf(b, "phase %d of %u (numbered from 0)", o->phase,
+		          p->nphases);
+	tb_printf(b,
+	          ": %llu transfer%s; %d of %d slices (x, y planes of "
+	          "%dx%d nodes) carry transfers, more than a picture draws"
+	          "</text>\n<text class=\"subtitle\" x=\"%.0f\" y=\"56\">"
+	          "(%d slices, %d nodes): a summary, one cell per slice with "
+	          "the transfers leaving it</text>\n",
+	          (unsigned long long)xfers, xfers == 1 ? "" : "s",
+	          (int)sl->busy, (int)sl->total, m->dims[0], m->dims[1], PAD,
+	          MAX_SLICES, SHOW_MAX_RANKS);
+	tb_printf(b, "<g class=\"panel\">\n");
+	if (named)
+		for (int32_t c = 0; c < cols; c++)
+			tb_printf(b,
+			          "<text class=\"slice-label\" x=\"%.1f\" "
+			          "y=\"%.1f\" text-anchor=\"middle\">z=%d"
+			          "</text>\n",
+			          PAD + lab + (c + 0.5) * cw, top - 9, (int)c);
+	for (int32_t k = 0; k < sl->total; k++) {
+		double x = PAD + lab + (k % cols) * cw;
+		double y = top + (k / cols) * chh;
+		show_slice_label(m, k, name, sizeof name);
+		if (named && k % cols == 0)
+			/* the row's coordinates above z */
+			tb_printf(b,
+			          "<text class=\"slice-label\" x=\"%.1f\" "
+			          "y=\"%.1f\">%s</text>\n",
+			          PAD, y + chh / 2, strchr(name, ' ') + 1);
+		tb_printf(b,
+		          "<rect class=\"slice%s\" x=\"%.1f\" y=\"%.1f\" "
+		          "width=\"%.1f\" height=\"%.1f\"><title>%s: "
+		          "transfers out %u, in %u; hops starting here %llu"
+		          "</title></rect>\n",
+		          sl->is_busy[k] ? " busy" : "", x + 1, y + 1, cw - 2,
+		          chh - 2, name, sl->sends[k], sl->recvs[k],
+		          (unsigned long long)sl->hops[k]);
+		if (sl->sends[k])
+			tb_printf(b,
+			          "<text class=\"slice-count\" x=\"%.1f\" "
+			          "y=\"%.1f\">%u</text>\n",
+			          x + cw / 2, y + chh / 2, sl->sends[k]);
+	}
+	tb_printf(b, "</g>\n</svg>\n");
+	if (b->nomem) {
+		snprintf(err, errlen, "out of memory");
+		return CCP_ENOMEM;
+	}
+	return 0;
+}
+
 int show_svg(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
              char *err, size_t errlen)
 {
@@ -437,14 +700,33 @@ int show_svg(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 	v.p = p;
 	v.o = o;
 	v.b = out;
-	int rc = show_layout_make(&p->machine, &v.l, err, errlen);
-	if (rc)
-		return rc;
 	const ir_machine *m = &p->machine;
+	struct show_slices sl;
+	memset(&sl, 0, sizeof sl);
+	int rc;
+	if (show_is_sliced(m)) {
+		rc = show_slices_pick(p, o->phase, MAX_SLICES, SHOW_MAX_RANKS,
+		                      &sl, err, errlen);
+		if (rc)
+			return rc;
+		if (sl.summary) {
+			rc = summary(p, o, &sl, out, err, errlen);
+			show_slices_fini(&sl);
+			return rc;
+		}
+		v.sl = &sl;
+	}
+	v.nodes = ir_machine_has_nodes(m);
+	rc = show_layout_make(m, v.sl, &v.l, err, errlen);
+	if (rc) {
+		show_slices_fini(&sl);
+		return rc;
+	}
 	bool all = o->phase < 0;
 	uint32_t npanels = all ? (p->nphases ? p->nphases : 1) : 1;
 	if ((rc = check_size(p, o->phase, err, errlen)) != 0) {
 		show_layout_fini(&v.l);
+		show_slices_fini(&sl);
 		return rc;
 	}
 	double uw = v.l.w + 2 * MARGIN, uh = v.l.h + 2 * MARGIN;
@@ -468,42 +750,36 @@ int show_svg(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 	v.radius = fmax(0.17, fmin(RADIUS, RADIUS - (30 - v.s) * 0.006));
 	v.trim = v.radius + 0.2 * v.head / v.s;
 	v.labels = !all && v.s >= 28 && m->nranks < 1000;
-	bool planes =
-	        (m->topo == IR_MESH || m->topo == IR_TORUS) && m->ndims == 3;
+	bool planes = (m->topo == IR_MESH || m->topo == IR_TORUS) &&
+	              m->ndims >= 3; /* room for plane or slice labels */
 	v.top = (all ? 30.0 : 0.0) + (planes ? 14.0 : 0.0);
 	v.pw = uw * v.s + (m->topo == IR_HPAM ? LEVEL_NAMES : 0);
 	v.ph = v.top + uh * v.s;
 	double gw = cols * v.pw + (cols - 1) * PAD;
 	char comm[128], shape[96], mach[256], title[640];
 	comm_line(p, comm, sizeof comm);
-	shape_line(m, shape, sizeof shape);
+	show_shape_name(m, shape, sizeof shape);
 	explain_machine(m, mach, sizeof mach);
-	snprintf(title, sizeof title, "%s%s%s, %s on a %s",
-	         o->title ? o->title : "", o->title ? ": " : "", p->algorithm,
-	         comm, shape);
+	title_line(p, o, comm, shape, title, sizeof title);
 	/* wide enough for the heading (bold 15px: about 9px a letter)
 	 * and the legend */
-	double W = fmax(gw + 2 * PAD, 640.0);
+	double W = fmax(gw + 2 * PAD, v.nodes ? 800.0 : 640.0);
 	W = fmax(W, 9.0 * (double)strlen(title) + 2 * PAD);
-	double H = HEAD + rows * v.ph + (rows - 1) * PAD + FOOT + PAD;
+	double foot = FOOT + (v.nodes ? 18 : 0); /* the key: 1 or 2 lines */
+	double H = HEAD + rows * v.ph + (rows - 1) * PAD + foot + PAD;
 	double gx = (W - gw) / 2;
 
 	v.held = malloc((size_t)m->nranks * sizeof *v.held);
 	if (!v.held) {
 		show_layout_fini(&v.l);
+		show_slices_fini(&sl);
 		snprintf(err, errlen, "out of memory");
 		return CCP_ENOMEM;
 	}
 	show_held_start(p, v.held);
 
 	struct tbuf *b = out;
-	tb_printf(b,
-	          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-	          "<svg xmlns=\"http://www.w3.org/2000/svg\" "
-	          "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-	          "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" "
-	          "font-size=\"12\">\n<title>",
-	          W, H, W, H);
+	doc_open(b, W, H);
 	if (o->title) {
 		plot_text(b, o->title);
 		tb_printf(b, ": ");
@@ -537,7 +813,7 @@ int show_svg(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 	uint32_t first = all ? 0 : (uint32_t)o->phase;
 	for (uint32_t k = 0; !all && k < first; k++)
 		show_held_apply(p, k, v.held);
-	uint64_t hops = 0, xfers = 0;
+	uint64_t hops = 0, xfers = 0, shm = 0;
 	uint32_t maxload = 0;
 	for (uint32_t i = 0; i < npanels; i++) {
 		uint32_t k = first + i;
@@ -549,6 +825,7 @@ int show_svg(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 			show_held_apply(p, k, v.held);
 			hops += ph.nhops;
 			xfers += ph.ntransfers;
+			shm += ph.shm;
 			if (ph.max_load > maxload)
 				maxload = ph.max_load;
 		}
@@ -585,10 +862,20 @@ int show_svg(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 	else
 		tb_printf(b, "phase %d of %u (numbered from 0)", o->phase,
 		          p->nphases);
-	tb_printf(b, ": %llu transfer%s, %llu hops, max link load %u</text>\n",
+	tb_printf(b, ": %llu transfer%s, %llu hops, max link load %u",
 	          (unsigned long long)xfers, xfers == 1 ? "" : "s",
 	          (unsigned long long)hops, maxload);
-	legend(&v, H - PAD - FOOT / 2);
+	if (v.nodes)
+		tb_printf(b, ", %llu inside nodes", (unsigned long long)shm);
+	if (v.sl && sl.only_busy)
+		tb_printf(b,
+		          "; %d of %d slices drawn: those the transfers "
+		          "pass through, and the root's",
+		          (int)sl.n, (int)sl.total);
+	else if (v.sl)
+		tb_printf(b, "; %d slices", (int)sl.total);
+	tb_printf(b, "</text>\n");
+	legend(&v, H - PAD - foot / 2 - (v.nodes ? 9 : 0));
 	tb_printf(b, "</svg>\n");
 	rc = 0;
 	if (out->nomem) {
@@ -598,5 +885,6 @@ int show_svg(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 out:
 	free(v.held);
 	show_layout_fini(&v.l);
+	show_slices_fini(&sl);
 	return rc;
 }

@@ -16,8 +16,14 @@
 
 #include "show.h"
 
-/* Largest extent of each dimension the text form draws. */
+/* Largest extent of each dimension the text form draws (of x and y on a
+ * machine of 4 or more dimensions). */
 #define TEXT_MAX_EXTENT 32
+/* n-D: slices drawn in one phase; slices listed in a summary; active
+ * nodes listed per phase. */
+#define TEXT_MAX_SLICES  32
+#define TEXT_MAX_SUMMARY 4096
+#define TEXT_MAX_NODES   64
 
 enum colour { C_NONE, C_ROOT, C_HELD, C_HOP, C_HOT };
 static const char *const ansi[] = {"", "\033[1;35m", "\033[32m", "\033[36m",
@@ -33,12 +39,12 @@ struct cell {
 /* The glyphs, Unicode then ASCII. */
 struct glyphs {
 	const char *rank, *held, *root, *line, *right, *left, *down, *up,
-	        *updown, *zplus, *zminus, *zboth;
+	        *updown, *zplus, *zminus, *zboth, *part;
 };
-static const struct glyphs uni = {"o", "●", "R", "─", "→", "←",
-                                  "↓", "↑", "↕", "↗", "↙", "⤢"};
-static const struct glyphs asc = {"o", "#", "R", "-", ">", "<",
-                                  "v", "^", "|", "+", "-", "x"};
+static const struct glyphs uni = {"o", "●", "R", "─", "→", "←", "↓",
+                                  "↑", "↕", "↗", "↙", "⤢", "◐"};
+static const struct glyphs asc = {"o", "#", "R", "-", ">", "<", "v",
+                                  "^", "|", "+", "-", "x", "%"};
 
 /* A count as one character: the digit, '*' from 10 on. */
 static const char *count_glyph(uint32_t n)
@@ -52,15 +58,21 @@ static const char *count_glyph(uint32_t n)
 struct canvas {
 	const ir_machine *m;
 	const struct glyphs *gl;
-	int X, Y, Z;     /* extents */
-	bool torus;      /* wraparound margins */
-	int pitch;       /* columns from one rank to the next */
+	int X, Y, Z;     /* extents; Z: slices (3D: planes) */
+	int nd;          /* dimensions kept per node in plus and minus */
+	bool sliced;     /* 4-8 dimensions: Z counts (x, y) slices */
+	bool wrapx;      /* x wraps: margins left and right */
+	bool wrapy;      /* y wraps: a line above and below */
+	bool nodes;      /* several ranks per node: a cell is [node] */
+	int cw;          /* columns of a cell: 1, or 3 for [node] */
+	int pitch;       /* columns from one cell to the next */
 	int lm;          /* left margin, columns */
 	int w, h;        /* one plane, in cells */
 	struct cell *c;  /* w * h cells of the plane being drawn */
-	uint32_t *plus;  /* per rank and dimension: load of the link to the
+	uint32_t *plus;  /* per node and dimension: load of the link to the
 	                    next coordinate (or round the ring) */
 	uint32_t *minus; /* ... to the previous one */
+	const uint32_t *shm; /* per node: transfers inside it, or NULL */
 };
 
 static void put(struct canvas *v, int col, int row, const char *g,
@@ -79,7 +91,7 @@ static int col_of(const struct canvas *v, int x)
 }
 static int row_of(const struct canvas *v, int y)
 {
-	return (v->torus ? 1 : 0) + 2 * y;
+	return (v->wrapy ? 1 : 0) + 2 * y;
 }
 
 /* The three cells of a horizontal link starting at column col: a is the
@@ -110,31 +122,59 @@ static void vgap(struct canvas *v, int col, int row, uint32_t a, uint32_t b)
 		put(v, col + 1, row, count_glyph(most), c);
 }
 
-/* Record the loads of a phase's links per rank and direction. */
+/* Record the loads of a phase's links per node and direction. */
 static void take_loads(struct canvas *v, const struct show_phase *ph)
 {
-	size_t n = (size_t)v->m->nranks * 3;
+	size_t n = (size_t)v->m->nnodes * (size_t)v->nd;
 	memset(v->plus, 0, n * sizeof *v->plus);
 	memset(v->minus, 0, n * sizeof *v->minus);
 	int a[IR_MAX_CUBE_DIM], b[IR_MAX_CUBE_DIM];
 	for (size_t k = 0; ph && k < ph->nlinks; k++) {
 		const struct show_link *l = &ph->links[k];
-		ir_coords(v->m, l->from, a);
-		ir_coords(v->m, l->to, b);
-		for (int d = 0; d < 3; d++) {
+		ir_coords(v->m, ir_node_rank(v->m, l->from, 0), a);
+		ir_coords(v->m, ir_node_rank(v->m, l->to, 0), b);
+		for (int d = 0; d < v->nd; d++) {
 			int delta = b[d] - a[d];
 			if (!delta)
 				continue;
 			/* one step up, or round the ring from the top */
-			bool up = delta == 1 || (v->torus && delta < -1);
+			bool wraps = v->m->topo == IR_TORUS &&
+			             (v->m->wrap >> d & 1u);
+			bool up = delta == 1 || (wraps && delta < -1);
 			uint32_t *q = up ? v->plus : v->minus;
-			q[(size_t)l->from * 3 + (size_t)d] = l->load;
+			q[(size_t)l->from * (size_t)v->nd + (size_t)d] = l->load;
 			break;
 		}
 	}
 }
 
-/* Draw plane z of the current phase into the canvas. */
+/* The glyph right of a node of an n-D machine: the name of the
+ * dimension (z, a, b, ...) along which hops leave it for another slice,
+ * '&' for several, the count when a link is hot; NULL for none. */
+static const char *slice_hop(const struct canvas *v, size_t i,
+                             enum colour *c)
+{
+	uint32_t most = 0;
+	int dim = -1, dims = 0;
+	for (int d = 2; d < v->nd; d++) {
+		uint32_t a = v->plus[i + (size_t)d], b = v->minus[i + (size_t)d];
+		if (!a && !b)
+			continue;
+		dims++;
+		dim = d;
+		most = a > most ? a : most;
+		most = b > most ? b : most;
+	}
+	if (!dims)
+		return NULL;
+	*c = most > 1 ? C_HOT : C_HOP;
+	if (most > 1)
+		return count_glyph(most);
+	return dims > 1 ? "&" : ir_dim_names[dim];
+}
+
+/* Draw slice z (a z-plane of a 3D machine, or an (x, y) slice of an n-D
+ * one) of the current phase into the canvas. */
 static void draw_plane(struct canvas *v, int z, const bool *held, int32_t root)
 {
 	const struct glyphs *g = v->gl;
@@ -142,41 +182,57 @@ static void draw_plane(struct canvas *v, int z, const bool *held, int32_t root)
 		v->c[k].g = " ";
 		v->c[k].c = C_NONE;
 	}
-	int co[IR_MAX_CUBE_DIM] = {0};
-	bool threed = v->Z > 1;
-	int gap = threed ? 2 : 1; /* first column of a horizontal link */
+	bool threed = v->Z > 1 || v->sliced;
+	int mid = v->cw / 2;            /* the node's glyph in its cell */
+	int gap = v->cw + (threed ? 1 : 0); /* first column of a
+	                                       horizontal link */
+	int32_t root_node = root >= 0 ? ir_node_of(v->m, root) : -1;
+	size_t nd = (size_t)v->nd;
 	for (int y = 0; y < v->Y; y++) {
 		for (int x = 0; x < v->X; x++) {
-			co[0] = x;
-			co[1] = y;
-			co[2] = z;
-			int32_t r = ir_rank_of(v->m, co);
+			int32_t r = x + v->X * (y + (int32_t)v->Y * z);
 			int col = col_of(v, x), row = row_of(v, y);
-			size_t i = (size_t)r * 3;
-			if (r == root)
-				put(v, col, row, g->root, C_ROOT);
-			else if (held[r])
-				put(v, col, row, g->held, C_HELD);
+			size_t i = (size_t)r * nd;
+			int hold = v->nodes ? show_node_held(v->m, held, r)
+			                    : held[r] ? 2 : 0;
+			if (r == root_node)
+				put(v, col + mid, row, g->root, C_ROOT);
+			else if (hold == 2)
+				put(v, col + mid, row, g->held, C_HELD);
+			else if (hold == 1)
+				put(v, col + mid, row, g->part, C_HELD);
 			else
-				put(v, col, row, g->rank, C_NONE);
-			if (threed && (v->plus[i + 2] || v->minus[i + 2])) {
+				put(v, col + mid, row, g->rank, C_NONE);
+			if (v->nodes) {
+				bool inside = v->shm && v->shm[r];
+				put(v, col, row, inside ? "{" : "[",
+				    inside ? C_HOP : C_NONE);
+				put(v, col + 2, row, inside ? "}" : "]",
+				    inside ? C_HOP : C_NONE);
+			}
+			if (v->sliced) {
+				enum colour c = C_NONE;
+				const char *sg = slice_hop(v, i, &c);
+				if (sg)
+					put(v, col + v->cw, row, sg, c);
+			} else if (threed &&
+			           (v->plus[i + 2] || v->minus[i + 2])) {
 				uint32_t a = v->plus[i + 2],
 				         b = v->minus[i + 2];
 				uint32_t most = a > b ? a : b;
-				put(v, col + 1, row,
+				put(v, col + v->cw, row,
 				    most > 1 ? count_glyph(most)
 				    : a && b ? g->zboth
 				    : a      ? g->zplus
 				             : g->zminus,
 				    most > 1 ? C_HOT : C_HOP);
 			}
-			/* the link to the right: this rank's +x, the next
-			 * one's -x; the last rank of a torus row wraps */
-			if (x + 1 < v->X || v->torus) {
-				co[0] = (x + 1) % v->X;
-				int32_t q = ir_rank_of(v->m, co);
+			/* the link to the right: this node's +x, the next
+			 * one's -x; the last node of a wrapping row wraps */
+			if (x + 1 < v->X || v->wrapx) {
+				int32_t q = r - x + (x + 1) % v->X;
 				uint32_t a = v->plus[i],
-				         b = v->minus[(size_t)q * 3];
+				         b = v->minus[(size_t)q * nd];
 				if (v->X == 2 && x == 1)
 					b = 0; /* a ring of two: one link */
 				hgap(v, col + gap, row, a, b);
@@ -184,17 +240,15 @@ static void draw_plane(struct canvas *v, int z, const bool *held, int32_t root)
 					hgap(v, 0, row, a, b);
 			}
 			/* the link below */
-			if (y + 1 < v->Y || v->torus) {
-				co[0] = x;
-				co[1] = (y + 1) % v->Y;
-				int32_t q = ir_rank_of(v->m, co);
+			if (y + 1 < v->Y || v->wrapy) {
+				int32_t q = r + ((y + 1) % v->Y - y) * v->X;
 				uint32_t a = v->plus[i + 1],
-				         b = v->minus[(size_t)q * 3 + 1];
+				         b = v->minus[(size_t)q * nd + 1];
 				if (v->Y == 2 && y == 1)
 					b = 0;
-				vgap(v, col, row + 1, a, b);
+				vgap(v, col + mid, row + 1, a, b);
 				if (y + 1 == v->Y)
-					vgap(v, col, 0, a, b);
+					vgap(v, col + mid, 0, a, b);
 			}
 		}
 	}
@@ -226,16 +280,96 @@ static void emit(const struct canvas *v, bool colour, struct tbuf *out)
 /* The machine's shape and the communication, for the heading. */
 static void heading(const ir_plan *p, struct tbuf *out)
 {
-	const ir_machine *m = &p->machine;
 	const ir_comm *c = &p->comm;
+	char shape[160];
 	tb_printf(out, "%s, %s", p->algorithm, ir_coll_name(c->coll));
 	if (ir_coll_kind(c->coll) & IR_CK_ROOTED)
 		tb_printf(out, " %s rank %d",
 		          c->coll == IR_BCAST ? "from" : "at", (int)c->root);
-	tb_printf(out, " on a %s ", ir_topo_name(m->topo));
-	for (int d = 0; d < m->ndims; d++)
-		tb_printf(out, "%s%d", d ? "x" : "", m->dims[d]);
-	tb_printf(out, "\n");
+	show_shape_name(&p->machine, shape, sizeof shape);
+	tb_printf(out, " on a %s\n", shape);
+}
+
+/* The nodes of phase ph whose ranks send or receive, with how many of
+ * each and the transfers inside the node; up to TEXT_MAX_NODES lines,
+ * and how many more there are. */
+static void node_lines(const ir_machine *m, const struct show_phase *ph,
+                       struct tbuf *out)
+{
+	int32_t busy = 0;
+	int c[IR_MAX_CUBE_DIM];
+	for (int32_t k = 0; k < m->nnodes; k++) {
+		if (!ph->node_send[k] && !ph->node_recv[k])
+			continue;
+		if (busy++ == 0)
+			tb_printf(out, "\nnodes at work (s: its ranks sending, "
+			               "r: receiving, m: transfers inside the "
+			               "node, by shared memory):\n");
+		if (busy > TEXT_MAX_NODES)
+			continue;
+		ir_coords(m, ir_node_rank(m, k, 0), c);
+		tb_printf(out, "  node %d (", (int)k);
+		for (int d = 0; d < m->ndims; d++)
+			tb_printf(out, "%s%d", d ? "," : "", c[d]);
+		tb_printf(out, "): s%u r%u m%u\n", ph->node_send[k],
+		          ph->node_recv[k], ph->node_shm[k]);
+	}
+	if (busy > TEXT_MAX_NODES)
+		tb_printf(out, "  and %d more nodes at work, not listed\n",
+		          (int)(busy - TEXT_MAX_NODES));
+}
+
+/* Phase k of an n-D machine: its busy slices drawn one after another
+ * under their coordinates (every slice when there are few), or a list of
+ * them when they are too many to draw. */
+static int draw_slices(struct canvas *v, const ir_plan *p, uint32_t k,
+                       const bool *held, int32_t root, bool colour,
+                       struct tbuf *out, char *err, size_t errlen)
+{
+	struct show_slices sl;
+	char name[96];
+	int rc = show_slices_pick(p, (int)k, TEXT_MAX_SLICES, INT64_MAX, &sl,
+	                          err, errlen);
+	if (rc)
+		return rc;
+	if (sl.summary && sl.total > TEXT_MAX_SUMMARY) {
+		snprintf(err, errlen,
+		         "phase %u: %d slices of %dx%d nodes carry transfers, "
+		         "more than the %d drawn, and the machine's %d slices "
+		         "are too many to list (up to %d)",
+		         k, (int)sl.busy, v->X, v->Y, TEXT_MAX_SLICES,
+		         (int)sl.total, TEXT_MAX_SUMMARY);
+		show_slices_fini(&sl);
+		return CCP_ENOTAPPLY;
+	}
+	if (sl.summary) {
+		tb_printf(out,
+		          "slices: %d of %d carry transfers, more than the %d "
+		          "drawn; a list of them (out: transfers leaving the "
+		          "slice's nodes, in: arriving, hops: starting in it)\n",
+		          (int)sl.busy, (int)sl.total, TEXT_MAX_SLICES);
+		for (int32_t s = 0; s < sl.total; s++) {
+			if (!sl.is_busy[s])
+				continue;
+			show_slice_label(v->m, s, name, sizeof name);
+			tb_printf(out, "  %s: out %u, in %u, hops %llu\n", name,
+			          sl.sends[s], sl.recvs[s],
+			          (unsigned long long)sl.hops[s]);
+		}
+	} else if (sl.only_busy) {
+		tb_printf(out,
+		          "slices drawn: %d of %d, those the transfers pass "
+		          "through, and the root's\n",
+		          (int)sl.n, (int)sl.total);
+	}
+	for (int32_t i = 0; i < sl.n; i++) {
+		show_slice_label(v->m, sl.which[i], name, sizeof name);
+		tb_printf(out, "%s%s\n", i ? "\n" : "", name);
+		draw_plane(v, (int)sl.which[i], held, root);
+		emit(v, colour, out);
+	}
+	show_slices_fini(&sl);
+	return 0;
 }
 
 int show_text(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
@@ -249,8 +383,18 @@ int show_text(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 		         ir_topo_name(m->topo));
 		return CCP_ENOTAPPLY;
 	}
-	for (int d = 0; d < m->ndims; d++) {
-		if (m->dims[d] > TEXT_MAX_EXTENT) {
+	bool sliced = show_is_sliced(m);
+	for (int d = 0; d < (sliced ? 2 : m->ndims); d++) {
+		if (m->dims[d] <= TEXT_MAX_EXTENT)
+			continue;
+		if (sliced)
+			snprintf(err, errlen,
+			         "the text drawing is for slices up to %dx%d; "
+			         "this %s is %d wide in dimension %s: use --svg",
+			         TEXT_MAX_EXTENT, TEXT_MAX_EXTENT,
+			         ir_topo_name(m->topo), m->dims[d],
+			         ir_dim_names[d]);
+		else
 			snprintf(err, errlen,
 			         "the text drawing is for machines up to "
 			         "%dx%d (x%d planes); this %s is %d wide in "
@@ -258,9 +402,10 @@ int show_text(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 			         TEXT_MAX_EXTENT, TEXT_MAX_EXTENT,
 			         TEXT_MAX_EXTENT, ir_topo_name(m->topo),
 			         m->dims[d], d);
-			return CCP_ENOTAPPLY;
-		}
+		return CCP_ENOTAPPLY;
 	}
+	if (sliced && show_check_nd(m, err, errlen))
+		return CCP_ENOTAPPLY;
 	int rc_phase = show_check_phase(p, o->phase, err, errlen);
 	if (rc_phase)
 		return rc_phase;
@@ -270,17 +415,25 @@ int show_text(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 	v.gl = o->unicode ? &uni : &asc;
 	v.X = m->dims[0];
 	v.Y = m->dims[1];
-	v.Z = m->dims[2];
-	v.torus = m->topo == IR_TORUS;
-	v.pitch = v.Z > 1 ? 5 : 4;
-	v.lm = v.torus ? 3 : 0;
-	v.w = v.lm + (v.X - 1) * v.pitch + 1 + (v.Z > 1) + (v.torus ? 3 : 0);
-	v.h = 2 * v.Y - 1 + (v.torus ? 2 : 0);
-	size_t n = (size_t)m->nranks;
+	v.Z = sliced ? m->nnodes / (v.X * v.Y) : m->dims[2];
+	v.nd = m->ndims < 3 ? 3 : m->ndims;
+	v.sliced = sliced;
+	bool torus = m->topo == IR_TORUS;
+	v.wrapx = torus && (m->wrap & 1u);
+	/* a 1D torus keeps its (empty) lines above and below */
+	v.wrapy = torus && (m->ndims < 2 || (m->wrap & 2u));
+	v.nodes = ir_machine_has_nodes(m);
+	v.cw = v.nodes ? 3 : 1;
+	int zcol = v.Z > 1 || sliced; /* a column for hops between planes */
+	v.pitch = v.cw + zcol + 3;
+	v.lm = v.wrapx ? 3 : 0;
+	v.w = v.lm + (v.X - 1) * v.pitch + v.cw + zcol + (v.wrapx ? 3 : 0);
+	v.h = 2 * v.Y - 1 + (v.wrapy ? 2 : 0);
+	size_t n = (size_t)m->nnodes * (size_t)v.nd;
 	v.c = malloc((size_t)v.w * (size_t)v.h * sizeof *v.c);
-	v.plus = malloc(n * 3 * sizeof *v.plus);
-	v.minus = malloc(n * 3 * sizeof *v.minus);
-	bool *held = malloc(n * sizeof *held);
+	v.plus = malloc(n * sizeof *v.plus);
+	v.minus = malloc(n * sizeof *v.minus);
+	bool *held = malloc((size_t)m->nranks * sizeof *held);
 	int rc = CCP_ENOMEM;
 	if (!v.c || !v.plus || !v.minus || !held) {
 		snprintf(err, errlen, "out of memory");
@@ -302,18 +455,32 @@ int show_text(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 			goto out;
 		show_held_apply(p, k, held);
 		take_loads(&v, &ph);
+		v.shm = ph.node_shm;
 		tb_printf(out,
 		          "\nphase %u of %u (numbered from 0): %u transfer%s, "
-		          "%zu hops, max link load %u\n",
+		          "%zu hops, max link load %u",
 		          k, p->nphases, ph.ntransfers,
 		          ph.ntransfers == 1 ? "" : "s", ph.nhops, ph.max_load);
-		show_phase_fini(&ph);
-		for (int z = 0; z < v.Z; z++) {
+		if (v.nodes)
+			tb_printf(out, ", %u inside nodes", ph.shm);
+		tb_printf(out, "\n");
+		if (sliced) {
+			rc = draw_slices(&v, p, k, held, root, o->color, out,
+			                 err, errlen);
+			if (rc) {
+				show_phase_fini(&ph);
+				goto out;
+			}
+		}
+		for (int z = 0; !sliced && z < v.Z; z++) {
 			if (v.Z > 1)
 				tb_printf(out, "%sz = %d\n", z ? "\n" : "", z);
 			draw_plane(&v, z, held, root);
 			emit(&v, o->color, out);
 		}
+		if (v.nodes)
+			node_lines(m, &ph, out);
+		show_phase_fini(&ph);
 	}
 	if (!p->nphases)
 		tb_printf(out, "\nthe plan has no phases\n");
@@ -326,9 +493,23 @@ int show_text(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 	          "ways), 2 a link with 2 transfers (* for 10 or more)",
 	          g->held, g->rank, g->right, g->left, g->down, g->up,
 	          g->updown);
-	if (v.Z > 1)
+	if (v.Z > 1 && !sliced)
 		tb_printf(out, "; %s %s a hop to the next or previous plane",
 		          g->zplus, g->zminus);
+	if (sliced) {
+		tb_printf(out, ";");
+		for (int d = 2; d < m->ndims; d++)
+			tb_printf(out, " %s", ir_dim_names[d]);
+		tb_printf(out, " right of a node: a hop leaves it along that "
+		               "dimension, for another slice (& along "
+		               "several)");
+	}
+	if (v.nodes)
+		tb_printf(out,
+		          "; [%s] a node of %d ranks (%s some of them hold "
+		          "data), {%s} a node with transfers inside it "
+		          "(shared memory, no link)",
+		          g->rank, (int)m->ranks_per_node, g->part, g->rank);
 	tb_printf(out, "\n");
 	rc = out->nomem ? CCP_ENOMEM : 0;
 	if (rc)

@@ -593,6 +593,418 @@ static void test_text_torus(void **state)
 	ir_plan_fini(&p);
 }
 
+/* ---- n-D machines and nodes ------------------------------------------ */
+
+/* A checked mesh or torus of nd extents dims[], wrap mask (0: the
+ * topology's default), rpn ranks per node. */
+static ir_machine grid(enum ir_topo topo, int nd, const int *dims,
+                       unsigned wrap, int rpn)
+{
+	ir_machine m;
+	char err[160];
+	memset(&m, 0, sizeof m);
+	ir_cost_unset(&m.cost);
+	m.topo = topo;
+	m.routing = IR_ROUTE_DIM_ORDER;
+	m.ndims = nd;
+	for (int d = 0; d < IR_MAX_DIMS; d++)
+		m.dims[d] = d < nd ? dims[d] : 1;
+	m.wrap = wrap;
+	m.ranks_per_node = rpn;
+	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
+	return m;
+}
+
+/* A plan of the given phases (each a list of src, dst pairs ending in
+ * -1) carrying block {src, 0} of a communication of kind coll. */
+static void hand_plan(ir_plan *p, const ir_machine *m, enum ir_coll coll,
+                      const int32_t (*const *ph)[2], int nph)
+{
+	ir_comm c;
+	memset(&c, 0, sizeof c);
+	c.coll = coll;
+	c.bytes = 64;
+	c.segments = 1;
+	ir_plan_init(p, m, &c, "hand");
+	for (int k = 0; k < nph; k++) {
+		assert_int_equal(ir_plan_phase(p), 0);
+		for (int i = 0; ph[k][i][0] >= 0; i++) {
+			ir_block b = {coll == IR_BCAST ? 0 : ph[k][i][0], 0};
+			assert_int_equal(
+			        ir_plan_add(p, ph[k][i][0], ph[k][i][1], &b, 1, 0),
+			        0);
+		}
+	}
+}
+
+/* A broadcast from rank 0 along one dimension after the other: in each
+ * phase every node holding the message sends it one step on in the
+ * dimension (a chain, one hop per transfer), node by node to local
+ * rank 0; then, with several ranks per node, local rank 0 to the
+ * others inside the node, one a phase.  Verified. */
+static void chain_bcast(ir_plan *p, const ir_machine *m)
+{
+	ir_comm c;
+	memset(&c, 0, sizeof c);
+	c.coll = IR_BCAST;
+	c.bytes = 64;
+	c.segments = 1;
+	ir_plan_init(p, m, &c, "chain");
+	int co[IR_MAX_CUBE_DIM];
+	for (int d = 0; d < m->ndims; d++) {
+		for (int step = 1; step < m->dims[d]; step++) {
+			assert_int_equal(ir_plan_phase(p), 0);
+			for (int32_t v = 0; v < m->nnodes; v++) {
+				int32_t r = ir_node_rank(m, v, 0);
+				ir_coords(m, r, co);
+				bool holds = co[d] == step - 1;
+				for (int e = d + 1; e < m->ndims; e++)
+					holds &= co[e] == 0;
+				if (!holds)
+					continue;
+				co[d] = step;
+				ir_block b = {0, 0};
+				assert_int_equal(ir_plan_add(p, r,
+				                             ir_rank_of(m, co),
+				                             &b, 1, 0),
+				                 0);
+			}
+		}
+	}
+	for (int32_t k = 1; k < m->ranks_per_node; k++) {
+		assert_int_equal(ir_plan_phase(p), 0);
+		for (int32_t v = 0; v < m->nnodes; v++) {
+			ir_block b = {0, 0};
+			assert_int_equal(ir_plan_add(p, ir_node_rank(m, v, 0),
+			                             ir_node_rank(m, v, k), &b,
+			                             1, 0),
+			                 0);
+		}
+	}
+	ir_report r;
+	int rc = ir_verify(p, &r);
+	if (rc)
+		print_message("  chain: verifier: %s\n", r.message);
+	assert_int_equal(rc, 0);
+	ir_report_fini(&r);
+}
+
+/* The texts of the elements of class cls, in order, joined by '|'. */
+static void class_texts(const char *svg, const char *cls, char *buf,
+                        size_t len)
+{
+	char key[64];
+	size_t o = 0;
+	snprintf(key, sizeof key, "class=\"%s\"", cls);
+	buf[0] = '\0';
+	for (const char *q = svg; (q = strstr(q, key)) != NULL; q++) {
+		const char *gt = strchr(q, '>'), *lt = strchr(gt, '<');
+		assert_non_null(lt);
+		o += (size_t)snprintf(buf + o, len - o, "%s%.*s", o ? "|" : "",
+		                      (int)(lt - gt - 1), gt + 1);
+		assert_true(o < len);
+	}
+}
+
+/* A 4D mesh is drawn as its (x, y) slices, z across and a down, each
+ * named by its coordinates; every count of check_phases holds. */
+static void test_nd_slices_svg(void **state)
+{
+	(void)state;
+	static const int d[4] = {3, 2, 2, 2};
+	ir_machine m = grid(IR_MESH, 4, d, 0, 1);
+	ir_plan p;
+	chain_bcast(&p, &m);
+	assert_int_equal(p.nphases, 2 + 1 + 1 + 1);
+	assert_int_equal(check_phases(&p), 0);
+	char *s = svg_of(&p, 3, NULL);
+	char names[256];
+	class_texts(s, "slice-label", names, sizeof names);
+	assert_string_equal(names, "z=0 a=0|z=1 a=0|z=0 a=1|z=1 a=1");
+	/* phase 3 (along z) leaves slice z=0 a=0 for z=1 a=0: 6 hops,
+	 * all drawn, and the heading counts every slice */
+	assert_int_equal(count_class(s, "hop"), 6);
+	assert_non_null(strstr(s, "; 4 slices</text>"));
+	free(s);
+	ir_plan_fini(&p);
+}
+
+/* Wraparound per dimension: a torus wrapping x but not y has wrap links
+ * in x only, in the SVG's machine and in the text's margins. */
+static void test_wrap_per_dim(void **state)
+{
+	(void)state;
+	static const int d[2] = {4, 3};
+	ir_machine m = grid(IR_TORUS, 2, d, 1u, 1);
+	/* 0 -> 3 goes round x (one hop, -x); 0 -> 8 walks y down 2 hops */
+	static const int32_t ph0[][2] = {{0, 3}, {0, 8}, {-1, -1}};
+	static const int32_t(*const ph[])[2] = {ph0};
+	ir_plan p;
+	hand_plan(&p, &m, IR_BCAST, ph, 1);
+	char *s = svg_of(&p, 0, NULL);
+	/* x: 3 rows of 4 links (one a wrap, drawn as two pieces); y: 4
+	 * columns of 2 links: 12 + 3 + 8 moves */
+	size_t moves = 0;
+	const char *q = strstr(s, "class=\"link\" d=\"");
+	assert_non_null(q);
+	for (q += 16; *q != '"'; q++)
+		moves += *q == 'M';
+	assert_int_equal(moves, 12 + 3 + 8);
+	assert_non_null(strstr(s, "torus 4x3 (wraps x)"));
+	free(s);
+	char *t = text_of(&p, 0, false);
+	static const char golden[] =
+	        "hand, broadcast from rank 0 on a torus 4x3 (wraps x)\n"
+	        "\n"
+	        "phase 0 of 1 (numbered from 0): 2 transfers, 3 hops, max "
+	        "link load 1\n"
+	        "<--R   o   o   #<--\n"
+	        "   v\n"
+	        "   o   o   o   o\n"
+	        "   v\n"
+	        "   #   o   o   o\n"
+	        "\n"
+	        "key: R root, # holds data, o no data yet; > < v ^ a hop "
+	        "(| both ways), 2 a link with 2 transfers (* for 10 or "
+	        "more)\n";
+	assert_string_equal(t, golden);
+	free(t);
+	ir_plan_fini(&p);
+}
+
+/* Several ranks per node: the node is the cell; its ranks' sends and
+ * receives are counted, and a transfer inside it is drawn as such. */
+static void test_nodes(void **state)
+{
+	(void)state;
+	static const int d[2] = {2, 2};
+	ir_machine m = grid(IR_MESH, 2, d, 0, 2);
+	/* block placement: node v holds ranks 2v and 2v+1 */
+	static const int32_t ph0[][2] = {{0, 1}, {0, 2}, {-1, -1}};
+	static const int32_t ph1[][2] = {{2, 3}, {1, 4}, {2, 6}, {-1, -1}};
+	static const int32_t ph2[][2] = {{4, 5}, {6, 7}, {-1, -1}};
+	static const int32_t(*const ph[])[2] = {ph0, ph1, ph2};
+	ir_plan p;
+	hand_plan(&p, &m, IR_BCAST, ph, 3);
+	ir_report r;
+	assert_int_equal(ir_verify(&p, &r), 0);
+	assert_int_equal(r.shm_transfers, 4);
+	ir_report_fini(&r);
+	char *s = svg_of(&p, 0, NULL);
+	assert_well_formed(s);
+	assert_int_equal(count_class(s, "node"), 4);
+	assert_int_equal(count_class(s, "rank"), 0);
+	assert_int_equal(count_class(s, "root"), 1);
+	/* node 0 holds the root and rank 1: held; node 1 has rank 2 but
+	 * not 3: part */
+	assert_int_equal(count_class(s, "part"), 1);
+	assert_int_equal(count_class(s, "shm"), 1);
+	char texts[256];
+	class_texts(s, "shm-count", texts, sizeof texts);
+	assert_string_equal(texts, "1");
+	class_texts(s, "node-count", texts, sizeof texts);
+	assert_string_equal(texts, "s1 r1|s0 r1");
+	assert_int_equal(count_class(s, "hop"), 1); /* 0 -> 2 only */
+	assert_non_null(strstr(s, "mesh 2x2, 2 ranks per node"));
+	assert_non_null(strstr(s, ", 1 inside nodes</text>"));
+	free(s);
+	/* after the last phase every node holds the message */
+	s = svg_of(&p, 2, NULL);
+	assert_int_equal(count_class(s, "held"), 4);
+	assert_int_equal(count_class(s, "shm"), 2);
+	free(s);
+	char *t = text_of(&p, 1, false);
+	static const char golden[] =
+	        "hand, broadcast from rank 0 on a mesh 2x2, 2 ranks per "
+	        "node\n"
+	        "\n"
+	        "phase 1 of 3 (numbered from 0): 3 transfers, 2 hops, max "
+	        "link load 1, 1 inside nodes\n"
+	        "[R]   {#}\n"
+	        " v     v\n"
+	        "[%]   [%]\n"
+	        "\n"
+	        "nodes at work (s: its ranks sending, r: receiving, m: "
+	        "transfers inside the node, by shared memory):\n"
+	        "  node 0 (0,0): s1 r0 m0\n"
+	        "  node 1 (1,0): s1 r1 m1\n"
+	        "  node 2 (0,1): s0 r1 m0\n"
+	        "  node 3 (1,1): s0 r1 m0\n"
+	        "\n"
+	        "key: R root, # holds data, o no data yet; > < v ^ a hop "
+	        "(| both ways), 2 a link with 2 transfers (* for 10 or "
+	        "more); [o] a node of 2 ranks (% some of them hold data), "
+	        "{o} a node with transfers inside it (shared memory, no "
+	        "link)\n";
+	assert_string_equal(t, golden);
+	free(t);
+	ir_plan_fini(&p);
+}
+
+/* The text of a 4D machine: its slices one after another under their
+ * coordinates, a hop to another slice marked with the dimension's name
+ * right of the node it leaves. */
+static void test_nd_text(void **state)
+{
+	(void)state;
+	static const int d[4] = {2, 2, 2, 2};
+	ir_machine m = grid(IR_MESH, 4, d, 0, 1);
+	ir_plan p;
+	chain_bcast(&p, &m);
+	/* phase 2 is along z: slice z=0 a=0 sends to z=1 a=0 */
+	char *t = text_of(&p, 2, false);
+	static const char golden[] =
+	        "chain, broadcast from rank 0 on a mesh 2x2x2x2\n"
+	        "\n"
+	        "phase 2 of 4 (numbered from 0): 4 transfers, 4 hops, max "
+	        "link load 1\n"
+	        "z=0 a=0\n"
+	        "Rz   #z\n\n#z   #z\n"
+	        "\n"
+	        "z=1 a=0\n"
+	        "#    #\n\n#    #\n"
+	        "\n"
+	        "z=0 a=1\n"
+	        "o    o\n\no    o\n"
+	        "\n"
+	        "z=1 a=1\n"
+	        "o    o\n\no    o\n"
+	        "\n"
+	        "key: R root, # holds data, o no data yet; > < v ^ a hop "
+	        "(| both ways), 2 a link with 2 transfers (* for 10 or "
+	        "more); z a right of a node: a hop leaves it along that "
+	        "dimension, for another slice (& along several)\n";
+	assert_string_equal(t, golden);
+	free(t);
+	/* every phase, one drawing after another */
+	t = text_of(&p, -1, true);
+	size_t n = 0;
+	for (const char *q = t; (q = strstr(q, "\nz=1 a=1\n")); q++)
+		n++;
+	assert_int_equal(n, 4);
+	free(t);
+	ir_plan_fini(&p);
+}
+
+/* Fugaku's shape, 24x23x24x2x3x2 with x y z b wrapping: 288 slices of
+ * 552 nodes, too many to draw.  A phase inside one slice draws that
+ * slice alone and says so; a phase with a transfer in every slice gets
+ * the summary, one cell or line per slice, and says so. */
+static void test_fugaku(void **state)
+{
+	(void)state;
+	static const int tofu[6] = {24, 23, 24, 2, 3, 2};
+	ir_machine m = grid(IR_TORUS, 6, tofu, 0x17u, 1);
+	ir_comm c;
+	memset(&c, 0, sizeof c);
+	c.coll = IR_ALLGATHER;
+	c.bytes = 64;
+	c.segments = 1;
+	ir_plan p;
+	ir_plan_init(&p, &m, &c, "hand");
+	assert_int_equal(ir_plan_phase(&p), 0);
+	ir_block b0 = {0, 0};
+	assert_int_equal(ir_plan_add(&p, 0, 1, &b0, 1, 0), 0);
+	assert_int_equal(ir_plan_phase(&p), 0);
+	for (int32_t s = 0; s < 288; s++) {
+		ir_block b = {s * 552, 0};
+		assert_int_equal(ir_plan_add(&p, s * 552, s * 552 + 1, &b, 1, 0),
+		                 0);
+	}
+	char *s = svg_of(&p, 0, NULL);
+	assert_well_formed(s);
+	char names[256];
+	class_texts(s, "slice-label", names, sizeof names);
+	assert_string_equal(names, "z=0 a=0 b=0 c=0");
+	assert_int_equal(count_class(s, "rank"), 552);
+	assert_int_equal(count_class(s, "hop"), 1);
+	assert_non_null(strstr(s, "; 1 of 288 slices drawn: those the "
+	                          "transfers pass through, and the root's"));
+	assert_non_null(strstr(s, "torus 24x23x24x2x3x2 (wraps x y z b)"));
+	free(s);
+	s = svg_of(&p, 1, NULL);
+	assert_well_formed(s);
+	assert_int_equal(count_class(s, "slice"), 288);
+	assert_int_equal(count_class(s, "busy"), 288);
+	assert_int_equal(count_class(s, "slice-count"), 288);
+	assert_int_equal(count_class(s, "rank"), 0);
+	assert_non_null(strstr(s, "288 of 288 slices (x, y planes of 24x23 "
+	                          "nodes) carry transfers, more than a "
+	                          "picture draws"));
+	assert_non_null(strstr(s, "<title>z=23 a=1 b=2 c=1: transfers out 1, "
+	                          "in 1; hops starting here 1</title>"));
+	free(s);
+	char *t = text_of(&p, 0, false);
+	assert_non_null(strstr(t, "\nslices drawn: 1 of 288, those the "
+	                          "transfers pass through, and the root's\n"
+	                          "z=0 a=0 b=0 c=0\n"));
+	free(t);
+	t = text_of(&p, 1, false);
+	assert_non_null(strstr(t, "\nslices: 288 of 288 carry transfers, "
+	                          "more than the 32 drawn;"));
+	size_t n = 0;
+	for (const char *q = t; (q = strstr(q, "\n  z=")); q++)
+		n++;
+	assert_int_equal(n, 288);
+	assert_non_null(
+	        strstr(t, "\n  z=23 a=1 b=2 c=1: out 1, in 1, hops 1\n"));
+	free(t);
+	ir_plan_fini(&p);
+}
+
+/* n-D limits: slices wider than the text draws, a machine too large to
+ * pick slices from. */
+static void test_nd_errors(void **state)
+{
+	(void)state;
+	static const int wide[4] = {40, 2, 2, 2};
+	ir_machine m = grid(IR_MESH, 4, wide, 0, 1);
+	static const int32_t ph0[][2] = {{0, 1}, {-1, -1}};
+	static const int32_t(*const ph[])[2] = {ph0};
+	ir_plan p;
+	hand_plan(&p, &m, IR_BCAST, ph, 1);
+	char err[256] = "";
+	struct tbuf b = {0};
+	struct show_opts o = {.phase = 0};
+	assert_int_equal(show_text(&p, &o, &b, err, sizeof err), CCP_ENOTAPPLY);
+	assert_string_equal(err, "the text drawing is for slices up to 32x32; "
+	                         "this mesh is 40 wide in dimension x: use "
+	                         "--svg");
+	assert_int_equal(b.len, 0);
+	free(svg_of(&p, 0, NULL)); /* the SVG draws it */
+	ir_plan_fini(&p);
+	static const int huge[4] = {4, 4, 512, 512};
+	m = grid(IR_MESH, 4, huge, 0, 1);
+	hand_plan(&p, &m, IR_BCAST, ph, 1);
+	assert_int_equal(show_svg(&p, &o, &b, err, sizeof err), CCP_ENOTAPPLY);
+	assert_string_equal(err, "4194304 nodes: pictures of machines of 4 "
+	                         "or more dimensions are drawn for up to "
+	                         "2097152 nodes");
+	assert_int_equal(show_text(&p, &o, &b, err, sizeof err), CCP_ENOTAPPLY);
+	assert_non_null(strstr(err, "4194304 nodes"));
+	assert_int_equal(b.len, 0);
+	ir_plan_fini(&p);
+	free(b.p);
+}
+
+/* A 3D machine with nodes: the hop to the next plane is marked right of
+ * the node's brackets, not over its glyph. */
+static void test_nodes_3d(void **state)
+{
+	(void)state;
+	static const int d[3] = {2, 1, 2};
+	ir_machine m = grid(IR_MESH, 3, d, 0, 2);
+	/* rank 0 on node 0 (0,0,0) to rank 4 on node 2 (0,0,1) */
+	static const int32_t ph0[][2] = {{0, 4}, {-1, -1}};
+	static const int32_t(*const ph[])[2] = {ph0};
+	ir_plan p;
+	hand_plan(&p, &m, IR_BCAST, ph, 1);
+	char *t = text_of(&p, 0, false);
+	assert_non_null(strstr(t, "\nz = 0\n[R]+   [o]\n\nz = 1\n[%]    [o]\n"));
+	free(t);
+	ir_plan_fini(&p);
+}
+
 /* ---- errors ---------------------------------------------------------- */
 
 static void test_errors(void **state)
@@ -661,6 +1073,13 @@ int main(void)
 	        cmocka_unit_test(test_text_golden),
 	        cmocka_unit_test(test_text_counts),
 	        cmocka_unit_test(test_text_torus),
+	        cmocka_unit_test(test_nd_slices_svg),
+	        cmocka_unit_test(test_wrap_per_dim),
+	        cmocka_unit_test(test_nodes),
+	        cmocka_unit_test(test_nodes_3d),
+	        cmocka_unit_test(test_nd_text),
+	        cmocka_unit_test(test_fugaku),
+	        cmocka_unit_test(test_nd_errors),
 	        cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
