@@ -59,6 +59,20 @@ static inline ir_machine tu_machine(enum ir_topo t, int ports, int x, int y,
 	return m;
 }
 
+/* m with nodes of rpn ranks placed as pl, each node with np network
+ * ports (IR_PORTS_ALL: one per link); checked again. */
+static inline ir_machine tu_with_nodes(ir_machine m, int rpn,
+                                       enum ir_placement pl, int np)
+{
+	char err[256];
+
+	m.ranks_per_node = rpn;
+	m.placement = pl;
+	m.node_ports = np;
+	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
+	return m;
+}
+
 /* A communication of coll from root with bytes per block (one segment);
  * everything else zero. */
 static inline ir_comm tu_comm(enum ir_coll coll, int32_t root, int64_t bytes)

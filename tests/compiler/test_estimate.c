@@ -99,27 +99,15 @@ static double check_one(const struct front_input *in, const char *what)
 	return per;
 }
 
-/* m with nodes of rpn ranks placed as pl, its nodes' ports np. */
-static ir_machine with_nodes(ir_machine m, int rpn, enum ir_placement pl,
-                             int np)
-{
-	char err[160];
-	m.ranks_per_node = rpn;
-	m.placement = pl;
-	m.node_ports = np;
-	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
-	return m;
-}
-
 static void test_bounds_every_generator(void **state)
 {
 	(void)state;
 	const ir_machine ms[] = {
-	        with_nodes(tu_machine(IR_MESH, 1, 4, 4, 0, 0), 4,
+	        tu_with_nodes(tu_machine(IR_MESH, 1, 4, 4, 0, 0), 4,
 	                   IR_PLACE_CYCLIC, 1),
-	        with_nodes(tu_machine(IR_TORUS, IR_PORTS_ALL, 4, 2, 2, 0), 3,
+	        tu_with_nodes(tu_machine(IR_TORUS, IR_PORTS_ALL, 4, 2, 2, 0), 3,
 	                   IR_PLACE_BLOCK, IR_PORTS_ALL),
-	        with_nodes(tu_machine(IR_SWITCH, 1, 24, 0, 0, 0), 6,
+	        tu_with_nodes(tu_machine(IR_SWITCH, 1, 24, 0, 0, 0), 6,
 	                   IR_PLACE_BLOCK, 2),
 	        tu_machine(IR_MESH, 1, 8, 8, 0, 0),
 	        tu_machine(IR_MESH, IR_PORTS_ALL, 16, 16, 0, 0),
@@ -196,7 +184,7 @@ static void test_every_generator_covered(void **state)
 	        tu_machine(IR_MESH, 1, 8, 8, 0, 0),
 	        tu_machine(IR_MESH, IR_PORTS_ALL, 16, 16, 0, 0),
 	        tu_machine(IR_TORUS, IR_PORTS_ALL, 16, 16, 0, 0),
-	        with_nodes(tu_machine(IR_MESH, 1, 4, 4, 0, 0), 4,
+	        tu_with_nodes(tu_machine(IR_MESH, 1, 4, 4, 0, 0), 4,
 	                   IR_PLACE_BLOCK, 1),
 	        tu_machine(IR_HYPERCUBE, IR_PORTS_ALL, 7, 0, 0, 0),
 	        tu_machine(IR_HPAM, 1, 2, 2, 8, 8),

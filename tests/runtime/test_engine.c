@@ -418,6 +418,11 @@ static void test_every_generator(void **state)
 	        tu_machine(IR_HYPERCUBE, 1, 3, 0, 0, 0),
 	        tu_machine(IR_HPAM, IR_PORTS_ALL, 2, 2, 4, 4),
 	        tu_machine(IR_SWITCH, 1, 8, 0, 0, 0),
+	        /* nodes of several ranks */
+	        tu_with_nodes(tu_machine(IR_MESH, 1, 2, 2, 0, 0), 2,
+	                      IR_PLACE_CYCLIC, 1),
+	        tu_with_nodes(tu_machine(IR_SWITCH, 1, 3, 0, 0, 0), 3,
+	                      IR_PLACE_BLOCK, IR_PORTS_ALL),
 	};
 	for (size_t k = 0; k < sizeof ms / sizeof *ms; k++) {
 		struct timespec t0, t1;
