@@ -50,7 +50,7 @@ enum plan_kind {
 	PK_TREE_TWICE,      /* allreduce: a tree reduce, then its broadcast */
 	PK_BUCKET,          /* a ring along every line, one dimension after
 	                       another: N transfers a step, sum(e - 1) steps */
-	PK_NODES            /* trees inside nodes around a plan among the
+	PK_NODES,           /* trees inside nodes around a plan among the
 	                       nodes' leaders (hierarchical) */
 	PK_NODE_AWARE       /* irregular through node leaders: each message
 	                       in a gather, a network and a scatter transfer
@@ -328,7 +328,9 @@ static void plan_size(const ir_machine *m, const ir_comm *c,
 	z->iovs = runs     ? fmin(iov_bound, 2 * n + 3 * z->t)
 	          : ranges ? fmin(iov_bound, 8 * n + 4 * z->t)
 	                   : iov_bound;
-	z->file = 128 + 288 + 56 + 8 + 8 * z->p + 28 * z->t + 8 * z->b +
+	/* header, global fixed part, selection, combine cost, version 6's
+	 * machine record (docs/plan-format.md) */
+	z->file = 128 + 288 + 56 + 8 + 64 + 8 * z->p + 28 * z->t + 8 * z->b +
 	          12 * nnz + 8 * (nnz ? n + 1 : 0) + 76 * n + 28 * z->ops +
 	          20 * z->iovs;
 

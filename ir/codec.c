@@ -1095,7 +1095,7 @@ int ir_plan_encode(const ir_plan *p, const ir_report *r, const ir_slice *s,
 	if (!p || !s || check_plan(p, err, errlen) != 0)
 		return CCP_EINVAL;
 	int32_t n = p->machine.nranks;
-	uint64_t est = HDR_SIZE + G_FIXED + G_SELECT + G_COMBINE +
+	uint64_t est = HDR_SIZE + G_FIXED + G_SELECT + G_COMBINE + G_MACHINE +
 	               (uint64_t)p->nphases * G_PHASE +
 	               (uint64_t)p->ntransfers * G_TRANSFER +
 	               (uint64_t)p->nblocks * G_BLOCK;

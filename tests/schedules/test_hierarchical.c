@@ -171,7 +171,7 @@ static const struct tcase cases[] = {
          0x17u,
          4,
          IR_PLACE_BLOCK,
-         {{8, 8, 8, 16, 16}, {8, 8, 8, 16, 16}}},
+         {{8, 8, 8, 16, 8}, {8, 8, 8, 16, 8}}},
         {"switch 8x6",
          IR_SWITCH,
          1,
