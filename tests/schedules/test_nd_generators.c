@@ -64,7 +64,7 @@ static ir_machine grid(enum ir_topo topo, int nd, const int *dims,
 static const int d4[] = {2, 3, 2, 2}, d5[] = {3, 2, 2, 2, 2},
                  tofu[] = {2, 3, 2, 2, 3, 2}, p4[] = {4, 4, 2, 2},
                  p5[] = {2, 2, 2, 2, 2}, d3[] = {4, 3, 2}, d2[] = {4, 4},
-                 sw[] = {8};
+                 sw[] = {8}, cube[] = {2, 2, 2};
 /* Tofu-D wraps x, y, z and b: [1, 1, 1, 0, 1, 0] */
 #define TOFU_WRAP 0x17u
 static const uint8_t zxy[] = {2, 0, 1}, ayxz[] = {3, 1, 0, 2}, yx[] = {1, 0};
@@ -119,9 +119,9 @@ static void machines(void)
 	add("8-port switch of 2-rank nodes, cyclic, all node ports",
 	    grid(IR_SWITCH, 1, sw, 0, NULL, 2, IR_PLACE_CYCLIC, 0, 0));
 	add("3-cube of 2-rank nodes, block, 1 node port",
-	    grid(IR_HYPERCUBE, 3, sw, 0, NULL, 2, IR_PLACE_BLOCK, 1, 0));
+	    grid(IR_HYPERCUBE, 3, cube, 0, NULL, 2, IR_PLACE_BLOCK, 1, 0));
 	add("3-cube of 4-rank nodes, cyclic, all node ports",
-	    grid(IR_HYPERCUBE, 3, sw, 0, NULL, 4, IR_PLACE_CYCLIC, 0, 0));
+	    grid(IR_HYPERCUBE, 3, cube, 0, NULL, 4, IR_PLACE_CYCLIC, 0, 0));
 }
 
 /* The SCH_TAKES_* features of m (as sch_applies sees them). */
