@@ -1,7 +1,10 @@
 /*
  * split.c - the contention splitter: cut every phase of a plan into
- * consecutive sub-phases in which no directed link carries two transfers
- * and no rank sends or receives more than its ports allow.
+ * consecutive sub-phases in which no directed link carries two transfers,
+ * no rank sends or receives more than its ports allow, and, on a machine
+ * with several ranks per node, no node sends or receives more transfers
+ * over the network than its network ports allow (a transfer inside a
+ * node takes no link and no network port).
  *
  * It is how `contention: forbid` is honoured by algorithms that are
  * defined to share links, such as the direct all-to-all algorithms of
@@ -38,7 +41,8 @@
 /* One resource of the current phase and the sub-phases where it is full:
  * the first 64 in a word of its own, the rest in the pool. */
 struct res {
-	uint64_t key;   /* link id, or nlinks + 2 * rank + side (0 send) */
+	uint64_t key;   /* link id, nlinks + 2 * rank + side (0 send), or
+	                   nlinks + 2 * nranks + 2 * node + side */
 	uint64_t w0;    /* sub-phases 0..63 */
 	uint64_t more;  /* pool offset of the words for 64.. */
 	uint32_t nmore; /* pool words (bits past them are 0) */
@@ -71,7 +75,8 @@ struct splitter {
 	uint64_t *pool; /* bitset words of the current phase */
 	uint64_t npool, cap_pool;
 	uint64_t *route; /* route of the transfer being placed */
-	uint32_t *cur;   /* its resources: links, then send, receive */
+	uint32_t *cur;   /* its resources: links, then send, receive, then
+	                    its nodes' network send, receive */
 };
 
 /* Index of the lowest set bit of a nonzero word, by halving (strict C11,
@@ -246,6 +251,16 @@ static uint32_t port_limit(const ir_machine *m, int32_t r)
 	return k > 0 ? (uint32_t)k : 1;
 }
 
+/* Network transfers node v may send (receive) in one sub-phase: its
+ * node_ports, or one per network link of the node (as the verifier). */
+static uint32_t node_port_limit(const ir_machine *m, int32_t v)
+{
+	int k = m->node_ports == IR_PORTS_ALL
+	                ? ir_degree(m, ir_node_rank(m, v, 0))
+	                : m->node_ports;
+	return k > 0 ? (uint32_t)k : 1;
+}
+
 /* First-fit sub-phase of transfer x in the current phase, which is then
  * marked in all the resources x occupies. */
 static int place(struct splitter *s, const ir_transfer *x, uint32_t *sub)
@@ -266,6 +281,15 @@ static int place(struct splitter *s, const ir_transfer *x, uint32_t *sub)
 	    (rc = res_get(s, s->nl + 2 * (uint64_t)x->dst + 1,
 	                  port_limit(m, x->dst), &s->cur[nr++])) != 0)
 		return rc;
+	int32_t a = ir_node_of(m, x->src), b = ir_node_of(m, x->dst);
+	if (ir_machine_has_nodes(m) && a != b) {
+		uint64_t base = s->nl + 2 * (uint64_t)m->nranks;
+		if ((rc = res_get(s, base + 2 * (uint64_t)a,
+		                  node_port_limit(m, a), &s->cur[nr++])) != 0 ||
+		    (rc = res_get(s, base + 2 * (uint64_t)b + 1,
+		                  node_port_limit(m, b), &s->cur[nr++])) != 0)
+			return rc;
+	}
 	/* the lowest sub-phase where no resource is full: word 0 first,
 	 * which is all there is while a phase has <= 64 sub-phases */
 	uint64_t full = 0, maxw = 0;
@@ -325,14 +349,15 @@ int sch_split_contention(ir_plan *p)
 		goto out_flags;
 	int maxh = ir_max_hops(m);
 	s.route = malloc(((size_t)(maxh > 0 ? maxh : 0) + 1) * sizeof *s.route);
-	s.cur = malloc(((size_t)(maxh > 0 ? maxh : 0) + 2) * sizeof *s.cur);
+	s.cur = malloc(((size_t)(maxh > 0 ? maxh : 0) + 4) * sizeof *s.cur);
 	sub = malloc((size_t)p->ntransfers * sizeof *sub);
 	count = malloc(((size_t)p->ntransfers + 1) * sizeof *count);
 	xs = malloc((size_t)p->ntransfers * sizeof *xs);
 	if (!s.route || !s.cur || !sub || !count || !xs)
 		goto out_nomem;
 	if (s.nl <= DENSE_MAX) {
-		uint64_t nkeys = s.nl + 2 * (uint64_t)m->nranks;
+		uint64_t nkeys = s.nl + 2 * (uint64_t)m->nranks +
+		                 2 * (uint64_t)m->nnodes;
 		if (!(s.dense = calloc(nkeys ? nkeys : 1, sizeof *s.dense)))
 			goto out_nomem;
 	}
