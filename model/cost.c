@@ -907,8 +907,8 @@ int model_predict(const ir_plan *p, const ir_report *r, enum model_kind k,
 			/* 004 §2.1: tau + M phi, and R*combine for the
 			 * largest partial R combined; with a shared-memory
 			 * cost, as the contention model */
-			if (s.shm &&
-			    (rc = scan_phase(&s, ph, false, &f, err, errlen)) != 0)
+			if (s.shm && (rc = scan_phase(&s, ph, false, &f, err,
+			                              errlen)) != 0)
 				break;
 			const bool *skip = s.shm ? s.inside : NULL;
 			double M = (double)phase_max_bytes(p, ph, false, skip);

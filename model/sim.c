@@ -558,7 +558,8 @@ static int build_routes(struct sim *s, char *err, size_t len)
 			const ir_transfer *x = &p->transfers[s->xf[g->x0 + k]];
 			int h = ir_route(mc, x->src, x->dst, route);
 			int32_t node = ir_node_of(mc, x->src);
-			bool inside = s->nodes && node == ir_node_of(mc, x->dst);
+			bool inside =
+			        s->nodes && node == ir_node_of(mc, x->dst);
 			if (h < 0 || (h == 0 && !inside)) {
 				snprintf(err, len,
 				         "no route from rank %d to rank %d",

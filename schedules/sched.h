@@ -115,8 +115,9 @@ bool sch_grid_order_given(const ir_machine *m);
  * least as many ports as the busiest rank has links. */
 bool sch_all_port(const ir_machine *m);
 
-/* Split every phase of p whose transfers share a directed link or exceed
- * a rank's ports into consecutive sub-phases that do not (first fit, in
+/* Split every phase of p whose transfers share a directed link, exceed
+ * a rank's ports, or exceed a node's network ports (several ranks per
+ * node) into consecutive sub-phases that do not (first fit, in
  * transfer order), then clear the plan's contention flags.  Causality
  * holds: the sub-phases of a phase stay between its neighbours.  Used for
  * `contention: forbid` (schedules/split.c). */

@@ -61,8 +61,8 @@ struct row {
 
 /* An irregular plan on m: one message per row, each sent directly, so
  * the verifier can check its delivery.  Rows sorted by (src, dst). */
-static void irregular_plan(ir_plan *p, const ir_machine *m,
-                           const struct row *e, size_t k, uint32_t flags)
+static void irregular_plan(ir_plan *p, const ir_machine *m, const struct row *e,
+                           size_t k, uint32_t flags)
 {
 	ir_matrix *x = ir_matrix_new(m->nranks, (int64_t)k);
 	assert_non_null(x);
@@ -132,8 +132,8 @@ static void test_price(void **state)
 {
 	(void)state;
 	const struct row rows[] = {
-	        {0, 0, 1, 100},  {0, 0, 2, 100},  {0, 0, 4, 2000},
-	        {0, 8, 12, 250}, {0, 1, 5, 500},  {1, 4, 8, 1000},
+	        {0, 0, 1, 100},  {0, 0, 2, 100}, {0, 0, 4, 2000},
+	        {0, 8, 12, 250}, {0, 1, 5, 500}, {1, 4, 8, 1000},
 	};
 	ir_machine m = node_machine(4, IR_PORTS_ALL);
 	m.cost.alpha = 1;

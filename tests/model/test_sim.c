@@ -647,8 +647,7 @@ static void node_plan(ir_plan *p, const ir_machine *m, int64_t L,
 		while ((int)p->nphases <= e[i][0])
 			assert_int_equal(ir_plan_phase(p), 0);
 		ir_block b = {0, 0};
-		assert_int_equal(ir_plan_add(p, e[i][1], e[i][2], &b, 1, 0),
-		                 0);
+		assert_int_equal(ir_plan_add(p, e[i][1], e[i][2], &b, 1, 0), 0);
 	}
 }
 
@@ -670,7 +669,7 @@ static void test_node_memory(void **state)
 		double want;
 	} k[] = {
 	        {one, 1, true, 0.2 + 1.0},
-	        {two, 2, true, 0.2 + 2.0}, /* node 0's memory shared */
+	        {two, 2, true, 0.2 + 2.0},   /* node 0's memory shared */
 	        {other, 2, true, 0.2 + 1.0}, /* nodes 0 and 1: apart */
 	        {one, 1, false, 1.0 + 10.0 + 0.5},
 	        {two, 2, false, 1.0 + 10.0 + 0.5},
@@ -747,17 +746,16 @@ static void test_against_unicast_nodes(void **state)
 	/* cyclic (rank r on node r mod 4): 0 -> 4 inside node 0, then
 	 * 0 -> 1 to node 1; 1 -> 3 to node 3, then 1 -> 5 inside node 1;
 	 * rank 2 twice inside node 2 */
-	const int mixed[][3] = {
-	        {0, 0, 4},  {0, 0, 1},  {1, 0, 2},  {1, 1, 3},  {1, 4, 8},
-	        {1, 1, 5},  {2, 0, 12}, {2, 1, 9},  {2, 2, 6},  {2, 2, 10},
-	        {2, 3, 7},  {2, 3, 11}, {2, 5, 13}, {3, 2, 14}, {3, 3, 15}};
+	const int mixed[][3] = {{0, 0, 4},  {0, 0, 1},  {1, 0, 2},  {1, 1, 3},
+	                        {1, 4, 8},  {1, 1, 5},  {2, 0, 12}, {2, 1, 9},
+	                        {2, 2, 6},  {2, 2, 10}, {2, 3, 7},  {2, 3, 11},
+	                        {2, 5, 13}, {3, 2, 14}, {3, 3, 15}};
 	/* block (ranks 4v .. 4v+3 on node v): leaders first, 0 -> 8 to
 	 * node 2, then 0 -> 1 inside node 0 */
 	const int leaders[][3] = {
-	        {0, 0, 4},  {1, 0, 8},  {1, 0, 1},   {1, 4, 12},
-	        {2, 1, 3},  {2, 0, 2},  {2, 4, 5},   {2, 8, 9},
-	        {2, 12, 13}, {3, 4, 6}, {3, 5, 7},   {3, 8, 10},
-	        {3, 9, 11}, {3, 12, 14}, {3, 13, 15}};
+	        {0, 0, 4}, {1, 0, 8},  {1, 0, 1},  {1, 4, 12},  {2, 1, 3},
+	        {2, 0, 2}, {2, 4, 5},  {2, 8, 9},  {2, 12, 13}, {3, 4, 6},
+	        {3, 5, 7}, {3, 8, 10}, {3, 9, 11}, {3, 12, 14}, {3, 13, 15}};
 	struct {
 		const char *name;
 		enum ir_placement pl;
@@ -786,12 +784,12 @@ static void test_against_unicast_nodes(void **state)
 				struct model_sim sb, so;
 				simulate(&p, true, &sb);
 				simulate_fifo(&p, true, &so);
-				print_message("  %-10s %-7s %3s %6lld %9.3f "
-				              "%9.3f\n",
-				              k[i].name,
-				              ir_placement_names[k[i].pl],
-				              shm ? "yes" : "no",
-				              (long long)sizes[j], us, sb.max_us);
+				print_message(
+				        "  %-10s %-7s %3s %6lld %9.3f "
+				        "%9.3f\n",
+				        k[i].name, ir_placement_names[k[i].pl],
+				        shm ? "yes" : "no", (long long)sizes[j],
+				        us, sb.max_us);
 				EXACT(sb.max_us, us);
 				EXACT(so.max_us, us);
 				model_sim_fini(&sb);
