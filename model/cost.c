@@ -713,7 +713,8 @@ static int phase_shm(struct scan *s, uint32_t ph, bool serial, double *us)
 		        (x->flags & IR_XF_REDUCE) ? L * combine_per_byte(c)
 		                                  : 0};
 	}
-	qsort(s->su, nu, sizeof *s->su, cmp_shm_use);
+	if (nu > 1)
+		qsort(s->su, nu, sizeof *s->su, cmp_shm_use);
 	for (size_t i = 0; i < nu;) {
 		double run = 0, end = 0, merge = 0;
 		size_t j = i;

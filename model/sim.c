@@ -579,6 +579,8 @@ static int build_routes(struct sim *s, char *err, size_t len)
 			if (x->bytes > g->bytes)
 				g->bytes = (double)x->bytes;
 			s->mdst[g->x0 + k] = x->dst;
+			if (h == 0) /* inside a node, no shared-memory cost */
+				continue;
 			if (ng + (size_t)h > capg) {
 				size_t c2 = capg ? 2 * capg : 64;
 				while (c2 < ng + (size_t)h)
@@ -612,7 +614,8 @@ static int build_routes(struct sim *s, char *err, size_t len)
 			raw = q;
 			cap = c2;
 		}
-		memcpy(raw + ne, grp, ng * sizeof *grp);
+		if (ng)
+			memcpy(raw + ne, grp, ng * sizeof *grp);
 		ne += ng;
 		g->nr = (uint32_t)(ne - g->r0);
 	}
