@@ -24,6 +24,16 @@
  *   permutation  004 §2.1 assumption 1: tau + M*phi, M the phase's
  *                largest message.
  *
+ * On a machine with several ranks per node, a transfer between two ranks
+ * of one node uses no link: with a shared-memory cost (shm_alpha,
+ * shm_beta) each model prices a phase as the larger of its network part
+ * (its formula over the transfers between nodes) and its shared-memory
+ * part, the busiest node's shm_alpha + (bytes of the phase's transfers
+ * inside it) * shm_beta, the node's memory being shared by them (the
+ * unicast model starts each at its sender's serialised start-ups).
+ * Without a shared-memory cost a transfer inside a node is priced as a
+ * network transfer of 0 hops.
+ *
  * Beside them, 000's closed forms (eqs. 5-14) of its own HPAM algorithms
  * for a given sub-mesh partition, without a plan: the HPAM generators
  * search their partition with them, and they take eq. 3's Gamma and
@@ -437,6 +447,20 @@ static int check_params(const ir_plan *p, enum model_kind k, char *err,
 
 /* ---- one phase at a time -------------------------------------------- */
 
+/* The time per byte of combining a received partial: the machine's
+ * combine cost, 0 when not given. */
+static double combine_per_byte(const ir_cost *c)
+{
+	return ir_cost_has_combine(c) ? c->combine : 0;
+}
+
+/* A shared-memory cost field (shm_alpha, shm_beta), 0 when not given:
+ * like combine, a machine may give one without the other. */
+static double shm_cost(double v)
+{
+	return v > 0 ? v : 0;
+}
+
 /* A (link, send) pair of a phase, for counting link loads. */
 struct use {
 	uint64_t link;
@@ -452,23 +476,48 @@ static int cmp_use(const void *a, const void *b)
 	return (x->send > y->send) - (x->send < y->send);
 }
 
+/* A transfer inside a node, for the node's shared-memory part: when it
+ * starts streaming through the node's memory, and for how long alone. */
+struct shm_use {
+	int32_t node;
+	double at;    /* start of its streaming */
+	double work;  /* bytes * shm_beta */
+	double merge; /* bytes * combine when the receiver combines it */
+};
+
+static int cmp_shm_use(const void *a, const void *b)
+{
+	const struct shm_use *x = a, *y = b;
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	return (x->at < y->at) - (x->at > y->at); /* latest first */
+}
+
 /* Scratch shared by the phases. */
 struct scan {
 	const ir_plan *p;
 	int32_t n;
+	bool nodes;      /* several ranks per node */
+	bool shm;        /* ... and a shared-memory cost: transfers inside a
+	                    node form the phase's shared-memory part */
 	uint64_t *route; /* ir_max_hops entries */
 	int32_t *hops;   /* per transfer of the phase */
 	uint32_t *pos;   /* its send's 1-based place among the rank's sends */
 	uint32_t *send;  /* index of the transfer opening its send */
 	uint32_t *load;  /* most sends on one link of its route */
 	double *price;   /* HPAM: cost of the send a transfer opens */
-	uint32_t cap;    /* entries of the five arrays above */
+	double *lead;    /* unicast: when its send's start-up is over */
+	bool *inside;    /* both ranks share a node (shared memory) */
+	uint32_t cap;    /* entries of the eight arrays above */
 	struct use *use; /* link uses of the phase */
 	size_t nuse, capuse;
+	struct shm_use *su; /* the phase's transfers inside nodes */
+	size_t capsu;
 	uint32_t *count;  /* per rank: sends so far in the phase */
 	uint32_t *mcast;  /* per rank: 1 + the phase-index of its open
 	                     multicast send, 0 if none */
 	double *busy;     /* per rank: HPAM sender time in the phase */
+	uint32_t *nshm;   /* per rank: its sends inside its node so far */
 	int32_t *touched; /* ranks whose counters to reset */
 	uint32_t ntouched;
 };
@@ -481,10 +530,14 @@ static void scan_fini(struct scan *s)
 	free(s->send);
 	free(s->load);
 	free(s->price);
+	free(s->lead);
+	free(s->inside);
 	free(s->use);
+	free(s->su);
 	free(s->count);
 	free(s->mcast);
 	free(s->busy);
+	free(s->nshm);
 	free(s->touched);
 }
 
@@ -499,8 +552,12 @@ static int scan_init(struct scan *s, const ir_plan *p)
 	s->count = calloc(n, sizeof *s->count);
 	s->mcast = calloc(n, sizeof *s->mcast);
 	s->busy = calloc(n, sizeof *s->busy);
+	s->nshm = calloc(n, sizeof *s->nshm);
 	s->touched = malloc(n * sizeof *s->touched);
-	if (!s->route || !s->count || !s->mcast || !s->busy || !s->touched) {
+	s->nodes = ir_machine_has_nodes(&p->machine);
+	s->shm = s->nodes && ir_cost_has_shm(&p->machine.cost);
+	if (!s->route || !s->count || !s->mcast || !s->busy || !s->nshm ||
+	    !s->touched) {
 		scan_fini(s);
 		return CCP_ENOMEM;
 	}
@@ -536,7 +593,13 @@ static int scan_phase(struct scan *s, uint32_t ph, bool loads,
 		double *d = realloc(s->price, cap * sizeof *d);
 		if (d)
 			s->price = d;
-		if (!h || !a || !b || !c || !d)
+		double *e = realloc(s->lead, cap * sizeof *e);
+		if (e)
+			s->lead = e;
+		bool *g = realloc(s->inside, cap * sizeof *g);
+		if (g)
+			s->inside = g;
+		if (!h || !a || !b || !c || !d || !e || !g)
 			return CCP_ENOMEM;
 		s->cap = cap;
 	}
@@ -545,27 +608,32 @@ static int scan_phase(struct scan *s, uint32_t ph, bool loads,
 	for (uint32_t t = 0; t < nt; t++) {
 		const ir_transfer *x = &xs[t];
 		int h = ir_route(m, x->src, x->dst, s->route);
-		/* 0 hops: a transfer inside a node (shared memory), priced
-		 * as a message that crosses no link */
-		bool shm = h == 0 &&
-		           ir_node_of(m, x->src) == ir_node_of(m, x->dst);
-		if (h < 0 || (h == 0 && !shm)) {
+		bool inside = s->nodes &&
+		              ir_node_of(m, x->src) == ir_node_of(m, x->dst);
+		if (h < 0 || (h == 0 && !inside)) {
 			snprintf(err, len,
 			         "phase %u: no route from rank %d to rank %d",
 			         ph, (int)x->src, (int)x->dst);
 			return CCP_EINVAL;
 		}
 		s->hops[t] = h;
+		s->inside[t] = inside;
 		if (s->count[x->src] == 0)
 			s->touched[s->ntouched++] = x->src;
 		if ((x->flags & IR_XF_MCAST) && s->mcast[x->src]) {
 			s->send[t] = s->mcast[x->src] - 1; /* same send */
 			s->pos[t] = s->pos[s->send[t]];
+			s->lead[t] = s->lead[s->send[t]];
 		} else {
 			s->send[t] = t;
 			s->pos[t] = ++s->count[x->src];
 			if (x->flags & IR_XF_MCAST)
 				s->mcast[x->src] = t + 1;
+			/* the rank's start-ups so far: shm_alpha for each
+			 * send inside its node, alpha for the others */
+			uint32_t k = s->nshm[x->src] += s->shm && inside;
+			s->lead[t] = (s->pos[t] - k) * m->cost.alpha +
+			             (k ? k * shm_cost(m->cost.shm_alpha) : 0);
 		}
 		if (!loads)
 			continue;
@@ -586,6 +654,7 @@ static int scan_phase(struct scan *s, uint32_t ph, bool loads,
 	for (uint32_t k = 0; k < s->ntouched; k++) {
 		s->count[s->touched[k]] = 0;
 		s->mcast[s->touched[k]] = 0;
+		s->nshm[s->touched[k]] = 0;
 	}
 	*maxload = 0;
 	for (uint32_t t = 0; loads && t < nt; t++)
@@ -610,46 +679,126 @@ static int scan_phase(struct scan *s, uint32_t ph, bool loads,
 }
 
 /* The largest message of phase ph, in bytes: of every transfer, or of
- * those a receiver combines (IR_XF_REDUCE) when reduced. */
-static int64_t phase_max_bytes(const ir_plan *p, uint32_t ph, bool reduced)
+ * those a receiver combines (IR_XF_REDUCE) when reduced; skip, if not
+ * NULL, marks transfers of the phase to leave out. */
+static int64_t phase_max_bytes(const ir_plan *p, uint32_t ph, bool reduced,
+                               const bool *skip)
 {
 	const ir_phase *f = &p->phases[ph];
 	int64_t mx = 0;
 	for (uint32_t t = 0; t < f->ntransfers; t++) {
 		const ir_transfer *x = &p->transfers[f->transfer + t];
+		if (skip && skip[t])
+			continue;
 		if (x->bytes > mx && (!reduced || (x->flags & IR_XF_REDUCE)))
 			mx = x->bytes;
 	}
 	return mx;
 }
 
-/* The time per byte of combining a received partial: the machine's
- * combine cost, 0 when not given. */
-static double combine_per_byte(const ir_cost *c)
+/* Whether phase ph has a transfer the network part prices: one between
+ * nodes, or any when transfers inside a node are priced as network ones
+ * (no shared-memory cost). */
+static bool phase_has_net(const struct scan *s, uint32_t ph)
 {
-	return ir_cost_has_combine(c) ? c->combine : 0;
+	uint32_t nt = s->p->phases[ph].ntransfers;
+	for (uint32_t t = 0; t < nt; t++)
+		if (!s->shm || !s->inside[t])
+			return true;
+	return false;
+}
+
+/* The phase's shared-memory part (s->shm): the transfers inside a node
+ * stream through the node's memory, which passes shm_beta per byte in
+ * all, shared by those streaming at once.  Transfer k starts at a_k
+ * (serial: after its sender's start-ups, s->lead; otherwise shm_alpha
+ * for all) with work w_k = bytes * shm_beta; the memory never idles
+ * while work is left, so its last byte leaves at max_k (a_k + the work
+ * of the transfers starting at or after a_k), shm_alpha + (bytes of the
+ * node's transfers) * shm_beta when they start together.  The node's
+ * largest combine follows (R*combine).  The largest over nodes, in *us;
+ * 0 or CCP_ENOMEM. */
+static int phase_shm(struct scan *s, uint32_t ph, bool serial, double *us)
+{
+	const ir_plan *p = s->p;
+	const ir_cost *c = &p->machine.cost;
+	const ir_phase *f = &p->phases[ph];
+	size_t nu = 0;
+	*us = 0;
+	if (f->ntransfers > s->capsu) {
+		struct shm_use *q = realloc(s->su, f->ntransfers * sizeof *q);
+		if (!q)
+			return CCP_ENOMEM;
+		s->su = q;
+		s->capsu = f->ntransfers;
+	}
+	for (uint32_t t = 0; t < f->ntransfers; t++) {
+		const ir_transfer *x = &p->transfers[f->transfer + t];
+		if (!s->inside[t])
+			continue;
+		double L = (double)x->bytes;
+		s->su[nu++] = (struct shm_use){
+		        ir_node_of(&p->machine, x->src),
+		        serial ? s->lead[t] : shm_cost(c->shm_alpha),
+		        L * shm_cost(c->shm_beta),
+		        (x->flags & IR_XF_REDUCE) ? L * combine_per_byte(c)
+		                                  : 0};
+	}
+	if (nu > 1)
+		qsort(s->su, nu, sizeof *s->su, cmp_shm_use);
+	for (size_t i = 0; i < nu;) {
+		double run = 0, end = 0, merge = 0;
+		size_t j = i;
+		for (; j < nu && s->su[j].node == s->su[i].node; j++) {
+			run += s->su[j].work;
+			end = fmax(end, s->su[j].at + run);
+			merge = fmax(merge, s->su[j].merge);
+		}
+		*us = fmax(*us, end + merge);
+		i = j;
+	}
+	return 0;
+}
+
+/* *us becomes the larger of itself (a phase's network part) and the
+ * phase's shared-memory part with every transfer starting at shm_alpha
+ * (the contention and permutation models have no serialised start-ups). */
+static int phase_shm_max(struct scan *s, uint32_t ph, double *us)
+{
+	double shm;
+	int rc = phase_shm(s, ph, false, &shm);
+	if (!rc && shm > *us)
+		*us = shm;
+	return rc;
 }
 
 /* 001 §4.4.2: the k-th send of a rank leaves after k serialised
  * start-ups; a transfer over h hops then arrives h*hop + L*beta + gamma
  * later, and a partial is combined L*combine after that.  The phase ends
- * at its last arrival. */
-static double phase_unicast(const struct scan *s, uint32_t ph)
+ * at its last arrival, or when the shared-memory part ends (phase_shm,
+ * its transfers starting after their senders' start-ups), if later. */
+static int phase_unicast(struct scan *s, uint32_t ph, double *us)
 {
 	const ir_plan *p = s->p;
 	const ir_cost *c = &p->machine.cost;
 	const ir_phase *f = &p->phases[ph];
 	double worst = 0;
+	int rc;
+	if (s->shm && (rc = phase_shm(s, ph, true, &worst)) != 0)
+		return rc;
 	for (uint32_t t = 0; t < f->ntransfers; t++) {
 		const ir_transfer *x = &p->transfers[f->transfer + t];
-		double at = s->pos[t] * c->alpha + s->hops[t] * c->hop +
+		if (s->shm && s->inside[t])
+			continue;
+		double at = s->lead[t] + s->hops[t] * c->hop +
 		            (double)x->bytes * c->beta + c->gamma;
 		if (x->flags & IR_XF_REDUCE)
 			at += (double)x->bytes * combine_per_byte(c);
 		if (at > worst)
 			worst = at;
 	}
-	return worst;
+	*us = worst;
+	return 0;
 }
 
 /* 000 eq. 3: t_comm^lk = Gamma_lk + Omega_lk*S + Lambda*eta + t_cont,
@@ -757,7 +906,7 @@ int model_predict(const ir_plan *p, const ir_report *r, enum model_kind k,
 		case MODEL_UNICAST:
 			rc = scan_phase(&s, ph, false, &f, err, errlen);
 			if (!rc)
-				t = phase_unicast(&s, ph);
+				rc = phase_unicast(&s, ph, &t);
 			break;
 		case MODEL_HPAM:
 			rc = scan_phase(&s, ph, true, &f, err, errlen);
@@ -766,26 +915,40 @@ int model_predict(const ir_plan *p, const ir_report *r, enum model_kind k,
 			break;
 		case MODEL_CONTENTION: {
 			/* 003 §2: T = alpha + L max(beta_ex, f(i) beta_sat),
-			 * and R*combine for the largest partial R combined */
+			 * and R*combine for the largest partial R combined;
+			 * with a shared-memory cost, over the transfers
+			 * between nodes, against the shared-memory part */
 			if (report_loads)
 				f = r->link_load[ph];
-			else
-				rc = scan_phase(&s, ph, true, &f, err, errlen);
-			double L = (double)phase_max_bytes(p, ph, false);
-			double R = (double)phase_max_bytes(p, ph, true);
-			if (p->phases[ph].ntransfers)
+			if ((!report_loads || s.shm) &&
+			    (rc = scan_phase(&s, ph, !report_loads, &f, err,
+			                     errlen)) != 0)
+				break;
+			const bool *skip = s.shm ? s.inside : NULL;
+			double L = (double)phase_max_bytes(p, ph, false, skip);
+			double R = (double)phase_max_bytes(p, ph, true, skip);
+			if (p->phases[ph].ntransfers && phase_has_net(&s, ph))
 				t = c->alpha +
 				    L * fmax(c->beta, f * c->beta_sat) +
 				    R * combine_per_byte(c);
+			if (s.shm)
+				rc = phase_shm_max(&s, ph, &t);
 			break;
 		}
 		case MODEL_PERMUTATION: {
 			/* 004 §2.1: tau + M phi, and R*combine for the
-			 * largest partial R combined */
-			double M = (double)phase_max_bytes(p, ph, false);
-			double R = (double)phase_max_bytes(p, ph, true);
-			if (p->phases[ph].ntransfers)
+			 * largest partial R combined; with a shared-memory
+			 * cost, as the contention model */
+			if (s.shm && (rc = scan_phase(&s, ph, false, &f, err,
+			                              errlen)) != 0)
+				break;
+			const bool *skip = s.shm ? s.inside : NULL;
+			double M = (double)phase_max_bytes(p, ph, false, skip);
+			double R = (double)phase_max_bytes(p, ph, true, skip);
+			if (p->phases[ph].ntransfers && phase_has_net(&s, ph))
 				t = c->tau + M * c->phi + R * combine_per_byte(c);
+			if (s.shm)
+				rc = phase_shm_max(&s, ph, &t);
 			break;
 		}
 		default:

@@ -68,7 +68,9 @@ const char *model_kind_name(enum model_kind k);
 int model_kind_find(const char *name, enum model_kind *k);
 
 /* Predicted time of plan p under model k, the sum over its phases (each
- * model prices one phase; the phases run one after another).  r, if not
+ * model prices one phase; the phases run one after another; with several
+ * ranks per node and a shared-memory cost, a phase is the larger of its
+ * network part and its shared-memory part, docs/cost-models.md).  r, if not
  * NULL, is the verifier's report of p: the contention model then takes
  * each phase's link load from r->link_load instead of routing the phase
  * again.  phase_us, if not NULL, gets p->nphases per-phase times (caller
@@ -184,8 +186,8 @@ struct model_sim_opts {
 	void *progress_arg; /* progress's first argument */
 };
 
-/* Run plan p on its machine (p->machine: topology, routing, ports and
- * cost) as a wormhole-routed network (sim.c explains the event model;
+/* Run plan p on its machine (p->machine: topology, routing, ports, nodes
+ * and cost) as a wormhole-routed network (sim.c explains the event model;
  * docs/simulator.md its limits).  Needs alpha, beta, hop and gamma.  o
  * may be NULL.  out is overwritten.  Returns 0, CCP_EINVAL with a reason
  * in err (unset parameter, malformed plan, a transfer that can never

@@ -66,6 +66,20 @@
  * after its sender became free and it became ready, which is 001's
  * unicast latency (001 §4.4.2).
  *
+ * On a machine with several ranks per node, a message between two ranks
+ * of one node crosses no link and takes none of the node's network
+ * ports.  With a shared-memory cost (shm_alpha, shm_beta) it streams
+ * through its node's memory, a virtual link of the node with shm_beta
+ * per byte, shared among the messages streaming in that node as a link
+ * is; its start-up is shm_alpha instead of alpha, it has no header hops
+ * and no receive overhead (shm_alpha is its whole overhead, as the cost
+ * models price it).  Without one it is a message of 0 hops.  A message
+ * between nodes also takes one of its source node's network ports
+ * (node_ports, or the node's degree when all) after its rank's injection
+ * port, and one of its destination node's after the destination's
+ * ejection port, waiting in order for them like for a rank's.  Either
+ * kind takes its ranks' ports, as the verifier counts them.
+ *
  * Every step is an event in a heap ordered by time (ties by creation
  * order), so a run costs O(E log E) for E events; rate changes touch
  * only the messages sharing a link with the one that started or stopped,
@@ -180,6 +194,9 @@ struct msg {
 	                    first of entries r0 .. r0 + nr */
 	int hops;        /* header hops (the longest copy) */
 	bool shared;     /* it shared a link with another at some time */
+	bool shm;        /* inside a node, through the node's memory */
+	bool net;        /* takes its nodes' network ports */
+	double tpb0;     /* time per byte alone: beta, or shm_beta */
 	bool streaming;  /* it is on its links now */
 	double bytes;    /* bytes on the wire */
 	double rem;      /* bytes still to stream */
@@ -213,6 +230,12 @@ struct rank {
 	double rx_free;     /* when its receive processing is free */
 };
 
+/* The network ports of a node (machines with several ranks per node). */
+struct node {
+	struct port inj; /* its network sends */
+	struct port ej;  /* its network receives */
+};
+
 /* One link of one message's route, in the link's list of messages
  * streaming on it while the message streams. */
 struct entry {
@@ -243,6 +266,9 @@ struct sim {
 	/* dependencies: dep[dep0[t] .. dep0[t+1]) wait for transfer t */
 	uint32_t *dep0, *dep;
 	struct rank *rank; /* per rank */
+	struct node *node; /* per node, when the machine has nodes */
+	bool nodes;        /* several ranks per node */
+	bool shm;          /* ... and a shared-memory cost */
 	uint32_t *sq;      /* messages grouped by sender, in send order */
 	struct heap h;
 	uint32_t refresh; /* rate-refresh counter for msg.stamp */
@@ -271,6 +297,7 @@ static void sim_free(struct sim *s)
 	free(s->dep0);
 	free(s->dep);
 	free(s->rank);
+	free(s->node);
 	free(s->sq);
 	free(s->left);
 	free(s->pm0);
@@ -279,6 +306,13 @@ static void sim_free(struct sim *s)
 }
 
 /* ---- building ------------------------------------------------------- */
+
+/* A shared-memory cost field (shm_alpha, shm_beta), 0 when not given: a
+ * machine may give one without the other. */
+static double shm_cost(double v)
+{
+	return v > 0 ? v : 0;
+}
 
 /* 0 if v is set and not negative; CCP_EINVAL naming the field. */
 static int need_param(double v, const char *field, const char *what, char *err,
@@ -503,27 +537,50 @@ static int build_routes(struct sim *s, char *err, size_t len)
 	uint64_t *raw = NULL, *grp = NULL;
 	struct lref *ref = NULL;
 	size_t cap = 0, ne = 0, capg = 0;
+	uint64_t nl = ir_nlinks(mc); /* the node memories follow */
 	if (!route)
 		goto out;
 	for (uint32_t i = 0; i < s->nmsg; i++) {
 		struct msg *g = &s->m[i];
 		size_t ng = 0;
 		g->r0 = (uint32_t)ne;
+		g->tpb0 = s->c->beta;
+		if (s->nodes && g->nx > 1) {
+			snprintf(err, len,
+			         "transfer %u is a multicast on a machine with "
+			         "several ranks per node, which no router "
+			         "replicates",
+			         s->xf[g->x0]);
+			rc = CCP_EINVAL;
+			goto out;
+		}
 		for (uint32_t k = 0; k < g->nx; k++) {
 			const ir_transfer *x = &p->transfers[s->xf[g->x0 + k]];
 			int h = ir_route(mc, x->src, x->dst, route);
-			if (h <= 0) {
+			int32_t node = ir_node_of(mc, x->src);
+			bool inside =
+			        s->nodes && node == ir_node_of(mc, x->dst);
+			if (h < 0 || (h == 0 && !inside)) {
 				snprintf(err, len,
 				         "no route from rank %d to rank %d",
 				         (int)x->src, (int)x->dst);
 				rc = CCP_EINVAL;
 				goto out;
 			}
-			if (h > g->hops)
+			g->net = s->nodes && !inside;
+			if (inside && s->shm) { /* the node's memory */
+				g->shm = true;
+				g->tpb0 = shm_cost(s->c->shm_beta);
+				route[0] = nl + (uint64_t)node;
+				h = 1;
+			}
+			if (h > g->hops && !g->shm)
 				g->hops = h;
 			if (x->bytes > g->bytes)
 				g->bytes = (double)x->bytes;
 			s->mdst[g->x0 + k] = x->dst;
+			if (h == 0) /* inside a node, no shared-memory cost */
+				continue;
 			if (ng + (size_t)h > capg) {
 				size_t c2 = capg ? 2 * capg : 64;
 				while (c2 < ng + (size_t)h)
@@ -557,7 +614,8 @@ static int build_routes(struct sim *s, char *err, size_t len)
 			raw = q;
 			cap = c2;
 		}
-		memcpy(raw + ne, grp, ng * sizeof *grp);
+		if (ng)
+			memcpy(raw + ne, grp, ng * sizeof *grp);
 		ne += ng;
 		g->nr = (uint32_t)(ne - g->r0);
 	}
@@ -568,7 +626,8 @@ static int build_routes(struct sim *s, char *err, size_t len)
 	for (uint32_t i = 0; i < s->nmsg; i++)
 		for (uint32_t k = 0; k < s->m[i].nr; k++)
 			s->ent[s->m[i].r0 + k].msg = i;
-	uint64_t nl = ir_nlinks(mc);
+	if (s->shm)
+		nl += (uint64_t)mc->nnodes;
 	if (nl <= (UINT64_C(1) << 25)) { /* link ids are dense already */
 		for (size_t e = 0; e < ne; e++)
 			s->ent[e].link = (uint32_t)raw[e];
@@ -805,6 +864,18 @@ static int build_ranks(struct sim *s)
 		s->rank[r].ej = (struct port){ports, {NONE, NONE}};
 		s->rank[r].dq = (struct queue){NONE, NONE};
 	}
+	if (!s->nodes)
+		return 0;
+	if (!(s->node = malloc((size_t)mc->nnodes * sizeof *s->node)))
+		return CCP_ENOMEM;
+	for (int32_t v = 0; v < mc->nnodes; v++) {
+		int k = mc->node_ports == IR_PORTS_ALL
+		                ? ir_degree(mc, ir_node_rank(mc, v, 0))
+		                : mc->node_ports;
+		uint32_t ports = k > 0 ? (uint32_t)k : 1;
+		s->node[v].inj = (struct port){ports, {NONE, NONE}};
+		s->node[v].ej = (struct port){ports, {NONE, NONE}};
+	}
 	return 0;
 }
 
@@ -904,7 +975,8 @@ static int try_send(struct sim *s, int32_t r, double now)
 	if (s->m[i].need || (s->barriers && s->m[i].phase > s->gate))
 		return 0;
 	s->rank[r].cpu = true;
-	return heap_push(&s->h, now + s->c->alpha, EV_STARTUP, i, 0);
+	double startup = s->m[i].shm ? shm_cost(s->c->shm_alpha) : s->c->alpha;
+	return heap_push(&s->h, now + startup, EV_STARTUP, i, 0);
 }
 
 /* Bring message i's progress up to now and give it the rate of its most
@@ -922,7 +994,7 @@ static int refresh(struct sim *s, uint32_t i, double now)
 		g->shared = true;
 	if (share > s->out->max_share)
 		s->out->max_share = share;
-	double tpb = s->c->beta * share;
+	double tpb = g->tpb0 * share;
 	if (g->tpb > 0) {
 		g->rem -= (now - g->upd) / g->tpb;
 		if (g->rem < 0)
@@ -970,8 +1042,8 @@ static int start_stream(struct sim *s, uint32_t i, double now)
 	if (s->fifo) { /* it holds every link of its route alone */
 		if (g->nr && s->out->max_share < 1)
 			s->out->max_share = 1;
-		return heap_push(&s->h, now + g->bytes * s->c->beta, EV_STREAM,
-		                 i, ++g->ver);
+		return heap_push(&s->h, now + g->bytes * g->tpb0, EV_STREAM, i,
+		                 ++g->ver);
 	}
 	for (uint32_t k = 0; k < g->nr; k++) {
 		uint32_t e = g->r0 + k, l = s->ent[e].link;
@@ -982,6 +1054,8 @@ static int start_stream(struct sim *s, uint32_t i, double now)
 		s->link[l].head = e;
 		s->link[l].count++;
 	}
+	if (!g->nr) /* inside a node without a shared-memory cost */
+		return refresh(s, i, now);
 	return refresh_around(s, i, now);
 }
 
@@ -1037,13 +1111,23 @@ static int duplex_retry(struct sim *s, int32_t r, double now)
 	return 0;
 }
 
-/* Take the ejection ports of message i's destinations in rank order
- * (a fixed order, so waiting messages cannot deadlock), then stream. */
+/* The ejection port message i takes k-th: its destinations' in rank
+ * order, then (a message between nodes, never a multicast) its
+ * destination node's network port. */
+static struct port *ej_port(struct sim *s, const struct msg *g, uint32_t k)
+{
+	if (k < g->nx)
+		return &s->rank[s->mdst[g->x0 + k]].ej;
+	return &s->node[ir_node_of(&s->p->machine, s->mdst[g->x0])].ej;
+}
+
+/* Take the ejection ports of message i in ej_port's order (a fixed
+ * order, so waiting messages cannot deadlock), then stream. */
 static int take_ejection(struct sim *s, uint32_t i, double now)
 {
 	struct msg *g = &s->m[i];
-	while (g->have < g->nx) {
-		struct port *q = &s->rank[s->mdst[g->x0 + g->have]].ej;
+	while (g->have < g->nx + g->net) {
+		struct port *q = ej_port(s, g, g->have);
 		if (!q->free) {
 			enqueue(s, &q->q, i);
 			return 0;
@@ -1115,6 +1199,24 @@ static int fifo_release(struct sim *s, uint32_t i, double now)
 	return 0;
 }
 
+/* Message i holds its rank's injection port: a message between nodes
+ * also takes a network port of its node, or waits in order for one;
+ * then its header sets off. */
+static int inject(struct sim *s, uint32_t i, double now)
+{
+	struct msg *g = &s->m[i];
+	if (g->net) {
+		struct port *q =
+		        &s->node[ir_node_of(&s->p->machine, g->src)].inj;
+		if (!q->free) {
+			enqueue(s, &q->q, i);
+			return 0;
+		}
+		q->free--;
+	}
+	return launch(s, i, now);
+}
+
 /* The start-up of message i is over: it asks for an injection port, and
  * its sender's processor turns to the next send. */
 static int on_startup(struct sim *s, uint32_t i, double now)
@@ -1127,7 +1229,7 @@ static int on_startup(struct sim *s, uint32_t i, double now)
 	g->asked = now;
 	if (q->free) {
 		q->free--;
-		rc = launch(s, i, now);
+		rc = inject(s, i, now);
 	} else {
 		enqueue(s, &q->q, i);
 	}
@@ -1146,6 +1248,19 @@ static void deliver(struct sim *s, int32_t d, double at)
 		s->last = at;
 }
 
+/* An ejection port is free: it passes to the oldest message waiting for
+ * it, which takes the rest of its ports, or becomes free. */
+static int pass_ejection(struct sim *s, struct port *q, double now)
+{
+	uint32_t j = dequeue(s, &q->q);
+	if (j == NONE) {
+		q->free++;
+		return 0;
+	}
+	s->m[j].have++; /* the port passes to j */
+	return take_ejection(s, j, now);
+}
+
 /* The last byte of message i is in: free its links and ports, hand the
  * ports to the oldest waiters, and queue its receive processing. */
 static int on_stream(struct sim *s, uint32_t i, double now)
@@ -1159,7 +1274,7 @@ static int on_stream(struct sim *s, uint32_t i, double now)
 			return rc;
 	} else {
 		s->out->stall_us +=
-		        fmax(0, now - g->started - g->bytes * s->c->beta);
+		        fmax(0, now - g->started - g->bytes * g->tpb0);
 		for (uint32_t k = 0; k < g->nr; k++) {
 			uint32_t e = g->r0 + k, l = s->ent[e].link;
 			if (s->ent[e].prev != NONE)
@@ -1189,27 +1304,33 @@ static int on_stream(struct sim *s, uint32_t i, double now)
 			    0)
 				return rc;
 	}
-	uint32_t j = dequeue(s, &s->rank[g->src].inj.q);
-	if (j == NONE)
-		s->rank[g->src].inj.free++;
-	else if ((rc = launch(s, j, now)) != 0)
-		return rc;
-	for (uint32_t k = 0; k < g->nx; k++) {
-		struct port *q = &s->rank[s->mdst[g->x0 + k]].ej;
+	/* node ports first: their waiters hold their ranks' ports already */
+	uint32_t j;
+	if (g->net) {
+		struct port *q =
+		        &s->node[ir_node_of(&s->p->machine, g->src)].inj;
 		j = dequeue(s, &q->q);
-		if (j == NONE) {
+		if (j == NONE)
 			q->free++;
-			continue;
-		}
-		s->m[j].have++; /* the port passes to j */
-		if ((rc = take_ejection(s, j, now)) != 0)
+		else if ((rc = launch(s, j, now)) != 0)
 			return rc;
 	}
+	j = dequeue(s, &s->rank[g->src].inj.q);
+	if (j == NONE)
+		s->rank[g->src].inj.free++;
+	else if ((rc = inject(s, j, now)) != 0)
+		return rc;
+	if (g->net && (rc = pass_ejection(s, ej_port(s, g, g->nx), now)) != 0)
+		return rc;
+	for (uint32_t k = 0; k < g->nx; k++)
+		if ((rc = pass_ejection(s, ej_port(s, g, k), now)) != 0)
+			return rc;
 	for (uint32_t k = 0; k < g->nx; k++) {
 		uint32_t t = s->xf[g->x0 + k];
 		const ir_transfer *x = &s->p->transfers[t];
 		int32_t d = x->dst;
-		double at = fmax(now, s->rank[d].rx_free) + s->c->gamma;
+		double at = fmax(now, s->rank[d].rx_free) +
+		            (g->shm ? 0 : s->c->gamma);
 		if ((x->flags & IR_XF_REDUCE) && ir_cost_has_combine(s->c))
 			at += (double)x->bytes * s->c->combine;
 		s->rank[d].rx_free = at;
@@ -1345,6 +1466,8 @@ int model_simulate(const ir_plan *p, const struct model_sim_opts *o,
 	s.progress = o ? o->progress : NULL;
 	s.progress_arg = o ? o->progress_arg : NULL;
 	s.n = p->machine.nranks;
+	s.nodes = ir_machine_has_nodes(&p->machine);
+	s.shm = s.nodes && ir_cost_has_shm(c);
 	s.out = out;
 	out->nranks = s.n;
 	out->delivered =

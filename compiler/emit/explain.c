@@ -1,6 +1,8 @@
 /*
  * explain.c - print a plan as a table: one row per phase with transfers,
- * bytes, the busiest link, the ports used and the hops, then the plan
+ * bytes, the busiest link, the ports used and the hops (on a machine
+ * with several ranks per node also the transfers through shared memory
+ * and the busiest node's network sends and receives), then the plan
  * against its lower bound.  Reads only what the verifier measured and the
  * plan itself.
  */
@@ -41,9 +43,21 @@ void explain_machine(const ir_machine *m, char *buf, size_t len)
 		snprintf(ports, sizeof ports, "one-port");
 	else
 		snprintf(ports, sizeof ports, "%d-port", m->ports);
-	snprintf(buf, len, "%s %s, %s routing, %s, %d ranks",
-	         ir_topo_name(m->topo), shape, ir_routing_name(m->routing),
-	         ports, (int)m->nranks);
+	int o = snprintf(buf, len, "%s %s, %s routing, %s, %d ranks",
+	                 ir_topo_name(m->topo), shape,
+	                 ir_routing_name(m->routing), ports, (int)m->nranks);
+	if (!ir_machine_has_nodes(m) || o < 0 || (size_t)o >= len)
+		return;
+	char np[32] = "one per network link";
+	if (m->node_ports != IR_PORTS_ALL)
+		snprintf(np, sizeof np, "%d", m->node_ports);
+	snprintf(buf + o, len - (size_t)o,
+	         ", %d per node (%s placement), node network ports %s",
+	         (int)m->ranks_per_node,
+	         m->placement < IR_NPLACEMENTS
+	                 ? ir_placement_names[m->placement]
+	                 : "?",
+	         np);
 }
 
 static void explain_comm(const ir_comm *c, char *buf, size_t len)
@@ -117,10 +131,17 @@ static int explain_view(const struct compiled *c, FILE *out, bool table)
 	uint32_t *sends = calloc((size_t)n, sizeof *sends);
 	uint32_t *recvs = calloc((size_t)n, sizeof *recvs);
 	uint64_t *links = malloc(((size_t)ir_max_hops(m) + 1) * sizeof *links);
-	if (!sends || !recvs || !links) {
+	/* several ranks per node: network sends and receives per node */
+	bool nodes = ir_machine_has_nodes(m);
+	size_t nn = nodes ? (size_t)m->nnodes : 1;
+	uint32_t *nsends = calloc(nn, sizeof *nsends);
+	uint32_t *nrecvs = calloc(nn, sizeof *nrecvs);
+	if (!sends || !recvs || !links || !nsends || !nrecvs) {
 		free(sends);
 		free(recvs);
 		free(links);
+		free(nsends);
+		free(nrecvs);
 		return CCP_ENOMEM;
 	}
 	const struct sch_generator *g = sch_find(p->algorithm);
@@ -157,13 +178,14 @@ static int explain_view(const struct compiled *c, FILE *out, bool table)
 	                : "none: the plan declares none, and the verifier "
 	                  "checks it");
 	if (table)
-		fprintf(out, "\n%5s  %9s  %12s  %8s  %5s  %5s  %7s\n",
+		fprintf(out, "\n%5s  %9s  %12s  %8s  %5s  %5s  %7s%s\n",
 		        "phase", "transfers", "bytes", "max-link", "sends",
-		        "recvs", "hops");
+		        "recvs", "hops",
+		        nodes ? "  shm-xfers  net-sends  net-recvs" : "");
 	for (uint32_t ph = 0; table && ph < p->nphases; ph++) {
 		const ir_phase *f = &p->phases[ph];
-		uint64_t bytes = 0, hops = 0;
-		uint32_t ms = 0, mr = 0;
+		uint64_t bytes = 0, hops = 0, shm = 0;
+		uint32_t ms = 0, mr = 0, mns = 0, mnr = 0;
 		for (uint32_t t = f->transfer; t < f->transfer + f->ntransfers;
 		     t++) {
 			const ir_transfer *x = &p->transfers[t];
@@ -173,15 +195,36 @@ static int explain_view(const struct compiled *c, FILE *out, bool table)
 				ms = sends[x->src];
 			if (++recvs[x->dst] > mr)
 				mr = recvs[x->dst];
+			if (!nodes)
+				continue;
+			/* as the verifier counts them (ir_report) */
+			int32_t a = ir_node_of(m, x->src);
+			int32_t b = ir_node_of(m, x->dst);
+			if (a == b) {
+				shm++;
+				continue;
+			}
+			if (++nsends[a] > mns)
+				mns = nsends[a];
+			if (++nrecvs[b] > mnr)
+				mnr = nrecvs[b];
 		}
 		for (uint32_t t = f->transfer; t < f->transfer + f->ntransfers;
-		     t++)
-			sends[p->transfers[t].src] =
-			        recvs[p->transfers[t].dst] = 0;
-		fprintf(out, "%5u  %9u  %12llu  %8u  %5u  %5u  %7llu\n", ph,
+		     t++) {
+			const ir_transfer *x = &p->transfers[t];
+			sends[x->src] = recvs[x->dst] = 0;
+			if (nodes)
+				nsends[ir_node_of(m, x->src)] =
+				        nrecvs[ir_node_of(m, x->dst)] = 0;
+		}
+		fprintf(out, "%5u  %9u  %12llu  %8u  %5u  %5u  %7llu", ph,
 		        f->ntransfers, (unsigned long long)bytes,
 		        r->link_load ? r->link_load[ph] : 0, ms, mr,
 		        (unsigned long long)hops);
+		if (nodes)
+			fprintf(out, "  %9llu  %9u  %9u",
+			        (unsigned long long)shm, mns, mnr);
+		fputc('\n', out);
 	}
 	fprintf(out,
 	        "\ntotal       %u phases, %llu transfers, %llu bytes, %llu "
@@ -228,11 +271,20 @@ static int explain_view(const struct compiled *c, FILE *out, bool table)
 	if (!link_free)
 		fprintf(out, ", transfers in link contention %llu",
 		        (unsigned long long)r->contended);
+	if (nodes)
+		fprintf(out,
+		        "\n            shared-memory transfers %llu, max "
+		        "network sends per node %u, max network receives per "
+		        "node %u",
+		        (unsigned long long)r->shm_transfers, r->max_net_sends,
+		        r->max_net_recvs);
 	explain_reproducible(p, r, out);
 	fputc('\n', out);
 	free(sends);
 	free(recvs);
 	free(links);
+	free(nsends);
+	free(nrecvs);
 	return 0;
 }
 

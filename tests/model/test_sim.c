@@ -19,6 +19,11 @@
  * that the simulator shows the depth contention the step-wise model
  * cannot see.
  *
+ * On machines with several ranks per node the same holds, with and
+ * without a shared-memory cost: transfers inside a node stream through
+ * the node's memory (shared like a link), and a node's network ports
+ * make the messages beyond them wait, as hand-computed times show.
+ *
  * Then the findings: EDN against recursive doubling on 16x16 and 32x32
  * meshes with the T3D parameters of 001 §3.3.5 (messages 32..2048 bytes,
  * eight sources), and the one-phase direct transpose against the same
@@ -608,6 +613,191 @@ static void test_combine(void **state)
 	}
 }
 
+/* ---- machines with several ranks per node ----------------------------- */
+
+/* A 2x2 mesh of nodes with 4 ranks each (16 ranks) under placement, each
+ * node with node_ports network ports, round costs, and with shm the
+ * shared-memory cost shm_alpha 0.2 us, shm_beta 0.001 us/byte. */
+static ir_machine node_machine(enum ir_placement placement, int node_ports,
+                               bool shm)
+{
+	char err[256];
+	ir_machine m = tu_machine(IR_MESH, 0, 2, 2, 0, 0);
+	m.ranks_per_node = 4;
+	m.placement = placement;
+	m.node_ports = node_ports;
+	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
+	assert_int_equal(m.nranks, 16);
+	round_costs(&m);
+	if (shm) {
+		m.cost.shm_alpha = 0.2;
+		m.cost.shm_beta = 0.001;
+	}
+	return m;
+}
+
+/* A plan of rows (phase, src, dst) carrying broadcast block (0, 0) of L
+ * bytes on m. */
+static void node_plan(ir_plan *p, const ir_machine *m, int64_t L,
+                      const int (*e)[3], size_t k)
+{
+	ir_comm c = tu_comm(IR_BCAST, 0, L);
+	ir_plan_init(p, m, &c, "hand");
+	for (size_t i = 0; i < k; i++) {
+		while ((int)p->nphases <= e[i][0])
+			assert_int_equal(ir_plan_phase(p), 0);
+		ir_block b = {0, 0};
+		assert_int_equal(ir_plan_add(p, e[i][1], e[i][2], &b, 1, 0), 0);
+	}
+}
+
+/* One message inside a node: with a shared-memory cost it costs
+ * shm_alpha + L*shm_beta (no hops, no receive overhead); two at once in
+ * one node share its memory; without the cost it is a message of 0
+ * hops, alpha + L*beta + gamma. */
+static void test_node_memory(void **state)
+{
+	(void)state;
+	/* cyclic: rank r on node r mod 4; 0, 4, 8, 12 share node 0 */
+	const int one[][3] = {{0, 0, 4}};
+	const int two[][3] = {{0, 0, 4}, {0, 8, 12}};
+	const int other[][3] = {{0, 0, 4}, {0, 1, 5}};
+	struct {
+		const int (*rows)[3];
+		size_t n;
+		bool shm;
+		double want;
+	} k[] = {
+	        {one, 1, true, 0.2 + 1.0},
+	        {two, 2, true, 0.2 + 2.0},   /* node 0's memory shared */
+	        {other, 2, true, 0.2 + 1.0}, /* nodes 0 and 1: apart */
+	        {one, 1, false, 1.0 + 10.0 + 0.5},
+	        {two, 2, false, 1.0 + 10.0 + 0.5},
+	};
+	for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+		ir_machine m = node_machine(IR_PLACE_CYCLIC, 0, k[i].shm);
+		ir_plan p;
+		node_plan(&p, &m, 1000, k[i].rows, k[i].n);
+		/* each sender sends a block of its own */
+		for (uint32_t b = 0; b < p.nblocks; b++)
+			p.blocks[b].origin = p.transfers[b].src;
+		struct model_sim s;
+		simulate(&p, false, &s);
+		EXACT(s.max_us, k[i].want);
+		assert_int_equal(s.port_wait_us, 0);
+		if (i == 1)
+			assert_int_equal(s.max_share, 2);
+		model_sim_fini(&s);
+		ir_plan_fini(&p);
+	}
+}
+
+/* Two ranks of node 0 send over the network on different links in one
+ * phase (node contention allowed).  One network port: the second
+ * message waits for the first's tail (11.1) and then arrives 10.6 us
+ * later; two ports: both arrive at 11.6. */
+static void test_node_ports(void **state)
+{
+	(void)state;
+	const int rows[][3] = {{0, 0, 1}, {0, 4, 2}}; /* node 0 -> 1, 0 -> 2 */
+	for (int ports = 1; ports <= 2; ports++) {
+		ir_machine m = node_machine(IR_PLACE_CYCLIC, ports, false);
+		ir_plan p;
+		node_plan(&p, &m, 1000, rows, 2);
+		for (uint32_t b = 0; b < p.nblocks; b++)
+			p.blocks[b].origin = p.transfers[b].src;
+		p.flags = IR_PLAN_NODE_CONTENTION;
+		struct model_sim s;
+		simulate(&p, false, &s);
+		if (ports == 1) {
+			EXACT(s.delivered[1], 11.6);
+			EXACT(s.delivered[2], 11.1 + 0.1 + 10.0 + 0.5);
+			EXACT(s.port_wait_us, 11.1 - 1.0);
+		} else {
+			EXACT(s.max_us, 11.6);
+			EXACT(s.port_wait_us, 0);
+		}
+		model_sim_fini(&s);
+		ir_plan_fini(&p);
+	}
+}
+
+/* Contention-free plans on nodes, with barriers, against the unicast
+ * model: equal to the last digit, with and without a shared-memory
+ * cost, under both placements, links shared or first come first
+ * served.  The plans are broadcasts: by recursive doubling over rank
+ * numbers (cyclic placement: network phases, then phases inside nodes
+ * with one and two transfers per node), and two whose ranks send inside
+ * their node and over the network in the same phase (serialised
+ * start-ups of both kinds), one of them with a rank's two sends inside
+ * its node one start-up apart. */
+static void test_against_unicast_nodes(void **state)
+{
+	(void)state;
+	int rd[16][3];
+	size_t nrd = 0;
+	for (int k = 0; k < 4; k++)
+		for (int r = 0; r < (1 << k); r++) {
+			rd[nrd][0] = k;
+			rd[nrd][1] = r;
+			rd[nrd][2] = r + (1 << k);
+			nrd++;
+		}
+	/* cyclic (rank r on node r mod 4): 0 -> 4 inside node 0, then
+	 * 0 -> 1 to node 1; 1 -> 3 to node 3, then 1 -> 5 inside node 1;
+	 * rank 2 twice inside node 2 */
+	const int mixed[][3] = {{0, 0, 4},  {0, 0, 1},  {1, 0, 2},  {1, 1, 3},
+	                        {1, 4, 8},  {1, 1, 5},  {2, 0, 12}, {2, 1, 9},
+	                        {2, 2, 6},  {2, 2, 10}, {2, 3, 7},  {2, 3, 11},
+	                        {2, 5, 13}, {3, 2, 14}, {3, 3, 15}};
+	/* block (ranks 4v .. 4v+3 on node v): leaders first, 0 -> 8 to
+	 * node 2, then 0 -> 1 inside node 0 */
+	const int leaders[][3] = {
+	        {0, 0, 4}, {1, 0, 8},  {1, 0, 1},  {1, 4, 12},  {2, 1, 3},
+	        {2, 0, 2}, {2, 4, 5},  {2, 8, 9},  {2, 12, 13}, {3, 4, 6},
+	        {3, 5, 7}, {3, 8, 10}, {3, 9, 11}, {3, 12, 14}, {3, 13, 15}};
+	struct {
+		const char *name;
+		enum ir_placement pl;
+		const int (*rows)[3];
+		size_t n;
+	} k[] = {
+	        {"rd", IR_PLACE_CYCLIC, (const int(*)[3])rd, 15},
+	        {"mixed", IR_PLACE_CYCLIC, mixed, 15},
+	        {"leaders", IR_PLACE_BLOCK, leaders, 15},
+	};
+	const int64_t sizes[] = {100, 1000, 10000};
+	print_message("  %-10s %-7s %3s %6s %9s %9s\n", "plan", "placing",
+	              "shm", "bytes", "model", "barriers");
+	for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+		for (int shm = 0; shm < 2; shm++)
+			for (size_t j = 0; j < 3; j++) {
+				ir_machine m = node_machine(k[i].pl, 0, shm);
+				ir_plan p;
+				node_plan(&p, &m, sizes[j], k[i].rows, k[i].n);
+				ir_report r;
+				assert_int_equal(ir_verify(&p, &r), 0);
+				assert_true(r.max_link_load <= 1);
+				assert_true(r.shm_transfers > 0);
+				ir_report_fini(&r);
+				double us = predict1(&p, NULL, MODEL_UNICAST);
+				struct model_sim sb, so;
+				simulate(&p, true, &sb);
+				simulate_fifo(&p, true, &so);
+				print_message(
+				        "  %-10s %-7s %3s %6lld %9.3f "
+				        "%9.3f\n",
+				        k[i].name, ir_placement_names[k[i].pl],
+				        shm ? "yes" : "no", (long long)sizes[j],
+				        us, sb.max_us);
+				EXACT(sb.max_us, us);
+				EXACT(so.max_us, us);
+				model_sim_fini(&sb);
+				model_sim_fini(&so);
+				ir_plan_fini(&p);
+			}
+}
+
 /* ---- findings -------------------------------------------------------- */
 
 /* Mean max and average delivery time of alg's broadcast over eight
@@ -831,6 +1021,9 @@ int main(void)
 	        cmocka_unit_test(test_errors),
 	        cmocka_unit_test(test_against_unicast),
 	        cmocka_unit_test(test_combine),
+	        cmocka_unit_test(test_node_memory),
+	        cmocka_unit_test(test_node_ports),
+	        cmocka_unit_test(test_against_unicast_nodes),
 	        cmocka_unit_test(test_edn_vs_rd),
 	        cmocka_unit_test(test_transpose),
 	        cmocka_unit_test(test_mcast_and_reduce),
