@@ -11,9 +11,9 @@
  * Machine: block placement, NODE_PORTS network ports per node, and every
  * rank may make as many transfers per phase as its node has links
  * (`ports: all`).  Costs: alpha 2 us, beta 1e-4 us/B, hop 0.05 us, gamma
- * 0; shm_alpha 0.5 us and shm_beta 2e-5 us/B are set too, but the unicast
- * model of this tree prices a transfer inside a node like a network one
- * that crosses no link (docs/node-aware.md).
+ * 0; shm_alpha 0.5 us and shm_beta 2e-5 us/B for a transfer inside a
+ * node, whose memory the phase's transfers there share (docs/cost-models.md,
+ * "nodes").
  *
  * For each pattern, machine and ranks per node, two plans:
  *   flat   link_aware on the ranks (sch_irregular), its phases then split
@@ -334,8 +334,8 @@ int main(int argc, char **argv)
 	printf("node_exchange against flat link_aware: tori of nodes, "
 	       "block placement, %d network ports per node, ports: all, "
 	       "%d-byte messages;\nalpha 2 us, beta 1e-4 us/B, hop 0.05 us "
-	       "(unicast model; a transfer inside a node priced as a network "
-	       "one);\ngeneration: node median of %d runs, flat one run "
+	       "(unicast model); shm_alpha 0.5 us, shm_beta 2e-5 us/B inside "
+	       "a node;\ngeneration: node median of %d runs, flat one run "
 	       "(with the node-port split); flat skipped above %d messages\n\n",
 	       NODE_PORTS, BYTES, reps, FLAT_MAX);
 	printf("| pattern | nodes | rpn | ranks | messages | flat net | "

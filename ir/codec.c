@@ -1838,7 +1838,7 @@ void ir_slice_fini(ir_slice *s)
 static int slice_at(const uint8_t *buf, size_t len, const struct header *h,
                     int32_t rank, ir_slice *s, char *err, size_t errlen)
 {
-	uint64_t index_off, off, size;
+	uint64_t index_off = 0, off = 0, size = 0; /* set on success */
 	int rc = ir_slice_locate(buf, len, &h->info, rank, &index_off, err,
 	                         errlen);
 	if (rc)

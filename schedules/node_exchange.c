@@ -120,8 +120,12 @@ static int groups_matrix(const struct groups *g, int32_t n, ir_matrix **out)
 		for (; k < g->ng && g->key[k] / (uint64_t)n == (uint64_t)r &&
 		       rc == 0;
 		     k++)
+			/* a group of zero-byte messages must be scheduled
+			 * too (its blocks are delivered), and the matrix
+			 * drops zero-byte entries: it counts as 1 byte here,
+			 * where only the phases are decided */
 			rc = ir_csr_add(&b, (int32_t)(g->key[k] % (uint64_t)n),
-			                g->bytes[k]);
+			                g->bytes[k] > 0 ? g->bytes[k] : 1);
 		if (rc == 0)
 			rc = ir_csr_end_row(&b);
 	}

@@ -428,6 +428,8 @@ static const struct shapes {
         {.name = "pex", .machine = pow2_machine},
         {.name = "rex", .machine = pow2_machine},
         {.name = "ipex", .machine = rows_and_columns},
+        /* n(n-1) transfers, as a complete exchange */
+        {.name = "pairwise", .max_ranks = 256},
 };
 #define NSHAPES ((int)(sizeof shapes / sizeof *shapes))
 

@@ -60,7 +60,11 @@ static void test_preset_table(void **state)
 	for (size_t i = 0; i < n; i++) {
 		assert_true(strlen(ps[i].name) > 0 &&
 		            strlen(ps[i].name) < IR_NAME_MAX);
-		assert_non_null(strstr(ps[i].source, "00"));
+		/* the papers' machines cite the paper; today's machines
+		 * their papers and data sheets (docs/cost-models.md) */
+		bool today = !strcmp(ps[i].name, "tofu-d") ||
+		             !strcmp(ps[i].name, "ib-ndr");
+		assert_non_null(strstr(ps[i].source, today ? "; " : "00"));
 		assert_true(strlen(ps[i].machine) > 0);
 		assert_true(strlen(ps[i].note) > 0);
 		assert_ptr_equal(model_preset_find(ps[i].name), &ps[i]);
