@@ -433,7 +433,7 @@ int compile_generate(const struct front_input *in,
 	        .hpam_price = model_hpam_price, /* 000's closed forms */
 	};
 	memset(r, 0, sizeof *r);
-	int rc = g->generate(&in->machine, &in->comm, &o, p);
+	int rc = sch_generate(g, &in->machine, &in->comm, &o, p);
 	if (rc) {
 		snprintf(why, len, "%s: %s", g->name, ccp_strerror(rc));
 		ir_plan_fini(p);

@@ -91,8 +91,9 @@ int front_parse_string(const char *name, const char *text, size_t len,
 void front_input_fini(struct front_input *in);
 /* A machine alone: text is a YAML mapping whose one key is machine, the
  * same machine mapping as an input's, read by the same schema.  0 with *m
- * checked (nranks derived); CCP_EPARSE with d filled (name in d->file) on
- * any problem; CCP_ENOMEM.  The inspector's ccp_machine_from_yaml. */
+ * checked (nranks derived; a placement map's reference is the caller's,
+ * ir_place_release(m->place)); CCP_EPARSE with d filled (name in d->file)
+ * on any problem; CCP_ENOMEM.  The inspector's ccp_machine_from_yaml. */
 int front_parse_machine(const char *name, const char *text, size_t len,
                         ir_machine *m, struct diag *d);
 
@@ -146,6 +147,13 @@ int front_read_matrix(const char *path, int32_t n, ir_matrix **out,
  * path names it in diagnostics and chooses the format as above. */
 int front_read_matrix_stream(FILE *f, const char *path, int32_t n,
                              ir_matrix **out, struct diag *d);
+
+/* Read a placement file: the node of each of n ranks (nnodes nodes of k
+ * ranks each), as whitespace-separated numbers, '#' starting a comment.
+ * 0 with *out the placement (one reference, the caller's); errors as
+ * front_read_matrix's.  The format is in docs/input-format.md. */
+int front_read_place(const char *path, int32_t n, int32_t nnodes, int32_t k,
+                     ir_place **out, struct diag *d);
 
 /* The name of names[0..count) closest to s, if close enough to be a
  * likely typo (suggest_nearest: edit distance 1 up to 3 characters, 2 up

@@ -852,7 +852,7 @@ static int tc_alg(const char *spec, const struct tc_plot_opts *o,
 		return CCP_ENOTAPPLY;
 	}
 	struct sch_options so = {.hpam_price = model_hpam_price};
-	int rc = a->g->generate(m, &c, &so, &a->plan);
+	int rc = sch_generate(a->g, m, &c, &so, &a->plan);
 	a->have_plan = true;
 	if (rc) {
 		fprintf(stderr, "%s plot: generating %s: %s\n", tc_prog,

@@ -69,6 +69,8 @@ static const uint8_t file_magic[8] = {0x89, 'C',  'C',  'P',
 	64 /* version 6, after the combine cost: dims[3..8), wrap, order,      \
 	      ranks_per_node, placement, node_ports, nnodes, shm_alpha,        \
 	      shm_beta, a reserved 0 */
+#define G_PLACE 4 /* version 6, after the machine when its placement is a
+                     map: the node of each rank */
 #define V1_DIMS 3 /* mesh and torus extents in the fixed part */
 
 /* rank section: a fixed part, ops, iovs, then its checksum */
@@ -997,6 +999,8 @@ static void put_global(struct tbuf *b, const ir_plan *p)
 		put_u64(b, f64_bits(m->cost.shm_beta > 0 ? m->cost.shm_beta
 		                                          : NAN));
 		put_u32(b, 0);
+		for (int32_t i = 0; m->place && i < m->nranks; i++)
+			put_u32(b, (uint32_t)ir_node_of(m, i));
 	}
 }
 
@@ -1096,6 +1100,7 @@ int ir_plan_encode(const ir_plan *p, const ir_report *r, const ir_slice *s,
 		return CCP_EINVAL;
 	int32_t n = p->machine.nranks;
 	uint64_t est = HDR_SIZE + G_FIXED + G_SELECT + G_COMBINE + G_MACHINE +
+	               (p->machine.place ? (uint64_t)n * G_PLACE : 0) +
 	               (uint64_t)p->nphases * G_PHASE +
 	               (uint64_t)p->ntransfers * G_TRANSFER +
 	               (uint64_t)p->nblocks * G_BLOCK;
@@ -1468,6 +1473,33 @@ static void rd_global_arrays(struct ibuf *r, ir_plan *p)
 	}
 }
 
+/* A map placement's list into m->place (the bytes are there); its nodes
+ * must fill the machine's nodes exactly (ir_place_from_nodes). */
+static int rd_place(struct ibuf *r, ir_machine *m, char *err, size_t errlen)
+{
+	int32_t n = m->nranks, bad, nnodes = m->nnodes, k = m->ranks_per_node;
+	int32_t *node;
+	int rc;
+	char why[160];
+
+	if (n < 1 || k < 1 || nnodes < 1 || (int64_t)nnodes * k != n)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: a placement map for %" PRId32
+		            " ranks on %" PRId32 " nodes of %" PRId32,
+		            n, nnodes, k);
+	if (!(node = malloc((size_t)n * sizeof *node)))
+		return fail(err, errlen, CCP_ENOMEM, "out of memory");
+	for (int32_t i = 0; i < n; i++)
+		node[i] = rd_i32(r);
+	m->place = ir_place_from_nodes(node, n, nnodes, k, &rc, &bad, why,
+	                               sizeof why);
+	free(node);
+	if (!m->place)
+		return fail(err, errlen, rc == CCP_ENOMEM ? rc : CCP_EFORMAT,
+		            "bad plan: placement map: %s", why);
+	return 0;
+}
+
 /* Decode the global section (size bytes at g, inside a checked image)
  * into p, which is zeroed on entry; counts are checked against the bytes
  * that hold them before anything is allocated, the result against the
@@ -1520,7 +1552,9 @@ static int decode_global(const uint8_t *g, uint64_t size,
 		            "the global section do not fit its %" PRIu64
 		            " bytes",
 		            size);
-	if (rem != 0 && fi->version <= IR_FILE_VERSION)
+	/* version 6: a map placement's list follows the machine (checked
+	 * when the machine is read) */
+	if (rem != 0 && fi->version <= IR_FILE_VERSION && fi->version < 6)
 		return fail(err, errlen, CCP_EFORMAT,
 		            "bad plan: %" PRIu64
 		            " unused bytes at the end of the global section",
@@ -1584,10 +1618,26 @@ static int decode_global(const uint8_t *g, uint64_t size,
 			return fail(err, errlen, CCP_EFORMAT,
 			            "bad plan: the machine's reserved field "
 			            "is not 0");
-		if (!!ir_machine_is_classic(m))
+		if (ir_machine_is_classic(m))
 			return fail(err, errlen, CCP_EFORMAT,
 			            "bad plan: a version 6 machine that "
 			            "version 5 describes");
+		if (m->placement >= IR_NPLACEMENTS)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: placement %" PRIu32
+			            " (block 0, cyclic 1, map 2)",
+			            m->placement);
+		uint64_t list = m->placement == IR_PLACE_MAP
+		                        ? (uint64_t)fi->nranks * G_PLACE
+		                        : 0;
+		if (rem != list && fi->version <= IR_FILE_VERSION)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: %" PRIu64 " bytes after the "
+			            "machine, where its placement needs %" PRIu64,
+			            rem, list);
+		int rc = list ? rd_place(&r, m, err, errlen) : 0;
+		if (rc)
+			return rc;
 	} else {
 		/* what an older file leaves out: the defaults */
 		ir_machine *m = &p->machine;

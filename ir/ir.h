@@ -32,6 +32,7 @@
 /* ---- forward declarations ------------------------------------------- */
 typedef struct ir_cost ir_cost;
 typedef struct ir_machine ir_machine;
+typedef struct ir_place ir_place;
 typedef struct ir_matrix ir_matrix;
 typedef struct ir_comm ir_comm;
 typedef struct ir_block ir_block;
@@ -111,7 +112,8 @@ enum { IR_NROUTINGS = 0 IR_ROUTINGS(X) };
  * node: X(ENUM, name, comment).  The value goes into plan files. */
 #define IR_PLACEMENTS(X)                                                       \
 	X(BLOCK, "block", "ranks k*node .. k*node+k-1 on each node")          \
-	X(CYCLIC, "cyclic", "rank r on node r mod nodes (round robin)")
+	X(CYCLIC, "cyclic", "rank r on node r mod nodes (round robin)")       \
+	X(MAP, "map", "a list gives each rank's node (struct ir_place)")
 
 enum ir_placement {
 #define X(e, name, comment) IR_PLACE_##e,
@@ -171,6 +173,22 @@ struct ir_machine {
 	int32_t nnodes;   /* derived: number of nodes */
 	int32_t nranks;   /* derived: nnodes * ranks_per_node */
 	ir_cost cost;     /* cost parameters */
+	ir_place *place;  /* IR_PLACE_MAP: where each rank sits; NULL
+	                     otherwise.  Shared by the copies of a machine:
+	                     a plan and an input each hold a reference. */
+};
+
+/* A placement given rank by rank.  A rank's position is
+ * node * ranks_per_node + its index on the node, its index counting the
+ * node's ranks in increasing order: the rank a block placement would
+ * put there.  Generators build plans over positions (a block machine)
+ * and sch_generate renames them to ranks (docs/machine-model.md). */
+struct ir_place {
+	uint32_t refs;   /* references (ir_place_retain, ir_place_release);
+	                    not atomic: a machine stays in one thread */
+	int32_t n;       /* ranks */
+	int32_t *pos;    /* [n]: the position of each rank */
+	int32_t *rank;   /* [n]: the rank at each position */
 };
 
 /* ---- communication -------------------------------------------------- */
@@ -515,6 +533,20 @@ int32_t ir_rank_of(const ir_machine *m, const int *c);
  * one rank per node. */
 int32_t ir_node_of(const ir_machine *m, int32_t rank);
 int32_t ir_node_rank(const ir_machine *m, int32_t node, int32_t local);
+/* A rank's index on its node: ir_node_rank(m, ir_node_of(m, r),
+ * ir_node_local(m, r)) == r. */
+int32_t ir_node_local(const ir_machine *m, int32_t rank);
+/* The placement that puts rank r on node[r] (n ranks, nnodes nodes of
+ * k ranks each): a new ir_place holding one reference, or NULL with a
+ * message in err (CCP_EINVAL in *rc for a node out of range or one that
+ * does not get exactly k ranks, naming the first such rank in *bad;
+ * CCP_ENOMEM). */
+ir_place *ir_place_from_nodes(const int32_t *node, int32_t n, int32_t nnodes,
+                              int32_t k, int *rc, int32_t *bad, char *err,
+                              size_t errlen);
+/* Take and drop a reference (NULL is ignored); the last release frees. */
+void ir_place_retain(ir_place *p);
+void ir_place_release(ir_place *p);
 /* Whether a plan file of version 5 or older can describe the machine: a
  * mesh or torus of 1-3 dimensions that wraps all or none of them and
  * routes x, y, z; one rank per node; no shared-memory cost

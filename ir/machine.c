@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "ir.h"
 
@@ -234,7 +235,8 @@ static int check_nodes(ir_machine *m, char *err, size_t errlen)
 		return CCP_EINVAL;
 	}
 	if (m->placement >= IR_NPLACEMENTS) {
-		set_err(err, errlen, "placement must be block or cyclic, got %u",
+		set_err(err, errlen,
+		        "placement must be block, cyclic or map, got %u",
 		        m->placement);
 		return CCP_EINVAL;
 	}
@@ -254,6 +256,14 @@ static int check_nodes(ir_machine *m, char *err, size_t errlen)
 		return CCP_EINVAL;
 	}
 	m->nranks = (int32_t)n;
+	if ((m->placement == IR_PLACE_MAP) != (m->place != NULL) ||
+	    (m->place && m->place->n != m->nranks)) {
+		set_err(err, errlen,
+		        "placement map must list the node of each of the %d "
+		        "ranks, got %d",
+		        (int)m->nranks, m->place ? (int)m->place->n : 0);
+		return CCP_EINVAL;
+	}
 	return 0;
 }
 
@@ -406,7 +416,8 @@ bool ir_machine_is_classic(const ir_machine *m)
 				return false;
 	}
 	return m->ranks_per_node <= 1 && m->node_ports == 0 &&
-	       !(m->cost.shm_alpha > 0) && !(m->cost.shm_beta > 0);
+	       m->placement != IR_PLACE_MAP && !(m->cost.shm_alpha > 0) &&
+	       !(m->cost.shm_beta > 0);
 }
 
 bool ir_machine_has_nodes(const ir_machine *m)
@@ -415,9 +426,11 @@ bool ir_machine_has_nodes(const ir_machine *m)
 }
 
 /* Block: a node's ranks are consecutive; cyclic: rank r on node r mod
- * nodes, as a round-robin launcher deals them. */
+ * nodes, as a round-robin launcher deals them; map: as the list says. */
 int32_t ir_node_of(const ir_machine *m, int32_t rank)
 {
+	if (m->place)
+		return m->place->pos[rank] / m->ranks_per_node;
 	if (m->ranks_per_node <= 1)
 		return rank;
 	if (m->placement == IR_PLACE_CYCLIC)
@@ -427,11 +440,98 @@ int32_t ir_node_of(const ir_machine *m, int32_t rank)
 
 int32_t ir_node_rank(const ir_machine *m, int32_t node, int32_t local)
 {
+	if (m->place)
+		return m->place->rank[node * m->ranks_per_node + local];
 	if (m->ranks_per_node <= 1)
 		return node;
 	if (m->placement == IR_PLACE_CYCLIC)
 		return node + local * m->nnodes;
 	return node * m->ranks_per_node + local;
+}
+
+int32_t ir_node_local(const ir_machine *m, int32_t rank)
+{
+	if (m->place)
+		return m->place->pos[rank] % m->ranks_per_node;
+	if (m->ranks_per_node <= 1)
+		return 0;
+	if (m->placement == IR_PLACE_CYCLIC)
+		return rank / m->nnodes;
+	return rank % m->ranks_per_node;
+}
+
+/* Positions are dealt node by node: a node's ranks take its k slots in
+ * increasing rank order, so the list alone fixes the placement. */
+ir_place *ir_place_from_nodes(const int32_t *node, int32_t n, int32_t nnodes,
+                              int32_t k, int *rc, int32_t *bad, char *err,
+                              size_t errlen)
+{
+	ir_place *p = NULL;
+	int32_t *fill = NULL;
+
+	*bad = -1;
+	*rc = CCP_EINVAL;
+	if (n < 1 || k < 1 || nnodes < 1 || (int64_t)nnodes * k != n) {
+		set_err(err, errlen,
+		        "a placement map of %d ranks cannot fill %d nodes of "
+		        "%d ranks",
+		        (int)n, (int)nnodes, (int)k);
+		return NULL;
+	}
+	*rc = CCP_ENOMEM;
+	p = malloc(sizeof *p + 2 * (size_t)n * sizeof(int32_t));
+	fill = calloc((size_t)nnodes, sizeof *fill);
+	if (!p || !fill) {
+		set_err(err, errlen, "out of memory");
+		goto out_fail;
+	}
+	p->refs = 1;
+	p->n = n;
+	p->pos = (int32_t *)(p + 1);
+	p->rank = p->pos + n;
+	*rc = CCP_EINVAL;
+	for (int32_t r = 0; r < n; r++) {
+		int32_t q = node[r];
+		if (q < 0 || q >= nnodes) {
+			*bad = r;
+			set_err(err, errlen,
+			        "rank %d is placed on node %d; the machine's "
+			        "nodes are 0..%d",
+			        (int)r, (int)q, (int)nnodes - 1);
+			goto out_fail;
+		}
+		if (fill[q] == k) {
+			*bad = r;
+			set_err(err, errlen,
+			        "rank %d is placed on node %d, which already "
+			        "holds its %d ranks",
+			        (int)r, (int)q, (int)k);
+			goto out_fail;
+		}
+		p->pos[r] = q * k + fill[q]++;
+		p->rank[p->pos[r]] = r;
+	}
+	/* n == nnodes * k and no node overfilled: every node is full */
+	free(fill);
+	*rc = 0;
+	return p;
+
+out_fail:
+	free(fill);
+	free(p);
+	return NULL;
+}
+
+void ir_place_retain(ir_place *p)
+{
+	if (p)
+		p->refs++;
+}
+
+void ir_place_release(ir_place *p)
+{
+	if (p && --p->refs == 0)
+		free(p);
 }
 
 /* Coordinates of a rank's node, derived from the one numbering (never

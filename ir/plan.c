@@ -14,8 +14,10 @@ void ir_plan_init(ir_plan *p, const ir_machine *m, const ir_comm *c,
                   const char *algorithm)
 {
 	memset(p, 0, sizeof *p);
-	if (m)
+	if (m) {
 		p->machine = *m;
+		ir_place_retain(p->machine.place);
+	}
 	if (c && ir_comm_copy(&p->comm, c) != 0)
 		p->comm.matrix =
 		        NULL; /* reported by the verifier as unusable */
@@ -28,6 +30,7 @@ void ir_plan_fini(ir_plan *p)
 	free(p->phases);
 	free(p->transfers);
 	free(p->blocks);
+	ir_place_release(p->machine.place);
 	ir_comm_fini(&p->comm);
 	memset(p, 0, sizeof *p);
 }

@@ -303,6 +303,8 @@ int sch_applies(const struct sch_generator *g, const ir_machine *m,
 {
 	const struct sch_domain *d = &g->domain;
 	struct words w = {why, len, 0};
+	if (m->place) /* over positions, as sch_generate builds it */
+		return sch_applies_placed(g, m, c, why, len);
 	if (len)
 		why[0] = '\0';
 	if (!(d->colls & SCH_C(c->coll))) {

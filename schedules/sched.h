@@ -100,6 +100,16 @@ extern const struct sch_generator *const sch_generators[];
  * matrix must have as many ranks as the machine. */
 int sch_applies(const struct sch_generator *g, const ir_machine *m,
                 const ir_comm *c, char *why, size_t len);
+/* Build g's plan for m and c into out (initialised in every case):
+ * g->generate itself, except on a machine placed by a map, where g
+ * builds the plan over positions and the ranks are renamed
+ * (schedules/placed.c).  Call it, not g->generate, on a user's machine. */
+int sch_generate(const struct sch_generator *g, const ir_machine *m,
+                 const ir_comm *c, const struct sch_options *o, ir_plan *out);
+/* sch_applies on a machine placed by a map: whether g applies over
+ * positions (placed.c). */
+int sch_applies_placed(const struct sch_generator *g, const ir_machine *m,
+                       const ir_comm *c, char *why, size_t len);
 /* Where g applies, in words: the collectives it takes ("broadcast,
  * reduce"), and the machine ("all-port mesh with dimension-order
  * routing, either 2D ..."; "any" for every machine), followed by the

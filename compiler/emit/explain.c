@@ -46,8 +46,13 @@ void explain_machine(const ir_machine *m, char *buf, size_t len)
 	int o = snprintf(buf, len, "%s %s, %s routing, %s, %d ranks",
 	                 ir_topo_name(m->topo), shape,
 	                 ir_routing_name(m->routing), ports, (int)m->nranks);
-	if (!ir_machine_has_nodes(m) || o < 0 || (size_t)o >= len)
+	if (o < 0 || (size_t)o >= len)
 		return;
+	if (!ir_machine_has_nodes(m)) {
+		if (m->place)
+			snprintf(buf + o, len - (size_t)o, ", placed by a map");
+		return;
+	}
 	char np[32] = "one per network link";
 	if (m->node_ports != IR_PORTS_ALL)
 		snprintf(np, sizeof np, "%d", m->node_ports);

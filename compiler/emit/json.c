@@ -84,6 +84,14 @@ static void put_topology(FILE *out, const ir_machine *m)
 		        "\"%s\",\"node_ports\":%d",
 		        (int)m->ranks_per_node, (int)m->nnodes,
 		        ir_placement_names[m->placement], m->node_ports);
+	else if (m->place)
+		fputs(",\"placement\":\"map\"", out);
+	if (m->place) {
+		fputs(",\"placement_nodes\":[", out);
+		for (int32_t r = 0; r < m->nranks; r++)
+			fprintf(out, "%s%d", r ? "," : "", (int)ir_node_of(m, r));
+		fputc(']', out);
+	}
 	fputc('}', out);
 }
 

@@ -698,7 +698,11 @@ void show_shape_name(const ir_machine *m, char *buf, size_t len)
 	if (ir_machine_has_nodes(m) && at < len)
 		snprintf(buf + at, len - at, ", %d ranks per node%s",
 		         (int)m->ranks_per_node,
-		         m->placement == IR_PLACE_CYCLIC ? " (cyclic)" : "");
+		         m->placement == IR_PLACE_CYCLIC ? " (cyclic)"
+		         : m->place                       ? " (placed by a map)"
+		                                          : "");
+	else if (m->place && at < len)
+		snprintf(buf + at, len - at, ", ranks placed by a map");
 }
 
 int show_check_phase(const ir_plan *p, int phase, char *err, size_t errlen)

@@ -261,7 +261,12 @@ static void draw_node(struct svg *v, const struct show_phase *ph,
 				tb_printf(b, "%s%d", d ? ", " : "", co[d]);
 			tb_printf(b, ")");
 		}
-		if (m->placement == IR_PLACE_CYCLIC)
+		if (m->place) {
+			tb_printf(b, ": ranks");
+			for (int32_t l = 0; l < m->ranks_per_node; l++)
+				tb_printf(b, "%s %d", l ? "," : "",
+				          (int)ir_node_rank(m, node, l));
+		} else if (m->placement == IR_PLACE_CYCLIC)
 			tb_printf(b, ": ranks %d + k*%d, k = 0..%d",
 			          (int)node, (int)m->nnodes,
 			          (int)m->ranks_per_node - 1);

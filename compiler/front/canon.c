@@ -173,6 +173,14 @@ static int put_machine(struct sink *s, const ir_machine *m)
 			rc |= put(s, "machine.node_ports all\n");
 		else
 			rc |= put(s, "machine.node_ports %d\n", m->node_ports);
+	} else if (m->place) {
+		rc |= put(s, "machine.placement map\n");
+	}
+	if (m->place) { /* the map itself: the node of each rank */
+		rc |= put(s, "machine.placement_nodes");
+		for (int32_t r = 0; r < m->nranks; r++)
+			rc |= put(s, " %d", (int)ir_node_of(m, r));
+		rc |= put(s, "\n");
 	}
 	return rc ? CCP_ENOMEM : 0;
 }

@@ -468,17 +468,14 @@ out_free_edges:
 /* file: a matrix file, relative to the YAML file's directory. */
 static int parse_file(struct ctx *x, uint32_t v, int32_t n, ir_matrix **out)
 {
-	char path[FRONT_PATH_MAX], b[64];
+	char path[FRONT_PATH_MAX];
 	const char *s = NULL;
 	size_t ls;
-	int rc = tree_get_str(x, v, "communication.file", FRONT_PATH_MAX - 1,
-	                      &s);
+	int rc = tree_get_path(x, v, "communication.file", path);
 
 	if (rc < 0)
 		return rc;
-	if (!*s)
-		return tree_err_at(
-		        x, v, "communication.file: the file name is empty");
+	s = text(x, v);
 	ls = strlen(s);
 	if (ls >= 4 && !strcmp(s + ls - 4, ".csv") && n > IR_MATRIX_DENSE_MAX)
 		return tree_err_at(
@@ -487,26 +484,8 @@ static int parse_file(struct ctx *x, uint32_t v, int32_t n, ir_matrix **out)
 		        "to %d ranks and the machine has %" PRId32
 		        "; use an edge list",
 		        IR_MATRIX_DENSE_MAX, n);
-	if (s[0] == '/' || !x->dir[0]) {
-		memcpy(path, s, ls + 1);
-	} else {
-		size_t ld = strlen(x->dir);
-		if (ld + 1 + ls + 1 > sizeof path)
-			return tree_err_at(x, v,
-			                   "communication.file: path too long");
-		memcpy(path, x->dir, ld);
-		path[ld] = '/';
-		memcpy(path + ld + 1, s, ls + 1);
-	}
 	rc = front_read_matrix(path, n, out, x->d);
-	if (rc == CCP_EIO)
-		return tree_err_at(x, v,
-		                   "communication.file: cannot read %s: %s",
-		                   tree_desc(x, v, b, sizeof b), x->d->message);
-	if (rc == CCP_EINVAL) /* not a regular file, or too large */
-		return tree_err_at(x, v, "communication.file: %s %s",
-		                   tree_desc(x, v, b, sizeof b), x->d->message);
-	return rc;
+	return tree_file_rc(x, v, "communication.file", rc);
 }
 
 enum { GK_KIND, GK_DEGREE, GK_DENSITY, GK_HOT, GK_BYTES, GK_SEED, GK_N };

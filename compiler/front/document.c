@@ -257,8 +257,10 @@ int front_parse_machine(const char *name, const char *text, size_t len,
 		len = 0;
 	rc = parse_text(name ? name : "<string>", "", text ? text : "", len,
 	                parse_machine_root, &in, d);
-	if (rc == 0)
-		*m = in.machine;
+	if (rc == 0) {
+		*m = in.machine; /* the placement map's reference moves too */
+		in.machine.place = NULL;
+	}
 	front_input_fini(&in);
 	return rc;
 }
@@ -399,5 +401,7 @@ out_free_buf:
 
 void front_input_fini(struct front_input *in)
 {
+	ir_place_release(in->machine.place);
+	in->machine.place = NULL;
 	ir_comm_fini(&in->comm);
 }

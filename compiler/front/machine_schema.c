@@ -323,6 +323,8 @@ static int parse_routing(struct ctx *x, uint32_t v, ir_machine *m)
 	        tree_desc(x, v, b, sizeof b), shape, l);
 }
 
+static int parse_place(struct ctx *x, uint32_t v, ir_machine *m);
+
 /* ports: all (one transfer per link), one, or k >= 1, into *out (path
  * names the key: machine.ports, machine.node_ports). */
 static int parse_port_count(struct ctx *x, uint32_t v, const char *path,
@@ -350,8 +352,11 @@ static int parse_nodes(struct ctx *x, const struct keys *k, ir_machine *m)
 			return rc;
 		m->ranks_per_node = (int32_t)e;
 	}
+	uint32_t pv = k->val[MK_PLACEMENT];
+	bool listed = pv != NONE && x->v[pv].kind != YN_SCALAR;
 	for (int j = MK_PLACEMENT; j <= MK_NODE_PORTS; j++)
-		if (k->key[j] != NONE && m->ranks_per_node == 1)
+		if (k->key[j] != NONE && m->ranks_per_node == 1 &&
+		    !(j == MK_PLACEMENT && listed))
 			return tree_err_at(
 			        x, k->key[j],
 			        "machine.%s: needs ranks_per_node > 1 (with "
@@ -359,10 +364,17 @@ static int parse_nodes(struct ctx *x, const struct keys *k, ir_machine *m)
 			        machine_keys[j],
 			        j == MK_NODE_PORTS ? "ports gives the node's "
 			                             "ports"
-			                           : "every placement is the same");
-	if (k->val[MK_PLACEMENT] != NONE) {
-		rc = tree_get_enum(x, k->val[MK_PLACEMENT], "machine.placement",
-		                   "placement", place, IR_NPLACEMENTS, &pl);
+			                           : "block and cyclic are the "
+			                             "same");
+	/* a list or a file: read by parse_place once the ranks are known */
+	if (pv != NONE && !listed && !strcmp(text(x, pv), "map"))
+		return tree_err_at(x, pv,
+		                   "machine.placement: a map is given as the "
+		                   "list of each rank's node, [n0, n1, ...], "
+		                   "or as a file of them, {file: NAME}");
+	if (pv != NONE && !listed) {
+		rc = tree_get_enum(x, pv, "machine.placement", "placement",
+		                   place, IR_PLACE_MAP, &pl);
 		if (rc < 0)
 			return rc;
 		m->placement = (uint32_t)pl;
@@ -383,6 +395,64 @@ static int parse_nodes(struct ctx *x, const struct keys *k, ir_machine *m)
 			        (int)m->ranks_per_node);
 		m->dims[0] /= m->ranks_per_node;
 	}
+	return 0;
+}
+
+/* placement: [node of rank 0, node of rank 1, ...], or {file: NAME}
+ * naming a file of those numbers (front_read_place), relative to the
+ * YAML file's directory.  Every node gets ranks_per_node ranks. */
+static int parse_place(struct ctx *x, uint32_t v, ir_machine *m)
+{
+	static const char *const file_key[] = {"file"};
+	const char *P = "machine.placement";
+	int32_t n = m->nranks, k = m->ranks_per_node, bad, *node;
+	char path[FRONT_PATH_MAX], b[64], why[160];
+	int rc;
+
+	if (x->v[v].kind == YN_MAP) {
+		struct keys fk = {file_key, 1, {0}, {0}};
+		if ((rc = tree_map_keys(x, v, P, &fk)) < 0)
+			return rc;
+		if (fk.val[0] == NONE)
+			return tree_missing(x, v, P, "file", NULL);
+		if ((rc = tree_get_path(x, fk.val[0], "machine.placement.file",
+		                        path)) < 0)
+			return rc;
+		rc = front_read_place(path, n, m->nnodes, k, &m->place, x->d);
+		rc = tree_file_rc(x, fk.val[0], "machine.placement.file", rc);
+	} else if (x->v[v].a != (uint32_t)n) {
+		snprintf(b, sizeof b, "%" PRIu32 " %s", x->v[v].a,
+		         x->v[v].a == 1 ? "entry" : "entries");
+		return tree_err_at(x, v,
+		                   "%s: expected the node of each of the %d "
+		                   "ranks, got %s",
+		                   P, (int)n, b);
+	} else if (!(node = malloc((size_t)n * sizeof *node))) {
+		return tree_err_nomem(x);
+	} else {
+		uint32_t c = v + 1;
+		rc = 0;
+		for (int32_t r = 0; r < n && rc == 0; r++, c = next_of(x, c)) {
+			int64_t e = 0;
+			snprintf(path, sizeof path, "%s[%d]", P, (int)r);
+			rc = tree_get_int(x, c, path, 0, m->nnodes - 1,
+			                  "(a node of this machine)", &e);
+			node[r] = (int32_t)e;
+		}
+		if (rc == 0)
+			m->place = ir_place_from_nodes(node, n, m->nnodes, k,
+			                               &rc, &bad, why,
+			                               sizeof why);
+		free(node);
+		if (rc == CCP_ENOMEM)
+			return tree_err_nomem(x);
+		if (rc == CCP_EINVAL)
+			return tree_err_at(x, child(x, v, (uint32_t)bad),
+			                   "%s: %s", P, why);
+	}
+	if (rc < 0)
+		return rc;
+	m->placement = IR_PLACE_MAP;
 	return 0;
 }
 
@@ -638,6 +708,9 @@ int machine_schema_parse(struct ctx *x, uint32_t v, ir_machine *m)
 	if (ir_machine_check(m, err, sizeof err) < 0)
 		return tree_err_at(x, machine_err_node(&mn, err), "machine: %s",
 		                   err[0] ? err : "invalid machine");
+	if (k->val[MK_PLACEMENT] != NONE &&
+	    x->v[k->val[MK_PLACEMENT]].kind != YN_SCALAR)
+		return parse_place(x, k->val[MK_PLACEMENT], m);
 	return 0;
 }
 

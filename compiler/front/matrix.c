@@ -1,7 +1,7 @@
 /*
- * matrix.c - the communication matrix files an input can name:
- * a dense CSV (n lines of n comma-separated byte counts) or an edge list
- * (lines "src dst bytes").  Both are read a line at a time, so only the
+ * matrix.c - the files an input can name: communication matrices, a
+ * dense CSV (n lines of n comma-separated byte counts) or an edge list
+ * (lines "src dst bytes"), and placement files (the node of each rank).  Both are read a line at a time, so only the
  * matrix itself is held in memory, and every problem is reported as
  * file:line:column with the offending line.  Formats: docs/input-format.md.
  */
@@ -524,5 +524,111 @@ int front_read_matrix(const char *path, int32_t n, ir_matrix **out,
 		return rc;
 	rc = front_read_matrix_stream(f, path, n, out, d);
 	fclose(f);
+	return rc;
+}
+
+/* The next whitespace-separated token of a placement file at or after
+ * *col (0-based) of the current line, reading lines as needed: 1 with
+ * [*at, *at + *len) its text on the current line, 0 at the end of the
+ * file, or next_line's error.  '#' ends a line. */
+static int next_token(struct reader *r, size_t *col, size_t *at, size_t *len)
+{
+	int rc;
+
+	for (;;) {
+		const char *s = r->line ? r->line : "";
+		size_t i = *col;
+		while (i < r->len && (s[i] == ' ' || s[i] == '\t'))
+			i++;
+		if (i < r->len && s[i] != '#') {
+			size_t j = i;
+			while (j < r->len && s[j] != ' ' && s[j] != '\t' &&
+			       s[j] != '#')
+				j++;
+			*at = i;
+			*len = j - i;
+			*col = j;
+			return 1;
+		}
+		if ((rc = next_line(r)) <= 0)
+			return rc;
+		*col = 0;
+	}
+}
+
+/* Read the placement file once more up to its entry number want (0-based)
+ * and report msg there. */
+static int err_entry(struct reader *r, int32_t want, const char *msg)
+{
+	size_t col = 0, at = 0, len = 0;
+
+	rewind(r->f);
+	r->lineno = r->total = 0;
+	r->len = 0;
+	for (int32_t i = 0; i <= want; i++)
+		if (next_token(r, &col, &at, &len) <= 0)
+			return err_here(r, 1, "%s", msg);
+	return err_here(r, at + 1, "%s", msg);
+}
+
+int front_read_place(const char *path, int32_t n, int32_t nnodes, int32_t k,
+                     ir_place **out, struct diag *d)
+{
+	struct reader r = {0};
+	int32_t *node = NULL, i = 0, bad;
+	size_t col = 0, at, len;
+	char b[40], why[160];
+	int rc;
+
+	*out = NULL;
+	r.path = path;
+	r.d = d;
+	if ((rc = front_fopen_regular(path, FRONT_MAX_FILE, &r.f, d)) != 0)
+		return rc;
+	rc = CCP_ENOMEM;
+	if (!(node = malloc((size_t)n * sizeof *node))) {
+		front_diag(d, path, 0, 0, NULL, "out of memory");
+		goto out_close;
+	}
+	while ((rc = next_token(&r, &col, &at, &len)) > 0) {
+		int64_t v = -1;
+		enum num_status st = parse_num(r.line + at, len, &v);
+		if (st == NUM_SYNTAX) {
+			rc = err_here(&r, at + 1, "expected a node number, got "
+			              "'%s'", show(r.line + at, len, b, sizeof b));
+			goto out_close;
+		}
+		if (st == NUM_RANGE || v < 0 || v >= nnodes) {
+			rc = err_here(&r, at + 1, "node '%s' is outside the "
+			              "machine (nodes 0..%" PRId32 ")",
+			              show(r.line + at, len, b, sizeof b),
+			              nnodes - 1);
+			goto out_close;
+		}
+		if (i == n) {
+			rc = err_here(&r, at + 1, "a node for rank %" PRId32
+			              "; the machine has %" PRId32 " ranks",
+			              i, n);
+			goto out_close;
+		}
+		node[i++] = v >= 0 && v <= INT32_MAX ? (int32_t)v : -1;
+	}
+	if (rc < 0)
+		goto out_close;
+	if (i < n) {
+		rc = err_here(&r, r.len + 1, "the file ends after %" PRId32
+		              " ranks; the machine has %" PRId32, i, n);
+		goto out_close;
+	}
+	*out = ir_place_from_nodes(node, n, nnodes, k, &rc, &bad, why,
+	                           sizeof why);
+	if (!*out)
+		rc = rc == CCP_ENOMEM ? (front_diag(d, path, 0, 0, NULL,
+		                                    "out of memory"), rc)
+		                      : err_entry(&r, bad, why);
+out_close:
+	free(node);
+	free(r.line);
+	fclose(r.f);
 	return rc;
 }

@@ -558,6 +558,43 @@ int tree_get_str(struct ctx *x, uint32_t v, const char *path, size_t max,
 	return 0;
 }
 
+int tree_get_path(struct ctx *x, uint32_t v, const char *key,
+                  char path[FRONT_PATH_MAX])
+{
+	const char *s = NULL;
+	size_t ls, ld = strlen(x->dir);
+	int rc = tree_get_str(x, v, key, FRONT_PATH_MAX - 1, &s);
+
+	if (rc < 0)
+		return rc;
+	if (!*s)
+		return tree_err_at(x, v, "%s: the file name is empty", key);
+	ls = strlen(s);
+	if (s[0] == '/' || !ld) {
+		memcpy(path, s, ls + 1);
+		return 0;
+	}
+	if (ld + 1 + ls + 1 > FRONT_PATH_MAX)
+		return tree_err_at(x, v, "%s: path too long", key);
+	memcpy(path, x->dir, ld);
+	path[ld] = '/';
+	memcpy(path + ld + 1, s, ls + 1);
+	return 0;
+}
+
+int tree_file_rc(struct ctx *x, uint32_t v, const char *key, int rc)
+{
+	char b[64];
+
+	if (rc == CCP_EIO)
+		return tree_err_at(x, v, "%s: cannot read %s: %s", key,
+		                   tree_desc(x, v, b, sizeof b), x->d->message);
+	if (rc == CCP_EINVAL) /* not a regular file, or too large */
+		return tree_err_at(x, v, "%s: %s %s", key,
+		                   tree_desc(x, v, b, sizeof b), x->d->message);
+	return rc;
+}
+
 /* Closest name to s, for "did you mean" (see front.h; the rules are
  * suggest.c's). */
 const char *front_nearest(const char *s, const char *const *names, size_t count)

@@ -122,6 +122,15 @@ bool tree_quick_int(const struct ctx *x, uint32_t v, int64_t lo, int64_t hi,
 int tree_get_num(struct ctx *x, uint32_t v, const char *path, double *out);
 int tree_get_str(struct ctx *x, uint32_t v, const char *path, size_t max,
                  const char **out);
+/* A file name at scalar v (key names it), into path: as written when
+ * absolute or when the input has no directory, else relative to the
+ * YAML file's directory. */
+int tree_get_path(struct ctx *x, uint32_t v, const char *key,
+                  char path[FRONT_PATH_MAX]);
+/* What reading the file named at v returned (front_read_matrix's
+ * codes): CCP_EIO and CCP_EINVAL, whose message has no position, are
+ * reported at v; the rest as they are. */
+int tree_file_rc(struct ctx *x, uint32_t v, const char *key, int rc);
 int tree_get_name(struct ctx *x, uint32_t v, const char *path, char *out);
 const char *tree_list_of(const char *const *names, size_t count, char *buf,
                          size_t cap);

@@ -61,6 +61,14 @@ int ccp_machine_from_yaml(ccp_context *ctx, const char *text, size_t len,
 		                  d.message);
 	if (rc < 0)
 		return ccp__error(ctx, rc, "%s", d.message);
+	if (m.place) { /* the inspector renumbers nothing yet */
+		ir_place_release(m.place);
+		return ccp__error(ctx, CCP_EINVAL,
+		                  "ccp_machine_from_yaml: a placement map "
+		                  "(placement: [...]) is for ccplan compile; "
+		                  "the inspector schedules ranks where block "
+		                  "or cyclic placement puts them");
+	}
 	return machine_new(ctx, &m, out);
 }
 

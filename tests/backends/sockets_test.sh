@@ -173,6 +173,28 @@ EOF
 			done
 		done
 	done
+	# placement maps: the ranks dealt to the nodes by a list, one rank a
+	# node and then two; every collective tied to ranks (root, block
+	# destinations, the pattern) renamed by sch_generate
+	for map in "4 1 2,0,3,1" "4 2 1,0,0,1" "8 1 5,2,7,0,3,6,1,4" \
+		"8 2 3,1,0,2,2,0,3,1"; do
+		set -- $map
+		n=$1 rpn=$2 nodes=$3
+		for coll in "collective: broadcast, root: $((n - 1)), bytes: 10007, segments: 3" \
+			"collective: reduce, root: 1, bytes: 4004, dtype: int32, op: sum" \
+			"collective: alltoall, bytes: 1001" \
+			"collective: reduce_scatter, bytes: $((n * 1000 + 8)), dtype: double, op: sum" \
+			"collective: allreduce, bytes: 4008, dtype: double, op: max" \
+			"pattern: irregular, generate: {kind: regular, degree: 2, bytes: 999, seed: 7}"; do
+			c=${coll#*: }
+			name=map_${c%%,*}_$n$rpn
+			compile $name <<EOF && run_ok $name $n
+machine: {topology: mesh, dims: [$((n / rpn))], ranks_per_node: $rpn, placement: [$nodes]}
+communication: {$coll}
+algorithm: auto
+EOF
+		done
+	done
 	# reductions: every element type and operation somewhere
 	compile reduce2 <<EOF && run_ok reduce2 2
 machine: {topology: switch, ranks: 2}

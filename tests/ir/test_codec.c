@@ -1529,6 +1529,76 @@ static void test_json_checker_keys(void **state)
 	ir_plan_fini(&p);
 }
 
+/* A placement map travels in the file after the machine record: it
+ * round-trips rank by rank, and a reader refuses a list that does not
+ * fill the nodes, and a placement field that disagrees with the bytes
+ * that follow the record. */
+static void test_placement_map(void **state)
+{
+	(void)state;
+	const int32_t node[8] = {3, 0, 2, 1, 0, 3, 1, 2};
+	char err[256];
+	int32_t bad;
+	int rc;
+	ir_machine m = tu_machine(IR_MESH, 1, 2, 2, 0, 0);
+	m.ranks_per_node = 2;
+	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
+	m.placement = IR_PLACE_MAP;
+	m.place = ir_place_from_nodes(node, 8, 4, 2, &rc, &bad, err,
+	                              sizeof err);
+	assert_non_null(m.place);
+	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
+	struct sch_options o = {0};
+	ir_comm c = tu_comm(IR_BCAST, 5, 640);
+	ir_plan p, q;
+	assert_int_equal(sch_generate(sch_find("hierarchical"), &m, &c, &o, &p),
+	                 0);
+	ir_place_release(m.place); /* the plan holds its own reference */
+	ir_slice *sl;
+	uint8_t *img;
+	size_t len;
+	encode(&p, &sl, &img, &len);
+	assert_int_equal(ir_plan_decode(img, len, &q, NULL, err, sizeof err),
+	                 0);
+	assert_plan_equal(&p, &q);
+	assert_int_equal(q.machine.placement, IR_PLACE_MAP);
+	for (int32_t r = 0; r < 8; r++)
+		assert_int_equal(ir_node_of(&q.machine, r), node[r]);
+	ir_plan_fini(&q);
+
+	/* the list is the global section's last 32 bytes, before the index;
+	 * the placement field is 32 bytes into the 64-byte record */
+	size_t list = (size_t)rd64(img + 48) - 8 * 4, field = list - 64 + 32;
+	expect_resealed(img, len, list + 4 * 4, 2, -1,
+	                "placement map: rank 7 is placed on node 2, which "
+	                "already holds its 2 ranks");
+	expect_resealed(img, len, list + 4 * 7, 4, -1,
+	                "placement map: rank 7 is placed on node 4; the "
+	                "machine's nodes are 0..3");
+	expect_resealed(img, len, field, IR_PLACE_BLOCK, -1,
+	                "32 bytes after the machine, where its placement "
+	                "needs 0");
+	expect_resealed(img, len, field, IR_PLACE_CYCLIC + 7, -1,
+	                "bad plan: placement 8 (block 0, cyclic 1, map 2)");
+	free(img);
+	free_slices(sl, 8);
+
+	/* a block machine that says map, with no list after it */
+	m.placement = IR_PLACE_BLOCK;
+	m.place = NULL;
+	ir_plan_fini(&p);
+	assert_int_equal(sch_generate(sch_find("hierarchical"), &m, &c, &o, &p),
+	                 0);
+	encode(&p, &sl, &img, &len);
+	field = (size_t)rd64(img + 48) - 64 + 32;
+	expect_resealed(img, len, field, IR_PLACE_MAP, -1,
+	                "0 bytes after the machine, where its placement "
+	                "needs 32");
+	free(img);
+	free_slices(sl, 8);
+	ir_plan_fini(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1550,6 +1620,7 @@ int main(void)
 	        cmocka_unit_test(test_json_golden),
 	        cmocka_unit_test(test_json_kinds),
 	        cmocka_unit_test(test_json_checker_keys),
+	        cmocka_unit_test(test_placement_map),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -198,7 +198,7 @@ static void test_patterns_verify(void **state)
 	size_t runs = 0;
 	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
 		for (size_t j = 0; j < sizeof rpns / sizeof rpns[0]; j++)
-			for (int pl = 0; pl < IR_NPLACEMENTS; pl++)
+			for (int pl = 0; pl <= IR_PLACE_CYCLIC; pl++)
 				for (int np = 0; np < 2; np++)
 					for (int rp = 0; rp < 2; rp++) {
 						ir_machine m = grid(
