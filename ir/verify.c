@@ -268,6 +268,52 @@ static int link_bound(const ir_machine *m, const ir_comm *c, uint32_t *out)
 	return 0;
 }
 
+/* With several ranks per node, direct delivery sends every message
+ * between two nodes as its own network transfer, and a node's network
+ * ports take node_port_limit of them a phase each way: raise *bound to
+ * the busiest node's ceil(messages / ports).  Alltoall and transpose
+ * count by formula and by block, the rest message by message. */
+static int node_degree_bound(const ir_machine *m, const ir_comm *c,
+                             uint32_t *bound)
+{
+	int32_t n = m->nranks, nn = m->nnodes, k = m->ranks_per_node;
+	uint64_t *io;
+
+	if (!ir_machine_has_nodes(m))
+		return 0;
+	if (!(io = calloc(2 * (size_t)nn, sizeof *io)))
+		return CCP_ENOMEM;
+	for (int32_t s = 0; s < n; s++) {
+		int32_t ns = ir_node_of(m, s);
+		if (c->coll == IR_ALLTOALL) { /* to every rank of other nodes */
+			io[ns] += (uint64_t)(n - k);
+			io[nn + ns] += (uint64_t)(n - k);
+		} else if (c->coll == IR_IRREGULAR) {
+			for (int64_t e = c->matrix->row[s];
+			     e < c->matrix->row[s + 1]; e++) {
+				int32_t nd = ir_node_of(m, c->matrix->dst[e]);
+				io[ns] += nd != ns;
+				io[nn + nd] += nd != ns;
+			}
+		} else {
+			int32_t nd = ir_node_of(
+			        m, final_rank(&(ir_plan){.machine = *m,
+			                                 .comm = *c},
+			                      (ir_block){s, 0}));
+			io[ns] += nd != ns;
+			io[nn + nd] += nd != ns;
+		}
+	}
+	for (int32_t q = 0; q < 2 * nn; q++) {
+		uint64_t lim = node_port_limit(m, q % nn);
+		uint64_t t = (io[q] + (lim ? lim : 1) - 1) / (lim ? lim : 1);
+		if (t > *bound)
+			*bound = t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
+	}
+	free(io);
+	return 0;
+}
+
 int ir_lower_bound(const ir_machine *m, const ir_comm *c, bool direct,
                    uint32_t plan_flags, uint32_t fanout, ir_report *r)
 {
@@ -330,9 +376,12 @@ int ir_lower_bound(const ir_machine *m, const ir_comm *c, bool direct,
 			r->lb_degree = t > r->lb_degree ? t : r->lb_degree;
 		}
 		free(in);
+		int rc = node_degree_bound(m, c, &r->lb_degree);
+		if (rc)
+			return rc;
 		if (r->lb_degree > 0 && r->lb_spread == 0)
 			r->lb_spread = 1;
-		int rc = link_bound(m, c, &r->lb_link);
+		rc = link_bound(m, c, &r->lb_link);
 		if (rc)
 			return rc;
 	}

@@ -164,6 +164,44 @@ static void build_xor_alltoall(ir_plan *p, const ir_machine *m, uint32_t flags)
 	}
 }
 
+/* With several ranks per node, a direct plan sends each message between
+ * nodes as its own network transfer: the node's network ports bound the
+ * phases as the ranks' ports do. */
+static void test_node_degree_bound(void **state)
+{
+	(void)state;
+	char err[160];
+	ir_report r = {0};
+	/* 2 nodes of 4 one-port ranks, one network port each: each node
+	 * sends 4 x 4 = 16 network messages of an alltoall, a rank only 7 */
+	ir_machine m = tu_machine(IR_SWITCH, 1, 2, 0, 0, 0);
+	m.ranks_per_node = 4;
+	m.node_ports = 1;
+	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
+	ir_comm c = tu_comm(IR_ALLTOALL, 0, 8);
+	assert_int_equal(ir_lower_bound(&m, &c, true, 0, 1, &r), 0);
+	assert_int_equal(r.lb_degree, 16);
+	assert_int_equal(r.lb_phases, 16);
+	/* two network ports: 8; the ranks' 7 alone on one node */
+	m.node_ports = 2;
+	assert_int_equal(ir_lower_bound(&m, &c, true, 0, 1, &r), 0);
+	assert_int_equal(r.lb_degree, 8);
+	m.node_ports = 4;
+	assert_int_equal(ir_lower_bound(&m, &c, true, 0, 1, &r), 0);
+	assert_int_equal(r.lb_degree, 7);
+	/* a plan that may contend at nodes and links is not bound by it
+	 * (the switch's one link per node carries the same 16) */
+	m.node_ports = 1;
+	assert_int_equal(ir_lower_bound(&m, &c, true,
+	                                IR_PLAN_NODE_CONTENTION |
+	                                        IR_PLAN_LINK_CONTENTION,
+	                                1, &r),
+	                 0);
+	assert_int_equal(r.lb_link, 16);
+	assert_int_equal(r.lb_phases, r.lb_spread);
+	assert_true(r.lb_spread < 16);
+}
+
 static void test_contention_allowed_is_measured(void **state)
 {
 	(void)state;
@@ -986,6 +1024,7 @@ int main(void)
 	        cmocka_unit_test(test_multicast_two_copies_on_a_link),
 	        cmocka_unit_test(test_multicast_generators),
 	        cmocka_unit_test(test_generators_verify),
+	        cmocka_unit_test(test_node_degree_bound),
 	        cmocka_unit_test(test_lower_broadcast),
 	        cmocka_unit_test(test_lower_scratch_and_reduce),
 	};
