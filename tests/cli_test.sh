@@ -87,6 +87,18 @@ done
 "$ccplan" frobnicate 2>/dev/null; [ $? = 2 ] && ok || bad "unknown command exit"
 "$ccplan" compile "$here/../examples/mesh16-broadcast.yaml" -o "$tmp/no/such/dir/x.ccp" 2>/dev/null
 rc=$?; [ "$rc" != 0 ] && [ ! -e "$tmp/no" ] && ok || bad "unwritable output: exit $rc"
+# the default output name keeps every dot but the extension's, so two
+# versions of one input never write the same plan
+mkdir -p "$tmp/dots"
+for v in v2 v3; do
+	cp "$here/../examples/mesh16-broadcast.yaml" "$tmp/dots/bcast.$v.yaml"
+	(cd "$tmp/dots" && "$ccplan" -q compile --no-cache "bcast.$v.yaml")
+done
+cp "$here/../examples/mesh16-broadcast.yaml" "$tmp/dots/plain.yml"
+(cd "$tmp/dots" && "$ccplan" -q compile --no-cache plain.yml)
+[ -s "$tmp/dots/bcast.v2.ccp" ] && [ -s "$tmp/dots/bcast.v3.ccp" ] &&
+	[ -s "$tmp/dots/plain.ccp" ] && [ ! -e "$tmp/dots/bcast.ccp" ] && ok ||
+	bad "default output names: $(ls "$tmp/dots")"
 
 # 5. the plan cache
 c="$tmp/c5/plans.db"

@@ -202,10 +202,14 @@ int cli_compile(int argc, char **argv)
 		return EXIT_BADINPUT;
 	char defout[1024];
 	if (!out) {
-		const char *base = strrchr(in, '/') ? strrchr(in, '/') + 1 : in;
-		size_t n = strcspn(base, ".");
-		if (!cli_ends_with(base, ".yaml") && !cli_ends_with(base, ".yml"))
-			n = strlen(base);
+		/* every dot but the extension's stays: bcast.v2.yaml and
+		 * bcast.v3.yaml must not both write bcast.ccp */
+		const char *base = cli_base_name(in);
+		size_t n = strlen(base);
+		if (cli_ends_with(base, ".yaml"))
+			n -= 5;
+		else if (cli_ends_with(base, ".yml"))
+			n -= 4;
 		snprintf(defout, sizeof defout, "%.*s.%s", (int)n, base,
 		         emit_c_src ? "c" : "ccp");
 		out = defout;
