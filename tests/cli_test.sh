@@ -100,6 +100,16 @@ cp "$here/../examples/mesh16-broadcast.yaml" "$tmp/dots/plain.yml"
 	[ -s "$tmp/dots/plain.ccp" ] && [ ! -e "$tmp/dots/bcast.ccp" ] && ok ||
 	bad "default output names: $(ls "$tmp/dots")"
 
+# an input without algorithm: is compiled as algorithm: auto, under the
+# same cache key (the explicit auto's plan is a cache hit for it)
+sed '/^algorithm:/d' "$here/../examples/mesh16-broadcast.yaml" >"$tmp/noalg.yaml"
+sed 's/^algorithm:.*/algorithm: auto/' "$here/../examples/mesh16-broadcast.yaml" >"$tmp/auto.yaml"
+! grep -q '^algorithm' "$tmp/noalg.yaml" && ok || bad "noalg: the key is still there"
+"$ccplan" -q compile --cache "$tmp/noalg.db" "$tmp/auto.yaml" -o "$tmp/auto1.ccp" &&
+	"$ccplan" compile -v --cache "$tmp/noalg.db" "$tmp/noalg.yaml" -o "$tmp/noalg.ccp" 2>"$tmp/err" &&
+	grep -q 'from the cache' "$tmp/err" && grep -q 'auto: ' "$tmp/err" &&
+	cmp -s "$tmp/auto1.ccp" "$tmp/noalg.ccp" && ok || bad "no algorithm key: $(cat "$tmp/err")"
+
 # 5. the plan cache
 c="$tmp/c5/plans.db"
 ex="$here/../examples/mesh32-edn.yaml"

@@ -123,10 +123,10 @@ static int parse_root_map(struct ctx *x)
 	int idx = 0, rc;
 
 	rc = root_map_keys(x, &k,
-	                   "the keys machine, communication and algorithm");
+	                   "the keys machine and communication (algorithm: optional)");
 	if (rc < 0)
 		return rc;
-	for (int j = TK_MACHINE; j <= TK_ALGORITHM; j++)
+	for (int j = TK_MACHINE; j < TK_ALGORITHM; j++)
 		if (k.val[j] == NONE)
 			return tree_missing(x, 0, "", top_keys[j], NULL);
 	rc = machine_schema_parse(x, k.val[TK_MACHINE], &in->machine);
@@ -136,11 +136,16 @@ static int parse_root_map(struct ctx *x)
 	                       &in->comm);
 	if (rc < 0)
 		return rc;
-	rc = tree_get_name(x, k.val[TK_ALGORITHM], "algorithm", in->algorithm);
-	if (rc < 0)
+	/* without the key the compiler chooses, as with algorithm: auto
+	 * (the same canonical form, so the same cached plan); its messages
+	 * then point at the top mapping */
+	uint32_t av = k.val[TK_ALGORITHM] != NONE ? k.val[TK_ALGORITHM] : 0;
+	if (k.val[TK_ALGORITHM] == NONE)
+		snprintf(in->algorithm, sizeof in->algorithm, "auto");
+	else if ((rc = tree_get_name(x, av, "algorithm", in->algorithm)) < 0)
 		return rc;
-	in->algorithm_line = (int)x->v[k.val[TK_ALGORITHM]].line;
-	in->algorithm_column = (int)x->v[k.val[TK_ALGORITHM]].col;
+	in->algorithm_line = (int)x->v[av].line;
+	in->algorithm_column = (int)x->v[av].col;
 	in->contention = CONTENTION_DEFAULT;
 	if (k.val[TK_CONTENTION] != NONE) {
 		rc = tree_get_enum(x, k.val[TK_CONTENTION], "contention",

@@ -317,7 +317,7 @@ int tree_build(struct ctx *x)
 		yaml_mark_t m = {0, 0, 0};
 		rc = err_mark(x, m,
 		              "empty input: expected a mapping with the keys "
-		              "machine, communication and algorithm");
+		              "machine and communication (algorithm: optional)");
 	}
 out_delete_parser:
 	yaml_parser_delete(&p);
