@@ -866,24 +866,3 @@ int exit_status(int rc)
 		return EXIT_INTERNAL;
 	}
 }
-
-int64_t parse_bytes(const char *a, int64_t max)
-{
-	char *end;
-	errno = 0;
-	long long v = strtoll(a, &end, 10);
-	if (errno || end == a || v < 0 || a[0] == '-' || a[0] == '+')
-		return -1;
-	int shift = 0;
-	if (*end == 'K' || *end == 'k')
-		shift = 10;
-	else if (*end == 'M' || *end == 'm')
-		shift = 20;
-	else if (*end == 'G' || *end == 'g')
-		shift = 30;
-	if (shift)
-		end++;
-	if (*end || v > (max >> shift))
-		return -1;
-	return (int64_t)v << shift;
-}

@@ -106,10 +106,6 @@ int plan_load_image(const uint8_t *img, size_t len, const char *path,
                     struct compiled *c, ir_file_info *fi, char *err,
                     size_t errlen);
 
-/* A byte count written N, NK, NM or NG (powers of 1024), at most max;
- * -1 if malformed or larger.  Shared by the options that take sizes. */
-int64_t parse_bytes(const char *s, int64_t max);
-
 /* Map a CCP_E* code to the command's exit status. */
 int exit_status(int rc);
 

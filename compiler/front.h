@@ -155,6 +155,12 @@ int front_read_matrix_stream(FILE *f, const char *path, int32_t n,
 int front_read_place(const char *path, int32_t n, int32_t nnodes, int32_t k,
                      ir_place **out, struct diag *d);
 
+/* A byte count written N, or N with K, M, G or T, alone or followed by
+ * iB (KiB ...), all powers of 1024, at most max; -1 if malformed or
+ * larger.  Every size of the command line and of the input reads this
+ * way. */
+int64_t front_parse_size(const char *s, int64_t max);
+
 /* The name of names[0..count) closest to s, if close enough to be a
  * likely typo (suggest_nearest: edit distance 1 up to 3 characters, 2 up
  * to 9, 3 beyond, or a unique name s begins); else NULL.  Used for every

@@ -110,6 +110,15 @@ sed 's/^algorithm:.*/algorithm: auto/' "$here/../examples/mesh16-broadcast.yaml"
 	grep -q 'from the cache' "$tmp/err" && grep -q 'auto: ' "$tmp/err" &&
 	cmp -s "$tmp/auto1.ccp" "$tmp/noalg.ccp" && ok || bad "no algorithm key: $(cat "$tmp/err")"
 
+# sizes with units read as their bytes: 4K, 4KiB and 4096 are one input
+for b in 4K 4KiB 4096; do
+	sed "s/^\(  *bytes:\).*/\1 $b/" "$here/../examples/mesh16-broadcast.yaml" >"$tmp/size$b.yaml"
+	"$ccplan" -q compile --no-cache "$tmp/size$b.yaml" -o "$tmp/size$b.ccp" ||
+		bad "bytes: $b"
+done
+grep -q 'bytes: 4KiB' "$tmp/size4KiB.yaml" && cmp -s "$tmp/size4K.ccp" "$tmp/size4096.ccp" &&
+	cmp -s "$tmp/size4KiB.ccp" "$tmp/size4096.ccp" && ok || bad "sizes with units differ"
+
 # 5. the plan cache
 c="$tmp/c5/plans.db"
 ex="$here/../examples/mesh32-edn.yaml"

@@ -204,7 +204,7 @@ int cli_cache(int argc, char **argv)
 		} else if (v == 'o') {
 			out = optarg;
 		} else if (v == 'S' &&
-		           (max_size = parse_bytes(optarg, INT64_MAX)) < 0) {
+		           (max_size = front_parse_size(optarg, INT64_MAX)) < 0) {
 			fprintf(stderr,
 			        "%s cache: --max-size '%s': want bytes, e.g. "
 			        "500M\n",

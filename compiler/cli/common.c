@@ -178,7 +178,7 @@ int cli_load_any(const char *path, struct compiled *c)
  * in a message); false, with a message, if the size is not one. */
 bool cli_max_memory(const char *what, const char *size)
 {
-	int64_t v = parse_bytes(size, INT64_MAX);
+	int64_t v = front_parse_size(size, INT64_MAX);
 	if (v <= 0) {
 		fprintf(stderr,
 		        "%s%s '%s': want a size of memory, such as 512M or "

@@ -93,7 +93,7 @@ const char cli_compare_help[] =
         "(docs/report.md)\n"
         "  --sizes MIN:MAX  the sizes drawn: powers of two from MIN to "
         "MAX bytes\n"
-        "                   (K, M, G suffixes; default 8:1M)\n";
+        "                   (K, M, G or KiB, MiB, GiB; default 8:1M)\n";
 const char cli_simulate_help[] =
         "usage: ccplan simulate FILE [--barriers] [--half-duplex] "
         "[--links shared|fifo]\n"

@@ -24,7 +24,7 @@
 
 /* ---- sizes ---------------------------------------------------------- */
 
-/* One size: digits with an optional K, M or G; -1 if malformed. */
+/* One size (front_parse_size: 8, 4K, 1MiB); -1 if malformed. */
 static int64_t parse_one(const char *a, size_t n)
 {
 	char buf[32];
@@ -32,7 +32,7 @@ static int64_t parse_one(const char *a, size_t n)
 		return -1;
 	memcpy(buf, a, n);
 	buf[n] = '\0';
-	return parse_bytes(buf, REPORT_MAX_BYTES);
+	return front_parse_size(buf, REPORT_MAX_BYTES);
 }
 
 int report_parse_sizes(const char *arg, struct report_sizes *s, char *err,

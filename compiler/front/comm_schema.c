@@ -183,8 +183,8 @@ static int parse_collective(struct ctx *x, uint32_t v, const struct keys *k,
 		                   IR_MATRIX_DENSE_MAX);
 	if (k->val[CM_BYTES] == NONE)
 		return tree_missing(x, v, "communication", "bytes", NULL);
-	rc = tree_get_int(x, k->val[CM_BYTES], "communication.bytes", 0,
-	                  IR_MAX_BYTES, "(IR_MAX_BYTES, 1 TiB)", &c->bytes);
+	rc = tree_get_size(x, k->val[CM_BYTES], "communication.bytes",
+	                   IR_MAX_BYTES, "(IR_MAX_BYTES, 1 TiB)", &c->bytes);
 	if (rc < 0)
 		return rc;
 	if ((c->coll == IR_SCATTER || c->coll == IR_GATHER ||
@@ -586,8 +586,8 @@ static int parse_generate(struct ctx *x, uint32_t v, int32_t n, ir_comm *c)
 		        "%s: %" PRId32 " ranks would send %lld messages, "
 		        "more than 2^28 (IR_MATRIX_MAX_NNZ)",
 		        P, n, (long long)nnz);
-	rc = tree_get_int(x, k.val[GK_BYTES], "communication.generate.bytes", 0,
-	                  IR_MAX_BYTES, "(IR_MAX_BYTES, 1 TiB)", &bytes);
+	rc = tree_get_size(x, k.val[GK_BYTES], "communication.generate.bytes",
+	                   IR_MAX_BYTES, "(IR_MAX_BYTES, 1 TiB)", &bytes);
 	if (rc < 0)
 		return rc;
 	/* most messages one rank can send or receive */

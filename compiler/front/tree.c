@@ -10,6 +10,7 @@
  * nesting depth 64, FRONT_MAX_NODES values (enough for a 4096 x 4096
  * inline matrix), no aliases.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -593,6 +594,58 @@ int tree_file_rc(struct ctx *x, uint32_t v, const char *key, int rc)
 		return tree_err_at(x, v, "%s: %s %s", key,
 		                   tree_desc(x, v, b, sizeof b), x->d->message);
 	return rc;
+}
+
+int64_t front_parse_size(const char *a, int64_t max)
+{
+	static const char units[] = "KMGT";
+	const char *u;
+	char *end;
+	int shift = 0;
+
+	if (!isdigit((unsigned char)a[0]))
+		return -1;
+	errno = 0;
+	long long v = strtoll(a, &end, 10);
+	if (errno)
+		return -1;
+	if (*end && (u = strchr(units, toupper((unsigned char)*end)))) {
+		shift = 10 * (int)(u - units + 1);
+		end++;
+		if (end[0] == 'i' && end[1] == 'B')
+			end += 2;
+	}
+	if (*end || v > (max >> shift))
+		return -1;
+	return (int64_t)v << shift;
+}
+
+int tree_get_size(struct ctx *x, uint32_t v, const char *path, int64_t hi,
+                  const char *why, int64_t *out)
+{
+	char b[64];
+	const char *s = text(x, v), *u = s;
+	int64_t r;
+
+	while (isdigit((unsigned char)*u))
+		u++;
+	/* digits and a unit letter; the rest is an integer's business */
+	if (x->v[v].kind != YN_SCALAR || !x->v[v].plain || u == s || !*u ||
+	    !strchr("KMGTkmgt", *u))
+		return tree_get_int(x, v, path, 0, hi, why, out);
+	if ((r = front_parse_size(s, INT64_MAX)) < 0)
+		return tree_err_at(x, v,
+		                   "%s: expected a number of bytes, as 4096, "
+		                   "4K or 4KiB (K, M, G, T: powers of 1024), "
+		                   "got %s",
+		                   path, tree_desc(x, v, b, sizeof b));
+	if (r > hi)
+		return tree_err_at(x, v, "%s: must be at most %" PRId64
+		                   "%s%s, got %s",
+		                   path, hi, why ? " " : "", why ? why : "",
+		                   tree_desc(x, v, b, sizeof b));
+	*out = r;
+	return 0;
 }
 
 /* Closest name to s, for "did you mean" (see front.h; the rules are

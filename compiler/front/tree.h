@@ -119,6 +119,10 @@ int tree_get_int(struct ctx *x, uint32_t v, const char *path, int64_t lo,
                  int64_t hi, const char *why, int64_t *out);
 bool tree_quick_int(const struct ctx *x, uint32_t v, int64_t lo, int64_t hi,
                     int64_t *out);
+/* A byte count at scalar v: an integer as tree_get_int reads it (0 to
+ * hi), or one with a unit, 4K or 4KiB (front_parse_size). */
+int tree_get_size(struct ctx *x, uint32_t v, const char *path, int64_t hi,
+                  const char *why, int64_t *out);
 int tree_get_num(struct ctx *x, uint32_t v, const char *path, double *out);
 int tree_get_str(struct ctx *x, uint32_t v, const char *path, size_t max,
                  const char **out);
