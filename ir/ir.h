@@ -515,6 +515,10 @@ int32_t ir_rank_of(const ir_machine *m, const int *c);
  * one rank per node. */
 int32_t ir_node_of(const ir_machine *m, int32_t rank);
 int32_t ir_node_rank(const ir_machine *m, int32_t node, int32_t local);
+/* Network transfers a node may send (and receive) in one phase:
+ * node_ports, or its degree (one per network link) under IR_PORTS_ALL;
+ * 0 for a node with no link. */
+int ir_node_port_limit(const ir_machine *m, int32_t node);
 /* Whether a plan file of version 5 or older can describe the machine: a
  * mesh or torus of 1-3 dimensions that wraps all or none of them and
  * routes x, y, z; one rank per node; no shared-memory cost

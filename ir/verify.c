@@ -132,15 +132,6 @@ static uint32_t port_limit(const ir_machine *m, int32_t r)
 	                                : (uint32_t)m->ports;
 }
 
-/* Network transfers a node may send (receive) in one phase: node_ports,
- * or one per network link of the node. */
-static uint32_t node_port_limit(const ir_machine *m, int32_t node)
-{
-	return m->node_ports == IR_PORTS_ALL
-	               ? (uint32_t)ir_degree(m, ir_node_rank(m, node, 0))
-	               : (uint32_t)m->node_ports;
-}
-
 /* Largest port count of any rank (the p of the spreading bound). */
 static uint32_t max_ports(const ir_machine *m)
 {
@@ -996,7 +987,7 @@ int ir_verify(const ir_plan *p, ir_report *r)
 		}
 		for (uint32_t k = 0; k < nntouched; k++) {
 			int32_t q = ntouch[k];
-			uint32_t lim = node_port_limit(m, q);
+			uint32_t lim = (uint32_t)ir_node_port_limit(m, q);
 			if (nsends[q] > r->max_net_sends)
 				r->max_net_sends = nsends[q];
 			if (nrecvs[q] > r->max_net_recvs)
