@@ -1174,19 +1174,10 @@ static void test_version6_machine_record(void **state)
 
 	/* a torus of 2x2x2x2 that wraps dimensions x and y only and routes
 	 * a, x, y, z */
-	ir_machine t;
-	memset(&t, 0, sizeof t);
-	t.topo = IR_TORUS;
-	t.routing = IR_ROUTE_DIM_ORDER;
-	t.ports = 1;
-	t.ndims = 4;
-	for (int d = 0; d < 4; d++)
-		t.dims[d] = 2;
-	t.wrap = 0x5;
+	const int d2222[] = {2, 2, 2, 2};
 	const uint8_t o[IR_MAX_DIMS] = {3, 0, 1, 2, 4, 5, 6, 7};
-	memcpy(t.order, o, sizeof o);
-	ir_cost_unset(&t.cost);
-	assert_int_equal(ir_machine_check(&t, err, sizeof err), 0);
+	ir_machine t = tu_grid(IR_TORUS, 4, d2222, 0x5, o, 1, IR_PLACE_BLOCK,
+	                       IR_PORTS_ALL, 1);
 	size_t mr = encode_v6(&p, &t, &img, &len);
 	assert_int_equal(ir_plan_decode(img, len, &q, &fi, err, sizeof err),
 	                 0);
