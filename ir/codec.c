@@ -358,6 +358,31 @@ static int check_machine(const ir_machine *m, char *err, size_t errlen)
 	return 0;
 }
 
+/* A mesh's or torus's extents as a file gives them: each of the ndims
+ * at least 1 and every one after them 1, since the routing and the
+ * coordinates divide by all IR_MAX_DIMS of them (check_machine checks
+ * the rest).  A machine in memory may leave the unused ones 0, which
+ * ir_machine_check reads as 1; a file always says 1. */
+static int check_grid_dims(const ir_machine *m, char *err, size_t errlen)
+{
+	if ((m->topo != IR_MESH && m->topo != IR_TORUS) || m->ndims < 1 ||
+	    m->ndims > IR_MAX_DIMS)
+		return 0;
+	for (int d = 0; d < IR_MAX_DIMS; d++) {
+		if (d < m->ndims && m->dims[d] < 1)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: dims[%d] is %d (an extent is "
+			            "at least 1)",
+			            d, m->dims[d]);
+		if (d >= m->ndims && m->dims[d] != 1)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: dims[%d] is %d past the "
+			            "machine's %d dimensions (must be 1)",
+			            d, m->dims[d], m->ndims);
+	}
+	return 0;
+}
+
 /* The CSR matrix of an irregular communication: one row per rank, row
  * offsets rising from 0 to nnz, destinations in range and strictly
  * ascending in each row (ir_block_bytes searches them), sizes in range. */
@@ -899,6 +924,15 @@ int ir_slice_check(const ir_slice *s, int32_t rank, int32_t nranks,
 
 /* ---- writing ---------------------------------------------------------- */
 
+/* Extent d of m as a file holds it: a mesh's or torus's unused extent
+ * left 0 in memory (ir_machine_check reads it as 1) is written as 1, as
+ * the reader requires (check_grid_dims). */
+static int32_t file_dim(const ir_machine *m, int d)
+{
+	bool grid = m->topo == IR_MESH || m->topo == IR_TORUS;
+	return grid && d >= m->ndims && m->dims[d] == 0 ? 1 : m->dims[d];
+}
+
 /* The global section: machine, communication, the plan's own fields, then
  * the matrix arrays and the phase IR arrays. */
 static void put_global(struct tbuf *b, const ir_plan *p)
@@ -912,7 +946,7 @@ static void put_global(struct tbuf *b, const ir_plan *p)
 	put_u32(b, (uint32_t)m->routing);
 	put_u32(b, (uint32_t)m->ndims);
 	for (int i = 0; i < V1_DIMS; i++)
-		put_u32(b, (uint32_t)m->dims[i]);
+		put_u32(b, (uint32_t)file_dim(m, i));
 	for (int l = 0; l < 2; l++)
 		for (int j = 0; j < 2; j++)
 			put_u32(b, (uint32_t)m->levels[l][j]);
@@ -987,7 +1021,7 @@ static void put_global(struct tbuf *b, const ir_plan *p)
 		for (int i = IR_MAX_DIMS - 1; i >= 0; i--)
 			order = order << 4 | (m->order[i] & 0xfu);
 		for (int i = V1_DIMS; i < IR_MAX_DIMS; i++)
-			put_u32(b, (uint32_t)m->dims[i]);
+			put_u32(b, (uint32_t)file_dim(m, i));
 		put_u32(b, m->wrap);
 		put_u32(b, order);
 		put_u32(b, (uint32_t)m->ranks_per_node);
@@ -1618,6 +1652,16 @@ static int decode_global(const uint8_t *g, uint64_t size,
 			return fail(err, errlen, CCP_EFORMAT,
 			            "bad plan: the machine's reserved field "
 			            "is not 0");
+		if (m->ranks_per_node < 1)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: ranks_per_node %d (at least 1)",
+			            (int)m->ranks_per_node);
+		if ((int64_t)m->nnodes * m->ranks_per_node != m->nranks)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: %" PRId32 " nodes of %d ranks "
+			            "are not the machine's %" PRId32 " ranks",
+			            m->nnodes, (int)m->ranks_per_node,
+			            m->nranks);
 		if (ir_machine_is_classic(m))
 			return fail(err, errlen, CCP_EFORMAT,
 			            "bad plan: a version 6 machine that "
@@ -1658,6 +1702,9 @@ static int decode_global(const uint8_t *g, uint64_t size,
 	if (r.short_read)
 		return fail(err, errlen, CCP_EINTERNAL,
 		            "global section read past its end");
+	int rc = check_grid_dims(&p->machine, err, errlen);
+	if (rc)
+		return rc;
 	return check_plan(p, err, errlen);
 }
 

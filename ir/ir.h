@@ -547,6 +547,10 @@ ir_place *ir_place_from_nodes(const int32_t *node, int32_t n, int32_t nnodes,
 /* Take and drop a reference (NULL is ignored); the last release frees. */
 void ir_place_retain(ir_place *p);
 void ir_place_release(ir_place *p);
+/* Network transfers a node may send (and receive) in one phase:
+ * node_ports, or its degree (one per network link) under IR_PORTS_ALL;
+ * 0 for a node with no link. */
+int ir_node_port_limit(const ir_machine *m, int32_t node);
 /* Whether a plan file of version 5 or older can describe the machine: a
  * mesh or torus of 1-3 dimensions that wraps all or none of them and
  * routes x, y, z; one rank per node; no shared-memory cost

@@ -534,6 +534,15 @@ void ir_place_release(ir_place *p)
 		free(p);
 }
 
+/* The verifier, the splitter and the simulator all bound a node's
+ * network transfers by this one number. */
+int ir_node_port_limit(const ir_machine *m, int32_t node)
+{
+	if (m->node_ports == IR_PORTS_ALL)
+		return ir_degree(m, ir_node_rank(m, node, 0));
+	return m->node_ports;
+}
+
 /* Coordinates of a rank's node, derived from the one numbering (never
  * stored); all -1 for a rank outside the machine. */
 void ir_coords(const ir_machine *m, int32_t rank, int c[IR_MAX_CUBE_DIM])

@@ -132,15 +132,6 @@ static uint32_t port_limit(const ir_machine *m, int32_t r)
 	                                : (uint32_t)m->ports;
 }
 
-/* Network transfers a node may send (receive) in one phase: node_ports,
- * or one per network link of the node. */
-static uint32_t node_port_limit(const ir_machine *m, int32_t node)
-{
-	return m->node_ports == IR_PORTS_ALL
-	               ? (uint32_t)ir_degree(m, ir_node_rank(m, node, 0))
-	               : (uint32_t)m->node_ports;
-}
-
 /* Largest port count of any rank (the p of the spreading bound). */
 static uint32_t max_ports(const ir_machine *m)
 {
@@ -270,7 +261,7 @@ static int link_bound(const ir_machine *m, const ir_comm *c, uint32_t *out)
 
 /* With several ranks per node, direct delivery sends every message
  * between two nodes as its own network transfer, and a node's network
- * ports take node_port_limit of them a phase each way: raise *bound to
+ * ports take ir_node_port_limit of them a phase each way: raise *bound to
  * the busiest node's ceil(messages / ports).  Alltoall and transpose
  * count by formula and by block, the rest message by message. */
 static int node_degree_bound(const ir_machine *m, const ir_comm *c,
@@ -305,7 +296,7 @@ static int node_degree_bound(const ir_machine *m, const ir_comm *c,
 		}
 	}
 	for (int32_t q = 0; q < 2 * nn; q++) {
-		uint64_t lim = node_port_limit(m, q % nn);
+		uint64_t lim = (uint64_t)ir_node_port_limit(m, q % nn);
 		uint64_t t = (io[q] + (lim ? lim : 1) - 1) / (lim ? lim : 1);
 		if (t > *bound)
 			*bound = t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
@@ -1045,7 +1036,7 @@ int ir_verify(const ir_plan *p, ir_report *r)
 		}
 		for (uint32_t k = 0; k < nntouched; k++) {
 			int32_t q = ntouch[k];
-			uint32_t lim = node_port_limit(m, q);
+			uint32_t lim = (uint32_t)ir_node_port_limit(m, q);
 			if (nsends[q] > r->max_net_sends)
 				r->max_net_sends = nsends[q];
 			if (nrecvs[q] > r->max_net_recvs)

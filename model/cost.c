@@ -564,6 +564,16 @@ static int scan_init(struct scan *s, const ir_plan *p)
 	return 0;
 }
 
+/* Resize the array *arr to n elements of size bytes; false when out of
+ * memory, *arr then still the old block (scan_fini frees it). */
+static bool resize(void **arr, size_t n, size_t size)
+{
+	void *q = realloc(*arr, n * size);
+	if (q)
+		*arr = q;
+	return q != NULL;
+}
+
 /* Route every transfer of phase ph: hops, send places, and (with loads)
  * the largest number of sends sharing a link of each route, a multicast
  * group counting once on the links its copies share (ir.h
@@ -577,31 +587,16 @@ static int scan_phase(struct scan *s, uint32_t ph, bool loads,
 	const ir_transfer *xs = p->transfers + f->transfer;
 	uint32_t nt = f->ntransfers;
 	if (nt > s->cap) {
-		uint32_t cap = nt;
-		int32_t *h = realloc(s->hops, cap * sizeof *h);
-		if (h)
-			s->hops = h;
-		uint32_t *a = realloc(s->pos, cap * sizeof *a);
-		if (a)
-			s->pos = a;
-		uint32_t *b = realloc(s->send, cap * sizeof *b);
-		if (b)
-			s->send = b;
-		uint32_t *c = realloc(s->load, cap * sizeof *c);
-		if (c)
-			s->load = c;
-		double *d = realloc(s->price, cap * sizeof *d);
-		if (d)
-			s->price = d;
-		double *e = realloc(s->lead, cap * sizeof *e);
-		if (e)
-			s->lead = e;
-		bool *g = realloc(s->inside, cap * sizeof *g);
-		if (g)
-			s->inside = g;
-		if (!h || !a || !b || !c || !d || !e || !g)
+		/* s->cap is raised only once all of them hold nt */
+		if (!resize((void **)&s->hops, nt, sizeof *s->hops) ||
+		    !resize((void **)&s->pos, nt, sizeof *s->pos) ||
+		    !resize((void **)&s->send, nt, sizeof *s->send) ||
+		    !resize((void **)&s->load, nt, sizeof *s->load) ||
+		    !resize((void **)&s->price, nt, sizeof *s->price) ||
+		    !resize((void **)&s->lead, nt, sizeof *s->lead) ||
+		    !resize((void **)&s->inside, nt, sizeof *s->inside))
 			return CCP_ENOMEM;
-		s->cap = cap;
+		s->cap = nt;
 	}
 	s->nuse = 0;
 	s->ntouched = 0;

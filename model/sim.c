@@ -869,9 +869,7 @@ static int build_ranks(struct sim *s)
 	if (!(s->node = malloc((size_t)mc->nnodes * sizeof *s->node)))
 		return CCP_ENOMEM;
 	for (int32_t v = 0; v < mc->nnodes; v++) {
-		int k = mc->node_ports == IR_PORTS_ALL
-		                ? ir_degree(mc, ir_node_rank(mc, v, 0))
-		                : mc->node_ports;
+		int k = ir_node_port_limit(mc, v);
 		uint32_t ports = k > 0 ? (uint32_t)k : 1;
 		s->node[v].inj = (struct port){ports, {NONE, NONE}};
 		s->node[v].ej = (struct port){ports, {NONE, NONE}};

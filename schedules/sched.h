@@ -185,8 +185,8 @@ void sch_umesh(struct sch_edges *E, const int32_t *map, int32_t lo,
  * under its machine's routing: 1 yes, 0 no, or CCP_ENOMEM. */
 int sch_contended(const ir_plan *p);
 /* Network transfers node q may send, and separately receive, in one
- * phase: its node_ports, or one per network link of the node; at least
- * 1 (split.c). */
+ * phase (ir_node_port_limit), at least 1 so that every transfer fits
+ * some sub-phase (split.c). */
 uint32_t sch_node_port_limit(const ir_machine *m, int32_t q);
 /* Whether some phase of p has a node of several ranks send or receive
  * more network transfers than its network ports allow (node_ports): 1

@@ -255,9 +255,7 @@ static uint32_t port_limit(const ir_machine *m, int32_t r)
 /* Network ports of node q in one (sub-)phase, at least 1 (sched.h). */
 uint32_t sch_node_port_limit(const ir_machine *m, int32_t q)
 {
-	int k = m->node_ports == IR_PORTS_ALL
-	                ? ir_degree(m, ir_node_rank(m, q, 0))
-	                : m->node_ports;
+	int k = ir_node_port_limit(m, q);
 	return k > 0 ? (uint32_t)k : 1;
 }
 

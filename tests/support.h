@@ -1,6 +1,7 @@
 /*
  * support.h - what several test programs share: a checked machine built
- * from a topology and its extents; the golden file of a bad input.
+ * from a topology and its extents, or with its nodes and ports too; the
+ * golden file of a bad input.
  * Header-only (each test is its own executable); include after
  * <cmocka.h>.
  */
@@ -56,6 +57,40 @@ static inline ir_machine tu_machine(enum ir_topo t, int ports, int x, int y,
 		break;
 	}
 	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
+	return m;
+}
+
+/* A checked machine of nd extents dims[] (a mesh or torus; also a
+ * hypercube of nd dimensions or a switch of dims[0] ranks), wrap mask
+ * (0: the topology's default), order (NULL: x, y, z...), rpn ranks per
+ * node placed as place, node_ports network ports per node and ports per
+ * rank (IR_PORTS_ALL: one per link); costs unset. */
+static inline ir_machine tu_grid(enum ir_topo topo, int nd, const int *dims,
+                                 unsigned wrap, const uint8_t *order, int rpn,
+                                 enum ir_placement place, int node_ports,
+                                 int ports)
+{
+	ir_machine m;
+	char err[256];
+
+	memset(&m, 0, sizeof m);
+	ir_cost_unset(&m.cost);
+	m.topo = topo;
+	m.routing = topo == IR_HYPERCUBE ? IR_ROUTE_ECUBE
+	            : topo == IR_SWITCH  ? IR_ROUTE_DIRECT
+	                                 : IR_ROUTE_DIM_ORDER;
+	m.ndims = nd;
+	for (int d = 0; d < IR_MAX_DIMS; d++)
+		m.dims[d] = d < nd ? dims[d] : 1;
+	m.wrap = wrap;
+	if (order)
+		memcpy(m.order, order, (size_t)nd);
+	m.ranks_per_node = rpn;
+	m.placement = place;
+	m.node_ports = node_ports;
+	m.ports = ports;
+	if (ir_machine_check(&m, err, sizeof err) != 0)
+		fail_msg("tu_grid: %s", err);
 	return m;
 }
 

@@ -614,6 +614,28 @@ static uint32_t machine_err_node(const struct machine_nodes *mn,
 	return mn->map;
 }
 
+/* A machine that is one node of several ranks: `ports: all` gives a rank
+ * one port per network link of its node (docs/machine-model.md "Nodes"),
+ * and a lone node has none, so its ranks could make no transfer at all.
+ * Refused here, at the ports (or at ranks_per_node when ports is left at
+ * its default), with what to write instead. */
+static int check_lone_node(struct ctx *x, const struct keys *k,
+                           const ir_machine *m)
+{
+	if (m->nnodes != 1 || m->nranks < 2 || m->ports != IR_PORTS_ALL)
+		return 0;
+	bool given = k->val[MK_PORTS] != NONE;
+	uint32_t at = given ? k->val[MK_PORTS] : k->val[MK_RANKS_PER_NODE];
+	return tree_err_at(x, at,
+	                   "machine.%s: the %d ranks share one node, which "
+	                   "has no network link, so `ports: all`%s gives them "
+	                   "no port: give them ports (`ports: one`, or up to "
+	                   "`ports: %d` to reach every other rank of the node "
+	                   "in one phase)",
+	                   given ? "ports" : "ranks_per_node", (int)m->nranks,
+	                   given ? "" : " (the default)", (int)m->nranks - 1);
+}
+
 /* The machine mapping: topology, its size, routing, ports, cost. */
 int machine_schema_parse(struct ctx *x, uint32_t v, ir_machine *m)
 {
@@ -708,6 +730,8 @@ int machine_schema_parse(struct ctx *x, uint32_t v, ir_machine *m)
 	if (ir_machine_check(m, err, sizeof err) < 0)
 		return tree_err_at(x, machine_err_node(&mn, err), "machine: %s",
 		                   err[0] ? err : "invalid machine");
+	if ((rc = check_lone_node(x, k, m)) < 0)
+		return rc;
 	if (k->val[MK_PLACEMENT] != NONE &&
 	    x->v[k->val[MK_PLACEMENT]].kind != YN_SCALAR)
 		return parse_place(x, k->val[MK_PLACEMENT], m);

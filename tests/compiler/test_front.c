@@ -227,6 +227,35 @@ static void test_good_switch(void **state)
 	front_input_fini(&in);
 }
 
+/* One node of several ranks takes ports that are counted (what the
+ * refusal of `ports: all` there, tests/bad/one_node_*, tells the user to
+ * write). */
+static void test_good_one_node(void **state)
+{
+	struct front_input in;
+
+	(void)state;
+	parse_good_text("machine: {topology: switch, ranks: 4, "
+	                "ranks_per_node: 4, ports: one}\n"
+	                "communication: {collective: broadcast, root: 0, "
+	                "bytes: 64}\n"
+	                "algorithm: auto\n",
+	                &in);
+	assert_int_equal(in.machine.nnodes, 1);
+	assert_int_equal(in.machine.nranks, 4);
+	assert_int_equal(in.machine.ports, 1);
+	front_input_fini(&in);
+	parse_good_text("machine: {topology: mesh, dims: [1], "
+	                "ranks_per_node: 8, ports: 7}\n"
+	                "communication: {collective: allgather, bytes: 64}\n"
+	                "algorithm: auto\n",
+	                &in);
+	assert_int_equal(in.machine.nnodes, 1);
+	assert_int_equal(in.machine.nranks, 8);
+	assert_int_equal(in.machine.ports, 7);
+	front_input_fini(&in);
+}
+
 static void test_good_reduce_transpose(void **state)
 {
 	struct front_input in;
@@ -1211,6 +1240,7 @@ int main(void)
 	        cmocka_unit_test(test_good_hypercube),
 	        cmocka_unit_test(test_good_hpam),
 	        cmocka_unit_test(test_good_switch),
+	        cmocka_unit_test(test_good_one_node),
 	        cmocka_unit_test(test_good_reduce_transpose),
 	        cmocka_unit_test(test_good_matrices),
 	        cmocka_unit_test(test_good_generated),

@@ -600,19 +600,8 @@ static void test_text_torus(void **state)
 static ir_machine grid(enum ir_topo topo, int nd, const int *dims,
                        unsigned wrap, int rpn)
 {
-	ir_machine m;
-	char err[160];
-	memset(&m, 0, sizeof m);
-	ir_cost_unset(&m.cost);
-	m.topo = topo;
-	m.routing = IR_ROUTE_DIM_ORDER;
-	m.ndims = nd;
-	for (int d = 0; d < IR_MAX_DIMS; d++)
-		m.dims[d] = d < nd ? dims[d] : 1;
-	m.wrap = wrap;
-	m.ranks_per_node = rpn;
-	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
-	return m;
+	return tu_grid(topo, nd, dims, wrap, NULL, rpn, IR_PLACE_BLOCK,
+	               IR_PORTS_ALL, IR_PORTS_ALL);
 }
 
 /* A plan of the given phases (each a list of src, dst pairs ending in

@@ -6,6 +6,7 @@
  * and the JSON export: the exact text of small plans, and generated plans
  * parsed back and compared key by key with the plan.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -1008,17 +1009,21 @@ static void test_version5_combine(void **state)
 	ir_plan_fini(&p);
 }
 
-/* Edit one field, reseal every checksum, and expect the named check to
- * refuse it: what the checksums cannot catch (a writer's bug, a crafted
- * file) is caught by the range checks. */
-static void expect_resealed(const uint8_t *img, size_t len, size_t at,
-                            uint32_t value, int rank, const char *why)
+/* Edit one field of width 4 or 8 bytes, reseal every checksum, and
+ * expect the named check to refuse it: what the checksums cannot catch
+ * (a writer's bug, a crafted file) is caught by the range checks. */
+static void expect_resealed_n(const uint8_t *img, size_t len, size_t at,
+                              uint64_t value, int width, int rank,
+                              const char *why)
 {
 	char err[256] = "";
 	uint8_t *bad = malloc(len);
 	assert_non_null(bad);
 	memcpy(bad, img, len);
-	wr32(bad + at, value);
+	if (width == 8)
+		wr64(bad + at, value);
+	else
+		wr32(bad + at, (uint32_t)value);
 	reseal(bad, len);
 	int rc;
 	if (rank < 0) {
@@ -1030,9 +1035,17 @@ static void expect_resealed(const uint8_t *img, size_t len, size_t at,
 		                         sizeof err);
 	}
 	if (rc != CCP_EFORMAT || !strstr(err, why))
-		fail_msg("field at %zu = %u: got %d \"%s\", wanted \"%s\"", at,
-		         value, rc, err, why);
+		fail_msg("field at %zu = %#" PRIx64
+		         ": got %d \"%s\", wanted \"%s\"",
+		         at, value, rc, err, why);
 	free(bad);
+}
+
+/* expect_resealed_n of a 4-byte field. */
+static void expect_resealed(const uint8_t *img, size_t len, size_t at,
+                            uint32_t value, int rank, const char *why)
+{
+	expect_resealed_n(img, len, at, value, 4, rank, why);
 }
 
 static void test_resealed_fields(void **state)
@@ -1057,6 +1070,11 @@ static void test_resealed_fields(void **state)
 	 * as 1) is that of version 6: the older format cannot describe it */
 	expect_resealed(img, len, g + 8, 4, -1, "cannot describe (ndims 4)");
 	expect_resealed(img, len, g + 12, 3, -1, "do not give 16 ranks");
+	/* an extent past ndims is 1: the coordinates divide by it */
+	expect_resealed(img, len, g + 20, 0, -1,
+	                "dims[2] is 0 past the machine's 2 dimensions");
+	expect_resealed(img, len, g + 16, 0, -1,
+	                "dims[1] is 0 (an extent is at least 1)");
 	expect_resealed(img, len, g + 12, 0x01000000u, -1,
 	                "do not give 16 ranks");
 	expect_resealed(img, len, g + 44, 17, -1, "disagrees with the header");
@@ -1086,6 +1104,234 @@ static void test_resealed_fields(void **state)
 	expect_resealed(img, len, iov + 12, 0xffffffffu, 2, "outside its");
 	free(img);
 	free_slices(sl, NRANKS);
+	ir_plan_fini(&p);
+}
+
+/* The version-6 machine record: the last 64 bytes of the global section
+ * (docs/plan-format.md); offsets of its fields. */
+enum {
+	MR_DIMS = 0, /* i32 x 5: dims[3..8) */
+	MR_WRAP = 20,
+	MR_ORDER = 24,
+	MR_RPN = 28,
+	MR_PLACE = 32,
+	MR_NPORTS = 36,
+	MR_NNODES = 40,
+	MR_SHM_ALPHA = 44,
+	MR_SHM_BETA = 52,
+	MR_RESERVED = 60,
+	MR_SIZE = 64
+};
+
+/* make_bcast_plan's plan (16 ranks) moved onto machine m, which must
+ * have 16 ranks and need version 6; encoded into img, and the offset of
+ * its machine record returned. */
+static size_t encode_v6(ir_plan *p, const ir_machine *m, uint8_t **img,
+                        size_t *len)
+{
+	ir_slice *sl;
+	make_bcast_plan(p);
+	assert_int_equal(m->nranks, NRANKS);
+	p->machine = *m;
+	encode(p, &sl, img, len);
+	free_slices(sl, NRANKS);
+	assert_int_equal((*img)[8], 6);
+	uint64_t goff = (uint64_t)(*img)[36] | (uint64_t)(*img)[37] << 8 |
+	                (uint64_t)(*img)[38] << 16 |
+	                (uint64_t)(*img)[39] << 24;
+	return (size_t)(goff + rd64(*img + 40) - MR_SIZE);
+}
+
+/* The bits of a double, for a patched f64 field. */
+static uint64_t f64_of(double d)
+{
+	uint64_t u;
+	memcpy(&u, &d, sizeof u);
+	return u;
+}
+
+/* A dimension order packed as the record holds it: order[k] in bits
+ * 4k..4k+3. */
+static uint32_t packed_order(const uint8_t o[IR_MAX_DIMS])
+{
+	uint32_t v = 0;
+	for (int k = IR_MAX_DIMS - 1; k >= 0; k--)
+		v = v << 4 | o[k];
+	return v;
+}
+
+/* Every field of the version-6 machine record, patched to a value the
+ * writer never writes and the checksums resealed, is refused with a
+ * message that names what is wrong; the untouched images read back. */
+static void test_version6_machine_record(void **state)
+{
+	(void)state;
+	ir_plan p, q;
+	uint8_t *img;
+	size_t len;
+	char err[256];
+	ir_file_info fi;
+
+	/* a torus of 2x2x2x2 that wraps dimensions x and y only and routes
+	 * a, x, y, z */
+	const int d2222[] = {2, 2, 2, 2};
+	const uint8_t o[IR_MAX_DIMS] = {3, 0, 1, 2, 4, 5, 6, 7};
+	ir_machine t = tu_grid(IR_TORUS, 4, d2222, 0x5, o, 1, IR_PLACE_BLOCK,
+	                       IR_PORTS_ALL, 1);
+	size_t mr = encode_v6(&p, &t, &img, &len);
+	assert_int_equal(ir_plan_decode(img, len, &q, &fi, err, sizeof err),
+	                 0);
+	assert_plan_equal(&p, &q);
+	ir_plan_fini(&q);
+	/* shape: unused and used extents, wrap, order */
+	expect_resealed(img, len, mr + MR_DIMS, 0, -1, "dims[3] is 0");
+	expect_resealed(img, len, mr + MR_DIMS, (uint32_t)-2, -1,
+	                "dims[3] is -2");
+	expect_resealed(img, len, mr + MR_DIMS + 4, 0, -1,
+	                "dims[4] is 0 past the machine's 4 dimensions");
+	expect_resealed(img, len, mr + MR_DIMS + 16, (uint32_t)-1, -1,
+	                "dims[7] is -1 past the machine's 4 dimensions");
+	expect_resealed(img, len, mr + MR_DIMS + 8, 2, -1,
+	                "dims[5] is 2 past the machine's 4 dimensions");
+	expect_resealed(img, len, mr + MR_WRAP, 0x15, -1,
+	                "wrap 0x15 names a dimension");
+	expect_resealed(img, len, mr + MR_WRAP, 0x80000005u, -1,
+	                "wrap 0x80000005 names a dimension");
+	uint8_t bad[IR_MAX_DIMS];
+	memcpy(bad, o, sizeof bad);
+	bad[1] = 3; /* a, a, y, z */
+	expect_resealed(img, len, mr + MR_ORDER, packed_order(bad), -1,
+	                "order must list each of the 4 dimensions once");
+	memcpy(bad, o, sizeof bad);
+	bad[0] = 4; /* b, x, y, z: b is past the 4 dimensions */
+	expect_resealed(img, len, mr + MR_ORDER, packed_order(bad), -1,
+	                "(entry 0 is 4)");
+	memcpy(bad, o, sizeof bad);
+	bad[6] = 7, bad[7] = 6; /* the unused dimensions out of place */
+	expect_resealed(img, len, mr + MR_ORDER, packed_order(bad), -1,
+	                "order");
+	/* nodes */
+	expect_resealed(img, len, mr + MR_RPN, 0, -1, "ranks_per_node 0");
+	expect_resealed(img, len, mr + MR_RPN, (uint32_t)-3, -1,
+	                "ranks_per_node -3");
+	expect_resealed(img, len, mr + MR_RPN, 2, -1,
+	                "16 nodes of 2 ranks are not the machine's 16 ranks");
+	expect_resealed(img, len, mr + MR_RPN, 0x40000000u, -1,
+	                "are not the machine's 16 ranks");
+	/* a map (2) needs its list after the record */
+	expect_resealed(img, len, mr + MR_PLACE, 2, -1,
+	                "0 bytes after the machine, where its placement "
+	                "needs 64");
+	expect_resealed(img, len, mr + MR_PLACE, 3, -1,
+	                "bad plan: placement 3 (block 0, cyclic 1, map 2)");
+	expect_resealed(img, len, mr + MR_PLACE, 0xffffffffu, -1,
+	                "bad plan: placement 4294967295");
+	expect_resealed(img, len, mr + MR_NPORTS, (uint32_t)-1, -1,
+	                "node_ports must be 0 (all) or >= 1, got -1");
+	expect_resealed(img, len, mr + MR_NPORTS, 0x80000000u, -1,
+	                "node_ports must be 0 (all) or >= 1");
+	expect_resealed(img, len, mr + MR_NNODES, 8, -1,
+	                "8 nodes of 1 ranks are not the machine's 16 ranks");
+	expect_resealed(img, len, mr + MR_NNODES, 0, -1,
+	                "0 nodes of 1 ranks");
+	/* shared-memory costs: NaN (none) or positive and finite */
+	const double wrong[] = {-1.0, 0.0, -0.0, INFINITY, -INFINITY};
+	for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; i++) {
+		expect_resealed_n(img, len, mr + MR_SHM_ALPHA, f64_of(wrong[i]),
+		                  8, -1, "shared-memory cost");
+		expect_resealed_n(img, len, mr + MR_SHM_BETA, f64_of(wrong[i]),
+		                  8, -1, "shared-memory cost");
+	}
+	expect_resealed(img, len, mr + MR_RESERVED, 1, -1,
+	                "reserved field is not 0");
+	expect_resealed(img, len, mr + MR_RESERVED, 0x80000000u, -1,
+	                "reserved field is not 0");
+	free(img);
+	ir_plan_fini(&p);
+
+	/* a 4x4 torus that wraps only x: version 6; wrapping both, as a
+	 * patched record says, is what version 5 says */
+	ir_machine w = tu_machine(IR_TORUS, 1, 4, 4, 0, 0);
+	w.wrap = 0x1;
+	assert_int_equal(ir_machine_check(&w, err, sizeof err), 0);
+	mr = encode_v6(&p, &w, &img, &len);
+	assert_int_equal(ir_plan_decode(img, len, &q, &fi, err, sizeof err),
+	                 0);
+	ir_plan_fini(&q);
+	expect_resealed(img, len, mr + MR_WRAP, 0x3, -1,
+	                "a version 6 machine that version 5 describes");
+	expect_resealed(img, len, mr + MR_WRAP, 0x0, -1,
+	                "a version 6 machine that version 5 describes");
+	free(img);
+	ir_plan_fini(&p);
+
+	/* a 2x2 mesh of nodes of 4 ranks, cyclic, two network ports per
+	 * node, a shared-memory latency and no per-byte cost */
+	ir_machine n = tu_with_nodes(tu_machine(IR_MESH, 1, 2, 2, 0, 0), 4,
+	                             IR_PLACE_CYCLIC, 2);
+	n.cost.shm_alpha = 0.5;
+	mr = encode_v6(&p, &n, &img, &len);
+	assert_int_equal(ir_plan_decode(img, len, &q, &fi, err, sizeof err),
+	                 0);
+	assert_plan_equal(&p, &q);
+	ir_plan_fini(&q);
+	expect_resealed(img, len, mr + MR_WRAP, 0x1, -1,
+	                "wrap must be 0 on a mesh");
+	expect_resealed(img, len, mr + MR_DIMS, 0, -1,
+	                "dims[3] is 0 past the machine's 2 dimensions");
+	expect_resealed(img, len, mr + MR_RPN, 0, -1, "ranks_per_node 0");
+	expect_resealed(img, len, mr + MR_RPN, 1, -1,
+	                "4 nodes of 1 ranks are not the machine's 16 ranks");
+	expect_resealed(img, len, mr + MR_RPN, 8, -1,
+	                "4 nodes of 8 ranks are not the machine's 16 ranks");
+	/* nnodes x rpn right, but not what the dimensions give */
+	uint8_t *two = malloc(len);
+	assert_non_null(two);
+	memcpy(two, img, len);
+	wr32(two + mr + MR_RPN, 8);
+	expect_resealed(two, len, mr + MR_NNODES, 2, -1,
+	                "do not give 16 ranks");
+	wr32(two + mr + MR_RPN, 2);
+	expect_resealed(two, len, mr + MR_NNODES, 8, -1,
+	                "do not give 16 ranks");
+	free(two);
+	expect_resealed(img, len, mr + MR_NNODES, 16, -1,
+	                "16 nodes of 4 ranks");
+	expect_resealed(img, len, mr + MR_PLACE, 7, -1,
+	                "bad plan: placement 7 (block 0, cyclic 1, map 2)");
+	expect_resealed(img, len, mr + MR_NPORTS, (uint32_t)-2, -1,
+	                "node_ports must be 0 (all) or >= 1, got -2");
+	expect_resealed_n(img, len, mr + MR_SHM_ALPHA, f64_of(-0.5), 8, -1,
+	                  "shared-memory cost -0.5");
+	/* NaN is "none": the latency dropped, the record still needs 6 */
+	uint8_t *none = malloc(len);
+	assert_non_null(none);
+	memcpy(none, img, len);
+	wr64(none + mr + MR_SHM_ALPHA, f64_of(NAN));
+	reseal(none, len);
+	assert_int_equal(ir_plan_decode(none, len, &q, &fi, err, sizeof err),
+	                 0);
+	assert_true(isnan(q.machine.cost.shm_alpha));
+	assert_int_equal(q.machine.ranks_per_node, 4);
+	ir_plan_fini(&q);
+	free(none);
+	free(img);
+	ir_plan_fini(&p);
+
+	/* a machine in memory whose unused extents are 0, as
+	 * ir_machine_check takes them, is written with them 1, which the
+	 * reader takes */
+	ir_slice *sl;
+	make_bcast_plan(&p);
+	p.machine.dims[2] = 0;
+	encode(&p, &sl, &img, &len);
+	free_slices(sl, NRANKS);
+	assert_int_equal(ir_plan_decode(img, len, &q, &fi, err, sizeof err),
+	                 0);
+	for (int d = 2; d < IR_MAX_DIMS; d++)
+		assert_int_equal(q.machine.dims[d], 1);
+	ir_plan_fini(&q);
+	free(img);
 	ir_plan_fini(&p);
 }
 
@@ -1614,6 +1860,7 @@ int main(void)
 	        cmocka_unit_test(test_version5_combine),
 	        cmocka_unit_test(test_version_of_new_collectives),
 	        cmocka_unit_test(test_resealed_fields),
+	        cmocka_unit_test(test_version6_machine_record),
 	        cmocka_unit_test(test_encode_rejects),
 	        cmocka_unit_test(test_many_ranks),
 	        cmocka_unit_test(test_slice_rules),

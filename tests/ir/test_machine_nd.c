@@ -20,6 +20,7 @@
 
 #include "codec.h"
 #include "ir.h"
+#include "support.h"
 
 #define MAX_PATH 256
 
@@ -28,22 +29,8 @@
 static ir_machine grid(enum ir_topo topo, int nd, const int *dims,
                        unsigned wrap, const uint8_t *order, int rpn)
 {
-	ir_machine m;
-	char err[160];
-
-	memset(&m, 0, sizeof m);
-	ir_cost_unset(&m.cost);
-	m.topo = topo;
-	m.routing = IR_ROUTE_DIM_ORDER;
-	m.ndims = nd;
-	for (int d = 0; d < IR_MAX_DIMS; d++)
-		m.dims[d] = d < nd ? dims[d] : 1;
-	m.wrap = wrap;
-	if (order)
-		memcpy(m.order, order, (size_t)nd);
-	m.ranks_per_node = rpn;
-	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
-	return m;
+	return tu_grid(topo, nd, dims, wrap, order, rpn, IR_PLACE_BLOCK,
+	               IR_PORTS_ALL, IR_PORTS_ALL);
 }
 
 /* The Tofu-D shape of Fugaku: X, Y, Z and B wrap, A and C do not. */

@@ -42,12 +42,8 @@
  * node_ports per node. */
 static ir_machine node_machine(int ports, int node_ports)
 {
-	char err[256];
-	ir_machine m = tu_machine(IR_MESH, ports, 2, 2, 0, 0);
-	m.ranks_per_node = 4;
-	m.placement = IR_PLACE_CYCLIC;
-	m.node_ports = node_ports;
-	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
+	ir_machine m = tu_with_nodes(tu_machine(IR_MESH, ports, 2, 2, 0, 0), 4,
+	                             IR_PLACE_CYCLIC, node_ports);
 	assert_int_equal(m.nranks, 16);
 	return m;
 }

@@ -621,12 +621,8 @@ static void test_combine(void **state)
 static ir_machine node_machine(enum ir_placement placement, int node_ports,
                                bool shm)
 {
-	char err[256];
-	ir_machine m = tu_machine(IR_MESH, 0, 2, 2, 0, 0);
-	m.ranks_per_node = 4;
-	m.placement = placement;
-	m.node_ports = node_ports;
-	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
+	ir_machine m = tu_with_nodes(tu_machine(IR_MESH, 0, 2, 2, 0, 0), 4,
+	                             placement, node_ports);
 	assert_int_equal(m.nranks, 16);
 	round_costs(&m);
 	if (shm) {

@@ -43,22 +43,7 @@ static uint32_t clg(int32_t n)
 static ir_machine nodes(enum ir_topo topo, int nd, const int *dims,
                         unsigned wrap, int rpn, enum ir_placement pl, int ports)
 {
-	ir_machine m;
-	char err[160];
-	memset(&m, 0, sizeof m);
-	ir_cost_unset(&m.cost);
-	m.topo = topo;
-	m.routing = topo == IR_SWITCH ? IR_ROUTE_DIRECT : IR_ROUTE_DIM_ORDER;
-	m.ndims = nd;
-	for (int d = 0; d < IR_MAX_DIMS; d++)
-		m.dims[d] = d < nd ? dims[d] : 1;
-	m.wrap = wrap;
-	m.ranks_per_node = rpn;
-	m.placement = pl;
-	m.ports = ports;
-	m.node_ports = ports;
-	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
-	return m;
+	return tu_grid(topo, nd, dims, wrap, NULL, rpn, pl, ports, ports);
 }
 
 static ir_comm coll(enum ir_coll c, int32_t root)

@@ -27,6 +27,7 @@
 
 #include "ir.h"
 #include "sched.h"
+#include "support.h"
 
 /* A machine to build: extents, the wrapped dimensions (bit d; 0 makes a
  * mesh), the routing order (NULL: x, y, z...), ranks per node and their
@@ -41,25 +42,9 @@ struct shape {
 
 static ir_machine build(const struct shape *s)
 {
-	ir_machine m;
-	char err[160];
-
-	memset(&m, 0, sizeof m);
-	ir_cost_unset(&m.cost);
-	m.topo = s->wrap ? IR_TORUS : IR_MESH;
-	m.routing = IR_ROUTE_DIM_ORDER;
-	m.ndims = s->nd;
-	for (int d = 0; d < IR_MAX_DIMS; d++)
-		m.dims[d] = d < s->nd ? s->dims[d] : 1;
-	m.wrap = s->wrap;
-	if (s->order)
-		memcpy(m.order, s->order, (size_t)s->nd);
-	m.ranks_per_node = s->rpn;
-	m.placement = (uint32_t)s->placement;
-	m.ports = s->ports;
-	m.node_ports = s->node_ports;
-	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
-	return m;
+	return tu_grid(s->wrap ? IR_TORUS : IR_MESH, s->nd, s->dims, s->wrap,
+	               s->order, s->rpn, (enum ir_placement)s->placement,
+	               s->node_ports, s->ports);
 }
 
 static uint32_t lg(int64_t n)

@@ -31,36 +31,6 @@
 
 /* ---- machines ---------------------------------------------------------- */
 
-/* A checked machine: topology, nd extents, wrap mask (0: the topology's
- * default), order (NULL: x, y, z...), ranks per node, placement, node
- * ports and ports (IR_PORTS_ALL: 0). */
-static ir_machine grid(enum ir_topo topo, int nd, const int *dims,
-                       unsigned wrap, const uint8_t *order, int rpn,
-                       enum ir_placement place, int node_ports, int ports)
-{
-	ir_machine m;
-	char err[160];
-
-	memset(&m, 0, sizeof m);
-	ir_cost_unset(&m.cost);
-	m.topo = topo;
-	m.routing = topo == IR_HYPERCUBE ? IR_ROUTE_ECUBE
-	            : topo == IR_SWITCH  ? IR_ROUTE_DIRECT
-	                                 : IR_ROUTE_DIM_ORDER;
-	m.ndims = nd;
-	for (int d = 0; d < IR_MAX_DIMS; d++)
-		m.dims[d] = d < nd ? dims[d] : 1;
-	m.wrap = wrap;
-	if (order)
-		memcpy(m.order, order, (size_t)nd);
-	m.ranks_per_node = rpn;
-	m.placement = place;
-	m.node_ports = node_ports;
-	m.ports = ports;
-	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
-	return m;
-}
-
 static const int d4[] = {2, 3, 2, 2}, d5[] = {3, 2, 2, 2, 2},
                  tofu[] = {2, 3, 2, 2, 3, 2}, p4[] = {4, 4, 2, 2},
                  p5[] = {2, 2, 2, 2, 2}, d3[] = {4, 3, 2}, d2[] = {4, 4},
@@ -86,42 +56,44 @@ static void machines(void)
 {
 	if (nms)
 		return;
-	add("4-D mesh 2x3x2x2", grid(IR_MESH, 4, d4, 0, NULL, 1, 0, 0, 0));
-	add("4-D torus 2x3x2x2", grid(IR_TORUS, 4, d4, 0, NULL, 1, 0, 0, 0));
-	add("5-D torus 3x2x2x2x2", grid(IR_TORUS, 5, d5, 0, NULL, 1, 0, 0, 0));
+	add("4-D mesh 2x3x2x2", tu_grid(IR_MESH, 4, d4, 0, NULL, 1, 0, 0, 0));
+	add("4-D torus 2x3x2x2", tu_grid(IR_TORUS, 4, d4, 0, NULL, 1, 0, 0, 0));
+	add("5-D torus 3x2x2x2x2",
+	    tu_grid(IR_TORUS, 5, d5, 0, NULL, 1, 0, 0, 0));
 	add("Tofu-shaped 2x3x2x2x3x2",
-	    grid(IR_TORUS, 6, tofu, TOFU_WRAP, NULL, 1, 0, 0, 0));
-	add("4-D mesh 4x4x2x2", grid(IR_MESH, 4, p4, 0, NULL, 1, 0, 0, 0));
-	add("5-D mesh 2x2x2x2x2", grid(IR_MESH, 5, p5, 0, NULL, 1, 0, 0, 0));
+	    tu_grid(IR_TORUS, 6, tofu, TOFU_WRAP, NULL, 1, 0, 0, 0));
+	add("4-D mesh 4x4x2x2", tu_grid(IR_MESH, 4, p4, 0, NULL, 1, 0, 0, 0));
+	add("5-D mesh 2x2x2x2x2", tu_grid(IR_MESH, 5, p5, 0, NULL, 1, 0, 0, 0));
 	add("4-D torus 4x4x2x2 wrapping x,y,a routed a y x z",
-	    grid(IR_TORUS, 4, p4, 0xbu, ayxz, 1, 0, 0, 0));
+	    tu_grid(IR_TORUS, 4, p4, 0xbu, ayxz, 1, 0, 0, 0));
 	add("3-D mesh 4x3x2 routed z x y",
-	    grid(IR_MESH, 3, d3, 0, zxy, 1, 0, 0, 0));
+	    tu_grid(IR_MESH, 3, d3, 0, zxy, 1, 0, 0, 0));
 	add("3-D torus 4x3x2 wrapping x,z",
-	    grid(IR_TORUS, 3, d3, 0x5u, NULL, 1, 0, 0, 0));
-	add("2-D mesh 4x4 routed y x", grid(IR_MESH, 2, d2, 0, yx, 1, 0, 0, 0));
+	    tu_grid(IR_TORUS, 3, d3, 0x5u, NULL, 1, 0, 0, 0));
+	add("2-D mesh 4x4 routed y x",
+	    tu_grid(IR_MESH, 2, d2, 0, yx, 1, 0, 0, 0));
 	add("2-D torus 4x4 wrapping x routed y x",
-	    grid(IR_TORUS, 2, d2, 0x1u, yx, 1, 0, 0, 0));
+	    tu_grid(IR_TORUS, 2, d2, 0x1u, yx, 1, 0, 0, 0));
 	add("4-D mesh 2x3x2x2, one port",
-	    grid(IR_MESH, 4, d4, 0, NULL, 1, 0, 0, 1));
+	    tu_grid(IR_MESH, 4, d4, 0, NULL, 1, 0, 0, 1));
 	add("4x4 mesh of 2-rank nodes, block, 1 node port",
-	    grid(IR_MESH, 2, d2, 0, NULL, 2, IR_PLACE_BLOCK, 1, 0));
+	    tu_grid(IR_MESH, 2, d2, 0, NULL, 2, IR_PLACE_BLOCK, 1, 0));
 	add("4x4 mesh of 2-rank nodes, cyclic, all node ports",
-	    grid(IR_MESH, 2, d2, 0, NULL, 2, IR_PLACE_CYCLIC, 0, 0));
+	    tu_grid(IR_MESH, 2, d2, 0, NULL, 2, IR_PLACE_CYCLIC, 0, 0));
 	add("4x4 torus of 4-rank nodes, cyclic, 1 node port",
-	    grid(IR_TORUS, 2, d2, 0, NULL, 4, IR_PLACE_CYCLIC, 1, 0));
+	    tu_grid(IR_TORUS, 2, d2, 0, NULL, 4, IR_PLACE_CYCLIC, 1, 0));
 	add("2x3x2x2 torus of 3-rank nodes, block, all node ports",
-	    grid(IR_TORUS, 4, d4, 0, NULL, 3, IR_PLACE_BLOCK, 0, 0));
+	    tu_grid(IR_TORUS, 4, d4, 0, NULL, 3, IR_PLACE_BLOCK, 0, 0));
 	add("4x4x2x2 mesh of 2-rank nodes, cyclic, 1 node port, one port",
-	    grid(IR_MESH, 4, p4, 0, NULL, 2, IR_PLACE_CYCLIC, 1, 1));
+	    tu_grid(IR_MESH, 4, p4, 0, NULL, 2, IR_PLACE_CYCLIC, 1, 1));
 	add("8-port switch of 4-rank nodes, block, 1 node port",
-	    grid(IR_SWITCH, 1, sw, 0, NULL, 4, IR_PLACE_BLOCK, 1, 0));
+	    tu_grid(IR_SWITCH, 1, sw, 0, NULL, 4, IR_PLACE_BLOCK, 1, 0));
 	add("8-port switch of 2-rank nodes, cyclic, all node ports",
-	    grid(IR_SWITCH, 1, sw, 0, NULL, 2, IR_PLACE_CYCLIC, 0, 0));
+	    tu_grid(IR_SWITCH, 1, sw, 0, NULL, 2, IR_PLACE_CYCLIC, 0, 0));
 	add("3-cube of 2-rank nodes, block, 1 node port",
-	    grid(IR_HYPERCUBE, 3, cube, 0, NULL, 2, IR_PLACE_BLOCK, 1, 0));
+	    tu_grid(IR_HYPERCUBE, 3, cube, 0, NULL, 2, IR_PLACE_BLOCK, 1, 0));
 	add("3-cube of 4-rank nodes, cyclic, all node ports",
-	    grid(IR_HYPERCUBE, 3, cube, 0, NULL, 4, IR_PLACE_CYCLIC, 0, 0));
+	    tu_grid(IR_HYPERCUBE, 3, cube, 0, NULL, 4, IR_PLACE_CYCLIC, 0, 0));
 }
 
 /* The SCH_TAKES_* features of m (as sch_applies sees them). */
@@ -603,7 +575,8 @@ static void test_refused(void **state)
 static void test_ring_nodes(void **state)
 {
 	(void)state;
-	ir_machine m = grid(IR_TORUS, 2, d2, 0, NULL, 4, IR_PLACE_CYCLIC, 1, 0);
+	ir_machine m =
+	        tu_grid(IR_TORUS, 2, d2, 0, NULL, 4, IR_PLACE_CYCLIC, 1, 0);
 	int32_t order[64];
 	ir_comm c = comm_on(&sch_ring, IR_ALLGATHER, &m);
 	assert_int_equal(sch_ring_order(&m, &c, order), 0);
@@ -626,7 +599,8 @@ static void test_ring_nodes(void **state)
 static void test_irregular_nodes(void **state)
 {
 	(void)state;
-	ir_machine m = grid(IR_MESH, 2, d2, 0, NULL, 2, IR_PLACE_BLOCK, 1, 0);
+	ir_machine m =
+	        tu_grid(IR_MESH, 2, d2, 0, NULL, 2, IR_PLACE_BLOCK, 1, 0);
 	ir_matrix *x = ir_matrix_regular(m.nranks, 5, 64, 11);
 	assert_non_null(x);
 	enum sch_irr_alg algs[] = {SCH_IRR_RS_N,  SCH_IRR_RS_NL,

@@ -35,21 +35,7 @@
 static ir_machine grid(enum ir_topo t, int nd, const int *dims, int rpn,
                        enum ir_placement pl, int node_ports, int ports)
 {
-	ir_machine m;
-	char err[160];
-	memset(&m, 0, sizeof m);
-	ir_cost_unset(&m.cost);
-	m.topo = t;
-	m.routing = IR_ROUTE_DIM_ORDER;
-	m.ndims = nd;
-	for (int d = 0; d < IR_MAX_DIMS; d++)
-		m.dims[d] = d < nd ? dims[d] : 1;
-	m.ranks_per_node = rpn;
-	m.placement = pl;
-	m.node_ports = node_ports;
-	m.ports = ports;
-	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
-	return m;
+	return tu_grid(t, nd, dims, 0, NULL, rpn, pl, node_ports, ports);
 }
 
 /* n ranks as a process grid of nd near-equal extents (largest first). */
