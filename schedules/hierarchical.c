@@ -3,29 +3,57 @@
  * allgather for machines whose nodes hold several ranks
  * (docs/collectives.md, "Node-aware collectives").
  *
- * Three steps, each in phases of its own:
+ * A node has L leaders, its ranks at places 0 .. L-1 (places count a
+ * node's ranks from its first leader: the rank of local index 0, or on a
+ * rooted collective's root node the root).  Three steps, each in phases
+ * of its own:
  *   1. inside every node at once, a binomial tree over the node's ranks
- *      brings their data to the node's leader (reduce, gather, allreduce,
- *      allgather): ceil(lg k) phases for k ranks per node, shared memory
- *      only, one transfer per rank and phase;
- *   2. the leaders run the collective among nodes: the plan of an
- *      existing generator on the node machine (the machine with one rank
- *      per node, its ports those of a leader: the tighter of the rank's
- *      ports and the node's network ports), node n played by its leader;
- *      of a short list of generators, the verified contention-free plan
- *      with the fewest phases (the first on a tie);
- *   3. inside every node, a binomial tree from the leader gives the
- *      result to the node's other ranks (broadcast, allreduce, allgather):
- *      ceil(lg k) phases.
- * The leader of a node is its rank of local index 0, except on a rooted
- * collective's root node, whose leader is the root.  One leader a node
- * carries every network transfer, so with several node ports and one
- * port per rank the network step uses one port of the node.
+ *      brings their data to the leaders (reduce, gather, allreduce,
+ *      allgather): place v to leader v mod L, ceil(lg(k / L)) phases for
+ *      k ranks per node, shared memory only, one transfer per rank and
+ *      phase;
+ *   2. among nodes, L lanes at once: lane j is the collective among
+ *      nodes on its part of the data, played by leader j of every node.
+ *      Its plan is an existing generator's on the node machine (the
+ *      machine with one rank per node, its ports those of a leader: the
+ *      tighter of the rank's ports and the node's network ports), node n
+ *      played by leader j of node sigma_j(n) for a symmetry sigma_j of
+ *      the mesh or torus; of a short list of generators, the verified
+ *      contention-free plan of the lowest price (below), the first on a
+ *      tie;
+ *   3. inside every node, a binomial tree from the leaders gives the
+ *      result to the node's other ranks (broadcast, allreduce,
+ *      allgather): ceil(lg(k / L)) phases.
+ * With several leaders, the leaders cut the data among them after step 1
+ * (L - 1 phases: a reduction's reduce-scatter into element blocks j,
+ * j + L, ...; the root giving leader j a broadcast's segments j, j + L,
+ * ...; a gather's leader j already holds places j, j + L, ...) and put it
+ * together again before step 3 (L - 1 phases: an allgather among them, or
+ * each giving the root its part), so no leader ever sends data another
+ * leader received over the network: each carries its own lane.
  *
- * Blocks of the node plan become the machine's: a broadcast's (root
- * node, s) the root's segment s, a reduction's partial (n, k) the
- * partial of n's leader, which combines its whole node by then, and a
- * gather's block of node n the blocks of every rank of n.
+ * The plan of one leader is always built.  Several are tried only on a
+ * mesh or torus that gives network costs, whose ranks have a number of
+ * ports (under `ports: all` one rank already uses all of its node's):
+ * up to min(k, node ports / a leader's ports) lanes, sigma_j taken in the
+ * order (dimensions rotated by 0, not reversed), (0, reversed), (1, not),
+ * ... among the rotations that keep extents and wraparound, each kept
+ * when none of its phases uses a directed link that a lane before it
+ * uses in that phase (and it cuts its part as lane 0 does).  With two
+ * lanes or more, the plan is verified and priced, and replaces the plan
+ * of one leader only when its price is lower: the choice is
+ * deterministic, and where the leaders' extra phases inside nodes cost
+ * more than the bytes the lanes take off every network phase (small
+ * messages), one leader stays.  The price is the model's permutation
+ * form with the shared-memory part (price()): per phase the larger of
+ * t + M b and the busiest node's shm_alpha + bytes shm_beta; without
+ * costs, the phases.
+ *
+ * Blocks of lane j's node plan become the machine's: a broadcast's
+ * (root node, s) the root's segment s L + j, a reduction's partial
+ * (n, b) the element block b L + j of leader j of sigma_j(n), which
+ * holds its whole node's partial of it by then, and a gather's block of
+ * node n the blocks of the ranks at places j, j + L, ... of sigma_j(n).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,18 +306,25 @@ struct candidate {
 	int32_t most; /* tried on at most this many nodes; 0: any */
 };
 
-/* The allreduces that cut the vector into one element block a node carry
- * about g^2 lg g / 2 blocks for g nodes: tried up to this many nodes. */
+/* The broadcast and the allreduces that cut the message into a part a
+ * node (scatter_allgather; rabenseifner, bucket) move g parts in each of
+ * about g transfers, or g / 2 in each of g lg g, for g nodes: tried up
+ * to this many nodes. */
 #define CUT_NODES 1024
 
 /* The candidates for collective coll, ended by an empty entry. */
 static const struct candidate *candidates(enum ir_coll coll)
 {
 	static const struct candidate bcast[] = {
-	        {NULL, &sch_binomial, NULL, 0}, {"dimensional", NULL, NULL, 0},
-	        {"rd", NULL, NULL, 0},          {"edn", NULL, NULL, 0},
-	        {"edn_torus", NULL, NULL, 0},   {"sld", NULL, NULL, 0},
-	        {"sbt", NULL, NULL, 0},         {"hokao", NULL, NULL, 0},
+	        {NULL, &sch_binomial, NULL, 0},
+	        {"dimensional", NULL, NULL, 0},
+	        {"rd", NULL, NULL, 0},
+	        {"edn", NULL, NULL, 0},
+	        {"edn_torus", NULL, NULL, 0},
+	        {"sld", NULL, NULL, 0},
+	        {"sbt", NULL, NULL, 0},
+	        {"hokao", NULL, NULL, 0},
+	        {"scatter_allgather", NULL, NULL, CUT_NODES},
 	        {NULL, NULL, NULL, 0}};
 	static const struct candidate reduce[] = {
 	        {NULL, &sch_binomial, NULL, 0},
@@ -1009,7 +1044,9 @@ const struct sch_generator sch_hierarchical = {
         .summary = "broadcast, reduce, gather, allreduce, allgather on "
                    "nodes of several ranks: binomial trees inside nodes, "
                    "the best verified plan among node leaders between "
-                   "them (ceil(lg k) + P (+ ceil(lg k)) phases)",
+                   "them (ceil(lg k) + P (+ ceil(lg k)) phases); several "
+                   "leaders a node, a lane each among nodes, where the "
+                   "machine's costs favour them",
         .doc = "collectives.md",
         .domain = {.colls = SCH_C(IR_BCAST) | SCH_C(IR_REDUCE) |
                             SCH_C(IR_GATHER) | SCH_C(IR_ALLREDUCE) |
