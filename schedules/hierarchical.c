@@ -303,56 +303,61 @@ struct candidate {
 	const char *name;                /* registry generator, or NULL */
 	const struct sch_generator *gen; /* called directly, or NULL */
 	int (*build)(const struct hier *h, ir_plan *out);
-	int32_t most; /* tried on at most this many nodes; 0: any */
+	bool cuts; /* cuts the message into a part a node: tried only up
+	              to CUT_BLOCKS */
 };
 
 /* The broadcast and the allreduces that cut the message into a part a
- * node (scatter_allgather; rabenseifner, bucket) move g parts in each of
- * about g transfers, or g / 2 in each of g lg g, for g nodes: tried up
- * to this many nodes. */
-#define CUT_NODES 1024
+ * node (scatter_allgather; rabenseifner, bucket) make the whole plan
+ * carry its g parts (segments, element blocks) for g nodes in every
+ * transfer inside nodes, about n g blocks for n ranks (and as many
+ * pieces to lower and write): tried while n g is at most this, so that
+ * a plan stays within some tens of megabytes (576 nodes of 4 ranks,
+ * 1.3 million blocks, made a 38 MB plan file and took 5 s instead of
+ * 0.07 s). */
+#define CUT_BLOCKS (INT64_C(1) << 19)
 
 /* The candidates for collective coll, ended by an empty entry. */
 static const struct candidate *candidates(enum ir_coll coll)
 {
 	static const struct candidate bcast[] = {
-	        {NULL, &sch_binomial, NULL, 0},
-	        {"dimensional", NULL, NULL, 0},
-	        {"rd", NULL, NULL, 0},
-	        {"edn", NULL, NULL, 0},
-	        {"edn_torus", NULL, NULL, 0},
-	        {"sld", NULL, NULL, 0},
-	        {"sbt", NULL, NULL, 0},
-	        {"hokao", NULL, NULL, 0},
-	        {"scatter_allgather", NULL, NULL, CUT_NODES},
-	        {NULL, NULL, NULL, 0}};
+	        {NULL, &sch_binomial, NULL, false},
+	        {"dimensional", NULL, NULL, false},
+	        {"rd", NULL, NULL, false},
+	        {"edn", NULL, NULL, false},
+	        {"edn_torus", NULL, NULL, false},
+	        {"sld", NULL, NULL, false},
+	        {"sbt", NULL, NULL, false},
+	        {"hokao", NULL, NULL, false},
+	        {"scatter_allgather", NULL, NULL, true},
+	        {NULL, NULL, NULL, false}};
 	static const struct candidate reduce[] = {
-	        {NULL, &sch_binomial, NULL, 0},
-	        {"edn_reduce", NULL, NULL, 0},
-	        {NULL, NULL, NULL, 0}};
+	        {NULL, &sch_binomial, NULL, false},
+	        {"edn_reduce", NULL, NULL, false},
+	        {NULL, NULL, NULL, false}};
 	static const struct candidate gather[] = {
-	        {NULL, NULL, gather_tree, 0},
-	        {"tree_gather", NULL, NULL, 0},
-	        {"edn_gather", NULL, NULL, 0},
-	        {NULL, NULL, NULL, 0}};
+	        {NULL, NULL, gather_tree, false},
+	        {"tree_gather", NULL, NULL, false},
+	        {"edn_gather", NULL, NULL, false},
+	        {NULL, NULL, NULL, false}};
 	static const struct candidate allgather[] = {
-	        {"recursive_doubling", NULL, NULL, 0},
-	        {"bruck", NULL, NULL, 0},
-	        {"bucket", NULL, NULL, 0},
-	        {NULL, NULL, gather_bcast, 0},
-	        {"ring", NULL, NULL, 0},
-	        {NULL, NULL, NULL, 0}};
+	        {"recursive_doubling", NULL, NULL, false},
+	        {"bruck", NULL, NULL, false},
+	        {"bucket", NULL, NULL, false},
+	        {NULL, NULL, gather_bcast, false},
+	        {"ring", NULL, NULL, false},
+	        {NULL, NULL, NULL, false}};
 	/* the allreduces that cut the vector (Rabenseifner, bucket) take
 	 * at least the 2 ceil(lg g) phases of reduce_bcast, which comes
 	 * first and wins their ties on phases; by the machine's costs they
 	 * win on large vectors, each phase carrying a part of it */
 	static const struct candidate allreduce[] = {
-	        {"recursive_doubling", NULL, NULL, 0},
-	        {"swing_latency", NULL, NULL, 0},
-	        {NULL, &sch_reduce_bcast, NULL, 0},
-	        {"rabenseifner", NULL, NULL, CUT_NODES},
-	        {"bucket", NULL, NULL, CUT_NODES},
-	        {NULL, NULL, NULL, 0}};
+	        {"recursive_doubling", NULL, NULL, false},
+	        {"swing_latency", NULL, NULL, false},
+	        {NULL, &sch_reduce_bcast, NULL, false},
+	        {"rabenseifner", NULL, NULL, true},
+	        {"bucket", NULL, NULL, true},
+	        {NULL, NULL, NULL, false}};
 	switch (coll) {
 	case IR_BCAST:
 		return bcast;
@@ -382,7 +387,8 @@ static int among_nodes(const struct hier *h, const struct sch_options *o,
 	int rc = 0;
 	for (const struct candidate *k = candidates(h->c->coll);
 	     rc == 0 && (k->name || k->gen || k->build); k++) {
-		if (k->most && h->nm.nranks > k->most)
+		if (k->cuts &&
+		    (int64_t)h->m->nranks * h->nm.nranks > CUT_BLOCKS)
 			continue;
 		ir_plan t;
 		int r;
