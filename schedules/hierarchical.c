@@ -919,18 +919,19 @@ static bool lane_comm(struct hier *h, int32_t want)
 	return true;
 }
 
-/* Several leaders a node, when the machine's costs say they pay: up to
- * lanes_max lanes (find_lanes), the plan they make verified and priced
- * against p, the plan of one leader, and kept in p only when cheaper. */
-static int try_lanes(struct hier *h, const struct sch_options *o, ir_plan *p)
+/* One try of want lanes (find_lanes): the plan they make verified and
+ * priced against p, the plan of one leader, and kept in p only when
+ * cheaper.  *retry: the lanes found, when fewer than want could not cut
+ * the data as lane_comm planned for want (a broadcast's given segments),
+ * else 0. */
+static int lanes_once(struct hier *h, const struct sch_options *o, int32_t want,
+                      ir_plan *p, int32_t *retry)
 {
-	int32_t want = lanes_max(h);
-	if (want < 2 || !lane_comm(h, want))
-		return 0;
 	ir_plan *own = calloc((size_t)want, sizeof *own);
 	const ir_plan **lane = malloc((size_t)want * sizeof *lane);
 	int32_t nown = 0;
 	int rc = own && lane ? 0 : CCP_ENOMEM;
+	*retry = 0;
 	h->lane = lane;
 	if (rc == 0)
 		rc = find_lanes(h, o, want, own, &nown);
@@ -947,6 +948,8 @@ static int try_lanes(struct hier *h, const struct sch_options *o, ir_plan *p)
 	else if (fits && reduces(h))
 		fits = es > 0 && parts <= h->c->bytes / es &&
 		       parts <= IR_MAX_SEGMENTS;
+	if (rc == 0 && !fits && h->L > 1 && h->L < want)
+		*retry = h->L;
 	ir_plan q;
 	if (rc == 0 && fits && (rc = assemble(h, &q)) == 0) {
 		bool ok = false;
@@ -970,6 +973,26 @@ static int try_lanes(struct hier *h, const struct sch_options *o, ir_plan *p)
 	free(h->map);
 	h->map = NULL;
 	h->lane = NULL;
+	return rc;
+}
+
+/* Several leaders a node, when the machine's costs say they pay: up to
+ * lanes_max lanes, fewer when the data does not cut into that many
+ * parts (lane_comm), and once more with the lanes found when fewer
+ * symmetries fit than the parts were cut for. */
+static int try_lanes(struct hier *h, const struct sch_options *o, ir_plan *p)
+{
+	int32_t want = lanes_max(h);
+	int rc = 0;
+	while (rc == 0 && want >= 2) {
+		if (!lane_comm(h, want)) {
+			want--;
+			continue;
+		}
+		int32_t retry;
+		rc = lanes_once(h, o, want, p, &retry);
+		want = retry;
+	}
 	return rc;
 }
 

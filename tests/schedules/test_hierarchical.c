@@ -362,6 +362,19 @@ static void test_several_leaders(void **state)
 		timed(&four, &b, &ph, &n);
 		timed(&four, &g, &ph, &n);
 	}
+	/* cyclic placement, a reproducible allreduce, and a broadcast
+	 * whose 4 given segments the 2 lanes share (cut for 4 lanes first,
+	 * then again for the 2 that fit) */
+	four.placement = IR_PLACE_CYCLIC;
+	for (int j = 0; j < 5; j++) {
+		ir_comm c = coll(colls[j], 9);
+		c.bytes = 1 << 16;
+		c.reproducible = colls[j] == IR_ALLREDUCE;
+		c.segments = colls[j] == IR_BCAST ? 4 : 0;
+		uint32_t ph, n;
+		timed(&four, &c, &ph, &n);
+		assert_true(n > 1); /* several leaders took it */
+	}
 }
 
 /* One rank per node: refused, and said why. */
