@@ -920,10 +920,11 @@ static bool lane_comm(struct hier *h, int32_t want)
 }
 
 /* One try of want lanes (find_lanes): the plan they make verified and
- * priced against p, the plan of one leader, and kept in p only when
- * cheaper.  *retry: the lanes found, when fewer than want could not cut
- * the data as lane_comm planned for want (a broadcast's given segments),
- * else 0. */
+ * priced against p (one leader's, or an earlier try's), and kept in p
+ * only when cheaper.  *retry: the lanes found when they are fewer than
+ * want (and more than one), else 0: their parts were cut and priced for
+ * want (lane_comm), so a try cut for as many as fit may do better (or,
+ * its lane 0 another generator, find fewer: p keeps the cheaper). */
 static int lanes_once(struct hier *h, const struct sch_options *o, int32_t want,
                       ir_plan *p, int32_t *retry)
 {
@@ -948,7 +949,7 @@ static int lanes_once(struct hier *h, const struct sch_options *o, int32_t want,
 	else if (fits && reduces(h))
 		fits = es > 0 && parts <= h->c->bytes / es &&
 		       parts <= IR_MAX_SEGMENTS;
-	if (rc == 0 && !fits && h->L > 1 && h->L < want)
+	if (rc == 0 && h->L > 1 && h->L < want)
 		*retry = h->L;
 	ir_plan q;
 	if (rc == 0 && fits && (rc = assemble(h, &q)) == 0) {
@@ -979,7 +980,7 @@ static int lanes_once(struct hier *h, const struct sch_options *o, int32_t want,
 /* Several leaders a node, when the machine's costs say they pay: up to
  * lanes_max lanes, fewer when the data does not cut into that many
  * parts (lane_comm), and once more with the lanes found when fewer
- * symmetries fit than the parts were cut for. */
+ * symmetries fit than were wanted. */
 static int try_lanes(struct hier *h, const struct sch_options *o, ir_plan *p)
 {
 	int32_t want = lanes_max(h);
