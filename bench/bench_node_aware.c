@@ -29,7 +29,22 @@
  * the node pairs on the machine of nodes (xbound).  Flat plans of more
  * than FLAT_MAX messages are not made (the flat link-aware schedule would
  * take minutes); the row says "skipped".
- * Usage: bench_node_aware [REPS] [MAX_NODES]
+ *
+ * Before them, a table of the node-aware collectives (hierarchical,
+ * schedules/hierarchical.c) with one leader a node and with several, one
+ * lane each among nodes, against a flat plan: tori of 4x4, 8x8, 16x16
+ * and 4x4x4 nodes of 4 ranks, one port a rank, 4 network ports a node
+ * (6 on the 3D torus), the tofu-d preset's costs (tau 0.49 us, phi
+ * 1/6800 us/B, shm_beta 4/1024000 us/B, shm_alpha unset), broadcasts,
+ * allreduces and allgathers of 64 B, 64 KiB and 1 MiB (a rank's block
+ * for the allgather).  One leader is the plan on the same machine with
+ * one network port a node (where only one fits); flat is
+ * scatter_allgather (broadcast) or ring on the ranks, which keep within
+ * a node's ports.  Columns: phases, the most network transfers a
+ * node sends in a phase, and the predicted time (permutation model,
+ * shared-memory part included).
+ * Usage: bench_node_aware [REPS] [MAX_NODES] (MAX_NODES 0: only the
+ * collectives)
  */
 #include <math.h>
 #include <stdio.h>
@@ -321,6 +336,111 @@ static void run(const char *pat, int nd, const int *dims, int rpn, int kind,
 	ir_matrix_free(x);
 }
 
+/* A torus of nodes with 4 ranks each, one port a rank, np network
+ * ports a node and the tofu-d costs. */
+static ir_machine tofu(int nd, const int *dims, int np)
+{
+	ir_machine m = torus(nd, dims, 4);
+	ir_cost_unset(&m.cost);
+	if (model_preset_apply(&m.cost, "tofu-d") != 0)
+		die("preset", CCP_ENOTFOUND);
+	m.ports = 1;
+	m.node_ports = np;
+	return m;
+}
+
+/* One plan of a collectives row: its phases, the most network sends of
+ * a node in a phase, and its predicted time. */
+struct cell {
+	uint32_t phases, net;
+	double us;
+};
+
+static struct cell cell_of(const struct sch_generator *g, const ir_machine *m,
+                           const ir_comm *c)
+{
+	struct sch_options o = {.forbid_contention = true};
+	struct cell w = {0, 0, NAN};
+	ir_plan p;
+	ir_report r;
+	char err[256];
+	int rc = g->generate(m, c, &o, &p);
+	if (rc)
+		die(g->name, rc);
+	rc = ir_verify(&p, &r);
+	if (rc)
+		die(r.message, rc);
+	if (model_predict(&p, &r, MODEL_PERMUTATION, &w.us, NULL, err,
+	                  sizeof err) != 0)
+		die(err, CCP_EINVAL);
+	w.phases = p.nphases;
+	w.net = r.max_net_sends;
+	ir_report_fini(&r);
+	ir_plan_fini(&p);
+	return w;
+}
+
+/* The collectives table (see the opening comment). */
+static void collectives(void)
+{
+	static const struct {
+		int nd, dims[3], np;
+	} ms[] = {{2, {4, 4, 1}, 4},
+	          {2, {8, 8, 1}, 4},
+	          {2, {16, 16, 1}, 4},
+	          {3, {4, 4, 4}, 6}};
+	static const enum ir_coll cs[] = {IR_BCAST, IR_ALLREDUCE,
+	                                  IR_ALLGATHER};
+	static const int64_t sizes[] = {64, 65536, 1 << 20};
+	printf("hierarchical with one leader a node and with several (a lane "
+	       "each among nodes), against flat:\ntori of nodes of 4 ranks, "
+	       "one port a rank, 4 network ports a node (6 in 3D), tofu-d "
+	       "costs (permutation model)\n\n");
+	printf("| nodes | collective | bytes | flat phases | flat us | one "
+	       "leader phases | one leader us | leaders phases | leaders net "
+	       "sends | leaders us | one / leaders |\n");
+	printf("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
+		ir_machine one = tofu(ms[i].nd, ms[i].dims, 1);
+		ir_machine many = tofu(ms[i].nd, ms[i].dims, ms[i].np);
+		char shape[32];
+		if (ms[i].nd == 2)
+			snprintf(shape, sizeof shape, "%dx%d", ms[i].dims[0],
+			         ms[i].dims[1]);
+		else
+			snprintf(shape, sizeof shape, "%dx%dx%d",
+			         ms[i].dims[0], ms[i].dims[1], ms[i].dims[2]);
+		for (size_t j = 0; j < sizeof cs / sizeof cs[0]; j++)
+			for (size_t b = 0; b < sizeof sizes / sizeof sizes[0];
+			     b++) {
+				ir_comm c;
+				memset(&c, 0, sizeof c);
+				c.coll = cs[j];
+				c.bytes = sizes[b];
+				if (cs[j] == IR_ALLREDUCE) {
+					c.dtype = IR_DT_INT32;
+					c.op = IR_OP_SUM;
+				}
+				const struct sch_generator *fg =
+				        cs[j] == IR_BCAST ? &sch_scatter_allgather
+				                                : &sch_ring;
+				struct cell f = cell_of(fg, &many, &c);
+				struct cell o = cell_of(&sch_hierarchical, &one,
+				                        &c);
+				struct cell l = cell_of(&sch_hierarchical, &many,
+				                        &c);
+				printf("| %s | %s | %lld | %u | %.1f | %u | %.1f "
+				       "| %u | %u | %.1f | %.2f |\n",
+				       shape, ir_coll_name(cs[j]),
+				       (long long)c.bytes, f.phases, f.us,
+				       o.phases, o.us, l.phases, l.net, l.us,
+				       o.us / l.us);
+				fflush(stdout);
+			}
+	}
+	printf("\n");
+}
+
 int main(int argc, char **argv)
 {
 	int reps = argc > 1 ? atoi(argv[1]) : 3;
@@ -331,6 +451,9 @@ int main(int argc, char **argv)
 	static const int d3[][3] = {
 	        {2, 2, 4}, {4, 4, 4}, {8, 8, 8}, {8, 8, 16}};
 	static const int rpns[] = {4, 16, 48};
+	collectives();
+	if (max_nodes < 1)
+		return 0;
 	printf("node_exchange against flat link_aware: tori of nodes, "
 	       "block placement, %d network ports per node, ports: all, "
 	       "%d-byte messages;\nalpha 2 us, beta 1e-4 us/B, hop 0.05 us "

@@ -242,6 +242,18 @@ const struct sch_generator sch_reduce_scatter_gather = {
 
 /* ---- the pipelined chain ----------------------------------------------------- */
 
+bool sch_phase_costs(const ir_machine *m, double *t, double *b)
+{
+	const ir_cost *k = &m->cost;
+	*t = k->tau;
+	*b = k->phi;
+	if (!(*t > 0 && *b > 0)) {
+		*t = k->alpha;
+		*b = k->beta;
+	}
+	return *t > 0 && *b > 0;
+}
+
 int32_t sch_chain_segments(const ir_machine *m, const ir_comm *c)
 {
 	if (c->segments > 1)
@@ -253,15 +265,11 @@ int32_t sch_chain_segments(const ir_machine *m, const ir_comm *c)
 	if (most > IR_MAX_SEGMENTS)
 		most = IR_MAX_SEGMENTS;
 	/* (n - 2 + K)(t + (L/K) b) is least at K = sqrt((n - 2) L b / t),
-	 * with t, b the per-phase costs (tau, phi) or, else, the per
-	 * message ones (alpha, beta); without costs, 64 KiB segments */
-	const ir_cost *k = &m->cost;
-	double t = k->tau, b = k->phi;
-	if (!(t > 0 && b > 0)) {
-		t = k->alpha;
-		b = k->beta;
-	}
-	double want = t > 0 && b > 0
+	 * with t, b the machine's phase costs; without them, 64 KiB
+	 * segments */
+	double t, b;
+	bool costs = sch_phase_costs(m, &t, &b);
+	double want = costs
 	                      ? sqrt((double)(m->nranks - 2 > 0 ? m->nranks - 2
 	                                                        : 0) *
 	                             (double)c->bytes * b / t)

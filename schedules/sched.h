@@ -216,6 +216,10 @@ int sch_blocks_fit(int64_t k, char *why, size_t len);
  * links are disjoint where it can be: a snake on meshes and tori, a Gray
  * code on hypercubes, else rank order.  0 or CCP_ENOMEM. */
 int sch_ring_order(const ir_machine *m, const ir_comm *c, int32_t *order);
+/* The machine's price of a phase, t + M b for M its largest message:
+ * the per-phase costs (tau, phi) when both are above 0, else the per
+ * message ones (alpha, beta); false when neither pair is. */
+bool sch_phase_costs(const ir_machine *m, double *t, double *b);
 /* The segments (element blocks) the chain cuts c's message into: c's
  * when above 1, else the count that minimises the pipeline's time under
  * the machine's per-phase (tau, phi) or per-message (alpha, beta)

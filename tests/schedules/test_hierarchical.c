@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "ir.h"
+#include "model.h"
 #include "sched.h"
 #include "support.h"
 
@@ -228,6 +229,139 @@ static void test_segments_reproducible(void **state)
 	}
 }
 
+/* A 4x4 torus of 4-rank nodes, one port a rank, np network ports a
+ * node, the Tofu-D costs (alpha = tau, beta = phi, shm_beta; the preset
+ * leaves shm_alpha unset, sa gives one when above 0). */
+static ir_machine tofu_torus(int np, double sa)
+{
+	const int d[2] = {4, 4};
+	ir_machine m = nodes(IR_TORUS, 2, d, 0, 4, IR_PLACE_BLOCK, 1);
+	m.node_ports = np;
+	if (sa > 0)
+		m.cost.shm_alpha = sa;
+	assert_int_equal(model_preset_apply(&m.cost, "tofu-d"), 0);
+	return m;
+}
+
+/* Generate c on m, check it as make does, and return its predicted time
+ * (the permutation model, shared-memory part included), its phases and
+ * the most network transfers a node sends in a phase. */
+static double timed(const ir_machine *m, const ir_comm *c, uint32_t *phases,
+                    uint32_t *net)
+{
+	ir_plan p;
+	ir_report r;
+	struct sch_options o = {0};
+	char err[160];
+	double us = -1;
+	assert_int_equal(sch_hierarchical.generate(m, c, &o, &p), 0);
+	int rc = ir_verify(&p, &r);
+	if (rc)
+		print_message("verify: %s\n", r.message);
+	assert_int_equal(rc, 0);
+	assert_int_equal(p.flags, 0);
+	assert_true(r.max_link_load <= 1);
+	assert_true(r.max_net_sends <= (uint32_t)m->node_ports);
+	assert_true(r.max_net_recvs <= (uint32_t)m->node_ports);
+	assert_int_equal(model_predict(&p, &r, MODEL_PERMUTATION, &us, NULL,
+	                               err, sizeof err),
+	                 0);
+	*phases = p.nphases;
+	*net = r.max_net_sends;
+	ir_report_fini(&r);
+	ir_plan_fini(&p);
+	return us;
+}
+
+/* Several leaders a node: with 4 network ports a node and a large
+ * message, the lanes of leaders 0 .. L-1 (each its own symmetry of the
+ * torus, one port each) carry a part of the data each, so a node sends
+ * more than one network transfer in some phase and the predicted time
+ * drops below one leader's (the same machine with one network port a
+ * node, where only one leader fits): a broadcast of 64 KiB in 2 lanes (a
+ * binomial tree and its transpose; the reversed trees would share
+ * links), an allreduce of 1 MiB in 4 (the dimension-wise rings both
+ * ways along x and y).  Never dearer.  For a small broadcast or reduce
+ * on nodes whose memory has a start-up (shm_alpha 0.3 us), the phase the
+ * leaders add inside nodes costs more than halving the bytes saves, and
+ * the generator keeps one leader: the same phases and time as with one
+ * port.  (The other collectives' leaders add no phase: the trees up to
+ * and down from L leaders are shorter by the phases the leaders take to
+ * trade their parts, so halving the bytes wins even at 64 B.)
+ * One leader alone chooses among nodes by the costs too: for 1 MiB the
+ * broadcast and the allreduce that cut the message (scatter_allgather,
+ * 4 + 15 phases; bucket, 2 (3 + 3)) beat the whole message in the
+ * 4 phases of binomial's tree and the 2 x 4 of its reduce and broadcast.
+ * Every collective, and a broadcast and a reduce from many roots, verify:
+ * their data delivered, a reduction's contributions combined once each. */
+static void test_several_leaders(void **state)
+{
+	(void)state;
+	static const int64_t sizes[3] = {64, 65536, 1 << 20};
+	const double whole = (1 << 20) / 6800.0; /* 1 MiB over a link */
+	for (int j = 0; j < 5; j++) {
+		for (int z = 0; z < 3; z++) {
+			double sa = z ? 0 : 0.3;
+			ir_machine one = tofu_torus(1, sa), four = tofu_torus(4, sa);
+			ir_comm c = coll(colls[j], ir_node_rank(&four, 5, 2));
+			c.bytes = sizes[z];
+			uint32_t p1, p4, n1, n4;
+			double t1 = timed(&one, &c, &p1, &n1);
+			double t4 = timed(&four, &c, &p4, &n4);
+			print_message("%s %lld B: one leader %u phases %.1f us, "
+			              "up to 4 leaders %u phases %.1f us, "
+			              "%u network sends a node\n",
+			              ir_coll_name(colls[j]),
+			              (long long)c.bytes, p1, t1, p4, t4, n4);
+			assert_int_equal(n1, 1);
+			assert_true(t4 <= t1);
+			bool bc = colls[j] == IR_BCAST;
+			bool ar = colls[j] == IR_ALLREDUCE;
+			if (z == 0 && (bc || colls[j] == IR_REDUCE)) {
+				assert_int_equal(n4, 1);
+				assert_int_equal(p4, p1);
+				assert_true(t4 == t1);
+			}
+			if (z == 1 && bc) {
+				assert_int_equal(n4, 2);
+				assert_true(t4 < 0.85 * t1);
+			}
+			if (z == 2 && bc) {
+				assert_int_equal(p1, 4 + 15 + 2);
+				assert_true(t1 < 4 * whole);
+			}
+			if (z == 2 && ar) {
+				assert_int_equal(n4, 4);
+				assert_true(t4 < 0.4 * t1);
+				assert_int_equal(p1, 2 + 12 + 2);
+				assert_true(t1 < 8 * whole);
+			}
+		}
+	}
+	/* many roots */
+	ir_machine four = tofu_torus(4, 0);
+	for (int32_t r = 0; r < four.nranks; r += 3) {
+		ir_comm b = coll(IR_BCAST, r), g = coll(IR_REDUCE, r);
+		b.bytes = g.bytes = 1 << 16;
+		uint32_t ph, n;
+		timed(&four, &b, &ph, &n);
+		timed(&four, &g, &ph, &n);
+	}
+	/* cyclic placement, a reproducible allreduce, and a broadcast
+	 * whose 4 given segments the 2 lanes share (cut for 4 lanes first,
+	 * then again for the 2 that fit) */
+	four.placement = IR_PLACE_CYCLIC;
+	for (int j = 0; j < 5; j++) {
+		ir_comm c = coll(colls[j], 9);
+		c.bytes = 1 << 16;
+		c.reproducible = colls[j] == IR_ALLREDUCE;
+		c.segments = colls[j] == IR_BCAST ? 4 : 0;
+		uint32_t ph, n;
+		timed(&four, &c, &ph, &n);
+		assert_true(n > 1); /* several leaders took it */
+	}
+}
+
 /* One rank per node: refused, and said why. */
 static void test_refused(void **state)
 {
@@ -266,6 +400,7 @@ int main(void)
 	        cmocka_unit_test(test_phases),
 	        cmocka_unit_test(test_segments_reproducible),
 	        cmocka_unit_test(test_refused),
+	        cmocka_unit_test(test_several_leaders),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
