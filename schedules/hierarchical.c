@@ -79,14 +79,6 @@ struct hier {
 	size_t cap;    /* entries of tmp */
 };
 
-/* A rank's index on its node (the inverse of ir_node_rank). */
-static int32_t local_of(const ir_machine *m, int32_t rank)
-{
-	if (m->placement == IR_PLACE_CYCLIC)
-		return rank / m->nnodes;
-	return rank % m->ranks_per_node;
-}
-
 /* Per-phase transfers of a leader: a rank's ports and its node's
  * network ports both bound them, IR_PORTS_ALL the node's degree. */
 static int leader_ports(const ir_machine *m)
@@ -440,7 +432,7 @@ static int among_nodes(const struct hier *h, const struct sch_options *o,
  * leaders are places 0 .. L-1. */
 static int32_t at(const struct hier *h, int32_t n, int32_t v)
 {
-	int32_t l0 = local_of(h->m, h->lead[n]);
+	int32_t l0 = ir_node_local(h->m, h->lead[n]);
 	return ir_node_rank(h->m, n, (v + l0) % h->k);
 }
 
