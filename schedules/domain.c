@@ -35,7 +35,16 @@ static void say(struct words *w, const char *fmt, ...)
 /* "a" or "an" before word. */
 static const char *article(const char *word)
 {
-	return strchr("aeiouAEIOU", word[0]) ? "an" : "a";
+	size_t digits = strspn(word, "0123456789");
+	if (digits == 0)
+		return word[0] && strchr("aeiouAEIOU", word[0]) ? "an" : "a";
+	/* said aloud: eight..., eighty..., and eleven or eighteen (thousand,
+	 * million) start with a vowel */
+	if (word[0] == '8' ||
+	    ((digits == 2 || digits == 5 || digits == 8) && word[0] == '1' &&
+	     (word[1] == '1' || word[1] == '8')))
+		return "an";
+	return "a";
 }
 
 /* The names whose bits are set in `bits` as a list: "a, b or c". */
@@ -267,8 +276,8 @@ static bool say_features(struct words *w, const struct sch_generator *g,
 		f++;
 	char desc[160];
 	sch_describe(m, desc, sizeof desc);
-	say(w, "%s is built for %s; this machine is a %s", g->name, what[f],
-	    desc);
+	say(w, "%s is built for %s; this machine is %s %s", g->name, what[f],
+	    article(desc), desc);
 	if (f == 3)
 		say(w, " (the node-aware generators take it)");
 	return true;
@@ -277,7 +286,7 @@ static bool say_features(struct words *w, const struct sch_generator *g,
 /* Why the data refuses a machine. */
 enum refusal { FITS, TOPOLOGY, ROUTING, PORTS };
 
-/* "X needs a <machine>; this machine is a <description>", with what
+/* "X needs a <machine>; this machine is a(n) <description>", with what
  * failed when the description alone does not show it.  A refusal for
  * the ports says how many would do instead of the shapes fits takes,
  * which would not help and might not fit the caller's line. */
@@ -288,7 +297,7 @@ static void say_refusal(struct words *w, const struct sch_generator *g,
 	sch_describe(m, desc, sizeof desc);
 	say(w, "%s needs ", g->name);
 	say_machine(w, g, true, why != PORTS);
-	say(w, "; this machine is a %s", desc);
+	say(w, "; this machine is %s %s", article(desc), desc);
 	if (m->ports != IR_PORTS_ALL)
 		say(w, " with %d-port nodes", m->ports);
 	if (why == ROUTING)

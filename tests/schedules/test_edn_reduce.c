@@ -304,8 +304,8 @@ static void test_applies(void **state)
 	        tu_machine(IR_TORUS, IR_PORTS_ALL, 8, 8, 0, 0),
 	        tu_machine(IR_HYPERCUBE, IR_PORTS_ALL, 4, 0, 0, 0),
 	};
-	const char *shape[] = {"a 9x9 mesh", "a 8x8 mesh with 1-port nodes",
-	                       "a 8x8 torus", "a hypercube"};
+	const char *shape[] = {"a 9x9 mesh", "an 8x8 mesh with 1-port nodes",
+	                       "an 8x8 torus", "a hypercube"};
 	/* edn refuses the transpose of the first, which names the
 	 * collective; the domain's data refuses the others */
 	const char *on[][2] = {{"this reduce is on", "this gather is on"},
