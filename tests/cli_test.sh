@@ -119,6 +119,13 @@ done
 grep -q 'bytes: 4KiB' "$tmp/size4KiB.yaml" && cmp -s "$tmp/size4K.ccp" "$tmp/size4096.ccp" &&
 	cmp -s "$tmp/size4KiB.ccp" "$tmp/size4096.ccp" && ok || bad "sizes with units differ"
 
+# MPI's names of the collectives are aliases: one canonical form, one plan
+sed 's/collective: broadcast/collective: MPI_Bcast/' "$here/../examples/mesh16-broadcast.yaml" >"$tmp/mpiname.yaml"
+grep -q MPI_Bcast "$tmp/mpiname.yaml" &&
+	"$ccplan" -q compile --no-cache "$tmp/mpiname.yaml" -o "$tmp/mpiname.ccp" &&
+	"$ccplan" -q compile --no-cache "$here/../examples/mesh16-broadcast.yaml" -o "$tmp/bname.ccp" &&
+	cmp -s "$tmp/mpiname.ccp" "$tmp/bname.ccp" && ok || bad "MPI_Bcast alias"
+
 # 5. the plan cache
 c="$tmp/c5/plans.db"
 ex="$here/../examples/mesh32-edn.yaml"

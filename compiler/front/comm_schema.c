@@ -7,11 +7,13 @@
  * pass the memory limit.  Read from the node tree (tree.h) into an
  * ir_comm.
  */
+#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "matrix.h"
 #include "tree.h"
@@ -121,6 +123,43 @@ static bool coll_takes(enum ir_coll c, int key)
 	}
 }
 
+/* MPI's name of a collective (MPI_Bcast, bcast, MPI_Allreduce...): the
+ * collective it names, taken as an alias; -1 when s is not one.  Into
+ * *irr whether s is a v or w variant or a neighbourhood exchange, which
+ * an irregular pattern describes. */
+static int mpi_collective(const char *s, bool *irr)
+{
+	static const struct {
+		const char *mpi;
+		int coll; /* enum ir_coll, or -1: a pattern */
+	} alias[] = {
+	        {"bcast", IR_BCAST},         {"scatter", IR_SCATTER},
+	        {"gather", IR_GATHER},       {"reduce", IR_REDUCE},
+	        {"alltoall", IR_ALLTOALL},   {"allgather", IR_ALLGATHER},
+	        {"allreduce", IR_ALLREDUCE}, {"reduce_scatter", IR_REDUCE_SCATTER},
+	        {"reduce_scatter_block", IR_REDUCE_SCATTER},
+	        {"alltoallv", -1},           {"alltoallw", -1},
+	        {"neighbor_alltoall", -1},   {"neighbor_alltoallv", -1},
+	        {"neighbor_alltoallw", -1},  {"scatterv", -1},
+	        {"gatherv", -1},             {"allgatherv", -1},
+	};
+	char low[32];
+	size_t n = 0;
+
+	if (!strncasecmp(s, "MPI_", 4))
+		s += 4;
+	for (; s[n] && n < sizeof low - 1; n++)
+		low[n] = (char)tolower((unsigned char)s[n]);
+	low[n] = '\0';
+	*irr = false;
+	for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
+		if (!s[n] && !strcmp(low, alias[i].mpi)) {
+			*irr = alias[i].coll < 0;
+			return alias[i].coll;
+		}
+	return -1;
+}
+
 /* A collective: name, root, bytes, segments, dtype and op as it needs. */
 static int parse_collective(struct ctx *x, uint32_t v, const struct keys *k,
                             const ir_machine *m, ir_comm *c)
@@ -144,11 +183,25 @@ static int parse_collective(struct ctx *x, uint32_t v, const struct keys *k,
 			value[nnames] = j;
 			names[nnames++] = ir_coll_names[j];
 		}
-	rc = tree_get_enum(x, cv, "communication.collective", "collective",
-	                   names, nnames, &idx);
-	if (rc < 0)
-		return rc;
-	c->coll = (enum ir_coll)value[idx];
+	bool irr = false;
+	int mpi = x->v[cv].kind == YN_SCALAR ? mpi_collective(text(x, cv), &irr)
+	                                     : -1;
+	if (irr)
+		return tree_err_at(
+		        x, cv,
+		        "communication.collective: '%s' is MPI's exchange of "
+		        "blocks of any size; write 'pattern: irregular' and "
+		        "give the matrix of sizes",
+		        text(x, cv));
+	if (mpi >= 0) { /* MPI's name, an alias of ccplan's */
+		c->coll = (enum ir_coll)mpi;
+	} else {
+		rc = tree_get_enum(x, cv, "communication.collective",
+		                   "collective", names, nnames, &idx);
+		if (rc < 0)
+			return rc;
+		c->coll = (enum ir_coll)value[idx];
+	}
 	for (int j = CM_ROOT; j < CM_N; j++) {
 		if (k->key[j] == NONE || coll_takes(c->coll, j))
 			continue;
