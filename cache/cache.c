@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -2056,4 +2057,48 @@ int cache_name_list(cache *c,
 	rc = rc == SQLITE_DONE ? 0 : db_fail(c, rc, "listing plan names");
 	sqlite3_finalize(st);
 	return rc;
+}
+
+/* Magic numbers of statfs's f_type for file systems shared over a
+ * network (linux/magic.h and the file systems' own headers).  FUSE and
+ * 9P are left out: containers mount local trees with them. */
+const char *cache_network_fs_type(long f_type)
+{
+	static const struct {
+		unsigned long magic;
+		const char *name;
+	} net[] = {
+	        {0x6969, "NFS"},           {0x517b, "SMB"},
+	        {0xff534d42, "CIFS"},      {0xfe534d42, "SMB2"},
+	        {0x47504653, "GPFS"},      {0x0bd00bd0, "Lustre"},
+	        {0x19830326, "BeeGFS"},    {0x00c36400, "CephFS"},
+	        {0x564c, "NCP"},           {0x6b414653, "AFS"},
+	        {0x5346414f, "OpenAFS"},   {0x73757245, "Coda"},
+	};
+	for (size_t i = 0; i < sizeof net / sizeof net[0]; i++)
+		if ((unsigned long)f_type == net[i].magic)
+			return net[i].name;
+	return NULL;
+}
+
+const char *cache_network_fs(const char *path)
+{
+	struct statfs sf;
+	char dir[PATH_MAX];
+	const char *slash;
+
+	if (!path || !path[0])
+		return NULL;
+	if (statfs(path, &sf) == 0)
+		return cache_network_fs_type((long)sf.f_type);
+	slash = strrchr(path, '/');
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else if (slash == path)
+		snprintf(dir, sizeof dir, "/");
+	else
+		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+	if (statfs(dir, &sf) == 0)
+		return cache_network_fs_type((long)sf.f_type);
+	return NULL;
 }

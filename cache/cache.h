@@ -97,6 +97,13 @@ int cache_open(const char *path, unsigned flags, cache **out,
                struct cache_event *ev, char *err, size_t errlen);
 /* Close the handle (NULL is a no-op). */
 void cache_close(cache *c);
+/* The name of the network or cluster file system that holds path (its
+ * directory when path does not exist yet): "NFS", "Lustre", "GPFS"...;
+ * NULL on a local one, or when it cannot be told.  The cache belongs on
+ * local storage (docs/cache.md): the compiler warns. */
+const char *cache_network_fs(const char *path);
+/* The same for the f_type statfs gives (exposed for tests). */
+const char *cache_network_fs_type(long f_type);
 /* The message of the last failure on c (borrowed, valid until the next
  * call on c); "" if none. */
 const char *cache_errmsg(const cache *c);

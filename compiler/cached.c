@@ -70,6 +70,14 @@ void compile_cache_open(struct compile_cache *cc, const char *path,
 		     "cache %s was damaged (%s); moved to %s and started "
 		     "afresh",
 		     path, ev.reason, ev.aside);
+	const char *fs = cache_network_fs(path);
+	if (fs)
+		note(w,
+		     "cache %s is on %s, a network file system, "
+		     "where SQLite's locks are unreliable and every lookup "
+		     "crosses the network; set CCPLAN_CACHE to a file on "
+		     "local storage (such as $TMPDIR/ccplan/plans.db)",
+		     path, fs);
 }
 
 void compile_cache_close(struct compile_cache *cc)

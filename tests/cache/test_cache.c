@@ -1598,6 +1598,25 @@ static void test_arguments(void **state)
 	cache_close(NULL);
 }
 
+/* A cache on a network file system is named by its statfs magic, and a
+ * path that does not exist yet is judged by its directory. */
+static void test_network_fs(void **state)
+{
+	(void)state;
+	assert_string_equal(cache_network_fs_type(0x6969), "NFS");
+	assert_string_equal(cache_network_fs_type(0x0bd00bd0), "Lustre");
+	assert_string_equal(cache_network_fs_type(0x47504653), "GPFS");
+	assert_string_equal(cache_network_fs_type(0x19830326), "BeeGFS");
+	assert_null(cache_network_fs_type(0xef53));     /* ext4 */
+	assert_null(cache_network_fs_type(0x01021994)); /* tmpfs */
+	assert_null(cache_network_fs(NULL));
+	assert_null(cache_network_fs(""));
+	/* a file yet to be made reads as its directory */
+	const char *d = cache_network_fs("/");
+	const char *f = cache_network_fs("/no-such-ccplan-cache.db");
+	assert_true(d == f || (d && f && !strcmp(d, f)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1635,6 +1654,7 @@ int main(void)
 	                                        teardown),
 	        cmocka_unit_test_setup_teardown(test_arguments, setup,
 	                                        teardown),
+	        cmocka_unit_test(test_network_fs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
