@@ -25,6 +25,8 @@ static void at_algorithm(const struct front_input *in, struct diag *d,
 {
 	d->line = in->algorithm_line;
 	d->column = in->algorithm_column;
+	snprintf(d->source_line, sizeof d->source_line, "%s",
+	         in->algorithm_source);
 	snprintf(d->message, sizeof d->message, "%s", msg);
 }
 
@@ -500,6 +502,37 @@ static int compile_auto(const struct front_input *in, struct compiled *c,
 	return 0;
 }
 
+/* After a named algorithm's refusal in msg (len bytes), the algorithms
+ * that do apply to in, as many names as fit, or that none does. */
+static void say_applying(const struct front_input *in, char *msg, size_t len)
+{
+	size_t at = strlen(msg);
+	int n = 0, left = 0;
+	for (int k = 0; sch_generators[k]; k++) {
+		const struct sch_generator *g = sch_generators[k];
+		if (sch_applies(g, &in->machine, &in->comm, NULL, 0) != 0)
+			continue;
+		/* room for this name and the tail said after the list */
+		size_t need = strlen(g->name) + 2 + 40;
+		if (left || at + need >= len) {
+			left++;
+			continue;
+		}
+		at += (size_t)snprintf(msg + at, len - at, "%s%s",
+		                       n ? ", " : "; these apply: ", g->name);
+		n++;
+	}
+	if (at >= len)
+		return;
+	if (n == 0)
+		snprintf(msg + at, len - at, "; no algorithm applies to this "
+		         "input");
+	else if (left)
+		snprintf(msg + at, len - at, " and %d more (or auto)", left);
+	else
+		snprintf(msg + at, len - at, " (or auto)");
+}
+
 int compile_input(const struct front_input *in, struct compiled *c,
                   struct diag *d)
 {
@@ -552,7 +585,9 @@ int compile_input_key(const struct front_input *in, const uint8_t key[16],
 		return CCP_EPARSE;
 	}
 	if ((rc = sch_applies(g, &in->machine, &in->comm, why, sizeof why)) != 0) {
-		at_algorithm(in, d, why);
+		snprintf(msg, sizeof msg, "%s", why);
+		say_applying(in, msg, sizeof msg);
+		at_algorithm(in, d, msg);
 		return rc;
 	}
 	if ((rc = compile_check_size(in, false, false, d)) != 0)

@@ -73,6 +73,7 @@ struct front_input {
 	ir_comm comm;                /* checked communication (owns matrix) */
 	char algorithm[IR_NAME_MAX]; /* algorithm name as written */
 	int algorithm_line, algorithm_column; /* where, for later errors */
+	char algorithm_source[256]; /* the text of that line, for the caret */
 	enum contention_policy contention;
 	enum select_by select; /* algorithm: auto only */
 	uint64_t seed;         /* top-level seed, 0 if none */

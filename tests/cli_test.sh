@@ -126,6 +126,14 @@ grep -q MPI_Bcast "$tmp/mpiname.yaml" &&
 	"$ccplan" -q compile --no-cache "$here/../examples/mesh16-broadcast.yaml" -o "$tmp/bname.ccp" &&
 	cmp -s "$tmp/mpiname.ccp" "$tmp/bname.ccp" && ok || bad "MPI_Bcast alias"
 
+# a named algorithm that does not apply: the line and caret of its name,
+# and the algorithms that do apply
+printf 'machine: {topology: switch, ranks: 8}\ncommunication: {collective: broadcast, root: 0, bytes: 8}\nalgorithm: edn\n' >"$tmp/na.yaml"
+"$ccplan" compile --no-cache "$tmp/na.yaml" -o "$tmp/na.ccp" 2>"$tmp/err"
+[ $? = 2 ] && grep -q '^    3 | algorithm: edn$' "$tmp/err" && grep -q '^      |            \^$' "$tmp/err" &&
+	grep -q 'these apply: binomial, .* (or auto)$' "$tmp/err" && [ ! -e "$tmp/na.ccp" ] && ok ||
+	bad "does not apply: $(cat "$tmp/err")"
+
 # 5. the plan cache
 c="$tmp/c5/plans.db"
 ex="$here/../examples/mesh32-edn.yaml"

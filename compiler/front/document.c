@@ -146,6 +146,8 @@ static int parse_root_map(struct ctx *x)
 		return rc;
 	in->algorithm_line = (int)x->v[av].line;
 	in->algorithm_column = (int)x->v[av].col;
+	tree_line_of(x->buf, x->len, x->v[av].line, in->algorithm_source,
+	             sizeof in->algorithm_source);
 	in->contention = CONTENTION_DEFAULT;
 	if (k.val[TK_CONTENTION] != NONE) {
 		rc = tree_get_enum(x, k.val[TK_CONTENTION], "contention",

@@ -54,8 +54,8 @@ void front_diag(struct diag *d, const char *file, int line, int column,
 
 /* The text of 1-based line `line` of buf, without its line break, cut to
  * fit out (cap bytes); "" if there is no such line. */
-static void line_of(const char *buf, size_t len, uint32_t line, char *out,
-                    size_t cap)
+void tree_line_of(const char *buf, size_t len, uint32_t line, char *out,
+                  size_t cap)
 {
 	size_t i = 0, n = 0;
 
@@ -113,7 +113,7 @@ int tree_err_at(struct ctx *x, uint32_t v, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	line_of(x->buf, x->len, line, src, sizeof src);
+	tree_line_of(x->buf, x->len, line, src, sizeof src);
 	front_diag(x->d, x->name, (int)line, (int)col, src, "%s", msg);
 	return CCP_EPARSE;
 }
@@ -131,7 +131,7 @@ static int err_mark(struct ctx *x, yaml_mark_t m, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	line_of(x->buf, x->len, (uint32_t)m.line + 1, src, sizeof src);
+	tree_line_of(x->buf, x->len, (uint32_t)m.line + 1, src, sizeof src);
 	front_diag(x->d, x->name, (int)m.line + 1, (int)m.column + 1, src, "%s",
 	           msg);
 	return CCP_EPARSE;

@@ -109,6 +109,10 @@ extern const struct key_names machine_schema_keys, machine_schema_level_keys,
 /* ---- tree.c: building the tree, diagnostics, typed getters ------------ */
 
 int tree_build(struct ctx *x);
+/* The text of line (1-based) of buf into out (cap bytes, cut there;
+ * "" past the end): what a diagnostic shows above its caret. */
+void tree_line_of(const char *buf, size_t len, uint32_t line, char *out,
+                  size_t cap);
 int tree_err_at(struct ctx *x, uint32_t v, const char *fmt, ...)
         FRONT_PRINTF(3, 4);
 int tree_err_nomem(struct ctx *x);
