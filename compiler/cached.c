@@ -5,6 +5,7 @@
  * checked, and damage is met, the same way everywhere; what happened is
  * reported in the result, for the command to print.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,6 +206,8 @@ static int build(const struct front_input *in, struct cached_plan *out,
 		out->failed = CACHED_COMPILE;
 		return rc;
 	}
+	if (c.plan.sel.method != IR_SELECT_NONE && isnan(c.plan.sel.time_us))
+		out->by_phases = c.plan.sel.candidates;
 	rc = compile_encode(&c, &out->img, &out->len, out->err,
 	                    sizeof out->err);
 	if (rc == 0) {

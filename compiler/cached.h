@@ -77,6 +77,9 @@ struct cached_plan {
 	                                with COMPILE_CACHED_HIT_META: what
 	                                was; else zero */
 	uint64_t transfers;          /* compiled: transfers of the plan */
+	uint32_t by_phases;          /* compiled by algorithm: auto with no
+	                                costs to time the candidates: how
+	                                many were ranked by phases alone */
 	enum cached_step failed;     /* on failure: the step; else 0 */
 	char err[512];               /* failed == CACHED_ENCODE: why */
 };

@@ -244,3 +244,12 @@ int select_crossovers(const struct front_input *in,
 	}
 	return n;
 }
+
+const char *select_ranked_by(const struct select_result *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->rows[i].rc == 0 && (!isnan(r->rows[i].predicted) ||
+		                           !isnan(r->rows[i].sim_max)))
+			return r->by_model ? "the model" : "simulated time";
+	return "phases (the machine has no costs)";
+}

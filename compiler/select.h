@@ -48,6 +48,9 @@ enum model_kind select_model_for(const ir_plan *p);
 double select_predict(const ir_plan *p, const ir_report *r, enum model_kind *k,
                       char *why, size_t len);
 
+/* How r ranked its rows, in words: "simulated time", "the model", or
+ * "phases (the machine has no costs)" when no row has a time. */
+const char *select_ranked_by(const struct select_result *r);
 /* Run every generator that applies to in (its algorithm is ignored) and
  * rank them.  simulate: also run the simulator; by_model: rank by the
  * model.  0, or CCP_ENOMEM; out is valid on success (select_fini). */

@@ -134,6 +134,22 @@ printf 'machine: {topology: switch, ranks: 8}\ncommunication: {collective: broad
 	grep -q 'these apply: binomial, .* (or auto)$' "$tmp/err" && [ ! -e "$tmp/na.ccp" ] && ok ||
 	bad "does not apply: $(cat "$tmp/err")"
 
+# ranking without costs says so: compare's line and warning, compile's
+# warning under auto; compare lists what does not apply and why
+printf 'machine: {topology: mesh, dims: [4, 4]}\ncommunication: {collective: broadcast, root: 3, bytes: 1024}\n' >"$tmp/nocost.yaml"
+"$ccplan" compare "$tmp/nocost.yaml" >"$tmp/out" 2>"$tmp/err" &&
+	grep -q '^ranked by phases (the machine has no costs)$' "$tmp/out" &&
+	grep -q 'warning: .*ranked by phases alone' "$tmp/err" &&
+	grep -q '^-   sbt  *does not apply: sbt needs a hypercube; this machine is a 4x4 mesh$' "$tmp/out" &&
+	grep -q '^not for this collective: .*ring.*node_exchange$' "$tmp/out" && ok ||
+	bad "compare without costs: $(cat "$tmp/out" "$tmp/err" | tail -5)"
+"$ccplan" compile --no-cache "$tmp/nocost.yaml" -o "$tmp/nocost.ccp" 2>"$tmp/err" &&
+	grep -q 'warning: .*algorithm: auto ranked [0-9]* candidates by their phases alone' "$tmp/err" &&
+	sed 's/^algorithm:.*/algorithm: auto/' "$here/../examples/mesh16-broadcast.yaml" >"$tmp/costauto.yaml" &&
+	grep -q '^algorithm: auto' "$tmp/costauto.yaml" &&
+	"$ccplan" compile --no-cache "$tmp/costauto.yaml" -o "$tmp/cost.ccp" 2>"$tmp/err2" &&
+	! grep -q 'phases alone' "$tmp/err2" && ok || bad "compile without costs: $(cat "$tmp/err")"
+
 # 5. the plan cache
 c="$tmp/c5/plans.db"
 ex="$here/../examples/mesh32-edn.yaml"

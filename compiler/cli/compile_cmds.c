@@ -264,6 +264,13 @@ int cli_compile(int argc, char **argv)
 	} else {
 		rc = write_atomic(out, img, len, err, sizeof err);
 	}
+	if (rc == 0 && cp.by_phases > 1)
+		fprintf(stderr,
+		        "%s: warning: %s: algorithm: auto ranked %u candidates "
+		        "by their phases alone, the machine having no costs to "
+		        "time them by; give machine.cost or a preset ('ccplan "
+		        "help presets')\n",
+		        cli_prog, in, cp.by_phases);
 	if (rc)
 		fprintf(stderr, "%s: %s\n", cli_prog, err);
 	else if (verbose && compiled)
@@ -375,10 +382,38 @@ int cli_compare(int argc, char **argv)
 		                                                 : "none",
 		       a, b, c);
 	}
-	printf("\nranked by %s", sr.by_model ? "the model" : "simulated time");
-	if (sr.n && sr.rows[0].rc == 0)
+	/* the algorithms that do not apply: each with its reason, except
+	 * those made for other collectives, named on one line */
+	int other = 0;
+	for (int k = 0; sch_generators[k]; k++) {
+		const struct sch_generator *g = sch_generators[k];
+		char why[256];
+		if (!(g->domain.colls & SCH_C(in.comm.coll)))
+			other++;
+		else if (sch_applies(g, &in.machine, &in.comm, why,
+		                     sizeof why) != 0)
+			printf("-   %-*s does not apply: %s\n", w, g->name, why);
+	}
+	for (int k = 0, n = 0; other && sch_generators[k]; k++) {
+		if (sch_generators[k]->domain.colls & SCH_C(in.comm.coll))
+			continue;
+		printf("%s%s", n ? ", " : "\nnot for this collective: ",
+		       sch_generators[k]->name);
+		if (++n == other)
+			printf("\n");
+	}
+	const char *by = select_ranked_by(&sr);
+	bool timed = strncmp(by, "phases", 6) != 0;
+	printf("\nranked by %s", by);
+	if (timed && sr.n && sr.rows[0].rc == 0)
 		printf(" (%s model)", model_kind_name(sr.model));
 	printf("\n");
+	if (!timed)
+		fprintf(stderr,
+		        "%s: warning: %s: ranked by phases alone, the machine "
+		        "having no costs to time the algorithms by; give "
+		        "machine.cost or a preset ('ccplan help presets')\n",
+		        cli_prog, file);
 	if (sr.model_why[0])
 		printf("model: %s\n", sr.model_why);
 	if (sr.sim_why[0] && !by_model)

@@ -773,9 +773,9 @@ static int html_compare(struct tbuf *out, const struct compiled *c,
 		cell_us(out, r->sim_avg);
 		tb_printf(out, "</tr>\n");
 	}
-	tb_printf(out, "</table>\n<p>ranked by %s",
-	          sr.by_model ? "the model" : "simulated time");
-	if (ranked)
+	const char *by = select_ranked_by(&sr);
+	tb_printf(out, "</table>\n<p>ranked by %s", by);
+	if (ranked && strncmp(by, "phases", 6) != 0)
 		tb_printf(out, " (%s model)", model_kind_name(sr.model));
 	tb_printf(out,
 	          "; %d of %zu algorithms that apply made a verified "
