@@ -30,8 +30,8 @@ struct select_result {
 	struct select_row *rows;
 	size_t n;              /* every generator that applies */
 	enum model_kind model; /* the model used for predicted */
-	char model_why[256];   /* "" or why predicted is NaN */
-	char sim_why[256];     /* "" or why sim_* are NaN */
+	char model_why[512];   /* "" or why predicted is NaN */
+	char sim_why[512];     /* "" or why sim_* are NaN */
 	bool by_model;         /* ranked by predicted time */
 };
 

@@ -317,25 +317,45 @@ int model_kind_find(const char *name, enum model_kind *k)
 
 /* ---- parameter checks ----------------------------------------------- */
 
-/* 0 if v is set and not negative; CCP_EINVAL with a reason otherwise. */
-static int need(double v, const char *model, const char *field,
-                const char *what, char *err, size_t len)
+int model_need(const char *who, const struct model_param *p, int n,
+                char *err, size_t len)
 {
-	if (isnan(v)) {
-		snprintf(err, len,
-		         "the %s model needs %s (%s), which is unset: give it "
-		         "in the machine's cost or choose a preset that has it",
-		         model, field, what);
-		return CCP_EINVAL;
+	size_t at = 0;
+	int unset = 0, said = 0;
+
+	for (int i = 0; i < n; i++) /* a bad value first: it is wrong, not missing */
+		if (!isnan(p[i].v) && (p[i].v < 0 || isinf(p[i].v))) {
+			snprintf(err, len,
+			         "%s's %s (%s) is %g; it must be finite and not "
+			         "negative",
+			         who, p[i].field, p[i].what, p[i].v);
+			return CCP_EINVAL;
+		}
+	for (int i = 0; i < n; i++)
+		unset += isnan(p[i].v);
+	if (!unset)
+		return 0;
+	/* every unset one at once: a user should not learn them one run at
+	 * a time */
+	at += (size_t)snprintf(err + at, at < len ? len - at : 0, "%s needs ",
+	                       who);
+	for (int i = 0; i < n; i++) {
+		if (!isnan(p[i].v))
+			continue;
+		said++;
+		at += (size_t)snprintf(err + at, at < len ? len - at : 0,
+		                       "%s%s (%s)",
+		                       said == 1       ? ""
+		                       : said == unset ? " and "
+		                                       : ", ",
+		                       p[i].field, p[i].what);
 	}
-	if (v < 0 || isinf(v)) {
-		snprintf(err, len,
-		         "the %s model's %s (%s) is %g; it must be "
-		         "finite and not negative",
-		         model, field, what, v);
-		return CCP_EINVAL;
-	}
-	return 0;
+	snprintf(err + at, at < len ? len - at : 0,
+	         ", which %s unset: give %s in the machine's cost, or a preset "
+	         "that has %s",
+	         unset > 1 ? "are" : "is", unset > 1 ? "them" : "it",
+	         unset > 1 ? "them" : "it");
+	return CCP_EINVAL;
 }
 
 /* The fields of 000 eq. 3 for the levels marked in used (0 = level 1):
@@ -352,17 +372,19 @@ static int need_hpam(const ir_cost *c, const bool used[2], char *err,
 	static const char *const what[3] = {"C_send, 000 eq. 3",
 	                                    "C_recv, 000 eq. 3",
 	                                    "lambda'/W, 000 eq. 3"};
-	int rc;
+	struct model_param want[7];
+	int n = 0;
 	for (int l = 0; l < 2; l++) {
 		const double v[3] = {c->c_send[l], c->c_recv[l], c->copy[l]};
 		for (int i = 0; i < 3 && used[l]; i++)
-			if ((rc = need(v[i], "hpam", field[l][i], what[i], err,
-			               len)))
-				return rc;
+			want[n++] = (struct model_param){v[i], field[l][i],
+			                                 what[i]};
 	}
-	return need(c->lambda, "hpam", "lambda", "Lambda = lambda/W, 000 eq. 3",
-	            err, len);
+	want[n++] = (struct model_param){c->lambda, "lambda",
+	                                 "Lambda = lambda/W, 000 eq. 3"};
+	return model_need("the hpam model", want, n, err, len);
 }
+
 
 /* 000 eq. 3: Gamma_lk = C_send^l + C_recv^k and Omega_lk = lambda'_l/W_l +
  * lambda/W + lambda'_k/W_k for a message from level l to level k (0 =
@@ -393,19 +415,15 @@ static int check_params(const ir_plan *p, enum model_kind k, char *err,
                         size_t len)
 {
 	const ir_cost *c = &p->machine.cost;
-	int rc;
 	switch (k) {
-	case MODEL_UNICAST:
-		if ((rc = need(c->alpha, "unicast", "alpha",
-		               "start-up per message, 001 alpha", err, len)) ||
-		    (rc = need(c->beta, "unicast", "beta",
-		               "time per byte, 001 beta", err, len)) ||
-		    (rc = need(c->hop, "unicast", "hop",
-		               "header time per hop, 001 h*beta", err, len)) ||
-		    (rc = need(c->gamma, "unicast", "gamma",
-		               "receive overhead, 001 gamma", err, len)))
-			return rc;
-		return 0;
+	case MODEL_UNICAST: {
+		const struct model_param want[] = {
+		        {c->alpha, "alpha", "start-up per message, 001 alpha"},
+		        {c->beta, "beta", "time per byte, 001 beta"},
+		        {c->hop, "hop", "header time per hop, 001 h*beta"},
+		        {c->gamma, "gamma", "receive overhead, 001 gamma"}};
+		return model_need("the unicast model", want, 4, err, len);
+	}
 	case MODEL_HPAM: {
 		bool used[2] = {false, false};
 		used[0] = true; /* every non-HPAM machine is one level */
@@ -420,25 +438,21 @@ static int check_params(const ir_plan *p, enum model_kind k, char *err,
 		}
 		return need_hpam(c, used, err, len);
 	}
-	case MODEL_CONTENTION:
-		if ((rc = need(c->alpha, "contention", "alpha",
-		               "start-up per message, 003 alpha", err, len)) ||
-		    (rc = need(c->beta, "contention", "beta",
-		               "003 beta_ex, per byte without conflicts", err,
-		               len)) ||
-		    (rc = need(c->beta_sat, "contention", "beta_sat",
-		               "003 beta_sat, per byte on a saturated link",
-		               err, len)))
-			return rc;
-		return 0;
-	case MODEL_PERMUTATION:
-		if ((rc = need(c->tau, "permutation", "tau",
-		               "004 tau, latency of a permutation", err,
-		               len)) ||
-		    (rc = need(c->phi, "permutation", "phi",
-		               "004 phi, inverse transmission rate", err, len)))
-			return rc;
-		return 0;
+	case MODEL_CONTENTION: {
+		const struct model_param want[] = {
+		        {c->alpha, "alpha", "start-up per message, 003 alpha"},
+		        {c->beta, "beta",
+		         "003 beta_ex, per byte without conflicts"},
+		        {c->beta_sat, "beta_sat",
+		         "003 beta_sat, per byte on a saturated link"}};
+		return model_need("the contention model", want, 3, err, len);
+	}
+	case MODEL_PERMUTATION: {
+		const struct model_param want[] = {
+		        {c->tau, "tau", "004 tau, latency of a permutation"},
+		        {c->phi, "phi", "004 phi, inverse transmission rate"}};
+		return model_need("the permutation model", want, 2, err, len);
+	}
 	default:
 		snprintf(err, len, "unknown cost model %d", (int)k);
 		return CCP_EINVAL;
@@ -878,11 +892,22 @@ static int check_plan(const ir_plan *p, char *err, size_t len)
 	return 0;
 }
 
+const ir_plan *model_defaults(const ir_plan *p, ir_plan *tmp)
+{
+	if (p->machine.topo != IR_SWITCH || !isnan(p->machine.cost.hop))
+		return p;
+	*tmp = *p; /* shallow: read only, never finalised */
+	tmp->machine.cost.hop = 0;
+	return tmp;
+}
+
 int model_predict(const ir_plan *p, const ir_report *r, enum model_kind k,
                   double *us, double *phase_us, char *err, size_t errlen)
 {
 	int rc;
 	struct scan s;
+	ir_plan tmp;
+	p = model_defaults(p, &tmp);
 	*us = 0;
 	if (errlen)
 		err[0] = '\0';

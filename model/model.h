@@ -77,6 +77,24 @@ int model_kind_find(const char *name, enum model_kind *k);
  * storage).  Returns 0, CCP_EINVAL with a one-line reason in err (a
  * parameter the model needs is unset or negative, or the plan is
  * malformed), or CCP_ENOMEM.  p and r are borrowed. */
+/* One cost parameter a model or the simulator reads: its value, its
+ * field name, what it is. */
+struct model_param {
+	double v;
+	const char *field, *what;
+};
+/* 0 when every parameter of p[0..n) is set, finite and not negative;
+ * else CCP_EINVAL with err naming the first bad value, or every unset
+ * parameter at once ("the unicast model needs hop (...) and gamma
+ * (...), which are unset: ..."); who starts the sentence. */
+int model_need(const char *who, const struct model_param *p, int n,
+               char *err, size_t len);
+
+/* p, or p's shallow copy in tmp with the costs its topology makes zero
+ * filled in when unset: on a switch every route is one hop, so the
+ * per-hop cost is part of alpha and hop reads as 0.  Read only. */
+const ir_plan *model_defaults(const ir_plan *p, ir_plan *tmp);
+
 int model_predict(const ir_plan *p, const ir_report *r, enum model_kind k,
                   double *us, double *phase_us, char *err, size_t errlen);
 

@@ -314,27 +314,6 @@ static double shm_cost(double v)
 	return v > 0 ? v : 0;
 }
 
-/* 0 if v is set and not negative; CCP_EINVAL naming the field. */
-static int need_param(double v, const char *field, const char *what, char *err,
-                      size_t len)
-{
-	if (isnan(v)) {
-		snprintf(err, len,
-		         "the simulator needs %s (%s), which is unset: give it "
-		         "in the machine's cost or choose a preset that has it",
-		         field, what);
-		return CCP_EINVAL;
-	}
-	if (v < 0 || isinf(v)) {
-		snprintf(err, len,
-		         "the simulator's %s (%s) is %g; it must be finite "
-		         "and not negative",
-		         field, what, v);
-		return CCP_EINVAL;
-	}
-	return 0;
-}
-
 /* Phases, ranks and blocks inside their arrays; no self-transfer. */
 static int check_plan(const ir_plan *p, char *err, size_t len)
 {
@@ -1441,19 +1420,19 @@ int model_simulate(const ir_plan *p, const struct model_sim_opts *o,
 {
 	int rc;
 	struct sim s;
+	ir_plan tmp;
+	p = model_defaults(p, &tmp);
 	const ir_cost *c = &p->machine.cost;
 	memset(out, 0, sizeof *out);
 	memset(&s, 0, sizeof s);
 	if (errlen)
 		err[0] = '\0';
-	if ((rc = need_param(c->alpha, "alpha", "start-up per message", err,
-	                     errlen)) ||
-	    (rc = need_param(c->beta, "beta", "time per byte on a link", err,
-	                     errlen)) ||
-	    (rc = need_param(c->hop, "hop", "header time per hop", err,
-	                     errlen)) ||
-	    (rc = need_param(c->gamma, "gamma", "receive overhead", err,
-	                     errlen)) ||
+	const struct model_param want[] = {
+	        {c->alpha, "alpha", "start-up per message"},
+	        {c->beta, "beta", "time per byte on a link"},
+	        {c->hop, "hop", "header time per hop"},
+	        {c->gamma, "gamma", "receive overhead"}};
+	if ((rc = model_need("the simulator", want, 4, err, errlen)) ||
 	    (rc = check_plan(p, err, errlen)))
 		return rc;
 	s.p = p;

@@ -249,7 +249,7 @@ static int explain_view(const struct compiled *c, FILE *out, bool table)
 		fprintf(out, "  (plan is %.2fx the bound)",
 		        (double)r->phases / (double)r->lb_phases);
 	enum model_kind mk;
-	char why[256];
+	char why[512];
 	double us = select_predict(p, r, &mk, why, sizeof why);
 	if (isnan(us))
 		fprintf(out, "\npredicted   unknown (%s)", why);

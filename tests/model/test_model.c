@@ -216,6 +216,51 @@ static void test_unicast(void **state)
 	assert_int_equal(model_predict(&p, NULL, MODEL_UNICAST, &us, NULL, err,
 	                               sizeof err),
 	                 CCP_EINVAL);
+	/* every unset field in one message, not one a run */
+	p.machine.cost.beta = 0.01;
+	p.machine.cost.hop = p.machine.cost.gamma = NAN;
+	assert_int_equal(model_predict(&p, NULL, MODEL_UNICAST, &us, NULL, err,
+	                               sizeof err),
+	                 CCP_EINVAL);
+	assert_non_null(strstr(err, "needs hop ("));
+	assert_non_null(strstr(err, ") and gamma ("));
+	assert_non_null(strstr(err, "which are unset"));
+	ir_plan_fini(&p);
+}
+
+/* On a switch every route is one hop: an unset hop reads as 0 (part of
+ * alpha), for the model and the simulator alike; gamma is still needed. */
+static void test_switch_hop_default(void **state)
+{
+	(void)state;
+	ir_machine m = tu_machine(IR_SWITCH, 1, 4, 0, 0, 0);
+	m.cost.alpha = 2.0;
+	m.cost.beta = 0.001;
+	m.cost.gamma = 0.5;
+	ir_comm c = tu_comm(IR_BCAST, 0, 1000);
+	struct sch_options o = {0};
+	ir_plan p;
+	assert_int_equal(sch_find("binomial")->generate(&m, &c, &o, &p), 0);
+	double us, with_zero;
+	char err[512];
+	assert_int_equal(model_predict(&p, NULL, MODEL_UNICAST, &us, NULL, err,
+	                               sizeof err),
+	                 0);
+	p.machine.cost.hop = 0;
+	assert_int_equal(model_predict(&p, NULL, MODEL_UNICAST, &with_zero,
+	                               NULL, err, sizeof err),
+	                 0);
+	EXACT(us, with_zero);
+	p.machine.cost.hop = NAN;
+	struct model_sim s;
+	assert_int_equal(model_simulate(&p, NULL, &s, err, sizeof err), 0);
+	model_sim_fini(&s);
+	p.machine.cost.gamma = NAN;
+	assert_int_equal(model_predict(&p, NULL, MODEL_UNICAST, &us, NULL, err,
+	                               sizeof err),
+	                 CCP_EINVAL);
+	assert_non_null(strstr(err, "needs gamma ("));
+	assert_null(strstr(err, "hop"));
 	ir_plan_fini(&p);
 }
 
@@ -563,6 +608,7 @@ int main(void)
 	        cmocka_unit_test(test_hpam_closed),
 	        cmocka_unit_test(test_hpam_plans),
 	        cmocka_unit_test(test_empty),
+	        cmocka_unit_test(test_switch_hop_default),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
