@@ -150,6 +150,17 @@ printf 'machine: {topology: mesh, dims: [4, 4]}\ncommunication: {collective: bro
 	"$ccplan" compile --no-cache "$tmp/costauto.yaml" -o "$tmp/cost.ccp" 2>"$tmp/err2" &&
 	! grep -q 'phases alone' "$tmp/err2" && ok || bad "compile without costs: $(cat "$tmp/err")"
 
+# show refuses a picture it cannot draw from the file's header alone,
+# before reading the plan: a file cut after its header says so too
+printf 'machine: {topology: mesh, dims: [16, 16]}\ncommunication: {pattern: irregular, generate: {kind: regular, degree: 20, bytes: 8, seed: 1}}\nalgorithm: lp\n' >"$tmp/many.yaml"
+"$ccplan" -q compile --no-cache "$tmp/many.yaml" -o "$tmp/many.ccp" &&
+	head -c 128 "$tmp/many.ccp" >"$tmp/head.ccp" &&
+	! "$ccplan" show --all "$tmp/head.ccp" -o "$tmp/many.svg" 2>"$tmp/err" &&
+	grep -q 'the plan has 255 phases; every phase in one picture is drawn for up to 64' "$tmp/err" &&
+	! "$ccplan" show --phase 999 "$tmp/head.ccp" 2>"$tmp/err2" &&
+	grep -q 'phase 999: the plan has' "$tmp/err2" && [ ! -e "$tmp/many.svg" ] && ok ||
+	bad "show from the header: $(cat "$tmp/err" "$tmp/err2")"
+
 # 5. the plan cache
 c="$tmp/c5/plans.db"
 ex="$here/../examples/mesh32-edn.yaml"

@@ -302,14 +302,31 @@ int cli_show(int argc, char **argv)
 		        cli_prog);
 		return EXIT_BADINPUT;
 	}
+	/* a plan file's header says its phases: a picture that cannot be
+	 * drawn is refused before the plan is read and verified */
+	char err[512];
+	uint8_t head[IR_FILE_HEADER_MIN];
+	ir_file_info fi;
+	FILE *hf = cli_ends_with(file, ".yaml") || cli_ends_with(file, ".yml")
+	                   ? NULL
+	                   : fopen(file, "rb");
+	int rc = 0;
+	if (hf && fread(head, 1, sizeof head, hf) == sizeof head &&
+	    ir_file_info_read(head, sizeof head, &fi, err, sizeof err) == 0)
+		rc = show_check_phase(fi.nphases, all ? -1 : o.phase, !text,
+		                      err, sizeof err);
+	if (hf)
+		fclose(hf);
+	if (rc) {
+		fprintf(stderr, "%s show: %s: %s\n", cli_prog, file, err);
+		return exit_status(rc);
+	}
 	struct compiled c;
-	int rc = cli_load_any(file, &c);
-	if (rc)
+	if ((rc = cli_load_any(file, &c)) != 0)
 		return exit_status(rc);
 	o.title = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
 	o.color = text && !out && show_tty_color();
 	struct tbuf b = {0};
-	char err[512];
 	rc = text ? show_text(&c.plan, &o, &b, err, sizeof err)
 	          : show_svg(&c.plan, &o, &b, err, sizeof err);
 	if (rc)

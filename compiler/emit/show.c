@@ -705,14 +705,21 @@ void show_shape_name(const ir_machine *m, char *buf, size_t len)
 		snprintf(buf + at, len - at, ", ranks placed by a map");
 }
 
-int show_check_phase(const ir_plan *p, int phase, char *err, size_t errlen)
+int show_check_phase(uint32_t nphases, int phase, bool svg, char *err,
+                     size_t errlen)
 {
-	if (phase >= -1 && (phase < 0 || (uint32_t)phase < p->nphases))
+	if (svg && phase < 0 && nphases > SHOW_MAX_PANELS) {
+		snprintf(err, errlen,
+		         "the plan has %u phases; every phase in one picture "
+		         "is drawn for up to %d: give --phase K",
+		         nphases, SHOW_MAX_PANELS);
+		return CCP_ENOTAPPLY;
+	}
+	if (phase >= -1 && (phase < 0 || (uint32_t)phase < nphases))
 		return 0;
-	if (p->nphases)
+	if (nphases)
 		snprintf(err, errlen, "phase %d: the plan has %u phase%s, 0..%u",
-		         phase, p->nphases, p->nphases == 1 ? "" : "s",
-		         p->nphases - 1);
+		         phase, nphases, nphases == 1 ? "" : "s", nphases - 1);
 	else
 		snprintf(err, errlen, "phase %d: the plan has no phases", phase);
 	return CCP_ERANGE;

@@ -52,9 +52,15 @@ bool show_tty_color(void);
 /* The machine's shape, short: "mesh 16x16", "5-cube", "torus
  * 24x23x24x2x3x2 (wraps x y z b), 4 ranks per node". */
 void show_shape_name(const ir_machine *m, char *buf, size_t len);
-/* 0 if phase is -1 (every phase) or one of p's; else CCP_ERANGE with
- * "phase K: the plan has N phases, 0..N-1" in err. */
-int show_check_phase(const ir_plan *p, int phase, char *err, size_t errlen);
+/* Most phases one SVG picture of every phase draws. */
+#define SHOW_MAX_PANELS 64
+/* Whether a picture of phase (-1: every phase) of a plan of nphases can
+ * be drawn, from the count alone (a file's header gives it before the
+ * plan is read): 0; CCP_ERANGE with "phase K: the plan has N phases,
+ * 0..N-1" in err; for svg, CCP_ENOTAPPLY when every phase is asked of a
+ * plan of more than SHOW_MAX_PANELS. */
+int show_check_phase(uint32_t nphases, int phase, bool svg, char *err,
+                     size_t errlen);
 
 /* ---- what show_svg and show_text share (compiler/show.c) -------------
  * Every drawing is made of the same pieces: where each rank sits, the

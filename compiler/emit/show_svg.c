@@ -35,9 +35,8 @@
 #define FOOT 30.0
 /* Room for the level names of an HPAM machine, right of the panel. */
 #define LEVEL_NAMES 58.0
-/* Largest pictures drawn: phases in one --all grid, and hops in one
- * document (about 100 bytes each: 500,000 make some 50 MB). */
-#define MAX_PANELS 64
+/* Largest pictures drawn: hops in one document (about 100 bytes each:
+ * 500,000 make some 50 MB); phases in one --all grid: SHOW_MAX_PANELS. */
 #define MAX_HOPS   500000
 /* n-D machines: slices drawn in one picture (their nodes are limited by
  * SHOW_MAX_RANKS), and slices in a summary. */
@@ -541,17 +540,11 @@ static void legend(struct svg *v, double y)
 }
 
 /* CCP_ENOTAPPLY for a picture too large to be of use: more than
- * MAX_PANELS phases for --all, or more than MAX_HOPS hops. */
+ * SHOW_MAX_PANELS phases for --all (show_check_phase), or more than
+ * MAX_HOPS hops. */
 static int check_size(const ir_plan *p, int phase, char *err, size_t errlen)
 {
 	const ir_machine *m = &p->machine;
-	if (phase < 0 && p->nphases > MAX_PANELS) {
-		snprintf(err, errlen,
-		         "the plan has %u phases; every phase in one picture "
-		         "is drawn for up to %d: give --phase K",
-		         p->nphases, MAX_PANELS);
-		return CCP_ENOTAPPLY;
-	}
 	uint64_t *route = malloc(((size_t)ir_max_hops(m) + 1) * sizeof *route);
 	if (!route) {
 		snprintf(err, errlen, "out of memory");
@@ -697,7 +690,8 @@ static int summary(const ir_plan *p, const struct show_opts *o,
 int show_svg(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
              char *err, size_t errlen)
 {
-	int rc_phase = show_check_phase(p, o->phase, err, errlen);
+	int rc_phase = show_check_phase(p->nphases, o->phase, true, err,
+	                                errlen);
 	if (rc_phase)
 		return rc_phase;
 	struct svg v;

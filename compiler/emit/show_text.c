@@ -406,7 +406,8 @@ int show_text(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 	}
 	if (sliced && show_check_nd(m, err, errlen))
 		return CCP_ENOTAPPLY;
-	int rc_phase = show_check_phase(p, o->phase, err, errlen);
+	int rc_phase = show_check_phase(p->nphases, o->phase, false, err,
+	                                errlen);
 	if (rc_phase)
 		return rc_phase;
 	struct canvas v;
