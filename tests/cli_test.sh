@@ -161,6 +161,13 @@ printf 'machine: {topology: mesh, dims: [16, 16]}\ncommunication: {pattern: irre
 	grep -q 'phase 999: the plan has' "$tmp/err2" && [ ! -e "$tmp/many.svg" ] && ok ||
 	bad "show from the header: $(cat "$tmp/err" "$tmp/err2")"
 
+# show --text follows the locale: ASCII under C, box drawing under UTF-8
+"$ccplan" -q compile --no-cache "$here/../examples/mesh16-broadcast.yaml" -o "$tmp/loc.ccp" &&
+	LC_ALL=C "$ccplan" -q show --text --phase 0 "$tmp/loc.ccp" >"$tmp/c.txt" &&
+	LC_ALL=C.UTF-8 "$ccplan" -q show --text --phase 0 "$tmp/loc.ccp" >"$tmp/u.txt" &&
+	! LC_ALL=C grep -q '[^ -~]' "$tmp/c.txt" && LC_ALL=C grep -q '[^ -~]' "$tmp/u.txt" && ok ||
+	bad "show --text and the locale"
+
 # 5. the plan cache
 c="$tmp/c5/plans.db"
 ex="$here/../examples/mesh32-edn.yaml"

@@ -302,6 +302,9 @@ int cli_show(int argc, char **argv)
 		        cli_prog);
 		return EXIT_BADINPUT;
 	}
+	/* box-drawing characters only where the locale says UTF-8 */
+	if (text && o.unicode && !show_locale_utf8())
+		o.unicode = false;
 	/* a plan file's header says its phases: a picture that cannot be
 	 * drawn is refused before the plan is read and verified */
 	char err[512];

@@ -18,6 +18,21 @@
 
 #include "show.h"
 
+bool show_locale_utf8(void)
+{
+	/* the first of these that is set decides, as setlocale would, without
+	 * changing the process's locale under the library */
+	const char *names[] = {"LC_ALL", "LC_CTYPE", "LANG"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		const char *v = getenv(names[i]);
+		if (!v || !*v)
+			continue;
+		return strstr(v, "UTF-8") || strstr(v, "utf-8") ||
+		       strstr(v, "UTF8") || strstr(v, "utf8");
+	}
+	return false; /* the C locale */
+}
+
 bool show_tty_color(void)
 {
 	const char *nc = getenv("NO_COLOR");

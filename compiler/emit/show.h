@@ -49,6 +49,9 @@ int show_text(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 /* Whether text for stdout should be coloured: stdout is a terminal and
  * NO_COLOR is not set. */
 bool show_tty_color(void);
+/* Whether the user's locale (LC_ALL, LC_CTYPE, LANG) encodes text as
+ * UTF-8: the text drawing uses box-drawing characters only then. */
+bool show_locale_utf8(void);
 /* The machine's shape, short: "mesh 16x16", "5-cube", "torus
  * 24x23x24x2x3x2 (wraps x y z b), 4 ranks per node". */
 void show_shape_name(const ir_machine *m, char *buf, size_t len);
