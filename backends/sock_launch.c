@@ -818,75 +818,130 @@ static bool is_local_host(const char *h)
 	return false;
 }
 
-/* Read the hostfile and give every rank its host. */
-static int read_hostfile(struct job *j, const char *path, char ***hosts,
-                         int *nhosts)
+/* The hosts a job is given, in order, with their slots. */
+struct hostlist {
+	char **names;
+	int *slots;
+	int n, cap;
+};
+
+/* One host: "HOST", "HOST:K" (as Open MPI's -H and MPICH's hostfiles
+ * write it) or, from a hostfile, "HOST slots=K"; extra is that second
+ * word or NULL.  where names the line or the option for a message.  0,
+ * RUN_BADINPUT, or RUN_INTERNAL. */
+static int add_host(struct hostlist *h, const char *spec, const char *extra,
+                    const char *where)
+{
+	char name[256];
+	int k = 1, colon = 0;
+	const char *c = strchr(spec, ':');
+	/* one colon: HOST:K, K digits; more: an IPv6 address, as is */
+	if (c && !strchr(c + 1, ':')) {
+		colon = 1;
+		if (!c[1] || strspn(c + 1, "0123456789") != strlen(c + 1) ||
+		    strlen(c + 1) > 6)
+			k = 0; /* refused below */
+		else
+			k = atoi(c + 1);
+	}
+	size_t len = colon ? (size_t)(c - spec) : strlen(spec);
+	if (len == 0 || len >= sizeof name ||
+	    (extra && (colon || sscanf(extra, "slots=%d", &k) != 1)) || k < 1 ||
+	    k > RUN_MAX_RANKS) {
+		fprintf(stderr,
+		        "ccplan run: %s: expected 'HOST', 'HOST:K' or 'HOST "
+		        "slots=K' with K from 1 to %d\n",
+		        where, RUN_MAX_RANKS);
+		return RUN_BADINPUT;
+	}
+	memcpy(name, spec, len);
+	name[len] = '\0';
+	if (h->n == h->cap) {
+		int cap = h->cap ? 2 * h->cap : 8;
+		char **nn = realloc(h->names, (size_t)cap * sizeof *nn);
+		if (nn)
+			h->names = nn;
+		int *ns = realloc(h->slots, (size_t)cap * sizeof *ns);
+		if (ns)
+			h->slots = ns;
+		if (!nn || !ns)
+			return RUN_INTERNAL;
+		h->cap = cap;
+	}
+	if (!(h->names[h->n] = strdup(name)))
+		return RUN_INTERNAL;
+	h->slots[h->n++] = k;
+	return 0;
+}
+
+/* The hosts of a hostfile: one per line, '#' comments. */
+static int read_hostfile(struct hostlist *h, const char *path)
 {
 	FILE *f = fopen(path, "r");
 	if (!f) {
 		fprintf(stderr, "ccplan run: %s: %s\n", path, strerror(errno));
 		return RUN_BADINPUT;
 	}
-	char line[512];
-	int ln = 0, cap = 0;
-	char **names = NULL;
-	int *slots = NULL, n = 0, rc = 0;
-	while (fgets(line, sizeof line, f)) {
+	char line[512], where[600];
+	int ln = 0, rc = 0;
+	while (!rc && fgets(line, sizeof line, f)) {
 		ln++;
 		char *c = strchr(line, '#');
 		if (c)
 			*c = '\0';
 		char name[256], extra[64];
-		int k = 1, got = sscanf(line, "%255s %63s", name, extra);
+		int got = sscanf(line, "%255s %63s", name, extra);
 		if (got <= 0)
 			continue;
-		if (got == 2 && (sscanf(extra, "slots=%d", &k) != 1 || k < 1 ||
-		                 k > RUN_MAX_RANKS)) {
-			fprintf(stderr,
-			        "ccplan run: %s:%d: expected 'HOST "
-			        "[slots=K]' with K from 1 to %d\n",
-			        path, ln, RUN_MAX_RANKS);
-			rc = RUN_BADINPUT;
-			break;
-		}
-		if (n == cap) {
-			cap = cap ? 2 * cap : 8;
-			char **nn = realloc(names, (size_t)cap * sizeof *nn);
-			int *ns = realloc(slots, (size_t)cap * sizeof *ns);
-			if (nn)
-				names = nn;
-			if (ns)
-				slots = ns;
-			if (!nn || !ns) {
-				rc = RUN_INTERNAL;
-				break;
-			}
-		}
-		if (!(names[n] = strdup(name))) {
-			rc = RUN_INTERNAL;
-			break;
-		}
-		slots[n++] = k;
+		snprintf(where, sizeof where, "%s:%d", path, ln);
+		rc = add_host(h, name, got == 2 ? extra : NULL, where);
 	}
 	fclose(f);
-	if (!rc && n == 0) {
-		fprintf(stderr, "ccplan run: %s: no hosts\n", path);
+	return rc;
+}
+
+/* The hosts of -H: "a:2,b:2" or "a,b". */
+static int read_host_list(struct hostlist *h, const char *list)
+{
+	char *copy = strdup(list), *save = NULL, where[300];
+	int rc = copy ? 0 : RUN_INTERNAL;
+	for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t && !rc;
+	     t = strtok_r(NULL, ",", &save)) {
+		snprintf(where, sizeof where, "-H %.256s", t);
+		rc = add_host(h, t, NULL, where);
+	}
+	free(copy);
+	return rc;
+}
+
+/* Give every rank its host from the hostfile or the -H list: each host's
+ * slots filled in order, then round again. */
+static int place_ranks(struct job *j, const struct run_opts *o, char ***hosts,
+                       int *nhosts)
+{
+	struct hostlist h = {0};
+	int rc = o->hostfile ? read_hostfile(&h, o->hostfile) : 0;
+	if (!rc && o->hosts)
+		rc = read_host_list(&h, o->hosts);
+	if (!rc && h.n == 0) {
+		fprintf(stderr, "ccplan run: %s: no hosts\n",
+		        o->hostfile ? o->hostfile : "-H");
 		rc = RUN_BADINPUT;
 	}
-	if (!rc) { /* fill each host's slots in order, then wrap round */
-		int h = 0, used = 0;
+	if (!rc) {
+		int at = 0, used = 0;
 		for (int i = 0; i < j->n; i++) {
-			j->r[i].host =
-			        is_local_host(names[h]) ? NULL : names[h];
-			if (++used == slots[h]) {
-				h = (h + 1) % n;
+			j->r[i].host = is_local_host(h.names[at]) ? NULL
+			                                         : h.names[at];
+			if (++used == h.slots[at]) {
+				at = (at + 1) % h.n;
 				used = 0;
 			}
 		}
 	}
-	free(slots);
-	*hosts = names;
-	*nhosts = n;
+	free(h.slots);
+	*hosts = h.names;
+	*nhosts = h.n;
 	return rc;
 }
 
@@ -1109,7 +1164,8 @@ int sock_run(const struct run_opts *o)
 	}
 	for (int i = 0; i < j->n; i++)
 		j->r[i].fd = -1;
-	if (hostfile && (rc = read_hostfile(j, hostfile, &hosts, &nhosts)))
+	if ((hostfile || o->hosts) &&
+	    (rc = place_ranks(j, o, &hosts, &nhosts)))
 		goto out;
 	rc = RUN_INTERNAL;
 	for (int i = 0; i < j->n; i++)

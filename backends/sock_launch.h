@@ -14,7 +14,9 @@
 /* What `ccplan run` is asked (the command line parses it: compiler/cli/). */
 struct run_opts {
 	int n;                /* ranks to start, 1 to RUN_MAX_RANKS */
-	const char *hostfile; /* --hostfile, or NULL: every rank here */
+	const char *hostfile; /* --hostfile, or NULL */
+	const char *hosts;    /* -H "a:2,b:2", or NULL; with neither, every
+	                         rank here */
 	double timeout_s;     /* --timeout in seconds, or 0: the default */
 	bool verbose;         /* -v: say what the launcher does */
 	char *const *prog;    /* PROGRAM ARGS..., ended by NULL */

@@ -122,7 +122,7 @@ const struct cli_command cli_commands[] = {
                 .usage = "run -n N PROGRAM [ARGS]",
                 .summary = "start N ranks of a sockets job",
                 .opts = cli_run_opts,
-                .shorts = "+n:vh", /* options end at PROGRAM */
+                .shorts = "+n:H:vh", /* options end at PROGRAM */
                 .help = cli_run_help,
         },
         {

@@ -180,8 +180,9 @@ int cli_scan(int argc, char **argv)
 /* ---- run ----------------------------------------------------------------- */
 
 const char cli_run_help[] =
-        "usage: ccplan run -n N [--hostfile FILE] [--timeout S] [-v] PROGRAM "
-        "[ARGS...]\n"
+        "usage: ccplan run -n N [--hostfile FILE] [-H HOSTS] [--timeout S] "
+        "[-v]\n"
+        "                  PROGRAM [ARGS...]\n"
         "\n"
         "Start N ranks of PROGRAM, which uses the sockets transport "
         "(ccplan_sockets.h),\n"
@@ -199,12 +200,16 @@ const char cli_run_help[] =
         "launcher error.\n"
         "  -n N             ranks to start (1 to 4096)\n"
         "  --hostfile FILE  hosts to start them on: one per line, "
-        "'HOST [slots=K]',\n"
+        "'HOST', 'HOST:K'\n"
+        "                   or 'HOST slots=K',\n"
         "                   '#' comments; ranks fill each host's slots in "
         "order, then\n"
         "                   wrap round.  localhost, 127.0.0.1 and this "
         "host's name\n"
         "                   start locally, others through ssh (BatchMode)\n"
+        "  -H, --host HOSTS the same as a list: 'a:2,b:2' or 'a,b' (after "
+        "the\n"
+        "                   hostfile's hosts when both are given)\n"
         "  --timeout S      seconds a rank may wait without progress before "
         "it fails\n"
         "                   (sets CCPLAN_TIMEOUT_MS; default 30); also the "
@@ -225,14 +230,16 @@ const char cli_run_help[] =
  * PROGRAM (the '+' of its shorts in the table): what follows is the
  * program's. */
 const struct option cli_run_opts[] = {
-        {"hostfile", required_argument, NULL, 'H'},
+        {"hostfile", required_argument, NULL, 'F'},
+        {"host", required_argument, NULL, 'H'},
         {"timeout", required_argument, NULL, 'T'},
         {"help", no_argument, NULL, 'h'},
         {0},
 };
 const char *const cli_run_args[128] = {
         ['n'] = "a number of ranks",
-        ['H'] = "a file name",
+        ['F'] = "a file name",
+        ['H'] = "a list of hosts",
         ['T'] = "a number of seconds",
 };
 
@@ -250,7 +257,8 @@ int cli_run(int argc, char **argv)
 		if (strcmp(argv[k], "-np") == 0)
 			argv[k] = n_opt;
 		if (!strcmp(argv[k], "-n") || !strcmp(argv[k], "--hostfile") ||
-		    !strcmp(argv[k], "--timeout"))
+		    !strcmp(argv[k], "--timeout") || !strcmp(argv[k], "-H") ||
+		    !strcmp(argv[k], "--host"))
 			k++; /* its value */
 	}
 	while ((v = cli_getopt(argc, argv)) >= 0) {
@@ -266,8 +274,10 @@ int cli_run(int argc, char **argv)
 				return EXIT_BADINPUT;
 			}
 			o.n = (int)n;
-		} else if (v == 'H') {
+		} else if (v == 'F') {
 			o.hostfile = optarg;
+		} else if (v == 'H') {
+			o.hosts = optarg;
 		} else if (v == 'T') {
 			o.timeout_s = strtod(optarg, &end);
 			if (errno || *end || end == optarg ||

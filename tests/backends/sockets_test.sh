@@ -621,7 +621,9 @@ launcher() {
 	rc=$?
 	[ "$rc" = 127 ] && ok || bad "a missing program: exit $rc"
 	for args in "" "-n 2" "-n 0 true" "-n x true" "--frob -n 2 true" \
-		"-n 2 --timeout -1 true" "-n 2 --hostfile $tmp/none true"; do
+		"-n 2 --timeout -1 true" "-n 2 --hostfile $tmp/none true" \
+		"-n 2 -H localhost:0 true" "-n 2 -H :2 true" \
+		"-n 2 -H localhost:2x true"; do
 		# shellcheck disable=SC2086
 		"$ccplan" run $args >/dev/null 2>&1
 		rc=$?
@@ -632,6 +634,13 @@ launcher() {
 	printf '# local slots\nlocalhost slots=2\n127.0.0.1\n' >"$tmp/hosts"
 	out=$("$ccplan" run -n 5 --hostfile "$tmp/hosts" sh -c 'echo $CCPLAN_RANK' | sort | tr '\n' ' ')
 	[ "$out" = "0 1 2 3 4 " ] && ok || bad "hostfile: $out"
+	# HOST:K, as Open MPI's and MPICH's hostfiles write slots, and -H;
+	# the IPv6 loopback ::1 is a host, not a slot count
+	printf 'localhost:2\n::1\n' >"$tmp/hosts-colon"
+	out=$("$ccplan" run -n 3 --hostfile "$tmp/hosts-colon" sh -c 'echo $CCPLAN_RANK' | sort | tr '\n' ' ')
+	[ "$out" = "0 1 2 " ] && ok || bad "hostfile HOST:K: $out"
+	out=$("$ccplan" run -n 4 -H localhost:3,127.0.0.1 sh -c 'echo $CCPLAN_RANK' | sort | tr '\n' ' ')
+	[ "$out" = "0 1 2 3 " ] && ok || bad "-H list: $out"
 
 	# ranks on another host go through ssh: a stand-in ssh that runs the
 	# command here checks the command line the launcher builds (cd,
