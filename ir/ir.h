@@ -551,6 +551,10 @@ void ir_place_release(ir_place *p);
  * node_ports, or its degree (one per network link) under IR_PORTS_ALL;
  * 0 for a node with no link. */
 int ir_node_port_limit(const ir_machine *m, int32_t node);
+/* Transfers a rank may send (and receive) in one phase: ports, or its
+ * node's degree (one per network link) under IR_PORTS_ALL; 0 for a rank
+ * whose node has no link. */
+int ir_port_limit(const ir_machine *m, int32_t rank);
 /* Whether a plan file of version 5 or older can describe the machine: a
  * mesh or torus of 1-3 dimensions that wraps all or none of them and
  * routes x, y, z; one rank per node; no shared-memory cost

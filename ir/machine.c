@@ -534,6 +534,11 @@ void ir_place_release(ir_place *p)
 		free(p);
 }
 
+int ir_port_limit(const ir_machine *m, int32_t rank)
+{
+	return m->ports == IR_PORTS_ALL ? ir_degree(m, rank) : m->ports;
+}
+
 /* The verifier, the splitter and the simulator all bound a node's
  * network transfers by this one number. */
 int ir_node_port_limit(const ir_machine *m, int32_t node)

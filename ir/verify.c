@@ -125,13 +125,6 @@ static int32_t final_rank(const ir_plan *p, ir_block b)
 	return ir_block_home(&p->machine, &p->comm, b);
 }
 
-/* Ports a rank may use in one phase. */
-static uint32_t port_limit(const ir_machine *m, int32_t r)
-{
-	return m->ports == IR_PORTS_ALL ? (uint32_t)ir_degree(m, r)
-	                                : (uint32_t)m->ports;
-}
-
 /* Largest port count of any rank (the p of the spreading bound). */
 static uint32_t max_ports(const ir_machine *m)
 {
@@ -148,13 +141,13 @@ static uint32_t max_ports(const ir_machine *m)
 	}
 	if (m->topo == IR_HPAM) {
 		for (int32_t r = 0; r < m->nranks; r++) {
-			uint32_t d = port_limit(m, r);
+			uint32_t d = (uint32_t)ir_port_limit(m, r);
 			best = d > best ? d : best;
 		}
 		return best;
 	}
 	for (int k = 0; k < 3; k++) {
-		uint32_t d = port_limit(m, probe[k]);
+		uint32_t d = (uint32_t)ir_port_limit(m, probe[k]);
 		best = d > best ? d : best;
 	}
 	return best;
@@ -357,12 +350,14 @@ int ir_lower_bound(const ir_machine *m, const ir_comm *c, bool direct,
 					out = 1;
 				}
 			}
-			uint32_t q = port_limit(m, s) ? port_limit(m, s) : 1;
+			uint32_t q = (uint32_t)ir_port_limit(m, s);
+			q = q ? q : 1;
 			uint32_t t = div_up(out, q);
 			r->lb_degree = t > r->lb_degree ? t : r->lb_degree;
 		}
 		for (int32_t d = 0; d < n; d++) {
-			uint32_t q = port_limit(m, d) ? port_limit(m, d) : 1;
+			uint32_t q = (uint32_t)ir_port_limit(m, d);
+			q = q ? q : 1;
 			uint32_t t = div_up(in[d], q);
 			r->lb_degree = t > r->lb_degree ? t : r->lb_degree;
 		}
@@ -1022,7 +1017,7 @@ int ir_verify(const ir_plan *p, ir_report *r)
 		/* node contention */
 		for (uint32_t k = 0; k < ntouched; k++) {
 			int32_t q = touched[k];
-			uint32_t lim = port_limit(m, q);
+			uint32_t lim = (uint32_t)ir_port_limit(m, q);
 			if (sends[q] > r->max_node_sends)
 				r->max_node_sends = sends[q];
 			if (recvs[q] > r->max_node_recvs)

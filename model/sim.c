@@ -836,8 +836,7 @@ static int build_ranks(struct sim *s)
 	for (uint32_t i = 0; i < s->nmsg; i++) /* end runs to its place */
 		s->sq[s->rank[s->m[i].src].end++] = i;
 	for (size_t r = 0; r < n; r++) {
-		int k = mc->ports == IR_PORTS_ALL ? ir_degree(mc, (int32_t)r)
-		                                  : mc->ports;
+		int k = ir_port_limit(mc, (int32_t)r);
 		uint32_t ports = k > 0 ? (uint32_t)k : 1;
 		s->rank[r].inj = (struct port){ports, {NONE, NONE}};
 		s->rank[r].ej = (struct port){ports, {NONE, NONE}};

@@ -59,7 +59,7 @@
  * verifier's rule, at least 1. */
 static uint32_t port_cap(const ir_machine *m, int32_t r)
 {
-	int c = m->ports == IR_PORTS_ALL ? ir_degree(m, r) : m->ports;
+	int c = ir_port_limit(m, r);
 	return c > 0 ? (uint32_t)c : 1;
 }
 

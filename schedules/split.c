@@ -248,7 +248,7 @@ static int res_use(struct splitter *s, uint32_t slot, uint32_t k)
  * fits somewhere; the verifier judges a rank with no links). */
 static uint32_t port_limit(const ir_machine *m, int32_t r)
 {
-	int k = m->ports == IR_PORTS_ALL ? ir_degree(m, r) : m->ports;
+	int k = ir_port_limit(m, r);
 	return k > 0 ? (uint32_t)k : 1;
 }
 
