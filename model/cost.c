@@ -517,6 +517,7 @@ struct scan {
 	uint64_t *route; /* ir_max_hops entries */
 	int32_t *hops;   /* per transfer of the phase */
 	uint32_t *pos;   /* its send's 1-based place among the rank's sends */
+	uint32_t *rpos;  /* its 1-based place among its receiver's receives */
 	uint32_t *send;  /* index of the transfer opening its send */
 	uint32_t *load;  /* most sends on one link of its route */
 	double *price;   /* HPAM: cost of the send a transfer opens */
@@ -528,6 +529,7 @@ struct scan {
 	struct shm_use *su; /* the phase's transfers inside nodes */
 	size_t capsu;
 	uint32_t *count;  /* per rank: sends so far in the phase */
+	uint32_t *rcount; /* per rank: receives so far in the phase */
 	uint32_t *mcast;  /* per rank: 1 + the phase-index of its open
 	                     multicast send, 0 if none */
 	double *busy;     /* per rank: HPAM sender time in the phase */
@@ -541,6 +543,7 @@ static void scan_fini(struct scan *s)
 	free(s->route);
 	free(s->hops);
 	free(s->pos);
+	free(s->rpos);
 	free(s->send);
 	free(s->load);
 	free(s->price);
@@ -549,6 +552,7 @@ static void scan_fini(struct scan *s)
 	free(s->use);
 	free(s->su);
 	free(s->count);
+	free(s->rcount);
 	free(s->mcast);
 	free(s->busy);
 	free(s->nshm);
@@ -564,14 +568,15 @@ static int scan_init(struct scan *s, const ir_plan *p)
 	s->route = malloc(((size_t)ir_max_hops(&p->machine) + 1) *
 	                  sizeof *s->route);
 	s->count = calloc(n, sizeof *s->count);
+	s->rcount = calloc(n, sizeof *s->rcount);
 	s->mcast = calloc(n, sizeof *s->mcast);
 	s->busy = calloc(n, sizeof *s->busy);
 	s->nshm = calloc(n, sizeof *s->nshm);
-	s->touched = malloc(n * sizeof *s->touched);
+	s->touched = malloc(2 * n * sizeof *s->touched); /* senders, receivers */
 	s->nodes = ir_machine_has_nodes(&p->machine);
 	s->shm = s->nodes && ir_cost_has_shm(&p->machine.cost);
-	if (!s->route || !s->count || !s->mcast || !s->busy || !s->nshm ||
-	    !s->touched) {
+	if (!s->route || !s->count || !s->rcount || !s->mcast || !s->busy ||
+	    !s->nshm || !s->touched) {
 		scan_fini(s);
 		return CCP_ENOMEM;
 	}
@@ -604,6 +609,7 @@ static int scan_phase(struct scan *s, uint32_t ph, bool loads,
 		/* s->cap is raised only once all of them hold nt */
 		if (!resize((void **)&s->hops, nt, sizeof *s->hops) ||
 		    !resize((void **)&s->pos, nt, sizeof *s->pos) ||
+		    !resize((void **)&s->rpos, nt, sizeof *s->rpos) ||
 		    !resize((void **)&s->send, nt, sizeof *s->send) ||
 		    !resize((void **)&s->load, nt, sizeof *s->load) ||
 		    !resize((void **)&s->price, nt, sizeof *s->price) ||
@@ -629,6 +635,9 @@ static int scan_phase(struct scan *s, uint32_t ph, bool loads,
 		s->inside[t] = inside;
 		if (s->count[x->src] == 0)
 			s->touched[s->ntouched++] = x->src;
+		if (s->rcount[x->dst] == 0)
+			s->touched[s->ntouched++] = x->dst;
+		s->rpos[t] = ++s->rcount[x->dst];
 		if ((x->flags & IR_XF_MCAST) && s->mcast[x->src]) {
 			s->send[t] = s->mcast[x->src] - 1; /* same send */
 			s->pos[t] = s->pos[s->send[t]];
@@ -662,6 +671,7 @@ static int scan_phase(struct scan *s, uint32_t ph, bool loads,
 	}
 	for (uint32_t k = 0; k < s->ntouched; k++) {
 		s->count[s->touched[k]] = 0;
+		s->rcount[s->touched[k]] = 0;
 		s->mcast[s->touched[k]] = 0;
 		s->nshm[s->touched[k]] = 0;
 	}
@@ -786,6 +796,29 @@ static int phase_shm_max(struct scan *s, uint32_t ph, double *us)
  * later, and a partial is combined L*combine after that.  The phase ends
  * at its last arrival, or when the shared-memory part ends (phase_shm,
  * its transfers starting after their senders' start-ups), if later. */
+/* How many bodies transfer t of phase ph (scanned) waits out, its own
+ * included: 1 in a plan without contention.  A plan that allows it pays
+ * for it: sends past the sender's ports, receives past the receiver's,
+ * and the sends sharing a link of its route (with link contention the
+ * scan counted them) go one after another. */
+static uint32_t waits(const struct scan *s, uint32_t ph, uint32_t t)
+{
+	const ir_plan *p = s->p;
+	if (!(p->flags & (IR_PLAN_LINK_CONTENTION | IR_PLAN_NODE_CONTENTION)))
+		return 1;
+	const ir_transfer *x = &p->transfers[p->phases[ph].transfer + t];
+	uint32_t ps = (uint32_t)ir_port_limit(&p->machine, x->src);
+	uint32_t pr = (uint32_t)ir_port_limit(&p->machine, x->dst);
+	ps = ps ? ps : 1;
+	pr = pr ? pr : 1;
+	uint32_t w = (s->pos[t] + ps - 1) / ps, r = (s->rpos[t] + pr - 1) / pr;
+	if (r > w)
+		w = r;
+	if ((p->flags & IR_PLAN_LINK_CONTENTION) && s->load[t] > w)
+		w = s->load[t];
+	return w ? w : 1;
+}
+
 static int phase_unicast(struct scan *s, uint32_t ph, double *us)
 {
 	const ir_plan *p = s->p;
@@ -800,7 +833,8 @@ static int phase_unicast(struct scan *s, uint32_t ph, double *us)
 		if (s->shm && s->inside[t])
 			continue;
 		double at = s->lead[t] + s->hops[t] * c->hop +
-		            (double)x->bytes * c->beta + c->gamma;
+		            (double)x->bytes * c->beta * waits(s, ph, t) +
+		            c->gamma;
 		if (x->flags & IR_XF_REDUCE)
 			at += (double)x->bytes * combine_per_byte(c);
 		if (at > worst)
@@ -924,7 +958,9 @@ int model_predict(const ir_plan *p, const ir_report *r, enum model_kind k,
 		uint32_t f = 0;
 		switch (k) {
 		case MODEL_UNICAST:
-			rc = scan_phase(&s, ph, false, &f, err, errlen);
+			rc = scan_phase(&s, ph,
+			                (p->flags & IR_PLAN_LINK_CONTENTION) != 0,
+			                &f, err, errlen);
 			if (!rc)
 				rc = phase_unicast(&s, ph, &t);
 			break;
@@ -959,11 +995,30 @@ int model_predict(const ir_plan *p, const ir_report *r, enum model_kind k,
 			/* 004 §2.1: tau + M phi, and R*combine for the
 			 * largest partial R combined; with a shared-memory
 			 * cost, as the contention model */
-			if (s.shm && (rc = scan_phase(&s, ph, false, &f, err,
-			                              errlen)) != 0)
+			bool contended = p->flags & (IR_PLAN_LINK_CONTENTION |
+			                             IR_PLAN_NODE_CONTENTION);
+			if ((s.shm || contended) &&
+			    (rc = scan_phase(&s, ph,
+			                     (p->flags &
+			                      IR_PLAN_LINK_CONTENTION) != 0,
+			                     &f, err, errlen)) != 0)
 				break;
 			const bool *skip = s.shm ? s.inside : NULL;
 			double M = (double)phase_max_bytes(p, ph, false, skip);
+			/* a phase that is no permutation: the bodies that
+			 * wait for each other (waits) */
+			for (uint32_t t = 0; contended &&
+			                     t < p->phases[ph].ntransfers;
+			     t++) {
+				if (skip && skip[t])
+					continue;
+				double b = (double)p->transfers
+				                   [p->phases[ph].transfer + t]
+				                           .bytes *
+				           waits(&s, ph, t);
+				if (b > M)
+					M = b;
+			}
 			double R = (double)phase_max_bytes(p, ph, true, skip);
 			if (p->phases[ph].ntransfers && phase_has_net(&s, ph))
 				t = c->tau + M * c->phi + R * combine_per_byte(c);

@@ -922,12 +922,17 @@ static void test_transpose(void **state)
 			              n, n, (long long)L, r.max_link_load, uni,
 			              con, s1.max_us, stretch, s2.max_us,
 			              split.nphases, edn);
-			/* contention stretches the one phase well beyond
-			 * the contention-free estimate, more so on larger
-			 * meshes */
-			assert_true(stretch > 2);
-			assert_true(stretch > last_stretch[li]);
-			last_stretch[li] = stretch;
+			/* the unicast model prices the contended phase by
+			 * its link loads (every body sharing a link waits
+			 * for the others), so it meets the simulator: the
+			 * one phase is f bodies long, not one */
+			double once = uni - (double)L * m.cost.beta *
+			                            (r.max_link_load - 1);
+			print_message("        unicast without contention "
+			              "%.2f\n", once);
+			assert_true(stretch > 0.8 && stretch < 1.25);
+			assert_true(s1.max_us / once > last_stretch[li]);
+			last_stretch[li] = s1.max_us / once;
 			assert_true(s1.contended > 0);
 			/* the split plan with barriers is its unicast sum */
 			EXACT(s2.max_us, spl);
