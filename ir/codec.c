@@ -275,12 +275,12 @@ static bool take_records(uint64_t *rem, uint64_t count, uint64_t size)
  * index past a dims[] or derive a rank the plan does not have. */
 static int check_machine(const ir_machine *m, char *err, size_t errlen)
 {
-	if ((unsigned)m->topo > IR_SWITCH)
+	if ((unsigned)m->topo >= IR_NTOPOS)
 		return fail(err, errlen, CCP_EFORMAT,
 		            "bad plan: topology %u "
 		            "is not a known kind",
 		            (unsigned)m->topo);
-	if ((unsigned)m->routing > IR_ROUTE_DIRECT)
+	if ((unsigned)m->routing >= IR_NROUTINGS)
 		return fail(err, errlen, CCP_EFORMAT,
 		            "bad plan: routing %u "
 		            "is not a known function",
@@ -328,6 +328,19 @@ static int check_machine(const ir_machine *m, char *err, size_t errlen)
 	case IR_SWITCH:
 		if (m->ndims == 1)
 			n = m->dims[0];
+		break;
+	case IR_FAT_TREE:
+		/* hosts: the product of the m_i (ir_machine_check below
+		 * checks the w_i and the widths) */
+		if (m->ndims < 1 || m->ndims > IR_MAX_TREE)
+			break;
+		n = 1;
+		for (int i = 0; i < m->ndims && n > 0 && n <= IR_MAX_RANKS; i++)
+			n = m->dims[i] < 1 || m->dims[i] > IR_MAX_RANKS
+			            ? 0
+			            : n * m->dims[i];
+		if (n > IR_MAX_RANKS)
+			n = 0;
 		break;
 	}
 	if (m->ranks_per_node > 1 && m->ranks_per_node <= IR_MAX_RANKS)

@@ -55,6 +55,9 @@ void show_shape_name(const ir_machine *m, char *buf, size_t len);
 /* 0 if phase is -1 (every phase) or one of p's; else CCP_ERANGE with
  * "phase K: the plan has N phases, 0..N-1" in err. */
 int show_check_phase(const ir_plan *p, int phase, char *err, size_t errlen);
+/* 0 if the drawings can place every link of m; CCP_ENOTAPPLY with the
+ * reason in err for a fat tree, whose switches they do not draw. */
+int show_check_drawable(const ir_machine *m, char *err, size_t errlen);
 
 /* ---- what show_svg and show_text share (compiler/show.c) -------------
  * Every drawing is made of the same pieces: where each rank sits, the

@@ -1064,7 +1064,12 @@ static void test_resealed_fields(void **state)
 	uint64_t sec = rd64(img + index_off + 24 * 2); /* rank 2 section */
 
 	expect_resealed(img, len, g + 0, 9, -1, "topology 9");
-	expect_resealed(img, len, g + 4, 4, -1, "routing 4");
+	/* past the table, and a fat tree's routing on a mesh */
+	char past[32];
+	snprintf(past, sizeof past, "routing %d", IR_NROUTINGS);
+	expect_resealed(img, len, g + 4, IR_NROUTINGS, -1, past);
+	expect_resealed(img, len, g + 4, IR_ROUTE_D_MOD_K, -1,
+	                "routing must be dimension-order");
 	expect_resealed(img, len, g + 8, 9, -1, "cannot describe (ndims 9)");
 	/* a 4-D machine is one, but 4 x 4 x 1 x 1 (the unused extents read
 	 * as 1) is that of version 6: the older format cannot describe it */
