@@ -233,7 +233,7 @@ void sch_describe(const ir_machine *m, char *buf, size_t len)
 		/* XGFT(h; m_1,..,m_h; w_1,..,w_h), as the literature writes
 		 * it, and the widths when a level has parallel cables */
 		bool wide = false;
-		say(&w, "XGFT(%d;", m->ndims);
+		say(&w, "fat tree XGFT(%d;", m->ndims);
 		for (int i = 0; i < m->ndims; i++)
 			say(&w, "%s%d", i ? "," : " ", m->dims[i]);
 		say(&w, ";");
@@ -246,7 +246,6 @@ void sch_describe(const ir_machine *m, char *buf, size_t len)
 		for (int i = 0; wide && i < m->ndims; i++)
 			say(&w, "%s%d", i ? "," : " width ",
 			    m->levels[i / 2][i % 2]);
-		say(&w, " fat tree");
 		break;
 	}
 	}

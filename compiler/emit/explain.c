@@ -45,7 +45,11 @@ void explain_machine(const ir_machine *m, char *buf, size_t len)
 			o += snprintf(shape + o, sizeof shape - (size_t)o,
 			              "%s%d", i ? "," : "; ",
 			              m->dims[IR_MAX_TREE + i]);
-		for (int i = 0; i < m->ndims && o < (int)sizeof shape; i++)
+		bool wide = false;
+		for (int i = 0; i < m->ndims; i++)
+			wide |= m->levels[i / 2][i % 2] > 1;
+		for (int i = 0; wide && i < m->ndims && o < (int)sizeof shape;
+		     i++)
 			o += snprintf(shape + o, sizeof shape - (size_t)o,
 			              "%s%d", i ? "," : "; width ",
 			              m->levels[i / 2][i % 2]);
