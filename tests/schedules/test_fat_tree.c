@@ -256,6 +256,39 @@ static void test_split_capacity(void **state)
 	assert_true(phases[1] < phases[0]);
 }
 
+/* RS_NL claims a link of two cables twice a phase: on a dense pattern
+ * its plan on the tree with two-cable leaf uplinks is shorter, and
+ * verifies without contention. */
+static void test_rs_nl_capacity(void **state)
+{
+	(void)state;
+	const struct sch_generator *g = sch_find("rs_nl");
+	uint32_t phases[2];
+	assert_non_null(g);
+	for (int wide = 0; wide < 2; wide++) {
+		ir_machine m = tu_fat_tree(2, m44, w11, wide ? c12 : NULL, 1,
+		                           IR_ROUTE_D_MOD_K, IR_PORTS_ALL);
+		ir_comm c = tu_comm(IR_IRREGULAR, 0, 0);
+		struct sch_options o = {0};
+		ir_plan p;
+		ir_report r;
+		c.matrix = ir_matrix_regular(16, 12, 64, 5);
+		assert_non_null(c.matrix);
+		o.seed = 9;
+		assert_int_equal(sch_generate(g, &m, &c, &o, &p), 0);
+		assert_int_equal(ir_verify(&p, &r), 0);
+		assert_int_equal(p.flags, 0);
+		assert_int_equal(r.max_link_load, 1);
+		phases[wide] = p.nphases;
+		print_message("rs_nl, width %d: %u phases, bound %u\n",
+		              wide + 1, p.nphases, r.lb_phases);
+		ir_report_fini(&r);
+		ir_plan_fini(&p);
+		ir_comm_fini(&c);
+	}
+	assert_true(phases[1] < phases[0]);
+}
+
 /* What ir_machine_check refuses. */
 static void test_refused(void **state)
 {
@@ -418,6 +451,7 @@ int main(void)
 	        cmocka_unit_test(test_capacity),
 	        cmocka_unit_test(test_sim_capacity),
 	        cmocka_unit_test(test_split_capacity),
+	        cmocka_unit_test(test_rs_nl_capacity),
 	        cmocka_unit_test(test_refused),
 	        cmocka_unit_test(test_generators),
 	};
