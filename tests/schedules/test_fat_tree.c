@@ -25,7 +25,7 @@
 static const int m44[] = {4, 4}, w12[] = {1, 2}, w14[] = {1, 4},
                  w11[] = {1, 1}, w22[] = {2, 2}, c12[] = {1, 2},
                  m444[] = {4, 4, 4}, w122[] = {1, 2, 2}, m24[] = {2, 4},
-                 w21[] = {2, 1};
+                 w21[] = {2, 1}, m35[] = {3, 5};
 
 /* XGFT(2; 4,4; 1,2): 16 hosts, 4 leaf switches, 2 spines (tapered 2:1) */
 static ir_machine small_tree(enum ir_routing r)
@@ -323,7 +323,7 @@ static void test_refused(void **state)
 
 /* ---- generators ------------------------------------------------------ */
 
-#define NTREES 9
+#define NTREES 10
 static ir_machine trees[NTREES];
 static const char *tree_names[NTREES];
 
@@ -353,6 +353,9 @@ static void make_trees(void)
 	                         IR_PORTS_ALL);
 	tree_names[k] = "XGFT(2;4,4;1,2) of 2-rank nodes";
 	trees[k++] = tu_fat_tree(2, m44, w12, NULL, 2, IR_ROUTE_D_MOD_K,
+	                         IR_PORTS_ALL);
+	tree_names[k] = "XGFT(2;3,5;1,2), odd sizes";
+	trees[k++] = tu_fat_tree(2, m35, w12, NULL, 1, IR_ROUTE_D_MOD_K,
 	                         IR_PORTS_ALL);
 	tree_names[k] = "XGFT(2;4,4;1,2), one port";
 	trees[k++] = tu_fat_tree(2, m44, w12, NULL, 1, IR_ROUTE_S_MOD_K, 1);
