@@ -361,6 +361,12 @@ static int check_machine(const ir_machine *m, char *err, size_t errlen)
 	if (ir_machine_check(&c, why, sizeof why) < 0)
 		return fail(err, errlen, CCP_EFORMAT, "bad plan: machine: %s",
 		            why);
+	if (m->topo == IR_FAT_TREE &&
+	    (memcmp(c.dims, m->dims, sizeof c.dims) ||
+	     memcmp(c.levels, m->levels, sizeof c.levels)))
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: a fat tree's unused levels and link "
+		            "widths are written as 1, not 0");
 	if (c.nranks != m->nranks ||
 	    (!ir_machine_is_classic(m) &&
 	     (c.wrap != m->wrap || memcmp(c.order, m->order, sizeof c.order) ||
