@@ -812,6 +812,7 @@ int32_t ir_rank_of(const ir_machine *m, const int *c)
 	switch (m->topo) {
 	case IR_MESH:
 	case IR_TORUS:
+	case IR_FAT_TREE: /* a host: a_1 + m_1 * (a_2 + ...) */
 		for (d = 0; d < m->ndims; d++) {
 			if (c[d] < 0 || c[d] >= m->dims[d])
 				return -1;
@@ -839,14 +840,6 @@ int32_t ir_rank_of(const ir_machine *m, const int *c)
 			return -1;
 		return hpam_rank(&h, c[2], c[0], c[1]);
 	}
-	case IR_FAT_TREE:
-		for (d = 0; d < m->ndims; d++) {
-			if (c[d] < 0 || c[d] >= m->dims[d])
-				return -1;
-			r += c[d] * stride;
-			stride *= m->dims[d];
-		}
-		return ir_node_rank(m, r, 0);
 	case IR_SWITCH:
 	default:
 		return c[0] >= 0 && c[0] < m->nnodes ? ir_node_rank(m, c[0], 0)
