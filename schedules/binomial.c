@@ -37,7 +37,7 @@ struct walk {
 	struct sch_edges E;       /* holder -> partner, by tree phase */
 	const ir_block *blocks; /* broadcast: the segments every edge carries */
 	uint32_t nblocks;
-	bool reduce; /* each edge carries the partner's partial */
+	bool reduce;   /* each edge carries the partner's partial */
 	bool top_down; /* fat tree: halve the highest level first, so a
 	                  phase's transfers leave distinct subtrees */
 };

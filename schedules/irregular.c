@@ -260,8 +260,7 @@ static bool rs_link_full(const struct rs *st, uint64_t l)
 {
 	if (st->link[l] != st->ph)
 		return false;
-	return !st->used ||
-	       st->used[l] >= (uint32_t)ir_link_capacity(st->m, l);
+	return !st->used || st->used[l] >= (uint32_t)ir_link_capacity(st->m, l);
 }
 
 /* Whether the route of entry c (from s) has no full link in this

@@ -22,10 +22,10 @@
 #include "sched.h"
 #include "support.h"
 
-static const int m44[] = {4, 4}, w12[] = {1, 2}, w14[] = {1, 4},
-                 w11[] = {1, 1}, w22[] = {2, 2}, c12[] = {1, 2},
-                 m444[] = {4, 4, 4}, w122[] = {1, 2, 2}, m24[] = {2, 4},
-                 w21[] = {2, 1}, m35[] = {3, 5};
+static const int m44[] = {4, 4}, w12[] = {1, 2}, w14[] = {1, 4}, w11[] = {1, 1},
+                 w22[] = {2, 2}, c12[] = {1, 2}, m444[] = {4, 4, 4},
+                 w122[] = {1, 2, 2}, m24[] = {2, 4}, w21[] = {2, 1},
+                 m35[] = {3, 5};
 
 /* XGFT(2; 4,4; 1,2): 16 hosts, 4 leaf switches, 2 spines (tapered 2:1) */
 static ir_machine small_tree(enum ir_routing r)
@@ -112,8 +112,8 @@ static void test_routes(void **state)
 			int h = ir_route(&t, a, b, l);
 			int32_t at = a, f, to;
 			for (int k = 0; k < h; k++) {
-				assert_int_equal(ir_link_ends(&t, l[k], &f, &to),
-				                 0);
+				assert_int_equal(
+				        ir_link_ends(&t, l[k], &f, &to), 0);
 				assert_int_equal(f, at);
 				at = to;
 			}
@@ -145,7 +145,8 @@ static void test_capacity(void **state)
 		assert_int_equal(ir_plan_phase(&p), 0);
 		for (int32_t s = 0; s < 2 + three; s++) {
 			ir_block b = {s, 4 + s};
-			assert_int_equal(ir_plan_add(&p, s, 4 + s, &b, 1, 0), 0);
+			assert_int_equal(ir_plan_add(&p, s, 4 + s, &b, 1, 0),
+			                 0);
 		}
 		int rc = ir_verify(&p, &r);
 		assert_int_equal(r.max_link_load, three ? 2 : 1);
@@ -182,10 +183,9 @@ static void test_sim_capacity(void **state)
 	(void)state;
 	for (int fifo = 0; fifo < 2; fifo++)
 		for (int wide = 0; wide < 2; wide++) {
-			ir_machine m = tu_fat_tree(2, m44, w11,
-			                           wide ? c12 : NULL, 1,
-			                           IR_ROUTE_D_MOD_K,
-			                           IR_PORTS_ALL);
+			ir_machine m =
+			        tu_fat_tree(2, m44, w11, wide ? c12 : NULL, 1,
+			                    IR_ROUTE_D_MOD_K, IR_PORTS_ALL);
 			m.cost.alpha = 1.0;
 			m.cost.hop = 0.1;
 			m.cost.beta = 0.01;
@@ -413,10 +413,11 @@ static void test_generators(void **state)
 					if (rc == CCP_ENOTAPPLY && forbid)
 						continue; /* cannot split */
 					if (rc)
-						print_message("%s %s on %s: %d\n",
-						              g->name,
-						              ir_coll_name(c.coll),
-						              tree_names[i], rc);
+						print_message(
+						        "%s %s on %s: %d\n",
+						        g->name,
+						        ir_coll_name(c.coll),
+						        tree_names[i], rc);
 					assert_int_equal(rc, 0);
 					rc = ir_verify(&p, &r);
 					if (rc)
@@ -425,12 +426,14 @@ static void test_generators(void **state)
 						        g->name,
 						        ir_coll_name(c.coll),
 						        tree_names[i],
-						        forbid ? " (forbid)" : "",
+						        forbid ? " (forbid)"
+						               : "",
 						        r.message);
 					assert_int_equal(rc, 0);
 					if (forbid) {
 						assert_int_equal(p.flags, 0);
-						assert_true(r.max_link_load <= 1);
+						assert_true(r.max_link_load <=
+						            1);
 					}
 					tried++;
 					ir_report_fini(&r);
