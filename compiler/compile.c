@@ -125,6 +125,8 @@ static double mean_hops(const ir_machine *m)
 		        m->levels[1][1]) /
 		               3.0 +
 		       1;
+	case IR_FAT_TREE: /* most pairs meet at the top */
+		return 2.0 * m->ndims;
 	case IR_SWITCH:
 		break;
 	}
@@ -142,6 +144,8 @@ static double max_degree(const ir_machine *m)
 		return m->ndims;
 	case IR_HPAM: /* four in a level, f down links or one up link */
 		return 4.0 + m->levels[1][1] / m->levels[0][1];
+	case IR_FAT_TREE: /* a host's uplinks */
+		return (double)m->dims[IR_MAX_TREE] * m->levels[0][0];
 	case IR_SWITCH:
 		break;
 	}

@@ -275,12 +275,12 @@ static bool take_records(uint64_t *rem, uint64_t count, uint64_t size)
  * index past a dims[] or derive a rank the plan does not have. */
 static int check_machine(const ir_machine *m, char *err, size_t errlen)
 {
-	if ((unsigned)m->topo > IR_SWITCH)
+	if ((unsigned)m->topo >= IR_NTOPOS)
 		return fail(err, errlen, CCP_EFORMAT,
 		            "bad plan: topology %u "
 		            "is not a known kind",
 		            (unsigned)m->topo);
-	if ((unsigned)m->routing > IR_ROUTE_DIRECT)
+	if ((unsigned)m->routing >= IR_NROUTINGS)
 		return fail(err, errlen, CCP_EFORMAT,
 		            "bad plan: routing %u "
 		            "is not a known function",
@@ -297,7 +297,11 @@ static int check_machine(const ir_machine *m, char *err, size_t errlen)
 	switch (m->topo) {
 	case IR_MESH:
 	case IR_TORUS:
-		if (m->ndims < 1 || m->ndims > IR_MAX_DIMS)
+	case IR_FAT_TREE: /* hosts: the product of the m_i (ir_machine_check
+	                     below checks the w_i and the widths) */
+		if (m->ndims < 1 ||
+		    m->ndims > (m->topo == IR_FAT_TREE ? IR_MAX_TREE
+		                                       : IR_MAX_DIMS))
 			break;
 		n = 1;
 		for (int i = 0; i < m->ndims && n > 0 && n <= IR_MAX_RANKS; i++)
@@ -348,6 +352,12 @@ static int check_machine(const ir_machine *m, char *err, size_t errlen)
 	if (ir_machine_check(&c, why, sizeof why) < 0)
 		return fail(err, errlen, CCP_EFORMAT, "bad plan: machine: %s",
 		            why);
+	if (m->topo == IR_FAT_TREE &&
+	    (memcmp(c.dims, m->dims, sizeof c.dims) ||
+	     memcmp(c.levels, m->levels, sizeof c.levels)))
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: a fat tree's unused levels and link "
+		            "widths are written as 1, not 0");
 	if (c.nranks != m->nranks ||
 	    (!ir_machine_is_classic(m) &&
 	     (c.wrap != m->wrap || memcmp(c.order, m->order, sizeof c.order) ||

@@ -14,6 +14,8 @@
  *   HPAM           level-1 ranks first (x + c1*y), then level 2
  *                  (r1*c1 + x + c2*y); x is the column, y the row
  *   switch         rank = port number
+ *   fat tree       host = a1 + m1*(a2 + m2*(a3 + ...)), a_i its place
+ *                  under its level-i switch (docs/machine-model.md)
  * With several ranks per node these number nodes, and the machine's
  * placement says which ranks sit on each node (ir_node_of).
  * Coordinates are always derived from the rank (ir_coords), never stored.
@@ -53,6 +55,7 @@ typedef struct ir_slice ir_slice;
 #define IR_MAX_BYTES (INT64_C(1) << 40) /* largest message or block, 1 TiB */
 #define IR_MAX_SEGMENTS 65536    /* segments of a pipelined message */
 #define IR_NAME_MAX 32           /* algorithm and preset names */
+#define IR_MAX_TREE 4            /* switch levels of a fat tree */
 
 /* ---- machine model -------------------------------------------------- */
 
@@ -75,7 +78,9 @@ typedef struct ir_slice ir_slice;
 	X(HPAM, "hpam", IR_RT(HPAM_XY), "two-level HPAM machine",              \
 	  "two-level heterogeneous mesh hierarchy (000 §2.2)")                 \
 	X(SWITCH, "switch", IR_RT(DIRECT), "switch",                           \
-	  "fully connected: one direct link per ordered pair")
+	  "fully connected: one direct link per ordered pair")                \
+	X(FAT_TREE, "fat_tree", IR_RT(D_MOD_K) | IR_RT(S_MOD_K), "fat tree",   \
+	  "XGFT fat tree: hosts under 1-4 levels of switches")
 
 /* Routing functions: X(ENUM, name, comment).  The machine stores the one
  * the input chose, and ir_route dispatches on it. */
@@ -84,7 +89,10 @@ typedef struct ir_slice ir_slice;
 	  "mesh/torus: one dimension after the other (X, Y, Z... or order)")  \
 	X(ECUBE, "e-cube", "hypercube: lowest differing bit first (004)")     \
 	X(HPAM_XY, "hpam-xy", "extended X-Y across HPAM levels (000 eq. 2)")  \
-	X(DIRECT, "direct", "switch: the direct link")
+	X(DIRECT, "direct", "switch: the direct link")                        \
+	X(D_MOD_K, "d-mod-k",                                                  \
+	  "fat tree: up port (dst / W(l-1)) mod w(l), then down (InfiniBand)") \
+	X(S_MOD_K, "s-mod-k", "fat tree: up port (src / W(l-1)) mod w(l)")
 
 enum ir_topo {
 #define X(e, name, routings, noun, comment) IR_##e,
@@ -154,16 +162,24 @@ struct ir_cost {
 struct ir_machine {
 	enum ir_topo topo;       /* topology kind */
 	enum ir_routing routing; /* routing function */
-	int ndims;     /* mesh/torus: 1..8; hypercube: n; hpam: 2; switch: 1 */
+	int ndims;     /* mesh/torus: 1..8; hypercube: n; hpam: 2; switch: 1;
+	                  fat tree: h, its switch levels (1..IR_MAX_TREE) */
 	int dims[IR_MAX_DIMS]; /* mesh/torus node extents x, y, z, a, b, c,
-	                          d, e (1 if unused); switch: dims[0] = nodes */
+	                          d, e (1 if unused); switch: dims[0] = nodes;
+	                          fat tree: dims[i-1] = m_i, the children of
+	                          a level-i switch, and dims[IR_MAX_TREE+i-1]
+	                          = w_i, the parents of a level-(i-1) vertex
+	                          (XGFT(h; m; w)), 1 past level h */
 	unsigned wrap;    /* torus: bit d set when dimension d wraps (0 on a
 	                     torus means every dimension: ir_machine_check
 	                     fills it); mesh: 0 */
 	uint8_t order[IR_MAX_DIMS]; /* dimension-order routing: dimension
 	                     order[k] is corrected k-th; all 0 means x, y, z...
 	                     (ir_machine_check fills it) */
-	int levels[2][2]; /* HPAM: levels[l] = {rows, cols} of level l+1 */
+	int levels[2][2]; /* HPAM: levels[l] = {rows, cols} of level l+1;
+	                     fat tree: levels[(i-1)/2][(i-1)%2] = the cables
+	                     from a level-(i-1) vertex to each of its parents,
+	                     the capacity of that link (1 past level h) */
 	int ports;        /* per rank: IR_PORTS_ALL or k >= 1 */
 	int32_t ranks_per_node; /* >= 1 (0 reads as 1) */
 	uint32_t placement;     /* enum ir_placement: which ranks share a node */
@@ -422,7 +438,10 @@ struct ir_report {
 	uint64_t bytes;        /* bytes moved over all transfers */
 	uint64_t duplicates;   /* blocks delivered to a rank that had them */
 	uint32_t max_link_load;   /* largest number of transfers on one directed
-	                             link in one phase (0 if no link used) */
+	                             link in one phase over the link's
+	                             capacity, rounded up (ir_link_phases; 0
+	                             if no link used): 1 while every link is
+	                             within its capacity */
 	uint32_t max_node_sends;  /* largest sends by one rank in one phase */
 	uint32_t max_node_recvs;  /* largest receives by one rank in one phase */
 	uint32_t max_net_sends;   /* several ranks per node: largest network */
@@ -439,14 +458,16 @@ struct ir_report {
 	                             tree of contributions) on every rank
 	                             that ends with it, so float results
 	                             agree bit for bit; true for the others */
-	uint32_t *link_load;      /* per phase: max link load (nphases entries,
+	uint32_t *link_load;      /* per phase: max link load as max_link_load
+	                             counts it (nphases entries,
 	                             owned by the report, ir_report_fini) */
 	/* lower bound on phases for this communication on this machine */
 	uint32_t lb_phases;    /* the bound the plan is judged against: the
 	                          largest of the terms below that apply */
 	uint32_t lb_spread;    /* ceil(log_{p+1} N) information spreading */
 	uint32_t lb_degree;    /* direct plans: ceil(max in/out degree / p) */
-	uint32_t lb_link;      /* direct plans: max messages over one link */
+	uint32_t lb_link;      /* direct plans: max messages over one link
+	                          over its capacity, rounded up */
 };
 
 /* ---- lowered plan: per-rank operation lists ------------------------- */
@@ -569,6 +590,15 @@ int ir_degree(const ir_machine *m, int32_t rank);
 int ir_max_hops(const ir_machine *m);
 /* Number of directed link ids: every link id is in [0, ir_nlinks). */
 uint64_t ir_nlinks(const ir_machine *m);
+/* How many transfers a directed link carries in one phase without
+ * contention: the number of parallel cables behind the id (a fat tree's
+ * levels give it), 1 on every other machine.  Everything that counts
+ * link load (verifier, lower bound, splitter, simulator, schedulers)
+ * compares against this one number. */
+int ir_link_capacity(const ir_machine *m, uint64_t link);
+/* Load that takes ceil(load / capacity) phases on a link: 1 while the
+ * link is within its capacity, load itself when the capacity is 1. */
+uint32_t ir_link_phases(const ir_machine *m, uint64_t link, uint64_t load);
 /* The route src -> dst under the machine's routing, as directed link
  * ids in order; returns the hop count (0 when src == dst, and when both
  * ranks share a node: such a transfer goes through shared memory).
@@ -584,7 +614,9 @@ bool ir_machine_replicates(const ir_machine *m);
  * it on. */
 bool ir_link_replicates(const ir_machine *m, uint64_t link);
 /* The two nodes a directed link joins (ranks, with one rank per node);
- * CCP_EINVAL for an unused id. */
+ * on a fat tree the two vertices, hosts 0..nnodes-1 (= nodes) and then
+ * the switches level by level (docs/machine-model.md); CCP_EINVAL for
+ * an unused id. */
 int ir_link_ends(const ir_machine *m, uint64_t link, int32_t *from, int32_t *to);
 
 /* ---- communication (ir/comm.c) -------------------------------------- */

@@ -2,7 +2,8 @@
  * machine.c - the machine model: checking a topology, mapping ranks to
  * coordinates and back, neighbours, directed link ids, and the routing
  * functions (dimension order on meshes and tori, e-cube on hypercubes,
- * extended X-Y on two-level HPAM machines, the direct link on a switch).
+ * extended X-Y on two-level HPAM machines, the direct link on a switch,
+ * d-mod-k and s-mod-k on fat trees), and link capacities.
  *
  * Everything here is pure and allocation-free.  ir_route runs once per
  * transfer of plans with tens of thousands of ranks, so it costs O(hops)
@@ -194,6 +195,209 @@ static int check_hpam(ir_machine *m, char *err, size_t errlen)
 	return 0;
 }
 
+/* ---- fat trees (XGFT) ----------------------------------------------- */
+
+/* The shape of a fat tree XGFT(h; m_1..m_h; w_1..w_h), unpacked once per
+ * call.  Vertices of level l (0 = hosts) are numbered in mixed radix
+ * with digits d_1 (fastest) .. d_h: for i <= l the parent port b_i
+ * (radix w_i) taken at level i, for i > l the place a_i (radix m_i)
+ * under the level-i switch.  A level-(l-1) vertex reaches its parent
+ * through port p by setting digit l to p; the directed links of level l
+ * are link_off[l] + 2 * (child * w_l + p) + (0 up, 1 down). */
+struct xgft {
+	int h;
+	int64_t m[IR_MAX_TREE + 1], w[IR_MAX_TREE + 1]; /* [1..h] */
+	int cap[IR_MAX_TREE + 1];       /* cables per link of level l */
+	int64_t W[IR_MAX_TREE + 1];     /* w_1 * .. * w_l, W[0] = 1 */
+	int64_t M[IR_MAX_TREE + 1];     /* m_1 * .. * m_l, M[0] = 1 */
+	int64_t n[IR_MAX_TREE + 1];     /* vertices of level l */
+	int64_t base[IR_MAX_TREE + 2];  /* first vertex id of level l */
+	uint64_t link_off[IR_MAX_TREE + 2]; /* first link id of level l */
+};
+
+/* The capacity a fat tree's level-i links have (levels[][] in ir.h). */
+static int *tree_cap(ir_machine *m, int i)
+{
+	return &m->levels[(i - 1) / 2][(i - 1) % 2];
+}
+
+/* Unpack a checked fat tree. */
+static void xgft_shape(const ir_machine *m, struct xgft *t)
+{
+	t->h = m->ndims;
+	t->W[0] = t->M[0] = 1;
+	t->base[0] = 0;
+	t->link_off[1] = 0;
+	for (int i = 1; i <= t->h; i++) {
+		t->m[i] = m->dims[i - 1];
+		t->w[i] = m->dims[IR_MAX_TREE + i - 1];
+		t->cap[i] = *tree_cap((ir_machine *)m, i);
+		t->W[i] = t->W[i - 1] * t->w[i];
+		t->M[i] = t->M[i - 1] * t->m[i];
+	}
+	for (int l = 0; l <= t->h; l++) {
+		t->n[l] = t->W[l] * (t->M[t->h] / t->M[l]);
+		t->base[l + 1] = t->base[l] + t->n[l];
+		if (l >= 1)
+			t->link_off[l + 1] =
+			        t->link_off[l] +
+			        2u * (uint64_t)t->n[l - 1] * (uint64_t)t->w[l];
+	}
+}
+
+/* Check a fat tree: 1..IR_MAX_TREE levels, every m_i, w_i and capacity
+ * at least 1 (0 reads as 1 past level h, and as 1 for a width), at most IR_MAX_RANKS hosts
+ * and fewer than 2^31 vertices in all, so vertex ids fit an int32_t. */
+static int check_tree(ir_machine *m, char *err, size_t errlen)
+{
+	int64_t hosts = 1, total = 0;
+	int h = m->ndims;
+
+	if (h < 1 || h > IR_MAX_TREE) {
+		set_err(err, errlen,
+		        "ndims (levels) must be 1..%d for a fat tree, got %d",
+		        IR_MAX_TREE, h);
+		return CCP_EINVAL;
+	}
+	for (int d = 0; d < IR_MAX_DIMS; d++) {
+		int i = d % IR_MAX_TREE + 1;
+		if (i > h && m->dims[d] == 0)
+			m->dims[d] = 1;
+		if (i <= h && m->dims[d] < 1) {
+			set_err(err, errlen, "dims[%d] (level %d %s) must be "
+			        ">= 1, got %d", d, i,
+			        d < IR_MAX_TREE ? "down" : "up", m->dims[d]);
+			return CCP_EINVAL;
+		}
+		if (i > h && m->dims[d] != 1) {
+			set_err(err, errlen,
+			        "dims[%d] must be 1 (a %d-level fat tree has "
+			        "no level %d), got %d",
+			        d, h, i, m->dims[d]);
+			return CCP_EINVAL;
+		}
+	}
+	for (int i = 1; i <= IR_MAX_TREE; i++) {
+		int *c = tree_cap(m, i);
+		if (*c == 0)
+			*c = 1; /* a plain link unless the input says more */
+		if ((i <= h && *c < 1) || (i > h && *c != 1) ||
+		    *c > IR_MAX_RANKS) {
+			set_err(err, errlen,
+			        "levels[%d][%d] (level %d link width) must be "
+			        "%s, got %d",
+			        (i - 1) / 2, (i - 1) % 2, i,
+			        i > h ? "1 past the tree's levels"
+			              : "1..IR_MAX_RANKS",
+			        *c);
+			return CCP_EINVAL;
+		}
+	}
+	if (m->wrap != 0) {
+		set_err(err, errlen, "wrap must be 0 on a fat tree, got %#x",
+		        m->wrap);
+		return CCP_EINVAL;
+	}
+	for (int i = 1; i <= h; i++) {
+		hosts *= m->dims[i - 1];
+		if (hosts > IR_MAX_RANKS) {
+			set_err(err, errlen,
+			        "dims (down) make more than IR_MAX_RANKS "
+			        "(%d) hosts",
+			        IR_MAX_RANKS);
+			return CCP_EINVAL;
+		}
+	}
+	/* level l has prod_{i<=l} w_i * prod_{i>l} m_i vertices */
+	for (int l = 0; l <= h; l++) {
+		int64_t v = 1;
+		for (int i = 1; i <= h && v <= INT32_MAX; i++)
+			v *= i <= l ? m->dims[IR_MAX_TREE + i - 1]
+			            : m->dims[i - 1];
+		total += v;
+		if (total > INT32_MAX) {
+			set_err(err, errlen,
+			        "dims make a fat tree of more than %d "
+			        "vertices (hosts and switches)",
+			        INT32_MAX);
+			return CCP_EINVAL;
+		}
+	}
+	m->nnodes = (int32_t)hosts;
+	return 0;
+}
+
+/* Digit i of a level-l vertex v. */
+static int64_t xgft_digit(const struct xgft *t, int l, int64_t v, int i)
+{
+	if (i <= l)
+		return v / t->W[i - 1] % t->w[i];
+	return v / (t->W[l] * (t->M[i - 1] / t->M[l])) % t->m[i];
+}
+
+/* Fat-tree routing to the nearest common ancestor and down: going up
+ * from level l-1 the port is (key / W[l-1]) mod w_l, key the
+ * destination (d-mod-k) or the source (s-mod-k); the way down is the
+ * only one.  Both hosts are nodes, src != dst. */
+static int route_tree(const ir_machine *m, int32_t src, int32_t dst,
+                      uint64_t *links)
+{
+	struct xgft t;
+	int64_t key, v = src;
+	int top = 0, k = 0;
+
+	xgft_shape(m, &t);
+	key = m->routing == IR_ROUTE_S_MOD_K ? src : dst;
+	for (int i = 1; i <= t.h; i++)
+		if (xgft_digit(&t, 0, src, i) != xgft_digit(&t, 0, dst, i))
+			top = i;
+	for (int l = 1; l <= top; l++) {
+		int64_t S = t.W[l - 1], p = key / S % t.w[l];
+		int64_t low = v % S, high = v / S / t.m[l];
+
+		links[k++] = t.link_off[l] +
+		             2u * (uint64_t)(v * t.w[l] + p);
+		v = low + S * (p + t.w[l] * high);
+	}
+	for (int l = top; l >= 1; l--) {
+		int64_t S = t.W[l - 1], low = v % S;
+		int64_t b = v / S % t.w[l], high = v / S / t.w[l];
+		int64_t u = low + S * (xgft_digit(&t, 0, dst, l) +
+		                       t.m[l] * high);
+
+		links[k++] = t.link_off[l] +
+		             2u * (uint64_t)(u * t.w[l] + b) + 1u;
+		v = u;
+	}
+	return k;
+}
+
+/* The level of a fat-tree link id (< ir_nlinks). */
+static int xgft_link_level(const struct xgft *t, uint64_t link)
+{
+	int l = 1;
+	while (l < t->h && link >= t->link_off[l + 1])
+		l++;
+	return l;
+}
+
+/* Ends of a fat-tree link as vertex ids (base[level] + index). */
+static void tree_link_ends(const ir_machine *m, uint64_t link, int32_t *from,
+                           int32_t *to)
+{
+	struct xgft t;
+	xgft_shape(m, &t);
+	int l = xgft_link_level(&t, link);
+	uint64_t e = (link - t.link_off[l]) / 2u;
+	int64_t v = (int64_t)(e / (uint64_t)t.w[l]);
+	int64_t p = (int64_t)(e % (uint64_t)t.w[l]), S = t.W[l - 1];
+	int64_t up = v % S + S * (p + t.w[l] * (v / S / t.m[l]));
+	int32_t a = (int32_t)(t.base[l - 1] + v), b = (int32_t)(t.base[l] + up);
+
+	*from = link % 2u ? b : a;
+	*to = link % 2u ? a : b;
+}
+
 void ir_cost_unset(ir_cost *c)
 {
 	c->preset[0] = '\0';
@@ -276,7 +480,8 @@ int ir_machine_check(ir_machine *m, char *err, size_t errlen)
 	set_err(err, errlen, "%s", "");
 	if ((unsigned)m->topo >= IR_NTOPOS) {
 		set_err(err, errlen,
-		        "topo must be mesh, torus, hypercube, hpam or switch, "
+		        "topo must be mesh, torus, hypercube, hpam, switch or "
+		        "fat_tree, "
 		        "got %d",
 		        (int)m->topo);
 		return CCP_EINVAL;
@@ -326,6 +531,9 @@ int ir_machine_check(ir_machine *m, char *err, size_t errlen)
 		break;
 	case IR_HPAM:
 		rc = check_hpam(m, err, errlen);
+		break;
+	case IR_FAT_TREE:
+		rc = check_tree(m, err, errlen);
 		break;
 	case IR_SWITCH:
 	default:
@@ -403,6 +611,8 @@ static int32_t hpam_chi(const struct hpam *h, int32_t n, int32_t j)
  * and an all-zero order are the defaults. */
 bool ir_machine_is_classic(const ir_machine *m)
 {
+	if (m->topo == IR_FAT_TREE)
+		return false;
 	if (m->topo == IR_MESH || m->topo == IR_TORUS) {
 		bool zero = true;
 		if (m->ndims > 3 ||
@@ -584,6 +794,13 @@ void ir_coords(const ir_machine *m, int32_t rank, int c[IR_MAX_CUBE_DIM])
 		c[2] = p.level;
 		break;
 	}
+	case IR_FAT_TREE:
+		/* the host's place a_i under each level (d-mod-k's digits) */
+		for (d = 0; d < m->ndims; d++) {
+			c[d] = rank % m->dims[d];
+			rank /= m->dims[d];
+		}
+		break;
 	case IR_SWITCH:
 	default:
 		c[0] = (int)rank;
@@ -600,6 +817,7 @@ int32_t ir_rank_of(const ir_machine *m, const int *c)
 	switch (m->topo) {
 	case IR_MESH:
 	case IR_TORUS:
+	case IR_FAT_TREE: /* a host: a_1 + m_1 * (a_2 + ...) */
 		for (d = 0; d < m->ndims; d++) {
 			if (c[d] < 0 || c[d] >= m->dims[d])
 				return -1;
@@ -675,6 +893,9 @@ int ir_degree(const ir_machine *m, int32_t rank)
 			deg += 1; /* the up link */
 		return deg;
 	}
+	case IR_FAT_TREE:
+		/* w_1 uplinks of levels[0][0] cables each */
+		return m->dims[IR_MAX_TREE] * m->levels[0][0];
 	case IR_SWITCH:
 	default:
 		return m->nnodes - 1;
@@ -715,6 +936,8 @@ int ir_max_hops(const ir_machine *m)
 			h = up;
 		return h;
 	}
+	case IR_FAT_TREE:
+		return 2 * m->ndims;
 	case IR_SWITCH:
 	default:
 		return 1;
@@ -734,6 +957,11 @@ uint64_t ir_nlinks(const ir_machine *m)
 		return n * (uint64_t)m->ndims;
 	case IR_HPAM:
 		return n * HPAM_DIRS;
+	case IR_FAT_TREE: {
+		struct xgft t;
+		xgft_shape(m, &t);
+		return t.link_off[t.h + 1];
+	}
 	case IR_SWITCH:
 	default:
 		return n * n;
@@ -876,6 +1104,9 @@ int ir_route(const ir_machine *m, int32_t src, int32_t dst, uint64_t *links)
 		return route_cube(m, src, dst, links);
 	case IR_ROUTE_HPAM_XY:
 		return route_hpam(m, src, dst, links);
+	case IR_ROUTE_D_MOD_K:
+	case IR_ROUTE_S_MOD_K:
+		return route_tree(m, src, dst, links);
 	case IR_ROUTE_DIRECT:
 	default:
 		links[0] = (uint64_t)src * (uint64_t)m->nnodes + (uint64_t)dst;
@@ -997,6 +1228,9 @@ int ir_link_ends(const ir_machine *m, uint64_t link, int32_t *from, int32_t *to)
 	case IR_HPAM:
 		rc = hpam_link_ends(m, link, &f, &t);
 		break;
+	case IR_FAT_TREE:
+		tree_link_ends(m, link, &f, &t);
+		break;
 	case IR_SWITCH:
 	default:
 		f = (int32_t)(link / (uint64_t)m->nnodes);
@@ -1010,4 +1244,24 @@ int ir_link_ends(const ir_machine *m, uint64_t link, int32_t *from, int32_t *to)
 		*to = t;
 	}
 	return rc;
+}
+
+/* Parallel cables between the same two vertices are one link id: a fat
+ * tree's level gives their number; every other machine has 1. */
+int ir_link_capacity(const ir_machine *m, uint64_t link)
+{
+	if (m->topo != IR_FAT_TREE || link >= ir_nlinks(m))
+		return 1;
+	struct xgft t;
+	xgft_shape(m, &t);
+	return t.cap[xgft_link_level(&t, link)];
+}
+
+uint32_t ir_link_phases(const ir_machine *m, uint64_t link, uint64_t load)
+{
+	if (m->topo != IR_FAT_TREE)
+		return load > UINT32_MAX ? UINT32_MAX : (uint32_t)load;
+	uint64_t c = (uint64_t)ir_link_capacity(m, link);
+	uint64_t q = (load + c - 1) / c;
+	return q > UINT32_MAX ? UINT32_MAX : (uint32_t)q;
 }

@@ -202,7 +202,8 @@ struct partial {
 
 /* ---- lower bound ---------------------------------------------------- */
 
-/* Per-link message counts over the whole pattern, for direct plans.
+/* Per-link message counts over the whole pattern, for direct plans: the
+ * phases the busiest link needs, its count over its capacity rounded up.
  * Skipped (0) past 4M messages, where it would cost more than the plan. */
 static int link_bound(const ir_machine *m, const ir_comm *c, uint32_t *out)
 {
@@ -242,9 +243,12 @@ static int link_bound(const ir_machine *m, const ir_comm *c, uint32_t *out)
 			if (d == s)
 				continue;
 			int h = ir_route(m, s, d, links);
-			for (int j = 0; j < h; j++)
-				if (++load[links[j]] > *out)
-					*out = load[links[j]];
+			for (int j = 0; j < h; j++) {
+				uint32_t t = ir_link_phases(m, links[j],
+				                            ++load[links[j]]);
+				if (t > *out)
+					*out = t;
+			}
 		}
 	}
 	free(load);
@@ -384,6 +388,7 @@ int ir_lower_bound(const ir_machine *m, const ir_comm *c, bool direct,
 /* ---- the verifier --------------------------------------------------- */
 
 struct link_counter {
+	const ir_machine *m; /* whose links: their capacities */
 	uint32_t *dense; /* per link count, when the id space is small */
 	uint64_t *list;  /* link ids used in this phase */
 	uint64_t nlist, cap;
@@ -413,7 +418,8 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* Transfers of the phase whose links (list[start[t] .. start[t+1])) are
- * shared with another transfer; call before link_phase_max resets. */
+ * shared with more transfers than the link's capacity; call before
+ * link_phase_max resets. */
 static int link_phase_contended(struct link_counter *lc,
                                 const uint64_t *start, uint32_t nt,
                                 uint64_t *count)
@@ -430,8 +436,9 @@ static int link_phase_contended(struct link_counter *lc,
 		bool shared = false;
 		for (uint64_t k = start[t]; k < start[t + 1] && !shared; k++) {
 			uint64_t id = lc->list[k];
+			uint64_t cap = (uint64_t)ir_link_capacity(lc->m, id);
 			if (lc->dense) {
-				shared = lc->dense[id] > 1;
+				shared = lc->dense[id] > cap;
 				continue;
 			}
 			uint64_t lo = 0, hi = lc->nlist;
@@ -442,7 +449,7 @@ static int link_phase_contended(struct link_counter *lc,
 				else
 					hi = mid;
 			}
-			shared = lo + 1 < lc->nlist && sorted[lo + 1] == id;
+			shared = lo + cap < lc->nlist && sorted[lo + cap] == id;
 		}
 		*count += shared;
 	}
@@ -450,16 +457,21 @@ static int link_phase_contended(struct link_counter *lc,
 	return 0;
 }
 
-/* Highest load of any link in the phase, and the link itself; resets. */
-static uint32_t link_phase_max(struct link_counter *lc, uint64_t *worst)
+/* Highest load of any link in the phase over its capacity, rounded up
+ * (ir_link_phases: the load itself where capacities are 1), the link
+ * itself and its count of transfers; resets. */
+static uint32_t link_phase_max(struct link_counter *lc, uint64_t *worst,
+                               uint32_t *count)
 {
 	uint32_t best = 0;
 	if (lc->dense) {
 		for (uint64_t k = 0; k < lc->nlist; k++) {
 			uint64_t id = lc->list[k];
-			if (lc->dense[id] > best) {
-				best = lc->dense[id];
+			uint32_t t = ir_link_phases(lc->m, id, lc->dense[id]);
+			if (t > best) {
+				best = t;
 				*worst = id;
+				*count = lc->dense[id];
 			}
 		}
 		for (uint64_t k = 0; k < lc->nlist; k++)
@@ -470,9 +482,11 @@ static uint32_t link_phase_max(struct link_counter *lc, uint64_t *worst)
 			run = (k > 0 && lc->list[k] == lc->list[k - 1])
 			              ? run + 1
 			              : 1;
-			if (run > best) {
-				best = (uint32_t)run;
+			uint32_t t = ir_link_phases(lc->m, lc->list[k], run);
+			if (t > best) {
+				best = t;
 				*worst = lc->list[k];
+				*count = (uint32_t)run;
 			}
 		}
 	}
@@ -840,7 +854,7 @@ int ir_verify(const ir_plan *p, ir_report *r)
 	r->reproducible = true;
 
 	struct held_set held = {0};
-	struct link_counter lc = {0};
+	struct link_counter lc = {.m = &p->machine};
 	uint32_t *sends = NULL, *recvs = NULL;
 	uint32_t *nsends = NULL, *nrecvs = NULL; /* per node, network only */
 	int32_t *touched = NULL, *ntouch = NULL;
@@ -1051,22 +1065,28 @@ int ir_verify(const ir_plan *p, ir_report *r)
 				goto out_nomem;
 		}
 		uint64_t worst = 0;
-		uint32_t load = link_phase_max(&lc, &worst);
+		uint32_t count = 0;
+		uint32_t load = link_phase_max(&lc, &worst, &count);
 		r->link_load[ph] = load;
 		if (load > r->max_link_load)
 			r->max_link_load = load;
 		if (load > 1 && !allow_link) {
 			int32_t a = -1, b = -1;
+			int cap = ir_link_capacity(m, worst);
+			char of[32] = "";
 			ir_link_ends(m, worst, &a, &b);
+			if (cap > 1)
+				snprintf(of, sizeof of, " (capacity %d)", cap);
 			FAIL("link: phase %u: link %d -> %d carries %u "
-			     "transfers "
+			     "transfers%s "
 			     "under %s routing",
-			     ph, (int)a, (int)b, load,
+			     ph, (int)a, (int)b, count, of,
 			     ir_routing_name(m->routing));
 		}
-		/* with contention allowed, links no longer show a repeated
-		 * pair: check it directly */
-		if ((allow_link || nodes) && nt > 1) {
+		/* with contention allowed, or links of several cables (a fat
+		 * tree), links no longer show a repeated pair: check it
+		 * directly */
+		if ((allow_link || nodes || m->topo == IR_FAT_TREE) && nt > 1) {
 			uint64_t *q = realloc(pairs, (size_t)nt * sizeof *q);
 			if (!q)
 				goto out_nomem;

@@ -687,6 +687,8 @@ static int scan_phase(struct scan *s, uint32_t ph, bool loads,
 		for (; j < s->nuse && s->use[j].link == s->use[i].link; j++)
 			if (j == i || s->use[j].send != s->use[j - 1].send)
 				sends++;
+		/* a link of capacity c carries c sends at full speed */
+		sends = ir_link_phases(m, s->use[i].link, sends);
 		for (size_t k = i; k < j; k++)
 			if (sends > s->load[s->use[k].t])
 				s->load[s->use[k].t] = sends;

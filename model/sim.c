@@ -246,7 +246,11 @@ struct entry {
 struct link {
 	uint32_t head;  /* first streaming entry, NONE if idle */
 	uint32_t count; /* messages streaming on it */
-	uint32_t owner; /* MODEL_LINKS_FIFO: the message holding it, or NONE */
+	uint32_t cap;   /* ir_link_capacity: cables, each of 1/beta (1 for
+	                   a node's memory) */
+	uint32_t owner; /* MODEL_LINKS_FIFO: the message that took it last
+	                   while held, or NONE */
+	uint32_t held;  /* MODEL_LINKS_FIFO: headers holding it, <= cap */
 	struct queue q; /* MODEL_LINKS_FIFO: headers waiting for it */
 };
 
@@ -629,7 +633,11 @@ static int build_routes(struct sim *s, char *err, size_t len)
 	if (!(s->link = malloc(nlk * sizeof *s->link)))
 		goto out;
 	for (size_t l = 0; l < nlk; l++)
-		s->link[l] = (struct link){NONE, 0, NONE, {NONE, NONE}};
+		s->link[l] = (struct link){NONE, 0, 1, NONE, 0, {NONE, NONE}};
+	for (size_t e = 0; e < ne && mc->topo == IR_FAT_TREE; e++)
+		if (raw[e] < ir_nlinks(mc))
+			s->link[s->ent[e].link].cap =
+			        (uint32_t)ir_link_capacity(mc, raw[e]);
 	rc = 0;
 out:
 	free(route);
@@ -956,21 +964,27 @@ static int try_send(struct sim *s, int32_t r, double now)
 }
 
 /* Bring message i's progress up to now and give it the rate of its most
- * shared link; reschedule its end if the rate changed. */
+ * shared link; reschedule its end if the rate changed.  A link of
+ * capacity c (several cables) carries c messages at the full rate and
+ * splits c/beta among more. */
 static int refresh(struct sim *s, uint32_t i, double now)
 {
 	struct msg *g = &s->m[i];
 	uint32_t share = 1;
+	double slow = 1;
 	for (uint32_t k = 0; k < g->nr; k++) {
-		uint32_t c = s->link[s->ent[g->r0 + k].link].count;
+		const struct link *l = &s->link[s->ent[g->r0 + k].link];
+		uint32_t c = (l->count + l->cap - 1) / l->cap;
 		if (c > share)
 			share = c;
+		if ((double)l->count / l->cap > slow)
+			slow = (double)l->count / l->cap;
 	}
 	if (share > 1)
 		g->shared = true;
 	if (share > s->out->max_share)
 		s->out->max_share = share;
-	double tpb = g->tpb0 * share;
+	double tpb = g->tpb0 * slow;
 	if (g->tpb > 0) {
 		g->rem -= (now - g->upd) / g->tpb;
 		if (g->rem < 0)
@@ -1127,19 +1141,21 @@ static double fifo_hop(const struct sim *s, const struct msg *g)
 
 /* MODEL_LINKS_FIFO: message i's header asks for its next link: takes it
  * and crosses it, or waits for it holding the ones it has; with every
- * link taken it is at its destinations. */
+ * link taken it is at its destinations.  A link of capacity c (cables)
+ * holds c headers at once. */
 static int fifo_advance(struct sim *s, uint32_t i, double now)
 {
 	struct msg *g = &s->m[i];
 	if (g->took == g->nr)
 		return take_ejection(s, i, now);
 	struct link *l = &s->link[s->ent[g->r0 + g->took].link];
-	if (l->owner != NONE) {
+	if (l->held >= l->cap) {
 		g->blocked = now;
 		g->shared = true;
 		enqueue(s, &l->q, i);
 		return 0;
 	}
+	l->held++;
 	l->owner = i;
 	g->took++;
 	return heap_push(&s->h, now + fifo_hop(s, g), EV_HOP, i, 0);
@@ -1162,9 +1178,14 @@ static int fifo_release(struct sim *s, uint32_t i, double now)
 	for (uint32_t k = 0; k < g->nr; k++) {
 		struct link *l = &s->link[s->ent[g->r0 + k].link];
 		uint32_t j = dequeue(s, &l->q);
-		l->owner = j;
-		if (j == NONE)
+		l->held--;
+		if (j == NONE) {
+			if (!l->held)
+				l->owner = NONE;
 			continue;
+		}
+		l->held++;
+		l->owner = j;
 		struct msg *w = &s->m[j];
 		s->out->stall_us += now - w->blocked;
 		w->took++;

@@ -234,7 +234,8 @@ struct grid {
 };
 
 /* The halving space of m: mesh/torus dimensions, hypercube bits, the
- * ports of a switch in a line; false for HPAM (two meshes). */
+ * ports of a switch in a line; false for HPAM (two meshes) and fat trees
+ * (REX's halving follows a grid's links, which a tree does not have). */
 static bool grid_of(const ir_machine *m, struct grid *g)
 {
 	switch (m->topo) {
@@ -254,6 +255,7 @@ static bool grid_of(const ir_machine *m, struct grid *g)
 		g->ext[0] = m->nranks;
 		break;
 	case IR_HPAM:
+	case IR_FAT_TREE:
 		return false;
 	}
 	g->stride[0] = 1;

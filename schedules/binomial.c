@@ -28,7 +28,8 @@
 #include "sched.h"
 
 /* The coordinate box the halving works in: ir_coords' coordinates of
- * the machine (a switch is a line of ranks), and what each cut sends. */
+ * the machine (a switch is a line of ranks, a fat tree the box of its
+ * hosts' places a_1..a_h), and what each cut sends. */
 struct walk {
 	const ir_machine *m;
 	int nd;                   /* dimensions */
@@ -36,7 +37,9 @@ struct walk {
 	struct sch_edges E;       /* holder -> partner, by tree phase */
 	const ir_block *blocks; /* broadcast: the segments every edge carries */
 	uint32_t nblocks;
-	bool reduce; /* each edge carries the partner's partial */
+	bool reduce;   /* each edge carries the partner's partial */
+	bool top_down; /* fat tree: halve the highest level first, so a
+	                  phase's transfers leave distinct subtrees */
 };
 
 static void walk_init(struct walk *w, const ir_machine *m)
@@ -54,6 +57,12 @@ static void walk_init(struct walk *w, const ir_machine *m)
 		for (int k = 0; k < w->nd; k++)
 			w->ext[k] = 2;
 		break;
+	case IR_FAT_TREE: /* a host's place a_i under each level */
+		w->top_down = true;
+		w->nd = m->ndims;
+		for (int k = 0; k < w->nd; k++)
+			w->ext[k] = m->dims[k];
+		break;
 	default: /* a line of ranks */
 		w->nd = 1;
 		w->ext[0] = m->nranks;
@@ -61,12 +70,13 @@ static void walk_init(struct walk *w, const ir_machine *m)
 	}
 }
 
-/* Split box [lo, hi) held at h, in the given phase; recurse on halves. */
+/* Split box [lo, hi) held at h, in the given phase, across its longest
+ * side (a fat tree: its highest level); recurse on halves. */
 static void halve(struct walk *w, int *lo, int *hi, int *h, uint32_t phase)
 {
 	int d = -1, best = 1;
 	for (int k = 0; k < w->nd; k++)
-		if (hi[k] - lo[k] > best) {
+		if (hi[k] - lo[k] > (w->top_down ? 1 : best)) {
 			best = hi[k] - lo[k];
 			d = k;
 		}
@@ -142,7 +152,8 @@ const struct sch_generator sch_binomial = {
         .doc = "verifier.md",
         .domain = {.colls = SCH_C(IR_BCAST) | SCH_C(IR_REDUCE),
                    .topos = SCH_T(IR_MESH) | SCH_T(IR_TORUS) |
-                            SCH_T(IR_HYPERCUBE) | SCH_T(IR_SWITCH),
+                            SCH_T(IR_HYPERCUBE) | SCH_T(IR_SWITCH) |
+                            SCH_T(IR_FAT_TREE),
                    .takes = SCH_TAKES_WRAP | SCH_TAKES_ORDER | SCH_TAKES_ND,
                    .where = "which it halves as one box"},
         .generate = binomial_generate,

@@ -174,6 +174,8 @@ static int max_degree(const ir_machine *m)
 		return m->ndims;
 	case IR_SWITCH:
 		return m->nnodes - 1;
+	case IR_FAT_TREE: /* every host has the same uplinks */
+		return ir_degree(m, 0);
 	case IR_HPAM:
 		break;
 	}
@@ -227,6 +229,25 @@ void sch_describe(const ir_machine *m, char *buf, size_t len)
 	case IR_SWITCH:
 		say(&w, "%d-port switch", (int)m->nnodes);
 		break;
+	case IR_FAT_TREE: {
+		/* XGFT(h; m_1,..,m_h; w_1,..,w_h), as the literature writes
+		 * it, and the widths when a level has parallel cables */
+		bool wide = false;
+		say(&w, "fat tree XGFT(%d;", m->ndims);
+		for (int i = 0; i < m->ndims; i++)
+			say(&w, "%s%d", i ? "," : " ", m->dims[i]);
+		say(&w, ";");
+		for (int i = 0; i < m->ndims; i++) {
+			say(&w, "%s%d", i ? "," : " ",
+			    m->dims[IR_MAX_TREE + i]);
+			wide |= m->levels[i / 2][i % 2] > 1;
+		}
+		say(&w, ")");
+		for (int i = 0; wide && i < m->ndims; i++)
+			say(&w, "%s%d", i ? "," : " width ",
+			    m->levels[i / 2][i % 2]);
+		break;
+	}
 	}
 	if (ir_machine_has_nodes(m))
 		say(&w, " of %d-rank nodes", (int)m->ranks_per_node);

@@ -1074,7 +1074,8 @@ const struct sch_generator sch_hierarchical = {
                             SCH_C(IR_GATHER) | SCH_C(IR_ALLREDUCE) |
                             SCH_C(IR_ALLGATHER),
                    .topos = SCH_T(IR_MESH) | SCH_T(IR_TORUS) |
-                            SCH_T(IR_HYPERCUBE) | SCH_T(IR_SWITCH),
+                            SCH_T(IR_HYPERCUBE) | SCH_T(IR_SWITCH) |
+                            SCH_T(IR_FAT_TREE),
                    .takes = SCH_TAKES_ALL,
                    .where = "of nodes with several ranks",
                    .fits = hier_fits},

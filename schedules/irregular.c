@@ -167,6 +167,9 @@ struct rs {
 	uint32_t *link;    /* RS_NL: last phase each directed link was claimed
 	                      in (the PATHS matrix of Fig. 4), and one spare
 	                      entry at nl that no route claims */
+	uint32_t *used;    /* RS_NL on links of several cables (a fat tree):
+	                      transfers on each link in the phase its stamp
+	                      names; NULL where every capacity is 1 */
 	uint64_t nl;       /* RS_NL: ir_nlinks of the machine */
 	uint64_t *ra, *rb; /* route buffers, ir_max_hops entries each */
 	int32_t *active;   /* rows with messages left, ascending */
@@ -251,7 +254,16 @@ static int rs_route(struct rs *st, int32_t s, int32_t d, uint64_t *buf)
 	return h > 0 ? h : 0;
 }
 
-/* Whether the route of entry c (from s) has no link claimed in this
+/* Whether link l is full in this phase: claimed, as many times as its
+ * cables (ir_link_capacity) where links have several. */
+static bool rs_link_full(const struct rs *st, uint64_t l)
+{
+	if (st->link[l] != st->ph)
+		return false;
+	return !st->used || st->used[l] >= (uint32_t)ir_link_capacity(st->m, l);
+}
+
+/* Whether the route of entry c (from s) has no full link in this
  * phase (004 Fig. 4 Check_Path); the route is left in buf, its length in
  * *h.  The two links that blocked c most recently are looked at first,
  * before the route is computed: congested links are claimed early in
@@ -263,9 +275,9 @@ static bool rs_route_free(struct rs *st, struct rs_entry *c, int32_t s,
 	*h = 0;
 	if (!st->check_links)
 		return true;
-	if (st->link[c->hint[0]] == st->ph)
+	if (rs_link_full(st, c->hint[0]))
 		return false;
-	if (st->link[c->hint[1]] == st->ph) {
+	if (rs_link_full(st, c->hint[1])) {
 		uint32_t t = c->hint[0];
 		c->hint[0] = c->hint[1];
 		c->hint[1] = t;
@@ -273,7 +285,7 @@ static bool rs_route_free(struct rs *st, struct rs_entry *c, int32_t s,
 	}
 	*h = rs_route(st, s, c->dst, buf);
 	for (int i = 0; i < *h; i++) {
-		if (st->link[buf[i]] == st->ph) {
+		if (rs_link_full(st, buf[i])) {
 			c->hint[1] = c->hint[0];
 			c->hint[0] = (uint32_t)buf[i];
 			return false;
@@ -283,12 +295,22 @@ static bool rs_route_free(struct rs *st, struct rs_entry *c, int32_t s,
 }
 
 /* Claim (or, with stamp 0, release) the links of route r for this phase
- * (004 Fig. 4 Mark_Path). */
+ * (004 Fig. 4 Mark_Path); with counts, one use of each. */
 static void rs_path_mark(struct rs *st, const uint64_t *r, int h,
                          uint32_t stamp)
 {
-	for (int i = 0; i < h; i++)
-		st->link[r[i]] = stamp;
+	for (int i = 0; i < h; i++) {
+		uint64_t l = r[i];
+		if (!st->used)
+			st->link[l] = stamp;
+		else if (stamp && st->link[l] == stamp)
+			st->used[l]++;
+		else if (stamp) {
+			st->link[l] = stamp;
+			st->used[l] = 1;
+		} else if (--st->used[l] == 0)
+			st->link[l] = 0;
+	}
 }
 
 /* Schedule CCOM(s, z) in this phase: record the sender and receiver,
@@ -459,9 +481,12 @@ static int irr_rs(const ir_machine *m, const ir_matrix *x, uint64_t seed,
 		}
 		st.nl = nl;
 		st.link = calloc((size_t)nl + 1, sizeof *st.link);
+		if (m->topo == IR_FAT_TREE)
+			st.used = calloc((size_t)nl + 1, sizeof *st.used);
 		st.ra = malloc(hops * sizeof *st.ra);
 		st.rb = malloc(hops * sizeof *st.rb);
-		if (!st.link || !st.ra || !st.rb)
+		if (!st.link || !st.ra || !st.rb ||
+		    (m->topo == IR_FAT_TREE && !st.used))
 			goto out_free;
 	}
 	ir_rng_seed(&r, seed);
@@ -473,6 +498,7 @@ out_free:
 	free(st.rb);
 	free(st.ra);
 	free(st.link);
+	free(st.used);
 	free(st.where);
 	free(st.active);
 	free(st.recvd);

@@ -77,7 +77,8 @@ const struct sch_generator sch_reduce_bcast = {
         .doc = "collectives.md",
         .domain = {.colls = SCH_C(IR_ALLREDUCE),
                    .topos = SCH_T(IR_MESH) | SCH_T(IR_TORUS) |
-                            SCH_T(IR_HYPERCUBE) | SCH_T(IR_SWITCH),
+                            SCH_T(IR_HYPERCUBE) | SCH_T(IR_SWITCH) |
+                            SCH_T(IR_FAT_TREE),
                    .takes = SCH_TAKES_WRAP | SCH_TAKES_ORDER | SCH_TAKES_ND,
                    .where = "whose binomial tree halves it as one box"},
         .generate = rb_generate,

@@ -1,6 +1,8 @@
 /*
  * split.c - the contention splitter: cut every phase of a plan into
- * consecutive sub-phases in which no directed link carries two transfers,
+ * consecutive sub-phases in which no directed link carries more transfers
+ * than its capacity (ir_link_capacity: one, but for a fat tree's links of
+ * several cables),
  * no rank sends or receives more than its ports allow, and, with several
  * ranks per node, no node sends or receives more network transfers than
  * its network ports allow (transfers inside a node use none).
@@ -47,7 +49,8 @@ struct res {
 	uint64_t w0;    /* sub-phases 0..63 */
 	uint64_t more;  /* pool offset of the words for 64.. */
 	uint32_t nmore; /* pool words (bits past them are 0) */
-	uint32_t limit; /* transfers it takes per sub-phase: 1 for a link */
+	uint32_t limit; /* transfers it takes per sub-phase: a link's
+	                   capacity, a rank's or node's ports */
 };
 
 /* An entry of a uint64 -> uint32 hash table with generations. */
@@ -272,7 +275,9 @@ static int place(struct splitter *s, const ir_transfer *x, uint32_t *sub)
 		return CCP_EINVAL;
 	int rc, nr = 0;
 	for (int j = 0; j < h; j++)
-		if ((rc = res_get(s, s->route[j], 1, &s->cur[nr++])) != 0)
+		if ((rc = res_get(s, s->route[j],
+		                  (uint32_t)ir_link_capacity(m, s->route[j]),
+		                  &s->cur[nr++])) != 0)
 			return rc;
 	if ((rc = res_get(s, s->nl + 2 * (uint64_t)x->src,
 	                  port_limit(m, x->src), &s->cur[nr++])) != 0 ||

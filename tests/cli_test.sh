@@ -12,6 +12,7 @@
 #    still succeeds (also when the damage is met only by the hit's read),
 #    and the cache commands work;
 #  - compare ranks the candidates, auto takes the first, simulate runs;
+#  - show refuses a fat tree with its reason, explain and compare work;
 #  - the memory limit (CCPLAN_MAX_MEMORY, --max-memory) refuses an input
 #    before building it, on every command that compiles; a YAML file over
 #    256 MiB is refused by its size;
@@ -55,12 +56,27 @@ for y in "$here"/../examples/*.yaml "$here"/cli/*.yaml; do
 	"$ccplan" explain "$y" | tail -n +2 >"$tmp/x2"
 	tail -n +2 "$tmp/x" | cmp -s - "$tmp/x2" && ok || bad "$name: explain of .yaml differs from .ccp"
 	"$ccplan" export --json "$plan" -o "$tmp/$name.json" &&
-	grep -q '^{"format":"ccplan-plan","version":2,"ranks":[0-9]*,"topology":{"kind":"[a-z]*","dims":\[[0-9,]*\][^}]*},"routing":"[a-z-]*","ports":\([0-9]*\|"all"\),"collective":{"kind":"[a-z]*".*},"algorithm":"[a-z_]*","link_contention":\(true\|false\),"node_contention":\(true\|false\),"lower_bound_phases":[0-9]*,"phases":\[{"transfers":\[{"src":[0-9]*,"dst":[0-9]*,"bytes":[0-9]*,"blocks":\[\[[0-9]*,[0-9]*\]' "$tmp/$name.json" \
+	grep -q '^{"format":"ccplan-plan","version":2,"ranks":[0-9]*,"topology":{"kind":"[a-z_]*","dims":\[[0-9,]*\][^}]*},"routing":"[a-z-]*","ports":\([0-9]*\|"all"\),"collective":{"kind":"[a-z]*".*},"algorithm":"[a-z_]*","link_contention":\(true\|false\),"node_contention":\(true\|false\),"lower_bound_phases":[0-9]*,"phases":\[{"transfers":\[{"src":[0-9]*,"dst":[0-9]*,"bytes":[0-9]*,"blocks":\[\[[0-9]*,[0-9]*\]' "$tmp/$name.json" \
 		&& ok || bad "$name: JSON shape: $(head -c 300 "$tmp/$name.json")"
 	# compiling twice gives the same bytes (without the cache: really twice)
 	"$ccplan" compile --no-cache "$y" -o "$tmp/again.ccp" && cmp -s "$plan" "$tmp/again.ccp" && ok ||
 		bad "$name: two compiles differ"
 done
+
+# a fat tree: show refuses it with its reason (no picture, no crash),
+# explain and compare describe it
+"$ccplan" show "$tmp/fat-tree-allreduce.ccp" >"$tmp/out" 2>"$tmp/err"
+[ $? = 2 ] && [ ! -s "$tmp/out" ] &&
+	grep -q "pictures are not drawn for fat trees" "$tmp/err" && ok ||
+	bad "show of a fat tree: $(cat "$tmp/err")"
+"$ccplan" show --text "$tmp/fat-tree-allreduce.ccp" >"$tmp/out" 2>"$tmp/err"
+[ $? = 2 ] && grep -q "pictures are not drawn for fat trees" "$tmp/err" && ok ||
+	bad "show --text of a fat tree: $(cat "$tmp/err")"
+grep -q '^machine     fat_tree XGFT(2; 8,4; 1,4), d-mod-k routing' <("$ccplan" explain "$tmp/fat-tree-allreduce.ccp" 2>/dev/null) &&
+	ok || bad "explain of a fat tree"
+"$ccplan" compare "$here/cli/fat-tree-allreduce.yaml" >"$tmp/out" 2>/dev/null &&
+	grep -q '^1   ' "$tmp/out" && grep -q ' ring ' "$tmp/out" && ok ||
+	bad "compare on a fat tree: $(cat "$tmp/out")"
 
 # 3. damaged plans
 plan="$tmp/mesh16-broadcast.ccp"

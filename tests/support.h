@@ -17,7 +17,8 @@
 
 /* A checked machine with every cost unset (NaN), as the front end leaves
  * them.  mesh/torus: x, y, z extents (0 = unused); hypercube: x = the
- * dimension; switch: x = ranks; hpam: level 1 is x*y, level 2 is z*w. */
+ * dimension; switch: x = ranks; hpam: level 1 is x*y, level 2 is z*w;
+ * fat tree: the x-ary y-tree (d-mod-k). */
 static inline ir_machine tu_machine(enum ir_topo t, int ports, int x, int y,
                                     int z, int w)
 {
@@ -55,6 +56,40 @@ static inline ir_machine tu_machine(enum ir_topo t, int ports, int x, int y,
 		m.ndims = 2;
 		m.routing = IR_ROUTE_HPAM_XY;
 		break;
+	case IR_FAT_TREE:
+		m.ndims = y;
+		for (int i = 0; i < y; i++) {
+			m.dims[i] = x;
+			m.dims[IR_MAX_TREE + i] = i ? x : 1;
+		}
+		m.routing = IR_ROUTE_D_MOD_K;
+		break;
+	}
+	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
+	return m;
+}
+
+/* A checked fat tree XGFT(h; down; up) with width[i] cables per link of
+ * level i+1 (NULL: 1), rpn ranks per node (block placement), routing
+ * and ports per rank; costs unset. */
+static inline ir_machine tu_fat_tree(int h, const int *down, const int *up,
+                                     const int *width, int rpn,
+                                     enum ir_routing routing, int ports)
+{
+	ir_machine m;
+	char err[256];
+
+	memset(&m, 0, sizeof m);
+	ir_cost_unset(&m.cost);
+	m.topo = IR_FAT_TREE;
+	m.routing = routing;
+	m.ports = ports;
+	m.ndims = h;
+	m.ranks_per_node = rpn;
+	for (int i = 0; i < h; i++) {
+		m.dims[i] = down[i];
+		m.dims[IR_MAX_TREE + i] = up[i];
+		m.levels[i / 2][i % 2] = width ? width[i] : 1;
 	}
 	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
 	return m;

@@ -112,6 +112,8 @@ static int nranks(const struct shape *m)
 		return m->ranks;
 	case IR_HPAM:
 		return m->lv[0][0] * m->lv[0][1] + m->lv[1][0] * m->lv[1][1];
+	case IR_FAT_TREE: /* never drawn (domain_machine) */
+		break;
 	}
 	return 0;
 }
@@ -226,10 +228,14 @@ static void hpam(struct draw *r, struct shape *m)
 
 /* Any machine of the topologies a generator's domain names (SCH_T
  * bits): one of them uniformly, HPAM only now and then when there are
- * others. */
+ * others.  Fat trees are not drawn (this benchmark's shapes have no
+ * levels of switches); a generator that takes only them is drawn on a
+ * switch. */
 static void domain_machine(struct draw *r, unsigned topos, struct shape *m)
 {
-	topos &= SCH_TOPOS_ANY;
+	topos &= SCH_TOPOS_ANY & ~SCH_T(IR_FAT_TREE);
+	if (!topos)
+		topos = SCH_T(IR_SWITCH);
 	if ((topos & SCH_T(IR_HPAM)) &&
 	    (topos == SCH_T(IR_HPAM) || chance(r, 10))) {
 		hpam(r, m);
@@ -255,6 +261,9 @@ static void domain_machine(struct draw *r, unsigned topos, struct shape *m)
 		break;
 	case IR_HPAM: /* not left: drawn above */
 		hpam(r, m);
+		break;
+	case IR_FAT_TREE: /* not left: taken out above */
+		xswitch(r, m, false);
 		break;
 	}
 }
@@ -598,6 +607,8 @@ static void write_machine(FILE *f, const struct style *s, const struct shape *m)
 		entry(f, s, &first, "levels");
 		fprintf(f, "[{rows: %d, cols: %d}, {rows: %d, cols: %d}]",
 		        m->lv[0][0], m->lv[0][1], m->lv[1][0], m->lv[1][1]);
+		break;
+	case IR_FAT_TREE: /* never drawn (domain_machine) */
 		break;
 	}
 	end_entry(f, s);

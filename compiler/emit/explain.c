@@ -16,7 +16,7 @@
 
 void explain_machine(const ir_machine *m, char *buf, size_t len)
 {
-	char shape[64] = "";
+	char shape[96] = "";
 	switch (m->topo) {
 	case IR_MESH:
 	case IR_TORUS:
@@ -35,6 +35,28 @@ void explain_machine(const ir_machine *m, char *buf, size_t len)
 	case IR_SWITCH:
 		snprintf(shape, sizeof shape, "%d ports", (int)m->nranks);
 		break;
+	case IR_FAT_TREE: {
+		/* XGFT(h; down...; up...) and the widths of wide levels */
+		int o = snprintf(shape, sizeof shape, "XGFT(%d;", m->ndims);
+		for (int i = 0; i < m->ndims && o < (int)sizeof shape; i++)
+			o += snprintf(shape + o, sizeof shape - (size_t)o,
+			              "%s%d", i ? "," : " ", m->dims[i]);
+		for (int i = 0; i < m->ndims && o < (int)sizeof shape; i++)
+			o += snprintf(shape + o, sizeof shape - (size_t)o,
+			              "%s%d", i ? "," : "; ",
+			              m->dims[IR_MAX_TREE + i]);
+		bool wide = false;
+		for (int i = 0; i < m->ndims; i++)
+			wide |= m->levels[i / 2][i % 2] > 1;
+		for (int i = 0; wide && i < m->ndims && o < (int)sizeof shape;
+		     i++)
+			o += snprintf(shape + o, sizeof shape - (size_t)o,
+			              "%s%d", i ? "," : "; width ",
+			              m->levels[i / 2][i % 2]);
+		if (o < (int)sizeof shape)
+			snprintf(shape + o, sizeof shape - (size_t)o, ")");
+		break;
+	}
 	}
 	char ports[32];
 	if (m->ports == IR_PORTS_ALL)

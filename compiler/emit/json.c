@@ -33,7 +33,8 @@ static void put_string(FILE *out, const char *s, size_t max)
 
 /* "topology":{"kind":...,"dims":[...]}: extents for mesh and torus, the
  * dimension for a hypercube, the two levels' rows and columns for HPAM,
- * the port count for a switch. */
+ * the port count for a switch, the down-degree of each level for a fat
+ * tree (with "up" and "width" beside). */
 static void put_topology(FILE *out, const ir_machine *m)
 {
 	int dims[IR_MAX_DIMS > 4 ? IR_MAX_DIMS : 4], n = 0;
@@ -55,6 +56,10 @@ static void put_topology(FILE *out, const ir_machine *m)
 	case IR_SWITCH:
 		dims[n++] = m->dims[0]; /* its ports: nodes */
 		break;
+	case IR_FAT_TREE: /* down of each level; up and width follow */
+		for (n = 0; n < m->ndims && n < IR_MAX_TREE; n++)
+			dims[n] = m->dims[n];
+		break;
 	}
 	fputs("\"topology\":{\"kind\":", out);
 	put_string(out, ir_topo_name(m->topo), SIZE_MAX);
@@ -62,6 +67,17 @@ static void put_topology(FILE *out, const ir_machine *m)
 	for (int i = 0; i < n; i++)
 		fprintf(out, "%s%d", i ? "," : "", dims[i]);
 	fputc(']', out);
+	if (m->topo == IR_FAT_TREE) {
+		fputs(",\"up\":[", out);
+		for (int i = 0; i < m->ndims && i < IR_MAX_TREE; i++)
+			fprintf(out, "%s%d", i ? "," : "",
+			        m->dims[IR_MAX_TREE + i]);
+		fputs("],\"width\":[", out);
+		for (int i = 0; i < m->ndims && i < IR_MAX_TREE; i++)
+			fprintf(out, "%s%d", i ? "," : "",
+			        m->levels[i / 2][i % 2]);
+		fputc(']', out);
+	}
 	/* the keys of issue 18, only where they are not the default */
 	if (m->topo == IR_TORUS && m->wrap != (1u << m->ndims) - 1u) {
 		fputs(",\"wrap\":[", out);

@@ -188,6 +188,10 @@ int show_layout_make(const ir_machine *m, const struct show_slices *sl,
 		l->cx = l->cy = rad;
 		break;
 	}
+	case IR_FAT_TREE: /* show_check_drawable refused it */
+		show_layout_fini(l);
+		show_check_drawable(m, err, errlen);
+		return CCP_ENOTAPPLY;
 	}
 	return 0;
 }
@@ -708,6 +712,9 @@ void show_shape_name(const ir_machine *m, char *buf, size_t len)
 	case IR_SWITCH:
 		snprintf(buf, len, "switch of %d ports", (int)m->nnodes);
 		break;
+	case IR_FAT_TREE:
+		snprintf(buf, len, "fat tree of %d hosts", (int)m->nnodes);
+		break;
 	}
 	size_t at = strlen(buf);
 	if (ir_machine_has_nodes(m) && at < len)
@@ -718,6 +725,17 @@ void show_shape_name(const ir_machine *m, char *buf, size_t len)
 		                                          : "");
 	else if (m->place && at < len)
 		snprintf(buf + at, len - at, ", ranks placed by a map");
+}
+
+int show_check_drawable(const ir_machine *m, char *err, size_t errlen)
+{
+	if (m->topo != IR_FAT_TREE)
+		return 0;
+	snprintf(err, errlen,
+	         "pictures are not drawn for fat trees: their switches have "
+	         "no place in the drawings yet (ccplan explain and ccplan "
+	         "compare describe the plan)");
+	return CCP_ENOTAPPLY;
 }
 
 int show_check_phase(uint32_t nphases, int phase, bool svg, char *err,

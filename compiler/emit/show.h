@@ -64,6 +64,9 @@ void show_shape_name(const ir_machine *m, char *buf, size_t len);
  * plan of more than SHOW_MAX_PANELS. */
 int show_check_phase(uint32_t nphases, int phase, bool svg, char *err,
                      size_t errlen);
+/* 0 if the drawings can place every link of m; CCP_ENOTAPPLY with the
+ * reason in err for a fat tree, whose switches they do not draw. */
+int show_check_drawable(const ir_machine *m, char *err, size_t errlen);
 
 /* ---- what show_svg and show_text share (compiler/show.c) -------------
  * Every drawing is made of the same pieces: where each rank sits, the

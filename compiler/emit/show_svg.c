@@ -690,8 +690,10 @@ static int summary(const ir_plan *p, const struct show_opts *o,
 int show_svg(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
              char *err, size_t errlen)
 {
-	int rc_phase = show_check_phase(p->nphases, o->phase, true, err,
-	                                errlen);
+	int rc_phase = show_check_drawable(&p->machine, err, errlen);
+	if (!rc_phase)
+		rc_phase = show_check_phase(p->nphases, o->phase, true, err,
+		                            errlen);
 	if (rc_phase)
 		return rc_phase;
 	struct svg v;

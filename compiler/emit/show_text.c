@@ -376,6 +376,9 @@ int show_text(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
               char *err, size_t errlen)
 {
 	const ir_machine *m = &p->machine;
+	int rc_draw = show_check_drawable(m, err, errlen);
+	if (rc_draw)
+		return rc_draw;
 	if (m->topo != IR_MESH && m->topo != IR_TORUS) {
 		snprintf(err, errlen,
 		         "the text drawing is for meshes and tori; this plan "

@@ -114,6 +114,16 @@ static int put_machine(struct sink *s, const ir_machine *m)
 	case IR_SWITCH:
 		rc |= put(s, "machine.ranks %d\n", m->dims[0]);
 		break;
+	case IR_FAT_TREE:
+		/* a key of its own, so no older machine's form changes:
+		 * down, up and width of each level, as XGFT spells them */
+		rc |= put(s, "machine.tree");
+		for (int i = 0; i < m->ndims && i < IR_MAX_TREE; i++)
+			rc |= put(s, " %d/%d/%d", m->dims[i],
+			          m->dims[IR_MAX_TREE + i],
+			          m->levels[i / 2][i % 2]);
+		rc |= put(s, "\n");
+		break;
 	}
 	rc |= put(s, "machine.nranks %" PRId32 "\n", m->nranks);
 	rc |= put(s, "machine.routing %s\n",

@@ -75,6 +75,8 @@ bool document_key_home(const char *key, const char *path, char *buf, size_t cap)
 	        {"machine.cost", "machine.cost", &machine_schema_cost_keys},
 	        {"machine.levels", "each entry of machine.levels",
 	         &machine_schema_level_keys},
+	        {"machine.levels", "each entry of a fat tree's machine.levels",
+	         &machine_schema_tree_keys},
 	        {"communication", "communication", &comm_schema_keys},
 	        {"communication.generate", "communication.generate",
 	         &comm_schema_gen_keys},

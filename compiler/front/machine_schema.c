@@ -43,7 +43,7 @@ static const char *const machine_keys[MK_N] = {
 static const int shape_key[] = {
         [IR_MESH] = MK_DIMS,           [IR_TORUS] = MK_DIMS,
         [IR_HYPERCUBE] = MK_DIMENSION, [IR_HPAM] = MK_LEVELS,
-        [IR_SWITCH] = MK_RANKS,
+        [IR_SWITCH] = MK_RANKS,        [IR_FAT_TREE] = MK_LEVELS,
 };
 
 /* The nodes of the machine mapping, kept for placing the messages of
@@ -159,6 +159,103 @@ static int parse_levels(struct ctx *x, uint32_t v, ir_machine *m,
 		}
 	}
 	m->ndims = 2;
+	return 0;
+}
+
+enum { TK_DOWN, TK_UP, TK_WIDTH, TK_N };
+static const char *const tree_level_keys[TK_N] = {"down", "up", "width"};
+enum { KN_K, KN_N, KN_N_KEYS };
+static const char *const kary_keys[KN_N_KEYS] = {"k", "n"};
+
+/* A k-ary n-tree, `levels: {k: K, n: N}`: XGFT(n; K, .., K; 1, K, .., K),
+ * hosts with one uplink and K uplinks at every switch below the top. */
+static int parse_kary(struct ctx *x, uint32_t v, ir_machine *m,
+                      struct machine_nodes *mn)
+{
+	struct keys k = {kary_keys, KN_N_KEYS, {0}, {0}};
+	int64_t e[KN_N_KEYS];
+	int rc = tree_map_keys(x, v, "machine.levels", &k);
+
+	if (rc < 0)
+		return rc;
+	for (int j = 0; j < KN_N_KEYS; j++) {
+		char kp[32];
+		if (k.val[j] == NONE)
+			return tree_missing(x, v, "machine.levels",
+			                    kary_keys[j],
+			                    " (a k-ary n-tree: {k: K, n: N})");
+		snprintf(kp, sizeof kp, "machine.levels.%s", kary_keys[j]);
+		rc = j == KN_K ? tree_get_int(x, k.val[j], kp, 1, IR_MAX_RANKS,
+		                              "(IR_MAX_RANKS)", &e[j])
+		               : tree_get_int(x, k.val[j], kp, 1, IR_MAX_TREE,
+		                              "(switch levels)", &e[j]);
+		if (rc < 0)
+			return rc;
+	}
+	m->ndims = (int)e[KN_N];
+	for (int i = 0; i < m->ndims; i++) {
+		m->dims[i] = (int)e[KN_K];
+		m->dims[IR_MAX_TREE + i] = i ? (int)e[KN_K] : 1;
+		mn->dims[i] = mn->dims[IR_MAX_TREE + i] = k.val[KN_K];
+	}
+	return 0;
+}
+
+/* fat_tree: levels, 1 to IR_MAX_TREE mappings {down, up, width} from the
+ * leaf switches up (XGFT), or the k-ary n-tree shorthand {k, n}. */
+static int parse_tree(struct ctx *x, uint32_t v, ir_machine *m,
+                      struct machine_nodes *mn)
+{
+	char b[64], path[64], kp[96];
+	struct keys k = {tree_level_keys, TK_N, {0}, {0}};
+	int64_t e;
+	int rc;
+
+	if (x->v[v].kind == YN_MAP)
+		return parse_kary(x, v, m, mn);
+	if (x->v[v].kind != YN_SEQ || x->v[v].a < 1 ||
+	    x->v[v].a > IR_MAX_TREE) {
+		if (x->v[v].kind == YN_SEQ)
+			snprintf(b, sizeof b, "%" PRIu32 " %s", x->v[v].a,
+			         x->v[v].a == 1 ? "entry" : "entries");
+		return tree_err_at(
+		        x, v,
+		        "machine.levels: expected 1 to %d switch levels from "
+		        "the leaves up, each {down: M, up: W, width: C}, or "
+		        "{k: K, n: N} for a k-ary n-tree; got %s",
+		        IR_MAX_TREE,
+		        x->v[v].kind == YN_SEQ ? b
+		                               : tree_desc(x, v, b, sizeof b));
+	}
+	m->ndims = (int)x->v[v].a;
+	for (int l = 0; l < m->ndims; l++) {
+		uint32_t c = child(x, v, (uint32_t)l);
+		int *into[TK_N] = {&m->dims[l], &m->dims[IR_MAX_TREE + l],
+		                   &m->levels[l / 2][l % 2]};
+		uint32_t *at[TK_N] = {&mn->dims[l], &mn->dims[IR_MAX_TREE + l],
+		                      &mn->level[l / 2][l % 2]};
+		snprintf(path, sizeof path, "machine.levels[%d]", l);
+		rc = tree_map_keys(x, c, path, &k);
+		if (rc < 0)
+			return rc;
+		for (int j = 0; j < TK_N; j++) {
+			if (k.val[j] == NONE && j != TK_WIDTH)
+				return tree_missing(x, c, path,
+				                    tree_level_keys[j], NULL);
+			if (k.val[j] == NONE) {
+				*into[j] = 1;
+				continue;
+			}
+			snprintf(kp, sizeof kp, "%s.%s", path,
+			         tree_level_keys[j]);
+			rc = tree_get_int(x, k.val[j], kp, 1, IR_MAX_RANKS,
+			                  "(IR_MAX_RANKS)", &e);
+			if (rc < 0)
+				return rc;
+			*into[j] = (int)e;
+			*at[j] = k.val[j];
+		}
+	}
 	return 0;
 }
 
@@ -694,6 +791,9 @@ int machine_schema_parse(struct ctx *x, uint32_t v, ir_machine *m)
 			m->dims[0] = (int)e;
 		}
 		break;
+	case IR_FAT_TREE:
+		rc = parse_tree(x, k->val[sk], m, &mn);
+		break;
 	case IR_HPAM:
 	default:
 		rc = parse_levels(x, k->val[sk], m, &mn);
@@ -741,4 +841,5 @@ int machine_schema_parse(struct ctx *x, uint32_t v, ir_machine *m)
 /* The keys of the machine's mappings, for document_key_home. */
 const struct key_names machine_schema_keys = {machine_keys, MK_N};
 const struct key_names machine_schema_level_keys = {level_keys, LK_N};
+const struct key_names machine_schema_tree_keys = {tree_level_keys, TK_N};
 const struct key_names machine_schema_cost_keys = {cost_keys, CK_N};

@@ -948,6 +948,45 @@ static void test_canonical_spellings(void **state)
 	}
 }
 
+/* A fat tree: the k-ary n-tree shorthand and the levels it stands for,
+ * with the default routing and width said or not, give one text, which
+ * holds the tree's own key; the routing and a width change it. */
+static void test_canonical_fat_tree(void **state)
+{
+	static const char *const texts[] = {
+	        "machine: {topology: fat_tree, levels: {k: 4, n: 2}}\n"
+	        "communication: {collective: broadcast, bytes: 8}\n"
+	        "algorithm: a\n",
+	        "machine: {topology: fat_tree, routing: d-mod-k, levels: "
+	        "[{down: 4, up: 1, width: 1}, {down: 4, up: 4}]}\n"
+	        "communication: {collective: broadcast, bytes: 8}\n"
+	        "algorithm: a\n",
+	        "machine: {topology: fat_tree, routing: s-mod-k, levels: "
+	        "{k: 4, n: 2}}\n"
+	        "communication: {collective: broadcast, bytes: 8}\n"
+	        "algorithm: a\n",
+	        "machine: {topology: fat_tree, levels: [{down: 4, up: 1}, "
+	        "{down: 4, up: 4, width: 2}]}\n"
+	        "communication: {collective: broadcast, bytes: 8}\n"
+	        "algorithm: a\n",
+	};
+	char *c[4];
+	(void)state;
+	for (int i = 0; i < 4; i++) {
+		struct front_input in;
+		parse_good_text(texts[i], &in);
+		c[i] = front_canonical(&in);
+		front_input_fini(&in);
+	}
+	assert_string_equal(c[0], c[1]);
+	assert_non_null(strstr(c[0], "machine.tree 4/1/1 4/4/1\n"));
+	assert_non_null(strstr(c[2], "machine.routing s-mod-k\n"));
+	assert_string_not_equal(c[0], c[2]);
+	assert_non_null(strstr(c[3], "machine.tree 4/1/1 4/4/2\n"));
+	for (int i = 0; i < 4; i++)
+		free(c[i]);
+}
+
 /* ---- PRNG ------------------------------------------------------------- */
 
 static void test_rng(void **state)
@@ -1253,6 +1292,7 @@ int main(void)
 	        cmocka_unit_test(test_inline_matrix_size),
 	        cmocka_unit_test(test_canonical_equal),
 	        cmocka_unit_test(test_canonical_pinned),
+	        cmocka_unit_test(test_canonical_fat_tree),
 	        cmocka_unit_test(test_preset_fills),
 	        cmocka_unit_test(test_canon_combine),
 	        cmocka_unit_test(test_canonical_changes),

@@ -1064,7 +1064,12 @@ static void test_resealed_fields(void **state)
 	uint64_t sec = rd64(img + index_off + 24 * 2); /* rank 2 section */
 
 	expect_resealed(img, len, g + 0, 9, -1, "topology 9");
-	expect_resealed(img, len, g + 4, 4, -1, "routing 4");
+	/* past the table, and a fat tree's routing on a mesh */
+	char past[32];
+	snprintf(past, sizeof past, "routing %d", IR_NROUTINGS);
+	expect_resealed(img, len, g + 4, IR_NROUTINGS, -1, past);
+	expect_resealed(img, len, g + 4, IR_ROUTE_D_MOD_K, -1,
+	                "routing must be dimension-order");
 	expect_resealed(img, len, g + 8, 9, -1, "cannot describe (ndims 9)");
 	/* a 4-D machine is one, but 4 x 4 x 1 x 1 (the unused extents read
 	 * as 1) is that of version 6: the older format cannot describe it */
@@ -1163,6 +1168,61 @@ static uint32_t packed_order(const uint8_t o[IR_MAX_DIMS])
 /* Every field of the version-6 machine record, patched to a value the
  * writer never writes and the checksums resealed, is refused with a
  * message that names what is wrong; the untouched images read back. */
+/* A fat tree travels in the version-6 record with no new field: ndims
+ * h, dims m_1..m_4 then w_1..w_4, the HPAM level integers its widths.
+ * What the record cannot mean is refused: a level past h, a zero or
+ * negative degree or width, a routing of another topology, a topology
+ * past the table. */
+static void test_fat_tree_record(void **state)
+{
+	(void)state;
+	ir_plan p, q;
+	uint8_t *img;
+	size_t len;
+	char err[256];
+	ir_file_info fi;
+	const int down[] = {4, 4}, up[] = {1, 2}, width[] = {1, 2};
+	ir_machine t = tu_fat_tree(2, down, up, width, 1, IR_ROUTE_S_MOD_K,
+	                           IR_PORTS_ALL);
+	size_t mr = encode_v6(&p, &t, &img, &len);
+	assert_int_equal(ir_plan_decode(img, len, &q, &fi, err, sizeof err),
+	                 0);
+	assert_plan_equal(&p, &q);
+	assert_int_equal(q.machine.topo, IR_FAT_TREE);
+	assert_int_equal(q.machine.routing, IR_ROUTE_S_MOD_K);
+	assert_int_equal(q.machine.levels[0][1], 2);
+	assert_int_equal(ir_link_capacity(&q.machine, 32), 2);
+	ir_plan_fini(&q);
+	uint64_t g = (uint64_t)img[36] | (uint64_t)img[37] << 8 |
+	             (uint64_t)img[38] << 16 | (uint64_t)img[39] << 24;
+	/* past the table: refused before the shape is looked at */
+	expect_resealed(img, len, g + 0, IR_NTOPOS, -1, "bad plan: ");
+	expect_resealed(img, len, g + 4, IR_ROUTE_DIRECT, -1,
+	                "routing must be d-mod-k or s-mod-k for topology "
+	                "fat_tree");
+	expect_resealed(img, len, g + 8, 5, -1, "do not give 16 ranks");
+	expect_resealed(img, len, g + 8, 1, -1, "do not give 16 ranks");
+	/* dims[2] (m_3) past the 2 levels */
+	expect_resealed(img, len, g + 20, 2, -1,
+	                "dims[2] must be 1 (a 2-level fat tree has no level "
+	                "3), got 2");
+	expect_resealed(img, len, mr + MR_DIMS, 2, -1,
+	                "dims[3] must be 1 (a 2-level fat tree has no "
+	                "level 4), got 2");
+	expect_resealed(img, len, mr + MR_DIMS + 8, 0, -1,
+	                "dims[5] (level 2 up) must be >= 1, got 0");
+	expect_resealed(img, len, mr + MR_DIMS + 8, (uint32_t)-4, -1,
+	                "dims[5] (level 2 up) must be >= 1, got -4");
+	expect_resealed(img, len, g + 28, 0, -1,
+	                "widths are written as 1, not 0");
+	expect_resealed(img, len, g + 28, (uint32_t)-1, -1,
+	                "levels[0][1] (level 2 link width) must be");
+	expect_resealed(img, len, g + 32, 3, -1,
+	                "levels[1][0] (level 3 link width) must be 1 past");
+	free(img);
+	ir_plan_fini(&p);
+}
+
 static void test_version6_machine_record(void **state)
 {
 	(void)state;
@@ -1861,6 +1921,7 @@ int main(void)
 	        cmocka_unit_test(test_version_of_new_collectives),
 	        cmocka_unit_test(test_resealed_fields),
 	        cmocka_unit_test(test_version6_machine_record),
+	        cmocka_unit_test(test_fat_tree_record),
 	        cmocka_unit_test(test_encode_rejects),
 	        cmocka_unit_test(test_many_ranks),
 	        cmocka_unit_test(test_slice_rules),

@@ -58,6 +58,8 @@ static ir_machine small(enum ir_topo t, int ports)
 		return tu_machine(t, ports, 4, 0, 0, 0);
 	case IR_HPAM:
 		return tu_machine(t, ports, 2, 2, 4, 4);
+	case IR_FAT_TREE: /* the 4-ary 2-tree: 16 hosts */
+		return tu_machine(t, ports, 4, 2, 0, 0);
 	case IR_SWITCH:
 		break;
 	}
