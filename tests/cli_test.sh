@@ -64,8 +64,9 @@ for y in "$here"/../examples/*.yaml "$here"/cli/*.yaml; do
 done
 
 # a fat tree: show refuses it with its reason (no picture, no crash),
-# explain and compare describe it
-"$ccplan" show "$tmp/fat-tree-allreduce.ccp" >"$tmp/out" 2>"$tmp/err"
+# explain and compare describe it (one phase asked: every phase of this
+# 126-phase plan is refused by its count, from the header, before that)
+"$ccplan" show --phase 0 "$tmp/fat-tree-allreduce.ccp" >"$tmp/out" 2>"$tmp/err"
 [ $? = 2 ] && [ ! -s "$tmp/out" ] &&
 	grep -q "pictures are not drawn for fat trees" "$tmp/err" && ok ||
 	bad "show of a fat tree: $(cat "$tmp/err")"
