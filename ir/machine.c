@@ -327,9 +327,11 @@ static int check_tree(ir_machine *m, char *err, size_t errlen)
 	return 0;
 }
 
-/* Digit i of a level-l vertex v. */
+/* Digit i (1..h) of a level-l vertex v. */
 static int64_t xgft_digit(const struct xgft *t, int l, int64_t v, int i)
 {
+	if (i < 1 || i > t->h || i > IR_MAX_TREE)
+		return 0; /* no such digit */
 	if (i <= l)
 		return v / t->W[i - 1] % t->w[i];
 	return v / (t->W[l] * (t->M[i - 1] / t->M[l])) % t->m[i];
