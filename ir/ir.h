@@ -116,6 +116,26 @@ enum { IR_NROUTINGS = 0 IR_ROUTINGS(X) };
  * in one phase.  IR_PORTS_ALL means one per network link of the rank. */
 #define IR_PORTS_ALL 0
 
+/* Classes of links, which loads are reported by (explain) and bounds
+ * are taken over: X(ENUM, name, comment). */
+#define IR_LINK_CLASSES(X)                                                     \
+	X(HOST, "host", "a host's link to its first switch, both ways")       \
+	X(LOCAL, "local",                                                      \
+	  "between routers of a direct network (mesh, torus, hypercube, "      \
+	  "HPAM, switch) or of one dragonfly group")                           \
+	X(GLOBAL, "global", "between dragonfly groups")                       \
+	X(UP, "up", "fat tree: toward the roots, above the hosts' links")     \
+	X(DOWN, "down", "fat tree: away from the roots, above the hosts' links")
+
+enum ir_link_class {
+#define X(e, name, comment) IR_LC_##e,
+	IR_LINK_CLASSES(X)
+#undef X
+};
+#define X(e, name, comment) +1
+enum { IR_NLINK_CLASSES = 0 IR_LINK_CLASSES(X) };
+#undef X
+
 /* Placements of ranks onto the nodes of a machine with several ranks per
  * node: X(ENUM, name, comment).  The value goes into plan files. */
 #define IR_PLACEMENTS(X)                                                       \
@@ -289,6 +309,7 @@ extern const char *const ir_topo_names[IR_NTOPOS];
 extern const char *const ir_topo_nouns[IR_NTOPOS]; /* "two-level HPAM ..." */
 extern const char *const ir_routing_names[IR_NROUTINGS];
 extern const char *const ir_placement_names[IR_NPLACEMENTS];
+extern const char *const ir_link_class_names[IR_NLINK_CLASSES];
 /* The names of mesh and torus dimensions in inputs: x y z a b c d e. */
 extern const char *const ir_dim_names[IR_MAX_DIMS];
 extern const char *const ir_coll_names[IR_NCOLLS];
@@ -586,8 +607,10 @@ bool ir_machine_has_nodes(const ir_machine *m);
 /* Number of network links at a rank's node (its degree); all-port uses
  * it. */
 int ir_degree(const ir_machine *m, int32_t rank);
-/* Largest number of links one route can have. */
-int ir_max_hops(const ir_machine *m);
+/* Most link ids ir_route writes: the longest route, or under an
+ * adaptive routing the largest union of paths.  Callers size their
+ * route buffers by it. */
+int ir_route_max(const ir_machine *m);
 /* Number of directed link ids: every link id is in [0, ir_nlinks). */
 uint64_t ir_nlinks(const ir_machine *m);
 /* How many transfers a directed link carries in one phase without
@@ -600,10 +623,22 @@ int ir_link_capacity(const ir_machine *m, uint64_t link);
  * link is within its capacity, load itself when the capacity is 1. */
 uint32_t ir_link_phases(const ir_machine *m, uint64_t link, uint64_t load);
 /* The route src -> dst under the machine's routing, as directed link
- * ids in order; returns the hop count (0 when src == dst, and when both
- * ranks share a node: such a transfer goes through shared memory).
- * links must hold ir_max_hops(m) entries. */
+ * ids in order; returns their count, which is the hop count (0 when
+ * src == dst, and when both ranks share a node: such a transfer goes
+ * through shared memory) unless the routing adapts (ir_routing_adapts).
+ * links must hold ir_route_max(m) entries. */
 int ir_route(const ir_machine *m, int32_t src, int32_t dst, uint64_t *links);
+/* Hops of the path a message from src to dst takes (0 inside a node,
+ * CCP_EINVAL for a rank outside the machine).  Equal to ir_route's count
+ * where the routing does not adapt. */
+int ir_hops(const ir_machine *m, int32_t src, int32_t dst);
+/* Whether the routing may send a message on any of several paths.  Then
+ * ir_route gives the union of the links of every allowed path, so that
+ * counting routes per link gives each link's worst-case load, which is
+ * what contention-free must hold for. */
+bool ir_routing_adapts(const ir_machine *m);
+/* The class of a link id (< ir_nlinks). */
+enum ir_link_class ir_link_class(const ir_machine *m, uint64_t link);
 /* Whether some router of the machine replicates a message onto several
  * outgoing links at once (hardware multicast; today only HPAM's
  * inter-level routers, 000 section 3). */

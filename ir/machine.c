@@ -59,6 +59,16 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 }
 
 /* True for 1, 2, 4, ...: 000 eq. 1 needs power-of-two column counts. */
+/* Append link id to a route: links[h] unless links is NULL, where the
+ * caller only counts hops (ir_hops).  Every route function writes
+ * through it. */
+static int put(uint64_t *links, int h, uint64_t id)
+{
+	if (links)
+		links[h] = id;
+	return h + 1;
+}
+
 static bool is_pow2(int v)
 {
 	return v > 0 && (v & (v - 1)) == 0;
@@ -357,8 +367,8 @@ static int route_tree(const ir_machine *m, int32_t src, int32_t dst,
 		int64_t S = t.W[l - 1], p = key / S % t.w[l];
 		int64_t low = v % S, high = v / S / t.m[l];
 
-		links[k++] = t.link_off[l] +
-		             2u * (uint64_t)(v * t.w[l] + p);
+		k = put(links, k,
+		        t.link_off[l] + 2u * (uint64_t)(v * t.w[l] + p));
 		v = low + S * (p + t.w[l] * high);
 	}
 	for (int l = top; l >= 1; l--) {
@@ -367,8 +377,8 @@ static int route_tree(const ir_machine *m, int32_t src, int32_t dst,
 		int64_t u = low + S * (xgft_digit(&t, 0, dst, l) +
 		                       t.m[l] * high);
 
-		links[k++] = t.link_off[l] +
-		             2u * (uint64_t)(u * t.w[l] + b) + 1u;
+		k = put(links, k,
+		        t.link_off[l] + 2u * (uint64_t)(u * t.w[l] + b) + 1u);
 		v = u;
 	}
 	return k;
@@ -905,7 +915,7 @@ int ir_degree(const ir_machine *m, int32_t rank)
 }
 
 /* The longest route: what callers size their link buffers by. */
-int ir_max_hops(const ir_machine *m)
+int ir_route_max(const ir_machine *m)
 {
 	int h = 0, d;
 
@@ -977,11 +987,11 @@ static int walk(uint64_t *links, int h, int32_t *cur, int32_t a, int32_t b,
                 int32_t stride, uint64_t per, int code)
 {
 	for (; a < b; a++) {
-		links[h++] = (uint64_t)*cur * per + (uint64_t)code;
+		h = put(links, h, (uint64_t)*cur * per + (uint64_t)code);
 		*cur += stride;
 	}
 	for (; a > b; a--) {
-		links[h++] = (uint64_t)*cur * per + (uint64_t)code + 1u;
+		h = put(links, h, (uint64_t)*cur * per + (uint64_t)code + 1u);
 		*cur -= stride;
 	}
 	return h;
@@ -1013,15 +1023,15 @@ static int route_grid(const ir_machine *m, int32_t src, int32_t dst,
 		} else if (fwd <= ext - fwd) {
 			/* + way, also on the tie fwd == ext / 2 */
 			for (i = 0; i < fwd; i++) {
-				links[h++] =
-				        (uint64_t)cur * per + 2u * (uint64_t)d;
+				h = put(links, h,
+				        (uint64_t)cur * per + 2u * (uint64_t)d);
 				cur += a == ext - 1 ? -(ext - 1) * s : s;
 				a = a == ext - 1 ? 0 : a + 1;
 			}
 		} else {
 			for (i = 0; i < ext - fwd; i++) {
-				links[h++] = (uint64_t)cur * per +
-				             2u * (uint64_t)d + 1u;
+				h = put(links, h,
+				        (uint64_t)cur * per + 2u * (uint64_t)d + 1u);
 				cur += a == 0 ? (ext - 1) * s : -s;
 				a = a == 0 ? ext - 1 : a - 1;
 			}
@@ -1041,7 +1051,7 @@ static int route_cube(const ir_machine *m, int32_t src, int32_t dst,
 
 	for (bit = 0; diff != 0; bit++, diff >>= 1) {
 		if (diff & 1u) {
-			links[h++] = (uint64_t)cur * n + (uint64_t)bit;
+			h = put(links, h, (uint64_t)cur * n + (uint64_t)bit);
 			cur ^= (int32_t)1 << bit;
 		}
 	}
@@ -1077,28 +1087,23 @@ static int route_hpam(const ir_machine *m, int32_t src, int32_t dst,
 		h = walk(links, h, &cur, a.y, s.r1 - 1, s.c1, HPAM_DIRS,
 		         HPAM_PY);
 		cur = hpam_rank(&s, 1, b.x, 0);
-		links[h++] = (uint64_t)cur * HPAM_DIRS + HPAM_DOWN;
+		h = put(links, h, (uint64_t)cur * HPAM_DIRS + HPAM_DOWN);
 		return walk(links, h, &cur, 0, b.y, s.c2, HPAM_DIRS, HPAM_PY);
 	}
 	/* (m,n)2 -> (m,chi)2 -> (0,chi)2 -> (r1-1,j)1 -> (i,j)1 */
 	col = hpam_chi(&s, a.x, b.x);
 	h = walk(links, h, &cur, a.x, col, 1, HPAM_DIRS, HPAM_PX);
 	h = walk(links, h, &cur, a.y, 0, s.c2, HPAM_DIRS, HPAM_PY);
-	links[h++] = (uint64_t)cur * HPAM_DIRS + HPAM_UP;
+	h = put(links, h, (uint64_t)cur * HPAM_DIRS + HPAM_UP);
 	cur = hpam_rank(&s, 0, b.x, s.r1 - 1);
 	return walk(links, h, &cur, s.r1 - 1, b.y, s.c1, HPAM_DIRS, HPAM_PY);
 }
 
-/* The route src -> dst as directed link ids; the hop count, or
- * CCP_EINVAL for a rank outside the machine. */
-int ir_route(const ir_machine *m, int32_t src, int32_t dst, uint64_t *links)
+/* The route between two distinct nodes, through put (links may be
+ * NULL): what ir_route and ir_hops share. */
+static int route_nodes(const ir_machine *m, int32_t src, int32_t dst,
+                       uint64_t *links)
 {
-	if (src < 0 || src >= m->nranks || dst < 0 || dst >= m->nranks)
-		return CCP_EINVAL;
-	src = ir_node_of(m, src);
-	dst = ir_node_of(m, dst);
-	if (src == dst)
-		return 0;
 	switch (m->routing) {
 	case IR_ROUTE_DIM_ORDER:
 		return route_grid(m, src, dst, links);
@@ -1111,9 +1116,35 @@ int ir_route(const ir_machine *m, int32_t src, int32_t dst, uint64_t *links)
 		return route_tree(m, src, dst, links);
 	case IR_ROUTE_DIRECT:
 	default:
-		links[0] = (uint64_t)src * (uint64_t)m->nnodes + (uint64_t)dst;
-		return 1;
+		return put(links, 0,
+		           (uint64_t)src * (uint64_t)m->nnodes + (uint64_t)dst);
 	}
+}
+
+/* The route src -> dst as directed link ids; their count, or
+ * CCP_EINVAL for a rank outside the machine. */
+int ir_route(const ir_machine *m, int32_t src, int32_t dst, uint64_t *links)
+{
+	if (src < 0 || src >= m->nranks || dst < 0 || dst >= m->nranks)
+		return CCP_EINVAL;
+	src = ir_node_of(m, src);
+	dst = ir_node_of(m, dst);
+	return src == dst ? 0 : route_nodes(m, src, dst, links);
+}
+
+/* Hops of the path a message takes: the route's length, counted
+ * without writing it. */
+int ir_hops(const ir_machine *m, int32_t src, int32_t dst)
+{
+	return ir_route(m, src, dst, NULL);
+}
+
+/* No routing of today's machines chooses among paths yet: every route
+ * is one path. */
+bool ir_routing_adapts(const ir_machine *m)
+{
+	(void)m;
+	return false;
 }
 
 /* Ends of a mesh or torus link, or CCP_EINVAL where the neighbour is
@@ -1257,6 +1288,20 @@ int ir_link_capacity(const ir_machine *m, uint64_t link)
 	struct xgft t;
 	xgft_shape(m, &t);
 	return t.cap[xgft_link_level(&t, link)];
+}
+
+/* A fat tree's level-1 links join hosts to their leaf switches; above
+ * them, even ids go up and odd ids down.  Every link of the other
+ * machines joins two routers of one network. */
+enum ir_link_class ir_link_class(const ir_machine *m, uint64_t link)
+{
+	if (m->topo != IR_FAT_TREE || link >= ir_nlinks(m))
+		return IR_LC_LOCAL;
+	struct xgft t;
+	xgft_shape(m, &t);
+	if (xgft_link_level(&t, link) == 1)
+		return IR_LC_HOST;
+	return link % 2u ? IR_LC_DOWN : IR_LC_UP;
 }
 
 uint32_t ir_link_phases(const ir_machine *m, uint64_t link, uint64_t load)

@@ -31,6 +31,12 @@ const char *const ir_placement_names[IR_NPLACEMENTS] = {
 #undef X
 };
 
+const char *const ir_link_class_names[IR_NLINK_CLASSES] = {
+#define X(e, name, comment) [IR_LC_##e] = name,
+        IR_LINK_CLASSES(X)
+#undef X
+};
+
 /* x, y, z as always; then Tofu's a, b, c, and two more letters. */
 const char *const ir_dim_names[IR_MAX_DIMS] = {"x", "y", "z", "a",
                                                "b", "c", "d", "e"};

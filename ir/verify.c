@@ -216,7 +216,7 @@ static int link_bound(const ir_machine *m, const ir_comm *c, uint32_t *out)
 	if (msgs > (UINT64_C(1) << 22) || nl > (UINT64_C(1) << 26))
 		return 0;
 	uint32_t *load = calloc(nl ? nl : 1, sizeof *load);
-	uint64_t *links = malloc((size_t)ir_max_hops(m) * sizeof *links + 8);
+	uint64_t *links = malloc((size_t)ir_route_max(m) * sizeof *links + 8);
 	if (!load || !links) {
 		free(load);
 		free(links);
@@ -882,7 +882,7 @@ int ir_verify(const ir_plan *p, ir_report *r)
 	sends = calloc((size_t)n, sizeof *sends);
 	recvs = calloc((size_t)n, sizeof *recvs);
 	touched = malloc(2 * (size_t)n * sizeof *touched);
-	links = malloc(((size_t)ir_max_hops(m) + 1) * sizeof *links);
+	links = malloc(((size_t)ir_route_max(m) + 1) * sizeof *links);
 	r->link_load =
 	        calloc(p->nphases ? p->nphases : 1, sizeof *r->link_load);
 	if (!sends || !recvs || !touched || !links || !r->link_load)
@@ -903,7 +903,7 @@ int ir_verify(const ir_plan *p, ir_report *r)
 	for (uint32_t t = 0; t < p->ntransfers && !any_mcast; t++)
 		any_mcast = p->transfers[t].flags & IR_XF_MCAST;
 	if (any_mcast &&
-	    !(mg.prefix = malloc(((size_t)ir_max_hops(m) + 1) *
+	    !(mg.prefix = malloc(((size_t)ir_route_max(m) + 1) *
 	                         sizeof *mg.prefix)))
 		goto out_nomem;
 	if (reduce) {

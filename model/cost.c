@@ -514,7 +514,7 @@ struct scan {
 	bool nodes;      /* several ranks per node */
 	bool shm;        /* ... and a shared-memory cost: transfers inside a
 	                    node form the phase's shared-memory part */
-	uint64_t *route; /* ir_max_hops entries */
+	uint64_t *route; /* ir_route_max entries */
 	int32_t *hops;   /* per transfer of the phase */
 	uint32_t *pos;   /* its send's 1-based place among the rank's sends */
 	uint32_t *rpos;  /* its 1-based place among its receiver's receives */
@@ -565,7 +565,7 @@ static int scan_init(struct scan *s, const ir_plan *p)
 	s->p = p;
 	s->n = p->machine.nranks;
 	size_t n = s->n > 0 ? (size_t)s->n : 1;
-	s->route = malloc(((size_t)ir_max_hops(&p->machine) + 1) *
+	s->route = malloc(((size_t)ir_route_max(&p->machine) + 1) *
 	                  sizeof *s->route);
 	s->count = calloc(n, sizeof *s->count);
 	s->rcount = calloc(n, sizeof *s->rcount);
@@ -631,7 +631,9 @@ static int scan_phase(struct scan *s, uint32_t ph, bool loads,
 			         ph, (int)x->src, (int)x->dst);
 			return CCP_EINVAL;
 		}
-		s->hops[t] = h;
+		/* a route set is longer than the path taken */
+		s->hops[t] = ir_routing_adapts(m) ? ir_hops(m, x->src, x->dst)
+		                                  : h;
 		s->inside[t] = inside;
 		if (s->count[x->src] == 0)
 			s->touched[s->ntouched++] = x->src;

@@ -515,7 +515,7 @@ static int build_routes(struct sim *s, char *err, size_t len)
 	const ir_plan *p = s->p;
 	const ir_machine *mc = &p->machine;
 	int rc = CCP_ENOMEM;
-	size_t mh = (size_t)ir_max_hops(mc) + 1;
+	size_t mh = (size_t)ir_route_max(mc) + 1;
 	uint64_t *route = malloc(mh * sizeof *route);
 	uint64_t *raw = NULL, *grp = NULL;
 	struct lref *ref = NULL;
@@ -557,8 +557,11 @@ static int build_routes(struct sim *s, char *err, size_t len)
 				route[0] = nl + (uint64_t)node;
 				h = 1;
 			}
-			if (h > g->hops && !g->shm)
-				g->hops = h;
+			int hops = ir_routing_adapts(mc)
+			                   ? ir_hops(mc, x->src, x->dst)
+			                   : h;
+			if (hops > g->hops && !g->shm)
+				g->hops = hops;
 			if (x->bytes > g->bytes)
 				g->bytes = (double)x->bytes;
 			s->mdst[g->x0 + k] = x->dst;

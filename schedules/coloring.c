@@ -981,7 +981,7 @@ static int ff_init(struct ff *f, const ir_machine *m, const ir_matrix *x,
 	int32_t n = x->n;
 	uint32_t nnz = (uint32_t)x->nnz;
 	uint64_t nl = ir_nlinks(m);
-	int maxh = ir_max_hops(m);
+	int maxh = ir_route_max(m);
 	memset(f, 0, sizeof *f);
 	f->m = m;
 	f->x = x;

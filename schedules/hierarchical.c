@@ -741,7 +741,7 @@ static int cmp_u64(const void *a, const void *b)
 static int links_check(struct links *l, const ir_machine *nm, const ir_plan *t,
                        const int32_t *map, bool add, bool *clash)
 {
-	int hmax = ir_max_hops(nm);
+	int hmax = ir_route_max(nm);
 	int rc = 0;
 	*clash = false;
 	if (add && t->nphases > l->nph) {

@@ -171,7 +171,7 @@ struct rs {
 	                      transfers on each link in the phase its stamp
 	                      names; NULL where every capacity is 1 */
 	uint64_t nl;       /* RS_NL: ir_nlinks of the machine */
-	uint64_t *ra, *rb; /* route buffers, ir_max_hops entries each */
+	uint64_t *ra, *rb; /* route buffers, ir_route_max entries each */
 	int32_t *active;   /* rows with messages left, ascending */
 	int32_t nactive;
 };
@@ -473,7 +473,7 @@ static int irr_rs(const ir_machine *m, const ir_matrix *x, uint64_t seed,
 	if (link_aware && !(st.where = malloc(nnz * sizeof *st.where)))
 		goto out_free;
 	if (st.check_links) {
-		size_t hops = (size_t)ir_max_hops(m) + 1;
+		size_t hops = (size_t)ir_route_max(m) + 1;
 		uint64_t nl = ir_nlinks(m);
 		if (nl >= UINT32_MAX) { /* hints keep link ids in 32 bits */
 			rc = CCP_ERANGE;

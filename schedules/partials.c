@@ -22,7 +22,7 @@ static int cmp_u64(const void *a, const void *b)
 int sch_contended(const ir_plan *p)
 {
 	const ir_machine *m = &p->machine;
-	int hmax = ir_max_hops(m), rc = 0;
+	int hmax = ir_route_max(m), rc = 0;
 	uint64_t *ids = NULL, cap = 0;
 	for (uint32_t ph = 0; ph < p->nphases && rc == 0; ph++) {
 		const ir_phase *f = &p->phases[ph];

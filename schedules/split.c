@@ -349,7 +349,7 @@ int sch_split_contention(ir_plan *p)
 		return CCP_EINVAL;
 	if (p->ntransfers == 0)
 		goto out_flags;
-	int maxh = ir_max_hops(m);
+	int maxh = ir_route_max(m);
 	s.route = malloc(((size_t)(maxh > 0 ? maxh : 0) + 1) * sizeof *s.route);
 	s.cur = malloc(((size_t)(maxh > 0 ? maxh : 0) + 4) * sizeof *s.cur);
 	sub = malloc((size_t)p->ntransfers * sizeof *sub);

@@ -157,16 +157,14 @@ static int explain_view(const struct compiled *c, FILE *out, bool table)
 	int32_t n = m->nranks;
 	uint32_t *sends = calloc((size_t)n, sizeof *sends);
 	uint32_t *recvs = calloc((size_t)n, sizeof *recvs);
-	uint64_t *links = malloc(((size_t)ir_max_hops(m) + 1) * sizeof *links);
 	/* several ranks per node: network sends and receives per node */
 	bool nodes = ir_machine_has_nodes(m);
 	size_t nn = nodes ? (size_t)m->nnodes : 1;
 	uint32_t *nsends = calloc(nn, sizeof *nsends);
 	uint32_t *nrecvs = calloc(nn, sizeof *nrecvs);
-	if (!sends || !recvs || !links || !nsends || !nrecvs) {
+	if (!sends || !recvs || !nsends || !nrecvs) {
 		free(sends);
 		free(recvs);
-		free(links);
 		free(nsends);
 		free(nrecvs);
 		return CCP_ENOMEM;
@@ -217,7 +215,7 @@ static int explain_view(const struct compiled *c, FILE *out, bool table)
 		     t++) {
 			const ir_transfer *x = &p->transfers[t];
 			bytes += (uint64_t)x->bytes;
-			hops += (uint64_t)ir_route(m, x->src, x->dst, links);
+			hops += (uint64_t)ir_hops(m, x->src, x->dst);
 			if (++sends[x->src] > ms)
 				ms = sends[x->src];
 			if (++recvs[x->dst] > mr)
@@ -309,7 +307,6 @@ static int explain_view(const struct compiled *c, FILE *out, bool table)
 	fputc('\n', out);
 	free(sends);
 	free(recvs);
-	free(links);
 	free(nsends);
 	free(nrecvs);
 	return 0;

@@ -290,7 +290,7 @@ int show_phase_make(const ir_plan *p, uint32_t ph, struct show_phase *s,
 	const ir_phase *f = &p->phases[ph];
 	s->phase = ph;
 	s->ntransfers = f->ntransfers;
-	uint64_t *route = malloc(((size_t)ir_max_hops(m) + 1) * sizeof *route);
+	uint64_t *route = malloc(((size_t)ir_route_max(m) + 1) * sizeof *route);
 	size_t cap = 0;
 	struct use *use = NULL;
 	int rc = CCP_ENOMEM;
@@ -493,7 +493,7 @@ int show_slices_pick(const ir_plan *p, int phase, int32_t max_slices,
 	s->sends = calloc(t, sizeof *s->sends);
 	s->recvs = calloc(t, sizeof *s->recvs);
 	s->hops = calloc(t, sizeof *s->hops);
-	uint64_t *route = malloc(((size_t)ir_max_hops(m) + 1) * sizeof *route);
+	uint64_t *route = malloc(((size_t)ir_route_max(m) + 1) * sizeof *route);
 	rc = CCP_ENOMEM;
 	if (!s->which || !s->slot || !s->is_busy || !s->sends || !s->recvs ||
 	    !s->hops || !route) {

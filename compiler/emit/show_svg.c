@@ -545,7 +545,7 @@ static void legend(struct svg *v, double y)
 static int check_size(const ir_plan *p, int phase, char *err, size_t errlen)
 {
 	const ir_machine *m = &p->machine;
-	uint64_t *route = malloc(((size_t)ir_max_hops(m) + 1) * sizeof *route);
+	uint64_t *route = malloc(((size_t)ir_route_max(m) + 1) * sizeof *route);
 	if (!route) {
 		snprintf(err, errlen, "out of memory");
 		return CCP_ENOMEM;

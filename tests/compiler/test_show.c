@@ -201,8 +201,8 @@ static struct expect expect_phase(const ir_plan *p, uint32_t ph)
 	struct expect e = {0};
 	const ir_machine *m = &p->machine;
 	const ir_phase *f = &p->phases[ph];
-	uint64_t *route = malloc((size_t)(ir_max_hops(m) + 1) * sizeof *route);
-	size_t cap = (size_t)f->ntransfers * (size_t)(ir_max_hops(m) + 1) + 1;
+	uint64_t *route = malloc((size_t)(ir_route_max(m) + 1) * sizeof *route);
+	size_t cap = (size_t)f->ntransfers * (size_t)(ir_route_max(m) + 1) + 1;
 	struct use *u = malloc(cap * sizeof *u);
 	assert_non_null(route);
 	assert_non_null(u);

@@ -139,7 +139,8 @@ static int route_ranks(const ir_machine *m, int32_t src, int32_t dst,
 	int h = ir_route(m, src, dst, links), i;
 
 	assert_true(h >= 0);
-	assert_true(h <= ir_max_hops(m));
+	assert_true(h <= ir_route_max(m));
+	assert_int_equal(ir_hops(m, src, dst), h);
 	ranks[0] = src;
 	for (i = 0; i < h; i++) {
 		int32_t from = -1, to = -1;
@@ -748,7 +749,7 @@ static void test_torus_extent2(void **state)
 	m = torus(1, 2, 1, 1);
 	LINKS(&m, 0, 1, 0 * 2 + 0);
 	LINKS(&m, 1, 0, 1 * 2 + 0);
-	assert_int_equal(ir_max_hops(&m), 1);
+	assert_int_equal(ir_route_max(&m), 1);
 	/* 2 x 2 x 2: one hop per differing coordinate, x, y, z order */
 	m = torus(3, 2, 2, 2);
 	PATH(&m, 0, 7, 0, 1, 3, 7);
@@ -873,7 +874,7 @@ static int hpam_len(const ir_machine *m, int32_t s, int32_t d, int32_t *cross)
 
 /* Every pair of several HPAM machines: length as in 000 §2.3, exactly one
  * inter-level link between levels and at eq. 2's column chi, and the
- * longest route equal to ir_max_hops. */
+ * longest route equal to ir_route_max. */
 static void test_hpam_eq2_all_pairs(void **state)
 {
 	static const int shapes[][4] = {
@@ -919,7 +920,7 @@ static void test_hpam_eq2_all_pairs(void **state)
 				assert_int_equal(downs, s < n1 && d >= n1);
 			}
 		}
-		assert_int_equal(longest, ir_max_hops(&m));
+		assert_int_equal(longest, ir_route_max(&m));
 	}
 }
 
@@ -933,7 +934,7 @@ static void test_switch_routes(void **state)
 	LINKS(&m, 5, 3, 5 * 8 + 3);
 	PATH(&m, 7, 0, 7, 0);
 	assert_int_equal(ir_route(&m, 4, 4, links), 0);
-	assert_int_equal(ir_max_hops(&m), 1);
+	assert_int_equal(ir_route_max(&m), 1);
 }
 
 /* ---- properties over all pairs -------------------------------------- */
@@ -1015,7 +1016,7 @@ static void test_route_properties(void **state)
 		}
 		/* the bound is reached on every sample but a 1-rank switch */
 		if (m->topo != IR_SWITCH || m->nranks > 1)
-			assert_int_equal(longest, ir_max_hops(m));
+			assert_int_equal(longest, ir_route_max(m));
 		free(visit);
 	}
 }
@@ -1026,38 +1027,38 @@ static void test_max_hops(void **state)
 
 	(void)state;
 	m = mesh(3, 4, 3, 2);
-	assert_int_equal(ir_max_hops(&m), 3 + 2 + 1);
+	assert_int_equal(ir_route_max(&m), 3 + 2 + 1);
 	m = torus(3, 5, 4, 2);
-	assert_int_equal(ir_max_hops(&m), 2 + 2 + 1);
+	assert_int_equal(ir_route_max(&m), 2 + 2 + 1);
 	m = torus(2, 1, 6, 1);
-	assert_int_equal(ir_max_hops(&m), 3);
+	assert_int_equal(ir_route_max(&m), 3);
 	m = cube(7);
-	assert_int_equal(ir_max_hops(&m), 7);
+	assert_int_equal(ir_route_max(&m), 7);
 	/* 2x2 over 4x8: level 2 -> level 1 takes at most
 	 * c2 - f + r2 + r1 - 1 = 8 - 4 + 4 + 2 - 1 = 9 hops, but corner to
 	 * corner within level 2 takes c2 - 1 + r2 - 1 = 10 */
 	m = hpam(2, 2, 4, 8);
-	assert_int_equal(ir_max_hops(&m), 10);
+	assert_int_equal(ir_route_max(&m), 10);
 	/* 3x2 over 2x4, f = 2: the up route is the longest,
 	 * (1,3)2 -> (1,1)2 -> (0,1)2 -> (2,0)1 -> (0,0)1 = 2 + 1 + 1 + 2;
 	 * down takes 1 + 2 + 1 + 1, level 1 alone 3, level 2 alone 4 */
 	m = hpam(3, 2, 2, 4);
-	assert_int_equal(ir_max_hops(&m), 6);
+	assert_int_equal(ir_route_max(&m), 6);
 	PATH(&m, 13, 0, 13, 12, 11, 7, 4, 2, 0);
 	/* a tall level 1: between the levels, 1 + 7 + 1 + 0 either way */
 	m = hpam(8, 2, 1, 2);
-	assert_int_equal(ir_max_hops(&m), 9);
+	assert_int_equal(ir_route_max(&m), 9);
 	/* a tall level 2, f = 1: between the levels, down
 	 * c1 - 1 + r1 - 1 + 1 + r2 - 1 = 3 + 0 + 1 + 9 and up
 	 * c2 - f + r2 - 1 + 1 + r1 - 1 = 3 + 9 + 1 + 0, one more than
 	 * corner to corner in level 2 */
 	m = hpam(1, 4, 10, 4);
-	assert_int_equal(ir_max_hops(&m), 13);
+	assert_int_equal(ir_route_max(&m), 13);
 	/* a wide level 2 with one row: within level 2, c2 - 1 */
 	m = hpam(1, 1, 1, 64);
-	assert_int_equal(ir_max_hops(&m), 63);
+	assert_int_equal(ir_route_max(&m), 63);
 	m = sw(3);
-	assert_int_equal(ir_max_hops(&m), 1);
+	assert_int_equal(ir_route_max(&m), 1);
 }
 
 static void test_route_bad_rank(void **state)
@@ -1082,7 +1083,7 @@ static void test_large_machines(void **state)
 
 	(void)state;
 	m = torus(2, 256, 256, 1); /* 65,536 ranks */
-	assert_int_equal(ir_max_hops(&m), 256);
+	assert_int_equal(ir_route_max(&m), 256);
 	/* (0,0) -> (128,128): both ties, + way, 256 hops */
 	assert_int_equal(route_ranks(&m, 0, 128 + 128 * 256, ranks, links),
 	                 257);
@@ -1113,9 +1114,9 @@ static void test_large_machines(void **state)
 	                 960 + 255 + 1 + 3);
 	assert_int_equal(ranks[960], m.nranks - 1 - 960);
 	/* the longest is corner to corner within level 2 */
-	assert_int_equal(ir_max_hops(&m), 1023 + 255);
+	assert_int_equal(ir_route_max(&m), 1023 + 255);
 	assert_int_equal(route_ranks(&m, m.nranks - 1, 64, ranks, links) - 1,
-	                 ir_max_hops(&m));
+	                 ir_route_max(&m));
 
 	m = sw(IR_MAX_RANKS);
 	assert_int_equal(route_ranks(&m, IR_MAX_RANKS - 1, 0, ranks, links), 2);

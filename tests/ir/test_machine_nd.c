@@ -58,7 +58,7 @@ static void test_tofu_shape(void **state)
 	/* x, y, z, b wrap: 2 links each; a and c (extent 2) one each */
 	assert_int_equal(ir_degree(&m, 0), 2 + 2 + 2 + 1 + 2 + 1);
 	/* 12 + 11 + 12 + 1 + 1 + 1 */
-	assert_int_equal(ir_max_hops(&m), 38);
+	assert_int_equal(ir_route_max(&m), 38);
 	assert_int_equal(ir_nlinks(&m), (uint64_t)158976 * 12);
 	int c[IR_MAX_CUBE_DIM];
 	/* 23 + 24*(0 + 23*(0 + 24*(1 + 2*(2 + 3*1)))) = 145751 */
@@ -116,7 +116,7 @@ static void test_mixed_wrap_degree(void **state)
 	ir_machine m = grid(IR_TORUS, 2, d33, 1u, NULL, 1); /* x wraps */
 	assert_int_equal(ir_degree(&m, 0), 3); /* corner: 2 in x, 1 in y */
 	assert_int_equal(ir_degree(&m, 4), 4);
-	assert_int_equal(ir_max_hops(&m), 1 + 2);
+	assert_int_equal(ir_route_max(&m), 1 + 2);
 	/* (0,0) -> (2,2): x back round the ring (1 hop), y 2 hops */
 	uint64_t links[MAX_PATH];
 	assert_int_equal(ir_route(&m, 0, 8, links), 3);
@@ -157,7 +157,7 @@ static void test_all_routes(void **state)
 					                : abs(x - y);
 				}
 				assert_int_equal(h, want);
-				assert_true(h <= ir_max_hops(m));
+				assert_true(h <= ir_route_max(m));
 				for (int j = 0; j < h; j++) {
 					int32_t f = -1, t = -1;
 					assert_int_equal(

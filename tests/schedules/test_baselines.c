@@ -118,7 +118,7 @@ static struct t53 measure(const ir_plan *p, const ir_report *r)
 	struct t53 q = {r->phases, 0, 0,
 	                (double)r->hops / (double)r->transfers};
 	uint64_t *links =
-	        malloc((size_t)ir_max_hops(&p->machine) * sizeof *links + 1);
+	        malloc((size_t)ir_route_max(&p->machine) * sizeof *links + 1);
 	assert_non_null(links);
 	for (uint32_t k = 0; k < p->nphases; k++) {
 		int hmax = 0;

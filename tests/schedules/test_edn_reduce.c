@@ -88,7 +88,7 @@ static bool routes_reverse(const ir_machine *m, const ir_machine *mt,
 	uint64_t a[64], b[64];
 	int c[IR_MAX_CUBE_DIM], d[IR_MAX_CUBE_DIM] = {0};
 	int32_t T[512];
-	assert_true(mt->nranks <= 512 && ir_max_hops(m) <= 64);
+	assert_true(mt->nranks <= 512 && ir_route_max(m) <= 64);
 	for (int32_t u = 0; u < mt->nranks; u++) {
 		ir_coords(mt, u, c);
 		for (int i = 0; i < 3; i++) /* perm names 3 dimensions */

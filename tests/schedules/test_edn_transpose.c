@@ -68,7 +68,7 @@ static struct tally count_phase(const ir_plan *p, uint32_t ph)
 {
 	const ir_machine *m = &p->machine;
 	const ir_phase *f = &p->phases[ph];
-	int hmax = ir_max_hops(m), h = m->dims[0] / 2;
+	int hmax = ir_route_max(m), h = m->dims[0] / 2;
 	uint64_t *links =
 	        malloc((size_t)f->ntransfers * (size_t)hmax * sizeof *links);
 	int *nh = malloc((size_t)f->ntransfers * sizeof *nh);

@@ -44,7 +44,7 @@ static void test_numbering(void **state)
 	assert_int_equal(m.nnodes, 16);
 	assert_int_equal(m.nranks, 16);
 	assert_int_equal(ir_nlinks(&m), 48);
-	assert_int_equal(ir_max_hops(&m), 4);
+	assert_int_equal(ir_route_max(&m), 4);
 	assert_int_equal(ir_degree(&m, 5), 1);
 	/* host 6 up to leaf 1 (vertex 16 + 1) and back */
 	assert_int_equal(ir_link_ends(&m, 12, &a, &b), 0);
@@ -118,8 +118,17 @@ static void test_routes(void **state)
 				at = to;
 			}
 			assert_int_equal(at, b);
-			assert_true(h <= ir_max_hops(&t));
+			assert_true(h <= ir_route_max(&t));
+			assert_int_equal(ir_hops(&t, a, b), h);
+			/* host links first and last, up before down */
+			for (int k = 0; k < h; k++)
+				assert_int_equal(
+				        ir_link_class(&t, l[k]),
+				        k == 0 || k == h - 1 ? IR_LC_HOST
+				        : k < h / 2          ? IR_LC_UP
+				                             : IR_LC_DOWN);
 		}
+	assert_false(ir_routing_adapts(&t));
 }
 
 /* A level of two cables per link: one link id of capacity 2, which the
