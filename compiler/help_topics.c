@@ -76,7 +76,7 @@ static const char topic_input[] =
         "n-tree\n"
         "  routing      mesh, torus: xy (xyz in 3D) or dimension-order;\n"
         "               hypercube: e-cube; hpam: hpam-xy; switch: direct;\n"
-        "               fat_tree: d-mod-k (default) or s-mod-k\n"
+        "               fat_tree: d-mod-k (default), s-mod-k or adaptive\n"
         "  ports        all (default), one, or k: sends (and receives) per "
         "rank\n"
         "               and phase\n"

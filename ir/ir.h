@@ -42,6 +42,7 @@ typedef struct ir_transfer ir_transfer;
 typedef struct ir_phase ir_phase;
 typedef struct ir_plan ir_plan;
 typedef struct ir_report ir_report;
+typedef struct ir_class_load ir_class_load;
 typedef struct ir_selection ir_selection;
 typedef struct ir_iov ir_iov;
 typedef struct ir_op ir_op;
@@ -79,7 +80,8 @@ typedef struct ir_slice ir_slice;
 	  "two-level heterogeneous mesh hierarchy (000 §2.2)")                 \
 	X(SWITCH, "switch", IR_RT(DIRECT), "switch",                           \
 	  "fully connected: one direct link per ordered pair")                \
-	X(FAT_TREE, "fat_tree", IR_RT(D_MOD_K) | IR_RT(S_MOD_K), "fat tree",   \
+	X(FAT_TREE, "fat_tree", IR_RT(D_MOD_K) | IR_RT(S_MOD_K) |              \
+	  IR_RT(ADAPTIVE), "fat tree",                                         \
 	  "XGFT fat tree: hosts under 1-4 levels of switches")
 
 /* Routing functions: X(ENUM, name, comment).  The machine stores the one
@@ -92,7 +94,10 @@ typedef struct ir_slice ir_slice;
 	X(DIRECT, "direct", "switch: the direct link")                        \
 	X(D_MOD_K, "d-mod-k",                                                  \
 	  "fat tree: up port (dst / W(l-1)) mod w(l), then down (InfiniBand)") \
-	X(S_MOD_K, "s-mod-k", "fat tree: up port (src / W(l-1)) mod w(l)")
+	X(S_MOD_K, "s-mod-k", "fat tree: up port (src / W(l-1)) mod w(l)")   \
+	X(ADAPTIVE, "adaptive",                                                \
+	  "the network picks any shortest path per message (fat tree: any "    \
+	  "up port); a route is the set of links of every such path")
 
 enum ir_topo {
 #define X(e, name, routings, noun, comment) IR_##e,
@@ -491,6 +496,21 @@ struct ir_report {
 	                          over its capacity, rounded up */
 };
 
+/* The loads of one class of links over a plan (ir_class_loads): what
+ * `explain` reports for machines whose links differ (fat trees). */
+struct ir_class_load {
+	uint64_t links;    /* directed links of the class in the machine */
+	uint64_t capacity; /* their capacities (ir_link_capacity) summed */
+	uint64_t hops;     /* hops the plan's transfers take on the class */
+	uint32_t worst;    /* the busiest link of the class in its busiest
+	                      phase: load over capacity, rounded up; under an
+	                      adaptive routing the worst case over every
+	                      choice of paths, 0 if the class is unused */
+	double mean;       /* the busiest phase's hops on the class over the
+	                      class's capacity: each link's load if the
+	                      traffic were spread evenly over the class */
+};
+
 /* ---- lowered plan: per-rank operation lists ------------------------- */
 
 /* The buffers a rank's operations address. */
@@ -628,9 +648,13 @@ uint32_t ir_link_phases(const ir_machine *m, uint64_t link, uint64_t load);
  * through shared memory) unless the routing adapts (ir_routing_adapts).
  * links must hold ir_route_max(m) entries. */
 int ir_route(const ir_machine *m, int32_t src, int32_t dst, uint64_t *links);
+/* One path a message from src to dst may take, as ir_route writes it:
+ * the route itself, or under an adaptive routing the deterministic path
+ * it adapts from (fat tree: d-mod-k), which has the length and the link
+ * classes of every allowed path.  links may be NULL to only count. */
+int ir_path(const ir_machine *m, int32_t src, int32_t dst, uint64_t *links);
 /* Hops of the path a message from src to dst takes (0 inside a node,
- * CCP_EINVAL for a rank outside the machine).  Equal to ir_route's count
- * where the routing does not adapt. */
+ * CCP_EINVAL for a rank outside the machine): ir_path's count. */
 int ir_hops(const ir_machine *m, int32_t src, int32_t dst);
 /* Whether the routing may send a message on any of several paths.  Then
  * ir_route gives the union of the links of every allowed path, so that
@@ -699,6 +723,11 @@ void ir_plan_trim(ir_plan *p);
  * rule fails (r->message says which), or CCP_ENOMEM. */
 int ir_verify(const ir_plan *p, ir_report *r);
 void ir_report_fini(ir_report *r);
+/* Per class of links (enum ir_link_class), the links, their load in the
+ * busiest phase under the plan's routing (worst case if it adapts) and
+ * the mean load (struct ir_class_load).  CCP_ERANGE past 2^28 link ids,
+ * where counting them would cost more than the plan. */
+int ir_class_loads(const ir_plan *p, ir_class_load out[IR_NLINK_CLASSES]);
 /* The lower bound alone (fills the lb_* fields of r).  The degree and
  * link terms hold only for direct plans (every block sent by its origin
  * to its destination), and only when the plan does not allow node

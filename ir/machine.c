@@ -384,6 +384,47 @@ static int route_tree(const ir_machine *m, int32_t src, int32_t dst,
 	return k;
 }
 
+/* Adaptive fat-tree routing: every shortest path climbs to a common
+ * ancestor at level top and comes down.  Going up from level l-1, any
+ * of the W[l-1] level-(l-1) ancestors of src may be reached and any of
+ * their w_l ports taken: W[l] links, the vertices low + W[l-1] * (src /
+ * M[l-1]).  Coming down to level l-1, the ancestors of dst are reached
+ * from any of their parents: W[l] links again.  Every level-top ancestor
+ * of src is one of dst, so each of these links lies on some path. */
+static int route_tree_set(const ir_machine *m, int32_t src, int32_t dst,
+                          uint64_t *links)
+{
+	struct xgft t;
+	int top = 0, k = 0;
+
+	xgft_shape(m, &t);
+	for (int i = 1; i <= t.h; i++)
+		if (xgft_digit(&t, 0, src, i) != xgft_digit(&t, 0, dst, i))
+			top = i;
+	for (int l = 1; l <= top; l++) {
+		int64_t S = t.W[l - 1], high = src / t.M[l - 1];
+		for (int64_t low = 0; low < S; low++)
+			for (int64_t p = 0; p < t.w[l]; p++)
+				k = put(links, k,
+				        t.link_off[l] +
+				                2u * (uint64_t)((low + S * high) *
+				                                        t.w[l] +
+				                                p));
+	}
+	for (int l = top; l >= 1; l--) {
+		int64_t S = t.W[l - 1], high = dst / t.M[l - 1];
+		for (int64_t low = 0; low < S; low++)
+			for (int64_t b = 0; b < t.w[l]; b++)
+				k = put(links, k,
+				        t.link_off[l] +
+				                2u * (uint64_t)((low + S * high) *
+				                                        t.w[l] +
+				                                b) +
+				                1u);
+	}
+	return k;
+}
+
 /* The level of a fat-tree link id (< ir_nlinks). */
 static int xgft_link_level(const struct xgft *t, uint64_t link)
 {
@@ -503,11 +544,15 @@ int ir_machine_check(ir_machine *m, char *err, size_t errlen)
 	    !(allowed & (1u << m->routing))) {
 		char list[128] = "";
 		size_t at = 0;
+		int left = 0;
 		for (int r = 0; r < IR_NROUTINGS; r++)
+			left += (allowed >> r) & 1u;
+		for (int r = 0, k = 0; r < IR_NROUTINGS; r++)
 			if ((allowed & (1u << r)) && at < sizeof list)
-				at += (size_t)snprintf(list + at, sizeof list - at,
-				                       "%s%s", at ? " or " : "",
-				                       ir_routing_name(r));
+				at += (size_t)snprintf(
+				        list + at, sizeof list - at, "%s%s",
+				        k++ == 0 ? "" : k == left ? " or " : ", ",
+				        ir_routing_name(r));
 		if ((unsigned)m->routing < IR_NROUTINGS)
 			set_err(err, errlen,
 			        "routing must be %s for topology %s, got %s",
@@ -948,8 +993,17 @@ int ir_route_max(const ir_machine *m)
 			h = up;
 		return h;
 	}
-	case IR_FAT_TREE:
-		return 2 * m->ndims;
+	case IR_FAT_TREE: {
+		struct xgft t;
+		int64_t set = 0;
+
+		if (!ir_routing_adapts(m))
+			return 2 * m->ndims;
+		xgft_shape(m, &t);
+		for (int l = 1; l <= t.h; l++)
+			set += 2 * t.W[l];
+		return set > INT32_MAX ? INT32_MAX : (int)set;
+	}
 	case IR_SWITCH:
 	default:
 		return 1;
@@ -1114,6 +1168,8 @@ static int route_nodes(const ir_machine *m, int32_t src, int32_t dst,
 	case IR_ROUTE_D_MOD_K:
 	case IR_ROUTE_S_MOD_K:
 		return route_tree(m, src, dst, links);
+	case IR_ROUTE_ADAPTIVE:
+		return route_tree_set(m, src, dst, links);
 	case IR_ROUTE_DIRECT:
 	default:
 		return put(links, 0,
@@ -1132,19 +1188,28 @@ int ir_route(const ir_machine *m, int32_t src, int32_t dst, uint64_t *links)
 	return src == dst ? 0 : route_nodes(m, src, dst, links);
 }
 
-/* Hops of the path a message takes: the route's length, counted
- * without writing it. */
-int ir_hops(const ir_machine *m, int32_t src, int32_t dst)
+/* One path of the route: under adaptive routing on a fat tree, the
+ * d-mod-k path (route_tree takes every key but s-mod-k's as d-mod-k). */
+int ir_path(const ir_machine *m, int32_t src, int32_t dst, uint64_t *links)
 {
-	return ir_route(m, src, dst, NULL);
+	if (!ir_routing_adapts(m))
+		return ir_route(m, src, dst, links);
+	if (src < 0 || src >= m->nranks || dst < 0 || dst >= m->nranks)
+		return CCP_EINVAL;
+	src = ir_node_of(m, src);
+	dst = ir_node_of(m, dst);
+	return src == dst ? 0 : route_tree(m, src, dst, links);
 }
 
-/* No routing of today's machines chooses among paths yet: every route
- * is one path. */
+/* Hops of the path a message takes, counted without writing it. */
+int ir_hops(const ir_machine *m, int32_t src, int32_t dst)
+{
+	return ir_path(m, src, dst, NULL);
+}
+
 bool ir_routing_adapts(const ir_machine *m)
 {
-	(void)m;
-	return false;
+	return m->routing == IR_ROUTE_ADAPTIVE;
 }
 
 /* Ends of a mesh or torus link, or CCP_EINVAL where the neighbour is

@@ -13,6 +13,7 @@
 #    and the cache commands work;
 #  - compare ranks the candidates, auto takes the first, simulate runs;
 #  - show refuses a fat tree with its reason, explain and compare work;
+#    explain reports loads by link class under adaptive routing;
 #  - the memory limit (CCPLAN_MAX_MEMORY, --max-memory) refuses an input
 #    before building it, on every command that compiles; a YAML file over
 #    256 MiB is refused by its size;
@@ -78,6 +79,15 @@ grep -q '^machine     fat_tree XGFT(2; 8,4; 1,4), d-mod-k routing' <("$ccplan" e
 "$ccplan" compare "$here/cli/fat-tree-allreduce.yaml" >"$tmp/out" 2>/dev/null &&
 	grep -q '^1   ' "$tmp/out" && grep -q ' ring ' "$tmp/out" && ok ||
 	bad "compare on a fat tree: $(cat "$tmp/out")"
+
+# adaptive routing: explain reports loads by class of links, the busiest
+# as a worst case over every choice of paths
+sed 's/routing: d-mod-k/routing: adaptive/' "$here/cli/fat-tree-allreduce.yaml" >"$tmp/ft-adaptive.yaml"
+"$ccplan" explain "$tmp/ft-adaptive.yaml" >"$tmp/out" 2>/dev/null &&
+	grep -q '^links       class    links   hops  busiest  mean   (busiest: worst case over every choice of paths)' "$tmp/out" &&
+	grep -q '^            up          16    504        1  0.25$' "$tmp/out" &&
+	grep -q '^machine     fat_tree XGFT(2; 8,4; 1,4), adaptive routing' "$tmp/out" && ok ||
+	bad "explain by link class under adaptive routing: $(tail -5 "$tmp/out")"
 
 # 3. damaged plans
 plan="$tmp/mesh16-broadcast.ccp"

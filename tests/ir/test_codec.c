@@ -1198,7 +1198,7 @@ static void test_fat_tree_record(void **state)
 	/* past the table: refused before the shape is looked at */
 	expect_resealed(img, len, g + 0, IR_NTOPOS, -1, "bad plan: ");
 	expect_resealed(img, len, g + 4, IR_ROUTE_DIRECT, -1,
-	                "routing must be d-mod-k or s-mod-k for topology "
+	                "routing must be d-mod-k, s-mod-k or adaptive for topology "
 	                "fat_tree");
 	expect_resealed(img, len, g + 8, 5, -1, "do not give 16 ranks");
 	expect_resealed(img, len, g + 8, 1, -1, "do not give 16 ranks");
