@@ -333,6 +333,10 @@ static int check_machine(const ir_machine *m, char *err, size_t errlen)
 		if (m->ndims == 1)
 			n = m->dims[0];
 		break;
+	case IR_GRAPH: /* its hosts (the graph record's own checks ran) */
+		if (m->ndims == 1 && m->graph && m->dims[0] == m->graph->nhosts)
+			n = m->dims[0];
+		break;
 	}
 	if (m->ranks_per_node > 1 && m->ranks_per_node <= IR_MAX_RANKS)
 		n *= m->ranks_per_node;

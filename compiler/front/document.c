@@ -267,8 +267,10 @@ int front_parse_machine(const char *name, const char *text, size_t len,
 	rc = parse_text(name ? name : "<string>", "", text ? text : "", len,
 	                parse_machine_root, &in, d);
 	if (rc == 0) {
-		*m = in.machine; /* the placement map's reference moves too */
+		*m = in.machine; /* the placement map's and graph's
+		                    references move too */
 		in.machine.place = NULL;
+		in.machine.graph = NULL;
 	}
 	front_input_fini(&in);
 	return rc;
@@ -412,5 +414,7 @@ void front_input_fini(struct front_input *in)
 {
 	ir_place_release(in->machine.place);
 	in->machine.place = NULL;
+	ir_graph_release(in->machine.graph);
+	in->machine.graph = NULL;
 	ir_comm_fini(&in->comm);
 }
