@@ -552,7 +552,7 @@ static int graph_check_cables(ir_graph *g, int64_t *bad, char *err,
 		set_err(err, errlen,
 		        "cable %" PRId64 " joins vertex %d and %d again "
 		        "(parallel cables are one cable with a width)",
-		        *bad, (int)lo, (int)hi);
+		        *bad, (int)g->cables[*bad].a, (int)g->cables[*bad].b);
 		goto out;
 	}
 	rc = 0;
