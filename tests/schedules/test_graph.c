@@ -468,6 +468,157 @@ static void test_large(void **state)
 	ir_graph_release(g.graph);
 }
 
+/* ---- generators ------------------------------------------------------ */
+
+/* A 4x4 torus as a graph of host-to-host cables (a direct network). */
+static ir_machine torus_graph(enum ir_routing r, int ports)
+{
+	struct ir_cable c[32];
+	int k = 0;
+	for (int y = 0; y < 4; y++)
+		for (int x = 0; x < 4; x++) {
+			int v = x + 4 * y;
+			c[k++] = (struct ir_cable){v, (x + 1) % 4 + 4 * y, 1, DEF,
+			                           NAN, NAN};
+			c[k++] = (struct ir_cable){v, x + 4 * ((y + 1) % 4), 1,
+			                           DEF, NAN, NAN};
+		}
+	return tu_graph(16, 0, c, 32, r, ports);
+}
+
+/* 12 hosts, three on each of 4 switches in a ring of double cables with
+ * one chord: no tree, no grid. */
+static ir_machine odd_graph(enum ir_routing r, int ports)
+{
+	struct ir_cable c[17];
+	int k = 0;
+	for (int h = 0; h < 12; h++)
+		c[k++] = (struct ir_cable){h, 12 + h % 4, 1, DEF, NAN, NAN};
+	for (int s = 0; s < 4; s++)
+		c[k++] = (struct ir_cable){12 + s, 12 + (s + 1) % 4, 2, DEF, NAN,
+		                           NAN};
+	c[k++] = (struct ir_cable){12, 14, 1, DEF, NAN, NAN};
+	return tu_graph(12, 4, c, (uint32_t)k, r, ports);
+}
+
+/* m with rpn ranks per node placed as place (the graph stays m's). */
+static ir_machine with_nodes(ir_machine m, int rpn, enum ir_placement place)
+{
+	char err[256];
+	m.ranks_per_node = rpn;
+	m.placement = place;
+	if (ir_machine_check(&m, err, sizeof err) != 0)
+		fail_msg("%s", err);
+	return m;
+}
+
+#define NGRAPHS 9
+
+/* Every generator whose domain names graphs applies to some of them and
+ * its plans pass the verifier on every graph it applies to, with
+ * contention allowed and forbidden (then within every link's capacity):
+ * fat trees, a torus and an irregular network written as graphs, under
+ * shortest and adaptive routing, one- and all-port, with one and two
+ * ranks per node. */
+static void test_generators(void **state)
+{
+	(void)state;
+	static const int m44[] = {4, 4}, w12[] = {1, 2};
+	ir_machine t = tu_fat_tree(2, m44, w12, NULL, 1, IR_ROUTE_D_MOD_K,
+	                           IR_PORTS_ALL);
+	ir_machine gs[NGRAPHS];
+	const char *names[NGRAPHS];
+	int n = 0, claiming = 0;
+	names[n] = "XGFT(2;4,4;1,2) shortest";
+	gs[n++] = tree_as_graph(&t, IR_ROUTE_SHORTEST);
+	names[n] = "XGFT(2;4,4;1,2) adaptive";
+	gs[n++] = tree_as_graph(&t, IR_ROUTE_ADAPTIVE);
+	names[n] = "4x4 torus graph";
+	gs[n++] = torus_graph(IR_ROUTE_SHORTEST, IR_PORTS_ALL);
+	names[n] = "4x4 torus graph, one port";
+	gs[n++] = torus_graph(IR_ROUTE_SHORTEST, 1);
+	names[n] = "odd graph";
+	gs[n++] = odd_graph(IR_ROUTE_SHORTEST, IR_PORTS_ALL);
+	names[n] = "odd graph adaptive, one port";
+	gs[n++] = odd_graph(IR_ROUTE_ADAPTIVE, 1);
+	names[n] = "XGFT(2;4,4;1,2) of 2-rank nodes";
+	gs[n++] = with_nodes(tree_as_graph(&t, IR_ROUTE_SHORTEST), 2,
+	                     IR_PLACE_BLOCK);
+	names[n] = "odd graph of 2-rank nodes, cyclic";
+	gs[n++] = with_nodes(odd_graph(IR_ROUTE_SHORTEST, IR_PORTS_ALL), 2,
+	                     IR_PLACE_CYCLIC);
+	names[n] = "odd graph adaptive of 2-rank nodes";
+	gs[n++] = with_nodes(odd_graph(IR_ROUTE_ADAPTIVE, IR_PORTS_ALL), 2,
+	                     IR_PLACE_BLOCK);
+	assert_int_equal(n, NGRAPHS);
+	for (int k = 0; sch_generators[k]; k++) {
+		const struct sch_generator *g = sch_generators[k];
+		if (!(g->domain.topos & SCH_T(IR_GRAPH)))
+			continue;
+		claiming++;
+		int tried = 0;
+		for (int i = 0; i < n; i++) {
+			const ir_machine *m = &gs[i];
+			for (int cl = 0; cl < IR_NCOLLS; cl++) {
+				if (!(g->domain.colls & SCH_C(cl)))
+					continue;
+				ir_comm c = tu_comm((enum ir_coll)cl,
+				                    m->nranks > 5 ? 5 : 0,
+				                    8 * (int64_t)m->nranks);
+				c.dtype = IR_DT_DOUBLE;
+				c.op = IR_OP_SUM;
+				c.seed = 11;
+				if (cl == IR_IRREGULAR) {
+					c.matrix = ir_matrix_regular(m->nranks, 3,
+					                             64, 7);
+					assert_non_null(c.matrix);
+				}
+				if (sch_applies(g, m, &c, NULL, 0) != 0) {
+					ir_comm_fini(&c);
+					continue;
+				}
+				for (int forbid = 0; forbid < 2; forbid++) {
+					struct sch_options o = {0};
+					ir_plan p;
+					ir_report r;
+					o.forbid_contention = forbid;
+					o.seed = 3;
+					int rc = sch_generate(g, m, &c, &o, &p);
+					if (rc == CCP_ENOTAPPLY && forbid)
+						continue; /* cannot split */
+					if (rc)
+						fail_msg("%s %s on %s: %d", g->name,
+						         ir_coll_name(c.coll),
+						         names[i], rc);
+					rc = ir_verify(&p, &r);
+					if (rc)
+						fail_msg("%s %s on %s%s: %s",
+						         g->name,
+						         ir_coll_name(c.coll),
+						         names[i],
+						         forbid ? " (forbid)" : "",
+						         r.message);
+					if (forbid) {
+						assert_int_equal(p.flags, 0);
+						assert_true(r.max_link_load <= 1);
+					}
+					tried++;
+					ir_report_fini(&r);
+					ir_plan_fini(&p);
+				}
+				ir_comm_fini(&c);
+			}
+		}
+		print_message("%s: %d verified plans\n", g->name, tried);
+		assert_true(tried > 0);
+	}
+	print_message("%d generators claim graphs\n", claiming);
+	assert_true(claiming >= 20);
+	for (int i = 0; i < n; i++)
+		if (i == 0 || gs[i].graph != gs[i - 1].graph)
+			ir_graph_release(gs[i].graph);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -478,6 +629,7 @@ int main(void)
 	        cmocka_unit_test(test_refused),
 	        cmocka_unit_test(test_fat_tree_alike),
 	        cmocka_unit_test(test_large),
+	        cmocka_unit_test(test_generators),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
