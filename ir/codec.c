@@ -1619,12 +1619,13 @@ static int rd_graph(struct ibuf *r, uint64_t rem, ir_machine *m, char *err,
 		    isinf(c[i].bandwidth) ||
 		    !(c[i].latency >= 0 || isnan(c[i].latency)) ||
 		    isinf(c[i].latency)) {
+			rc = fail(err, errlen, CCP_EFORMAT,
+			          "bad plan: graph cable %" PRIu32
+			          ": class %" PRIu32 ", bandwidth %g, "
+			          "latency %g",
+			          i, cls, c[i].bandwidth, c[i].latency);
 			free(c);
-			return fail(err, errlen, CCP_EFORMAT,
-			            "bad plan: graph cable %" PRIu32
-			            ": class %" PRIu32 ", bandwidth %g, "
-			            "latency %g",
-			            i, cls, c[i].bandwidth, c[i].latency);
+			return rc;
 		}
 	}
 	m->graph = ir_graph_new(nhosts, nswitches, c, ncables, &rc, &bad, why,
