@@ -413,4 +413,5 @@ void front_input_fini(struct front_input *in)
 	ir_place_release(in->machine.place);
 	in->machine.place = NULL;
 	ir_comm_fini(&in->comm);
+	hostlist_fini(&in->hosts);
 }
