@@ -65,6 +65,7 @@ static const char topic_input[] =
         "  node_ports   all (default), one, or k: network sends (and "
         "receives) per\n"
         "               node and phase\n"
+        "  hosts        node names in node order: \"n[0-15],login\"\n"
         "  levels       hpam: [{rows, cols}, {rows, cols}], level 1 then "
         "level 2,\n"
         "               each optionally with c_send, c_recv and copy; "

@@ -417,4 +417,5 @@ void front_input_fini(struct front_input *in)
 	ir_graph_release(in->machine.graph);
 	in->machine.graph = NULL;
 	ir_comm_fini(&in->comm);
+	hostlist_fini(&in->hosts);
 }

@@ -135,6 +135,14 @@ int tree_get_str(struct ctx *x, uint32_t v, const char *path, size_t max,
  * YAML file's directory. */
 int tree_get_path(struct ctx *x, uint32_t v, const char *key,
                   char path[FRONT_PATH_MAX]);
+/* Host names at v, a hostlist string ("n[0-15],login") or a sequence
+ * of them, appended to h, at most max names in h: 0, or CCP_EPARSE at
+ * the column of the fault (a name listed twice when h is unique, a bad
+ * bracket, too many names), CCP_ENOMEM.  path names the key.  With tell,
+ * more than max names return CCP_ERANGE without a message, for the
+ * caller to say what the limit is. */
+int tree_get_hostlist(struct ctx *x, uint32_t v, const char *path, int32_t max,
+                      bool tell, struct hostlist *h);
 /* What reading the file named at v returned (front_read_matrix's
  * codes): CCP_EIO and CCP_EINVAL, whose message has no position, are
  * reported at v; the rest as they are. */
