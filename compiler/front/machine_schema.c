@@ -31,13 +31,14 @@ enum {
 	MK_PLACEMENT,
 	MK_NODE_PORTS,
 	MK_HOSTS,
+	MK_GRAPH,
 	MK_N
 };
 static const char *const machine_keys[MK_N] = {
         "topology",  "dims",           "dimension", "ranks",
         "levels",    "routing",        "ports",     "cost",
         "wrap",      "order",          "ranks_per_node",
-        "placement", "node_ports",     "hosts",
+        "placement", "node_ports",     "hosts",     "graph",
 };
 
 /* The key that gives the size of each topology. */
@@ -45,6 +46,7 @@ static const int shape_key[] = {
         [IR_MESH] = MK_DIMS,           [IR_TORUS] = MK_DIMS,
         [IR_HYPERCUBE] = MK_DIMENSION, [IR_HPAM] = MK_LEVELS,
         [IR_SWITCH] = MK_RANKS,        [IR_FAT_TREE] = MK_LEVELS,
+        [IR_GRAPH] = MK_GRAPH,
 };
 
 /* The nodes of the machine mapping, kept for placing the messages of
@@ -788,7 +790,9 @@ int machine_schema_parse(struct ctx *x, uint32_t v, ir_machine *m)
 	m->topo = (enum ir_topo)topo;
 	m->routing = ir_topo_default_routing(m->topo);
 	sk = shape_key[topo];
-	for (int j = MK_DIMS; j <= MK_LEVELS; j++) {
+	for (int j = MK_DIMS; j <= MK_GRAPH; j++) {
+		if (j > MK_LEVELS && j < MK_GRAPH)
+			continue; /* not a size */
 		if (j != sk && k->key[j] != NONE)
 			return tree_err_at(
 			        x, k->key[j],
@@ -823,6 +827,9 @@ int machine_schema_parse(struct ctx *x, uint32_t v, ir_machine *m)
 		break;
 	case IR_FAT_TREE:
 		rc = parse_tree(x, k->val[sk], m, &mn);
+		break;
+	case IR_GRAPH: /* its hosts are machine.hosts, or it counts them */
+		rc = graph_schema_parse(x, k->val[sk], k->val[MK_HOSTS], m);
 		break;
 	case IR_HPAM:
 	default:
@@ -862,7 +869,8 @@ int machine_schema_parse(struct ctx *x, uint32_t v, ir_machine *m)
 		                   err[0] ? err : "invalid machine");
 	if ((rc = check_lone_node(x, k, m)) < 0)
 		return rc;
-	if (k->val[MK_HOSTS] != NONE && (rc = parse_hosts(x, k, m)) < 0)
+	if (k->val[MK_HOSTS] != NONE && m->topo != IR_GRAPH &&
+	    (rc = parse_hosts(x, k, m)) < 0)
 		return rc;
 	if (k->val[MK_PLACEMENT] != NONE &&
 	    x->v[k->val[MK_PLACEMENT]].kind != YN_SCALAR)

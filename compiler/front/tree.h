@@ -103,6 +103,7 @@ struct key_names {
 	const char *const *names;
 	size_t count;
 };
+extern const struct key_names graph_schema_keys, graph_schema_link_keys;
 extern const struct key_names machine_schema_keys, machine_schema_level_keys,
         machine_schema_tree_keys, machine_schema_cost_keys, comm_schema_keys, comm_schema_gen_keys;
 
@@ -160,6 +161,11 @@ int tree_missing(struct ctx *x, uint32_t m, const char *path, const char *key,
 
 /* machine_schema.c: the machine mapping at node v into *m. */
 int machine_schema_parse(struct ctx *x, uint32_t v, ir_machine *m);
+/* graph_schema.c: a graph machine's graph at node v (machine.graph),
+ * its hosts named by machine.hosts at node hosts (NONE: graph.hosts
+ * counts them), into m->graph (one reference). */
+int graph_schema_parse(struct ctx *x, uint32_t v, uint32_t hosts,
+                       ir_machine *m);
 /* comm_schema.c: the communication mapping at node v, for machine m. */
 int comm_schema_parse(struct ctx *x, uint32_t v, const ir_machine *m,
                       ir_comm *c);

@@ -166,10 +166,10 @@ static void test_adaptive_loads(void **state)
 	        {7, 2, 1, DEF, NAN, NAN}, {7, 3, 1, DEF, NAN, NAN}};
 	ir_comm c = tu_comm(IR_ALLTOALL, 0, 8);
 	for (int adapt = 0; adapt < 2; adapt++) {
-		ir_machine m = tu_graph(4, 4, sq, 8,
-		                        adapt ? IR_ROUTE_ADAPTIVE
-		                              : IR_ROUTE_SHORTEST,
-		                        IR_PORTS_ALL);
+		ir_machine m =
+		        tu_graph(4, 4, sq, 8,
+		                 adapt ? IR_ROUTE_ADAPTIVE : IR_ROUTE_SHORTEST,
+		                 IR_PORTS_ALL);
 		ir_plan p;
 		ir_report r;
 		ir_plan_init(&p, &m, &c, "hand");
@@ -222,7 +222,8 @@ static void test_capacity(void **state)
 		assert_int_equal(ir_plan_phase(&p), 0);
 		for (int32_t s = 0; s < 3 + four; s++) {
 			ir_block b = {s, 4 + s};
-			assert_int_equal(ir_plan_add(&p, s, 4 + s, &b, 1, 0), 0);
+			assert_int_equal(ir_plan_add(&p, s, 4 + s, &b, 1, 0),
+			                 0);
 		}
 		int rc = ir_verify(&p, &r);
 		assert_int_equal(r.max_link_load, four ? 2 : 1);
@@ -250,12 +251,12 @@ static void test_refused(void **state)
 
 #define REFUSE(nh, ns, n, at, words)                                           \
 	do {                                                                   \
-		g = ir_graph_new(nh, ns, c, n, &rc, &bad, err, sizeof err);   \
+		g = ir_graph_new(nh, ns, c, n, &rc, &bad, err, sizeof err);    \
 		assert_null(g);                                                \
 		assert_int_equal(rc, CCP_EINVAL);                              \
 		assert_int_equal(bad, at);                                     \
 		if (!strstr(err, words))                                       \
-			fail_msg("'%s' lacks '%s'", err, words);              \
+			fail_msg("'%s' lacks '%s'", err, words);               \
 	} while (0)
 
 	memcpy(c, diamond, sizeof diamond);
@@ -323,8 +324,8 @@ static ir_machine tree_as_graph(const ir_machine *t, enum ir_routing r)
 	assert_non_null(c);
 	for (uint64_t l = 0; l < n; l += 2) {
 		assert_int_equal(ir_link_ends(t, l, &a, &b), 0);
-		c[l / 2] = (struct ir_cable){a, b, ir_link_capacity(t, l), DEF,
-		                             NAN, NAN};
+		c[l / 2] = (struct ir_cable){a,   b,   ir_link_capacity(t, l),
+		                             DEF, NAN, NAN};
 		nv = a + 1 > nv ? a + 1 : nv;
 		nv = b + 1 > nv ? b + 1 : nv;
 	}
@@ -334,8 +335,8 @@ static ir_machine tree_as_graph(const ir_machine *t, enum ir_routing r)
 	return m;
 }
 
-static const int m44[] = {4, 4}, w12[] = {1, 2}, w14[] = {1, 4},
-                 w11[] = {1, 1}, c12[] = {1, 2};
+static const int m44[] = {4, 4}, w12[] = {1, 2}, w14[] = {1, 4}, w11[] = {1, 1},
+                 c12[] = {1, 2};
 
 /* A two-level fat tree written as a graph: every route is the tree's
  * d-mod-k route, link for link (the tie rule is d-mod-k there), so every
@@ -345,8 +346,10 @@ static void test_fat_tree_alike(void **state)
 {
 	(void)state;
 	ir_machine trees[3] = {
-	        tu_fat_tree(2, m44, w12, NULL, 1, IR_ROUTE_D_MOD_K, IR_PORTS_ALL),
-	        tu_fat_tree(2, m44, w14, NULL, 1, IR_ROUTE_D_MOD_K, IR_PORTS_ALL),
+	        tu_fat_tree(2, m44, w12, NULL, 1, IR_ROUTE_D_MOD_K,
+	                    IR_PORTS_ALL),
+	        tu_fat_tree(2, m44, w14, NULL, 1, IR_ROUTE_D_MOD_K,
+	                    IR_PORTS_ALL),
 	        tu_fat_tree(2, m44, w11, c12, 1, IR_ROUTE_D_MOD_K, 1)};
 	uint64_t a[8], b[8];
 	int plans = 0;
@@ -380,7 +383,8 @@ static void test_fat_tree_alike(void **state)
 				c.op = IR_OP_SUM;
 				c.seed = 11;
 				if (cl == IR_IRREGULAR)
-					c.matrix = ir_matrix_regular(16, 3, 64, 7);
+					c.matrix =
+					        ir_matrix_regular(16, 3, 64, 7);
 				if (sch_applies(gen, t, &c, NULL, 0) != 0) {
 					ir_comm_fini(&c);
 					continue;
@@ -389,14 +393,16 @@ static void test_fat_tree_alike(void **state)
 				ir_plan p;
 				ir_report r1, r2;
 				o.seed = 3;
-				assert_int_equal(sch_generate(gen, t, &c, &o, &p), 0);
+				assert_int_equal(
+				        sch_generate(gen, t, &c, &o, &p), 0);
 				int rc1 = ir_verify(&p, &r1);
 				ir_machine keep = p.machine;
 				p.machine = g; /* the plan, on the graph */
 				int rc2 = ir_verify(&p, &r2);
 				p.machine = keep;
 				assert_int_equal(rc1, rc2);
-				assert_int_equal(r1.max_link_load, r2.max_link_load);
+				assert_int_equal(r1.max_link_load,
+				                 r2.max_link_load);
 				assert_int_equal(r1.lb_phases, r2.lb_phases);
 				plans++;
 				ir_report_fini(&r1);
@@ -418,8 +424,8 @@ static void test_large(void **state)
 {
 	(void)state;
 	static const int m3[] = {16, 16, 16}, w3[] = {1, 16, 16};
-	ir_machine t = tu_fat_tree(3, m3, w3, NULL, 1, IR_ROUTE_D_MOD_K,
-	                           IR_PORTS_ALL);
+	ir_machine t =
+	        tu_fat_tree(3, m3, w3, NULL, 1, IR_ROUTE_D_MOD_K, IR_PORTS_ALL);
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ir_machine g = tree_as_graph(&t, IR_ROUTE_SHORTEST);
@@ -478,10 +484,10 @@ static ir_machine torus_graph(enum ir_routing r, int ports)
 	for (int y = 0; y < 4; y++)
 		for (int x = 0; x < 4; x++) {
 			int v = x + 4 * y;
-			c[k++] = (struct ir_cable){v, (x + 1) % 4 + 4 * y, 1, DEF,
-			                           NAN, NAN};
-			c[k++] = (struct ir_cable){v, x + 4 * ((y + 1) % 4), 1,
-			                           DEF, NAN, NAN};
+			c[k++] = (struct ir_cable){
+			        v, (x + 1) % 4 + 4 * y, 1, DEF, NAN, NAN};
+			c[k++] = (struct ir_cable){
+			        v, x + 4 * ((y + 1) % 4), 1, DEF, NAN, NAN};
 		}
 	return tu_graph(16, 0, c, 32, r, ports);
 }
@@ -495,8 +501,8 @@ static ir_machine odd_graph(enum ir_routing r, int ports)
 	for (int h = 0; h < 12; h++)
 		c[k++] = (struct ir_cable){h, 12 + h % 4, 1, DEF, NAN, NAN};
 	for (int s = 0; s < 4; s++)
-		c[k++] = (struct ir_cable){12 + s, 12 + (s + 1) % 4, 2, DEF, NAN,
-		                           NAN};
+		c[k++] = (struct ir_cable){
+		        12 + s, 12 + (s + 1) % 4, 2, DEF, NAN, NAN};
 	c[k++] = (struct ir_cable){12, 14, 1, DEF, NAN, NAN};
 	return tu_graph(12, 4, c, (uint32_t)k, r, ports);
 }
@@ -569,8 +575,8 @@ static void test_generators(void **state)
 				c.op = IR_OP_SUM;
 				c.seed = 11;
 				if (cl == IR_IRREGULAR) {
-					c.matrix = ir_matrix_regular(m->nranks, 3,
-					                             64, 7);
+					c.matrix = ir_matrix_regular(m->nranks,
+					                             3, 64, 7);
 					assert_non_null(c.matrix);
 				}
 				if (sch_applies(g, m, &c, NULL, 0) != 0) {
@@ -587,7 +593,8 @@ static void test_generators(void **state)
 					if (rc == CCP_ENOTAPPLY && forbid)
 						continue; /* cannot split */
 					if (rc)
-						fail_msg("%s %s on %s: %d", g->name,
+						fail_msg("%s %s on %s: %d",
+						         g->name,
 						         ir_coll_name(c.coll),
 						         names[i], rc);
 					rc = ir_verify(&p, &r);
@@ -596,11 +603,13 @@ static void test_generators(void **state)
 						         g->name,
 						         ir_coll_name(c.coll),
 						         names[i],
-						         forbid ? " (forbid)" : "",
+						         forbid ? " (forbid)"
+						                : "",
 						         r.message);
 					if (forbid) {
 						assert_int_equal(p.flags, 0);
-						assert_true(r.max_link_load <= 1);
+						assert_true(r.max_link_load <=
+						            1);
 					}
 					tried++;
 					ir_report_fini(&r);
