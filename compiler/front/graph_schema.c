@@ -271,10 +271,17 @@ static int parse_graph_map(struct ctx *x, uint32_t v, struct gparse *g,
 		return tree_err_at(x, g->at[bad], "%s.links: %s - %s: %s", P,
 		                   an, bn, why);
 	}
-	return tree_err_at(x, v,
-	                   "%s: %s (hosts are numbered from 0 in the "
-	                   "order named)",
-	                   P, why);
+	/* name the hosts of "host A cannot reach host B" */
+	int ha, hb;
+	if (sscanf(why, "host %d cannot reach host %d", &ha, &hb) == 2 &&
+	    ha >= 0 && ha < g->hosts->count && hb >= 0 &&
+	    hb < g->hosts->count)
+		return tree_err_at(x, v,
+		                   "%s: host %s cannot reach host %s: the "
+		                   "graph is not connected",
+		                   P, hostlist_name(g->hosts, ha),
+		                   hostlist_name(g->hosts, hb));
+	return tree_err_at(x, v, "%s: %s", P, why);
 }
 
 /* graph: {file: NAME}: the same mapping as the root of another YAML file,

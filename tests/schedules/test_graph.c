@@ -24,6 +24,8 @@
 #include "sched.h"
 #include "support.h"
 
+#include "claims.h"
+
 #define DEF IR_CABLE_CLASS_DEFAULT
 
 /* Hosts 0..3; switches A = 4, B = 5, C = 6, D = 7.  Host 0 hangs from A,
@@ -557,70 +559,7 @@ static void test_generators(void **state)
 	gs[n++] = with_nodes(odd_graph(IR_ROUTE_ADAPTIVE, IR_PORTS_ALL), 2,
 	                     IR_PLACE_BLOCK);
 	assert_int_equal(n, NGRAPHS);
-	for (int k = 0; sch_generators[k]; k++) {
-		const struct sch_generator *g = sch_generators[k];
-		if (!(g->domain.topos & SCH_T(IR_GRAPH)))
-			continue;
-		claiming++;
-		int tried = 0;
-		for (int i = 0; i < n; i++) {
-			const ir_machine *m = &gs[i];
-			for (int cl = 0; cl < IR_NCOLLS; cl++) {
-				if (!(g->domain.colls & SCH_C(cl)))
-					continue;
-				ir_comm c = tu_comm((enum ir_coll)cl,
-				                    m->nranks > 5 ? 5 : 0,
-				                    8 * (int64_t)m->nranks);
-				c.dtype = IR_DT_DOUBLE;
-				c.op = IR_OP_SUM;
-				c.seed = 11;
-				if (cl == IR_IRREGULAR) {
-					c.matrix = ir_matrix_regular(m->nranks,
-					                             3, 64, 7);
-					assert_non_null(c.matrix);
-				}
-				if (sch_applies(g, m, &c, NULL, 0) != 0) {
-					ir_comm_fini(&c);
-					continue;
-				}
-				for (int forbid = 0; forbid < 2; forbid++) {
-					struct sch_options o = {0};
-					ir_plan p;
-					ir_report r;
-					o.forbid_contention = forbid;
-					o.seed = 3;
-					int rc = sch_generate(g, m, &c, &o, &p);
-					if (rc == CCP_ENOTAPPLY && forbid)
-						continue; /* cannot split */
-					if (rc)
-						fail_msg("%s %s on %s: %d",
-						         g->name,
-						         ir_coll_name(c.coll),
-						         names[i], rc);
-					rc = ir_verify(&p, &r);
-					if (rc)
-						fail_msg("%s %s on %s%s: %s",
-						         g->name,
-						         ir_coll_name(c.coll),
-						         names[i],
-						         forbid ? " (forbid)"
-						                : "",
-						         r.message);
-					if (forbid) {
-						assert_int_equal(p.flags, 0);
-						assert_true(r.max_link_load <=
-						            1);
-					}
-					tried++;
-					ir_report_fini(&r);
-					ir_plan_fini(&p);
-				}
-				ir_comm_fini(&c);
-			}
-		}
-		print_message("%s: %d verified plans\n", g->name, tried);
-		assert_true(tried > 0);
-	}
+	claiming = claims_verify(IR_GRAPH, gs, names, n);
 	print_message("%d generators claim graphs\n", claiming);
 	assert_true(claiming >= 20);
 	for (int i = 0; i < n; i++)
