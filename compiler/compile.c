@@ -127,6 +127,8 @@ static double mean_hops(const ir_machine *m)
 		       1;
 	case IR_FAT_TREE: /* most pairs meet at the top */
 		return 2.0 * m->ndims;
+	case IR_GRAPH: /* at most: the diameter, or an adaptive union */
+		return ir_route_max(m);
 	case IR_SWITCH:
 		break;
 	}
@@ -146,6 +148,14 @@ static double max_degree(const ir_machine *m)
 		return 4.0 + m->levels[1][1] / m->levels[0][1];
 	case IR_FAT_TREE: /* a host's uplinks */
 		return (double)m->dims[IR_MAX_TREE] * m->levels[0][0];
+	case IR_GRAPH: {
+		int deg = 0;
+		for (int32_t v = 0; v < m->nnodes; v++) {
+			int k = ir_degree(m, ir_node_rank(m, v, 0));
+			deg = k > deg ? k : deg;
+		}
+		return deg;
+	}
 	case IR_SWITCH:
 		break;
 	}

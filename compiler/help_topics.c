@@ -47,7 +47,8 @@ static const char topic_input[] =
         "  seed         0 to 2^63-1, for randomised schedulers\n"
         "\n"
         "machine\n"
-        "  topology     mesh, torus, hypercube, hpam, switch or fat_tree\n"
+        "  topology     mesh, torus, hypercube, hpam, switch, fat_tree or "
+        "graph\n"
         "  dims         mesh, torus: [x], [x, y], [x, y, z] ... 8 extents "
         "(x y z a b\n"
         "               c d e); at most 2^24 nodes\n"
@@ -65,6 +66,13 @@ static const char topic_input[] =
         "  node_ports   all (default), one, or k: network sends (and "
         "receives) per\n"
         "               node and phase\n"
+        "  hosts        node names in node order: \"n[0-15],login\"\n"
+        "  graph        graph: {switches: \"s[0-3]\", links: [[s0, "
+        "\"n[0-15]\"], {ends:\n"
+        "               [A, B], width, bandwidth, latency, class}, ...]}, "
+        "hosts: N\n"
+        "               without machine.hosts; or {file: NAME} holding "
+        "them\n"
         "  levels       hpam: [{rows, cols}, {rows, cols}], level 1 then "
         "level 2,\n"
         "               each optionally with c_send, c_recv and copy; "
@@ -76,7 +84,8 @@ static const char topic_input[] =
         "n-tree\n"
         "  routing      mesh, torus: xy (xyz in 3D) or dimension-order;\n"
         "               hypercube: e-cube; hpam: hpam-xy; switch: direct;\n"
-        "               fat_tree: d-mod-k (default), s-mod-k or adaptive\n"
+        "               fat_tree: d-mod-k (default), s-mod-k or adaptive;\n"
+        "               graph: shortest (default) or adaptive\n"
         "  ports        all (default), one, or k: sends (and receives) per "
         "rank\n"
         "               and phase\n"
@@ -85,7 +94,11 @@ static const char topic_input[] =
         "               (receive overhead), beta_sat, tau, phi, lambda,\n"
         "               combine (per byte of a reduction's combining),\n"
         "               shm_alpha, shm_beta (a transfer inside a node)\n"
-        "\n"
+        "\n";
+
+/* The rest of topic_input (one string would pass the 4095 bytes a C
+ * compiler must support). */
+static const char topic_input_comm[] =
         "communication: a collective...\n"
         "  collective   broadcast, scatter, gather, reduce, alltoall, "
         "transpose,\n"
@@ -335,6 +348,7 @@ int help_topic_print(const char *topic, FILE *out)
 {
 	if (strcmp(topic, "input-format") == 0) {
 		fputs(topic_input, out);
+		fputs(topic_input_comm, out);
 	} else if (strcmp(topic, "plan-format") == 0) {
 		fputs(topic_plan, out);
 	} else if (strcmp(topic, "algorithms") == 0) {

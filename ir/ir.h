@@ -35,6 +35,7 @@
 typedef struct ir_cost ir_cost;
 typedef struct ir_machine ir_machine;
 typedef struct ir_place ir_place;
+typedef struct ir_graph ir_graph;
 typedef struct ir_matrix ir_matrix;
 typedef struct ir_comm ir_comm;
 typedef struct ir_block ir_block;
@@ -57,6 +58,9 @@ typedef struct ir_slice ir_slice;
 #define IR_MAX_SEGMENTS 65536    /* segments of a pipelined message */
 #define IR_NAME_MAX 32           /* algorithm and preset names */
 #define IR_MAX_TREE 4            /* switch levels of a fat tree */
+#define IR_MAX_CABLES (1 << 30)  /* cables of a graph: link ids < 2^31 */
+#define IR_MAX_GRAPH_TABLE (INT64_C(1) << 27) /* vertices x hosts of a
+                                    graph: its distance table, 256 MiB */
 
 /* ---- machine model -------------------------------------------------- */
 
@@ -67,7 +71,7 @@ typedef struct ir_slice ir_slice;
  * that lists names follows. */
 
 /* Topologies: X(ENUM, name, routings it allows (IR_RT bits; the first
- * listed in enum ir_routing is the default), noun (in "X needs a mesh or
+ * listed in enum ir_routing, adaptive aside, is the default), noun (in "X needs a mesh or
  * torus"), comment) */
 #define IR_RT(r) (1u << IR_ROUTE_##r)
 #define IR_TOPOLOGIES(X)                                                       \
@@ -82,7 +86,9 @@ typedef struct ir_slice ir_slice;
 	  "fully connected: one direct link per ordered pair")                \
 	X(FAT_TREE, "fat_tree", IR_RT(D_MOD_K) | IR_RT(S_MOD_K) |              \
 	  IR_RT(ADAPTIVE), "fat tree",                                         \
-	  "XGFT fat tree: hosts under 1-4 levels of switches")
+	  "XGFT fat tree: hosts under 1-4 levels of switches")                 \
+	X(GRAPH, "graph", IR_RT(SHORTEST) | IR_RT(ADAPTIVE), "graph",          \
+	  "any network: hosts, switches and cables (struct ir_graph)")
 
 /* Routing functions: X(ENUM, name, comment).  The machine stores the one
  * the input chose, and ir_route dispatches on it. */
@@ -97,7 +103,10 @@ typedef struct ir_slice ir_slice;
 	X(S_MOD_K, "s-mod-k", "fat tree: up port (src / W(l-1)) mod w(l)")   \
 	X(ADAPTIVE, "adaptive",                                                \
 	  "the network picks any shortest path per message (fat tree: any "    \
-	  "up port); a route is the set of links of every such path")
+	  "up port); a route is the set of links of every such path")         \
+	X(SHORTEST, "shortest",                                                \
+	  "graph: a shortest path, next hop number (dst mod count) among "     \
+	  "the equal ones")
 
 enum ir_topo {
 #define X(e, name, routings, noun, comment) IR_##e,
@@ -217,6 +226,8 @@ struct ir_machine {
 	ir_place *place;  /* IR_PLACE_MAP: where each rank sits; NULL
 	                     otherwise.  Shared by the copies of a machine:
 	                     a plan and an input each hold a reference. */
+	ir_graph *graph;  /* IR_GRAPH: its hosts, switches and cables; NULL
+	                     otherwise.  Shared like place. */
 };
 
 /* A placement given rank by rank.  A rank's position is
@@ -230,6 +241,47 @@ struct ir_place {
 	int32_t n;       /* ranks */
 	int32_t *pos;    /* [n]: the position of each rank */
 	int32_t *rank;   /* [n]: the rank at each position */
+};
+
+/* A cable of a graph machine: both directions between two vertices,
+ * directed link ids 2c (a -> b) and 2c + 1 (b -> a) for cable c. */
+struct ir_cable {
+	int32_t a, b;     /* its ends: vertex ids, hosts 0..nhosts-1 (the
+	                     machine's nodes) then switches */
+	int32_t width;    /* parallel cables behind it, >= 1 */
+	uint8_t cls;      /* enum ir_link_class of both directions;
+	                     IR_CABLE_CLASS_DEFAULT: host for a cable that
+	                     touches a host, local otherwise (ir_graph_new
+	                     resolves it) */
+	double bandwidth; /* bytes per second of one cable; NaN: the
+	                     smallest the graph gives (1 if none does) */
+	double latency;   /* seconds; NaN: not given (read as 0) */
+};
+#define IR_CABLE_CLASS_DEFAULT 0xff
+
+/* Any network as a graph (docs/machine-model.md, "Graphs").  Made once by
+ * ir_graph_new, with the tables routing reads, and never changed after:
+ * machines share it by reference. */
+struct ir_graph {
+	uint32_t refs;        /* references (ir_graph_retain, _release);
+	                         not atomic, like ir_place */
+	int32_t nhosts;       /* H: vertices 0..H-1, the machine's nodes */
+	int32_t nswitches;    /* vertices H..H+nswitches-1 */
+	int32_t nverts;       /* nhosts + nswitches */
+	uint32_t ncables;     /* directed link ids 0..2*ncables-1 */
+	struct ir_cable *cables; /* [ncables], bandwidths and classes
+	                         resolved; in the order given */
+	int32_t *cap;         /* [ncables]: capacity of both directions,
+	                         width x bandwidth / the smallest bandwidth */
+	uint32_t *out_off;    /* [nverts + 1]: vertex v's outgoing link ids
+	                         are out[out_off[v] .. out_off[v + 1]) */
+	uint32_t *out;        /* [2 * ncables], increasing within a vertex */
+	uint16_t *dist;       /* [nhosts * nverts]: hops from vertex v to
+	                         host h at dist[h * nverts + v];
+	                         UINT16_MAX where h is out of reach */
+	int diameter;         /* the longest host-to-host distance */
+	int union_max;        /* most links an adaptive route may hold: a
+	                         bound (docs/machine-model.md, "Graphs") */
 };
 
 /* ---- communication -------------------------------------------------- */
@@ -609,6 +661,20 @@ ir_place *ir_place_from_nodes(const int32_t *node, int32_t n, int32_t nnodes,
 /* Take and drop a reference (NULL is ignored); the last release frees. */
 void ir_place_retain(ir_place *p);
 void ir_place_release(ir_place *p);
+/* A graph of nhosts hosts, nswitches switches and the given cables
+ * (copied): checks every cable (ends in range and distinct, no second
+ * cable between the same two vertices, width >= 1, bandwidth > 0 and a
+ * whole multiple of the smallest once times the width, class) and that
+ * every host reaches every other, then builds the distance tables.  A
+ * new ir_graph holding one reference, or NULL with *rc CCP_EINVAL (the
+ * message in err; *bad the index of the offending cable, or -1 when no
+ * one cable is at fault) or CCP_ENOMEM. */
+ir_graph *ir_graph_new(int32_t nhosts, int32_t nswitches,
+                       const struct ir_cable *cables, uint32_t ncables,
+                       int *rc, int64_t *bad, char *err, size_t errlen);
+/* Take and drop a reference (NULL is ignored); the last release frees. */
+void ir_graph_retain(ir_graph *g);
+void ir_graph_release(ir_graph *g);
 /* Network transfers a node may send (and receive) in one phase:
  * node_ports, or its degree (one per network link) under IR_PORTS_ALL;
  * 0 for a node with no link. */
@@ -635,7 +701,8 @@ int ir_route_max(const ir_machine *m);
 uint64_t ir_nlinks(const ir_machine *m);
 /* How many transfers a directed link carries in one phase without
  * contention: the number of parallel cables behind the id (a fat tree's
- * levels give it), 1 on every other machine.  Everything that counts
+ * levels give it; a graph's cable its width x bandwidth / the graph's
+ * smallest bandwidth), 1 on every other machine.  Everything that counts
  * link load (verifier, lower bound, splitter, simulator, schedulers)
  * compares against this one number. */
 int ir_link_capacity(const ir_machine *m, uint64_t link);
@@ -674,7 +741,8 @@ bool ir_machine_replicates(const ir_machine *m);
 bool ir_link_replicates(const ir_machine *m, uint64_t link);
 /* The two nodes a directed link joins (ranks, with one rank per node);
  * on a fat tree the two vertices, hosts 0..nnodes-1 (= nodes) and then
- * the switches level by level (docs/machine-model.md); CCP_EINVAL for
+ * the switches level by level (docs/machine-model.md), and on a graph
+ * its vertices (hosts, then switches); CCP_EINVAL for
  * an unused id. */
 int ir_link_ends(const ir_machine *m, uint64_t link, int32_t *from, int32_t *to);
 

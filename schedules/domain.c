@@ -177,6 +177,7 @@ static int max_degree(const ir_machine *m)
 	case IR_FAT_TREE: /* every host has the same uplinks */
 		return ir_degree(m, 0);
 	case IR_HPAM:
+	case IR_GRAPH:
 		break;
 	}
 	for (int32_t r = 0; r < m->nranks; r++) {
@@ -248,6 +249,11 @@ void sch_describe(const ir_machine *m, char *buf, size_t len)
 			    m->levels[i / 2][i % 2]);
 		break;
 	}
+	case IR_GRAPH:
+		say(&w, "graph of %d hosts, %d switches and %u cables",
+		    (int)m->graph->nhosts, (int)m->graph->nswitches,
+		    m->graph->ncables);
+		break;
 	}
 	if (ir_machine_has_nodes(m))
 		say(&w, " of %d-rank nodes", (int)m->ranks_per_node);

@@ -1075,7 +1075,7 @@ const struct sch_generator sch_hierarchical = {
                             SCH_C(IR_ALLGATHER),
                    .topos = SCH_T(IR_MESH) | SCH_T(IR_TORUS) |
                             SCH_T(IR_HYPERCUBE) | SCH_T(IR_SWITCH) |
-                            SCH_T(IR_FAT_TREE),
+                            SCH_T(IR_FAT_TREE) | SCH_T(IR_GRAPH),
                    .takes = SCH_TAKES_ALL,
                    .where = "of nodes with several ranks",
                    .fits = hier_fits},

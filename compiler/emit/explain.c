@@ -57,6 +57,11 @@ void explain_machine(const ir_machine *m, char *buf, size_t len)
 			snprintf(shape + o, sizeof shape - (size_t)o, ")");
 		break;
 	}
+	case IR_GRAPH:
+		snprintf(shape, sizeof shape, "of %d hosts, %d switches, %u cables",
+		         (int)m->graph->nhosts, (int)m->graph->nswitches,
+		         m->graph->ncables);
+		break;
 	}
 	char ports[32];
 	if (m->ports == IR_PORTS_ALL)

@@ -31,10 +31,30 @@ static void put_string(FILE *out, const char *s, size_t max)
 	fputc('"', out);
 }
 
+/* ,"switches":S,"cables":[[a,b,width,bandwidth,latency,class],...]: a
+ * graph's cables in their order, ends as vertex ids (hosts, then
+ * switches), latency null where the input gave none. */
+static void put_graph(FILE *out, const ir_graph *g)
+{
+	fprintf(out, ",\"switches\":%d,\"cables\":[", (int)g->nswitches);
+	for (uint32_t i = 0; i < g->ncables; i++) {
+		const struct ir_cable *c = &g->cables[i];
+		fprintf(out, "%s[%d,%d,%d,%.17g,", i ? "," : "", (int)c->a,
+		        (int)c->b, (int)c->width, c->bandwidth);
+		if (isnan(c->latency))
+			fputs("null", out);
+		else
+			fprintf(out, "%.17g", c->latency == 0 ? 0.0 : c->latency);
+		fprintf(out, ",\"%s\"]", ir_link_class_names[c->cls]);
+	}
+	fputc(']', out);
+}
+
 /* "topology":{"kind":...,"dims":[...]}: extents for mesh and torus, the
  * dimension for a hypercube, the two levels' rows and columns for HPAM,
  * the port count for a switch, the down-degree of each level for a fat
- * tree (with "up" and "width" beside). */
+ * tree (with "up" and "width" beside), the hosts of a graph (with its
+ * switches and cables beside). */
 static void put_topology(FILE *out, const ir_machine *m)
 {
 	int dims[IR_MAX_DIMS > 4 ? IR_MAX_DIMS : 4], n = 0;
@@ -60,6 +80,9 @@ static void put_topology(FILE *out, const ir_machine *m)
 		for (n = 0; n < m->ndims && n < IR_MAX_TREE; n++)
 			dims[n] = m->dims[n];
 		break;
+	case IR_GRAPH: /* its hosts; switches and cables follow */
+		dims[n++] = m->graph->nhosts;
+		break;
 	}
 	fputs("\"topology\":{\"kind\":", out);
 	put_string(out, ir_topo_name(m->topo), SIZE_MAX);
@@ -78,6 +101,8 @@ static void put_topology(FILE *out, const ir_machine *m)
 			        m->levels[i / 2][i % 2]);
 		fputc(']', out);
 	}
+	if (m->topo == IR_GRAPH)
+		put_graph(out, m->graph);
 	/* the keys of issue 18, only where they are not the default */
 	if (m->topo == IR_TORUS && m->wrap != (1u << m->ndims) - 1u) {
 		fputs(",\"wrap\":[", out);

@@ -30,13 +30,15 @@ enum {
 	MK_RANKS_PER_NODE,
 	MK_PLACEMENT,
 	MK_NODE_PORTS,
+	MK_HOSTS,
+	MK_GRAPH,
 	MK_N
 };
 static const char *const machine_keys[MK_N] = {
         "topology",  "dims",           "dimension", "ranks",
         "levels",    "routing",        "ports",     "cost",
         "wrap",      "order",          "ranks_per_node",
-        "placement", "node_ports",
+        "placement", "node_ports",     "hosts",     "graph",
 };
 
 /* The key that gives the size of each topology. */
@@ -44,6 +46,7 @@ static const int shape_key[] = {
         [IR_MESH] = MK_DIMS,           [IR_TORUS] = MK_DIMS,
         [IR_HYPERCUBE] = MK_DIMENSION, [IR_HPAM] = MK_LEVELS,
         [IR_SWITCH] = MK_RANKS,        [IR_FAT_TREE] = MK_LEVELS,
+        [IR_GRAPH] = MK_GRAPH,
 };
 
 /* The nodes of the machine mapping, kept for placing the messages of
@@ -680,6 +683,35 @@ static int parse_order(struct ctx *x, uint32_t v, ir_machine *m)
 	return 0;
 }
 
+/* hosts: the names of the machine's nodes in node order, a hostlist or a
+ * list of them (tree_get_hostlist), into x->in->hosts: as many names as
+ * nodes, none twice. */
+static int parse_hosts(struct ctx *x, const struct keys *k,
+                       const ir_machine *m)
+{
+	struct hostlist *h = &x->in->hosts;
+	int rc;
+
+	hostlist_init(h, true);
+	rc = tree_get_hostlist(x, k->val[MK_HOSTS], "machine.hosts",
+	                       m->nnodes, true, h);
+	if (rc < 0 && rc != CCP_ERANGE)
+		return rc;
+	if (rc == CCP_ERANGE || h->count != m->nnodes)
+		return tree_err_at(x, k->key[MK_HOSTS],
+		                   "machine.hosts: %s%d %s for the %d %s of "
+		                   "this machine (one name per node, in node "
+		                   "order)",
+		                   rc == CCP_ERANGE ? "more than " : "",
+		                   (int)(rc == CCP_ERANGE ? m->nnodes
+		                                          : h->count),
+		                   rc != CCP_ERANGE && h->count == 1 ? "name"
+		                                                     : "names",
+		                   (int)m->nnodes,
+		                   m->nnodes == 1 ? "node" : "nodes");
+	return 0;
+}
+
 /* Place a message of ir_machine_check at the value it names, if it
  * names one ("dims[1]", "levels[0][1]", "ports", "routing"). */
 static uint32_t machine_err_node(const struct machine_nodes *mn,
@@ -758,7 +790,9 @@ int machine_schema_parse(struct ctx *x, uint32_t v, ir_machine *m)
 	m->topo = (enum ir_topo)topo;
 	m->routing = ir_topo_default_routing(m->topo);
 	sk = shape_key[topo];
-	for (int j = MK_DIMS; j <= MK_LEVELS; j++) {
+	for (int j = MK_DIMS; j <= MK_GRAPH; j++) {
+		if (j > MK_LEVELS && j < MK_GRAPH)
+			continue; /* not a size */
 		if (j != sk && k->key[j] != NONE)
 			return tree_err_at(
 			        x, k->key[j],
@@ -793,6 +827,9 @@ int machine_schema_parse(struct ctx *x, uint32_t v, ir_machine *m)
 		break;
 	case IR_FAT_TREE:
 		rc = parse_tree(x, k->val[sk], m, &mn);
+		break;
+	case IR_GRAPH: /* its hosts are machine.hosts, or it counts them */
+		rc = graph_schema_parse(x, k->val[sk], k->val[MK_HOSTS], m);
 		break;
 	case IR_HPAM:
 	default:
@@ -831,6 +868,9 @@ int machine_schema_parse(struct ctx *x, uint32_t v, ir_machine *m)
 		return tree_err_at(x, machine_err_node(&mn, err), "machine: %s",
 		                   err[0] ? err : "invalid machine");
 	if ((rc = check_lone_node(x, k, m)) < 0)
+		return rc;
+	if (k->val[MK_HOSTS] != NONE && m->topo != IR_GRAPH &&
+	    (rc = parse_hosts(x, k, m)) < 0)
 		return rc;
 	if (k->val[MK_PLACEMENT] != NONE &&
 	    x->v[k->val[MK_PLACEMENT]].kind != YN_SCALAR)

@@ -559,6 +559,64 @@ int tree_get_str(struct ctx *x, uint32_t v, const char *path, size_t max,
 	return 0;
 }
 
+/* A hostlist fault at byte at of scalar v's text: at its column when
+ * the scalar is one line (plain, or quoted: one past the quote), else at
+ * the scalar. */
+static int hostlist_err(struct ctx *x, uint32_t v, const char *path,
+                        const struct hostlist_error *e)
+{
+	char src[sizeof x->d->source_line];
+	const char *s = text(x, v);
+	uint32_t line = x->v[v].line, col = x->v[v].col;
+
+	if (!x->v[v].block && !memchr(s, '\n', x->v[v].b) && e->at <= x->v[v].b)
+		col += (uint32_t)e->at + (x->v[v].plain ? 0u : 1u);
+	tree_line_of(x->buf, x->len, line, src, sizeof src);
+	front_diag(x->d, x->name, (int)line, (int)col, src, "%s: %s", path,
+	           e->why);
+	return CCP_EPARSE;
+}
+
+int tree_get_hostlist(struct ctx *x, uint32_t v, const char *path, int32_t max,
+                      bool tell, struct hostlist *h)
+{
+	struct hostlist_error e;
+	char p[FRONT_PATH_MAX / 4], b[64];
+	uint32_t n = x->v[v].kind == YN_SEQ ? x->v[v].a : 1;
+	uint32_t c = x->v[v].kind == YN_SEQ ? v + 1 : v;
+	int rc;
+
+	if (x->v[v].kind == YN_SEQ && n == 0)
+		return tree_err_at(x, v, "%s: expected host names, got an "
+		                   "empty list", path);
+	for (uint32_t i = 0; i < n; i++, c = next_of(x, c)) {
+		const char *s;
+		if (x->v[v].kind == YN_SEQ)
+			snprintf(p, sizeof p, "%s[%u]", path, (unsigned)i);
+		else
+			snprintf(p, sizeof p, "%s", path);
+		if (x->v[c].kind != YN_SCALAR || is_null(x, c))
+			return tree_err_at(x, c,
+			                   "%s: expected a hostlist such as "
+			                   "\"n[0-15]\"%s, got %s",
+			                   p,
+			                   x->v[v].kind == YN_SEQ
+			                           ? ""
+			                           : " or a list of them",
+			                   tree_desc(x, c, b, sizeof b));
+		if ((rc = tree_get_str(x, c, p, SIZE_MAX, &s)) < 0)
+			return rc;
+		rc = hostlist_expand(h, s, max, &e);
+		if (rc == CCP_ENOMEM)
+			return tree_err_nomem(x);
+		if (rc == CCP_ERANGE && tell)
+			return rc;
+		if (rc < 0)
+			return hostlist_err(x, c, p, &e);
+	}
+	return 0;
+}
+
 int tree_get_path(struct ctx *x, uint32_t v, const char *key,
                   char path[FRONT_PATH_MAX])
 {

@@ -103,6 +103,7 @@ struct key_names {
 	const char *const *names;
 	size_t count;
 };
+extern const struct key_names graph_schema_keys, graph_schema_link_keys;
 extern const struct key_names machine_schema_keys, machine_schema_level_keys,
         machine_schema_tree_keys, machine_schema_cost_keys, comm_schema_keys, comm_schema_gen_keys;
 
@@ -135,6 +136,14 @@ int tree_get_str(struct ctx *x, uint32_t v, const char *path, size_t max,
  * YAML file's directory. */
 int tree_get_path(struct ctx *x, uint32_t v, const char *key,
                   char path[FRONT_PATH_MAX]);
+/* Host names at v, a hostlist string ("n[0-15],login") or a sequence
+ * of them, appended to h, at most max names in h: 0, or CCP_EPARSE at
+ * the column of the fault (a name listed twice when h is unique, a bad
+ * bracket, too many names), CCP_ENOMEM.  path names the key.  With tell,
+ * more than max names return CCP_ERANGE without a message, for the
+ * caller to say what the limit is. */
+int tree_get_hostlist(struct ctx *x, uint32_t v, const char *path, int32_t max,
+                      bool tell, struct hostlist *h);
 /* What reading the file named at v returned (front_read_matrix's
  * codes): CCP_EIO and CCP_EINVAL, whose message has no position, are
  * reported at v; the rest as they are. */
@@ -152,6 +161,11 @@ int tree_missing(struct ctx *x, uint32_t m, const char *path, const char *key,
 
 /* machine_schema.c: the machine mapping at node v into *m. */
 int machine_schema_parse(struct ctx *x, uint32_t v, ir_machine *m);
+/* graph_schema.c: a graph machine's graph at node v (machine.graph),
+ * its hosts named by machine.hosts at node hosts (NONE: graph.hosts
+ * counts them), into m->graph (one reference). */
+int graph_schema_parse(struct ctx *x, uint32_t v, uint32_t hosts,
+                       ir_machine *m);
 /* comm_schema.c: the communication mapping at node v, for machine m. */
 int comm_schema_parse(struct ctx *x, uint32_t v, const ir_machine *m,
                       ir_comm *c);
