@@ -559,21 +559,22 @@ int tree_get_str(struct ctx *x, uint32_t v, const char *path, size_t max,
 	return 0;
 }
 
-/* A hostlist fault at byte at of scalar v's text: at its column when
- * the scalar is one line (plain, or quoted: one past the quote), else at
- * the scalar. */
-static int hostlist_err(struct ctx *x, uint32_t v, const char *path,
-                        const struct hostlist_error *e)
+int tree_err_in(struct ctx *x, uint32_t v, size_t at, const char *fmt, ...)
 {
+	char msg[sizeof x->d->message];
 	char src[sizeof x->d->source_line];
 	const char *s = text(x, v);
 	uint32_t line = x->v[v].line, col = x->v[v].col;
+	va_list ap;
 
-	if (!x->v[v].block && !memchr(s, '\n', x->v[v].b) && e->at <= x->v[v].b)
-		col += (uint32_t)e->at + (x->v[v].plain ? 0u : 1u);
+	if (x->v[v].kind == YN_SCALAR && !x->v[v].block &&
+	    !memchr(s, '\n', x->v[v].b) && at <= x->v[v].b)
+		col += (uint32_t)at + (x->v[v].plain ? 0u : 1u);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
 	tree_line_of(x->buf, x->len, line, src, sizeof src);
-	front_diag(x->d, x->name, (int)line, (int)col, src, "%s: %s", path,
-	           e->why);
+	front_diag(x->d, x->name, (int)line, (int)col, src, "%s", msg);
 	return CCP_EPARSE;
 }
 
@@ -612,7 +613,7 @@ int tree_get_hostlist(struct ctx *x, uint32_t v, const char *path, int32_t max,
 		if (rc == CCP_ERANGE && tell)
 			return rc;
 		if (rc < 0)
-			return hostlist_err(x, c, p, &e);
+			return tree_err_in(x, c, e.at, "%s: %s", p, e.why);
 	}
 	return 0;
 }

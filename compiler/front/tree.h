@@ -135,6 +135,11 @@ int tree_get_str(struct ctx *x, uint32_t v, const char *path, size_t max,
  * YAML file's directory. */
 int tree_get_path(struct ctx *x, uint32_t v, const char *key,
                   char path[FRONT_PATH_MAX]);
+/* A problem at byte at of scalar v's text: at its column when the
+ * scalar is one line (plain, or quoted: one past the quote; escapes are
+ * not counted), else at v.  Returns CCP_EPARSE. */
+int tree_err_in(struct ctx *x, uint32_t v, size_t at, const char *fmt, ...)
+        FRONT_PRINTF(4, 5);
 /* Host names at v, a hostlist string ("n[0-15],login") or a sequence
  * of them, appended to h, at most max names in h: 0, or CCP_EPARSE at
  * the column of the fault (a name listed twice when h is unique, a bad
