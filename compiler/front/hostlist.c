@@ -30,6 +30,7 @@ void hostlist_fini(struct hostlist *h)
 
 	tb_free(&h->chars);
 	free(h->off);
+	free(h->item);
 	free(h->slot);
 	hostlist_init(h, unique);
 }
@@ -128,6 +129,10 @@ int hostlist_add(struct hostlist *h, const char *s, size_t len, int32_t *first)
 		if (!off)
 			return CCP_ENOMEM;
 		h->off = off;
+		uint32_t *item = realloc(h->item, (size_t)cap * sizeof *item);
+		if (!item)
+			return CCP_ENOMEM;
+		h->item = item;
 		h->cap = cap;
 	}
 	if (tb_put(&h->chars, s, len) < 0 || tb_put(&h->chars, "", 1) < 0)
@@ -137,6 +142,7 @@ int hostlist_add(struct hostlist *h, const char *s, size_t len, int32_t *first)
 		return CCP_ENOMEM;
 	}
 	h->off[h->count] = (uint32_t)at;
+	h->item[h->count] = 0;
 	if (!h->slot[i]) /* a repeat keeps finding its first position */
 		h->slot[i] = h->count + 1;
 	h->count++;
@@ -383,6 +389,9 @@ static int expand_item(struct hostlist *h, const struct item *it, size_t at,
 			            NULL);
 		name[n] = '\0';
 		rc = hostlist_add(h, name, n, &first);
+		if (rc == 0)
+			h->item[h->count - 1] =
+			        at > UINT32_MAX ? UINT32_MAX : (uint32_t)at;
 		if (rc == CCP_EINVAL) {
 			char d[HOSTLIST_NAME_MAX + 48];
 			snprintf(d, sizeof d, "'%s' is listed twice", name);

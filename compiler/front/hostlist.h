@@ -27,6 +27,8 @@
 struct hostlist {
 	struct tbuf chars;  /* the names, each followed by its NUL */
 	uint32_t *off;      /* where name i starts in chars.p */
+	uint32_t *item;     /* where the item that gave name i starts in the
+	                       text of its hostlist_expand (0 if added) */
 	int32_t count, cap; /* names, and room in off */
 	int32_t *slot;      /* open-addressing table: index + 1, 0 empty */
 	uint32_t nslot;     /* its size, a power of two (0: none yet) */

@@ -8,6 +8,7 @@
 #ifndef CCP_FRONT_TREE_H
 #define CCP_FRONT_TREE_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -114,6 +115,13 @@ int tree_build(struct ctx *x);
  * "" past the end): what a diagnostic shows above its caret. */
 void tree_line_of(const char *buf, size_t len, uint32_t line, char *out,
                   size_t cap);
+/* Fill d with a problem at line:col (1-based; 0: no position) of the
+ * text buf (len bytes) of the file named file: the message from fmt and
+ * ap, the source line for the caret.  Returns CCP_EPARSE.  What every
+ * reader of the front end reports through (tree_err_at, slurm.c). */
+int tree_diag_v(struct diag *d, const char *file, const char *buf, size_t len,
+                uint32_t line, uint32_t col, const char *fmt, va_list ap)
+        FRONT_PRINTF(7, 0);
 int tree_err_at(struct ctx *x, uint32_t v, const char *fmt, ...)
         FRONT_PRINTF(3, 4);
 int tree_err_nomem(struct ctx *x);
@@ -136,6 +144,11 @@ int tree_get_str(struct ctx *x, uint32_t v, const char *path, size_t max,
  * YAML file's directory. */
 int tree_get_path(struct ctx *x, uint32_t v, const char *key,
                   char path[FRONT_PATH_MAX]);
+/* A problem at byte at of scalar v's text: at its column when the
+ * scalar is one line (plain, or quoted: one past the quote; escapes are
+ * not counted), else at v.  Returns CCP_EPARSE. */
+int tree_err_in(struct ctx *x, uint32_t v, size_t at, const char *fmt, ...)
+        FRONT_PRINTF(4, 5);
 /* Host names at v, a hostlist string ("n[0-15],login") or a sequence
  * of them, appended to h, at most max names in h: 0, or CCP_EPARSE at
  * the column of the fault (a name listed twice when h is unique, a bad

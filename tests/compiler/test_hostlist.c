@@ -252,6 +252,93 @@ static void test_machine_hosts(void **state)
 	}
 }
 
+/* placement: {nodes: ...}: ranks in blocks on the listed nodes, in list
+ * order; the same map as the list of node numbers; errors at the entry
+ * at fault. */
+static void test_place_nodes(void **state)
+{
+	struct front_input in, num;
+	struct diag d;
+	(void)state;
+	const char *fmt =
+	        "machine:\n"
+	        "  topology: switch\n"
+	        "  ranks: 8\n"
+	        "  ranks_per_node: 2\n"
+	        "  ports: one\n"
+	        "  hosts: \"n[1-4]\"\n"
+	        "  placement: %s\n"
+	        "communication: {collective: broadcast, root: 0, bytes: 8}\n";
+	char text[1024];
+	snprintf(text, sizeof text, fmt, "{nodes: \"n[3-4],n1,n2\"}");
+	assert_int_equal(
+	        front_parse_string("t.yaml", text, strlen(text), &in, &d), 0);
+	static const int32_t want[8] = {2, 2, 3, 3, 0, 0, 1, 1};
+	for (int32_t r = 0; r < 8; r++)
+		assert_int_equal(ir_node_of(&in.machine, r), want[r]);
+	/* a YAML list of hostlists means the same, and so does the list
+	 * of each rank's node number: one cache key */
+	uint8_t a[16], b[16];
+	assert_int_equal(front_input_hash(&in, a), 0);
+	front_input_fini(&in);
+	snprintf(text, sizeof text, fmt, "{nodes: [n3, n4, \"n[1-2]\"]}");
+	assert_int_equal(
+	        front_parse_string("t.yaml", text, strlen(text), &in, &d), 0);
+	assert_int_equal(front_input_hash(&in, b), 0);
+	assert_memory_equal(a, b, 16);
+	snprintf(text, sizeof text, fmt, "[2, 2, 3, 3, 0, 0, 1, 1]");
+	assert_int_equal(
+	        front_parse_string("t.yaml", text, strlen(text), &num, &d), 0);
+	assert_int_equal(front_input_hash(&num, b), 0);
+	assert_memory_equal(a, b, 16);
+	front_input_fini(&num);
+	front_input_fini(&in);
+
+	static const struct {
+		const char *place;
+		int col;
+		const char *msg;
+	} bad[] = {
+	        {"{nodes: \"n[1-3],n7\"}", 30,
+	         "machine.placement.nodes: no node 'n7' in machine.hosts"},
+	        {"{nodes: [n1, \"n[2-3,9]\"]}", 28,
+	         "machine.placement.nodes[1]: no node 'n9' in machine.hosts"},
+	        {"{nodes: \"n[1-3],n2\"}", 30,
+	         "machine.placement.nodes: host 'n2' is listed twice"},
+	        {"{nodes: \"n[1-3]\"}", 22,
+	         "machine.placement.nodes: 3 of the machine's 4 nodes; the "
+	         "plan is for every node (8 ranks = 4 nodes x 2 "
+	         "ranks_per_node), so the list must name all 4"},
+	        {"{nodes: \"n[1-4],x[1-9]\"}", 22,
+	         "machine.placement.nodes: more than 4 of the machine's 4 "
+	         "nodes"},
+	        {"{nodes: \"n[1-4]\", file: p.txt}", 15,
+	         "machine.placement: file and nodes are two ways"},
+	        {"{nodes: []}", 22,
+	         "machine.placement.nodes: expected node names"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		snprintf(text, sizeof text, fmt, bad[i].place);
+		int rc = front_parse_string("t.yaml", text, strlen(text), &in,
+		                            &d);
+		if (rc != CCP_EPARSE || d.line != 7 || d.column != bad[i].col ||
+		    !strstr(d.message, bad[i].msg))
+			fail_msg("case %zu: rc %d %d:%d %s; want 7:%d %s", i,
+			         rc, d.line, d.column, d.message, bad[i].col,
+			         bad[i].msg);
+	}
+	/* without hosts, names mean nothing */
+	const char *nohosts =
+	        "machine: {topology: switch, ranks: 4, placement: {nodes: "
+	        "\"n[0-3]\"}}\n"
+	        "communication: {collective: broadcast, root: 0, bytes: 8}\n";
+	assert_int_equal(
+	        front_parse_string("t.yaml", nohosts, strlen(nohosts), &in, &d),
+	        CCP_EPARSE);
+	assert_non_null(strstr(d.message, "which this machine does not have"));
+	assert_int_equal(d.column, 51);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -260,6 +347,7 @@ int main(void)
 	        cmocka_unit_test(test_index),
 	        cmocka_unit_test(test_ranged),
 	        cmocka_unit_test(test_machine_hosts),
+	        cmocka_unit_test(test_place_nodes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
