@@ -1227,6 +1227,16 @@ int sock_run(const struct run_opts *o)
 		for (int i = 0; i < j->n; i++)
 			if (j->r[i].spid > 0)
 				kill(-j->r[i].spid, SIGKILL);
+	/* ranks that all ended well without one connecting never used
+	 * the transport: each ran alone, which is rarely what was meant */
+	if (!j->failed && !j->interrupted && j->nhello == 0 && j->n > 1)
+		fprintf(stderr,
+		        "ccplan run: warning: none of the %d ranks connected "
+		        "to the launcher, so each ran alone: the program does "
+		        "not use the sockets transport "
+		        "(ccp_socket_transport, docs/sockets.md); an MPI "
+		        "program is started with mpirun\n",
+		        j->n);
 	if (j->exit_status >= 0)
 		rc = j->exit_status;
 	else if (j->interrupted)

@@ -613,7 +613,13 @@ launcher() {
 		[ "$(sort -u "$tmp"/key.* | grep -cE '^[0-9a-f]{64}$')" = 1 ] &&
 		[ "$(cat "$tmp"/key.* | wc -l)" = 3 ] && ok ||
 		bad "environment: $out; keys: $(cat "$tmp"/key.* 2>/dev/null | tr '\n' ' ')"
-	"$ccplan" run -n 4 true && ok || bad "ccplan run true: exit $?"
+	# a program that never uses the transport runs, rank by rank, and
+	# is told so; one rank alone is no surprise
+	"$ccplan" run -n 4 true 2>"$tmp/err" &&
+		grep -q "warning: none of the 4 ranks connected to the launcher, so each ran alone" "$tmp/err" &&
+		ok || bad "ccplan run true: exit $?, $(cat "$tmp/err")"
+	"$ccplan" run -n 1 true 2>"$tmp/err" && ! grep -q warning "$tmp/err" &&
+		ok || bad "ccplan run -n 1 true: $(cat "$tmp/err")"
 	"$ccplan" run -n 3 sh -c 'exit $((CCPLAN_RANK == 1 ? 5 : 0))' 2>/dev/null
 	rc=$?
 	[ "$rc" = 5 ] && ok || bad "a rank exiting 5: ccplan run exit $rc"
