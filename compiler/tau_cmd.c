@@ -41,15 +41,23 @@ static const char help_fit[] =
         "\n"
         "Fit T(L) = T_s + T_n*L to measured (bytes, time) rows by least "
         "squares\n"
-        "(001 §5.2) and print T_s, T_n, tau = T_n/T_s (eq. 5.2), R^2 and "
+        "(001 §5.2) and print T_s, T_n, tau = T_n/T_s (eq. 5.2), R^2, "
         "the\n"
-        "residual of every row.  The file: comma-separated, '#' comments, "
-        "an\n"
-        "optional header naming the columns (bytes, size, length or L; "
-        "us, time,\n"
-        "latency, ns, ms, s, or a name ending in _us, _ns, _ms, _s); "
-        "without a\n"
-        "header column 1 is bytes and column 2 microseconds.\n"
+        "residual of every row and a 'cost:' block for a machine YAML.  "
+        "The file:\n"
+        "comma-separated (or, without commas, blank-separated, as the "
+        "OSU\n"
+        "micro-benchmarks print), '#' comments, an optional header "
+        "naming the\n"
+        "columns (bytes, size, length or L; us, time, latency, ns, ms, "
+        "s, or a\n"
+        "name ending in _us, _ns, _ms, _s); without a header column 1 is "
+        "bytes\n"
+        "and column 2 microseconds (osu_latency's output as it is).\n"
+        "  --weight W       relative (default): each row by 1/T^2, so that "
+        "short\n"
+        "                   messages set T_s; uniform: ordinary least "
+        "squares\n"
         "  --columns B,T    the length and time columns: header names or "
         "1-based\n"
         "                   numbers\n"
@@ -143,10 +151,12 @@ static const struct option fit_opts[] = {
         {"brief", no_argument, NULL, 'b'},
         {"costs", no_argument, NULL, 'k'},
         {"variant", required_argument, NULL, 'n'},
+        {"weight", required_argument, NULL, 'w'},
         {"help", no_argument, NULL, 'h'},
         {0},
 };
 static const char *const fit_args[128] = {
+        ['w'] = "relative or uniform",
         ['c'] = "the columns, B,T",
         ['u'] = "a unit: us, ns, ms or s",
         ['a'] = "a machine preset",
@@ -379,7 +389,8 @@ static int tc_fit(int argc, char **argv)
 	struct tau_csv_opts o = {0};
 	const char *path, *against = NULL, *variant = NULL;
 	const char *column_opt = NULL; /* an option of the columns mode */
-	bool brief = false, costs = false;
+	bool brief = false, costs = false, relative = true;
+	const char *weight_opt = NULL;
 	char cols[128];
 	int v;
 	optind = 0; /* argv is the subcommand's: getopt starts afresh */
@@ -425,6 +436,16 @@ static int tc_fit(int argc, char **argv)
 			costs = true;
 		} else if (v == 'n') {
 			variant = optarg;
+		} else if (v == 'w') {
+			weight_opt = "--weight";
+			relative = strcmp(optarg, "uniform") != 0;
+			if (relative && strcmp(optarg, "relative") != 0) {
+				fprintf(stderr,
+				        "%s fit: --weight wants relative or "
+				        "uniform, got '%s'\n",
+				        tc_prog, optarg);
+				return EXIT_BADINPUT;
+			}
 		}
 	}
 	if (v != CLI_END)
@@ -443,6 +464,10 @@ static int tc_fit(int argc, char **argv)
 		        column_opt);
 	if (variant && !costs)
 		return cli_usage("tau fit", "--variant is for --costs");
+	if (costs && weight_opt)
+		return cli_usage("tau fit",
+		                 "--costs fits relative errors always; it "
+		                 "takes no --weight");
 	path = argv[optind];
 	if (costs)
 		return tc_fit_costs(path, variant, brief);
@@ -461,13 +486,15 @@ static int tc_fit(int argc, char **argv)
 		tc_read_error(rc, &d);
 		goto out;
 	}
-	if ((rc = tau_fit(s.s, s.n, &f, err, sizeof err)) != 0) {
+	if ((rc = tau_fit_weighted(s.s, s.n, relative, &f, err,
+	                           sizeof err)) != 0) {
 		fprintf(stderr, "%s: %s\n", path, err);
 		goto out;
 	}
 	printf("%s: %zu samples, %zu message lengths, least squares "
-	       "(001 §5.2)\n",
-	       path, f.n, f.sizes);
+	       "(001 §5.2)%s\n",
+	       path, f.n, f.sizes,
+	       relative ? " of relative errors (weights 1/T^2)" : "");
 	printf("T_s   %.6g us", f.ts);
 	if (!isnan(f.se_ts))
 		printf("  (standard error %.3g)", f.se_ts);
@@ -497,6 +524,13 @@ static int tc_fit(int argc, char **argv)
 			printf("  ");
 		printf("%s\n", v);
 	}
+	if (f.ts > 0 && f.tn >= 0)
+		printf("for the machine YAML (T_s as the start-up, with the "
+		       "hops and the\nreceive overhead of the measured path "
+		       "in it; T_n as the time per byte):\n"
+		       "  cost: {alpha: %.6g, beta: %.6g, hop: 0, gamma: 0, "
+		       "tau: %.6g, phi: %.6g}\n",
+		       f.ts, f.tn, f.ts, f.tn);
 	if (!brief) {
 		printf("\n%6s %14s %14s %14s %12s\n", "line", "bytes",
 		       "measured_us", "fitted_us", "residual");

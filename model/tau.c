@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "model.h"
 #include "plot.h"
@@ -70,6 +71,11 @@ struct csv_iter {
 	const char *p, *end;
 	int line;
 	struct tau_diag *d;
+	/* the last comment that reads '# Size ...' before the rows: the
+	 * header of the OSU micro-benchmarks' output */
+	const char *osu;
+	size_t osulen;
+	int osuline;
 };
 
 /* The next line that is neither blank nor a '#' comment, split at commas.
@@ -91,16 +97,31 @@ static int csv_next(struct csv_iter *it, struct csv_row *r)
 		size_t k = 0;
 		while (k < len && (s[k] == ' ' || s[k] == '\t'))
 			k++;
-		if (k == len || s[k] == '#')
+		if (k < len && s[k] == '#') {
+			size_t w = k + 1;
+			while (w < len && (s[w] == ' ' || s[w] == '\t'))
+				w++;
+			if (len - w >= 5 && strncasecmp(s + w, "size", 4) == 0 &&
+			    (s[w + 4] == ' ' || s[w + 4] == '\t')) {
+				it->osu = s;
+				it->osulen = len;
+				it->osuline = it->line;
+			}
+			continue;
+		}
+		if (k == len)
 			continue;
 		r->line = it->line;
 		r->text = s;
 		r->len = len;
 		r->nf = 0;
-		size_t a = 0;
+		/* without a comma, columns are runs of blanks (OSU, gnuplot) */
+		bool blanks = !memchr(s, ',', len);
+		size_t a = blanks ? k : 0;
 		for (;;) {
 			size_t b = a;
-			while (b < len && s[b] != ',')
+			while (b < len && (blanks ? s[b] != ' ' && s[b] != '\t'
+			                          : s[b] != ','))
 				b++;
 			if (r->nf == CSV_MAXF)
 				return tau__diag(
@@ -117,13 +138,26 @@ static int csv_next(struct csv_iter *it, struct csv_row *r)
 				y--;
 			}
 			r->f[r->nf++] = (struct csv_field){s + x, y - x, col};
+			if (blanks)
+				while (b < len && (s[b] == ' ' || s[b] == '\t'))
+					b++;
 			if (b == len)
 				break;
-			a = b + 1;
+			a = blanks ? b : b + 1;
 		}
 		return 1;
 	}
 	return 0;
+}
+
+/* Whether s[0..n) contains word, ignoring case. */
+static bool strcasestr_n(const char *s, size_t n, const char *word)
+{
+	size_t w = strlen(word);
+	for (size_t k = 0; k + w <= n; k++)
+		if (strncasecmp(s + k, word, w) == 0)
+			return true;
+	return false;
 }
 
 /* Whether field f is exactly name, ignoring case. */
@@ -302,7 +336,7 @@ int tau_samples_parse(const char *name, const char *text, size_t len,
                       struct tau_diag *d)
 {
 	static const struct tau_csv_opts none = {0};
-	struct csv_iter it = {name, text, text + len, 0, d};
+	struct csv_iter it = {.name = name, .p = text, .end = text + len, .d = d};
 	struct csv_row *r = malloc(2 * sizeof *r), *hdr = NULL;
 	int rc, got, bcol = 0, tcol = 1;
 	double unit = 1.0;
@@ -317,6 +351,15 @@ int tau_samples_parse(const char *name, const char *text, size_t len,
 	}
 	if (got == 0)
 		goto empty;
+	/* OSU's '# Size  Bandwidth (MB/s)' is no latency */
+	if (it.osu && csv_has_number(&r[0]) && !o->time_col &&
+	    (strcasestr_n(it.osu, it.osulen, "bandwidth") ||
+	     strcasestr_n(it.osu, it.osulen, "MB/s"))) {
+		rc = tau__diag(d, name, it.osuline, 1, it.osu, it.osulen,
+		               "these are bandwidths (osu_bw, osu_bibw); the "
+		               "fit needs one-way latencies: run osu_latency");
+		goto out;
+	}
 	/* a first line without a single number is a header */
 	if (!csv_has_number(&r[0])) {
 		hdr = &r[0];
@@ -448,7 +491,7 @@ int tau_names_parse(const char *name, const char *text, size_t len,
 	                                     "system", NULL};
 	static const char *const snames[] = {"ts", "t_s", "ts_us", NULL};
 	static const char *const nnames[] = {"tn", "t_n", "tn_us", NULL};
-	struct csv_iter it = {name, text, text + len, 0, d};
+	struct csv_iter it = {.name = name, .p = text, .end = text + len, .d = d};
 	struct csv_row *r = malloc(sizeof *r);
 	int rc, got, cl = 0, cs = 1, cn = 2;
 	bool header = false, first = true;
@@ -547,6 +590,12 @@ static int cmp_double(const void *a, const void *b)
 int tau_fit(const struct tau_sample *s, size_t n, struct tau_fit *out,
             char *err, size_t errlen)
 {
+	return tau_fit_weighted(s, n, false, out, err, errlen);
+}
+
+int tau_fit_weighted(const struct tau_sample *s, size_t n, bool relative,
+                     struct tau_fit *out, char *err, size_t errlen)
+{
 	memset(out, 0, sizeof *out);
 	out->tau = out->se_ts = out->se_tn = NAN;
 	for (size_t i = 0; i < n; i++)
@@ -573,19 +622,35 @@ int tau_fit(const struct tau_sample *s, size_t n, struct tau_fit *out,
 		         n, n == 1 ? "" : "s", n ? "a single" : "no");
 		return CCP_EINVAL;
 	}
-	double mx = 0, my = 0;
+	/* weights: 1, or 1/T^2 so that each sample counts by its
+	 * relative error, and the few microseconds of a short message are
+	 * not lost beside the milliseconds of a long one */
+	for (size_t i = 0; relative && i < n; i++)
+		if (!(s[i].us > 0)) {
+			snprintf(err, errlen,
+			         "sample %zu (line %d) has a time of %g: "
+			         "relative weights need every time > 0",
+			         i + 1, s[i].line, s[i].us);
+			return CCP_EINVAL;
+		}
+	double sw = 0, mx = 0, my = 0, umy = 0;
 	for (size_t i = 0; i < n; i++) {
-		mx += s[i].bytes;
-		my += s[i].us;
+		double w = relative ? 1.0 / (s[i].us * s[i].us) : 1.0;
+		sw += w;
+		mx += w * s[i].bytes;
+		my += w * s[i].us;
+		umy += s[i].us;
 	}
-	mx /= (double)n;
-	my /= (double)n;
+	mx /= sw;
+	my /= sw;
+	umy /= (double)n;
 	double sxx = 0, sxy = 0, syy = 0;
 	for (size_t i = 0; i < n; i++) {
+		double w = relative ? 1.0 / (s[i].us * s[i].us) : 1.0;
 		double dx = s[i].bytes - mx, dy = s[i].us - my;
-		sxx += dx * dx;
-		sxy += dx * dy;
-		syy += dy * dy;
+		sxx += w * dx * dx;
+		sxy += w * dx * dy;
+		syy += (s[i].us - umy) * (s[i].us - umy);
 	}
 	out->residual = malloc(n * sizeof *out->residual);
 	if (!out->residual)
@@ -607,10 +672,16 @@ int tau_fit(const struct tau_sample *s, size_t n, struct tau_fit *out,
 	}
 	out->rms = sqrt(ss / (double)n);
 	out->r2 = syy > 0 ? 1.0 - ss / syy : 1.0;
+	out->relative = relative;
 	if (n > 2) {
-		double var = ss / (double)(n - 2);
+		double wss = 0;
+		for (size_t i = 0; i < n; i++) {
+			double w = relative ? 1.0 / (s[i].us * s[i].us) : 1.0;
+			wss += w * out->residual[i] * out->residual[i];
+		}
+		double var = wss / (double)(n - 2);
 		out->se_tn = sqrt(var / sxx);
-		out->se_ts = sqrt(var * (1.0 / (double)n + mx * mx / sxx));
+		out->se_ts = sqrt(var * (1.0 / sw + mx * mx / sxx));
 	}
 	return 0;
 }
@@ -667,7 +738,7 @@ int tau_cost_rows_parse(const char *name, const char *text, size_t len,
 	static const char *const need[] = {"variant", "phases", "phase_bytes",
 	                                   "phase_combine", "us"};
 	enum { C_VARIANT, C_PHASES, C_PBYTES, C_PCOMBINE, C_US, C_NEED };
-	struct csv_iter it = {name, text, text + len, 0, d};
+	struct csv_iter it = {.name = name, .p = text, .end = text + len, .d = d};
 	struct csv_row *r = malloc(2 * sizeof *r), *hdr, *row;
 	struct cost_seen seen;
 	int rc, got, col[C_NEED], ccase, cbytes;

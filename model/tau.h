@@ -117,6 +117,7 @@ struct tau_fit {
 	size_t n;            /* samples used */
 	size_t sizes;        /* distinct message lengths among them */
 	double *residual;    /* n entries, measured - fitted; owned */
+	bool relative;       /* weighted by 1/T^2 (tau_fit_weighted) */
 };
 
 /* Fit n samples (borrowed).  Needs two distinct lengths: CCP_EINVAL with
@@ -124,6 +125,12 @@ struct tau_fit {
  * overwritten; release with tau_fit_fini. */
 int tau_fit(const struct tau_sample *s, size_t n, struct tau_fit *out,
             char *err, size_t errlen);
+/* The same, weighting each sample by 1/T^2 when relative: least squares
+ * of the relative errors, for lengths over many decades, where ordinary
+ * least squares lets the longest messages set T_s.  Every time must
+ * then be > 0 (CCP_EINVAL otherwise).  R^2 and rms stay unweighted. */
+int tau_fit_weighted(const struct tau_sample *s, size_t n, bool relative,
+                     struct tau_fit *out, char *err, size_t errlen);
 void tau_fit_fini(struct tau_fit *f);
 
 /* ---- machine costs from a ccplan-bench CSV ---------------------------- */

@@ -390,6 +390,20 @@ rc=$?
 [ "$rc" = "$(sed -n 's/^exit: //p' "$here/cli/tau-old-columns.msg")" ] && [ ! -s "$tmp/out" ] &&
 	[ "$(head -n 1 "$tmp/err")" = "$(head -n 1 "$here/cli/tau-old-columns.msg")" ] && ok ||
 	bad "tau fit --costs tau-old-columns.csv: exit $rc: $(cat "$tmp/err")"
+# tau fit reads osu_latency's output as it is, fits relative errors (T_s
+# near the short messages' 1.6 us, where ordinary least squares gives
+# 4.7) and prints a cost block; a bandwidth table is refused at its header
+(cd "$here/cli" && "$ccplan" tau fit --brief osu-latency.txt) >"$tmp/out" 2>"$tmp/err" &&
+	grep -q '^osu-latency.txt: 23 samples, 23 message lengths, least squares (001 §5.2) of relative errors' "$tmp/out" &&
+	grep -q '^T_s   1\.8[0-9]* us' "$tmp/out" &&
+	grep -q '^  cost: {alpha: 1\.8[0-9]*, beta: 0\.000387[0-9]*, hop: 0, gamma: 0, tau: 1\.8[0-9]*, phi: 0\.000387[0-9]*}$' "$tmp/out" &&
+	ok || bad "tau fit of osu_latency output: $(cat "$tmp/out" "$tmp/err")"
+(cd "$here/cli" && "$ccplan" tau fit --brief --weight uniform osu-latency.txt) >"$tmp/out" 2>/dev/null &&
+	grep -q '^T_s   4\.7[0-9]* us' "$tmp/out" && ok || bad "tau fit --weight uniform: $(cat "$tmp/out")"
+(cd "$here/cli" && "$ccplan" tau fit osu-bw.txt) >"$tmp/out" 2>"$tmp/err"
+[ $? = 2 ] && [ ! -s "$tmp/out" ] &&
+	grep -q '^osu-bw.txt:2:1: these are bandwidths (osu_bw, osu_bibw); the fit needs one-way latencies: run osu_latency$' "$tmp/err" &&
+	ok || bad "tau fit of osu_bw output: $(cat "$tmp/err")"
 "$ccplan" tau plot --machines=t3d-max --point=t3d-max -o"$tmp/tau.svg" >/dev/null 2>"$tmp/err" &&
 	grep -q '<svg' "$tmp/tau.svg" && ok || bad "tau plot --opt=value: $(cat "$tmp/err")"
 # each row: the arguments, then (after |) the one line expected on stderr
@@ -428,6 +442,8 @@ run true|ccplan run: -n N is required; try 'ccplan run --help'
 tau|ccplan tau: missing fit or plot; try 'ccplan tau --help'
 tau fit|ccplan tau fit: missing FILE.csv; try 'ccplan tau fit --help'
 tau fit "$tmp/pp.csv" --unit|ccplan tau fit: option '--unit' needs a unit: us, ns, ms or s; try 'ccplan tau fit --help'
+tau fit "$tmp/pp.csv" --weight|ccplan tau fit: option '--weight' needs relative or uniform; try 'ccplan tau fit --help'
+tau fit "$tmp/pp.csv" --costs --weight uniform|ccplan tau fit: --costs fits relative errors always; it takes no --weight; try 'ccplan tau fit --help'
 tau fit "$tmp/pp.csv" --brief=yes|ccplan tau fit: option '--brief' takes no value; try 'ccplan tau fit --help'
 tau fit "$tmp/pp.csv" --costs --columns=bytes,t|ccplan tau fit: --costs fits the bench's columns; it takes no --columns; try 'ccplan tau fit --help'
 tau fit "$tmp/pp.csv" --variant=s1-nb|ccplan tau fit: --variant is for --costs; try 'ccplan tau fit --help'

@@ -319,6 +319,85 @@ static void csv_case(const char *text, const struct tau_csv_opts *o, int rc,
 	tau_samples_fini(&s);
 }
 
+/* The OSU micro-benchmarks' output as it is: '#' lines, the header
+ * '# Size  Latency (us)' among them, columns separated by blanks.  A
+ * bandwidth table (osu_bw) is refused at its header. */
+static void test_osu(void **state)
+{
+	(void)state;
+	const char *lat = "# OSU MPI Latency Test v7.3\n"
+	                  "# Size          Latency (us)\n"
+	                  "# Datatype: MPI_CHAR.\n"
+	                  "1                       1.62\n"
+	                  "\t8\t\t1.60  \n"
+	                  "1024                    3.20\n";
+	struct tau_samples s = {0};
+	struct tau_diag d;
+	memset(&d, 0, sizeof d);
+	assert_int_equal(tau_samples_parse("osu.txt", lat, strlen(lat), NULL,
+	                                   &s, &d),
+	                 0);
+	assert_int_equal(s.n, 3);
+	assert_true(s.s[0].bytes == 1 && fabs(s.s[0].us - 1.62) < 1e-12);
+	assert_true(s.s[1].bytes == 8 && fabs(s.s[1].us - 1.60) < 1e-12);
+	assert_true(s.s[2].bytes == 1024 && s.s[2].line == 6);
+	tau_samples_fini(&s);
+	/* a collective's table: the average is the second column */
+	const char *avg = "# OSU MPI Allreduce Latency Test v7.3\n"
+	                  "# Size       Avg Latency(us)   Min Latency(us)\n"
+	                  "4                      2.50              2.10\n"
+	                  "8                      2.60              2.20\n";
+	assert_int_equal(tau_samples_parse("osu.txt", avg, strlen(avg), NULL,
+	                                   &s, &d),
+	                 0);
+	assert_true(s.n == 2 && s.s[1].us == 2.60);
+	tau_samples_fini(&s);
+	csv_case("# OSU MPI Bandwidth Test v7.3\n"
+	         "# Size      Bandwidth (MB/s)\n"
+	         "1                       3.10\n",
+	         NULL, CCP_EPARSE, 2, 1, "run osu_latency");
+}
+
+/* Relative weights (1/T^2): with the long messages 10% slow, as a
+ * protocol change makes them, ordinary least squares lets them set
+ * T_s; relative errors keep T_s near the short messages' latency.  On
+ * exact data both give the line. */
+static void test_fit_relative(void **state)
+{
+	(void)state;
+	struct tau_sample s[12];
+	struct tau_fit f;
+	char err[256];
+	for (int i = 0; i < 12; i++) {
+		double b = (double)(1 << (2 * i)); /* 1 B .. 4 MiB */
+		double us = 1.5 + 0.0003 * b;
+		s[i] = (struct tau_sample){b, i >= 9 ? 1.1 * us : us, i + 1};
+	}
+	assert_int_equal(tau_fit_weighted(s, 12, false, &f, err, sizeof err),
+	                 0);
+	double plain = f.ts;
+	assert_false(f.relative);
+	tau_fit_fini(&f);
+	assert_int_equal(tau_fit_weighted(s, 12, true, &f, err, sizeof err),
+	                 0);
+	print_message("  T_s: ordinary %.3f us, relative %.3f us (1.5)\n",
+	              plain, f.ts);
+	assert_true(f.relative);
+	assert_true(fabs(plain - 1.5) > 0.15); /* 10% off */
+	assert_true(fabs(f.ts - 1.5) < 0.03);  /* 2% */
+	tau_fit_fini(&f);
+	for (int i = 0; i < 12; i++)
+		s[i].us = 1.5 + 0.0003 * s[i].bytes;
+	assert_int_equal(tau_fit_weighted(s, 12, true, &f, err, sizeof err),
+	                 0);
+	assert_true(fabs(f.ts - 1.5) < 1e-9 && fabs(f.tn - 0.0003) < 1e-15);
+	tau_fit_fini(&f);
+	s[3].us = 0;
+	assert_int_equal(tau_fit_weighted(s, 12, true, &f, err, sizeof err),
+	                 CCP_EINVAL);
+	assert_non_null(strstr(err, "every time > 0"));
+}
+
 static void test_csv(void **state)
 {
 	(void)state;
@@ -1173,6 +1252,8 @@ int main(void)
 	        cmocka_unit_test(test_tables56_57),
 	        cmocka_unit_test(test_fit),
 	        cmocka_unit_test(test_csv),
+	        cmocka_unit_test(test_osu),
+	        cmocka_unit_test(test_fit_relative),
 	        cmocka_unit_test(test_cost_fit),
 	        cmocka_unit_test(test_cost_csv),
 	        cmocka_unit_test(test_ft_steps),
