@@ -127,6 +127,8 @@ static double mean_hops(const ir_machine *m)
 		       1;
 	case IR_FAT_TREE: /* most pairs meet at the top */
 		return 2.0 * m->ndims;
+	case IR_DRAGONFLY: /* most pairs are in different groups */
+		return m->routing == IR_ROUTE_VALIANT ? 7.0 : 5.0;
 	case IR_SWITCH:
 		break;
 	}
@@ -146,6 +148,8 @@ static double max_degree(const ir_machine *m)
 		return 4.0 + m->levels[1][1] / m->levels[0][1];
 	case IR_FAT_TREE: /* a host's uplinks */
 		return (double)m->dims[IR_MAX_TREE] * m->levels[0][0];
+	case IR_DRAGONFLY: /* a host's link to its router */
+		return m->levels[0][0];
 	case IR_SWITCH:
 		break;
 	}

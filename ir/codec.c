@@ -333,6 +333,18 @@ static int check_machine(const ir_machine *m, char *err, size_t errlen)
 		if (m->ndims == 1)
 			n = m->dims[0];
 		break;
+	case IR_DRAGONFLY: /* hosts: p * a * g (ir_machine_check below
+	                      checks h, the arrangement and the widths) */
+		if (m->ndims != 3)
+			break;
+		n = 1;
+		for (int i = 0; i < 3 && n > 0 && n <= IR_MAX_RANKS; i++)
+			n = m->dims[i] < 1 || m->dims[i] > IR_MAX_RANKS
+			            ? 0
+			            : n * m->dims[i];
+		if (n > IR_MAX_RANKS)
+			n = 0;
+		break;
 	}
 	if (m->ranks_per_node > 1 && m->ranks_per_node <= IR_MAX_RANKS)
 		n *= m->ranks_per_node;
@@ -357,6 +369,12 @@ static int check_machine(const ir_machine *m, char *err, size_t errlen)
 	     memcmp(c.levels, m->levels, sizeof c.levels)))
 		return fail(err, errlen, CCP_EFORMAT,
 		            "bad plan: a fat tree's unused levels and link "
+		            "widths are written as 1, not 0");
+	if (m->topo == IR_DRAGONFLY &&
+	    (memcmp(c.dims, m->dims, sizeof c.dims) ||
+	     memcmp(c.levels, m->levels, sizeof c.levels)))
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: a dragonfly's unused dims and link "
 		            "widths are written as 1, not 0");
 	if (c.nranks != m->nranks ||
 	    (!ir_machine_is_classic(m) &&

@@ -56,6 +56,9 @@ typedef struct ir_slice ir_slice;
 #define IR_MAX_SEGMENTS 65536    /* segments of a pipelined message */
 #define IR_NAME_MAX 32           /* algorithm and preset names */
 #define IR_MAX_TREE 4            /* switch levels of a fat tree */
+#define IR_MAX_DFLY 4096         /* dragonfly: routers per group, global
+                                    links per router */
+#define IR_MAX_DFLY_GROUPS 65536 /* dragonfly groups */
 
 /* ---- machine model -------------------------------------------------- */
 
@@ -80,7 +83,10 @@ typedef struct ir_slice ir_slice;
 	X(SWITCH, "switch", IR_RT(DIRECT), "switch",                           \
 	  "fully connected: one direct link per ordered pair")                \
 	X(FAT_TREE, "fat_tree", IR_RT(D_MOD_K) | IR_RT(S_MOD_K), "fat tree",   \
-	  "XGFT fat tree: hosts under 1-4 levels of switches")
+	  "XGFT fat tree: hosts under 1-4 levels of switches")                \
+	X(DRAGONFLY, "dragonfly",                                              \
+	  IR_RT(MINIMAL) | IR_RT(VALIANT) | IR_RT(ADAPTIVE), "dragonfly",      \
+	  "groups of fully connected routers joined by global links")
 
 /* Routing functions: X(ENUM, name, comment).  The machine stores the one
  * the input chose, and ir_route dispatches on it. */
@@ -92,7 +98,16 @@ typedef struct ir_slice ir_slice;
 	X(DIRECT, "direct", "switch: the direct link")                        \
 	X(D_MOD_K, "d-mod-k",                                                  \
 	  "fat tree: up port (dst / W(l-1)) mod w(l), then down (InfiniBand)") \
-	X(S_MOD_K, "s-mod-k", "fat tree: up port (src / W(l-1)) mod w(l)")
+	X(S_MOD_K, "s-mod-k", "fat tree: up port (src / W(l-1)) mod w(l)")    \
+	X(MINIMAL, "minimal",                                                  \
+	  "dragonfly: local, global, local (of parallel global links, the "    \
+	  "destination host's number mod their count)")                       \
+	X(VALIANT, "valiant",                                                  \
+	  "dragonfly: minimal to an intermediate group hashed from (seed, "    \
+	  "source, destination), then minimal on")                            \
+	X(ADAPTIVE, "adaptive",                                                \
+	  "dragonfly: minimal or Valiant per message; a route is the union "   \
+	  "of their links")
 
 enum ir_topo {
 #define X(e, name, routings, noun, comment) IR_##e,
@@ -110,6 +125,28 @@ enum ir_routing {
 };
 #define X(e, name, comment) +1
 enum { IR_NROUTINGS = 0 IR_ROUTINGS(X) };
+#undef X
+
+/* How a dragonfly's global links join its groups: X(ENUM, name, comment).
+ * A group's global ports are numbered k = r * h + j (router r, its port
+ * j); with g groups, port k belongs to round k / (g - 1) and has offset
+ * q = k mod (g - 1); every round joins the group once to every other
+ * group (docs/machine-model.md, "Dragonflies"). */
+#define IR_DFLY_ARRANGEMENTS(X)                                                \
+	X(ABSOLUTE, "absolute",                                                \
+	  "offset q of group G reaches group q, or q + 1 from q = G on")     \
+	X(RELATIVE, "relative", "offset q of group G reaches G + q + 1")     \
+	X(CIRCULANT, "circulant",                                              \
+	  "offset 2i of group G reaches G + i + 1, offset 2i + 1 G - i - 1 " \
+	  "(an odd number of groups)")
+
+enum ir_dfly_arrangement {
+#define X(e, name, comment) IR_DFLY_##e,
+	IR_DFLY_ARRANGEMENTS(X)
+#undef X
+};
+#define X(e, name, comment) +1
+enum { IR_NDFLY_ARRANGEMENTS = 0 IR_DFLY_ARRANGEMENTS(X) };
 #undef X
 
 /* Port model: how many transfers a rank may send, and separately receive,
@@ -183,23 +220,32 @@ struct ir_machine {
 	enum ir_topo topo;       /* topology kind */
 	enum ir_routing routing; /* routing function */
 	int ndims;     /* mesh/torus: 1..8; hypercube: n; hpam: 2; switch: 1;
-	                  fat tree: h, its switch levels (1..IR_MAX_TREE) */
+	                  fat tree: h, its switch levels (1..IR_MAX_TREE);
+	                  dragonfly: 3 (a host's terminal, router, group) */
 	int dims[IR_MAX_DIMS]; /* mesh/torus node extents x, y, z, a, b, c,
 	                          d, e (1 if unused); switch: dims[0] = nodes;
 	                          fat tree: dims[i-1] = m_i, the children of
 	                          a level-i switch, and dims[IR_MAX_TREE+i-1]
 	                          = w_i, the parents of a level-(i-1) vertex
-	                          (XGFT(h; m; w)), 1 past level h */
+	                          (XGFT(h; m; w)), 1 past level h;
+	                          dragonfly: dims[0] = p hosts per router,
+	                          [1] = a routers per group, [2] = g groups,
+	                          [3] = h global links per router, [4] = the
+	                          enum ir_dfly_arrangement, [5..7] = 1 */
 	unsigned wrap;    /* torus: bit d set when dimension d wraps (0 on a
 	                     torus means every dimension: ir_machine_check
-	                     fills it); mesh: 0 */
+	                     fills it); mesh: 0; dragonfly: the seed of
+	                     Valiant's intermediate groups */
 	uint8_t order[IR_MAX_DIMS]; /* dimension-order routing: dimension
 	                     order[k] is corrected k-th; all 0 means x, y, z...
 	                     (ir_machine_check fills it) */
 	int levels[2][2]; /* HPAM: levels[l] = {rows, cols} of level l+1;
 	                     fat tree: levels[(i-1)/2][(i-1)%2] = the cables
 	                     from a level-(i-1) vertex to each of its parents,
-	                     the capacity of that link (1 past level h) */
+	                     the capacity of that link (1 past level h);
+	                     dragonfly: the cables (capacity) of a host link
+	                     [0][0], a local link [0][1] and a global link
+	                     [1][0]; [1][1] = 1 */
 	int ports;        /* per rank: IR_PORTS_ALL or k >= 1 */
 	int32_t ranks_per_node; /* >= 1 (0 reads as 1) */
 	uint32_t placement;     /* enum ir_placement: which ranks share a node */
@@ -310,6 +356,7 @@ extern const char *const ir_topo_nouns[IR_NTOPOS]; /* "two-level HPAM ..." */
 extern const char *const ir_routing_names[IR_NROUTINGS];
 extern const char *const ir_placement_names[IR_NPLACEMENTS];
 extern const char *const ir_link_class_names[IR_NLINK_CLASSES];
+extern const char *const ir_dfly_arrangement_names[IR_NDFLY_ARRANGEMENTS];
 /* The names of mesh and torus dimensions in inputs: x y z a b c d e. */
 extern const char *const ir_dim_names[IR_MAX_DIMS];
 extern const char *const ir_coll_names[IR_NCOLLS];

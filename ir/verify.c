@@ -1084,9 +1084,11 @@ int ir_verify(const ir_plan *p, ir_report *r)
 			     ir_routing_name(m->routing));
 		}
 		/* with contention allowed, or links of several cables (a fat
-		 * tree), links no longer show a repeated pair: check it
-		 * directly */
-		if ((allow_link || nodes || m->topo == IR_FAT_TREE) && nt > 1) {
+		 * tree, a dragonfly), links no longer show a repeated pair:
+		 * check it directly */
+		if ((allow_link || nodes || m->topo == IR_FAT_TREE ||
+		     m->topo == IR_DRAGONFLY) &&
+		    nt > 1) {
 			uint64_t *q = realloc(pairs, (size_t)nt * sizeof *q);
 			if (!q)
 				goto out_nomem;

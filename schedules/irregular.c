@@ -481,12 +481,13 @@ static int irr_rs(const ir_machine *m, const ir_matrix *x, uint64_t seed,
 		}
 		st.nl = nl;
 		st.link = calloc((size_t)nl + 1, sizeof *st.link);
-		if (m->topo == IR_FAT_TREE)
+		bool wide = m->topo == IR_FAT_TREE || m->topo == IR_DRAGONFLY;
+		if (wide)
 			st.used = calloc((size_t)nl + 1, sizeof *st.used);
 		st.ra = malloc(hops * sizeof *st.ra);
 		st.rb = malloc(hops * sizeof *st.rb);
 		if (!st.link || !st.ra || !st.rb ||
-		    (m->topo == IR_FAT_TREE && !st.used))
+		    (wide && !st.used))
 			goto out_free;
 	}
 	ir_rng_seed(&r, seed);

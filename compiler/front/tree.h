@@ -104,7 +104,8 @@ struct key_names {
 	size_t count;
 };
 extern const struct key_names machine_schema_keys, machine_schema_level_keys,
-        machine_schema_tree_keys, machine_schema_cost_keys, comm_schema_keys, comm_schema_gen_keys;
+        machine_schema_tree_keys, machine_schema_cost_keys,
+        machine_schema_dfly_keys, comm_schema_keys, comm_schema_gen_keys;
 
 /* ---- tree.c: building the tree, diagnostics, typed getters ------------ */
 

@@ -60,6 +60,8 @@ static ir_machine small(enum ir_topo t, int ports)
 		return tu_machine(t, ports, 2, 2, 4, 4);
 	case IR_FAT_TREE: /* the 4-ary 2-tree: 16 hosts */
 		return tu_machine(t, ports, 4, 2, 0, 0);
+	case IR_DRAGONFLY: /* 5 groups of 2 routers of 2 hosts: 20 */
+		return tu_machine(t, ports, 5, 2, 2, 2);
 	case IR_SWITCH:
 		break;
 	}
