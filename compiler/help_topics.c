@@ -47,7 +47,8 @@ static const char topic_input[] =
         "  seed         0 to 2^63-1, for randomised schedulers\n"
         "\n"
         "machine\n"
-        "  topology     mesh, torus, hypercube, hpam, switch or fat_tree\n"
+        "  topology     mesh, torus, hypercube, hpam, switch, fat_tree or "
+        "dragonfly\n"
         "  dims         mesh, torus: [x], [x, y], [x, y, z] ... 8 extents "
         "(x y z a b\n"
         "               c d e); at most 2^24 nodes\n"
@@ -74,9 +75,13 @@ static const char topic_input[] =
         "from the\n"
         "               leaf switches up (XGFT), or {k, n} for a k-ary "
         "n-tree\n"
+        "  dragonfly    {groups, routers, hosts_per_router, "
+        "global_per_router,\n"
+        "               arrangement, host/local/global_width, seed}\n"
         "  routing      mesh, torus: xy (xyz in 3D) or dimension-order;\n"
         "               hypercube: e-cube; hpam: hpam-xy; switch: direct;\n"
-        "               fat_tree: d-mod-k (default) or s-mod-k\n"
+        "               fat_tree: d-mod-k (default) or s-mod-k;\n"
+        "               dragonfly: minimal (default), valiant or adaptive\n"
         "  ports        all (default), one, or k: sends (and receives) per "
         "rank\n"
         "               and phase\n"
@@ -85,7 +90,11 @@ static const char topic_input[] =
         "               (receive overhead), beta_sat, tau, phi, lambda,\n"
         "               combine (per byte of a reduction's combining),\n"
         "               shm_alpha, shm_beta (a transfer inside a node)\n"
-        "\n"
+        "\n";
+
+/* The rest of the input topic: a string literal longer than 4095
+ * characters is past what C99 compilers must support. */
+static const char topic_input_comm[] =
         "communication: a collective...\n"
         "  collective   broadcast, scatter, gather, reduce, alltoall, "
         "transpose,\n"
@@ -335,6 +344,7 @@ int help_topic_print(const char *topic, FILE *out)
 {
 	if (strcmp(topic, "input-format") == 0) {
 		fputs(topic_input, out);
+		fputs(topic_input_comm, out);
 	} else if (strcmp(topic, "plan-format") == 0) {
 		fputs(topic_plan, out);
 	} else if (strcmp(topic, "algorithms") == 0) {

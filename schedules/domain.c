@@ -252,12 +252,12 @@ void sch_describe(const ir_machine *m, char *buf, size_t len)
 	case IR_DRAGONFLY:
 		/* g groups of a routers of p hosts and h global links */
 		say(&w, "dragonfly of %d groups x %d routers x %d hosts, %d "
-		    "global links per router, %s",
+		    "global links per router, %s arrangement",
 		    m->dims[2], m->dims[1], m->dims[0], m->dims[3],
 		    ir_dfly_arrangement_names[m->dims[4]]);
 		if (m->levels[0][0] > 1 || m->levels[0][1] > 1 ||
 		    m->levels[1][0] > 1)
-			say(&w, " width %d/%d/%d", m->levels[0][0],
+			say(&w, ", link widths %d/%d/%d", m->levels[0][0],
 			    m->levels[0][1], m->levels[1][0]);
 		break;
 	}

@@ -36,7 +36,7 @@ static void put_string(FILE *out, const char *s, size_t max)
  * the port count for a switch, the down-degree of each level for a fat
  * tree (with "up" and "width" beside), groups, routers per group, hosts
  * per router and global links per router for a dragonfly (with
- * "arrangement", "width" {host, local, global} and "seed" beside). */
+ * "arrangement", "width" [host, local, global] and "seed" beside). */
 static void put_topology(FILE *out, const ir_machine *m)
 {
 	int dims[IR_MAX_DIMS > 4 ? IR_MAX_DIMS : 4], n = 0;
@@ -89,9 +89,7 @@ static void put_topology(FILE *out, const ir_machine *m)
 	if (m->topo == IR_DRAGONFLY) {
 		fputs(",\"arrangement\":", out);
 		put_string(out, ir_dfly_arrangement_names[m->dims[4]], SIZE_MAX);
-		fprintf(out,
-		        ",\"width\":{\"host\":%d,\"local\":%d,\"global\":%d},"
-		        "\"seed\":%u",
+		fprintf(out, ",\"width\":[%d,%d,%d],\"seed\":%u",
 		        m->levels[0][0], m->levels[0][1], m->levels[1][0],
 		        m->wrap);
 	}
