@@ -299,9 +299,12 @@ static int check_machine(const ir_machine *m, char *err, size_t errlen)
 	case IR_TORUS:
 	case IR_FAT_TREE: /* hosts: the product of the m_i (ir_machine_check
 	                     below checks the w_i and the widths) */
-		if (m->ndims < 1 ||
-		    m->ndims > (m->topo == IR_FAT_TREE ? IR_MAX_TREE
-		                                       : IR_MAX_DIMS))
+	case IR_DRAGONFLY: /* hosts: p * a * g, ndims 3 (ir_machine_check
+	                      checks h, the arrangement and the widths) */
+		if (m->ndims < (m->topo == IR_DRAGONFLY ? 3 : 1) ||
+		    m->ndims > (m->topo == IR_FAT_TREE    ? IR_MAX_TREE
+		                : m->topo == IR_DRAGONFLY ? 3
+		                                          : IR_MAX_DIMS))
 			break;
 		n = 1;
 		for (int i = 0; i < m->ndims && n > 0 && n <= IR_MAX_RANKS; i++)
@@ -332,18 +335,6 @@ static int check_machine(const ir_machine *m, char *err, size_t errlen)
 	case IR_SWITCH:
 		if (m->ndims == 1)
 			n = m->dims[0];
-		break;
-	case IR_DRAGONFLY: /* hosts: p * a * g (ir_machine_check below
-	                      checks h, the arrangement and the widths) */
-		if (m->ndims != 3)
-			break;
-		n = 1;
-		for (int i = 0; i < 3 && n > 0 && n <= IR_MAX_RANKS; i++)
-			n = m->dims[i] < 1 || m->dims[i] > IR_MAX_RANKS
-			            ? 0
-			            : n * m->dims[i];
-		if (n > IR_MAX_RANKS)
-			n = 0;
 		break;
 	}
 	if (m->ranks_per_node > 1 && m->ranks_per_node <= IR_MAX_RANKS)

@@ -662,7 +662,8 @@ int ir_route_max(const ir_machine *m);
 uint64_t ir_nlinks(const ir_machine *m);
 /* How many transfers a directed link carries in one phase without
  * contention: the number of parallel cables behind the id (a fat tree's
- * levels give it), 1 on every other machine.  Everything that counts
+ * levels give it, a dragonfly's link classes), 1 on every other
+ * machine.  Everything that counts
  * link load (verifier, lower bound, splitter, simulator, schedulers)
  * compares against this one number. */
 int ir_link_capacity(const ir_machine *m, uint64_t link);
@@ -697,8 +698,9 @@ bool ir_machine_replicates(const ir_machine *m);
 bool ir_link_replicates(const ir_machine *m, uint64_t link);
 /* The two nodes a directed link joins (ranks, with one rank per node);
  * on a fat tree the two vertices, hosts 0..nnodes-1 (= nodes) and then
- * the switches level by level (docs/machine-model.md); CCP_EINVAL for
- * an unused id. */
+ * the switches level by level, on a dragonfly hosts and then router
+ * r + a * G at nnodes + r + a * G (docs/machine-model.md); CCP_EINVAL
+ * for an unused id. */
 int ir_link_ends(const ir_machine *m, uint64_t link, int32_t *from, int32_t *to);
 
 /* ---- communication (ir/comm.c) -------------------------------------- */

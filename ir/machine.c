@@ -496,7 +496,8 @@ static int check_dfly(ir_machine *m, char *err, size_t errlen)
 	for (int i = 0; i < 4; i++) {
 		if (*wp[i] == 0)
 			*wp[i] = 1; /* a plain link unless the input says more */
-		if (*wp[i] < 1 || *wp[i] > IR_MAX_RANKS || (i == 3 && *wp[i] != 1)) {
+		if (*wp[i] < 1 || *wp[i] > IR_MAX_RANKS ||
+		    (i == 3 && *wp[i] != 1)) {
 			set_err(err, errlen,
 			        "levels[%d][%d] (%s%s) must be %s, got %d",
 			        i / 2, i % 2, i < 3 ? width[i] : "unused",

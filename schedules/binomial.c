@@ -57,7 +57,7 @@ static void walk_init(struct walk *w, const ir_machine *m)
 		for (int k = 0; k < w->nd; k++)
 			w->ext[k] = 2;
 		break;
-	case IR_FAT_TREE: /* a host's place a_i under each level */
+	case IR_FAT_TREE:  /* a host's place a_i under each level */
 	case IR_DRAGONFLY: /* terminal, router, group: groups first */
 		w->top_down = true;
 		w->nd = m->ndims;

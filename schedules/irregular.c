@@ -486,8 +486,7 @@ static int irr_rs(const ir_machine *m, const ir_matrix *x, uint64_t seed,
 			st.used = calloc((size_t)nl + 1, sizeof *st.used);
 		st.ra = malloc(hops * sizeof *st.ra);
 		st.rb = malloc(hops * sizeof *st.rb);
-		if (!st.link || !st.ra || !st.rb ||
-		    (wide && !st.used))
+		if (!st.link || !st.ra || !st.rb || (wide && !st.used))
 			goto out_free;
 	}
 	ir_rng_seed(&r, seed);

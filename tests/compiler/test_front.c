@@ -993,8 +993,8 @@ static void test_canonical_fat_tree(void **state)
 static void test_canonical_dragonfly(void **state)
 {
 #define DF_TEXT(extra, routing)                                                \
-	"machine: {topology: dragonfly, " routing "dragonfly: {groups: 5, "   \
-	"routers: 2, hosts_per_router: 2, global_per_router: 2" extra "}}\n"  \
+	"machine: {topology: dragonfly, " routing "dragonfly: {groups: 5, "    \
+	"routers: 2, hosts_per_router: 2, global_per_router: 2" extra "}}\n"   \
 	"communication: {collective: broadcast, bytes: 8}\n"                   \
 	"algorithm: a\n"
 	static const char *const texts[] = {
@@ -1019,7 +1019,8 @@ static void test_canonical_dragonfly(void **state)
 	}
 	assert_string_equal(c[0], c[1]);
 	assert_non_null(strstr(
-	        c[0], "machine.dragonfly 5/2/2/2 absolute width 1/1/1 seed 0\n"));
+	        c[0],
+	        "machine.dragonfly 5/2/2/2 absolute width 1/1/1 seed 0\n"));
 	assert_non_null(strstr(c[0], "machine.nranks 20\n"));
 	assert_non_null(strstr(c[0], "machine.routing minimal\n"));
 	assert_non_null(strstr(c[2], " circulant width 1/1/1 seed 0\n"));

@@ -23,6 +23,7 @@
 #include "matrix.h"
 #include "sched.h"
 #include "support.h"
+#include "topology_generators.h"
 
 static const int w112[] = {1, 1, 2};
 
@@ -60,8 +61,7 @@ static void test_numbering(void **state)
 	assert_int_equal(a, 22);
 	assert_int_equal(b, 23);
 	/* no local link from a router to itself */
-	assert_int_equal(ir_link_ends(&m, 40 + 2 * 2 + 0, &a, &b),
-	                 CCP_EINVAL);
+	assert_int_equal(ir_link_ends(&m, 40 + 2 * 2 + 0, &a, &b), CCP_EINVAL);
 	/* absolute: group 0's ports 0..3 reach groups 1..4; port 1
 	 * (router 0, port 1) reaches group 2 at its port 0 (group 0's
 	 * offset there), router 0 of group 2: vertex 20 + 4 */
@@ -71,10 +71,9 @@ static void test_numbering(void **state)
 	assert_int_equal(ir_link_ends(&m, 80, &a, &b), CCP_EINVAL);
 	for (uint64_t l = 0; l < 80; l++) {
 		assert_int_equal(ir_link_capacity(&m, l), 1);
-		assert_int_equal(ir_link_class(&m, l),
-		                 l < 40   ? IR_LC_HOST
-		                 : l < 60 ? IR_LC_LOCAL
-		                          : IR_LC_GLOBAL);
+		assert_int_equal(ir_link_class(&m, l), l < 40   ? IR_LC_HOST
+		                                       : l < 60 ? IR_LC_LOCAL
+		                                                : IR_LC_GLOBAL);
 	}
 	int c[IR_MAX_CUBE_DIM];
 	ir_coords(&m, 13, c); /* 13 = 1 + 2 * (0 + 2 * 3) */
@@ -174,7 +173,8 @@ static void test_walks(void **state)
 					if (a / per != b / per)
 						assert_true(h >= 3);
 					int hv = check_walk(&va, a, b, 2);
-					assert_int_equal(ir_hops(&va, a, b), hv);
+					assert_int_equal(ir_hops(&va, a, b),
+					                 hv);
 					if (a / per == b / per || x->g < 3)
 						assert_int_equal(hv, h);
 				}
@@ -204,9 +204,9 @@ static void test_valiant_seed(void **state)
 	(void)state;
 	bool seen[9] = {false};
 	for (unsigned seed = 0; seed < 64; seed++) {
-		ir_machine v = tu_dragonfly(9, 4, 1, 2, IR_DFLY_RELATIVE, NULL,
-		                            1, IR_ROUTE_VALIANT, seed,
-		                            IR_PORTS_ALL);
+		ir_machine v =
+		        tu_dragonfly(9, 4, 1, 2, IR_DFLY_RELATIVE, NULL, 1,
+		                     IR_ROUTE_VALIANT, seed, IR_PORTS_ALL);
 		int32_t g = mid_group(&v, 1, 30); /* group 0 -> group 7 */
 		assert_true(g >= 0 && g < 9 && g != 0 && g != 7);
 		assert_int_equal(mid_group(&v, 1, 30), g);
@@ -234,9 +234,9 @@ static void test_adaptive_union(void **state)
 	(void)state;
 	for (size_t s = 0; s < NSHAPES; s++) {
 		const struct shape *x = &shapes[s];
-		ir_machine ad = tu_dragonfly(x->g, x->a, x->p, x->h,
-		                             IR_DFLY_ABSOLUTE, NULL, 1,
-		                             IR_ROUTE_ADAPTIVE, 0, IR_PORTS_ALL);
+		ir_machine ad = tu_dragonfly(
+		        x->g, x->a, x->p, x->h, IR_DFLY_ABSOLUTE, NULL, 1,
+		        IR_ROUTE_ADAPTIVE, 0, IR_PORTS_ALL);
 		ir_machine mn = ad;
 		mn.routing = IR_ROUTE_MINIMAL;
 		assert_true(ir_routing_adapts(&ad));
@@ -306,7 +306,8 @@ static void test_arrangements(void **state)
 			uint64_t first = ir_nlinks(&m) - (uint64_t)(R * x->h);
 			for (uint64_t l = first; l < ir_nlinks(&m); l++) {
 				int32_t f, t;
-				assert_int_equal(ir_link_ends(&m, l, &f, &t), 0);
+				assert_int_equal(ir_link_ends(&m, l, &f, &t),
+				                 0);
 				assert_int_equal(ir_link_class(&m, l),
 				                 IR_LC_GLOBAL);
 				f -= m.nnodes;
@@ -340,10 +341,9 @@ static void test_arrangements(void **state)
 	        /* 3 = 0 + 3: offset 2 * 2 = 4: router 2 */
 	        2};
 	for (int arr = 0; arr < IR_NDFLY_ARRANGEMENTS; arr++) {
-		ir_machine m = tu_dragonfly(9, 4, 1, 2,
-		                            (enum ir_dfly_arrangement)arr, NULL,
-		                            1, IR_ROUTE_MINIMAL, 0,
-		                            IR_PORTS_ALL);
+		ir_machine m = tu_dragonfly(
+		        9, 4, 1, 2, (enum ir_dfly_arrangement)arr, NULL, 1,
+		        IR_ROUTE_MINIMAL, 0, IR_PORTS_ALL);
 		uint64_t first = ir_nlinks(&m) - 36 * 2;
 		int32_t f, t;
 		assert_int_equal(
@@ -401,7 +401,7 @@ static void test_adaptive_worst_case(void **state)
 	(void)state;
 	for (int adapt = 0; adapt < 2; adapt++) {
 		ir_machine m = small_dfly(adapt ? IR_ROUTE_ADAPTIVE
-		                                 : IR_ROUTE_MINIMAL);
+		                                : IR_ROUTE_MINIMAL);
 		ir_comm c = tu_comm(IR_ALLTOALL, 0, 8);
 		ir_plan p;
 		ir_report r;
@@ -410,9 +410,9 @@ static void test_adaptive_worst_case(void **state)
 		static const int32_t pr[2][2] = {{0, 12}, {4, 16}};
 		for (int i = 0; i < 2; i++) {
 			ir_block b = {pr[i][0], pr[i][1]};
-			assert_int_equal(ir_plan_add(&p, pr[i][0], pr[i][1],
-			                             &b, 1, 0),
-			                 0);
+			assert_int_equal(
+			        ir_plan_add(&p, pr[i][0], pr[i][1], &b, 1, 0),
+			        0);
 		}
 		assert_int_equal(ir_verify(&p, &r), CCP_EVERIFY);
 		assert_int_equal(r.max_link_load, adapt ? 2 : 1);
@@ -528,89 +528,13 @@ static void make_dfly(void)
 	assert_int_equal(k, NDFLY);
 }
 
-/* A communication of coll on m: a vector of one double per rank, a
- * 3-regular pattern. */
-static ir_comm comm_on(enum ir_coll coll, const ir_machine *m)
-{
-	int32_t root = m->nranks > 5 ? 5 : 0;
-	ir_comm c = tu_comm(coll, root, 8 * (int64_t)m->nranks);
-	c.dtype = IR_DT_DOUBLE;
-	c.op = IR_OP_SUM;
-	c.seed = 11;
-	if (coll == IR_IRREGULAR) {
-		c.matrix = ir_matrix_regular(m->nranks, 3, 64, 7);
-		assert_non_null(c.matrix);
-	}
-	return c;
-}
-
-/* Every generator whose domain names dragonflies applies to some of
- * them and its plans pass the verifier on every dragonfly it applies
- * to, with contention allowed and with it forbidden (then within every
- * link's capacity, for every path an adaptive message may take). */
+/* Every generator whose domain names dragonflies verifies on each of them it
+ * applies to (topology_generators.h). */
 static void test_generators(void **state)
 {
 	(void)state;
 	make_dfly();
-	int claiming = 0;
-	for (int k = 0; sch_generators[k]; k++) {
-		const struct sch_generator *g = sch_generators[k];
-		if (!(g->domain.topos & SCH_T(IR_DRAGONFLY)))
-			continue;
-		claiming++;
-		int tried = 0;
-		for (int i = 0; i < NDFLY; i++) {
-			const ir_machine *m = &dfly[i];
-			for (int cl = 0; cl < IR_NCOLLS; cl++) {
-				if (!(g->domain.colls & SCH_C(cl)))
-					continue;
-				ir_comm c = comm_on((enum ir_coll)cl, m);
-				if (sch_applies(g, m, &c, NULL, 0) != 0) {
-					ir_comm_fini(&c);
-					continue;
-				}
-				for (int forbid = 0; forbid < 2; forbid++) {
-					struct sch_options o = {0};
-					ir_plan p;
-					ir_report r;
-					o.forbid_contention = forbid;
-					o.seed = 3;
-					int rc = sch_generate(g, m, &c, &o, &p);
-					if (rc == CCP_ENOTAPPLY && forbid)
-						continue; /* cannot split */
-					if (rc)
-						print_message(
-						        "%s %s on %s: %d\n",
-						        g->name,
-						        ir_coll_name(c.coll),
-						        dfly_names[i], rc);
-					assert_int_equal(rc, 0);
-					rc = ir_verify(&p, &r);
-					if (rc)
-						print_message(
-						        "%s %s on %s%s: %s\n",
-						        g->name,
-						        ir_coll_name(c.coll),
-						        dfly_names[i],
-						        forbid ? " (forbid)"
-						               : "",
-						        r.message);
-					assert_int_equal(rc, 0);
-					if (forbid) {
-						assert_int_equal(p.flags, 0);
-						assert_true(r.max_link_load <=
-						            1);
-					}
-					tried++;
-					ir_report_fini(&r);
-					ir_plan_fini(&p);
-				}
-				ir_comm_fini(&c);
-			}
-		}
-		print_message("%s: %d verified plans\n", g->name, tried);
-		assert_true(tried > 0);
-	}
+	int claiming = tu_check_generators(IR_DRAGONFLY, dfly, dfly_names, NDFLY);
 	print_message("%d generators claim dragonflies\n", claiming);
 	assert_true(claiming >= 10);
 }

@@ -21,6 +21,7 @@
 #include "model.h"
 #include "sched.h"
 #include "support.h"
+#include "topology_generators.h"
 
 static const int m44[] = {4, 4}, w12[] = {1, 2}, w14[] = {1, 4}, w11[] = {1, 1},
                  w22[] = {2, 2}, c12[] = {1, 2}, m444[] = {4, 4, 4},
@@ -371,89 +372,13 @@ static void make_trees(void)
 	assert_int_equal(k, NTREES);
 }
 
-/* A communication of coll g takes on m: a vector of one double per
- * rank, a 3-regular pattern. */
-static ir_comm comm_on(enum ir_coll coll, const ir_machine *m)
-{
-	int32_t root = m->nranks > 5 ? 5 : 0;
-	ir_comm c = tu_comm(coll, root, 8 * (int64_t)m->nranks);
-	c.dtype = IR_DT_DOUBLE;
-	c.op = IR_OP_SUM;
-	c.seed = 11;
-	if (coll == IR_IRREGULAR) {
-		c.matrix = ir_matrix_regular(m->nranks, 3, 64, 7);
-		assert_non_null(c.matrix);
-	}
-	return c;
-}
-
-/* Every generator whose domain names fat trees applies to some of them
- * and its plans pass the verifier on every tree it applies to, with
- * contention allowed and with it forbidden (then within every link's
- * capacity). */
+/* Every generator whose domain names fat trees verifies on each of them it
+ * applies to (topology_generators.h). */
 static void test_generators(void **state)
 {
 	(void)state;
 	make_trees();
-	int claiming = 0;
-	for (int k = 0; sch_generators[k]; k++) {
-		const struct sch_generator *g = sch_generators[k];
-		if (!(g->domain.topos & SCH_T(IR_FAT_TREE)))
-			continue;
-		claiming++;
-		int tried = 0;
-		for (int i = 0; i < NTREES; i++) {
-			const ir_machine *m = &trees[i];
-			for (int cl = 0; cl < IR_NCOLLS; cl++) {
-				if (!(g->domain.colls & SCH_C(cl)))
-					continue;
-				ir_comm c = comm_on((enum ir_coll)cl, m);
-				if (sch_applies(g, m, &c, NULL, 0) != 0) {
-					ir_comm_fini(&c);
-					continue;
-				}
-				for (int forbid = 0; forbid < 2; forbid++) {
-					struct sch_options o = {0};
-					ir_plan p;
-					ir_report r;
-					o.forbid_contention = forbid;
-					o.seed = 3;
-					int rc = sch_generate(g, m, &c, &o, &p);
-					if (rc == CCP_ENOTAPPLY && forbid)
-						continue; /* cannot split */
-					if (rc)
-						print_message(
-						        "%s %s on %s: %d\n",
-						        g->name,
-						        ir_coll_name(c.coll),
-						        tree_names[i], rc);
-					assert_int_equal(rc, 0);
-					rc = ir_verify(&p, &r);
-					if (rc)
-						print_message(
-						        "%s %s on %s%s: %s\n",
-						        g->name,
-						        ir_coll_name(c.coll),
-						        tree_names[i],
-						        forbid ? " (forbid)"
-						               : "",
-						        r.message);
-					assert_int_equal(rc, 0);
-					if (forbid) {
-						assert_int_equal(p.flags, 0);
-						assert_true(r.max_link_load <=
-						            1);
-					}
-					tried++;
-					ir_report_fini(&r);
-					ir_plan_fini(&p);
-				}
-				ir_comm_fini(&c);
-			}
-		}
-		print_message("%s: %d verified plans\n", g->name, tried);
-		assert_true(tried > 0);
-	}
+	int claiming = tu_check_generators(IR_FAT_TREE, trees, tree_names, NTREES);
 	print_message("%d generators claim fat trees\n", claiming);
 	assert_true(claiming >= 10);
 }
