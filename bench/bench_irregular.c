@@ -3,7 +3,9 @@
  * scale, and what grouping messages by size saves (schedules/coloring.c).
  *
  * Table 1: random d-regular patterns on X-Y routed one-port meshes,
- *   4,096 ranks (64x64, d = 64) and 16,384 ranks (128x128, d = 16), for
+ *   4,096 ranks (64x64, d = 64) and 16,384 ranks (128x128, d = 16), and
+ *   on a 16-ary 3-tree of 4,096 hosts (d = 64) under d-mod-k and under
+ *   adaptive routing (where the bound is the worst case's), for
  *   color, link_aware and rs_nl: scheduling time (median of REPS runs),
  *   peak memory, phases, the verifier's lower bound with its degree and
  *   link terms, phases / bound, and the verifier's verdict.  Each cell is
@@ -71,6 +73,29 @@ static ir_machine hypercube(int dim)
 	m.dims[0] = m.dims[1] = m.dims[2] = 1;
 	m.routing = IR_ROUTE_ECUBE;
 	m.ports = 1;
+	m.cost.tau = m.cost.phi = NAN;
+	if (ir_machine_check(&m, err, sizeof err) != 0) {
+		fprintf(stderr, "bench_irregular: %s\n", err);
+		exit(3);
+	}
+	return m;
+}
+
+/* XGFT(3; k,k,k; 1,k,k), a k-ary 3-tree of k^3 hosts with one uplink
+ * each, under routing r. */
+static ir_machine fat_tree(int k, enum ir_routing r)
+{
+	ir_machine m;
+	char err[256];
+	memset(&m, 0, sizeof m);
+	m.topo = IR_FAT_TREE;
+	m.ndims = 3;
+	for (int i = 0; i < 3; i++) {
+		m.dims[i] = k;
+		m.dims[IR_MAX_TREE + i] = i ? k : 1;
+	}
+	m.routing = r;
+	m.ports = IR_PORTS_ALL;
 	m.cost.tau = m.cost.phi = NAN;
 	if (ir_machine_check(&m, err, sizeof err) != 0) {
 		fprintf(stderr, "bench_irregular: %s\n", err);
@@ -182,31 +207,36 @@ static struct cell measure(const ir_machine *m, int32_t d, uint64_t seed,
 static void table1(int reps)
 {
 	struct {
-		int x, y;
+		const char *name;
+		ir_machine m;
 		int32_t d;
-	} cases[] = {{64, 64, 64}, {128, 128, 16}};
+	} cases[] = {
+	        {"64x64 d=64", mesh(64, 64), 64},
+	        {"128x128 d=16", mesh(128, 128), 16},
+	        {"ft16 d-mod-k d=64", fat_tree(16, IR_ROUTE_D_MOD_K), 64},
+	        {"ft16 adaptive d=64", fat_tree(16, IR_ROUTE_ADAPTIVE), 64},
+	};
 	const enum sch_irr_alg algs[] = {SCH_IRR_COLOR, SCH_IRR_LINK_AWARE,
 	                                 SCH_IRR_RS_NL};
 
-	printf("Table 1: random d-regular patterns, X-Y routed one-port "
-	       "meshes, 1 KiB messages, seed 1\n");
+	printf("Table 1: random d-regular patterns, 1 KiB messages, seed 1, "
+	       "on X-Y routed one-port\nmeshes and on ft16, the 16-ary "
+	       "3-tree XGFT(3; 16,16,16; 1,16,16) of 4,096 hosts\n");
 	printf("(time: median of %d runs, min-max; memory: peak RSS of a "
 	       "child that made the matrix\nand scheduled it, and the part "
 	       "above the matrix alone)\n\n",
 	       reps);
-	printf("%-16s %-10s %22s %18s %7s %6s %6s %6s %6s  %s\n", "machine",
+	printf("%-18s %-10s %22s %18s %7s %6s %6s %6s %6s  %s\n", "machine",
 	       "algorithm", "time s (min-max)", "peak MiB (+sched)", "phases",
 	       "bound", "degree", "link", "ratio", "verifier");
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		ir_machine m = mesh(cases[i].x, cases[i].y);
-		char name[40];
-		snprintf(name, sizeof name, "%dx%d d=%d", cases[i].x,
-		         cases[i].y, (int)cases[i].d);
+		const ir_machine m = cases[i].m;
+		const char *name = cases[i].name;
 		for (size_t a = 0; a < sizeof algs / sizeof algs[0]; a++) {
 			struct cell c =
 			        measure(&m, cases[i].d, 1, algs[a], reps);
 			if (!c.ok) {
-				printf("%-16s %-10s %s\n", name,
+				printf("%-18s %-10s %s\n", name,
 				       sch_irregular_name(algs[a]), c.message);
 				continue;
 			}
@@ -215,7 +245,7 @@ static void table1(int reps)
 			         c.t_min, c.t_max, c.runs < reps ? "*" : "");
 			snprintf(mem, sizeof mem, "%.1f (+%.1f)", c.rss_peak,
 			         c.rss_peak - c.rss_base);
-			printf("%-16s %-10s %22s %18s %7u %6u %6u %6u %6.3f  "
+			printf("%-18s %-10s %22s %18s %7u %6u %6u %6u %6.3f  "
 			       "%s\n",
 			       name, sch_irregular_name(algs[a]), tm, mem,
 			       c.phases, c.lb, c.lb_degree, c.lb_link,

@@ -127,6 +127,8 @@ static double mean_hops(const ir_machine *m)
 		       1;
 	case IR_FAT_TREE: /* most pairs meet at the top */
 		return 2.0 * m->ndims;
+	case IR_GRAPH: /* at most: the diameter, or an adaptive union */
+		return ir_route_max(m);
 	case IR_DRAGONFLY: /* most pairs are in different groups */
 		return m->routing == IR_ROUTE_VALIANT ? 7.0 : 5.0;
 	case IR_SWITCH:
@@ -148,6 +150,14 @@ static double max_degree(const ir_machine *m)
 		return 4.0 + m->levels[1][1] / m->levels[0][1];
 	case IR_FAT_TREE: /* a host's uplinks */
 		return (double)m->dims[IR_MAX_TREE] * m->levels[0][0];
+	case IR_GRAPH: {
+		int deg = 0;
+		for (int32_t v = 0; v < m->nnodes; v++) {
+			int k = ir_degree(m, ir_node_rank(m, v, 0));
+			deg = k > deg ? k : deg;
+		}
+		return deg;
+	}
 	case IR_DRAGONFLY: /* a host's link to its router */
 		return m->levels[0][0];
 	case IR_SWITCH:
@@ -433,6 +443,26 @@ int compile_check_size(const struct front_input *in, bool every,
 	return CCP_ERANGE;
 }
 
+/* Whether g refused only because contention is forbidden: without
+ * contention: forbid it makes a plan with contended phases, which it
+ * cannot split. */
+static bool forbid_refused(const struct front_input *in,
+                           const struct sch_generator *g,
+                           const struct sch_options *o)
+{
+	struct sch_options free_o = *o;
+	ir_plan p;
+	free_o.forbid_contention = false;
+	if (sch_generate(g, &in->machine, &in->comm, &free_o, &p) != 0) {
+		ir_plan_fini(&p);
+		return false;
+	}
+	bool contended = p.flags & (IR_PLAN_LINK_CONTENTION |
+	                            IR_PLAN_NODE_CONTENTION);
+	ir_plan_fini(&p);
+	return contended;
+}
+
 int compile_generate(const struct front_input *in,
                      const struct sch_generator *g, ir_plan *p, ir_report *r,
                      char *why, size_t len)
@@ -444,6 +474,19 @@ int compile_generate(const struct front_input *in,
 	};
 	memset(r, 0, sizeof *r);
 	int rc = sch_generate(g, &in->machine, &in->comm, &o, p);
+	if (rc == CCP_ENOTAPPLY && o.forbid_contention &&
+	    forbid_refused(in, g, &o)) {
+		snprintf(why, len,
+		         "%s: its phases contend%s and cannot be split (a "
+		         "rank receives in a phase what it sends in it), which "
+		         "contention: forbid does not allow",
+		         g->name,
+		         ir_routing_adapts(&in->machine)
+		                 ? " in the worst case of adaptive routing"
+		                 : "");
+		ir_plan_fini(p);
+		return rc;
+	}
 	if (rc) {
 		snprintf(why, len, "%s: %s", g->name, ccp_strerror(rc));
 		ir_plan_fini(p);
@@ -600,9 +643,15 @@ int compile_input_key(const struct front_input *in, const uint8_t key[16],
 	}
 	if ((rc = compile_check_size(in, false, false, d)) != 0)
 		return rc;
-	if ((rc = compile_generate(in, g, &c->plan, &c->report, d->message,
-	                           sizeof d->message)) != 0)
+	if ((rc = compile_generate(in, g, &c->plan, &c->report, msg,
+	                           sizeof msg)) != 0) {
+		/* a refusal of the input points at the algorithm it names */
+		if (rc == CCP_ENOTAPPLY)
+			at_algorithm(in, d, msg);
+		else
+			snprintf(d->message, sizeof d->message, "%s", msg);
 		return rc;
+	}
 
 lower:
 	/* the plan records its input's key, hashed once whatever the

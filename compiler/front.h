@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "front/hostlist.h"
 #include "ir.h"
 
 /* Most bytes of a YAML input, and of a matrix file it names: each is
@@ -78,6 +79,11 @@ struct front_input {
 	enum select_by select; /* algorithm: auto only */
 	uint64_t seed;         /* top-level seed, 0 if none */
 	bool has_seed;
+	/* machine.hosts: the name of each node in node order (count 0 when
+	 * the input names none); hostlist_find(&in->hosts, name) gives a
+	 * name's node.  Names do not change the plan: they stay out of the
+	 * canonical form and the plan file. */
+	struct hostlist hosts;
 };
 
 /* Parse and check the YAML file at path.  0 on success; CCP_EPARSE with d

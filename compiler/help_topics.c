@@ -47,8 +47,9 @@ static const char topic_input[] =
         "  seed         0 to 2^63-1, for randomised schedulers\n"
         "\n"
         "machine\n"
-        "  topology     mesh, torus, hypercube, hpam, switch, fat_tree or "
-        "dragonfly\n"
+        "  topology     mesh, torus, hypercube, hpam, switch, fat_tree, "
+        "graph or\n"
+        "               dragonfly\n"
         "  dims         mesh, torus: [x], [x, y], [x, y, z] ... 8 extents "
         "(x y z a b\n"
         "               c d e); at most 2^24 nodes\n"
@@ -62,10 +63,18 @@ static const char topic_input[] =
         "joins nodes\n"
         "  placement    block (default) or cyclic: which ranks share a "
         "node; or a\n"
-        "               map, [node of rank 0, ...] or {file: NAME}\n"
+        "               map, [node of rank 0, ...], {file: NAME} or\n"
+        "               {nodes: \"n[4-7]\"} (names of hosts)\n"
         "  node_ports   all (default), one, or k: network sends (and "
         "receives) per\n"
         "               node and phase\n"
+        "  hosts        node names in node order: \"n[0-15],login\"\n"
+        "  graph        graph: {switches: \"s[0-3]\", links: [[s0, "
+        "\"n[0-15]\"], {ends:\n"
+        "               [A, B], width, bandwidth, latency, class}, ...]}, "
+        "hosts: N\n"
+        "               without machine.hosts; or {file: NAME} holding "
+        "them\n"
         "  levels       hpam: [{rows, cols}, {rows, cols}], level 1 then "
         "level 2,\n"
         "               each optionally with c_send, c_recv and copy; "
@@ -80,7 +89,8 @@ static const char topic_input[] =
         "               arrangement, host/local/global_width, seed}\n"
         "  routing      mesh, torus: xy (xyz in 3D) or dimension-order;\n"
         "               hypercube: e-cube; hpam: hpam-xy; switch: direct;\n"
-        "               fat_tree: d-mod-k (default) or s-mod-k;\n"
+        "               fat_tree: d-mod-k (default), s-mod-k or adaptive;\n"
+        "               graph: shortest (default) or adaptive;\n"
         "               dragonfly: minimal (default), valiant or adaptive\n"
         "  ports        all (default), one, or k: sends (and receives) per "
         "rank\n"
@@ -92,8 +102,8 @@ static const char topic_input[] =
         "               shm_alpha, shm_beta (a transfer inside a node)\n"
         "\n";
 
-/* The rest of the input topic: a string literal longer than 4095
- * characters is past what C99 compilers must support. */
+/* The rest of topic_input (one string would pass the 4095 bytes a C
+ * compiler must support). */
 static const char topic_input_comm[] =
         "communication: a collective...\n"
         "  collective   broadcast, scatter, gather, reduce, alltoall, "

@@ -6,7 +6,7 @@
 # `ccplan --list-commands`), the values of the options that take one of a
 # few words (--emit, --unit, presets, algorithms), cache keys, help
 # topics, and file names: .yaml inputs, .ccp plans, .c sources, .csv
-# data.  Commands, options, algorithm, preset and cache-key names come
+# data, .conf topologies.  Commands, options, algorithm, preset and cache-key names come
 # from the ccplan being completed (`ccplan --list-commands`, `ccplan help
 # algorithms`, `ccplan help presets`, `ccplan cache ls`), so they are
 # never out of date.  Plain bash: it does not need the bash-completion
@@ -64,7 +64,7 @@ _ccplan()
 	local commands
 	commands=$(_ccplan_table "$prog")
 
-	# the command, and for cache and tau the subcommand
+	# the command, and for cache, tau and import the subcommand
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		w=${COMP_WORDS[i]}
 		if [[ -z $cmd ]]; then
@@ -75,7 +75,7 @@ _ccplan()
 			elif [[ $w != -* ]]; then
 				sub=$w
 			fi
-		elif [[ $cmd == tau && -z $sub && $w != -* ]]; then
+		elif [[ ($cmd == tau || $cmd == import) && -z $sub && $w != -* ]]; then
 			sub=$w
 		fi
 	done
@@ -95,6 +95,7 @@ _ccplan()
 		scan) _ccplan_files c ;;
 		tau) _ccplan_files svg ;;
 		cache) _ccplan_files ccp ;;
+		import) _ccplan_files yaml yml ;;
 		*) _ccplan_files ccp c ;;
 		esac
 		return
@@ -222,6 +223,15 @@ _ccplan()
 			fi
 		else
 			_ccplan_words "$(_ccplan_table "$prog" tau:plot) --help"
+		fi
+		;;
+	import)
+		if [[ -z $sub ]]; then
+			_ccplan_words "$(_ccplan_table "$prog" import subs) --help"
+		elif [[ $cur == -* ]]; then
+			_ccplan_words "$(_ccplan_table "$prog" import:$sub)"
+		else
+			_ccplan_files conf
 		fi
 		;;
 	run)

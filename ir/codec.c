@@ -71,6 +71,10 @@ static const uint8_t file_magic[8] = {0x89, 'C',  'C',  'P',
 	      shm_beta, a reserved 0 */
 #define G_PLACE 4 /* version 6, after the machine when its placement is a
                      map: the node of each rank */
+#define G_GRAPH 16 /* version 7, after the placement list of a graph
+                      machine: nhosts, nswitches, ncables, a reserved 0 */
+#define G_CABLE 32 /* version 7, after the graph record, per cable: a, b,
+                      width, class u32, bandwidth, latency f64 */
 #define V1_DIMS 3 /* mesh and torus extents in the fixed part */
 
 /* rank section: a fixed part, ops, iovs, then its checksum */
@@ -334,6 +338,10 @@ static int check_machine(const ir_machine *m, char *err, size_t errlen)
 		break;
 	case IR_SWITCH:
 		if (m->ndims == 1)
+			n = m->dims[0];
+		break;
+	case IR_GRAPH: /* its hosts (the graph record's own checks ran) */
+		if (m->ndims == 1 && m->graph && m->dims[0] == m->graph->nhosts)
 			n = m->dims[0];
 		break;
 	}
@@ -1055,6 +1063,23 @@ static void put_global(struct tbuf *b, const ir_plan *p)
 		for (int32_t i = 0; m->place && i < m->nranks; i++)
 			put_u32(b, (uint32_t)ir_node_of(m, i));
 	}
+	/* version 7, and only for a graph: its cables, resolved */
+	if (v >= 7 && m->topo == IR_GRAPH) {
+		const ir_graph *g = m->graph;
+		put_u32(b, (uint32_t)g->nhosts);
+		put_u32(b, (uint32_t)g->nswitches);
+		put_u32(b, g->ncables);
+		put_u32(b, 0);
+		for (uint32_t i = 0; i < g->ncables; i++) {
+			const struct ir_cable *c = &g->cables[i];
+			put_u32(b, (uint32_t)c->a);
+			put_u32(b, (uint32_t)c->b);
+			put_u32(b, (uint32_t)c->width);
+			put_u32(b, c->cls);
+			put_u64(b, f64_bits(c->bandwidth));
+			put_u64(b, f64_bits(c->latency));
+		}
+	}
 }
 
 /* One rank's section, without its trailing checksum. */
@@ -1097,6 +1122,8 @@ uint16_t ir_file_version(const ir_machine *m, const ir_comm *c,
 		v = 5;
 	if (!ir_machine_is_classic(m))
 		v = 6;
+	if (m->topo == IR_GRAPH)
+		v = 7;
 	*min_read = v > 3 ? v : IR_FILE_COMPAT;
 	return v;
 }
@@ -1154,6 +1181,10 @@ int ir_plan_encode(const ir_plan *p, const ir_report *r, const ir_slice *s,
 	int32_t n = p->machine.nranks;
 	uint64_t est = HDR_SIZE + G_FIXED + G_SELECT + G_COMBINE + G_MACHINE +
 	               (p->machine.place ? (uint64_t)n * G_PLACE : 0) +
+	               (p->machine.graph ? G_GRAPH + (uint64_t)G_CABLE *
+	                                                     p->machine.graph
+	                                                             ->ncables
+	                                 : 0) +
 	               (uint64_t)p->nphases * G_PHASE +
 	               (uint64_t)p->ntransfers * G_TRANSFER +
 	               (uint64_t)p->nblocks * G_BLOCK;
@@ -1553,6 +1584,68 @@ static int rd_place(struct ibuf *r, ir_machine *m, char *err, size_t errlen)
 	return 0;
 }
 
+/* A graph machine's record into m->graph (rem bytes left after the
+ * placement list, at least G_GRAPH): the counts against the bytes, every
+ * cable's class, bandwidth and latency as the writer resolves them, and
+ * the rest (ends, widths, duplicates, capacities, connectivity) by
+ * ir_graph_new, which rebuilds the tables. */
+static int rd_graph(struct ibuf *r, uint64_t rem, ir_machine *m, char *err,
+                    size_t errlen)
+{
+	int32_t nhosts = rd_i32(r), nswitches = rd_i32(r);
+	uint32_t ncables = rd_u32(r);
+	struct ir_cable *c;
+	char why[200];
+	int rc;
+	int64_t bad;
+
+	rem -= G_GRAPH;
+	if (rd_u32(r) != 0)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: the graph's reserved field is not 0");
+	if (nhosts != m->nnodes)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: a graph of %" PRId32 " hosts for %" PRId32
+		            " nodes",
+		            nhosts, m->nnodes);
+	if (ncables > IR_MAX_CABLES || rem != (uint64_t)ncables * G_CABLE)
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: %" PRIu32 " cables in the %" PRIu64
+		            " bytes after the graph record",
+		            ncables, rem);
+	if (!(c = malloc((ncables ? ncables : 1) * sizeof *c)))
+		return fail(err, errlen, CCP_ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < ncables; i++) {
+		uint32_t cls;
+		c[i].a = rd_i32(r);
+		c[i].b = rd_i32(r);
+		c[i].width = rd_i32(r);
+		cls = rd_u32(r);
+		c[i].bandwidth = rd_f64(r);
+		c[i].latency = rd_f64(r);
+		c[i].cls = cls < IR_NLINK_CLASSES ? (uint8_t)cls : 0;
+		if (cls >= IR_NLINK_CLASSES || !(c[i].bandwidth > 0) ||
+		    isinf(c[i].bandwidth) ||
+		    !(c[i].latency >= 0 || isnan(c[i].latency)) ||
+		    isinf(c[i].latency)) {
+			rc = fail(err, errlen, CCP_EFORMAT,
+			          "bad plan: graph cable %" PRIu32
+			          ": class %" PRIu32 ", bandwidth %g, "
+			          "latency %g",
+			          i, cls, c[i].bandwidth, c[i].latency);
+			free(c);
+			return rc;
+		}
+	}
+	m->graph = ir_graph_new(nhosts, nswitches, c, ncables, &rc, &bad, why,
+	                        sizeof why);
+	free(c);
+	if (!m->graph)
+		return fail(err, errlen, rc == CCP_ENOMEM ? rc : CCP_EFORMAT,
+		            "bad plan: graph: %s", why);
+	return 0;
+}
+
 /* Decode the global section (size bytes at g, inside a checked image)
  * into p, which is zeroed on entry; counts are checked against the bytes
  * that hold them before anything is allocated, the result against the
@@ -1693,13 +1786,26 @@ static int decode_global(const uint8_t *g, uint64_t size,
 		uint64_t list = m->placement == IR_PLACE_MAP
 		                        ? (uint64_t)fi->nranks * G_PLACE
 		                        : 0;
-		if (rem != list && fi->version <= IR_FILE_VERSION)
+		/* version 7: a graph's record follows (rd_graph checks its
+		 * length) */
+		bool graph = m->topo == IR_GRAPH;
+		if (graph && fi->version < 7)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: a graph machine in a version %u "
+			            "file (graphs need 7)",
+			            fi->version);
+		if (((!graph && rem != list) ||
+		     (graph && (rem < list || rem - list < G_GRAPH))) &&
+		    fi->version <= IR_FILE_VERSION)
 			return fail(err, errlen, CCP_EFORMAT,
 			            "bad plan: %" PRIu64 " bytes after the "
-			            "machine, where its placement needs %" PRIu64,
-			            rem, list);
+			            "machine, where its placement needs %" PRIu64
+			            "%s",
+			            rem, list, graph ? " and its graph more" : "");
 		int rc = list ? rd_place(&r, m, err, errlen) : 0;
 		if (rc)
+			return rc;
+		if (graph && (rc = rd_graph(&r, rem - list, m, err, errlen)))
 			return rc;
 	} else {
 		/* what an older file leaves out: the defaults */

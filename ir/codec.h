@@ -13,7 +13,7 @@
 
 #include "ir.h"
 
-#define IR_FILE_VERSION  6 /* newest version this code reads and writes */
+#define IR_FILE_VERSION  7 /* newest version this code reads and writes */
 #define IR_FILE_MIN_READ 1 /* oldest version this code reads */
 /* Oldest reader of what this code writes: version 2 only appends the
  * selection record to the global section, and version 3 the element type
@@ -24,7 +24,10 @@
  * every other plan is written as version 3, byte for byte as before, so
  * its plan hash and its cache entries stay valid.  Version 5 appends the
  * machine's combine cost (ir.h) to the global section: only plans whose
- * machine has one are written as version 5, needing a reader of 5. */
+ * machine has one are written as version 5, needing a reader of 5.
+ * Version 6 appends the rest of the machine (n-D, nodes, placement);
+ * version 7 a graph machine's cables, and only graph plans are written
+ * as 7, needing a reader of 7. */
 #define IR_FILE_COMPAT 1
 
 /* What the header of a plan file says; filled by ir_file_info_read. */

@@ -35,6 +35,7 @@
 typedef struct ir_cost ir_cost;
 typedef struct ir_machine ir_machine;
 typedef struct ir_place ir_place;
+typedef struct ir_graph ir_graph;
 typedef struct ir_matrix ir_matrix;
 typedef struct ir_comm ir_comm;
 typedef struct ir_block ir_block;
@@ -42,6 +43,7 @@ typedef struct ir_transfer ir_transfer;
 typedef struct ir_phase ir_phase;
 typedef struct ir_plan ir_plan;
 typedef struct ir_report ir_report;
+typedef struct ir_class_load ir_class_load;
 typedef struct ir_selection ir_selection;
 typedef struct ir_iov ir_iov;
 typedef struct ir_op ir_op;
@@ -56,6 +58,9 @@ typedef struct ir_slice ir_slice;
 #define IR_MAX_SEGMENTS 65536    /* segments of a pipelined message */
 #define IR_NAME_MAX 32           /* algorithm and preset names */
 #define IR_MAX_TREE 4            /* switch levels of a fat tree */
+#define IR_MAX_CABLES (1 << 30)  /* cables of a graph: link ids < 2^31 */
+#define IR_MAX_GRAPH_TABLE (INT64_C(1) << 27) /* vertices x hosts of a
+                                    graph: its distance table, 256 MiB */
 #define IR_MAX_DFLY 4096         /* dragonfly: routers per group, global
                                     links per router */
 #define IR_MAX_DFLY_GROUPS 65536 /* dragonfly groups */
@@ -69,7 +74,7 @@ typedef struct ir_slice ir_slice;
  * that lists names follows. */
 
 /* Topologies: X(ENUM, name, routings it allows (IR_RT bits; the first
- * listed in enum ir_routing is the default), noun (in "X needs a mesh or
+ * listed in enum ir_routing, adaptive aside, is the default), noun (in "X needs a mesh or
  * torus"), comment) */
 #define IR_RT(r) (1u << IR_ROUTE_##r)
 #define IR_TOPOLOGIES(X)                                                       \
@@ -82,8 +87,11 @@ typedef struct ir_slice ir_slice;
 	  "two-level heterogeneous mesh hierarchy (000 §2.2)")                 \
 	X(SWITCH, "switch", IR_RT(DIRECT), "switch",                           \
 	  "fully connected: one direct link per ordered pair")                \
-	X(FAT_TREE, "fat_tree", IR_RT(D_MOD_K) | IR_RT(S_MOD_K), "fat tree",   \
-	  "XGFT fat tree: hosts under 1-4 levels of switches")                \
+	X(FAT_TREE, "fat_tree", IR_RT(D_MOD_K) | IR_RT(S_MOD_K) |              \
+	  IR_RT(ADAPTIVE), "fat tree",                                         \
+	  "XGFT fat tree: hosts under 1-4 levels of switches")                 \
+	X(GRAPH, "graph", IR_RT(SHORTEST) | IR_RT(ADAPTIVE), "graph",          \
+	  "any network: hosts, switches and cables (struct ir_graph)")        \
 	X(DRAGONFLY, "dragonfly",                                              \
 	  IR_RT(MINIMAL) | IR_RT(VALIANT) | IR_RT(ADAPTIVE), "dragonfly",      \
 	  "groups of fully connected routers joined by global links")
@@ -98,16 +106,20 @@ typedef struct ir_slice ir_slice;
 	X(DIRECT, "direct", "switch: the direct link")                        \
 	X(D_MOD_K, "d-mod-k",                                                  \
 	  "fat tree: up port (dst / W(l-1)) mod w(l), then down (InfiniBand)") \
-	X(S_MOD_K, "s-mod-k", "fat tree: up port (src / W(l-1)) mod w(l)")    \
+	X(S_MOD_K, "s-mod-k", "fat tree: up port (src / W(l-1)) mod w(l)")   \
+	X(ADAPTIVE, "adaptive",                                                \
+	  "the network picks a path per message (fat tree, graph: any "        \
+	  "shortest path, a fat tree any up port; dragonfly: minimal or "      \
+	  "Valiant); a route is the set of links of every such path")         \
+	X(SHORTEST, "shortest",                                                \
+	  "graph: a shortest path, next hop number (dst mod count) among "     \
+	  "the equal ones")                                                    \
 	X(MINIMAL, "minimal",                                                  \
 	  "dragonfly: local, global, local (of parallel global links, the "    \
 	  "destination host's number mod their count)")                       \
 	X(VALIANT, "valiant",                                                  \
 	  "dragonfly: minimal to an intermediate group hashed from (seed, "    \
-	  "source, destination), then minimal on")                            \
-	X(ADAPTIVE, "adaptive",                                                \
-	  "dragonfly: minimal or Valiant per message; a route is the union "   \
-	  "of their links")
+	  "source, destination), then minimal on")
 
 enum ir_topo {
 #define X(e, name, routings, noun, comment) IR_##e,
@@ -258,6 +270,8 @@ struct ir_machine {
 	ir_place *place;  /* IR_PLACE_MAP: where each rank sits; NULL
 	                     otherwise.  Shared by the copies of a machine:
 	                     a plan and an input each hold a reference. */
+	ir_graph *graph;  /* IR_GRAPH: its hosts, switches and cables; NULL
+	                     otherwise.  Shared like place. */
 };
 
 /* A placement given rank by rank.  A rank's position is
@@ -271,6 +285,47 @@ struct ir_place {
 	int32_t n;       /* ranks */
 	int32_t *pos;    /* [n]: the position of each rank */
 	int32_t *rank;   /* [n]: the rank at each position */
+};
+
+/* A cable of a graph machine: both directions between two vertices,
+ * directed link ids 2c (a -> b) and 2c + 1 (b -> a) for cable c. */
+struct ir_cable {
+	int32_t a, b;     /* its ends: vertex ids, hosts 0..nhosts-1 (the
+	                     machine's nodes) then switches */
+	int32_t width;    /* parallel cables behind it, >= 1 */
+	uint8_t cls;      /* enum ir_link_class of both directions;
+	                     IR_CABLE_CLASS_DEFAULT: host for a cable that
+	                     touches a host, local otherwise (ir_graph_new
+	                     resolves it) */
+	double bandwidth; /* bytes per second of one cable; NaN: the
+	                     smallest the graph gives (1 if none does) */
+	double latency;   /* seconds; NaN: not given (read as 0) */
+};
+#define IR_CABLE_CLASS_DEFAULT 0xff
+
+/* Any network as a graph (docs/machine-model.md, "Graphs").  Made once by
+ * ir_graph_new, with the tables routing reads, and never changed after:
+ * machines share it by reference. */
+struct ir_graph {
+	uint32_t refs;        /* references (ir_graph_retain, _release);
+	                         not atomic, like ir_place */
+	int32_t nhosts;       /* H: vertices 0..H-1, the machine's nodes */
+	int32_t nswitches;    /* vertices H..H+nswitches-1 */
+	int32_t nverts;       /* nhosts + nswitches */
+	uint32_t ncables;     /* directed link ids 0..2*ncables-1 */
+	struct ir_cable *cables; /* [ncables], bandwidths and classes
+	                         resolved; in the order given */
+	int32_t *cap;         /* [ncables]: capacity of both directions,
+	                         width x bandwidth / the smallest bandwidth */
+	uint32_t *out_off;    /* [nverts + 1]: vertex v's outgoing link ids
+	                         are out[out_off[v] .. out_off[v + 1]) */
+	uint32_t *out;        /* [2 * ncables], increasing within a vertex */
+	uint16_t *dist;       /* [nhosts * nverts]: hops from vertex v to
+	                         host h at dist[h * nverts + v];
+	                         UINT16_MAX where h is out of reach */
+	int diameter;         /* the longest host-to-host distance */
+	int union_max;        /* most links an adaptive route may hold: a
+	                         bound (docs/machine-model.md, "Graphs") */
 };
 
 /* ---- communication -------------------------------------------------- */
@@ -538,6 +593,21 @@ struct ir_report {
 	                          over its capacity, rounded up */
 };
 
+/* The loads of one class of links over a plan (ir_class_loads): what
+ * `explain` reports for machines whose links differ (fat trees). */
+struct ir_class_load {
+	uint64_t links;    /* directed links of the class in the machine */
+	uint64_t capacity; /* their capacities (ir_link_capacity) summed */
+	uint64_t hops;     /* hops the plan's transfers take on the class */
+	uint32_t worst;    /* the busiest link of the class in its busiest
+	                      phase: load over capacity, rounded up; under an
+	                      adaptive routing the worst case over every
+	                      choice of paths, 0 if the class is unused */
+	double mean;       /* the busiest phase's hops on the class over the
+	                      class's capacity: each link's load if the
+	                      traffic were spread evenly over the class */
+};
+
 /* ---- lowered plan: per-rank operation lists ------------------------- */
 
 /* The buffers a rank's operations address. */
@@ -636,6 +706,20 @@ ir_place *ir_place_from_nodes(const int32_t *node, int32_t n, int32_t nnodes,
 /* Take and drop a reference (NULL is ignored); the last release frees. */
 void ir_place_retain(ir_place *p);
 void ir_place_release(ir_place *p);
+/* A graph of nhosts hosts, nswitches switches and the given cables
+ * (copied): checks every cable (ends in range and distinct, no second
+ * cable between the same two vertices, width >= 1, bandwidth > 0 and a
+ * whole multiple of the smallest once times the width, class) and that
+ * every host reaches every other, then builds the distance tables.  A
+ * new ir_graph holding one reference, or NULL with *rc CCP_EINVAL (the
+ * message in err; *bad the index of the offending cable, or -1 when no
+ * one cable is at fault) or CCP_ENOMEM. */
+ir_graph *ir_graph_new(int32_t nhosts, int32_t nswitches,
+                       const struct ir_cable *cables, uint32_t ncables,
+                       int *rc, int64_t *bad, char *err, size_t errlen);
+/* Take and drop a reference (NULL is ignored); the last release frees. */
+void ir_graph_retain(ir_graph *g);
+void ir_graph_release(ir_graph *g);
 /* Network transfers a node may send (and receive) in one phase:
  * node_ports, or its degree (one per network link) under IR_PORTS_ALL;
  * 0 for a node with no link. */
@@ -662,7 +746,8 @@ int ir_route_max(const ir_machine *m);
 uint64_t ir_nlinks(const ir_machine *m);
 /* How many transfers a directed link carries in one phase without
  * contention: the number of parallel cables behind the id (a fat tree's
- * levels give it, a dragonfly's link classes), 1 on every other
+ * levels give it; a graph's cable its width x bandwidth / the graph's
+ * smallest bandwidth; a dragonfly's link classes), 1 on every other
  * machine.  Everything that counts
  * link load (verifier, lower bound, splitter, simulator, schedulers)
  * compares against this one number. */
@@ -676,9 +761,13 @@ uint32_t ir_link_phases(const ir_machine *m, uint64_t link, uint64_t load);
  * through shared memory) unless the routing adapts (ir_routing_adapts).
  * links must hold ir_route_max(m) entries. */
 int ir_route(const ir_machine *m, int32_t src, int32_t dst, uint64_t *links);
+/* One path a message from src to dst may take, as ir_route writes it:
+ * the route itself, or under an adaptive routing the deterministic path
+ * it adapts from (fat tree: d-mod-k), which has the length and the link
+ * classes of every allowed path.  links may be NULL to only count. */
+int ir_path(const ir_machine *m, int32_t src, int32_t dst, uint64_t *links);
 /* Hops of the path a message from src to dst takes (0 inside a node,
- * CCP_EINVAL for a rank outside the machine).  Equal to ir_route's count
- * where the routing does not adapt. */
+ * CCP_EINVAL for a rank outside the machine): ir_path's count. */
 int ir_hops(const ir_machine *m, int32_t src, int32_t dst);
 /* Whether the routing may send a message on any of several paths.  Then
  * ir_route gives the union of the links of every allowed path, so that
@@ -698,9 +787,10 @@ bool ir_machine_replicates(const ir_machine *m);
 bool ir_link_replicates(const ir_machine *m, uint64_t link);
 /* The two nodes a directed link joins (ranks, with one rank per node);
  * on a fat tree the two vertices, hosts 0..nnodes-1 (= nodes) and then
- * the switches level by level, on a dragonfly hosts and then router
- * r + a * G at nnodes + r + a * G (docs/machine-model.md); CCP_EINVAL
- * for an unused id. */
+ * the switches level by level, on a graph its vertices (hosts, then
+ * switches), on a dragonfly hosts and then router r + a * G at
+ * nnodes + r + a * G (docs/machine-model.md); CCP_EINVAL for an unused
+ * id. */
 int ir_link_ends(const ir_machine *m, uint64_t link, int32_t *from, int32_t *to);
 
 /* ---- communication (ir/comm.c) -------------------------------------- */
@@ -748,6 +838,11 @@ void ir_plan_trim(ir_plan *p);
  * rule fails (r->message says which), or CCP_ENOMEM. */
 int ir_verify(const ir_plan *p, ir_report *r);
 void ir_report_fini(ir_report *r);
+/* Per class of links (enum ir_link_class), the links, their load in the
+ * busiest phase under the plan's routing (worst case if it adapts) and
+ * the mean load (struct ir_class_load).  CCP_ERANGE past 2^28 link ids,
+ * where counting them would cost more than the plan. */
+int ir_class_loads(const ir_plan *p, ir_class_load out[IR_NLINK_CLASSES]);
 /* The lower bound alone (fills the lb_* fields of r).  The degree and
  * link terms hold only for direct plans (every block sent by its origin
  * to its destination), and only when the plan does not allow node

@@ -3,10 +3,12 @@
  * coordinates and back, neighbours, directed link ids, and the routing
  * functions (dimension order on meshes and tori, e-cube on hypercubes,
  * extended X-Y on two-level HPAM machines, the direct link on a switch,
- * d-mod-k and s-mod-k on fat trees, minimal, Valiant and adaptive on
- * dragonflies), and link capacities.
+ * d-mod-k and s-mod-k on fat trees, shortest and adaptive on graphs,
+ * minimal, Valiant and adaptive on dragonflies), and link capacities.
  *
- * Everything here is pure and allocation-free.  ir_route runs once per
+ * Everything here is pure and allocation-free, but for the objects
+ * machines share (placement maps, graphs with their distance tables),
+ * made once before any routing.  ir_route runs once per
  * transfer of plans with tens of thousands of ranks, so it costs O(hops)
  * (hypercube: O(n)).  Every function except ir_machine_check and the
  * name functions assumes a machine ir_machine_check accepted (nranks
@@ -18,6 +20,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ir.h"
 #include "rng.h"
@@ -386,6 +389,47 @@ static int route_tree(const ir_machine *m, int32_t src, int32_t dst,
 	return k;
 }
 
+/* Adaptive fat-tree routing: every shortest path climbs to a common
+ * ancestor at level top and comes down.  Going up from level l-1, any
+ * of the W[l-1] level-(l-1) ancestors of src may be reached and any of
+ * their w_l ports taken: W[l] links, the vertices low + W[l-1] * (src /
+ * M[l-1]).  Coming down to level l-1, the ancestors of dst are reached
+ * from any of their parents: W[l] links again.  Every level-top ancestor
+ * of src is one of dst, so each of these links lies on some path. */
+static int route_tree_set(const ir_machine *m, int32_t src, int32_t dst,
+                          uint64_t *links)
+{
+	struct xgft t;
+	int top = 0, k = 0;
+
+	xgft_shape(m, &t);
+	for (int i = 1; i <= t.h; i++)
+		if (xgft_digit(&t, 0, src, i) != xgft_digit(&t, 0, dst, i))
+			top = i;
+	for (int l = 1; l <= top; l++) {
+		int64_t S = t.W[l - 1], high = src / t.M[l - 1];
+		for (int64_t low = 0; low < S; low++)
+			for (int64_t p = 0; p < t.w[l]; p++)
+				k = put(links, k,
+				        t.link_off[l] +
+				                2u * (uint64_t)((low + S * high) *
+				                                        t.w[l] +
+				                                p));
+	}
+	for (int l = top; l >= 1; l--) {
+		int64_t S = t.W[l - 1], high = dst / t.M[l - 1];
+		for (int64_t low = 0; low < S; low++)
+			for (int64_t b = 0; b < t.w[l]; b++)
+				k = put(links, k,
+				        t.link_off[l] +
+				                2u * (uint64_t)((low + S * high) *
+				                                        t.w[l] +
+				                                b) +
+				                1u);
+	}
+	return k;
+}
+
 /* The level of a fat-tree link id (< ir_nlinks). */
 static int xgft_link_level(const struct xgft *t, uint64_t link)
 {
@@ -630,7 +674,7 @@ static int64_t dfly_mid(const ir_machine *m, const struct dfly *d,
  * every Valiant path; then the host link down.  Messages inside one
  * group, and every message when there are fewer than 3 groups, go
  * minimal.  taken: only the path an adaptive message takes unhindered,
- * the minimal one (ir_hops). */
+ * the minimal one (ir_path). */
 static int route_dfly(const ir_machine *m, int32_t src, int32_t dst,
                       uint64_t *links, bool taken)
 {
@@ -740,15 +784,442 @@ static enum ir_link_class dfly_class(const ir_machine *m, uint64_t link)
 	return cls[dfly_kind(m, link)];
 }
 
-/* Hops of the path an adaptive dragonfly message takes when nothing
- * holds it up: the minimal one (docs/machine-model.md). */
-static int dfly_hops(const ir_machine *m, int32_t src, int32_t dst)
+/* ---- graphs ---------------------------------------------------------- */
+
+/* The vertex a directed link of a graph leads to, and the one it
+ * leaves. */
+static int32_t graph_to(const ir_graph *g, uint64_t link)
 {
-	if (src < 0 || src >= m->nranks || dst < 0 || dst >= m->nranks)
+	const struct ir_cable *c = &g->cables[link / 2u];
+	return link % 2u ? c->a : c->b;
+}
+
+static int32_t graph_from(const ir_graph *g, uint64_t link)
+{
+	const struct ir_cable *c = &g->cables[link / 2u];
+	return link % 2u ? c->b : c->a;
+}
+
+/* Hops from vertex v to host h. */
+static int graph_dist(const ir_graph *g, int32_t v, int32_t h)
+{
+	return g->dist[(size_t)h * (size_t)g->nverts + (size_t)v];
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Check the cables: ends in range and distinct, width, bandwidth,
+ * class; resolve the defaults into g->cables and derive capacities.
+ * Duplicates are found by sorting the (low end, high end) pairs. */
+static int graph_check_cables(ir_graph *g, int64_t *bad, char *err,
+                              size_t errlen)
+{
+	double minbw = INFINITY;
+	uint64_t *pair = NULL;
+	int rc = CCP_EINVAL;
+
+	for (uint32_t i = 0; i < g->ncables; i++) {
+		struct ir_cable *c = &g->cables[i];
+		*bad = i;
+		if (c->a < 0 || c->a >= g->nverts || c->b < 0 ||
+		    c->b >= g->nverts) {
+			set_err(err, errlen,
+			        "cable %u joins vertex %d and %d; the graph's "
+			        "vertices are 0..%d",
+			        i, (int)c->a, (int)c->b, (int)g->nverts - 1);
+			return CCP_EINVAL;
+		}
+		if (c->a == c->b) {
+			set_err(err, errlen, "cable %u joins vertex %d to itself",
+			        i, (int)c->a);
+			return CCP_EINVAL;
+		}
+		if (c->width < 1 || c->width > IR_MAX_RANKS) {
+			set_err(err, errlen,
+			        "cable %u: width must be 1..%d, got %d", i,
+			        IR_MAX_RANKS, (int)c->width);
+			return CCP_EINVAL;
+		}
+		if (c->cls != IR_CABLE_CLASS_DEFAULT &&
+		    c->cls >= IR_NLINK_CLASSES) {
+			set_err(err, errlen, "cable %u: no link class %u", i,
+			        (unsigned)c->cls);
+			return CCP_EINVAL;
+		}
+		if (!isnan(c->bandwidth) &&
+		    !(c->bandwidth > 0 && isfinite(c->bandwidth))) {
+			set_err(err, errlen,
+			        "cable %u: bandwidth must be above 0, got %g",
+			        i, c->bandwidth);
+			return CCP_EINVAL;
+		}
+		if (!isnan(c->latency) &&
+		    !(c->latency >= 0 && isfinite(c->latency))) {
+			set_err(err, errlen,
+			        "cable %u: latency must be 0 or more, got %g",
+			        i, c->latency);
+			return CCP_EINVAL;
+		}
+		if (c->bandwidth < minbw) /* false for NaN */
+			minbw = c->bandwidth;
+	}
+	if (isinf(minbw))
+		minbw = 1; /* no cable gives one: all alike */
+	for (uint32_t i = 0; i < g->ncables; i++) {
+		struct ir_cable *c = &g->cables[i];
+		double q;
+		*bad = i;
+		if (isnan(c->bandwidth))
+			c->bandwidth = minbw;
+		if (c->cls == IR_CABLE_CLASS_DEFAULT)
+			c->cls = c->a < g->nhosts || c->b < g->nhosts
+			                 ? IR_LC_HOST
+			                 : IR_LC_LOCAL;
+		q = c->width * (c->bandwidth / minbw);
+		if (q > IR_MAX_RANKS || fabs(q - nearbyint(q)) > 1e-9 * q) {
+			set_err(err, errlen,
+			        "cable %u: width %d x bandwidth %g must be a "
+			        "whole multiple (up to %d) of the smallest "
+			        "bandwidth, %g",
+			        i, (int)c->width, c->bandwidth, IR_MAX_RANKS,
+			        minbw);
+			return CCP_EINVAL;
+		}
+		g->cap[i] = (int32_t)nearbyint(q);
+	}
+	*bad = -1;
+	if (g->ncables > 0 &&
+	    !(pair = malloc((size_t)g->ncables * sizeof *pair))) {
+		set_err(err, errlen, "out of memory");
+		return CCP_ENOMEM;
+	}
+	for (uint32_t i = 0; i < g->ncables; i++) {
+		const struct ir_cable *c = &g->cables[i];
+		uint64_t lo = (uint64_t)(c->a < c->b ? c->a : c->b);
+		uint64_t hi = (uint64_t)(c->a < c->b ? c->b : c->a);
+		pair[i] = (lo << 32 | hi);
+	}
+	qsort(pair, g->ncables, sizeof *pair, cmp_u64);
+	for (uint32_t i = 1; i < g->ncables; i++) {
+		if (pair[i] != pair[i - 1])
+			continue;
+		int32_t lo = (int32_t)(pair[i] >> 32);
+		int32_t hi = (int32_t)(pair[i] & 0xffffffffu);
+		for (uint32_t k = 0, n = 0; k < g->ncables; k++) {
+			const struct ir_cable *c = &g->cables[k];
+			if ((c->a == lo && c->b == hi) ||
+			    (c->a == hi && c->b == lo)) {
+				if (n++ == 1) {
+					*bad = k;
+					break;
+				}
+			}
+		}
+		set_err(err, errlen,
+		        "cable %" PRId64 " joins vertex %d and %d again "
+		        "(parallel cables are one cable with a width)",
+		        *bad, (int)g->cables[*bad].a, (int)g->cables[*bad].b);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(pair);
+	return rc;
+}
+
+/* The most links an adaptive route between two hosts may hold.  Its
+ * links at step k lead from distance k of the source to k + 1, and at
+ * distance D - 1 - k of the destination to D - 2 - k: at most the
+ * fewer of F[k] and F[D - 1 - k], F[k] the most links any host has
+ * leading from its distance k to k + 1.  The sum over k, largest over
+ * the distances D up to the diameter, bounds every union. */
+static int graph_union_bound(const ir_graph *g, const uint32_t *F)
+{
+	uint64_t best = 0;
+	for (int D = 1; D <= g->diameter; D++) {
+		uint64_t sum = 0;
+		for (int k = 0; k < D; k++)
+			sum += F[k] < F[D - 1 - k] ? F[k] : F[D - 1 - k];
+		best = sum > best ? sum : best;
+	}
+	if (best > 2u * (uint64_t)g->ncables)
+		best = 2u * (uint64_t)g->ncables;
+	return (int)best; /* 2 * IR_MAX_CABLES fits */
+}
+
+/* The outgoing links of each vertex (a counting sort keeps them in
+ * increasing id order), distances from every vertex to every host (one
+ * breadth-first search per host; cables go both ways, so the search
+ * from h gives the distances to h), the diameter and the adaptive
+ * bound. */
+static int graph_tables(ir_graph *g, char *err, size_t errlen)
+{
+	size_t nv = (size_t)g->nverts, nl = 2u * (size_t)g->ncables;
+	int32_t *queue = malloc((nv ? nv : 1) * sizeof *queue);
+	uint32_t *fill = calloc(nv + 1, sizeof *fill);
+	uint32_t *F = calloc(nv + 1, sizeof *F), *Fh = calloc(nv + 1, sizeof *Fh);
+	int rc = CCP_ENOMEM;
+
+	g->out_off = calloc(nv + 1, sizeof *g->out_off);
+	g->out = malloc((nl ? nl : 1) * sizeof *g->out);
+	g->dist = malloc((size_t)g->nhosts * nv * sizeof *g->dist);
+	if (!queue || !fill || !F || !Fh || !g->out_off || !g->out ||
+	    !g->dist) {
+		set_err(err, errlen, "out of memory");
+		goto out;
+	}
+	for (size_t l = 0; l < nl; l++)
+		g->out_off[graph_from(g, l) + 1]++;
+	for (size_t v = 0; v < nv; v++)
+		g->out_off[v + 1] += g->out_off[v];
+	for (size_t l = 0; l < nl; l++) {
+		int32_t v = graph_from(g, l);
+		g->out[g->out_off[v] + fill[v]++] = (uint32_t)l;
+	}
+	rc = CCP_EINVAL;
+	g->diameter = 0;
+	g->union_max = 0;
+	for (int32_t h = 0; h < g->nhosts; h++) {
+		uint16_t *d = g->dist + (size_t)h * nv;
+		size_t head = 0, tail = 0;
+		for (size_t v = 0; v < nv; v++)
+			d[v] = UINT16_MAX;
+		d[h] = 0;
+		queue[tail++] = h;
+		while (head < tail) {
+			int32_t v = queue[head++];
+			for (uint32_t i = g->out_off[v]; i < g->out_off[v + 1];
+			     i++) {
+				int32_t u = graph_to(g, g->out[i]);
+				if (d[u] != UINT16_MAX)
+					continue;
+				if (d[v] + 1 >= UINT16_MAX) {
+					set_err(err, errlen,
+					        "the graph has paths of %d "
+					        "hops or more, its limit",
+					        UINT16_MAX - 1);
+					goto out;
+				}
+				d[u] = (uint16_t)(d[v] + 1);
+				queue[tail++] = u;
+			}
+		}
+		for (int32_t k = 0; k < g->nhosts; k++) {
+			if (d[k] == UINT16_MAX) {
+				set_err(err, errlen,
+				        "host %d cannot reach host %d: the "
+				        "graph is not connected",
+				        (int)k, (int)h);
+				goto out;
+			}
+			if (d[k] > g->diameter)
+				g->diameter = d[k];
+		}
+		/* links leading from distance k of h to k + 1, by k (a
+		 * distance is below nv) */
+		for (size_t k = 0; k < tail; k++)
+			Fh[d[queue[k]]] = 0;
+		for (size_t l = 0; l < nl; l++) {
+			uint16_t a = d[graph_from(g, l)], b = d[graph_to(g, l)];
+			if (a != UINT16_MAX && b == a + 1)
+				Fh[a]++;
+		}
+		for (size_t k = 0; k < tail; k++)
+			if (Fh[d[queue[k]]] > F[d[queue[k]]])
+				F[d[queue[k]]] = Fh[d[queue[k]]];
+	}
+	g->union_max = graph_union_bound(g, F);
+	rc = 0;
+out:
+	free(queue);
+	free(fill);
+	free(F);
+	free(Fh);
+	return rc;
+}
+
+ir_graph *ir_graph_new(int32_t nhosts, int32_t nswitches,
+                       const struct ir_cable *cables, uint32_t ncables,
+                       int *rc, int64_t *bad, char *err, size_t errlen)
+{
+	ir_graph *g = NULL;
+	int64_t nv = (int64_t)nhosts + nswitches;
+
+	*bad = -1;
+	*rc = CCP_EINVAL;
+	if (nhosts < 1 || nhosts > IR_MAX_RANKS || nswitches < 0 ||
+	    nv > IR_MAX_RANKS) {
+		set_err(err, errlen,
+		        "a graph needs 1..%d hosts and at most %d vertices, "
+		        "got %d hosts and %d switches",
+		        IR_MAX_RANKS, IR_MAX_RANKS, (int)nhosts,
+		        (int)nswitches);
+		return NULL;
+	}
+	if (nv * nhosts > IR_MAX_GRAPH_TABLE) {
+		set_err(err, errlen,
+		        "%" PRId64 " vertices x %d hosts exceed the graph "
+		        "limit of %" PRId64 " (IR_MAX_GRAPH_TABLE), the size "
+		        "of its distance table",
+		        nv, (int)nhosts, IR_MAX_GRAPH_TABLE);
+		return NULL;
+	}
+	if (ncables > IR_MAX_CABLES) {
+		set_err(err, errlen, "a graph has at most %d cables, got %u",
+		        IR_MAX_CABLES, ncables);
+		return NULL;
+	}
+	*rc = CCP_ENOMEM;
+	if (!(g = calloc(1, sizeof *g)))
+		goto out_nomem;
+	g->refs = 1;
+	g->nhosts = nhosts;
+	g->nswitches = nswitches;
+	g->nverts = (int32_t)nv;
+	g->ncables = ncables;
+	g->cables = malloc((ncables ? ncables : 1) * sizeof *g->cables);
+	g->cap = malloc((ncables ? ncables : 1) * sizeof *g->cap);
+	if (!g->cables || !g->cap)
+		goto out_nomem;
+	if (ncables)
+		memcpy(g->cables, cables, ncables * sizeof *cables);
+	if ((*rc = graph_check_cables(g, bad, err, errlen)) != 0)
+		goto out_fail;
+	if ((*rc = graph_tables(g, err, errlen)) != 0)
+		goto out_fail;
+	return g;
+
+out_nomem:
+	set_err(err, errlen, "out of memory");
+out_fail:
+	g = (ir_graph_release(g), NULL);
+	return g;
+}
+
+void ir_graph_retain(ir_graph *g)
+{
+	if (g)
+		g->refs++;
+}
+
+void ir_graph_release(ir_graph *g)
+{
+	if (!g || --g->refs != 0)
+		return;
+	free(g->cables);
+	free(g->cap);
+	free(g->out_off);
+	free(g->out);
+	free(g->dist);
+	free(g);
+}
+
+/* A graph machine takes its hosts from the graph: one node per host. */
+static int check_graph(ir_machine *m, char *err, size_t errlen)
+{
+	if (!m->graph) {
+		set_err(err, errlen, "a graph machine needs its graph");
 		return CCP_EINVAL;
-	src = ir_node_of(m, src);
-	dst = ir_node_of(m, dst);
-	return src == dst ? 0 : route_dfly(m, src, dst, NULL, true);
+	}
+	if (m->wrap != 0) {
+		set_err(err, errlen, "wrap must be 0 on a graph, got %#x",
+		        m->wrap);
+		return CCP_EINVAL;
+	}
+	m->ndims = 1;
+	m->dims[0] = m->graph->nhosts;
+	for (int d = 1; d < IR_MAX_DIMS; d++)
+		m->dims[d] = 1;
+	m->nnodes = m->graph->nhosts;
+	return 0;
+}
+
+/* The shortest routing: from each vertex, among the links one hop
+ * nearer to dst (in increasing id order), number dst mod their count;
+ * the way d-mod-k spreads destinations over a fat tree's up ports. */
+static int route_graph_path(const ir_graph *g, int32_t src, int32_t dst,
+                            uint64_t *links)
+{
+	int32_t v = src;
+	int k = 0;
+
+	while (v != dst) {
+		int want = graph_dist(g, v, dst) - 1, n = 0;
+		uint32_t lo = g->out_off[v], hi = g->out_off[v + 1], pick;
+		for (uint32_t i = lo; i < hi; i++)
+			n += graph_dist(g, graph_to(g, g->out[i]), dst) == want;
+		pick = (uint32_t)dst % (uint32_t)n;
+		for (uint32_t i = lo;; i++) {
+			if (graph_dist(g, graph_to(g, g->out[i]), dst) != want)
+				continue;
+			if (pick-- == 0) {
+				k = put(links, k, g->out[i]);
+				v = graph_to(g, g->out[i]);
+				break;
+			}
+		}
+	}
+	return k;
+}
+
+/* Adaptive routing: every link of every shortest path, layer by layer
+ * from src.  Each layer is sorted by the vertex it leads to (packed as
+ * vertex << 32 | link, unpacked once the next layer is built), so the
+ * next layer leaves each of those vertices once: no scratch memory.
+ * links may not be NULL (ir_hops counts ir_path, not this). */
+static int route_graph_union(const ir_graph *g, int32_t src, int32_t dst,
+                             uint64_t *links)
+{
+	int hops = graph_dist(g, src, dst), k = 0, start = 0, end = 0;
+
+	for (int step = 0; step < hops; step++) {
+		int from = k;
+		for (int i = start; i < end || (step == 0 && i == 0); i++) {
+			int32_t v = step == 0 ? src : (int32_t)(links[i] >> 32);
+			if (step > 0 && i > start &&
+			    links[i] >> 32 == links[i - 1] >> 32)
+				continue;
+			int want = graph_dist(g, v, dst) - 1;
+			for (uint32_t j = g->out_off[v]; j < g->out_off[v + 1];
+			     j++) {
+				int32_t u = graph_to(g, g->out[j]);
+				if (graph_dist(g, u, dst) == want)
+					links[k++] = (uint64_t)u << 32 |
+					             g->out[j];
+			}
+		}
+		for (int i = start; i < end; i++)
+			links[i] &= 0xffffffffu;
+		qsort(links + from, (size_t)(k - from), sizeof *links,
+		      cmp_u64);
+		start = from;
+		end = k;
+	}
+	for (int i = start; i < end; i++)
+		links[i] &= 0xffffffffu;
+	return k;
+}
+
+/* A graph's route between two hosts under its routing. */
+static int route_graph(const ir_machine *m, int32_t src, int32_t dst,
+                       uint64_t *links)
+{
+	if (m->routing == IR_ROUTE_ADAPTIVE)
+		return route_graph_union(m->graph, src, dst, links);
+	return route_graph_path(m->graph, src, dst, links);
+}
+
+/* A host's cables, each counted width times. */
+static int graph_degree(const ir_graph *g, int32_t v)
+{
+	int64_t deg = 0;
+	for (uint32_t i = g->out_off[v]; i < g->out_off[v + 1]; i++)
+		deg += g->cables[g->out[i] / 2u].width;
+	return deg > INT32_MAX ? INT32_MAX : (int)deg;
 }
 
 void ir_cost_unset(ir_cost *c)
@@ -834,7 +1305,7 @@ int ir_machine_check(ir_machine *m, char *err, size_t errlen)
 	if ((unsigned)m->topo >= IR_NTOPOS) {
 		set_err(err, errlen,
 		        "topo must be mesh, torus, hypercube, hpam, switch, "
-		        "fat_tree or dragonfly, "
+		        "fat_tree, graph or dragonfly, "
 		        "got %d",
 		        (int)m->topo);
 		return CCP_EINVAL;
@@ -844,11 +1315,15 @@ int ir_machine_check(ir_machine *m, char *err, size_t errlen)
 	    !(allowed & (1u << m->routing))) {
 		char list[128] = "";
 		size_t at = 0;
+		int left = 0;
 		for (int r = 0; r < IR_NROUTINGS; r++)
+			left += (allowed >> r) & 1u;
+		for (int r = 0, k = 0; r < IR_NROUTINGS; r++)
 			if ((allowed & (1u << r)) && at < sizeof list)
-				at += (size_t)snprintf(list + at, sizeof list - at,
-				                       "%s%s", at ? " or " : "",
-				                       ir_routing_name(r));
+				at += (size_t)snprintf(
+				        list + at, sizeof list - at, "%s%s",
+				        k++ == 0 ? "" : k == left ? " or " : ", ",
+				        ir_routing_name(r));
 		if ((unsigned)m->routing < IR_NROUTINGS)
 			set_err(err, errlen,
 			        "routing must be %s for topology %s, got %s",
@@ -888,6 +1363,9 @@ int ir_machine_check(ir_machine *m, char *err, size_t errlen)
 	case IR_FAT_TREE:
 		rc = check_tree(m, err, errlen);
 		break;
+	case IR_GRAPH:
+		rc = check_graph(m, err, errlen);
+		break;
 	case IR_DRAGONFLY:
 		rc = check_dfly(m, err, errlen);
 		break;
@@ -907,6 +1385,10 @@ int ir_machine_check(ir_machine *m, char *err, size_t errlen)
 	}
 	if (rc < 0)
 		return rc;
+	if (m->graph && m->topo != IR_GRAPH) {
+		set_err(err, errlen, "a %s has no graph", ir_topo_name(m->topo));
+		return CCP_EINVAL;
+	}
 	return check_nodes(m, err, errlen);
 }
 
@@ -967,7 +1449,8 @@ static int32_t hpam_chi(const struct hpam *h, int32_t n, int32_t j)
  * and an all-zero order are the defaults. */
 bool ir_machine_is_classic(const ir_machine *m)
 {
-	if (m->topo == IR_FAT_TREE || m->topo == IR_DRAGONFLY)
+	if (m->topo == IR_FAT_TREE || m->topo == IR_GRAPH ||
+	    m->topo == IR_DRAGONFLY)
 		return false;
 	if (m->topo == IR_MESH || m->topo == IR_TORUS) {
 		bool zero = true;
@@ -1266,6 +1749,8 @@ int ir_degree(const ir_machine *m, int32_t rank)
 	case IR_FAT_TREE:
 		/* w_1 uplinks of levels[0][0] cables each */
 		return m->dims[IR_MAX_TREE] * m->levels[0][0];
+	case IR_GRAPH:
+		return graph_degree(m->graph, rank);
 	case IR_DRAGONFLY: /* its link to its router, of levels[0][0] cables */
 		return m->levels[0][0];
 	case IR_SWITCH:
@@ -1308,8 +1793,20 @@ int ir_route_max(const ir_machine *m)
 			h = up;
 		return h;
 	}
-	case IR_FAT_TREE:
-		return 2 * m->ndims;
+	case IR_FAT_TREE: {
+		struct xgft t;
+		int64_t set = 0;
+
+		if (!ir_routing_adapts(m))
+			return 2 * m->ndims;
+		xgft_shape(m, &t);
+		for (int l = 1; l <= t.h; l++)
+			set += 2 * t.W[l];
+		return set > INT32_MAX ? INT32_MAX : (int)set;
+	}
+	case IR_GRAPH:
+		return m->routing == IR_ROUTE_ADAPTIVE ? m->graph->union_max
+		                                       : m->graph->diameter;
 	case IR_DRAGONFLY:
 		/* adaptive: the union route_dfly writes; Valiant: host,
 		 * local, global, local, global, local, host */
@@ -1340,6 +1837,8 @@ uint64_t ir_nlinks(const ir_machine *m)
 		xgft_shape(m, &t);
 		return t.link_off[t.h + 1];
 	}
+	case IR_GRAPH:
+		return 2u * (uint64_t)m->graph->ncables;
 	case IR_DRAGONFLY: {
 		struct dfly d;
 		dfly_shape(m, &d);
@@ -1475,6 +1974,10 @@ static int route_hpam(const ir_machine *m, int32_t src, int32_t dst,
 static int route_nodes(const ir_machine *m, int32_t src, int32_t dst,
                        uint64_t *links)
 {
+	if (m->topo == IR_GRAPH)
+		return route_graph(m, src, dst, links);
+	if (m->topo == IR_DRAGONFLY)
+		return route_dfly(m, src, dst, links, false);
 	switch (m->routing) {
 	case IR_ROUTE_DIM_ORDER:
 		return route_grid(m, src, dst, links);
@@ -1485,10 +1988,8 @@ static int route_nodes(const ir_machine *m, int32_t src, int32_t dst,
 	case IR_ROUTE_D_MOD_K:
 	case IR_ROUTE_S_MOD_K:
 		return route_tree(m, src, dst, links);
-	case IR_ROUTE_MINIMAL:
-	case IR_ROUTE_VALIANT:
 	case IR_ROUTE_ADAPTIVE:
-		return route_dfly(m, src, dst, links, false);
+		return route_tree_set(m, src, dst, links);
 	case IR_ROUTE_DIRECT:
 	default:
 		return put(links, 0,
@@ -1507,17 +2008,35 @@ int ir_route(const ir_machine *m, int32_t src, int32_t dst, uint64_t *links)
 	return src == dst ? 0 : route_nodes(m, src, dst, links);
 }
 
-/* Hops of the path a message takes: the route's length, counted
- * without writing it. */
-int ir_hops(const ir_machine *m, int32_t src, int32_t dst)
+/* One path of the route: under adaptive routing the deterministic path
+ * it adapts from, d-mod-k on a fat tree (route_tree takes every key but
+ * s-mod-k's as d-mod-k), the shortest routing's on a graph, the minimal
+ * one on a dragonfly (the path a message takes when nothing holds it
+ * up, docs/machine-model.md). */
+int ir_path(const ir_machine *m, int32_t src, int32_t dst, uint64_t *links)
 {
-	if (m->routing == IR_ROUTE_ADAPTIVE && m->topo == IR_DRAGONFLY)
-		return dfly_hops(m, src, dst);
-	return ir_route(m, src, dst, NULL);
+	if (!ir_routing_adapts(m))
+		return ir_route(m, src, dst, links);
+	if (src < 0 || src >= m->nranks || dst < 0 || dst >= m->nranks)
+		return CCP_EINVAL;
+	src = ir_node_of(m, src);
+	dst = ir_node_of(m, dst);
+	if (src == dst)
+		return 0;
+	if (m->topo == IR_GRAPH)
+		return route_graph_path(m->graph, src, dst, links);
+	if (m->topo == IR_DRAGONFLY)
+		return route_dfly(m, src, dst, links, true);
+	return route_tree(m, src, dst, links);
 }
 
-/* No routing of today's machines chooses among paths yet: every route
- * is one path. */
+/* Hops of the path a message takes, counted without writing it. */
+int ir_hops(const ir_machine *m, int32_t src, int32_t dst)
+{
+	return ir_path(m, src, dst, NULL);
+}
+
+/* Only the adaptive routing chooses among paths. */
 bool ir_routing_adapts(const ir_machine *m)
 {
 	return m->routing == IR_ROUTE_ADAPTIVE;
@@ -1640,6 +2159,10 @@ int ir_link_ends(const ir_machine *m, uint64_t link, int32_t *from, int32_t *to)
 	case IR_FAT_TREE:
 		tree_link_ends(m, link, &f, &t);
 		break;
+	case IR_GRAPH:
+		f = graph_from(m->graph, link);
+		t = graph_to(m->graph, link);
+		break;
 	case IR_DRAGONFLY:
 		rc = dfly_link_ends(m, link, &f, &t);
 		break;
@@ -1659,9 +2182,13 @@ int ir_link_ends(const ir_machine *m, uint64_t link, int32_t *from, int32_t *to)
 }
 
 /* Parallel cables between the same two vertices are one link id: a fat
- * tree's level gives their number; every other machine has 1. */
+ * tree's level gives their number, a graph's cable its width times its
+ * bandwidth over the slowest, a dragonfly's link class its width; every
+ * other machine has 1. */
 int ir_link_capacity(const ir_machine *m, uint64_t link)
 {
+	if (m->topo == IR_GRAPH && link < ir_nlinks(m))
+		return m->graph->cap[link / 2u];
 	if (m->topo == IR_DRAGONFLY)
 		return link < ir_nlinks(m) ? dfly_capacity(m, link) : 1;
 	if (m->topo != IR_FAT_TREE || link >= ir_nlinks(m))
@@ -1672,10 +2199,13 @@ int ir_link_capacity(const ir_machine *m, uint64_t link)
 }
 
 /* A fat tree's level-1 links join hosts to their leaf switches; above
- * them, even ids go up and odd ids down.  Every link of the other
- * machines joins two routers of one network. */
+ * them, even ids go up and odd ids down.  A graph's cable says its own.
+ * A dragonfly has host, local (in a group) and global links.  Every link
+ * of the other machines joins two routers of one network. */
 enum ir_link_class ir_link_class(const ir_machine *m, uint64_t link)
 {
+	if (m->topo == IR_GRAPH && link < ir_nlinks(m))
+		return (enum ir_link_class)m->graph->cables[link / 2u].cls;
 	if (m->topo == IR_DRAGONFLY && link < ir_nlinks(m))
 		return dfly_class(m, link);
 	if (m->topo != IR_FAT_TREE || link >= ir_nlinks(m))
@@ -1689,7 +2219,8 @@ enum ir_link_class ir_link_class(const ir_machine *m, uint64_t link)
 
 uint32_t ir_link_phases(const ir_machine *m, uint64_t link, uint64_t load)
 {
-	if (m->topo != IR_FAT_TREE && m->topo != IR_DRAGONFLY)
+	if (m->topo != IR_FAT_TREE && m->topo != IR_GRAPH &&
+	    m->topo != IR_DRAGONFLY)
 		return load > UINT32_MAX ? UINT32_MAX : (uint32_t)load;
 	uint64_t c = (uint64_t)ir_link_capacity(m, link);
 	uint64_t q = (load + c - 1) / c;

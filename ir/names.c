@@ -147,6 +147,9 @@ unsigned ir_topo_routings(enum ir_topo t)
 enum ir_routing ir_topo_default_routing(enum ir_topo t)
 {
 	unsigned m = ir_topo_routings(t);
+	/* a routing that adapts is chosen, never assumed */
+	if (m != (1u << IR_ROUTE_ADAPTIVE))
+		m &= ~(1u << IR_ROUTE_ADAPTIVE);
 	for (int r = 0; r < IR_NROUTINGS; r++)
 		if (m & (1u << r))
 			return (enum ir_routing)r;

@@ -17,6 +17,7 @@ void ir_plan_init(ir_plan *p, const ir_machine *m, const ir_comm *c,
 	if (m) {
 		p->machine = *m;
 		ir_place_retain(p->machine.place);
+		ir_graph_retain(p->machine.graph);
 	}
 	if (c && ir_comm_copy(&p->comm, c) != 0)
 		p->comm.matrix =
@@ -31,6 +32,7 @@ void ir_plan_fini(ir_plan *p)
 	free(p->transfers);
 	free(p->blocks);
 	ir_place_release(p->machine.place);
+	ir_graph_release(p->machine.graph);
 	ir_comm_fini(&p->comm);
 	memset(p, 0, sizeof *p);
 }

@@ -387,6 +387,24 @@ int ir_lower_bound(const ir_machine *m, const ir_comm *c, bool direct,
 
 /* ---- the verifier --------------------------------------------------- */
 
+/* Whether every link of the machine has capacity 1 and every route is
+ * one path, so that two transfers between the same ranks in a phase
+ * show as a link carrying two: meshes, tori, hypercubes, HPAM and
+ * switches.  Any other machine is checked for repeated pairs. */
+static bool unit_links(const ir_machine *m)
+{
+	switch (m->topo) {
+	case IR_MESH:
+	case IR_TORUS:
+	case IR_HYPERCUBE:
+	case IR_HPAM:
+	case IR_SWITCH:
+		return true;
+	default:
+		return false;
+	}
+}
+
 struct link_counter {
 	const ir_machine *m; /* whose links: their capacities */
 	uint32_t *dense; /* per link count, when the id space is small */
@@ -1014,7 +1032,9 @@ int ir_verify(const ir_plan *p, ir_report *r)
 				FAIL("link: phase %u: no route from rank %d to "
 				     "%d",
 				     ph, (int)x->src, (int)x->dst);
-			r->hops += (uint64_t)h;
+			r->hops += ir_routing_adapts(m)
+			                   ? (uint64_t)ir_hops(m, x->src, x->dst)
+			                   : (uint64_t)h;
 			int from = 0, split = 0;
 			if (mc) {
 				if ((rc = mcast_copy(p, ph, x, lead, links, h,
@@ -1077,18 +1097,21 @@ int ir_verify(const ir_plan *p, ir_report *r)
 			ir_link_ends(m, worst, &a, &b);
 			if (cap > 1)
 				snprintf(of, sizeof of, " (capacity %d)", cap);
+			if (ir_routing_adapts(m))
+				FAIL("link: phase %u: link %d -> %d may carry "
+				     "%u transfers%s under adaptive routing, "
+				     "each of which may take it",
+				     ph, (int)a, (int)b, count, of);
 			FAIL("link: phase %u: link %d -> %d carries %u "
 			     "transfers%s "
 			     "under %s routing",
 			     ph, (int)a, (int)b, count, of,
 			     ir_routing_name(m->routing));
 		}
-		/* with contention allowed, or links of several cables (a fat
-		 * tree, a dragonfly), links no longer show a repeated pair:
-		 * check it directly */
-		if ((allow_link || nodes || m->topo == IR_FAT_TREE ||
-		     m->topo == IR_DRAGONFLY) &&
-		    nt > 1) {
+		/* with contention allowed, or links of several cables (any
+		 * machine but the classic ones), links no longer show a
+		 * repeated pair: check it directly */
+		if ((allow_link || nodes || !unit_links(m)) && nt > 1) {
 			uint64_t *q = realloc(pairs, (size_t)nt * sizeof *q);
 			if (!q)
 				goto out_nomem;
@@ -1248,4 +1271,92 @@ void ir_report_fini(ir_report *r)
 {
 	free(r->link_load);
 	r->link_load = NULL;
+}
+
+/* ---- loads by link class -------------------------------------------- */
+
+/* Add the loads of one phase's sorted link list to out: runs of one id
+ * are one link's load. */
+static void class_worst(const ir_machine *m, const uint64_t *ids, uint64_t n,
+                        ir_class_load out[IR_NLINK_CLASSES])
+{
+	for (uint64_t k = 0, run = 0; k < n; k++) {
+		run = k > 0 && ids[k] == ids[k - 1] ? run + 1 : 1;
+		if (k + 1 < n && ids[k + 1] == ids[k])
+			continue;
+		ir_class_load *c = &out[ir_link_class(m, ids[k])];
+		uint32_t t = ir_link_phases(m, ids[k], run);
+		if (t > c->worst)
+			c->worst = t;
+	}
+}
+
+int ir_class_loads(const ir_plan *p, ir_class_load out[IR_NLINK_CLASSES])
+{
+	const ir_machine *m = &p->machine;
+	uint64_t nl = ir_nlinks(m), n = 0, cap = 0;
+	uint64_t *ids = NULL, *path = NULL;
+	uint64_t hops[IR_NLINK_CLASSES];
+	int rc = 0;
+
+	memset(out, 0, IR_NLINK_CLASSES * sizeof *out);
+	if (nl > (UINT64_C(1) << 28))
+		return CCP_ERANGE; /* counting the links would cost more */
+	for (uint64_t id = 0; id < nl; id++) {
+		int32_t a, b;
+		if (ir_link_ends(m, id, &a, &b) != 0)
+			continue;
+		ir_class_load *c = &out[ir_link_class(m, id)];
+		c->links++;
+		c->capacity += (uint64_t)ir_link_capacity(m, id);
+	}
+	size_t rmax = (size_t)ir_route_max(m) + 1;
+	if (!(path = malloc(rmax * sizeof *path)))
+		return CCP_ENOMEM;
+	for (uint32_t ph = 0; ph < p->nphases; ph++) {
+		const ir_phase *f = &p->phases[ph];
+		n = 0;
+		memset(hops, 0, sizeof hops);
+		for (uint32_t t = f->transfer; t < f->transfer + f->ntransfers;
+		     t++) {
+			const ir_transfer *x = &p->transfers[t];
+			if (n + rmax > cap) {
+				uint64_t c2 = cap ? 2 * cap : 1024;
+				while (c2 < n + rmax)
+					c2 *= 2;
+				uint64_t *q = realloc(ids, c2 * sizeof *q);
+				if (!q) {
+					rc = CCP_ENOMEM;
+					goto out;
+				}
+				ids = q;
+				cap = c2;
+			}
+			int h = ir_route(m, x->src, x->dst, ids + n);
+			if (h < 0) {
+				rc = h;
+				goto out;
+			}
+			n += (uint64_t)h;
+			h = ir_path(m, x->src, x->dst, path);
+			for (int j = 0; j < h; j++)
+				hops[ir_link_class(m, path[j])]++;
+		}
+		if (n)
+			qsort(ids, n, sizeof *ids, cmp_u64);
+		class_worst(m, ids, n, out);
+		for (int c = 0; c < IR_NLINK_CLASSES; c++) {
+			out[c].hops += hops[c];
+			double mean = out[c].capacity
+			                      ? (double)hops[c] /
+			                                (double)out[c].capacity
+			                      : 0.0;
+			if (mean > out[c].mean)
+				out[c].mean = mean;
+		}
+	}
+out:
+	free(ids);
+	free(path);
+	return rc;
 }

@@ -154,7 +154,8 @@ const struct sch_generator sch_binomial = {
         .domain = {.colls = SCH_C(IR_BCAST) | SCH_C(IR_REDUCE),
                    .topos = SCH_T(IR_MESH) | SCH_T(IR_TORUS) |
                             SCH_T(IR_HYPERCUBE) | SCH_T(IR_SWITCH) |
-                            SCH_T(IR_FAT_TREE) | SCH_T(IR_DRAGONFLY),
+                            SCH_T(IR_FAT_TREE) | SCH_T(IR_GRAPH) |
+                            SCH_T(IR_DRAGONFLY),
                    .takes = SCH_TAKES_WRAP | SCH_TAKES_ORDER | SCH_TAKES_ND,
                    .where = "which it halves as one box (a dragonfly only with "
                             "minimal routing)",

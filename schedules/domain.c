@@ -178,6 +178,7 @@ static int max_degree(const ir_machine *m)
 	case IR_DRAGONFLY: /* and every host one link to its router */
 		return ir_degree(m, 0);
 	case IR_HPAM:
+	case IR_GRAPH:
 		break;
 	}
 	for (int32_t r = 0; r < m->nranks; r++) {
@@ -249,6 +250,11 @@ void sch_describe(const ir_machine *m, char *buf, size_t len)
 			    m->levels[i / 2][i % 2]);
 		break;
 	}
+	case IR_GRAPH:
+		say(&w, "graph of %d hosts, %d switches and %u cables",
+		    (int)m->graph->nhosts, (int)m->graph->nswitches,
+		    m->graph->ncables);
+		break;
 	case IR_DRAGONFLY:
 		/* g groups of a routers of p hosts and h global links */
 		say(&w, "dragonfly of %d groups x %d routers x %d hosts, %d "

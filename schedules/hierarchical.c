@@ -1085,7 +1085,8 @@ const struct sch_generator sch_hierarchical = {
                             SCH_C(IR_ALLGATHER),
                    .topos = SCH_T(IR_MESH) | SCH_T(IR_TORUS) |
                             SCH_T(IR_HYPERCUBE) | SCH_T(IR_SWITCH) |
-                            SCH_T(IR_FAT_TREE) | SCH_T(IR_DRAGONFLY),
+                            SCH_T(IR_FAT_TREE) | SCH_T(IR_GRAPH) |
+                            SCH_T(IR_DRAGONFLY),
                    .takes = SCH_TAKES_ALL,
                    .where = "of nodes with several ranks (reduce and "
                             "gather on a dragonfly only with minimal "

@@ -167,7 +167,8 @@ struct rs {
 	uint32_t *link;    /* RS_NL: last phase each directed link was claimed
 	                      in (the PATHS matrix of Fig. 4), and one spare
 	                      entry at nl that no route claims */
-	uint32_t *used;    /* RS_NL on links of several cables (a fat tree):
+	uint32_t *used;    /* RS_NL on links of several cables (a fat tree,
+	                      a graph):
 	                      transfers on each link in the phase its stamp
 	                      names; NULL where every capacity is 1 */
 	uint64_t nl;       /* RS_NL: ir_nlinks of the machine */
@@ -481,7 +482,8 @@ static int irr_rs(const ir_machine *m, const ir_matrix *x, uint64_t seed,
 		}
 		st.nl = nl;
 		st.link = calloc((size_t)nl + 1, sizeof *st.link);
-		bool wide = m->topo == IR_FAT_TREE || m->topo == IR_DRAGONFLY;
+		bool wide = m->topo == IR_FAT_TREE || m->topo == IR_GRAPH ||
+		            m->topo == IR_DRAGONFLY;
 		if (wide)
 			st.used = calloc((size_t)nl + 1, sizeof *st.used);
 		st.ra = malloc(hops * sizeof *st.ra);

@@ -17,8 +17,9 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Whether any directed link carries two transfers in one phase of p under
- * its machine's routing: 1 yes, 0 no, or CCP_ENOMEM. */
+/* Whether any directed link carries more transfers than its capacity
+ * (ir_link_capacity) in one phase of p under its machine's routing (the
+ * worst case where the routing adapts): 1 yes, 0 no, or CCP_ENOMEM. */
 int sch_contended(const ir_plan *p)
 {
 	const ir_machine *m = &p->machine;
@@ -42,8 +43,10 @@ int sch_contended(const ir_plan *p)
 			k += (uint64_t)ir_route(m, x->src, x->dst, ids + k);
 		}
 		qsort(ids, k, sizeof *ids, cmp_u64);
-		for (uint64_t j = 1; j < k && rc == 0; j++)
-			rc = ids[j] == ids[j - 1];
+		for (uint64_t j = 1, run = 1; j < k && rc == 0; j++) {
+			run = ids[j] == ids[j - 1] ? run + 1 : 1;
+			rc = run > (uint64_t)ir_link_capacity(m, ids[j]);
+		}
 	}
 	free(ids);
 	return rc;

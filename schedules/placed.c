@@ -87,6 +87,7 @@ static int rename_plan(ir_plan *p, const ir_machine *m, const ir_comm *c)
 	p->comm = keep;
 	p->machine = *m;
 	ir_place_retain(p->machine.place);
+	ir_graph_retain(p->machine.graph);
 	for (uint32_t i = 0; i < p->ntransfers; i++) {
 		ir_transfer *t = &p->transfers[i];
 		t->src = rank[t->src];

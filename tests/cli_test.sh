@@ -13,6 +13,7 @@
 #    and the cache commands work;
 #  - compare ranks the candidates, auto takes the first, simulate runs;
 #  - show refuses a fat tree with its reason, explain and compare work;
+#    explain reports loads by link class under adaptive routing;
 #  - a dragonfly compiles under adaptive routing; show refuses it, explain
 #    and JSON describe it;
 #  - the memory limit (CCPLAN_MAX_MEMORY, --max-memory) refuses an input
@@ -24,7 +25,9 @@
 #    completion work, and follow the table of commands;
 #  - options parse as getopt_long does (--opt=value, -oVALUE), a missing
 #    or bad value is named, a usage error is one line and a hint, -q
-#    drops the summary, -V prints the version.
+#    drops the summary, -V prints the version;
+#  - import slurm writes the worked example's machine and refuses a bad
+#    topology.conf at its line and column, writing nothing.
 # Usage: cli_test.sh CCPLAN_BINARY
 set -u
 ccplan=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -95,6 +98,15 @@ grep -q '^machine     dragonfly 9x4x2, h 2, relative, width 1/1/2, adaptive rout
 "$ccplan" export --json "$tmp/dfly.ccp" 2>/dev/null |
 	grep -q '"topology":{"kind":"dragonfly","dims":\[9,4,2,2\],"arrangement":"relative","width":\[1,1,2\],"seed":5},"routing":"adaptive"' &&
 	ok || bad "JSON of a dragonfly"
+
+# adaptive routing: explain reports loads by class of links, the busiest
+# as a worst case over every choice of paths
+sed 's/routing: d-mod-k/routing: adaptive/' "$here/cli/fat-tree-allreduce.yaml" >"$tmp/ft-adaptive.yaml"
+"$ccplan" explain "$tmp/ft-adaptive.yaml" >"$tmp/out" 2>/dev/null &&
+	grep -q '^links       class    links   hops  busiest  mean   (busiest: worst case over every choice of paths)' "$tmp/out" &&
+	grep -q '^            up          16    504        1  0.25$' "$tmp/out" &&
+	grep -q '^machine     fat_tree XGFT(2; 8,4; 1,4), adaptive routing' "$tmp/out" && ok ||
+	bad "explain by link class under adaptive routing: $(tail -5 "$tmp/out")"
 
 # 3. damaged plans
 plan="$tmp/mesh16-broadcast.ccp"
@@ -583,6 +595,58 @@ truncate -s 268435457 "$tmp/huge.yaml"
 [ $? = 2 ] && [ ! -e "$tmp/huge.ccp" ] &&
 	grep -q "^$tmp/huge.yaml: input too large: more than 256 MiB of YAML$" "$tmp/err" && ok ||
 	bad "a 257 MiB YAML file: $(cat "$tmp/err")"
+
+# 9. import slurm (docs/slurm.md): the worked example's topology.conf
+# gives examples/slurm/machine.yaml byte for byte, on stdout and with -o;
+# the fat-tree job of the example, named hosts placed by a Slurm node list,
+# compiles and verifies; a machine read back from the import and placed by
+# $SLURM_JOB_NODELIST compiles once the graph topology is there; a bad
+# topology.conf is refused at file:line:column (tests/cli/slurm-*.conf
+# against the first line and status of their .msg), and with -o nothing is
+# written, an older file left whole.  After a deliberate change of the
+# output: (cd examples/slurm && ../../build/ccplan -q import slurm
+# topology.conf >machine.yaml), and read the diff.
+slurm="$here/../examples/slurm"
+(cd "$slurm" && "$ccplan" -q import slurm topology.conf) >"$tmp/out" 2>"$tmp/err" &&
+	diff -u "$slurm/machine.yaml" "$tmp/out" >"$tmp/diff" && [ ! -s "$tmp/err" ] && ok ||
+	bad "import slurm topology.conf: $(cat "$tmp/diff" "$tmp/err")"
+(cd "$slurm" && "$ccplan" import slurm topology.conf -o "$tmp/machine.yaml") >"$tmp/out" 2>"$tmp/err" &&
+	cmp -s "$slurm/machine.yaml" "$tmp/machine.yaml" && [ ! -s "$tmp/out" ] &&
+	grep -q "^ccplan: import slurm: topology.conf -> $tmp/machine.yaml, " "$tmp/err" && ok ||
+	bad "import slurm -o: $(cat "$tmp/err")"
+"$ccplan" compile --no-cache "$slurm/job-fat-tree.yaml" -o "$tmp/job-ft.ccp" 2>"$tmp/err" &&
+	"$ccplan" verify "$tmp/job-ft.ccp" >/dev/null 2>&1 && ok || bad "examples/slurm/job-fat-tree.yaml: $(cat "$tmp/err")"
+if "$ccplan" help input-format | grep -q '^  topology .*graph'; then
+	# the recipe of docs/slurm.md, as a job script runs it
+	(cd "$tmp" && export SLURM_JOB_NODELIST='node[01-16]' && {
+		cat machine.yaml
+		echo "  placement: {nodes: \"$SLURM_JOB_NODELIST\"}"
+		echo "communication: {collective: allreduce, bytes: 65536, dtype: double, op: sum}"
+	} >job.yaml && "$ccplan" compile --no-cache job.yaml -o job.ccp) 2>"$tmp/err" &&
+		"$ccplan" verify "$tmp/job.ccp" >/dev/null 2>&1 && ok || bad "the graph job of docs/slurm.md: $(cat "$tmp/err")"
+fi
+printf 'old\n' >"$tmp/kept.yaml"
+for conf in "$here"/cli/slurm-*.conf; do
+	name=$(basename "$conf" .conf)
+	(cd "$here/cli" && "$ccplan" import slurm "$name.conf" -o "$tmp/kept.yaml") >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ "$rc" = "$(sed -n 's/^exit: //p' "$here/cli/$name.msg")" ] && [ ! -s "$tmp/out" ] &&
+		[ "$(head -n 1 "$tmp/err")" = "$(head -n 1 "$here/cli/$name.msg")" ] &&
+		[ "$(cat "$tmp/kept.yaml")" = old ] && ok || bad "import slurm $name.conf: exit $rc: $(cat "$tmp/err")"
+done
+while IFS='|' read -r args want; do
+	eval "set -- $args"
+	"$ccplan" "$@" >/dev/null 2>"$tmp/err"
+	rc=$?
+	[ "$rc" = 2 ] && [ "$(head -n 1 "$tmp/err")" = "$(eval "echo \"$want\"")" ] && ok ||
+		bad "ccplan $args: exit $rc: $(cat "$tmp/err")"
+done <<'EOF'
+import|ccplan import: missing FORMAT: slurm; try 'ccplan import --help'
+import slurmm x.conf|ccplan import: unknown format 'slurmm'; did you mean 'slurm'?
+import slurm|ccplan import: slurm: missing TOPOLOGY.conf; try 'ccplan import --help'
+import slurm a.conf b.conf|ccplan import: unexpected argument 'b.conf'; try 'ccplan import --help'
+import slurm "$tmp/no-such.conf"|$tmp/no-such.conf: cannot open: No such file or directory
+EOF
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -65,6 +65,9 @@ static inline ir_machine tu_machine(enum ir_topo t, int ports, int x, int y,
 		}
 		m.routing = IR_ROUTE_D_MOD_K;
 		break;
+	case IR_GRAPH: /* a list of cables: tu_graph builds one */
+		fail_msg("tu_machine makes no graph; use tu_graph");
+		break;
 	case IR_DRAGONFLY:
 		m.dims[0] = z;
 		m.dims[1] = y;
@@ -132,6 +135,34 @@ static inline ir_machine tu_fat_tree(int h, const int *down, const int *up,
 		m.levels[i / 2][i % 2] = width ? width[i] : 1;
 	}
 	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
+	return m;
+}
+
+/* A checked graph machine of nhosts hosts and nswitches switches joined
+ * by the cables (copied), routing and ports per rank, one rank per node;
+ * costs unset.  The machine holds the graph's one reference: release it
+ * with ir_graph_release(m.graph). */
+static inline ir_machine tu_graph(int32_t nhosts, int32_t nswitches,
+                                  const struct ir_cable *cables,
+                                  uint32_t ncables, enum ir_routing routing,
+                                  int ports)
+{
+	ir_machine m;
+	char err[256];
+	int rc;
+	int64_t bad;
+
+	memset(&m, 0, sizeof m);
+	ir_cost_unset(&m.cost);
+	m.topo = IR_GRAPH;
+	m.routing = routing;
+	m.ports = ports;
+	m.graph = ir_graph_new(nhosts, nswitches, cables, ncables, &rc, &bad,
+	                       err, sizeof err);
+	if (!m.graph)
+		fail_msg("ir_graph_new: %s", err);
+	if (ir_machine_check(&m, err, sizeof err) != 0)
+		fail_msg("ir_machine_check: %s", err);
 	return m;
 }
 

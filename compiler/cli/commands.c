@@ -116,6 +116,17 @@ const struct cli_command cli_commands[] = {
                 .subs = tau_cmd_subs,
         },
         {
+                .name = "import",
+                .args = cli_import_args,
+                .run = cli_import,
+                .usage = "import slurm TOPOLOGY.conf [-o OUT]",
+                .summary = "write a machine from Slurm's topology.conf",
+                .opts = cli_import_opts,
+                .shorts = "o:h",
+                .help = cli_import_help,
+                .subs = cli_import_subs,
+        },
+        {
                 .name = "run",
                 .args = cli_run_args,
                 .run = cli_run,

@@ -258,7 +258,8 @@ static void summary_start(int argc, char **argv, char *name, size_t cap)
 		       strcmp(argv[k - 1], "--cache") == 0)))
 			k++;
 		sub = k < argc ? argv[k] : NULL;
-	} else if (strcmp(cmd, "tau") == 0 && argc > 2 && argv[2][0] != '-') {
+	} else if ((strcmp(cmd, "tau") == 0 || strcmp(cmd, "import") == 0) &&
+	           argc > 2 && argv[2][0] != '-') {
 		sub = argv[2];
 	}
 	snprintf(name, cap, "%s%s%.16s", cmd, sub ? " " : "", sub ? sub : "");

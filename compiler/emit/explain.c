@@ -57,6 +57,11 @@ void explain_machine(const ir_machine *m, char *buf, size_t len)
 			snprintf(shape + o, sizeof shape - (size_t)o, ")");
 		break;
 	}
+	case IR_GRAPH:
+		snprintf(shape, sizeof shape, "of %d hosts, %d switches, %u cables",
+		         (int)m->graph->nhosts, (int)m->graph->nswitches,
+		         m->graph->ncables);
+		break;
 	case IR_DRAGONFLY:
 		/* groups x routers x hosts, global links per router */
 		snprintf(shape, sizeof shape,
@@ -153,6 +158,44 @@ static void explain_reproducible(const ir_plan *p, const ir_report *r,
 	if (exact)
 		fprintf(out, "; %s %s is exact in any order",
 		        ir_dtype_name(c->dtype), ir_redop_name(c->op));
+}
+
+/* Loads by class of links, on machines whose links are not all alike
+ * (several classes) or whose routing adapts: a table of the classes the
+ * machine has, each with its links, its busiest link (load over
+ * capacity, the worst case over every choice of paths when the routing
+ * adapts) and its mean load (the busiest phase's hops on the class over
+ * its capacity).  Past 2^28 link ids it says it skipped them. */
+static int explain_classes(const ir_plan *p, FILE *out)
+{
+	ir_class_load cl[IR_NLINK_CLASSES];
+	const ir_machine *m = &p->machine;
+	bool adapts = ir_routing_adapts(m);
+	int classes = 0, rc = ir_class_loads(p, cl);
+
+	if (rc == CCP_ERANGE) {
+		fprintf(out, "\nlinks       by class: not counted (more than "
+		             "2^28 link ids)");
+		return 0;
+	}
+	if (rc != 0)
+		return rc;
+	for (int c = 0; c < IR_NLINK_CLASSES; c++)
+		classes += cl[c].links > 0;
+	if (classes < 2 && !adapts)
+		return 0;
+	fprintf(out,
+	        "\nlinks       class    links   hops  busiest  mean   (%s)",
+	        adapts ? "busiest: worst case over every choice of paths"
+	               : "busiest: one link's load over its capacity");
+	for (int c = 0; c < IR_NLINK_CLASSES; c++)
+		if (cl[c].links)
+			fprintf(out, "\n            %-6s %7llu %6llu %8u  %.2f",
+			        ir_link_class_names[c],
+			        (unsigned long long)cl[c].links,
+			        (unsigned long long)cl[c].hops, cl[c].worst,
+			        cl[c].mean);
+	return 0;
 }
 
 /* The plan's header, per-phase table (when table) and summary. */
@@ -312,12 +355,13 @@ static int explain_view(const struct compiled *c, FILE *out, bool table)
 		        (unsigned long long)r->shm_transfers, r->max_net_sends,
 		        r->max_net_recvs);
 	explain_reproducible(p, r, out);
+	int rc = explain_classes(p, out);
 	fputc('\n', out);
 	free(sends);
 	free(recvs);
 	free(nsends);
 	free(nrecvs);
-	return 0;
+	return rc;
 }
 
 int explain_plan(const struct compiled *c, FILE *out)

@@ -31,11 +31,31 @@ static void put_string(FILE *out, const char *s, size_t max)
 	fputc('"', out);
 }
 
+/* ,"switches":S,"cables":[[a,b,width,bandwidth,latency,class],...]: a
+ * graph's cables in their order, ends as vertex ids (hosts, then
+ * switches), latency null where the input gave none. */
+static void put_graph(FILE *out, const ir_graph *g)
+{
+	fprintf(out, ",\"switches\":%d,\"cables\":[", (int)g->nswitches);
+	for (uint32_t i = 0; i < g->ncables; i++) {
+		const struct ir_cable *c = &g->cables[i];
+		fprintf(out, "%s[%d,%d,%d,%.17g,", i ? "," : "", (int)c->a,
+		        (int)c->b, (int)c->width, c->bandwidth);
+		if (isnan(c->latency))
+			fputs("null", out);
+		else
+			fprintf(out, "%.17g", c->latency == 0 ? 0.0 : c->latency);
+		fprintf(out, ",\"%s\"]", ir_link_class_names[c->cls]);
+	}
+	fputc(']', out);
+}
+
 /* "topology":{"kind":...,"dims":[...]}: extents for mesh and torus, the
  * dimension for a hypercube, the two levels' rows and columns for HPAM,
  * the port count for a switch, the down-degree of each level for a fat
- * tree (with "up" and "width" beside), groups, routers per group, hosts
- * per router and global links per router for a dragonfly (with
+ * tree (with "up" and "width" beside), the hosts of a graph (with its
+ * switches and cables beside), groups, routers per group, hosts per
+ * router and global links per router for a dragonfly (with
  * "arrangement", "width" [host, local, global] and "seed" beside). */
 static void put_topology(FILE *out, const ir_machine *m)
 {
@@ -62,6 +82,9 @@ static void put_topology(FILE *out, const ir_machine *m)
 		for (n = 0; n < m->ndims && n < IR_MAX_TREE; n++)
 			dims[n] = m->dims[n];
 		break;
+	case IR_GRAPH: /* its hosts; switches and cables follow */
+		dims[n++] = m->graph->nhosts;
+		break;
 	case IR_DRAGONFLY: /* g, a, p, h as docs/machine-model.md names them */
 		dims[n++] = m->dims[2];
 		dims[n++] = m->dims[1];
@@ -86,6 +109,8 @@ static void put_topology(FILE *out, const ir_machine *m)
 			        m->levels[i / 2][i % 2]);
 		fputc(']', out);
 	}
+	if (m->topo == IR_GRAPH)
+		put_graph(out, m->graph);
 	if (m->topo == IR_DRAGONFLY) {
 		fputs(",\"arrangement\":", out);
 		put_string(out, ir_dfly_arrangement_names[m->dims[4]], SIZE_MAX);

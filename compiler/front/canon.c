@@ -89,6 +89,34 @@ static const char *name_of(const char *const *names, size_t count, int v)
 	return v >= 0 && (size_t)v < count && names[v] ? names[v] : "?";
 }
 
+/* A graph: its vertex and cable counts, then every cable in the order
+ * given, with its ends (vertex ids: hosts, then switches), width,
+ * bandwidth and latency (as put_cost writes them) and class.  The same
+ * graph with its cables in another order gets another key: a cache
+ * miss, never a wrong hit. */
+static int put_graph(struct sink *s, const ir_graph *g)
+{
+	int rc = put(s, "machine.graph %d hosts %d switches %u cables\n",
+	             (int)g->nhosts, (int)g->nswitches, g->ncables);
+	for (uint32_t i = 0; i < g->ncables && rc == 0; i++) {
+		const struct ir_cable *c = &g->cables[i];
+		double lat = c->latency == 0 ? 0.0 : c->latency;
+		if (isnan(lat))
+			rc |= put(s, "machine.cable %d %d %d %.17g unset %s\n",
+			          (int)c->a, (int)c->b, (int)c->width,
+			          c->bandwidth,
+			          name_of(ir_link_class_names,
+			                  IR_NLINK_CLASSES, c->cls));
+		else
+			rc |= put(s, "machine.cable %d %d %d %.17g %.17g %s\n",
+			          (int)c->a, (int)c->b, (int)c->width,
+			          c->bandwidth, lat,
+			          name_of(ir_link_class_names,
+			                  IR_NLINK_CLASSES, c->cls));
+	}
+	return rc;
+}
+
 /* The machine section. */
 static int put_machine(struct sink *s, const ir_machine *m)
 {
@@ -123,6 +151,9 @@ static int put_machine(struct sink *s, const ir_machine *m)
 			          m->dims[IR_MAX_TREE + i],
 			          m->levels[i / 2][i % 2]);
 		rc |= put(s, "\n");
+		break;
+	case IR_GRAPH:
+		rc |= put_graph(s, m->graph);
 		break;
 	case IR_DRAGONFLY:
 		/* groups, routers, hosts and global links per router, the

@@ -73,6 +73,9 @@ bool document_key_home(const char *key, const char *path, char *buf, size_t cap)
 	        {"", "the top level", &top},
 	        {"machine", "machine", &machine_schema_keys},
 	        {"machine.cost", "machine.cost", &machine_schema_cost_keys},
+	        {"machine.graph", "machine.graph", &graph_schema_keys},
+	        {"machine.graph.links", "each entry of machine.graph.links",
+	         &graph_schema_link_keys},
 	        {"machine.levels", "each entry of machine.levels",
 	         &machine_schema_level_keys},
 	        {"machine.levels", "each entry of a fat tree's machine.levels",
@@ -269,8 +272,10 @@ int front_parse_machine(const char *name, const char *text, size_t len,
 	rc = parse_text(name ? name : "<string>", "", text ? text : "", len,
 	                parse_machine_root, &in, d);
 	if (rc == 0) {
-		*m = in.machine; /* the placement map's reference moves too */
+		*m = in.machine; /* the placement map's and graph's
+		                    references move too */
 		in.machine.place = NULL;
+		in.machine.graph = NULL;
 	}
 	front_input_fini(&in);
 	return rc;
@@ -414,5 +419,8 @@ void front_input_fini(struct front_input *in)
 {
 	ir_place_release(in->machine.place);
 	in->machine.place = NULL;
+	ir_graph_release(in->machine.graph);
+	in->machine.graph = NULL;
 	ir_comm_fini(&in->comm);
+	hostlist_fini(&in->hosts);
 }

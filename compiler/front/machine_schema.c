@@ -31,6 +31,8 @@ enum {
 	MK_RANKS_PER_NODE,
 	MK_PLACEMENT,
 	MK_NODE_PORTS,
+	MK_HOSTS,
+	MK_GRAPH,
 	MK_DRAGONFLY,
 	MK_N
 };
@@ -38,7 +40,8 @@ static const char *const machine_keys[MK_N] = {
         "topology",  "dims",           "dimension", "ranks",
         "levels",    "routing",        "ports",     "cost",
         "wrap",      "order",          "ranks_per_node",
-        "placement", "node_ports",     "dragonfly",
+        "placement", "node_ports",     "hosts",     "graph",
+        "dragonfly",
 };
 
 /* The key that gives the size of each topology. */
@@ -46,6 +49,7 @@ static const int shape_key[] = {
         [IR_MESH] = MK_DIMS,           [IR_TORUS] = MK_DIMS,
         [IR_HYPERCUBE] = MK_DIMENSION, [IR_HPAM] = MK_LEVELS,
         [IR_SWITCH] = MK_RANKS,        [IR_FAT_TREE] = MK_LEVELS,
+        [IR_GRAPH] = MK_GRAPH,
         [IR_DRAGONFLY] = MK_DRAGONFLY,
 };
 
@@ -599,23 +603,133 @@ static int parse_nodes(struct ctx *x, const struct keys *k, ir_machine *m)
 	return 0;
 }
 
-/* placement: [node of rank 0, node of rank 1, ...], or {file: NAME}
- * naming a file of those numbers (front_read_place), relative to the
- * YAML file's directory.  Every node gets ranks_per_node ranks. */
+/* The names of the job's nodes at v (a hostlist or a list of them)
+ * into list, each a name of x->in->hosts, none twice; an unknown name
+ * is reported at its item. */
+static int read_node_names(struct ctx *x, uint32_t v, const ir_machine *m,
+                           struct hostlist *list)
+{
+	const char *P = "machine.placement.nodes";
+	const struct hostlist *hosts = &x->in->hosts;
+	bool seq = x->v[v].kind == YN_SEQ;
+	uint32_t n = seq ? x->v[v].a : 1, c = seq ? v + 1 : v;
+	char path[96], b[64];
+	int rc;
+
+	if (seq && n == 0)
+		return tree_err_at(x, v, "%s: expected node names, got an "
+		                   "empty list", P);
+	for (uint32_t i = 0; i < n; i++, c = next_of(x, c)) {
+		int32_t before = list->count;
+		if (seq)
+			snprintf(path, sizeof path, "%s[%u]", P, (unsigned)i);
+		else
+			snprintf(path, sizeof path, "%s", P);
+		if (x->v[c].kind != YN_SCALAR)
+			return tree_err_at(x, c,
+			                   "%s: expected a hostlist such as "
+			                   "\"n[0-15]\", got %s",
+			                   path, tree_desc(x, c, b, sizeof b));
+		rc = tree_get_hostlist(x, c, path, m->nnodes, true, list);
+		if (rc < 0)
+			return rc;
+		for (int32_t j = before; j < list->count; j++)
+			if (hostlist_find(hosts, hostlist_name(list, j)) < 0)
+				return tree_err_in(
+				        x, c, list->item[j],
+				        "%s: no node '%s' in machine.hosts",
+				        path, hostlist_name(list, j));
+	}
+	return 0;
+}
+
+/* placement: {nodes: "n[4-7,12]"}: the job's nodes by name, in order,
+ * ranks_per_node consecutive ranks on each (Slurm's block distribution):
+ * a map over the nodes of machine.hosts.  The machine's ranks are its
+ * nodes x ranks_per_node, so the list names every node of the machine. */
+static int parse_place_nodes(struct ctx *x, uint32_t key, uint32_t v,
+                             ir_machine *m)
+{
+	int32_t n = m->nranks, k = m->ranks_per_node, bad, *node;
+	struct hostlist list;
+	char why[160];
+	int rc;
+
+	if (x->in->hosts.count == 0)
+		return tree_err_at(x, key,
+		                   "machine.placement.nodes: names nodes of "
+		                   "machine.hosts, which this machine does not "
+		                   "have (add hosts: \"n[0-%d]\", one name per "
+		                   "node in node order)",
+		                   (int)m->nnodes - 1);
+	hostlist_init(&list, true);
+	rc = read_node_names(x, v, m, &list);
+	if (rc == CCP_ERANGE || (rc == 0 && list.count != m->nnodes)) {
+		rc = tree_err_at(
+		        x, v,
+		        "machine.placement.nodes: %s%d of the machine's %d "
+		        "nodes; the plan is for every node (%d ranks = %d "
+		        "nodes x %d ranks_per_node), so the list must name "
+		        "all %d: a job on part of the machine is not "
+		        "expressible yet",
+		        rc == CCP_ERANGE ? "more than " : "",
+		        (int)(rc == CCP_ERANGE ? m->nnodes : list.count),
+		        (int)m->nnodes, (int)n, (int)m->nnodes, (int)k,
+		        (int)m->nnodes);
+		goto out_free_list;
+	}
+	if (rc < 0)
+		goto out_free_list;
+	if (!(node = malloc((size_t)n * sizeof *node))) {
+		rc = tree_err_nomem(x);
+		goto out_free_list;
+	}
+	for (int32_t r = 0; r < n; r++)
+		node[r] = hostlist_find(&x->in->hosts,
+		                        hostlist_name(&list, r / k));
+	m->place = ir_place_from_nodes(node, n, m->nnodes, k, &rc, &bad, why,
+	                               sizeof why);
+	free(node);
+	if (rc == CCP_ENOMEM)
+		rc = tree_err_nomem(x);
+	else if (rc < 0) /* distinct names, one per node: cannot happen */
+		rc = tree_err_at(x, v, "machine.placement.nodes: %s", why);
+out_free_list:
+	hostlist_fini(&list);
+	return rc;
+}
+
+/* placement: [node of rank 0, node of rank 1, ...], {file: NAME} naming
+ * a file of those numbers (front_read_place), relative to the YAML
+ * file's directory, or {nodes: HOSTLIST} (parse_place_nodes).  Every
+ * node gets ranks_per_node ranks. */
 static int parse_place(struct ctx *x, uint32_t v, ir_machine *m)
 {
-	static const char *const file_key[] = {"file"};
+	static const char *const file_key[] = {"file", "nodes"};
 	const char *P = "machine.placement";
 	int32_t n = m->nranks, k = m->ranks_per_node, bad, *node;
 	char path[FRONT_PATH_MAX], b[64], why[160];
 	int rc;
 
 	if (x->v[v].kind == YN_MAP) {
-		struct keys fk = {file_key, 1, {0}, {0}};
+		struct keys fk = {file_key, 2, {0}, {0}};
 		if ((rc = tree_map_keys(x, v, P, &fk)) < 0)
 			return rc;
+		if (fk.val[0] != NONE && fk.val[1] != NONE)
+			return tree_err_at(x, fk.key[1],
+			                   "%s: file and nodes are two ways "
+			                   "to give a map; give one",
+			                   P);
+		if (fk.val[1] != NONE) {
+			if ((rc = parse_place_nodes(x, fk.key[1], fk.val[1],
+			                            m)) < 0)
+				return rc;
+			m->placement = IR_PLACE_MAP;
+			return 0;
+		}
 		if (fk.val[0] == NONE)
-			return tree_missing(x, v, P, "file", NULL);
+			return tree_missing(x, v, P, "file",
+			                    " (or nodes: a hostlist)");
 		if ((rc = tree_get_path(x, fk.val[0], "machine.placement.file",
 		                        path)) < 0)
 			return rc;
@@ -784,6 +898,35 @@ static int parse_order(struct ctx *x, uint32_t v, ir_machine *m)
 	return 0;
 }
 
+/* hosts: the names of the machine's nodes in node order, a hostlist or a
+ * list of them (tree_get_hostlist), into x->in->hosts: as many names as
+ * nodes, none twice. */
+static int parse_hosts(struct ctx *x, const struct keys *k,
+                       const ir_machine *m)
+{
+	struct hostlist *h = &x->in->hosts;
+	int rc;
+
+	hostlist_init(h, true);
+	rc = tree_get_hostlist(x, k->val[MK_HOSTS], "machine.hosts",
+	                       m->nnodes, true, h);
+	if (rc < 0 && rc != CCP_ERANGE)
+		return rc;
+	if (rc == CCP_ERANGE || h->count != m->nnodes)
+		return tree_err_at(x, k->key[MK_HOSTS],
+		                   "machine.hosts: %s%d %s for the %d %s of "
+		                   "this machine (one name per node, in node "
+		                   "order)",
+		                   rc == CCP_ERANGE ? "more than " : "",
+		                   (int)(rc == CCP_ERANGE ? m->nnodes
+		                                          : h->count),
+		                   rc != CCP_ERANGE && h->count == 1 ? "name"
+		                                                     : "names",
+		                   (int)m->nnodes,
+		                   m->nnodes == 1 ? "node" : "nodes");
+	return 0;
+}
+
 /* Place a message of ir_machine_check at the value it names, if it
  * names one ("dims[1]", "levels[0][1]", "ports", "routing"). */
 static uint32_t machine_err_node(const struct machine_nodes *mn,
@@ -863,8 +1006,9 @@ int machine_schema_parse(struct ctx *x, uint32_t v, ir_machine *m)
 	m->routing = ir_topo_default_routing(m->topo);
 	sk = shape_key[topo];
 	for (int j = MK_DIMS; j <= MK_DRAGONFLY; j++) {
-		if ((j <= MK_LEVELS || j == MK_DRAGONFLY) && j != sk &&
-		    k->key[j] != NONE)
+		if (j > MK_LEVELS && j < MK_GRAPH)
+			continue; /* not a size */
+		if (j != sk && k->key[j] != NONE)
 			return tree_err_at(
 			        x, k->key[j],
 			        "machine.%s: does not apply to topology %s "
@@ -898,6 +1042,9 @@ int machine_schema_parse(struct ctx *x, uint32_t v, ir_machine *m)
 		break;
 	case IR_FAT_TREE:
 		rc = parse_tree(x, k->val[sk], m, &mn);
+		break;
+	case IR_GRAPH: /* its hosts are machine.hosts, or it counts them */
+		rc = graph_schema_parse(x, k->val[sk], k->val[MK_HOSTS], m);
 		break;
 	case IR_DRAGONFLY:
 		rc = parse_dfly(x, k->val[sk], m, &mn);
@@ -939,6 +1086,9 @@ int machine_schema_parse(struct ctx *x, uint32_t v, ir_machine *m)
 		return tree_err_at(x, machine_err_node(&mn, err), "machine: %s",
 		                   err[0] ? err : "invalid machine");
 	if ((rc = check_lone_node(x, k, m)) < 0)
+		return rc;
+	if (k->val[MK_HOSTS] != NONE && m->topo != IR_GRAPH &&
+	    (rc = parse_hosts(x, k, m)) < 0)
 		return rc;
 	if (k->val[MK_PLACEMENT] != NONE &&
 	    x->v[k->val[MK_PLACEMENT]].kind != YN_SCALAR)

@@ -101,20 +101,28 @@ void front_print_diag(FILE *out, const char *file, int line, int column,
 
 /* ---- the node tree ---------------------------------------------------- */
 
+int tree_diag_v(struct diag *d, const char *file, const char *buf, size_t len,
+                uint32_t line, uint32_t col, const char *fmt, va_list ap)
+{
+	char msg[sizeof d->message];
+	char src[sizeof d->source_line];
+
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	tree_line_of(buf, len, line, src, sizeof src);
+	front_diag(d, file, (int)line, (int)col, src, "%s", msg);
+	return CCP_EPARSE;
+}
+
 /* Report a problem at node v (NONE: no position) in the YAML file. */
 int tree_err_at(struct ctx *x, uint32_t v, const char *fmt, ...)
 {
-	char msg[sizeof x->d->message];
-	char src[sizeof x->d->source_line];
 	uint32_t line = v == NONE ? 0 : x->v[v].line;
 	uint32_t col = v == NONE ? 0 : x->v[v].col;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	tree_diag_v(x->d, x->name, x->buf, x->len, line, col, fmt, ap);
 	va_end(ap);
-	tree_line_of(x->buf, x->len, line, src, sizeof src);
-	front_diag(x->d, x->name, (int)line, (int)col, src, "%s", msg);
 	return CCP_EPARSE;
 }
 
@@ -124,16 +132,12 @@ static int err_mark(struct ctx *x, yaml_mark_t m, const char *fmt, ...)
 
 static int err_mark(struct ctx *x, yaml_mark_t m, const char *fmt, ...)
 {
-	char msg[sizeof x->d->message];
-	char src[sizeof x->d->source_line];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	tree_diag_v(x->d, x->name, x->buf, x->len, (uint32_t)m.line + 1,
+	            (uint32_t)m.column + 1, fmt, ap);
 	va_end(ap);
-	tree_line_of(x->buf, x->len, (uint32_t)m.line + 1, src, sizeof src);
-	front_diag(x->d, x->name, (int)m.line + 1, (int)m.column + 1, src, "%s",
-	           msg);
 	return CCP_EPARSE;
 }
 
@@ -556,6 +560,61 @@ int tree_get_str(struct ctx *x, uint32_t v, const char *path, size_t max,
 		return tree_err_at(x, v, "%s: longer than %zu characters", path,
 		                   max);
 	*out = text(x, v);
+	return 0;
+}
+
+int tree_err_in(struct ctx *x, uint32_t v, size_t at, const char *fmt, ...)
+{
+	const char *s = text(x, v);
+	uint32_t col = x->v[v].col;
+	va_list ap;
+
+	if (x->v[v].kind == YN_SCALAR && !x->v[v].block &&
+	    !memchr(s, '\n', x->v[v].b) && at <= x->v[v].b)
+		col += (uint32_t)at + (x->v[v].plain ? 0u : 1u);
+	va_start(ap, fmt);
+	tree_diag_v(x->d, x->name, x->buf, x->len, x->v[v].line, col, fmt, ap);
+	va_end(ap);
+	return CCP_EPARSE;
+}
+
+int tree_get_hostlist(struct ctx *x, uint32_t v, const char *path, int32_t max,
+                      bool tell, struct hostlist *h)
+{
+	struct hostlist_error e;
+	char p[FRONT_PATH_MAX / 4], b[64];
+	uint32_t n = x->v[v].kind == YN_SEQ ? x->v[v].a : 1;
+	uint32_t c = x->v[v].kind == YN_SEQ ? v + 1 : v;
+	int rc;
+
+	if (x->v[v].kind == YN_SEQ && n == 0)
+		return tree_err_at(x, v, "%s: expected host names, got an "
+		                   "empty list", path);
+	for (uint32_t i = 0; i < n; i++, c = next_of(x, c)) {
+		const char *s;
+		if (x->v[v].kind == YN_SEQ)
+			snprintf(p, sizeof p, "%s[%u]", path, (unsigned)i);
+		else
+			snprintf(p, sizeof p, "%s", path);
+		if (x->v[c].kind != YN_SCALAR || is_null(x, c))
+			return tree_err_at(x, c,
+			                   "%s: expected a hostlist such as "
+			                   "\"n[0-15]\"%s, got %s",
+			                   p,
+			                   x->v[v].kind == YN_SEQ
+			                           ? ""
+			                           : " or a list of them",
+			                   tree_desc(x, c, b, sizeof b));
+		if ((rc = tree_get_str(x, c, p, SIZE_MAX, &s)) < 0)
+			return rc;
+		rc = hostlist_expand(h, s, max, &e);
+		if (rc == CCP_ENOMEM)
+			return tree_err_nomem(x);
+		if (rc == CCP_ERANGE && tell)
+			return rc;
+		if (rc < 0)
+			return tree_err_in(x, c, e.at, "%s: %s", p, e.why);
+	}
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 #ifndef CCP_FRONT_TREE_H
 #define CCP_FRONT_TREE_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -103,6 +104,7 @@ struct key_names {
 	const char *const *names;
 	size_t count;
 };
+extern const struct key_names graph_schema_keys, graph_schema_link_keys;
 extern const struct key_names machine_schema_keys, machine_schema_level_keys,
         machine_schema_tree_keys, machine_schema_cost_keys,
         machine_schema_dfly_keys, comm_schema_keys, comm_schema_gen_keys;
@@ -114,6 +116,13 @@ int tree_build(struct ctx *x);
  * "" past the end): what a diagnostic shows above its caret. */
 void tree_line_of(const char *buf, size_t len, uint32_t line, char *out,
                   size_t cap);
+/* Fill d with a problem at line:col (1-based; 0: no position) of the
+ * text buf (len bytes) of the file named file: the message from fmt and
+ * ap, the source line for the caret.  Returns CCP_EPARSE.  What every
+ * reader of the front end reports through (tree_err_at, slurm.c). */
+int tree_diag_v(struct diag *d, const char *file, const char *buf, size_t len,
+                uint32_t line, uint32_t col, const char *fmt, va_list ap)
+        FRONT_PRINTF(7, 0);
 int tree_err_at(struct ctx *x, uint32_t v, const char *fmt, ...)
         FRONT_PRINTF(3, 4);
 int tree_err_nomem(struct ctx *x);
@@ -136,6 +145,19 @@ int tree_get_str(struct ctx *x, uint32_t v, const char *path, size_t max,
  * YAML file's directory. */
 int tree_get_path(struct ctx *x, uint32_t v, const char *key,
                   char path[FRONT_PATH_MAX]);
+/* A problem at byte at of scalar v's text: at its column when the
+ * scalar is one line (plain, or quoted: one past the quote; escapes are
+ * not counted), else at v.  Returns CCP_EPARSE. */
+int tree_err_in(struct ctx *x, uint32_t v, size_t at, const char *fmt, ...)
+        FRONT_PRINTF(4, 5);
+/* Host names at v, a hostlist string ("n[0-15],login") or a sequence
+ * of them, appended to h, at most max names in h: 0, or CCP_EPARSE at
+ * the column of the fault (a name listed twice when h is unique, a bad
+ * bracket, too many names), CCP_ENOMEM.  path names the key.  With tell,
+ * more than max names return CCP_ERANGE without a message, for the
+ * caller to say what the limit is. */
+int tree_get_hostlist(struct ctx *x, uint32_t v, const char *path, int32_t max,
+                      bool tell, struct hostlist *h);
 /* What reading the file named at v returned (front_read_matrix's
  * codes): CCP_EIO and CCP_EINVAL, whose message has no position, are
  * reported at v; the rest as they are. */
@@ -153,6 +175,11 @@ int tree_missing(struct ctx *x, uint32_t m, const char *path, const char *key,
 
 /* machine_schema.c: the machine mapping at node v into *m. */
 int machine_schema_parse(struct ctx *x, uint32_t v, ir_machine *m);
+/* graph_schema.c: a graph machine's graph at node v (machine.graph),
+ * its hosts named by machine.hosts at node hosts (NONE: graph.hosts
+ * counts them), into m->graph (one reference). */
+int graph_schema_parse(struct ctx *x, uint32_t v, uint32_t hosts,
+                       ir_machine *m);
 /* comm_schema.c: the communication mapping at node v, for machine m. */
 int comm_schema_parse(struct ctx *x, uint32_t v, const ir_machine *m,
                       ir_comm *c);

@@ -73,10 +73,11 @@ int ccp_machine_from_yaml(ccp_context *ctx, const char *text, size_t len,
 }
 
 /* The topologies ccp_machine_grid builds: all but hpam, whose two levels
- * of rows and columns are not a list of extents. */
+ * of rows and columns are not a list of extents, and graph, which is a
+ * list of cables. */
 static bool is_grid_topo(int t)
 {
-	return t >= 0 && t != IR_HPAM;
+	return t >= 0 && t != IR_HPAM && t != IR_GRAPH;
 }
 
 /* CCP_EINVAL for an unknown topology name s, with the nearest name or the
@@ -123,10 +124,13 @@ int ccp_machine_grid(ccp_context *ctx, const char *topology, int ndims,
 		return unknown_topology(ctx, topology);
 	if (!is_grid_topo(t))
 		return ccp__error(ctx, CCP_EINVAL,
-		                  "ccp_machine_grid: topology %s has levels of "
-		                  "rows and columns, not extents; describe it "
-		                  "in YAML (ccp_machine_from_yaml)",
-		                  topology);
+		                  "ccp_machine_grid: topology %s is not a list "
+		                  "of extents (%s); describe it in YAML "
+		                  "(ccp_machine_from_yaml)",
+		                  topology,
+		                  t == IR_HPAM ? "it has levels of rows and "
+		                                 "columns"
+		                               : "it is a list of cables");
 	ccp__machine_blank(&m, (enum ir_topo)t);
 	if (m.topo == IR_MESH || m.topo == IR_TORUS) {
 		if (ndims < 1 || ndims > IR_MAX_DIMS)
@@ -172,6 +176,8 @@ int ccp_machine_nranks(const ccp_machine *m)
 
 void ccp_machine_free(ccp_machine *m)
 {
-	if (m)
-		ccp__free(m->ctx, m, sizeof *m);
+	if (!m)
+		return;
+	ir_graph_release(m->m.graph);
+	ccp__free(m->ctx, m, sizeof *m);
 }

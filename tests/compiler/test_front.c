@@ -1036,6 +1036,157 @@ static void test_canonical_dragonfly(void **state)
 		free(c[i]);
 }
 
+/* A graph: written with names or with a count, the same cables give one
+ * text, holding the counts and every cable with its ends, width,
+ * bandwidth, latency and class; a width, a bandwidth, a class, an end or
+ * the routing changes it. */
+static void test_canonical_graph(void **state)
+{
+#define G_COMM "communication: {collective: broadcast, bytes: 8}\n" \
+	       "algorithm: a\n"
+	static const char *const texts[] = {
+	        "machine: {topology: graph, hosts: \"n[0-2]\", graph: "
+	        "{switches: s, links: [[s, \"n[0-2]\"]]}}\n" G_COMM,
+	        "machine: {topology: graph, routing: shortest, graph: "
+	        "{hosts: 3, switches: s, links: [[s, h0], [s, \"h[1-2]\"]]}}\n"
+	        G_COMM,
+	        "machine: {topology: graph, routing: adaptive, graph: "
+	        "{hosts: 3, switches: s, links: [[s, \"h[0-2]\"]]}}\n" G_COMM,
+	        "machine: {topology: graph, graph: {hosts: 3, switches: s, "
+	        "links: [[s, \"h[0-1]\"], {ends: [s, h2], width: 2}]}}\n"
+	        G_COMM,
+	        "machine: {topology: graph, graph: {hosts: 3, switches: s, "
+	        "links: [[s, \"h[0-1]\"], {ends: [s, h2], bandwidth: 2, "
+	        "class: up}]}}\n" G_COMM,
+	        "machine: {topology: graph, graph: {hosts: 3, switches: s, "
+	        "links: [[s, \"h[0-1]\"], [h1, h2]]}}\n" G_COMM,
+	};
+#undef G_COMM
+	enum { N = sizeof texts / sizeof texts[0] };
+	char *c[N];
+	(void)state;
+	for (int i = 0; i < N; i++) {
+		struct front_input in;
+		parse_good_text(texts[i], &in);
+		c[i] = front_canonical(&in);
+		front_input_fini(&in);
+	}
+	assert_string_equal(c[0], c[1]);
+	assert_non_null(strstr(c[0], "machine.topology graph\n"
+	                             "machine.graph 3 hosts 1 switches 3 "
+	                             "cables\n"
+	                             "machine.cable 3 0 1 1 unset host\n"));
+	assert_non_null(strstr(c[2], "machine.routing adaptive\n"));
+	assert_non_null(strstr(c[3], "machine.cable 3 2 2 1 unset host\n"));
+	/* a bandwidth not given is the smallest given */
+	assert_non_null(strstr(c[4], "machine.cable 3 0 1 2 unset host\n"));
+	assert_non_null(strstr(c[4], "machine.cable 3 2 1 2 unset up\n"));
+	for (int i = 2; i < N; i++)
+		for (int j = 0; j < i; j++)
+			assert_string_not_equal(c[i], c[j]);
+	for (int i = 0; i < N; i++)
+		free(c[i]);
+}
+
+/* A graph by name, inline and from a file of its own: hosts numbered in
+ * the order machine.hosts names them, switches after them in theirs,
+ * one cable per name of a link's second end, with the width, bandwidth,
+ * latency and class given; the file gives the same graph, and a machine
+ * whose hosts are only counted (h0, h1, ...) the same cables. */
+static void test_good_graph(void **state)
+{
+	(void)state;
+	static const char links[] =
+	        "switches: \"leaf[0-1],top\"\n"
+	        "links:\n"
+	        "  - [leaf0, \"n[0-1]\"]\n"
+	        "  - [leaf1, [n2, n3]]\n"
+	        "  - {ends: [top, \"leaf[0-1]\"], width: 2, bandwidth: 2e9, "
+	        "latency: 1e-7, class: up}\n"
+	        "  - {ends: [n0, n3], bandwidth: 1e9}\n";
+	char dir[] = "/tmp/ccplan-graph-XXXXXX", path[128], net[128];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/m.yaml", dir);
+	snprintf(net, sizeof net, "%s/net.yaml", dir);
+	FILE *f = fopen(net, "w");
+	assert_non_null(f);
+	fputs(links, f);
+	fclose(f);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("machine:\n  topology: graph\n  routing: adaptive\n"
+	      "  hosts: \"n[0-3]\"\n  graph: {file: net.yaml}\n"
+	      "communication: {collective: broadcast, bytes: 8}\n",
+	      f);
+	fclose(f);
+
+	struct front_input in[3];
+	struct diag d;
+	char text[1024];
+	snprintf(text, sizeof text,
+	         "machine:\n  topology: graph\n  routing: adaptive\n"
+	         "  hosts: \"n[0-3]\"\n  graph:\n    %s"
+	         "communication: {collective: broadcast, bytes: 8}\n",
+	         "switches: \"leaf[0-1],top\"\n    links:\n"
+	         "      - [leaf0, \"n[0-1]\"]\n      - [leaf1, [n2, n3]]\n"
+	         "      - {ends: [top, \"leaf[0-1]\"], width: 2, bandwidth: "
+	         "2e9, latency: 1e-7, class: up}\n"
+	         "      - {ends: [n0, n3], bandwidth: 1e9}\n");
+	parse_good_text(text, &in[0]);
+	if (front_parse_file(path, &in[1], &d) != 0)
+		fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.message);
+	parse_good_text("machine:\n  topology: graph\n  graph:\n"
+	                "    hosts: 4\n    switches: \"leaf[0-1],top\"\n"
+	                "    links:\n      - [leaf0, \"h[0-1]\"]\n"
+	                "      - [leaf1, [h2, h3]]\n"
+	                "      - {ends: [top, \"leaf[0-1]\"], width: 2, "
+	                "bandwidth: 2e9, latency: 1e-7, class: up}\n"
+	                "      - {ends: [h0, h3], bandwidth: 1e9}\n"
+	                "communication: {collective: broadcast, bytes: 8}\n",
+	                &in[2]);
+	for (int i = 0; i < 3; i++) {
+		const ir_machine *m = &in[i].machine;
+		const ir_graph *g = m->graph;
+		assert_int_equal(m->topo, IR_GRAPH);
+		assert_int_equal(m->routing,
+		                 i < 2 ? IR_ROUTE_ADAPTIVE : IR_ROUTE_SHORTEST);
+		assert_int_equal(m->nranks, 4);
+		assert_non_null(g);
+		assert_int_equal(g->nhosts, 4);
+		assert_int_equal(g->nswitches, 3);
+		assert_int_equal(g->ncables, 7);
+		/* leaf0 (4) - n1; top (6) - leaf1 (5); n0 - n3 */
+		assert_int_equal(g->cables[1].a, 4);
+		assert_int_equal(g->cables[1].b, 1);
+		assert_int_equal(g->cables[5].a, 6);
+		assert_int_equal(g->cables[5].b, 5);
+		assert_int_equal(g->cables[5].width, 2);
+		assert_int_equal(g->cables[5].cls, IR_LC_UP);
+		assert_true(g->cables[5].latency == 1e-7);
+		assert_int_equal(g->cap[5], 4); /* 2 x 2e9 / 1e9 */
+		assert_int_equal(g->cap[0], 1); /* the smallest bandwidth */
+		assert_int_equal(g->cables[6].a, 0);
+		assert_int_equal(g->cables[6].b, 3);
+		assert_int_equal(g->cables[6].cls, IR_LC_HOST);
+		assert_int_equal(ir_hops(m, 0, 3), 1);
+		assert_int_equal(ir_hops(m, 1, 2), 4);
+	}
+	assert_int_equal(in[0].hosts.count, 4);
+	assert_string_equal(hostlist_name(&in[0].hosts, 2), "n2");
+	assert_int_equal(in[2].hosts.count, 0); /* counted, not named */
+	char *c[3];
+	for (int i = 0; i < 3; i++) {
+		c[i] = front_canonical(&in[i]);
+		front_input_fini(&in[i]);
+	}
+	assert_string_equal(c[0], c[1]); /* names stay out of the key */
+	for (int i = 0; i < 3; i++)
+		free(c[i]);
+	remove(path);
+	remove(net);
+	rmdir(dir);
+}
+
 /* ---- PRNG ------------------------------------------------------------- */
 
 static void test_rng(void **state)
@@ -1343,6 +1494,8 @@ int main(void)
 	        cmocka_unit_test(test_canonical_pinned),
 	        cmocka_unit_test(test_canonical_fat_tree),
 	        cmocka_unit_test(test_canonical_dragonfly),
+	        cmocka_unit_test(test_canonical_graph),
+	        cmocka_unit_test(test_good_graph),
 	        cmocka_unit_test(test_preset_fills),
 	        cmocka_unit_test(test_canon_combine),
 	        cmocka_unit_test(test_canonical_changes),

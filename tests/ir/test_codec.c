@@ -880,12 +880,12 @@ static void test_versions(void **state)
 	uint8_t *fut = malloc(len);
 	assert_non_null(fut);
 	memcpy(fut, img, len);
-	fut[8] = 7;  /* version */
-	fut[10] = 7; /* minimum reader version */
+	fut[8] = 8;  /* version */
+	fut[10] = 8; /* minimum reader version */
 	assert_int_equal(ir_plan_decode(fut, len, &q, NULL, err, sizeof err),
 	                 CCP_EVERSION);
-	assert_non_null(strstr(err, "plan format version 7 is newer than this "
-	                            "reader (6)"));
+	assert_non_null(strstr(err, "plan format version 8 is newer than this "
+	                            "reader (7)"));
 	assert_int_equal(
 	        ir_slice_from_image(fut, len, 3, &s, NULL, err, sizeof err),
 	        CCP_EVERSION);
@@ -1198,7 +1198,7 @@ static void test_fat_tree_record(void **state)
 	/* past the table: refused before the shape is looked at */
 	expect_resealed(img, len, g + 0, IR_NTOPOS, -1, "bad plan: ");
 	expect_resealed(img, len, g + 4, IR_ROUTE_DIRECT, -1,
-	                "routing must be d-mod-k or s-mod-k for topology "
+	                "routing must be d-mod-k, s-mod-k or adaptive for topology "
 	                "fat_tree");
 	expect_resealed(img, len, g + 8, 5, -1, "do not give 16 ranks");
 	expect_resealed(img, len, g + 8, 1, -1, "do not give 16 ranks");
@@ -1256,7 +1256,7 @@ static void test_dragonfly_record(void **state)
 	uint64_t g = (uint64_t)img[36] | (uint64_t)img[37] << 8 |
 	             (uint64_t)img[38] << 16 | (uint64_t)img[39] << 24;
 	expect_resealed(img, len, g + 4, IR_ROUTE_D_MOD_K, -1,
-	                "routing must be minimal or valiant or adaptive for "
+	                "routing must be adaptive, minimal or valiant for "
 	                "topology dragonfly");
 	expect_resealed(img, len, g + 8, 4, -1, "do not give 16 ranks");
 	/* groups 3: 12 hosts */
@@ -1969,6 +1969,111 @@ static void test_placement_map(void **state)
 	ir_plan_fini(&p);
 }
 
+/* A graph machine: written as version 7 (needing a reader of 7) with its
+ * cables after the machine record, read back with the same cables and
+ * rebuilt tables (routes alike); each cable field and count a hostile
+ * file could change is refused with its reason. */
+static void test_graph_record(void **state)
+{
+	(void)state;
+	/* hosts 0..3; switches 4, 5: host 0, 1 on 4, hosts 2, 3 on 5 */
+	static const struct ir_cable cab[] = {
+	        {0, 4, 1, IR_CABLE_CLASS_DEFAULT, NAN, NAN},
+	        {1, 4, 1, IR_CABLE_CLASS_DEFAULT, NAN, NAN},
+	        {4, 5, 2, IR_LC_GLOBAL, 2.0, 1e-7},
+	        {5, 2, 1, IR_CABLE_CLASS_DEFAULT, 1.0, NAN},
+	        {5, 3, 1, IR_CABLE_CLASS_DEFAULT, NAN, 0.0}};
+	ir_machine m = tu_graph(4, 2, cab, 5, IR_ROUTE_ADAPTIVE, IR_PORTS_ALL);
+	ir_comm c = tu_comm(IR_BCAST, 0, 64);
+	ir_plan p, q;
+	ir_slice *sl;
+	uint8_t *img;
+	size_t len;
+	char err[256];
+	ir_file_info fi;
+	const ir_block b = {0, 0};
+
+	ir_plan_init(&p, &m, &c, "hand");
+	ir_graph_release(m.graph); /* the plan holds its own reference */
+	assert_int_equal(ir_plan_phase(&p), 0);
+	assert_int_equal(ir_plan_add(&p, 0, 2, &b, 1, 0), 0);
+	assert_int_equal(ir_plan_phase(&p), 0);
+	assert_int_equal(ir_plan_add(&p, 0, 1, &b, 1, 0), 0);
+	assert_int_equal(ir_plan_add(&p, 2, 3, &b, 1, 0), 0);
+	encode(&p, &sl, &img, &len);
+	assert_int_equal(ir_plan_decode(img, len, &q, &fi, err, sizeof err), 0);
+	assert_int_equal(fi.version, 7);
+	assert_int_equal(img[10], 7); /* the reader it needs */
+	assert_plan_equal(&p, &q);
+	const ir_graph *g = q.machine.graph;
+	assert_non_null(g);
+	assert_int_equal(g->nhosts, 4);
+	assert_int_equal(g->nswitches, 2);
+	assert_int_equal(g->ncables, 5);
+	for (uint32_t i = 0; i < 5; i++) {
+		const struct ir_cable *x = &p.machine.graph->cables[i];
+		const struct ir_cable *y = &g->cables[i];
+		assert_int_equal(x->a, y->a);
+		assert_int_equal(x->b, y->b);
+		assert_int_equal(x->width, y->width);
+		assert_int_equal(x->cls, y->cls);
+		assert_memory_equal(&x->bandwidth, &y->bandwidth, 8);
+		assert_memory_equal(&x->latency, &y->latency, 8);
+		assert_int_equal(g->cap[i], p.machine.graph->cap[i]);
+	}
+	assert_int_equal(ir_link_capacity(&q.machine, 4), 4);
+	uint64_t l1[16], l2[16];
+	for (int32_t s = 0; s < 4; s++)
+		for (int32_t d = 0; d < 4; d++) {
+			int h = ir_route(&p.machine, s, d, l1);
+			assert_int_equal(ir_route(&q.machine, s, d, l2), h);
+			assert_memory_equal(l1, l2, (size_t)h * sizeof *l1);
+		}
+	ir_plan_fini(&q);
+
+	/* the graph record is the global section's last 16 + 5 x 32
+	 * bytes, before the index */
+	size_t rec = (size_t)rd64(img + 48) - 5 * 32 - 16, cable = rec + 16;
+	expect_resealed(img, len, rec, 5, -1, "a graph of 5 hosts for 4");
+	expect_resealed(img, len, rec + 4, 1, -1,
+	                "graph: cable 2 joins vertex 4 and 5; the graph's "
+	                "vertices are 0..4");
+	expect_resealed(img, len, rec + 8, 6, -1, "6 cables in the 160 bytes");
+	expect_resealed(img, len, rec + 8, 0xffffffffu, -1, "cables in the");
+	expect_resealed(img, len, rec + 12, 1, -1, "reserved field");
+	expect_resealed(img, len, cable + 32 * 4, 9, -1,
+	                "graph: cable 4 joins vertex 9 and 3");
+	expect_resealed(img, len, cable + 32 * 3 + 4, 0, -1,
+	                "graph: host 2 cannot reach host 0");
+	expect_resealed(img, len, cable + 32 * 1 + 4, 1, -1, "to itself");
+	expect_resealed(img, len, cable + 32 * 4 + 4, 2, -1,
+	                "graph: cable 4 joins vertex 5 and 2 again");
+	expect_resealed(img, len, cable + 32 * 2 + 8, 0, -1, "width");
+	expect_resealed(img, len, cable + 32 * 2 + 12, IR_NLINK_CLASSES, -1,
+	                "cable 2: class 5");
+	expect_resealed_n(img, len, cable + 32 * 3 + 16, f64_of(-1.0), 8, -1,
+	                  "cable 3: class 0, bandwidth -1");
+	expect_resealed_n(img, len, cable + 32 * 3 + 16, f64_of(NAN), 8, -1,
+	                  "cable 3: class 0, bandwidth nan");
+	expect_resealed_n(img, len, cable + 32 * 3 + 16, f64_of(1.5), 8, -1,
+	                  "whole multiple");
+	expect_resealed_n(img, len, cable + 32 * 3 + 24, f64_of(-1.0), 8, -1,
+	                  "latency -1");
+	/* a graph in a version 6 file: the version is in the header */
+	uint8_t *v6 = malloc(len);
+	assert_non_null(v6);
+	memcpy(v6, img, len);
+	v6[8] = v6[10] = 6;
+	reseal(v6, len);
+	assert_int_equal(ir_plan_decode(v6, len, &q, NULL, err, sizeof err),
+	                 CCP_EFORMAT);
+	assert_non_null(strstr(err, "graphs need 7"));
+	free(v6);
+	free(img);
+	free_slices(sl, 4);
+	ir_plan_fini(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1994,6 +2099,7 @@ int main(void)
 	        cmocka_unit_test(test_json_kinds),
 	        cmocka_unit_test(test_json_checker_keys),
 	        cmocka_unit_test(test_placement_map),
+	        cmocka_unit_test(test_graph_record),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

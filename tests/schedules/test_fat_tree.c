@@ -21,7 +21,8 @@
 #include "model.h"
 #include "sched.h"
 #include "support.h"
-#include "topology_generators.h"
+
+#include "claims.h"
 
 static const int m44[] = {4, 4}, w12[] = {1, 2}, w14[] = {1, 4}, w11[] = {1, 1},
                  w22[] = {2, 2}, c12[] = {1, 2}, m444[] = {4, 4, 4},
@@ -132,6 +133,105 @@ static void test_routes(void **state)
 	assert_false(ir_routing_adapts(&t));
 }
 
+/* Adaptive routing on XGFT(3;4,4,4;1,2,2): the route from host a to b
+ * is every link of every shortest path.  Up from level l-1 there are
+ * W[l] = 1, 2, 4 links at levels 1, 2, 3, as many down: the set holds
+ * the d-mod-k and the s-mod-k paths, each link once, each up link
+ * leaving an ancestor of a and each down link entering one of b; the
+ * path taken has 2 * top hops.  Two hosts of one leaf sending out of it
+ * may meet on either of its two uplinks, so the verifier refuses the
+ * phase that d-mod-k accepts, and says the load is a worst case. */
+static void test_adaptive(void **state)
+{
+	(void)state;
+	ir_machine ad = tu_fat_tree(3, m444, w122, NULL, 1, IR_ROUTE_ADAPTIVE,
+	                            IR_PORTS_ALL);
+	ir_machine dm = tu_fat_tree(3, m444, w122, NULL, 1, IR_ROUTE_D_MOD_K,
+	                            IR_PORTS_ALL);
+	ir_machine sm = tu_fat_tree(3, m444, w122, NULL, 1, IR_ROUTE_S_MOD_K,
+	                            IR_PORTS_ALL);
+	assert_true(ir_routing_adapts(&ad));
+	assert_int_equal(ir_route_max(&ad), 2 * (1 + 2 + 4));
+	uint64_t set[32], path[8];
+	for (int32_t a = 0; a < 64; a += 3)
+		for (int32_t b = 0; b < 64; b += 7) {
+			int top = a == b ? 0 : a / 16 != b / 16 ? 3
+			                     : a / 4 != b / 4   ? 2
+			                                        : 1;
+			int want = top == 3 ? 14 : top == 2 ? 6 : 2 * top;
+			int k = ir_route(&ad, a, b, set);
+			assert_int_equal(k, want);
+			assert_int_equal(ir_hops(&ad, a, b), 2 * top);
+			for (int i = 0; i < k; i++)
+				for (int j = 0; j < i; j++)
+					assert_true(set[i] != set[j]);
+			const ir_machine *det[] = {&dm, &sm};
+			for (int d = 0; d < 2; d++) {
+				int h = ir_route(det[d], a, b, path);
+				for (int i = 0; i < h; i++) {
+					bool in = false;
+					for (int j = 0; j < k; j++)
+						in |= set[j] == path[i];
+					assert_true(in);
+				}
+			}
+			for (int i = 0; i < k; i++) {
+				int32_t f, t;
+				assert_int_equal(ir_link_ends(&ad, set[i], &f, &t),
+				                 0);
+				enum ir_link_class c = ir_link_class(&ad, set[i]);
+				assert_true(c == IR_LC_HOST || c == IR_LC_UP ||
+				            c == IR_LC_DOWN);
+			}
+			assert_int_equal(ir_path(&ad, a, b, path), 2 * top);
+			assert_int_equal(ir_route(&dm, a, b, set), 2 * top);
+			for (int i = 0; i < 2 * top; i++)
+				assert_int_equal(path[i], set[i]);
+		}
+	/* hosts 0 and 1 (leaf 0) to hosts 4 and 5 (leaf 1): d-mod-k takes
+	 * ports 4 / 1 mod 2 = 0 and 5 mod 2 = 1, two uplinks; adaptive
+	 * may put both on one */
+	ir_comm c = tu_comm(IR_ALLTOALL, 0, 8);
+	for (int adaptive = 0; adaptive < 2; adaptive++) {
+		ir_plan p;
+		ir_report r;
+		ir_plan_init(&p, adaptive ? &ad : &dm, &c, "hand");
+		assert_int_equal(ir_plan_phase(&p), 0);
+		for (int32_t s = 0; s < 2; s++) {
+			ir_block b = {s, 4 + s};
+			assert_int_equal(ir_plan_add(&p, s, 4 + s, &b, 1, 0),
+			                 0);
+		}
+		int rc = ir_verify(&p, &r);
+		assert_int_equal(r.max_link_load, adaptive ? 2 : 1);
+		assert_int_equal(r.hops, 8);
+		if (adaptive) {
+			assert_int_equal(rc, CCP_EVERIFY);
+			assert_non_null(strstr(r.message, "may carry 2"));
+			assert_non_null(strstr(r.message, "adaptive"));
+		} else {
+			assert_null(strstr(r.message, "link:"));
+		}
+		ir_class_load cl[IR_NLINK_CLASSES];
+		assert_int_equal(ir_class_loads(&p, cl), 0);
+		/* 64 host links each way; each way 16 leaves x 2 ports and
+		 * 8 level-2 switches x 2 ports */
+		assert_int_equal(cl[IR_LC_HOST].links, 128);
+		assert_int_equal(cl[IR_LC_UP].links, 16 * 2 + 8 * 2);
+		assert_int_equal(cl[IR_LC_DOWN].links, 48);
+		assert_int_equal(cl[IR_LC_LOCAL].links, 0);
+		assert_int_equal(cl[IR_LC_HOST].hops, 4);
+		assert_int_equal(cl[IR_LC_UP].hops, 2);
+		assert_int_equal(cl[IR_LC_UP].worst, adaptive ? 2 : 1);
+		assert_int_equal(cl[IR_LC_HOST].worst, 1);
+		assert_true(cl[IR_LC_UP].mean > 2.0 / 48 - 1e-9 &&
+		            cl[IR_LC_UP].mean < 2.0 / 48 + 1e-9);
+		ir_report_fini(&r);
+		ir_plan_fini(&p);
+	}
+	ir_comm_fini(&c);
+}
+
 /* A level of two cables per link: one link id of capacity 2, which the
  * verifier lets carry two transfers in a phase and not three; the bound
  * divides the link term by it. */
@@ -160,6 +260,8 @@ static void test_capacity(void **state)
 		}
 		int rc = ir_verify(&p, &r);
 		assert_int_equal(r.max_link_load, three ? 2 : 1);
+		/* what generators mark as contended: beyond the capacity */
+		assert_int_equal(sch_contended(&p), three);
 		if (three) {
 			assert_int_equal(rc, CCP_EVERIFY);
 			assert_non_null(strstr(r.message, "capacity 2"));
@@ -322,7 +424,7 @@ static void test_refused(void **state)
 	b = m;
 	b.routing = IR_ROUTE_DIRECT;
 	assert_int_equal(ir_machine_check(&b, err, sizeof err), CCP_EINVAL);
-	assert_non_null(strstr(err, "d-mod-k or s-mod-k"));
+	assert_non_null(strstr(err, "d-mod-k, s-mod-k or adaptive"));
 	b = tu_machine(IR_SWITCH, 0, 8, 0, 0, 0);
 	b.routing = IR_ROUTE_D_MOD_K;
 	assert_int_equal(ir_machine_check(&b, err, sizeof err), CCP_EINVAL);
@@ -333,7 +435,7 @@ static void test_refused(void **state)
 
 /* ---- generators ------------------------------------------------------ */
 
-#define NTREES 10
+#define NTREES 12
 static ir_machine trees[NTREES];
 static const char *tree_names[NTREES];
 
@@ -369,16 +471,24 @@ static void make_trees(void)
 	                         IR_PORTS_ALL);
 	tree_names[k] = "XGFT(2;4,4;1,2), one port";
 	trees[k++] = tu_fat_tree(2, m44, w12, NULL, 1, IR_ROUTE_S_MOD_K, 1);
+	tree_names[k] = "XGFT(3;4,4,4;1,2,2) adaptive";
+	trees[k++] = tu_fat_tree(3, m444, w122, NULL, 1, IR_ROUTE_ADAPTIVE,
+	                         IR_PORTS_ALL);
+	tree_names[k] = "XGFT(2;4,4;1,2) width 1,2, adaptive, 2-rank nodes";
+	trees[k++] = tu_fat_tree(2, m44, w12, c12, 2, IR_ROUTE_ADAPTIVE,
+	                         IR_PORTS_ALL);
 	assert_int_equal(k, NTREES);
 }
 
-/* Every generator whose domain names fat trees verifies on each of them it
- * applies to (topology_generators.h). */
+/* Every generator whose domain names fat trees applies to some of them
+ * and its plans pass the verifier on every tree it applies to, with
+ * contention allowed and with it forbidden (then within every link's
+ * capacity). */
 static void test_generators(void **state)
 {
 	(void)state;
 	make_trees();
-	int claiming = tu_check_generators(IR_FAT_TREE, trees, tree_names, NTREES);
+	int claiming = claims_verify(IR_FAT_TREE, trees, tree_names, NTREES);
 	print_message("%d generators claim fat trees\n", claiming);
 	assert_true(claiming >= 10);
 }
@@ -388,6 +498,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(test_numbering),
 	        cmocka_unit_test(test_routes),
+	        cmocka_unit_test(test_adaptive),
 	        cmocka_unit_test(test_capacity),
 	        cmocka_unit_test(test_sim_capacity),
 	        cmocka_unit_test(test_split_capacity),

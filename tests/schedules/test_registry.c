@@ -60,6 +60,13 @@ static ir_machine small(enum ir_topo t, int ports)
 		return tu_machine(t, ports, 2, 2, 4, 4);
 	case IR_FAT_TREE: /* the 4-ary 2-tree: 16 hosts */
 		return tu_machine(t, ports, 4, 2, 0, 0);
+	case IR_GRAPH: { /* 16 hosts around one switch (release the graph) */
+		struct ir_cable c[16];
+		for (int i = 0; i < 16; i++)
+			c[i] = (struct ir_cable){i, 16, 1, IR_CABLE_CLASS_DEFAULT,
+			                         NAN, NAN};
+		return tu_graph(16, 1, c, 16, IR_ROUTE_SHORTEST, ports);
+	}
 	case IR_DRAGONFLY: /* 5 groups of 2 routers of 2 hosts: 20 */
 		return tu_machine(t, ports, 5, 2, 2, 2);
 	case IR_SWITCH:
@@ -125,6 +132,7 @@ static void test_refusals(void **state)
 				        strstr(why, "; this machine is a "));
 			} else if (d->ports == SCH_PORTS_ALL) {
 				ir_comm_fini(&x);
+				ir_graph_release(m.graph);
 				m = small((enum ir_topo)t, 1);
 				x = comm_of(take, &m);
 				assert_int_equal(
@@ -138,6 +146,7 @@ static void test_refusals(void **state)
 				                            "means"));
 			}
 			ir_comm_fini(&x);
+			ir_graph_release(m.graph);
 		}
 	}
 }
