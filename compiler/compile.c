@@ -129,6 +129,8 @@ static double mean_hops(const ir_machine *m)
 		return 2.0 * m->ndims;
 	case IR_GRAPH: /* at most: the diameter, or an adaptive union */
 		return ir_route_max(m);
+	case IR_DRAGONFLY: /* most pairs are in different groups */
+		return m->routing == IR_ROUTE_VALIANT ? 7.0 : 5.0;
 	case IR_SWITCH:
 		break;
 	}
@@ -156,6 +158,8 @@ static double max_degree(const ir_machine *m)
 		}
 		return deg;
 	}
+	case IR_DRAGONFLY: /* a host's link to its router */
+		return m->levels[0][0];
 	case IR_SWITCH:
 		break;
 	}

@@ -303,9 +303,12 @@ static int check_machine(const ir_machine *m, char *err, size_t errlen)
 	case IR_TORUS:
 	case IR_FAT_TREE: /* hosts: the product of the m_i (ir_machine_check
 	                     below checks the w_i and the widths) */
-		if (m->ndims < 1 ||
-		    m->ndims > (m->topo == IR_FAT_TREE ? IR_MAX_TREE
-		                                       : IR_MAX_DIMS))
+	case IR_DRAGONFLY: /* hosts: p * a * g, ndims 3 (ir_machine_check
+	                      checks h, the arrangement and the widths) */
+		if (m->ndims < (m->topo == IR_DRAGONFLY ? 3 : 1) ||
+		    m->ndims > (m->topo == IR_FAT_TREE    ? IR_MAX_TREE
+		                : m->topo == IR_DRAGONFLY ? 3
+		                                          : IR_MAX_DIMS))
 			break;
 		n = 1;
 		for (int i = 0; i < m->ndims && n > 0 && n <= IR_MAX_RANKS; i++)
@@ -365,6 +368,12 @@ static int check_machine(const ir_machine *m, char *err, size_t errlen)
 	     memcmp(c.levels, m->levels, sizeof c.levels)))
 		return fail(err, errlen, CCP_EFORMAT,
 		            "bad plan: a fat tree's unused levels and link "
+		            "widths are written as 1, not 0");
+	if (m->topo == IR_DRAGONFLY &&
+	    (memcmp(c.dims, m->dims, sizeof c.dims) ||
+	     memcmp(c.levels, m->levels, sizeof c.levels)))
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: a dragonfly's unused dims and link "
 		            "widths are written as 1, not 0");
 	if (c.nranks != m->nranks ||
 	    (!ir_machine_is_classic(m) &&

@@ -61,6 +61,9 @@ typedef struct ir_slice ir_slice;
 #define IR_MAX_CABLES (1 << 30)  /* cables of a graph: link ids < 2^31 */
 #define IR_MAX_GRAPH_TABLE (INT64_C(1) << 27) /* vertices x hosts of a
                                     graph: its distance table, 256 MiB */
+#define IR_MAX_DFLY 4096         /* dragonfly: routers per group, global
+                                    links per router */
+#define IR_MAX_DFLY_GROUPS 65536 /* dragonfly groups */
 
 /* ---- machine model -------------------------------------------------- */
 
@@ -88,7 +91,10 @@ typedef struct ir_slice ir_slice;
 	  IR_RT(ADAPTIVE), "fat tree",                                         \
 	  "XGFT fat tree: hosts under 1-4 levels of switches")                 \
 	X(GRAPH, "graph", IR_RT(SHORTEST) | IR_RT(ADAPTIVE), "graph",          \
-	  "any network: hosts, switches and cables (struct ir_graph)")
+	  "any network: hosts, switches and cables (struct ir_graph)")        \
+	X(DRAGONFLY, "dragonfly",                                              \
+	  IR_RT(MINIMAL) | IR_RT(VALIANT) | IR_RT(ADAPTIVE), "dragonfly",      \
+	  "groups of fully connected routers joined by global links")
 
 /* Routing functions: X(ENUM, name, comment).  The machine stores the one
  * the input chose, and ir_route dispatches on it. */
@@ -102,11 +108,18 @@ typedef struct ir_slice ir_slice;
 	  "fat tree: up port (dst / W(l-1)) mod w(l), then down (InfiniBand)") \
 	X(S_MOD_K, "s-mod-k", "fat tree: up port (src / W(l-1)) mod w(l)")   \
 	X(ADAPTIVE, "adaptive",                                                \
-	  "the network picks any shortest path per message (fat tree: any "    \
-	  "up port); a route is the set of links of every such path")         \
+	  "the network picks a path per message (fat tree, graph: any "        \
+	  "shortest path, a fat tree any up port; dragonfly: minimal or "      \
+	  "Valiant); a route is the set of links of every such path")         \
 	X(SHORTEST, "shortest",                                                \
 	  "graph: a shortest path, next hop number (dst mod count) among "     \
-	  "the equal ones")
+	  "the equal ones")                                                    \
+	X(MINIMAL, "minimal",                                                  \
+	  "dragonfly: local, global, local (of parallel global links, the "    \
+	  "destination host's number mod their count)")                       \
+	X(VALIANT, "valiant",                                                  \
+	  "dragonfly: minimal to an intermediate group hashed from (seed, "    \
+	  "source, destination), then minimal on")
 
 enum ir_topo {
 #define X(e, name, routings, noun, comment) IR_##e,
@@ -124,6 +137,28 @@ enum ir_routing {
 };
 #define X(e, name, comment) +1
 enum { IR_NROUTINGS = 0 IR_ROUTINGS(X) };
+#undef X
+
+/* How a dragonfly's global links join its groups: X(ENUM, name, comment).
+ * A group's global ports are numbered k = r * h + j (router r, its port
+ * j); with g groups, port k belongs to round k / (g - 1) and has offset
+ * q = k mod (g - 1); every round joins the group once to every other
+ * group (docs/machine-model.md, "Dragonflies"). */
+#define IR_DFLY_ARRANGEMENTS(X)                                                \
+	X(ABSOLUTE, "absolute",                                                \
+	  "offset q of group G reaches group q, or q + 1 from q = G on")     \
+	X(RELATIVE, "relative", "offset q of group G reaches G + q + 1")     \
+	X(CIRCULANT, "circulant",                                              \
+	  "offset 2i of group G reaches G + i + 1, offset 2i + 1 G - i - 1 " \
+	  "(an odd number of groups)")
+
+enum ir_dfly_arrangement {
+#define X(e, name, comment) IR_DFLY_##e,
+	IR_DFLY_ARRANGEMENTS(X)
+#undef X
+};
+#define X(e, name, comment) +1
+enum { IR_NDFLY_ARRANGEMENTS = 0 IR_DFLY_ARRANGEMENTS(X) };
 #undef X
 
 /* Port model: how many transfers a rank may send, and separately receive,
@@ -197,23 +232,32 @@ struct ir_machine {
 	enum ir_topo topo;       /* topology kind */
 	enum ir_routing routing; /* routing function */
 	int ndims;     /* mesh/torus: 1..8; hypercube: n; hpam: 2; switch: 1;
-	                  fat tree: h, its switch levels (1..IR_MAX_TREE) */
+	                  fat tree: h, its switch levels (1..IR_MAX_TREE);
+	                  dragonfly: 3 (a host's terminal, router, group) */
 	int dims[IR_MAX_DIMS]; /* mesh/torus node extents x, y, z, a, b, c,
 	                          d, e (1 if unused); switch: dims[0] = nodes;
 	                          fat tree: dims[i-1] = m_i, the children of
 	                          a level-i switch, and dims[IR_MAX_TREE+i-1]
 	                          = w_i, the parents of a level-(i-1) vertex
-	                          (XGFT(h; m; w)), 1 past level h */
+	                          (XGFT(h; m; w)), 1 past level h;
+	                          dragonfly: dims[0] = p hosts per router,
+	                          [1] = a routers per group, [2] = g groups,
+	                          [3] = h global links per router, [4] = the
+	                          enum ir_dfly_arrangement, [5..7] = 1 */
 	unsigned wrap;    /* torus: bit d set when dimension d wraps (0 on a
 	                     torus means every dimension: ir_machine_check
-	                     fills it); mesh: 0 */
+	                     fills it); mesh: 0; dragonfly: the seed of
+	                     Valiant's intermediate groups */
 	uint8_t order[IR_MAX_DIMS]; /* dimension-order routing: dimension
 	                     order[k] is corrected k-th; all 0 means x, y, z...
 	                     (ir_machine_check fills it) */
 	int levels[2][2]; /* HPAM: levels[l] = {rows, cols} of level l+1;
 	                     fat tree: levels[(i-1)/2][(i-1)%2] = the cables
 	                     from a level-(i-1) vertex to each of its parents,
-	                     the capacity of that link (1 past level h) */
+	                     the capacity of that link (1 past level h);
+	                     dragonfly: the cables (capacity) of a host link
+	                     [0][0], a local link [0][1] and a global link
+	                     [1][0]; [1][1] = 1 */
 	int ports;        /* per rank: IR_PORTS_ALL or k >= 1 */
 	int32_t ranks_per_node; /* >= 1 (0 reads as 1) */
 	uint32_t placement;     /* enum ir_placement: which ranks share a node */
@@ -367,6 +411,7 @@ extern const char *const ir_topo_nouns[IR_NTOPOS]; /* "two-level HPAM ..." */
 extern const char *const ir_routing_names[IR_NROUTINGS];
 extern const char *const ir_placement_names[IR_NPLACEMENTS];
 extern const char *const ir_link_class_names[IR_NLINK_CLASSES];
+extern const char *const ir_dfly_arrangement_names[IR_NDFLY_ARRANGEMENTS];
 /* The names of mesh and torus dimensions in inputs: x y z a b c d e. */
 extern const char *const ir_dim_names[IR_MAX_DIMS];
 extern const char *const ir_coll_names[IR_NCOLLS];
@@ -702,7 +747,8 @@ uint64_t ir_nlinks(const ir_machine *m);
 /* How many transfers a directed link carries in one phase without
  * contention: the number of parallel cables behind the id (a fat tree's
  * levels give it; a graph's cable its width x bandwidth / the graph's
- * smallest bandwidth), 1 on every other machine.  Everything that counts
+ * smallest bandwidth; a dragonfly's link classes), 1 on every other
+ * machine.  Everything that counts
  * link load (verifier, lower bound, splitter, simulator, schedulers)
  * compares against this one number. */
 int ir_link_capacity(const ir_machine *m, uint64_t link);
@@ -741,9 +787,10 @@ bool ir_machine_replicates(const ir_machine *m);
 bool ir_link_replicates(const ir_machine *m, uint64_t link);
 /* The two nodes a directed link joins (ranks, with one rank per node);
  * on a fat tree the two vertices, hosts 0..nnodes-1 (= nodes) and then
- * the switches level by level (docs/machine-model.md), and on a graph
- * its vertices (hosts, then switches); CCP_EINVAL for
- * an unused id. */
+ * the switches level by level, on a graph its vertices (hosts, then
+ * switches), on a dragonfly hosts and then router r + a * G at
+ * nnodes + r + a * G (docs/machine-model.md); CCP_EINVAL for an unused
+ * id. */
 int ir_link_ends(const ir_machine *m, uint64_t link, int32_t *from, int32_t *to);
 
 /* ---- communication (ir/comm.c) -------------------------------------- */

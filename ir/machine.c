@@ -3,8 +3,8 @@
  * coordinates and back, neighbours, directed link ids, and the routing
  * functions (dimension order on meshes and tori, e-cube on hypercubes,
  * extended X-Y on two-level HPAM machines, the direct link on a switch,
- * d-mod-k and s-mod-k on fat trees, shortest and adaptive on graphs),
- * and link capacities.
+ * d-mod-k and s-mod-k on fat trees, shortest and adaptive on graphs,
+ * minimal, Valiant and adaptive on dragonflies), and link capacities.
  *
  * Everything here is pure and allocation-free, but for the objects
  * machines share (placement maps, graphs with their distance tables),
@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "ir.h"
+#include "rng.h"
 
 /* HPAM link directions: rank * HPAM_DIRS + dir. */
 enum {
@@ -453,6 +454,334 @@ static void tree_link_ends(const ir_machine *m, uint64_t link, int32_t *from,
 
 	*from = link % 2u ? b : a;
 	*to = link % 2u ? a : b;
+}
+
+/* ---- dragonflies ---------------------------------------------------- */
+
+/* The shape of a dragonfly, unpacked once per call.  Hosts (terminals)
+ * are numbered t + p * (r + a * G): terminal t of router r of group G;
+ * routers rho = r + a * G.  Directed link ids: a host's link to its
+ * router 2 * host, back 2 * host + 1; the local link from router rho to
+ * router s of its group local_off + rho * a + s (s != r); the global
+ * link out of port j of router rho global_off + rho * h + j.  Vertex ids
+ * (ir_link_ends): hosts, then router rho at nnodes + rho. */
+struct dfly {
+	int64_t p, a, g, h;      /* hosts/router, routers/group, groups,
+	                            global links/router */
+	int arr;                 /* enum ir_dfly_arrangement */
+	int64_t c;               /* rounds: global links joining two groups
+	                            (a * h / (g - 1)), 0 with one group */
+	int64_t hosts, routers;
+	uint64_t local_off, global_off, nlinks;
+	int cap[3];              /* host, local, global link widths */
+};
+
+/* Unpack a checked dragonfly. */
+static void dfly_shape(const ir_machine *m, struct dfly *d)
+{
+	d->p = m->dims[0];
+	d->a = m->dims[1];
+	d->g = m->dims[2];
+	d->h = m->dims[3];
+	d->arr = m->dims[4];
+	d->c = d->g > 1 ? d->a * d->h / (d->g - 1) : 0;
+	d->routers = d->a * d->g;
+	d->hosts = d->p * d->routers;
+	d->local_off = 2u * (uint64_t)d->hosts;
+	d->global_off = d->local_off + (uint64_t)(d->routers * d->a);
+	d->nlinks = d->global_off + (uint64_t)(d->routers * d->h);
+	d->cap[0] = m->levels[0][0];
+	d->cap[1] = m->levels[0][1];
+	d->cap[2] = m->levels[1][0];
+}
+
+/* Check a dragonfly: every count at least 1 and within its limit, the
+ * global ports of a group a whole number of rounds (each joins every
+ * other group once: a * h a multiple of g - 1, so g <= a * h + 1), an
+ * odd number of groups for the circulant arrangement, at most
+ * IR_MAX_RANKS hosts.  Widths and unused fields 0 read as 1. */
+static int check_dfly(ir_machine *m, char *err, size_t errlen)
+{
+	static const char *const what[4] = {
+	        "hosts per router", "routers per group", "groups",
+	        "global links per router"};
+	static const int64_t most[4] = {IR_MAX_RANKS, IR_MAX_DFLY,
+	                                IR_MAX_DFLY_GROUPS, IR_MAX_DFLY};
+	static const char *const width[3] = {"host", "local", "global"};
+	int *wp[4] = {&m->levels[0][0], &m->levels[0][1], &m->levels[1][0],
+	              &m->levels[1][1]};
+
+	for (int i = 0; i < 4; i++) {
+		if (m->dims[i] < 1 || m->dims[i] > most[i]) {
+			set_err(err, errlen,
+			        "dims[%d] (%s) must be 1..%" PRId64 ", got %d",
+			        i, what[i], most[i], m->dims[i]);
+			return CCP_EINVAL;
+		}
+	}
+	if ((unsigned)m->dims[4] >= IR_NDFLY_ARRANGEMENTS) {
+		set_err(err, errlen,
+		        "dims[4] (global-link arrangement) must be 0..%d "
+		        "(absolute, relative, circulant), got %d",
+		        IR_NDFLY_ARRANGEMENTS - 1, m->dims[4]);
+		return CCP_EINVAL;
+	}
+	for (int i = 5; i < IR_MAX_DIMS; i++) {
+		if (m->dims[i] == 0)
+			m->dims[i] = 1;
+		if (m->dims[i] != 1) {
+			set_err(err, errlen,
+			        "dims[%d] must be 1 (unused by a dragonfly), "
+			        "got %d",
+			        i, m->dims[i]);
+			return CCP_EINVAL;
+		}
+	}
+	for (int i = 0; i < 4; i++) {
+		if (*wp[i] == 0)
+			*wp[i] = 1; /* a plain link unless the input says more */
+		if (*wp[i] < 1 || *wp[i] > IR_MAX_RANKS ||
+		    (i == 3 && *wp[i] != 1)) {
+			set_err(err, errlen,
+			        "levels[%d][%d] (%s%s) must be %s, got %d",
+			        i / 2, i % 2, i < 3 ? width[i] : "unused",
+			        i < 3 ? " link width" : "",
+			        i < 3 ? "1..IR_MAX_RANKS" : "1", *wp[i]);
+			return CCP_EINVAL;
+		}
+	}
+	int64_t a = m->dims[1], g = m->dims[2], h = m->dims[3];
+	if (g > 1 && (a * h) % (g - 1) != 0) {
+		set_err(err, errlen,
+		        "dims[2] (groups) must be at most a * h + 1 = %" PRId64
+		        " and one more than a divisor of a * h = %" PRId64
+		        " (%" PRId64 " routers of %" PRId64 " global links: "
+		        "every group pair gets the same number of global "
+		        "links), got %d",
+		        a * h + 1, a * h, a, h, m->dims[2]);
+		return CCP_EINVAL;
+	}
+	if (m->dims[4] == IR_DFLY_CIRCULANT && g % 2 == 0) {
+		set_err(err, errlen,
+		        "dims[2] (groups) must be odd for the circulant "
+		        "arrangement, which pairs offsets +i and -i, got %d",
+		        m->dims[2]);
+		return CCP_EINVAL;
+	}
+	for (int d = 0; d < IR_MAX_DIMS; d++) {
+		if (m->order[d] != 0) {
+			set_err(err, errlen,
+			        "order must be unset on a dragonfly "
+			        "(entry %d is %u)",
+			        d, (unsigned)m->order[d]);
+			return CCP_EINVAL;
+		}
+	}
+	int64_t hosts = (int64_t)m->dims[0] * a * g;
+	if (hosts > IR_MAX_RANKS || a * g > INT32_MAX - hosts) {
+		set_err(err, errlen,
+		        "dims make a dragonfly of %" PRId64 " hosts, more "
+		        "than IR_MAX_RANKS (%d)",
+		        hosts, IR_MAX_RANKS);
+		return CCP_EINVAL;
+	}
+	m->ndims = 3;
+	m->nnodes = (int32_t)hosts;
+	return 0;
+}
+
+/* The offset (0..g-2) of group t among the global ports of group f, in
+ * each round (ir.h, IR_DFLY_ARRANGEMENTS); f != t. */
+static int64_t dfly_offset(const struct dfly *d, int64_t f, int64_t t)
+{
+	int64_t s = (t - f + d->g) % d->g; /* 1..g-1 */
+
+	switch (d->arr) {
+	case IR_DFLY_ABSOLUTE:
+		return t < f ? t : t - 1;
+	case IR_DFLY_RELATIVE:
+		return s - 1;
+	default: /* circulant: +i at 2(i-1), -i at 2(i-1) + 1 */
+		return s <= (d->g - 1) / 2 ? 2 * (s - 1)
+		                           : 2 * (d->g - s - 1) + 1;
+	}
+}
+
+/* The group that offset q of group f reaches: dfly_offset's inverse. */
+static int64_t dfly_target(const struct dfly *d, int64_t f, int64_t q)
+{
+	switch (d->arr) {
+	case IR_DFLY_ABSOLUTE:
+		return q < f ? q : q + 1;
+	case IR_DFLY_RELATIVE:
+		return (f + q + 1) % d->g;
+	default:
+		return q % 2 ? (f - q / 2 - 1 + d->g) % d->g
+		             : (f + q / 2 + 1) % d->g;
+	}
+}
+
+/* Directed local link from router r to router s of group grp. */
+static uint64_t dfly_local(const struct dfly *d, int64_t grp, int64_t r,
+                           int64_t s)
+{
+	return d->local_off + (uint64_t)((r + d->a * grp) * d->a + s);
+}
+
+/* Leave router r of group *grp for group t through the global link of
+ * round n: the local link to the router holding that port (unless r
+ * holds it), the global link; *grp and *r become the router it reaches. */
+static int dfly_hop(const struct dfly *d, int64_t *grp, int64_t *r,
+                    int64_t t, int64_t n, uint64_t *links, int k)
+{
+	int64_t out = n * (d->g - 1) + dfly_offset(d, *grp, t);
+	int64_t in = n * (d->g - 1) + dfly_offset(d, t, *grp);
+
+	if (out / d->h != *r)
+		k = put(links, k, dfly_local(d, *grp, *r, out / d->h));
+	k = put(links, k,
+	        d->global_off +
+	                (uint64_t)((out / d->h + d->a * *grp) * d->h +
+	                           out % d->h));
+	*grp = t;
+	*r = in / d->h;
+	return k;
+}
+
+/* Valiant's intermediate group of the message src -> dst (hosts of
+ * groups gs != gd, g >= 3): one of the g - 2 others, the
+ * ir_mix64(ir_mix64(seed) ^ (src << 32 | dst)) mod (g - 2)-th in
+ * increasing order. */
+static int64_t dfly_mid(const ir_machine *m, const struct dfly *d,
+                        int32_t src, int32_t dst, int64_t gs, int64_t gd)
+{
+	uint64_t key = (uint64_t)(uint32_t)src << 32 | (uint32_t)dst;
+	int64_t i = (int64_t)(ir_mix64(ir_mix64(m->wrap) ^ key) %
+	                      (uint64_t)(d->g - 2));
+	int64_t lo = gs < gd ? gs : gd, hi = gs < gd ? gd : gs;
+
+	if (i >= lo)
+		i++;
+	if (i >= hi)
+		i++;
+	return i;
+}
+
+/* A dragonfly route between two hosts (src != dst): the host link, then
+ * minimal (to the destination's group through the global link of round
+ * dst mod c, then to its router), Valiant (the same to an intermediate
+ * group first) or, for adaptive, the union of the minimal path and
+ * every Valiant path; then the host link down.  Messages inside one
+ * group, and every message when there are fewer than 3 groups, go
+ * minimal.  taken: only the path an adaptive message takes unhindered,
+ * the minimal one (ir_path). */
+static int route_dfly(const ir_machine *m, int32_t src, int32_t dst,
+                      uint64_t *links, bool taken)
+{
+	struct dfly d;
+	dfly_shape(m, &d);
+	int64_t rs = src / d.p % d.a, gs = src / d.p / d.a;
+	int64_t rd = dst / d.p % d.a, gd = dst / d.p / d.a;
+	int64_t n = d.c ? dst % d.c : 0, r = rs, grp = gs;
+	bool detour = gs != gd && d.g >= 3 && !taken;
+	int k = put(links, 0, 2u * (uint64_t)src);
+
+	if (detour && m->routing == IR_ROUTE_VALIANT) {
+		k = dfly_hop(&d, &grp, &r, dfly_mid(m, &d, src, dst, gs, gd),
+		             n, links, k);
+	} else if (detour && m->routing == IR_ROUTE_ADAPTIVE) {
+		/* every port of round n leads somewhere on one of the
+		 * paths: the routers holding them, reached from rs; then
+		 * each intermediate group's own link on; and the routers of
+		 * round n in gd, to rd */
+		int64_t lo = n * (d.g - 1) / d.h;
+		int64_t hi = (n * (d.g - 1) + d.g - 2) / d.h;
+		for (int64_t s = lo; s <= hi; s++)
+			if (s != rs)
+				k = put(links, k, dfly_local(&d, gs, rs, s));
+		for (int64_t q = 0; q < d.g - 1; q++) {
+			int64_t t = dfly_target(&d, gs, q), tr = -1, tg = gs;
+			int64_t out = n * (d.g - 1) + q;
+			k = put(links, k,
+			        d.global_off +
+			                (uint64_t)((out / d.h + d.a * gs) * d.h +
+			                           out % d.h));
+			if (t == gd)
+				continue;
+			tg = t;
+			tr = (n * (d.g - 1) + dfly_offset(&d, t, gs)) / d.h;
+			k = dfly_hop(&d, &tg, &tr, gd, n, links, k);
+		}
+		for (int64_t s = lo; s <= hi; s++)
+			if (s != rd)
+				k = put(links, k, dfly_local(&d, gd, s, rd));
+		return put(links, k, 2u * (uint64_t)dst + 1u);
+	}
+	if (grp != gd)
+		k = dfly_hop(&d, &grp, &r, gd, n, links, k);
+	if (r != rd)
+		k = put(links, k, dfly_local(&d, gd, r, rd));
+	return put(links, k, 2u * (uint64_t)dst + 1u);
+}
+
+/* Ends of a dragonfly link as vertex ids (hosts, then routers), or
+ * CCP_EINVAL for the unused local ids (a router to itself). */
+static int dfly_link_ends(const ir_machine *m, uint64_t link, int32_t *from,
+                          int32_t *to)
+{
+	struct dfly d;
+	dfly_shape(m, &d);
+	int64_t H = d.hosts;
+
+	if (link < d.local_off) {
+		int64_t x = (int64_t)(link / 2u), rho = H + x / d.p;
+		*from = (int32_t)(link % 2u ? rho : x);
+		*to = (int32_t)(link % 2u ? x : rho);
+		return 0;
+	}
+	if (link < d.global_off) {
+		int64_t e = (int64_t)(link - d.local_off);
+		int64_t rho = e / d.a, s = e % d.a;
+		if (s == rho % d.a)
+			return CCP_EINVAL;
+		*from = (int32_t)(H + rho);
+		*to = (int32_t)(H + rho - rho % d.a + s);
+		return 0;
+	}
+	if (d.g == 1)
+		return CCP_EINVAL; /* one group: its global ports lead nowhere */
+	int64_t e = (int64_t)(link - d.global_off);
+	int64_t rho = e / d.h, grp = rho / d.a;
+	int64_t k = rho % d.a * d.h + e % d.h; /* the group's port */
+	int64_t q = k % (d.g - 1), n = k / (d.g - 1);
+	int64_t t = dfly_target(&d, grp, q);
+	int64_t in = n * (d.g - 1) + dfly_offset(&d, t, grp);
+	*from = (int32_t)(H + rho);
+	*to = (int32_t)(H + t * d.a + in / d.h);
+	return 0;
+}
+
+/* 0, 1, 2 for a dragonfly's host, local and global links (< nlinks). */
+static int dfly_kind(const ir_machine *m, uint64_t link)
+{
+	struct dfly d;
+	dfly_shape(m, &d);
+	return link < d.local_off ? 0 : link < d.global_off ? 1 : 2;
+}
+
+/* The cables of a dragonfly link: its class's width (ir.h levels). */
+static int dfly_capacity(const ir_machine *m, uint64_t link)
+{
+	struct dfly d;
+	dfly_shape(m, &d);
+	return d.cap[dfly_kind(m, link)];
+}
+
+static enum ir_link_class dfly_class(const ir_machine *m, uint64_t link)
+{
+	static const enum ir_link_class cls[3] = {IR_LC_HOST, IR_LC_LOCAL,
+	                                          IR_LC_GLOBAL};
+	return cls[dfly_kind(m, link)];
 }
 
 /* ---- graphs ---------------------------------------------------------- */
@@ -976,7 +1305,7 @@ int ir_machine_check(ir_machine *m, char *err, size_t errlen)
 	if ((unsigned)m->topo >= IR_NTOPOS) {
 		set_err(err, errlen,
 		        "topo must be mesh, torus, hypercube, hpam, switch, "
-		        "fat_tree or graph, "
+		        "fat_tree, graph or dragonfly, "
 		        "got %d",
 		        (int)m->topo);
 		return CCP_EINVAL;
@@ -1036,6 +1365,9 @@ int ir_machine_check(ir_machine *m, char *err, size_t errlen)
 		break;
 	case IR_GRAPH:
 		rc = check_graph(m, err, errlen);
+		break;
+	case IR_DRAGONFLY:
+		rc = check_dfly(m, err, errlen);
 		break;
 	case IR_SWITCH:
 	default:
@@ -1117,7 +1449,8 @@ static int32_t hpam_chi(const struct hpam *h, int32_t n, int32_t j)
  * and an all-zero order are the defaults. */
 bool ir_machine_is_classic(const ir_machine *m)
 {
-	if (m->topo == IR_FAT_TREE || m->topo == IR_GRAPH)
+	if (m->topo == IR_FAT_TREE || m->topo == IR_GRAPH ||
+	    m->topo == IR_DRAGONFLY)
 		return false;
 	if (m->topo == IR_MESH || m->topo == IR_TORUS) {
 		bool zero = true;
@@ -1300,6 +1633,12 @@ void ir_coords(const ir_machine *m, int32_t rank, int c[IR_MAX_CUBE_DIM])
 		c[2] = p.level;
 		break;
 	}
+	case IR_DRAGONFLY: /* terminal, router, group */
+		for (d = 0; d < 3; d++) {
+			c[d] = rank % m->dims[d];
+			rank /= m->dims[d];
+		}
+		break;
 	case IR_FAT_TREE:
 		/* the host's place a_i under each level (d-mod-k's digits) */
 		for (d = 0; d < m->ndims; d++) {
@@ -1325,6 +1664,14 @@ int32_t ir_rank_of(const ir_machine *m, const int *c)
 	case IR_TORUS:
 	case IR_FAT_TREE: /* a host: a_1 + m_1 * (a_2 + ...) */
 		for (d = 0; d < m->ndims; d++) {
+			if (c[d] < 0 || c[d] >= m->dims[d])
+				return -1;
+			r += c[d] * stride;
+			stride *= m->dims[d];
+		}
+		return ir_node_rank(m, r, 0);
+	case IR_DRAGONFLY: /* t + p * (r + a * G) */
+		for (d = 0; d < 3; d++) {
 			if (c[d] < 0 || c[d] >= m->dims[d])
 				return -1;
 			r += c[d] * stride;
@@ -1404,6 +1751,8 @@ int ir_degree(const ir_machine *m, int32_t rank)
 		return m->dims[IR_MAX_TREE] * m->levels[0][0];
 	case IR_GRAPH:
 		return graph_degree(m->graph, rank);
+	case IR_DRAGONFLY: /* its link to its router, of levels[0][0] cables */
+		return m->levels[0][0];
 	case IR_SWITCH:
 	default:
 		return m->nnodes - 1;
@@ -1458,6 +1807,12 @@ int ir_route_max(const ir_machine *m)
 	case IR_GRAPH:
 		return m->routing == IR_ROUTE_ADAPTIVE ? m->graph->union_max
 		                                       : m->graph->diameter;
+	case IR_DRAGONFLY:
+		/* adaptive: the union route_dfly writes; Valiant: host,
+		 * local, global, local, global, local, host */
+		if (m->routing == IR_ROUTE_ADAPTIVE)
+			return 2 * m->dims[1] + 3 * m->dims[2];
+		return m->routing == IR_ROUTE_VALIANT ? 7 : 5;
 	case IR_SWITCH:
 	default:
 		return 1;
@@ -1484,6 +1839,11 @@ uint64_t ir_nlinks(const ir_machine *m)
 	}
 	case IR_GRAPH:
 		return 2u * (uint64_t)m->graph->ncables;
+	case IR_DRAGONFLY: {
+		struct dfly d;
+		dfly_shape(m, &d);
+		return d.nlinks;
+	}
 	case IR_SWITCH:
 	default:
 		return n * n;
@@ -1616,6 +1976,8 @@ static int route_nodes(const ir_machine *m, int32_t src, int32_t dst,
 {
 	if (m->topo == IR_GRAPH)
 		return route_graph(m, src, dst, links);
+	if (m->topo == IR_DRAGONFLY)
+		return route_dfly(m, src, dst, links, false);
 	switch (m->routing) {
 	case IR_ROUTE_DIM_ORDER:
 		return route_grid(m, src, dst, links);
@@ -1648,7 +2010,9 @@ int ir_route(const ir_machine *m, int32_t src, int32_t dst, uint64_t *links)
 
 /* One path of the route: under adaptive routing the deterministic path
  * it adapts from, d-mod-k on a fat tree (route_tree takes every key but
- * s-mod-k's as d-mod-k), the shortest routing's on a graph. */
+ * s-mod-k's as d-mod-k), the shortest routing's on a graph, the minimal
+ * one on a dragonfly (the path a message takes when nothing holds it
+ * up, docs/machine-model.md). */
 int ir_path(const ir_machine *m, int32_t src, int32_t dst, uint64_t *links)
 {
 	if (!ir_routing_adapts(m))
@@ -1661,6 +2025,8 @@ int ir_path(const ir_machine *m, int32_t src, int32_t dst, uint64_t *links)
 		return 0;
 	if (m->topo == IR_GRAPH)
 		return route_graph_path(m->graph, src, dst, links);
+	if (m->topo == IR_DRAGONFLY)
+		return route_dfly(m, src, dst, links, true);
 	return route_tree(m, src, dst, links);
 }
 
@@ -1797,6 +2163,9 @@ int ir_link_ends(const ir_machine *m, uint64_t link, int32_t *from, int32_t *to)
 		f = graph_from(m->graph, link);
 		t = graph_to(m->graph, link);
 		break;
+	case IR_DRAGONFLY:
+		rc = dfly_link_ends(m, link, &f, &t);
+		break;
 	case IR_SWITCH:
 	default:
 		f = (int32_t)(link / (uint64_t)m->nnodes);
@@ -1814,11 +2183,14 @@ int ir_link_ends(const ir_machine *m, uint64_t link, int32_t *from, int32_t *to)
 
 /* Parallel cables between the same two vertices are one link id: a fat
  * tree's level gives their number, a graph's cable its width times its
- * bandwidth over the slowest; every other machine has 1. */
+ * bandwidth over the slowest, a dragonfly's link class its width; every
+ * other machine has 1. */
 int ir_link_capacity(const ir_machine *m, uint64_t link)
 {
 	if (m->topo == IR_GRAPH && link < ir_nlinks(m))
 		return m->graph->cap[link / 2u];
+	if (m->topo == IR_DRAGONFLY)
+		return link < ir_nlinks(m) ? dfly_capacity(m, link) : 1;
 	if (m->topo != IR_FAT_TREE || link >= ir_nlinks(m))
 		return 1;
 	struct xgft t;
@@ -1828,11 +2200,14 @@ int ir_link_capacity(const ir_machine *m, uint64_t link)
 
 /* A fat tree's level-1 links join hosts to their leaf switches; above
  * them, even ids go up and odd ids down.  A graph's cable says its own.
- * Every link of the other machines joins two routers of one network. */
+ * A dragonfly has host, local (in a group) and global links.  Every link
+ * of the other machines joins two routers of one network. */
 enum ir_link_class ir_link_class(const ir_machine *m, uint64_t link)
 {
 	if (m->topo == IR_GRAPH && link < ir_nlinks(m))
 		return (enum ir_link_class)m->graph->cables[link / 2u].cls;
+	if (m->topo == IR_DRAGONFLY && link < ir_nlinks(m))
+		return dfly_class(m, link);
 	if (m->topo != IR_FAT_TREE || link >= ir_nlinks(m))
 		return IR_LC_LOCAL;
 	struct xgft t;
@@ -1844,7 +2219,8 @@ enum ir_link_class ir_link_class(const ir_machine *m, uint64_t link)
 
 uint32_t ir_link_phases(const ir_machine *m, uint64_t link, uint64_t load)
 {
-	if (m->topo != IR_FAT_TREE && m->topo != IR_GRAPH)
+	if (m->topo != IR_FAT_TREE && m->topo != IR_GRAPH &&
+	    m->topo != IR_DRAGONFLY)
 		return load > UINT32_MAX ? UINT32_MAX : (uint32_t)load;
 	uint64_t c = (uint64_t)ir_link_capacity(m, link);
 	uint64_t q = (load + c - 1) / c;

@@ -37,6 +37,12 @@ const char *const ir_link_class_names[IR_NLINK_CLASSES] = {
 #undef X
 };
 
+const char *const ir_dfly_arrangement_names[IR_NDFLY_ARRANGEMENTS] = {
+#define X(e, name, comment) [IR_DFLY_##e] = name,
+        IR_DFLY_ARRANGEMENTS(X)
+#undef X
+};
+
 /* x, y, z as always; then Tofu's a, b, c, and two more letters. */
 const char *const ir_dim_names[IR_MAX_DIMS] = {"x", "y", "z", "a",
                                                "b", "c", "d", "e"};

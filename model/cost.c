@@ -224,6 +224,17 @@ static const struct model_preset presets[] = {
          "4/921.6 GB/s; hop, gamma, shm_alpha unset: fit them on the "
          "machine (ccplan tau fit)",
          COST_NODE(1.0, 1.0 / 50000.0, 4.0 / 921600.0)},
+        /* HPE Slingshot, a dragonfly of 64-port Rosetta switches, 200
+         * Gb/s = 25 GB/s per port each way (De Sensi et al., "An
+         * In-Depth Analysis of the Slingshot Interconnect", SC20; HPE's
+         * data sheet).  Neither gives an end-to-end MPI latency in a
+         * form to take, so alpha is an assumed 2 us, to be fitted. */
+        {"slingshot", "HPE Slingshot dragonfly, 200 Gb/s ports",
+         "De Sensi et al., SC20; HPE Slingshot data sheet",
+         "alpha = tau = 2 us (assumed: fit it), beta = phi = 1/25 GB/s; "
+         "hop, gamma, shm_alpha, shm_beta unset: fit them on the machine "
+         "(ccplan tau fit)",
+         COST(2.0, 1.0 / 25000.0, U, U, U, 2.0, 1.0 / 25000.0)},
 };
 
 #define NPRESETS (sizeof presets / sizeof presets[0])

@@ -638,7 +638,9 @@ static int build_routes(struct sim *s, char *err, size_t len)
 	for (size_t l = 0; l < nlk; l++)
 		s->link[l] = (struct link){NONE, 0, 1, NONE, 0, {NONE, NONE}};
 	for (size_t e = 0;
-	     e < ne && (mc->topo == IR_FAT_TREE || mc->topo == IR_GRAPH); e++)
+	     e < ne && (mc->topo == IR_FAT_TREE || mc->topo == IR_GRAPH ||
+	                mc->topo == IR_DRAGONFLY);
+	     e++)
 		if (raw[e] < ir_nlinks(mc))
 			s->link[s->ent[e].link].cap =
 			        (uint32_t)ir_link_capacity(mc, raw[e]);

@@ -234,9 +234,9 @@ struct grid {
 };
 
 /* The halving space of m: mesh/torus dimensions, hypercube bits, the
- * ports of a switch in a line; false for HPAM (two meshes), fat trees
- * and graphs (REX's halving follows a grid's links, which they do not
- * have). */
+ * ports of a switch in a line; false for HPAM (two meshes), fat trees,
+ * graphs and dragonflies (REX's halving follows a grid's links, which
+ * they do not have). */
 static bool grid_of(const ir_machine *m, struct grid *g)
 {
 	switch (m->topo) {
@@ -258,6 +258,7 @@ static bool grid_of(const ir_machine *m, struct grid *g)
 	case IR_HPAM:
 	case IR_FAT_TREE:
 	case IR_GRAPH:
+	case IR_DRAGONFLY:
 		return false;
 	}
 	g->stride[0] = 1;

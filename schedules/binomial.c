@@ -57,7 +57,8 @@ static void walk_init(struct walk *w, const ir_machine *m)
 		for (int k = 0; k < w->nd; k++)
 			w->ext[k] = 2;
 		break;
-	case IR_FAT_TREE: /* a host's place a_i under each level */
+	case IR_FAT_TREE:  /* a host's place a_i under each level */
+	case IR_DRAGONFLY: /* terminal, router, group: groups first */
 		w->top_down = true;
 		w->nd = m->ndims;
 		for (int k = 0; k < w->nd; k++)
@@ -153,8 +154,11 @@ const struct sch_generator sch_binomial = {
         .domain = {.colls = SCH_C(IR_BCAST) | SCH_C(IR_REDUCE),
                    .topos = SCH_T(IR_MESH) | SCH_T(IR_TORUS) |
                             SCH_T(IR_HYPERCUBE) | SCH_T(IR_SWITCH) |
-                            SCH_T(IR_FAT_TREE) | SCH_T(IR_GRAPH),
+                            SCH_T(IR_FAT_TREE) | SCH_T(IR_GRAPH) |
+                            SCH_T(IR_DRAGONFLY),
                    .takes = SCH_TAKES_WRAP | SCH_TAKES_ORDER | SCH_TAKES_ND,
-                   .where = "which it halves as one box"},
+                   .where = "which it halves as one box (a dragonfly only with "
+                            "minimal routing)",
+                   .fits = sch_fits_dfly_minimal},
         .generate = binomial_generate,
 };

@@ -175,6 +175,7 @@ static int max_degree(const ir_machine *m)
 	case IR_SWITCH:
 		return m->nnodes - 1;
 	case IR_FAT_TREE: /* every host has the same uplinks */
+	case IR_DRAGONFLY: /* and every host one link to its router */
 		return ir_degree(m, 0);
 	case IR_HPAM:
 	case IR_GRAPH:
@@ -254,9 +255,36 @@ void sch_describe(const ir_machine *m, char *buf, size_t len)
 		    (int)m->graph->nhosts, (int)m->graph->nswitches,
 		    m->graph->ncables);
 		break;
+	case IR_DRAGONFLY:
+		/* g groups of a routers of p hosts and h global links */
+		say(&w, "dragonfly of %d groups x %d routers x %d hosts, %d "
+		    "global links per router, %s arrangement",
+		    m->dims[2], m->dims[1], m->dims[0], m->dims[3],
+		    ir_dfly_arrangement_names[m->dims[4]]);
+		if (m->levels[0][0] > 1 || m->levels[0][1] > 1 ||
+		    m->levels[1][0] > 1)
+			say(&w, ", link widths %d/%d/%d", m->levels[0][0],
+			    m->levels[0][1], m->levels[1][0]);
+		break;
 	}
 	if (ir_machine_has_nodes(m))
 		say(&w, " of %d-rank nodes", (int)m->ranks_per_node);
+}
+
+int sch_fits_dfly_minimal(const struct sch_generator *g, const ir_machine *m,
+                          const ir_comm *c, char *why, size_t len)
+{
+	(void)c;
+	if (m->topo != IR_DRAGONFLY || m->routing == IR_ROUTE_MINIMAL)
+		return 0;
+	snprintf(why, len,
+	         "%s keeps each phase's transfers in groups of their own, "
+	         "free of contention on a dragonfly only under minimal "
+	         "routing (a %s route may cross the groups of another "
+	         "transfer); this dragonfly routes %s",
+	         g->name, ir_routing_name(m->routing),
+	         ir_routing_name(m->routing));
+	return CCP_ENOTAPPLY;
 }
 
 bool sch_grid_order_given(const ir_machine *m)

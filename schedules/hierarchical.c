@@ -1040,7 +1040,6 @@ static int hier_fits(const struct sch_generator *g, const ir_machine *m,
                      const ir_comm *c, char *why, size_t len)
 {
 	(void)g;
-	(void)c;
 	if (!ir_machine_has_nodes(m)) {
 		snprintf(why, len,
 		         "hierarchical needs nodes of several ranks "
@@ -1056,6 +1055,17 @@ static int hier_fits(const struct sch_generator *g, const ir_machine *m,
 		         "hierarchical: this machine is one node, whose ranks "
 		         "have no network link and so no port under `ports: "
 		         "all`; give them ports (for example `ports: one`)");
+		return CCP_ENOTAPPLY;
+	}
+	/* among nodes a reduce has only the binomial tree and a gather only
+	 * gather trees, which a detour through a third group may cross */
+	if (m->topo == IR_DRAGONFLY && m->routing != IR_ROUTE_MINIMAL &&
+	    (c->coll == IR_REDUCE || c->coll == IR_GATHER)) {
+		snprintf(why, len,
+		         "hierarchical: its %s among node leaders is a tree "
+		         "free of contention on a dragonfly only under minimal "
+		         "routing; this dragonfly routes %s",
+		         ir_coll_name(c->coll), ir_routing_name(m->routing));
 		return CCP_ENOTAPPLY;
 	}
 	return 0;
@@ -1075,9 +1085,12 @@ const struct sch_generator sch_hierarchical = {
                             SCH_C(IR_ALLGATHER),
                    .topos = SCH_T(IR_MESH) | SCH_T(IR_TORUS) |
                             SCH_T(IR_HYPERCUBE) | SCH_T(IR_SWITCH) |
-                            SCH_T(IR_FAT_TREE) | SCH_T(IR_GRAPH),
+                            SCH_T(IR_FAT_TREE) | SCH_T(IR_GRAPH) |
+                            SCH_T(IR_DRAGONFLY),
                    .takes = SCH_TAKES_ALL,
-                   .where = "of nodes with several ranks",
+                   .where = "of nodes with several ranks (reduce and "
+                            "gather on a dragonfly only with minimal "
+                            "routing)",
                    .fits = hier_fits},
         .generate = hier_generate,
 };

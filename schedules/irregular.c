@@ -482,13 +482,13 @@ static int irr_rs(const ir_machine *m, const ir_matrix *x, uint64_t seed,
 		}
 		st.nl = nl;
 		st.link = calloc((size_t)nl + 1, sizeof *st.link);
-		bool wide = m->topo == IR_FAT_TREE || m->topo == IR_GRAPH;
+		bool wide = m->topo == IR_FAT_TREE || m->topo == IR_GRAPH ||
+		            m->topo == IR_DRAGONFLY;
 		if (wide)
 			st.used = calloc((size_t)nl + 1, sizeof *st.used);
 		st.ra = malloc(hops * sizeof *st.ra);
 		st.rb = malloc(hops * sizeof *st.rb);
-		if (!st.link || !st.ra || !st.rb ||
-		    (wide && !st.used))
+		if (!st.link || !st.ra || !st.rb || (wide && !st.used))
 			goto out_free;
 	}
 	ir_rng_seed(&r, seed);

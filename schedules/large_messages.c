@@ -78,9 +78,12 @@ const struct sch_generator sch_reduce_bcast = {
         .domain = {.colls = SCH_C(IR_ALLREDUCE),
                    .topos = SCH_T(IR_MESH) | SCH_T(IR_TORUS) |
                             SCH_T(IR_HYPERCUBE) | SCH_T(IR_SWITCH) |
-                            SCH_T(IR_FAT_TREE) | SCH_T(IR_GRAPH),
+                            SCH_T(IR_FAT_TREE) | SCH_T(IR_GRAPH) |
+                            SCH_T(IR_DRAGONFLY),
                    .takes = SCH_TAKES_WRAP | SCH_TAKES_ORDER | SCH_TAKES_ND,
-                   .where = "whose binomial tree halves it as one box"},
+                   .where = "whose binomial tree halves it as one box (a "
+                            "dragonfly only with minimal routing)",
+                   .fits = sch_fits_dfly_minimal},
         .generate = rb_generate,
 };
 

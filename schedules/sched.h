@@ -127,6 +127,13 @@ bool sch_grid_order_given(const ir_machine *m);
  * least as many ports as the busiest rank has links. */
 bool sch_all_port(const ir_machine *m);
 
+/* A domain's fits for generators that keep a phase's transfers in
+ * disjoint boxes of groups (binomial halving): 0, or CCP_ENOTAPPLY with
+ * the reason in why on a dragonfly routed other than minimal, where a
+ * detour through a third group may meet another transfer. */
+int sch_fits_dfly_minimal(const struct sch_generator *g, const ir_machine *m,
+                          const ir_comm *c, char *why, size_t len);
+
 /* Split every phase of p whose transfers share a directed link, exceed
  * a rank's ports or a node's network ports (node_ports) into consecutive
  * sub-phases that do not (first fit, in transfer order), then clear the

@@ -14,6 +14,8 @@
 #  - compare ranks the candidates, auto takes the first, simulate runs;
 #  - show refuses a fat tree with its reason, explain and compare work;
 #    explain reports loads by link class under adaptive routing;
+#  - a dragonfly compiles under adaptive routing; show refuses it, explain
+#    and JSON describe it;
 #  - the memory limit (CCPLAN_MAX_MEMORY, --max-memory) refuses an input
 #    before building it, on every command that compiles; a YAML file over
 #    256 MiB is refused by its size;
@@ -81,6 +83,21 @@ grep -q '^machine     fat_tree XGFT(2; 8,4; 1,4), d-mod-k routing' <("$ccplan" e
 "$ccplan" compare "$here/cli/fat-tree-allreduce.yaml" >"$tmp/out" 2>/dev/null &&
 	grep -q '^1   ' "$tmp/out" && grep -q ' ring ' "$tmp/out" && ok ||
 	bad "compare on a fat tree: $(cat "$tmp/out")"
+
+# a dragonfly under adaptive routing: the plan compiles free of
+# contention for every path; show refuses it with its reason, explain
+# names its shape, JSON carries every field
+"$ccplan" compile --no-cache "$here/cli/dragonfly-alltoall.yaml" -o "$tmp/dfly.ccp" 2>/dev/null && ok ||
+	bad "compile of a dragonfly"
+"$ccplan" show --phase 0 "$tmp/dfly.ccp" >"$tmp/out" 2>"$tmp/err"
+[ $? = 2 ] && [ ! -s "$tmp/out" ] &&
+	grep -q "pictures are not drawn for dragonflies" "$tmp/err" && ok ||
+	bad "show of a dragonfly: $(cat "$tmp/err")"
+grep -q '^machine     dragonfly 9x4x2, h 2, relative, width 1/1/2, adaptive routing' <("$ccplan" explain "$tmp/dfly.ccp" 2>/dev/null) &&
+	ok || bad "explain of a dragonfly"
+"$ccplan" export --json "$tmp/dfly.ccp" 2>/dev/null |
+	grep -q '"topology":{"kind":"dragonfly","dims":\[9,4,2,2\],"arrangement":"relative","width":\[1,1,2\],"seed":5},"routing":"adaptive"' &&
+	ok || bad "JSON of a dragonfly"
 
 # adaptive routing: explain reports loads by class of links, the busiest
 # as a worst case over every choice of paths

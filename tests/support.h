@@ -18,7 +18,8 @@
 /* A checked machine with every cost unset (NaN), as the front end leaves
  * them.  mesh/torus: x, y, z extents (0 = unused); hypercube: x = the
  * dimension; switch: x = ranks; hpam: level 1 is x*y, level 2 is z*w;
- * fat tree: the x-ary y-tree (d-mod-k). */
+ * fat tree: the x-ary y-tree (d-mod-k); dragonfly: x groups of y
+ * routers of z hosts, w global links per router (absolute, minimal). */
 static inline ir_machine tu_machine(enum ir_topo t, int ports, int x, int y,
                                     int z, int w)
 {
@@ -67,7 +68,46 @@ static inline ir_machine tu_machine(enum ir_topo t, int ports, int x, int y,
 	case IR_GRAPH: /* a list of cables: tu_graph builds one */
 		fail_msg("tu_machine makes no graph; use tu_graph");
 		break;
+	case IR_DRAGONFLY:
+		m.dims[0] = z;
+		m.dims[1] = y;
+		m.dims[2] = x;
+		m.dims[3] = w;
+		m.routing = IR_ROUTE_MINIMAL;
+		break;
 	}
+	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
+	return m;
+}
+
+/* A checked dragonfly of g groups, a routers per group, p hosts per
+ * router and h global links per router, arranged as arr, with widths
+ * {host, local, global} (NULL: 1), rpn ranks per node (block), routing,
+ * Valiant's seed and ports per rank; costs unset. */
+static inline ir_machine tu_dragonfly(int g, int a, int p, int h,
+                                      enum ir_dfly_arrangement arr,
+                                      const int *width, int rpn,
+                                      enum ir_routing routing, unsigned seed,
+                                      int ports)
+{
+	ir_machine m;
+	char err[256];
+
+	memset(&m, 0, sizeof m);
+	ir_cost_unset(&m.cost);
+	m.topo = IR_DRAGONFLY;
+	m.routing = routing;
+	m.ports = ports;
+	m.ranks_per_node = rpn;
+	m.dims[0] = p;
+	m.dims[1] = a;
+	m.dims[2] = g;
+	m.dims[3] = h;
+	m.dims[4] = (int)arr;
+	m.wrap = seed;
+	m.levels[0][0] = width ? width[0] : 1;
+	m.levels[0][1] = width ? width[1] : 1;
+	m.levels[1][0] = width ? width[2] : 1;
 	assert_int_equal(ir_machine_check(&m, err, sizeof err), 0);
 	return m;
 }

@@ -114,6 +114,7 @@ static int nranks(const struct shape *m)
 		return m->lv[0][0] * m->lv[0][1] + m->lv[1][0] * m->lv[1][1];
 	case IR_FAT_TREE: /* never drawn (domain_machine) */
 	case IR_GRAPH:
+	case IR_DRAGONFLY:
 		break;
 	}
 	return 0;
@@ -229,12 +230,13 @@ static void hpam(struct draw *r, struct shape *m)
 
 /* Any machine of the topologies a generator's domain names (SCH_T
  * bits): one of them uniformly, HPAM only now and then when there are
- * others.  Fat trees and graphs are not drawn (this benchmark's shapes
- * have no switches); a generator that takes only them is drawn on a
- * switch. */
+ * others.  Fat trees, graphs and dragonflies are not drawn (this
+ * benchmark's shapes have no switches, routers or groups); a generator
+ * that takes only them is drawn on a switch. */
 static void domain_machine(struct draw *r, unsigned topos, struct shape *m)
 {
-	topos &= SCH_TOPOS_ANY & ~SCH_T(IR_FAT_TREE) & ~SCH_T(IR_GRAPH);
+	topos &= SCH_TOPOS_ANY & ~SCH_T(IR_FAT_TREE) & ~SCH_T(IR_GRAPH) &
+	         ~SCH_T(IR_DRAGONFLY);
 	if (!topos)
 		topos = SCH_T(IR_SWITCH);
 	if ((topos & SCH_T(IR_HPAM)) &&
@@ -265,6 +267,7 @@ static void domain_machine(struct draw *r, unsigned topos, struct shape *m)
 		break;
 	case IR_FAT_TREE: /* not left: taken out above */
 	case IR_GRAPH:
+	case IR_DRAGONFLY:
 		xswitch(r, m, false);
 		break;
 	}
@@ -612,6 +615,7 @@ static void write_machine(FILE *f, const struct style *s, const struct shape *m)
 		break;
 	case IR_FAT_TREE: /* never drawn (domain_machine) */
 	case IR_GRAPH:
+	case IR_DRAGONFLY:
 		break;
 	}
 	end_entry(f, s);

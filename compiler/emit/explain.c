@@ -62,6 +62,14 @@ void explain_machine(const ir_machine *m, char *buf, size_t len)
 		         (int)m->graph->nhosts, (int)m->graph->nswitches,
 		         m->graph->ncables);
 		break;
+	case IR_DRAGONFLY:
+		/* groups x routers x hosts, global links per router */
+		snprintf(shape, sizeof shape,
+		         "%dx%dx%d, h %d, %s, width %d/%d/%d", m->dims[2],
+		         m->dims[1], m->dims[0], m->dims[3],
+		         ir_dfly_arrangement_names[m->dims[4]], m->levels[0][0],
+		         m->levels[0][1], m->levels[1][0]);
+		break;
 	}
 	char ports[32];
 	if (m->ports == IR_PORTS_ALL)

@@ -54,7 +54,9 @@ static void put_graph(FILE *out, const ir_graph *g)
  * dimension for a hypercube, the two levels' rows and columns for HPAM,
  * the port count for a switch, the down-degree of each level for a fat
  * tree (with "up" and "width" beside), the hosts of a graph (with its
- * switches and cables beside). */
+ * switches and cables beside), groups, routers per group, hosts per
+ * router and global links per router for a dragonfly (with
+ * "arrangement", "width" [host, local, global] and "seed" beside). */
 static void put_topology(FILE *out, const ir_machine *m)
 {
 	int dims[IR_MAX_DIMS > 4 ? IR_MAX_DIMS : 4], n = 0;
@@ -83,6 +85,12 @@ static void put_topology(FILE *out, const ir_machine *m)
 	case IR_GRAPH: /* its hosts; switches and cables follow */
 		dims[n++] = m->graph->nhosts;
 		break;
+	case IR_DRAGONFLY: /* g, a, p, h as docs/machine-model.md names them */
+		dims[n++] = m->dims[2];
+		dims[n++] = m->dims[1];
+		dims[n++] = m->dims[0];
+		dims[n++] = m->dims[3];
+		break;
 	}
 	fputs("\"topology\":{\"kind\":", out);
 	put_string(out, ir_topo_name(m->topo), SIZE_MAX);
@@ -103,6 +111,13 @@ static void put_topology(FILE *out, const ir_machine *m)
 	}
 	if (m->topo == IR_GRAPH)
 		put_graph(out, m->graph);
+	if (m->topo == IR_DRAGONFLY) {
+		fputs(",\"arrangement\":", out);
+		put_string(out, ir_dfly_arrangement_names[m->dims[4]], SIZE_MAX);
+		fprintf(out, ",\"width\":[%d,%d,%d],\"seed\":%u",
+		        m->levels[0][0], m->levels[0][1], m->levels[1][0],
+		        m->wrap);
+	}
 	/* the keys of issue 18, only where they are not the default */
 	if (m->topo == IR_TORUS && m->wrap != (1u << m->ndims) - 1u) {
 		fputs(",\"wrap\":[", out);

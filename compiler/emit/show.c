@@ -190,6 +190,7 @@ int show_layout_make(const ir_machine *m, const struct show_slices *sl,
 	}
 	case IR_FAT_TREE: /* show_check_drawable refused them */
 	case IR_GRAPH:
+	case IR_DRAGONFLY:
 		show_layout_fini(l);
 		show_check_drawable(m, err, errlen);
 		return CCP_ENOTAPPLY;
@@ -719,6 +720,10 @@ void show_shape_name(const ir_machine *m, char *buf, size_t len)
 	case IR_GRAPH:
 		snprintf(buf, len, "graph of %d hosts", (int)m->nnodes);
 		break;
+	case IR_DRAGONFLY:
+		snprintf(buf, len, "dragonfly of %d groups, %d hosts",
+		         m->dims[2], (int)m->nnodes);
+		break;
 	}
 	size_t at = strlen(buf);
 	if (ir_machine_has_nodes(m) && at < len)
@@ -733,13 +738,17 @@ void show_shape_name(const ir_machine *m, char *buf, size_t len)
 
 int show_check_drawable(const ir_machine *m, char *err, size_t errlen)
 {
-	if (m->topo != IR_FAT_TREE && m->topo != IR_GRAPH)
+	if (m->topo != IR_FAT_TREE && m->topo != IR_GRAPH &&
+	    m->topo != IR_DRAGONFLY)
 		return 0;
 	snprintf(err, errlen,
-	         "pictures are not drawn for %s: their switches have "
-	         "no place in the drawings yet (ccplan explain and ccplan "
-	         "compare describe the plan)",
-	         m->topo == IR_GRAPH ? "graphs" : "fat trees");
+	         "pictures are not drawn for %s: their %s have no place in "
+	         "the drawings yet (ccplan explain and ccplan compare "
+	         "describe the plan)",
+	         m->topo == IR_FAT_TREE ? "fat trees"
+	         : m->topo == IR_GRAPH  ? "graphs"
+	                                : "dragonflies",
+	         m->topo == IR_DRAGONFLY ? "routers" : "switches");
 	return CCP_ENOTAPPLY;
 }
 

@@ -155,6 +155,18 @@ static int put_machine(struct sink *s, const ir_machine *m)
 	case IR_GRAPH:
 		rc |= put_graph(s, m->graph);
 		break;
+	case IR_DRAGONFLY:
+		/* groups, routers, hosts and global links per router, the
+		 * arrangement, host/local/global widths, Valiant's seed */
+		rc |= put(s,
+		          "machine.dragonfly %d/%d/%d/%d %s width %d/%d/%d "
+		          "seed %u\n",
+		          m->dims[2], m->dims[1], m->dims[0], m->dims[3],
+		          name_of(ir_dfly_arrangement_names,
+		                  IR_NDFLY_ARRANGEMENTS, m->dims[4]),
+		          m->levels[0][0], m->levels[0][1], m->levels[1][0],
+		          m->wrap);
+		break;
 	}
 	rc |= put(s, "machine.nranks %" PRId32 "\n", m->nranks);
 	rc |= put(s, "machine.routing %s\n",

@@ -80,6 +80,8 @@ bool document_key_home(const char *key, const char *path, char *buf, size_t cap)
 	         &machine_schema_level_keys},
 	        {"machine.levels", "each entry of a fat tree's machine.levels",
 	         &machine_schema_tree_keys},
+	        {"machine.dragonfly", "machine.dragonfly",
+	         &machine_schema_dfly_keys},
 	        {"communication", "communication", &comm_schema_keys},
 	        {"communication.generate", "communication.generate",
 	         &comm_schema_gen_keys},

@@ -2,7 +2,8 @@
  * machine_schema.c - the machine mapping of an input (docs/input-format.md,
  * "machine"): its topology and size (dims, dimension, levels, ranks), the
  * routing, the ports and the cost (a preset and its overrides), read from
- * the node tree (tree.h) into an ir_machine that ir_machine_check accepts;
+ * the node tree (tree.h) into an ir_machine that ir_machine_check accepts
+ * (a dragonfly's shape is its own mapping, `dragonfly:`);
  * a message of ir_machine_check is placed at the value it names.
  */
 #include <inttypes.h>
@@ -32,6 +33,7 @@ enum {
 	MK_NODE_PORTS,
 	MK_HOSTS,
 	MK_GRAPH,
+	MK_DRAGONFLY,
 	MK_N
 };
 static const char *const machine_keys[MK_N] = {
@@ -39,6 +41,7 @@ static const char *const machine_keys[MK_N] = {
         "levels",    "routing",        "ports",     "cost",
         "wrap",      "order",          "ranks_per_node",
         "placement", "node_ports",     "hosts",     "graph",
+        "dragonfly",
 };
 
 /* The key that gives the size of each topology. */
@@ -47,6 +50,7 @@ static const int shape_key[] = {
         [IR_HYPERCUBE] = MK_DIMENSION, [IR_HPAM] = MK_LEVELS,
         [IR_SWITCH] = MK_RANKS,        [IR_FAT_TREE] = MK_LEVELS,
         [IR_GRAPH] = MK_GRAPH,
+        [IR_DRAGONFLY] = MK_DRAGONFLY,
 };
 
 /* The nodes of the machine mapping, kept for placing the messages of
@@ -259,6 +263,107 @@ static int parse_tree(struct ctx *x, uint32_t v, ir_machine *m,
 			*at[j] = k.val[j];
 		}
 	}
+	return 0;
+}
+
+enum {
+	DK_GROUPS,
+	DK_ROUTERS,
+	DK_HOSTS,
+	DK_GLOBAL,
+	DK_ARRANGEMENT,
+	DK_HOST_WIDTH,
+	DK_LOCAL_WIDTH,
+	DK_GLOBAL_WIDTH,
+	DK_SEED,
+	DK_N
+};
+static const char *const dfly_keys[DK_N] = {
+        "groups",       "routers",     "hosts_per_router",
+        "global_per_router", "arrangement", "host_width",
+        "local_width",  "global_width", "seed",
+};
+
+/* dragonfly: {groups, routers, hosts_per_router, global_per_router,
+ * arrangement, host_width, local_width, global_width, seed}, the first
+ * four required; into the fields ir.h gives a dragonfly (dims, levels,
+ * wrap = seed).  ir_machine_check checks how they combine. */
+static int parse_dfly(struct ctx *x, uint32_t v, ir_machine *m,
+                      struct machine_nodes *mn)
+{
+	static const int dim_of[DK_ARRANGEMENT] = {2, 1, 0, 3};
+	static const int64_t most[DK_ARRANGEMENT] = {
+	        IR_MAX_DFLY_GROUPS, IR_MAX_DFLY, IR_MAX_RANKS, IR_MAX_DFLY};
+	static const char *const limit[DK_ARRANGEMENT] = {
+	        "(IR_MAX_DFLY_GROUPS)", "(IR_MAX_DFLY)", "(IR_MAX_RANKS)",
+	        "(IR_MAX_DFLY)"};
+	struct keys k = {dfly_keys, DK_N, {0}, {0}};
+	int *width[3] = {&m->levels[0][0], &m->levels[0][1],
+	                 &m->levels[1][0]};
+	uint32_t *wnode[3] = {&mn->level[0][0], &mn->level[0][1],
+	                      &mn->level[1][0]};
+	char kp[64];
+	int64_t e;
+	int rc, arr;
+
+	if (x->v[v].kind != YN_MAP) {
+		char b[64];
+		return tree_err_at(x, v,
+		                   "machine.dragonfly: expected a mapping "
+		                   "{groups: G, routers: A, hosts_per_router: "
+		                   "P, global_per_router: H}, got %s",
+		                   tree_desc(x, v, b, sizeof b));
+	}
+	if ((rc = tree_map_keys(x, v, "machine.dragonfly", &k)) < 0)
+		return rc;
+	for (int j = 0; j < DK_ARRANGEMENT; j++) {
+		if (k.val[j] == NONE)
+			return tree_missing(x, v, "machine.dragonfly",
+			                    dfly_keys[j], NULL);
+		snprintf(kp, sizeof kp, "machine.dragonfly.%s", dfly_keys[j]);
+		rc = tree_get_int(x, k.val[j], kp, 1, most[j], limit[j], &e);
+		if (rc < 0)
+			return rc;
+		m->dims[dim_of[j]] = (int)e;
+		mn->dims[dim_of[j]] = k.val[j];
+	}
+	m->dims[4] = IR_DFLY_ABSOLUTE;
+	if (k.val[DK_ARRANGEMENT] != NONE) {
+		rc = tree_get_enum(x, k.val[DK_ARRANGEMENT],
+		                   "machine.dragonfly.arrangement",
+		                   "arrangement", ir_dfly_arrangement_names,
+		                   IR_NDFLY_ARRANGEMENTS, &arr);
+		if (rc < 0)
+			return rc;
+		m->dims[4] = arr;
+		mn->dims[4] = k.val[DK_ARRANGEMENT];
+	}
+	for (int j = 0; j < 3; j++) {
+		uint32_t c = k.val[DK_HOST_WIDTH + j];
+		*width[j] = 1;
+		if (c == NONE)
+			continue;
+		snprintf(kp, sizeof kp, "machine.dragonfly.%s",
+		         dfly_keys[DK_HOST_WIDTH + j]);
+		rc = tree_get_int(x, c, kp, 1, IR_MAX_RANKS, "(IR_MAX_RANKS)",
+		                  &e);
+		if (rc < 0)
+			return rc;
+		*width[j] = (int)e;
+		*wnode[j] = c;
+	}
+	m->levels[1][1] = 1;
+	for (int i = 5; i < IR_MAX_DIMS; i++)
+		m->dims[i] = 1;
+	m->wrap = 0;
+	if (k.val[DK_SEED] != NONE) {
+		rc = tree_get_int(x, k.val[DK_SEED], "machine.dragonfly.seed", 0,
+		                  UINT32_MAX, "(2^32 - 1)", &e);
+		if (rc < 0)
+			return rc;
+		m->wrap = (unsigned)e;
+	}
+	m->ndims = 3;
 	return 0;
 }
 
@@ -900,7 +1005,7 @@ int machine_schema_parse(struct ctx *x, uint32_t v, ir_machine *m)
 	m->topo = (enum ir_topo)topo;
 	m->routing = ir_topo_default_routing(m->topo);
 	sk = shape_key[topo];
-	for (int j = MK_DIMS; j <= MK_GRAPH; j++) {
+	for (int j = MK_DIMS; j <= MK_DRAGONFLY; j++) {
 		if (j > MK_LEVELS && j < MK_GRAPH)
 			continue; /* not a size */
 		if (j != sk && k->key[j] != NONE)
@@ -940,6 +1045,9 @@ int machine_schema_parse(struct ctx *x, uint32_t v, ir_machine *m)
 		break;
 	case IR_GRAPH: /* its hosts are machine.hosts, or it counts them */
 		rc = graph_schema_parse(x, k->val[sk], k->val[MK_HOSTS], m);
+		break;
+	case IR_DRAGONFLY:
+		rc = parse_dfly(x, k->val[sk], m, &mn);
 		break;
 	case IR_HPAM:
 	default:
@@ -993,3 +1101,4 @@ const struct key_names machine_schema_keys = {machine_keys, MK_N};
 const struct key_names machine_schema_level_keys = {level_keys, LK_N};
 const struct key_names machine_schema_tree_keys = {tree_level_keys, TK_N};
 const struct key_names machine_schema_cost_keys = {cost_keys, CK_N};
+const struct key_names machine_schema_dfly_keys = {dfly_keys, DK_N};

@@ -106,7 +106,8 @@ struct key_names {
 };
 extern const struct key_names graph_schema_keys, graph_schema_link_keys;
 extern const struct key_names machine_schema_keys, machine_schema_level_keys,
-        machine_schema_tree_keys, machine_schema_cost_keys, comm_schema_keys, comm_schema_gen_keys;
+        machine_schema_tree_keys, machine_schema_cost_keys,
+        machine_schema_dfly_keys, comm_schema_keys, comm_schema_gen_keys;
 
 /* ---- tree.c: building the tree, diagnostics, typed getters ------------ */
 

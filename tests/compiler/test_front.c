@@ -987,6 +987,55 @@ static void test_canonical_fat_tree(void **state)
 		free(c[i]);
 }
 
+/* A dragonfly: the defaults (absolute, widths 1, seed 0) said or not
+ * give one text, which holds every field under the dragonfly's own key;
+ * the arrangement, a width, the seed and the routing each change it. */
+static void test_canonical_dragonfly(void **state)
+{
+#define DF_TEXT(extra, routing)                                                \
+	"machine: {topology: dragonfly, " routing "dragonfly: {groups: 5, "    \
+	"routers: 2, hosts_per_router: 2, global_per_router: 2" extra "}}\n"   \
+	"communication: {collective: broadcast, bytes: 8}\n"                   \
+	"algorithm: a\n"
+	static const char *const texts[] = {
+	        DF_TEXT("", ""),
+	        DF_TEXT(", arrangement: absolute, host_width: 1, local_width: "
+	                "1, global_width: 1, seed: 0",
+	                "routing: minimal, "),
+	        DF_TEXT(", arrangement: circulant", ""),
+	        DF_TEXT(", global_width: 2", ""),
+	        DF_TEXT(", seed: 7", "routing: valiant, "),
+	        DF_TEXT("", "routing: adaptive, "),
+	};
+#undef DF_TEXT
+	enum { N = sizeof texts / sizeof texts[0] };
+	char *c[N];
+	(void)state;
+	for (int i = 0; i < N; i++) {
+		struct front_input in;
+		parse_good_text(texts[i], &in);
+		c[i] = front_canonical(&in);
+		front_input_fini(&in);
+	}
+	assert_string_equal(c[0], c[1]);
+	assert_non_null(strstr(
+	        c[0],
+	        "machine.dragonfly 5/2/2/2 absolute width 1/1/1 seed 0\n"));
+	assert_non_null(strstr(c[0], "machine.nranks 20\n"));
+	assert_non_null(strstr(c[0], "machine.routing minimal\n"));
+	assert_non_null(strstr(c[2], " circulant width 1/1/1 seed 0\n"));
+	assert_non_null(strstr(c[3], " absolute width 1/1/2 seed 0\n"));
+	assert_non_null(strstr(c[4], " seed 7\n"));
+	assert_non_null(strstr(c[4], "machine.routing valiant\n"));
+	assert_non_null(strstr(c[5], "machine.routing adaptive\n"));
+	for (int i = 1; i < N; i++)
+		for (int j = 2; j < i; j++)
+			assert_string_not_equal(c[i], c[j]);
+	assert_string_not_equal(c[0], c[5]);
+	for (int i = 0; i < N; i++)
+		free(c[i]);
+}
+
 /* A graph: written with names or with a count, the same cables give one
  * text, holding the counts and every cable with its ends, width,
  * bandwidth, latency and class; a width, a bandwidth, a class, an end or
@@ -1444,6 +1493,7 @@ int main(void)
 	        cmocka_unit_test(test_canonical_equal),
 	        cmocka_unit_test(test_canonical_pinned),
 	        cmocka_unit_test(test_canonical_fat_tree),
+	        cmocka_unit_test(test_canonical_dragonfly),
 	        cmocka_unit_test(test_canonical_graph),
 	        cmocka_unit_test(test_good_graph),
 	        cmocka_unit_test(test_preset_fills),

@@ -1223,6 +1223,70 @@ static void test_fat_tree_record(void **state)
 	ir_plan_fini(&p);
 }
 
+/* A dragonfly travels in the version-6 record with no new field: ndims
+ * 3, dims p, a, g, h, the arrangement, then 1s; the HPAM level integers
+ * its host, local and global widths; wrap Valiant's seed.  What the
+ * record cannot mean is refused, naming the field. */
+static void test_dragonfly_record(void **state)
+{
+	(void)state;
+	ir_plan p, q;
+	uint8_t *img;
+	size_t len;
+	char err[256];
+	ir_file_info fi;
+	const int width[] = {1, 2, 3};
+	/* 4 groups of 2 routers of 2 hosts, 3 global links a router: two
+	 * per group pair */
+	ir_machine t = tu_dragonfly(4, 2, 2, 3, IR_DFLY_RELATIVE, width, 1,
+	                            IR_ROUTE_ADAPTIVE, 99, IR_PORTS_ALL);
+	size_t mr = encode_v6(&p, &t, &img, &len);
+	assert_int_equal(ir_plan_decode(img, len, &q, &fi, err, sizeof err),
+	                 0);
+	assert_plan_equal(&p, &q);
+	assert_int_equal(q.machine.topo, IR_DRAGONFLY);
+	assert_int_equal(q.machine.routing, IR_ROUTE_ADAPTIVE);
+	assert_int_equal(q.machine.dims[3], 3);
+	assert_int_equal(q.machine.dims[4], IR_DFLY_RELATIVE);
+	assert_int_equal(q.machine.wrap, 99);
+	assert_int_equal(q.machine.levels[1][0], 3);
+	assert_int_equal(ir_link_capacity(&q.machine, ir_nlinks(&q.machine) - 1),
+	                 3);
+	ir_plan_fini(&q);
+	uint64_t g = (uint64_t)img[36] | (uint64_t)img[37] << 8 |
+	             (uint64_t)img[38] << 16 | (uint64_t)img[39] << 24;
+	expect_resealed(img, len, g + 4, IR_ROUTE_D_MOD_K, -1,
+	                "routing must be adaptive, minimal or valiant for "
+	                "topology dragonfly");
+	expect_resealed(img, len, g + 8, 4, -1, "do not give 16 ranks");
+	/* groups 3: 12 hosts */
+	expect_resealed(img, len, g + 20, 3, -1, "do not give 16 ranks");
+	/* h = 4: a h = 8 is not a multiple of g - 1 = 3 */
+	expect_resealed(img, len, mr + MR_DIMS, 4, -1,
+	                "dims[2] (groups) must be at most a * h + 1");
+	expect_resealed(img, len, mr + MR_DIMS, 0, -1,
+	                "dims[3] (global links per router) must be 1..");
+	expect_resealed(img, len, mr + MR_DIMS + 4, IR_NDFLY_ARRANGEMENTS, -1,
+	                "dims[4] (global-link arrangement) must be 0..2");
+	/* circulant needs an odd number of groups */
+	expect_resealed(img, len, mr + MR_DIMS + 4, IR_DFLY_CIRCULANT, -1,
+	                "must be odd for the circulant arrangement");
+	expect_resealed(img, len, mr + MR_DIMS + 8, 0, -1,
+	                "unused dims and link widths are written as 1, not 0");
+	expect_resealed(img, len, mr + MR_DIMS + 12, 2, -1,
+	                "dims[6] must be 1 (unused by a dragonfly), got 2");
+	expect_resealed(img, len, g + 24, 0, -1,
+	                "unused dims and link widths are written as 1");
+	expect_resealed(img, len, g + 32, (uint32_t)-3, -1,
+	                "levels[1][0] (global link width) must be");
+	expect_resealed(img, len, g + 36, 2, -1,
+	                "levels[1][1] (unused) must be 1, got 2");
+	expect_resealed(img, len, mr + MR_ORDER, 0x10, -1,
+	                "order must be unset on a dragonfly");
+	free(img);
+	ir_plan_fini(&p);
+}
+
 static void test_version6_machine_record(void **state)
 {
 	(void)state;
@@ -2027,6 +2091,7 @@ int main(void)
 	        cmocka_unit_test(test_resealed_fields),
 	        cmocka_unit_test(test_version6_machine_record),
 	        cmocka_unit_test(test_fat_tree_record),
+	        cmocka_unit_test(test_dragonfly_record),
 	        cmocka_unit_test(test_encode_rejects),
 	        cmocka_unit_test(test_many_ranks),
 	        cmocka_unit_test(test_slice_rules),

@@ -1,12 +1,18 @@
 /*
- * claims.h - the check that test_fat_tree.c and test_graph.c make of the
- * generators that claim a topology: each applies to some of the given
- * machines and every plan it makes there passes the verifier, with
- * contention allowed and forbidden (then within every link's capacity).
- * Include after cmocka.h, ir.h, matrix.h and sched.h.
+ * claims.h - the check that test_fat_tree.c, test_graph.c and
+ * test_dragonfly.c make of the generators that claim a topology: each
+ * applies to some of the given machines and every plan it makes there
+ * passes the verifier, with contention allowed and forbidden (then
+ * within every link's capacity, for every path a message may take).
+ * Header-only (each test is its own executable); include after
+ * <cmocka.h> and support.h.
  */
 #ifndef CCP_TESTS_CLAIMS_H
 #define CCP_TESTS_CLAIMS_H
+
+#include "ir.h"
+#include "matrix.h"
+#include "sched.h"
 
 /* A communication of coll on m: a vector of one double per rank, root 5
  * (0 on small machines), a 3-regular pattern. */

@@ -67,6 +67,8 @@ static ir_machine small(enum ir_topo t, int ports)
 			                         NAN, NAN};
 		return tu_graph(16, 1, c, 16, IR_ROUTE_SHORTEST, ports);
 	}
+	case IR_DRAGONFLY: /* 5 groups of 2 routers of 2 hosts: 20 */
+		return tu_machine(t, ports, 5, 2, 2, 2);
 	case IR_SWITCH:
 		break;
 	}
