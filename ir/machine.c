@@ -352,6 +352,17 @@ static int64_t xgft_digit(const struct xgft *t, int l, int64_t v, int i)
 	return v / (t->W[l] * (t->M[i - 1] / t->M[l])) % t->m[i];
 }
 
+/* The level of the nearest common ancestor of hosts src and dst: the
+ * highest digit in which their places differ (0 for one host). */
+static int xgft_top(const struct xgft *t, int32_t src, int32_t dst)
+{
+	int top = 0;
+	for (int i = 1; i <= t->h; i++)
+		if (xgft_digit(t, 0, src, i) != xgft_digit(t, 0, dst, i))
+			top = i;
+	return top;
+}
+
 /* Fat-tree routing to the nearest common ancestor and down: going up
  * from level l-1 the port is (key / W[l-1]) mod w_l, key the
  * destination (d-mod-k) or the source (s-mod-k); the way down is the
@@ -361,13 +372,11 @@ static int route_tree(const ir_machine *m, int32_t src, int32_t dst,
 {
 	struct xgft t;
 	int64_t key, v = src;
-	int top = 0, k = 0;
+	int top, k = 0;
 
 	xgft_shape(m, &t);
 	key = m->routing == IR_ROUTE_S_MOD_K ? src : dst;
-	for (int i = 1; i <= t.h; i++)
-		if (xgft_digit(&t, 0, src, i) != xgft_digit(&t, 0, dst, i))
-			top = i;
+	top = xgft_top(&t, src, dst);
 	for (int l = 1; l <= top; l++) {
 		int64_t S = t.W[l - 1], p = key / S % t.w[l];
 		int64_t low = v % S, high = v / S / t.m[l];
@@ -389,44 +398,42 @@ static int route_tree(const ir_machine *m, int32_t src, int32_t dst,
 	return k;
 }
 
+/* Put the W[l] level-l links of host's ancestors at level l-1, every
+ * port of each: up links (dir 0) or down links (dir 1).  The ancestors
+ * are the vertices low + W[l-1] * (host / M[l-1]), low < W[l-1]. */
+static int put_level(uint64_t *links, int k, const struct xgft *t, int l,
+                     int32_t host, unsigned dir)
+{
+	int64_t S = t->W[l - 1], high = host / t->M[l - 1];
+	for (int64_t low = 0; low < S; low++)
+		for (int64_t p = 0; p < t->w[l]; p++)
+			k = put(links, k,
+			        t->link_off[l] +
+			                2u * (uint64_t)((low + S * high) * t->w[l] +
+			                                p) +
+			                dir);
+	return k;
+}
+
 /* Adaptive fat-tree routing: every shortest path climbs to a common
  * ancestor at level top and comes down.  Going up from level l-1, any
  * of the W[l-1] level-(l-1) ancestors of src may be reached and any of
- * their w_l ports taken: W[l] links, the vertices low + W[l-1] * (src /
- * M[l-1]).  Coming down to level l-1, the ancestors of dst are reached
- * from any of their parents: W[l] links again.  Every level-top ancestor
- * of src is one of dst, so each of these links lies on some path. */
+ * their w_l ports taken: W[l] links.  Coming down to level l-1, the
+ * ancestors of dst are reached from any of their parents: W[l] links
+ * again.  Every level-top ancestor of src is one of dst, so each of
+ * these links lies on some path. */
 static int route_tree_set(const ir_machine *m, int32_t src, int32_t dst,
                           uint64_t *links)
 {
 	struct xgft t;
-	int top = 0, k = 0;
+	int k = 0;
 
 	xgft_shape(m, &t);
-	for (int i = 1; i <= t.h; i++)
-		if (xgft_digit(&t, 0, src, i) != xgft_digit(&t, 0, dst, i))
-			top = i;
-	for (int l = 1; l <= top; l++) {
-		int64_t S = t.W[l - 1], high = src / t.M[l - 1];
-		for (int64_t low = 0; low < S; low++)
-			for (int64_t p = 0; p < t.w[l]; p++)
-				k = put(links, k,
-				        t.link_off[l] +
-				                2u * (uint64_t)((low + S * high) *
-				                                        t.w[l] +
-				                                p));
-	}
-	for (int l = top; l >= 1; l--) {
-		int64_t S = t.W[l - 1], high = dst / t.M[l - 1];
-		for (int64_t low = 0; low < S; low++)
-			for (int64_t b = 0; b < t.w[l]; b++)
-				k = put(links, k,
-				        t.link_off[l] +
-				                2u * (uint64_t)((low + S * high) *
-				                                        t.w[l] +
-				                                b) +
-				                1u);
-	}
+	int top = xgft_top(&t, src, dst);
+	for (int l = 1; l <= top; l++)
+		k = put_level(links, k, &t, l, src, 0);
+	for (int l = top; l >= 1; l--)
+		k = put_level(links, k, &t, l, dst, 1);
 	return k;
 }
 

@@ -85,6 +85,9 @@ static int rename_plan(ir_plan *p, const ir_machine *m, const ir_comm *c)
 	keep.segments = p->comm.segments; /* the generator's choice */
 	ir_comm_fini(&p->comm);
 	p->comm = keep;
+	/* the plan's references move from the machine of positions to m */
+	ir_place_release(p->machine.place);
+	ir_graph_release(p->machine.graph);
 	p->machine = *m;
 	ir_place_retain(p->machine.place);
 	ir_graph_retain(p->machine.graph);
