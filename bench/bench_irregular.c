@@ -81,12 +81,24 @@ static ir_machine hypercube(int dim)
 	return m;
 }
 
+/* m with all ports and no costs, checked. */
+static ir_machine all_port(ir_machine m)
+{
+	char err[256];
+	m.ports = IR_PORTS_ALL;
+	m.cost.tau = m.cost.phi = NAN;
+	if (ir_machine_check(&m, err, sizeof err) != 0) {
+		fprintf(stderr, "bench_irregular: %s\n", err);
+		exit(3);
+	}
+	return m;
+}
+
 /* XGFT(3; k,k,k; 1,k,k), a k-ary 3-tree of k^3 hosts with one uplink
  * each, under routing r. */
 static ir_machine fat_tree(int k, enum ir_routing r)
 {
 	ir_machine m;
-	char err[256];
 	memset(&m, 0, sizeof m);
 	m.topo = IR_FAT_TREE;
 	m.ndims = 3;
@@ -95,13 +107,25 @@ static ir_machine fat_tree(int k, enum ir_routing r)
 		m.dims[IR_MAX_TREE + i] = i ? k : 1;
 	}
 	m.routing = r;
-	m.ports = IR_PORTS_ALL;
-	m.cost.tau = m.cost.phi = NAN;
-	if (ir_machine_check(&m, err, sizeof err) != 0) {
-		fprintf(stderr, "bench_irregular: %s\n", err);
-		exit(3);
-	}
-	return m;
+	return all_port(m);
+}
+
+/* The dragonfly of examples/dragonfly-allreduce.yaml: 33 groups of 8
+ * routers, 4 hosts and 4 global links each (1,056 hosts, one global
+ * link per pair of groups), relative arrangement. */
+static ir_machine dragonfly(enum ir_routing r)
+{
+	ir_machine m;
+	memset(&m, 0, sizeof m);
+	m.topo = IR_DRAGONFLY;
+	m.ndims = 3;
+	m.dims[0] = 4;
+	m.dims[1] = 8;
+	m.dims[2] = 33;
+	m.dims[3] = 4;
+	m.dims[4] = IR_DFLY_RELATIVE;
+	m.routing = r;
+	return all_port(m);
 }
 
 /* ---- table 1 ---------------------------------------------------------- */
@@ -215,13 +239,20 @@ static void table1(int reps)
 	        {"128x128 d=16", mesh(128, 128), 16},
 	        {"ft16 d-mod-k d=64", fat_tree(16, IR_ROUTE_D_MOD_K), 64},
 	        {"ft16 adaptive d=64", fat_tree(16, IR_ROUTE_ADAPTIVE), 64},
+	        {"ft16 source d=64", fat_tree(16, IR_ROUTE_SOURCE), 64},
+	        {"dfly minimal d=64", dragonfly(IR_ROUTE_MINIMAL), 64},
+	        {"dfly source d=64", dragonfly(IR_ROUTE_SOURCE), 64},
 	};
 	const enum sch_irr_alg algs[] = {SCH_IRR_COLOR, SCH_IRR_LINK_AWARE,
 	                                 SCH_IRR_RS_NL};
 
 	printf("Table 1: random d-regular patterns, 1 KiB messages, seed 1, "
-	       "on X-Y routed one-port\nmeshes and on ft16, the 16-ary "
-	       "3-tree XGFT(3; 16,16,16; 1,16,16) of 4,096 hosts\n");
+	       "on X-Y routed one-port\nmeshes, on ft16, the 16-ary "
+	       "3-tree XGFT(3; 16,16,16; 1,16,16) of 4,096 hosts, and on\n"
+	       "dfly, a dragonfly of 33 groups x 8 routers x 4 hosts "
+	       "(1,056 hosts, one global link per\npair of groups); "
+	       "source: the sender picks paths, and link_aware picks "
+	       "them\n");
 	printf("(time: median of %d runs, min-max; memory: peak RSS of a "
 	       "child that made the matrix\nand scheduled it, and the part "
 	       "above the matrix alone)\n\n",

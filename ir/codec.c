@@ -75,6 +75,8 @@ static const uint8_t file_magic[8] = {0x89, 'C',  'C',  'P',
                       machine: nhosts, nswitches, ncables, a reserved 0 */
 #define G_CABLE 32 /* version 7, after the graph record, per cable: a, b,
                       width, class u32, bandwidth, latency f64 */
+#define G_PATH 4 /* version 8, after the placement list of a machine
+                    whose sender picks paths: each transfer's path */
 #define V1_DIMS 3 /* mesh and torus extents in the fixed part */
 
 /* rank section: a fixed part, ops, iovs, then its checksum */
@@ -82,6 +84,7 @@ static const uint8_t file_magic[8] = {0x89, 'C',  'C',  'P',
 #define S_OP    28 /* code, phase, peer, bytes, iov, niov */
 #define S_IOV   20 /* buf, off, len */
 #define S_TAIL  8  /* version 3, after the iovs: dtype u32, redop u32 */
+#define S_PATH  4  /* version 8, after the tail: each op's path u32 */
 #define S_SUM   8  /* XXH3_64 of the section's bytes before it */
 #define S_MIN   (S_FIXED + S_SUM)
 
@@ -549,6 +552,13 @@ static int check_plan(const ir_plan *p, char *err, size_t errlen)
 			            "bad plan: transfer %" PRIu32
 			            " has unknown flags 0x%" PRIx32,
 			            i, t->flags);
+		if (t->path && t->path >= ir_path_count(&p->machine, t->src,
+		                                          t->dst))
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: transfer %" PRIu32 " takes path "
+			            "%" PRIu32 " of the %" PRIu32 " it has",
+			            i, t->path,
+			            ir_path_count(&p->machine, t->src, t->dst));
 	}
 	for (uint32_t i = 0; i < p->nblocks; i++) {
 		const ir_block *b = &p->blocks[i];
@@ -910,6 +920,11 @@ static int check_slice(const ir_slice *s, int32_t rank, int32_t nranks,
 			            "bad plan: rank %" PRId32 " op %" PRIu32
 			            " is in phase %" PRIu32 " of %" PRIu32,
 			            rank, i, o->phase, nphases);
+		if (o->path && o->code != IR_OP_SEND)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: rank %" PRId32 " op %" PRIu32
+			            " is no send but names path %" PRIu32,
+			            rank, i, o->path);
 		if ((uint64_t)o->iov + o->niov > s->niovs)
 			return fail(err, errlen, CCP_EFORMAT,
 			            "bad plan: rank %" PRId32 " op %" PRIu32
@@ -1080,10 +1095,16 @@ static void put_global(struct tbuf *b, const ir_plan *p)
 			put_u64(b, f64_bits(c->latency));
 		}
 	}
+	/* version 8, and only when the sender picks paths: each
+	 * transfer's */
+	if (v >= 8 && ir_routing_chooses(m))
+		for (uint32_t i = 0; i < p->ntransfers; i++)
+			put_u32(b, p->transfers[i].path);
 }
 
-/* One rank's section, without its trailing checksum. */
-static void put_slice(struct tbuf *b, const ir_slice *s)
+/* One rank's section, without its trailing checksum; paths: the ops'
+ * paths follow (version 8). */
+static void put_slice(struct tbuf *b, const ir_slice *s, bool paths)
 {
 	put_u32(b, (uint32_t)s->rank);
 	put_u32(b, s->nops);
@@ -1109,6 +1130,8 @@ static void put_slice(struct tbuf *b, const ir_slice *s)
 	/* version 3: appended, so an older reader skips it */
 	put_u32(b, s->dtype);
 	put_u32(b, s->redop);
+	for (uint32_t i = 0; paths && i < s->nops; i++)
+		put_u32(b, s->ops[i].path);
 }
 
 uint16_t ir_file_version(const ir_machine *m, const ir_comm *c,
@@ -1124,6 +1147,8 @@ uint16_t ir_file_version(const ir_machine *m, const ir_comm *c,
 		v = 6;
 	if (m->topo == IR_GRAPH)
 		v = 7;
+	if (ir_routing_chooses(m))
+		v = 8;
 	*min_read = v > 3 ? v : IR_FILE_COMPAT;
 	return v;
 }
@@ -1192,7 +1217,7 @@ int ir_plan_encode(const ir_plan *p, const ir_report *r, const ir_slice *s,
 		if (check_slice(&s[i], i, n, p->nphases, err, errlen) != 0)
 			return CCP_EINVAL;
 		est += IR_FILE_INDEX_ENTRY + S_MIN + S_TAIL +
-		       (uint64_t)s[i].nops * S_OP +
+		       (uint64_t)s[i].nops * (S_OP + S_PATH) +
 		       (uint64_t)s[i].niovs * S_IOV;
 	}
 	if (est > SIZE_MAX)
@@ -1213,7 +1238,7 @@ int ir_plan_encode(const ir_plan *p, const ir_report *r, const ir_slice *s,
 	b.len += index_len;
 	for (int32_t i = 0; i < n; i++) {
 		size_t off = b.len;
-		put_slice(&b, &s[i]);
+		put_slice(&b, &s[i], ir_routing_chooses(&p->machine));
 		if (b.nomem)
 			goto out_free_buf;
 		uint64_t sum = XXH3_64bits(b.p + off, b.len - off);
@@ -1550,6 +1575,7 @@ static void rd_global_arrays(struct ibuf *r, ir_plan *p)
 		t->block = rd_u32(r);
 		t->nblocks = rd_u32(r);
 		t->flags = rd_u32(r);
+		t->path = 0; /* version 8 gives it after the machine */
 	}
 	for (uint32_t i = 0; i < p->nblocks; i++) {
 		p->blocks[i].origin = rd_i32(r);
@@ -1789,6 +1815,15 @@ static int decode_global(const uint8_t *g, uint64_t size,
 		/* version 7: a graph's record follows (rd_graph checks its
 		 * length) */
 		bool graph = m->topo == IR_GRAPH;
+		/* version 8: each transfer's path, when the sender picks */
+		bool paths = ir_routing_chooses(m);
+		if (paths && fi->version < 8)
+			return fail(err, errlen, CCP_EFORMAT,
+			            "bad plan: a machine whose sender picks "
+			            "paths in a version %u file (it needs 8)",
+			            fi->version);
+		if (paths)
+			list += (uint64_t)p->ntransfers * G_PATH;
 		if (graph && fi->version < 7)
 			return fail(err, errlen, CCP_EFORMAT,
 			            "bad plan: a graph machine in a version %u "
@@ -1802,9 +1837,13 @@ static int decode_global(const uint8_t *g, uint64_t size,
 			            "machine, where its placement needs %" PRIu64
 			            "%s",
 			            rem, list, graph ? " and its graph more" : "");
-		int rc = list ? rd_place(&r, m, err, errlen) : 0;
+		int rc = m->placement == IR_PLACE_MAP
+		                 ? rd_place(&r, m, err, errlen)
+		                 : 0;
 		if (rc)
 			return rc;
+		for (uint32_t i = 0; paths && i < p->ntransfers; i++)
+			p->transfers[i].path = rd_u32(&r);
 		if (graph && (rc = rd_graph(&r, rem - list, m, err, errlen)))
 			return rc;
 	} else {
@@ -1935,6 +1974,7 @@ static int rd_slice_arrays(struct ibuf *r, ir_slice *s, char *err,
 			            " has code %" PRIu32,
 			            s->rank, i, code);
 		o->code = (uint8_t)code;
+		o->path = 0; /* version 8 gives it after the tail */
 		o->phase = rd_u32(r);
 		o->peer = rd_i32(r);
 		o->bytes = rd_u64(r);
@@ -2006,6 +2046,7 @@ int ir_slice_decode(const uint8_t *sec, uint64_t size, const ir_file_info *fi,
 	if (!take_records(&rem, s->nops, S_OP) ||
 	    !take_records(&rem, s->niovs, S_IOV) ||
 	    (fi->version >= 3 && !take_records(&rem, 1, S_TAIL)) ||
+	    (fi->version >= 8 && !take_records(&rem, s->nops, S_PATH)) ||
 	    (rem != 0 && fi->version <= IR_FILE_VERSION)) {
 		rc = fail(err, errlen, CCP_EFORMAT,
 		          "bad plan: rank %" PRId32 " section: %" PRIu32
@@ -2034,6 +2075,8 @@ int ir_slice_decode(const uint8_t *sec, uint64_t size, const ir_file_info *fi,
 		s->dtype = (uint8_t)dt;
 		s->redop = (uint8_t)op;
 	}
+	for (uint32_t i = 0; fi->version >= 8 && i < s->nops; i++)
+		s->ops[i].path = rd_u32(&r);
 	rc = check_slice(s, rank, fi->nranks, fi->nphases, err, errlen);
 	if (rc)
 		goto out_free_slice;

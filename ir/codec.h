@@ -13,7 +13,7 @@
 
 #include "ir.h"
 
-#define IR_FILE_VERSION  7 /* newest version this code reads and writes */
+#define IR_FILE_VERSION  8 /* newest version this code reads and writes */
 #define IR_FILE_MIN_READ 1 /* oldest version this code reads */
 /* Oldest reader of what this code writes: version 2 only appends the
  * selection record to the global section, and version 3 the element type
@@ -27,7 +27,9 @@
  * machine has one are written as version 5, needing a reader of 5.
  * Version 6 appends the rest of the machine (n-D, nodes, placement);
  * version 7 a graph machine's cables, and only graph plans are written
- * as 7, needing a reader of 7. */
+ * as 7, needing a reader of 7.  Version 8 appends the path of each
+ * transfer and of each SEND op, and only plans of a machine whose
+ * sender picks paths (ir_routing_chooses) are written as 8. */
 #define IR_FILE_COMPAT 1
 
 /* What the header of a plan file says; filled by ir_file_info_read. */

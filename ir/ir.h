@@ -88,12 +88,13 @@ typedef struct ir_slice ir_slice;
 	X(SWITCH, "switch", IR_RT(DIRECT), "switch",                           \
 	  "fully connected: one direct link per ordered pair")                \
 	X(FAT_TREE, "fat_tree", IR_RT(D_MOD_K) | IR_RT(S_MOD_K) |              \
-	  IR_RT(ADAPTIVE), "fat tree",                                         \
+	  IR_RT(ADAPTIVE) | IR_RT(SOURCE), "fat tree",                                         \
 	  "XGFT fat tree: hosts under 1-4 levels of switches")                 \
 	X(GRAPH, "graph", IR_RT(SHORTEST) | IR_RT(ADAPTIVE), "graph",          \
 	  "any network: hosts, switches and cables (struct ir_graph)")        \
 	X(DRAGONFLY, "dragonfly",                                              \
-	  IR_RT(MINIMAL) | IR_RT(VALIANT) | IR_RT(ADAPTIVE), "dragonfly",      \
+	  IR_RT(MINIMAL) | IR_RT(VALIANT) | IR_RT(ADAPTIVE) | IR_RT(SOURCE),   \
+	  "dragonfly",                                                         \
 	  "groups of fully connected routers joined by global links")
 
 /* Routing functions: X(ENUM, name, comment).  The machine stores the one
@@ -119,7 +120,11 @@ typedef struct ir_slice ir_slice;
 	  "destination host's number mod their count)")                       \
 	X(VALIANT, "valiant",                                                  \
 	  "dragonfly: minimal to an intermediate group hashed from (seed, "    \
-	  "source, destination), then minimal on")
+	  "source, destination), then minimal on")                            \
+	X(SOURCE, "source",                                                    \
+	  "the sender picks the path and the plan records it (fat tree: any "  \
+	  "shortest path; dragonfly: minimal, or Valiant through any group; " \
+	  "over any of the parallel global links); unpicked: d-mod-k, minimal")
 
 enum ir_topo {
 #define X(e, name, routings, noun, comment) IR_##e,
@@ -514,6 +519,8 @@ struct ir_transfer {
 	uint32_t block;     /* first block in ir_plan.blocks */
 	uint32_t nblocks;   /* number of blocks carried (>= 1) */
 	uint32_t flags;     /* IR_XF_* */
+	uint32_t path;      /* the path the sender picks, < ir_path_count
+	                       (ir_route_via); 0 where the routing picks */
 };
 
 struct ir_phase {
@@ -645,6 +652,8 @@ struct ir_op {
 	uint8_t code;   /* enum ir_opcode */
 	uint32_t phase; /* phase the op belongs to (the tag on the wire) */
 	int32_t peer;   /* other rank, or -1 */
+	uint32_t path;  /* SEND: the path the plan picked (ir_transfer.path),
+	                   for a transport that can take it; 0 otherwise */
 	uint64_t bytes; /* bytes moved by this op */
 	uint32_t iov;   /* first iov of this op in the slice */
 	uint32_t niov;  /* number of iovs */
@@ -774,6 +783,28 @@ int ir_hops(const ir_machine *m, int32_t src, int32_t dst);
  * counting routes per link gives each link's worst-case load, which is
  * what contention-free must hold for. */
 bool ir_routing_adapts(const ir_machine *m);
+/* Whether the sender picks each message's path (routing: source), so
+ * that a plan may fix the path of every transfer (ir_transfer.path). */
+bool ir_routing_chooses(const ir_machine *m);
+/* Paths a plan may pick for a message from src to dst: numbered 0 ..
+ * count - 1, 0 the one ir_route gives (d-mod-k on a fat tree, minimal on
+ * a dragonfly); 1 where the routing picks, or the ranks share a node. */
+uint32_t ir_path_count(const ir_machine *m, int32_t src, int32_t dst);
+/* Path number path (< ir_path_count) of the message src -> dst, as
+ * ir_route writes a route; CCP_EINVAL for a path past the count or a
+ * rank outside the machine.  links may be NULL to only count. */
+int ir_route_via(const ir_machine *m, int32_t src, int32_t dst, uint32_t path,
+                 uint64_t *links);
+/* The route of a transfer of a plan: ir_route_via of its path.  What
+ * every check of a plan's links (verifier, splitter, simulator, cost
+ * model, drawings) routes by. */
+int ir_route_xfer(const ir_machine *m, const ir_transfer *x, uint64_t *links);
+/* The fewest links of each class (enum ir_link_class) on any path a
+ * plan may pick for the message src -> dst, into least: what a lower
+ * bound may count for it whatever paths a plan picks.  For a machine
+ * whose routing chooses (ir_routing_chooses): fat tree or dragonfly. */
+void ir_path_least(const ir_machine *m, int32_t src, int32_t dst,
+                   uint32_t least[IR_NLINK_CLASSES]);
 /* The class of a link id (< ir_nlinks). */
 enum ir_link_class ir_link_class(const ir_machine *m, uint64_t link);
 /* Whether some router of the machine replicates a message onto several

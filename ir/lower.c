@@ -203,8 +203,12 @@ static int add_iovs(struct lowering *L, ir_slice *s, const ir_transfer *x,
 static void add_op(ir_slice *s, enum ir_opcode code, uint32_t phase,
                    int32_t peer, uint64_t bytes, uint32_t iov, uint32_t niov)
 {
-	s->ops[s->nops++] =
-	        (ir_op){(uint8_t)code, phase, peer, bytes, iov, niov};
+	s->ops[s->nops++] = (ir_op){.code = (uint8_t)code,
+	                            .phase = phase,
+	                            .peer = peer,
+	                            .bytes = bytes,
+	                            .iov = iov,
+	                            .niov = niov};
 }
 
 /* A local copy from the SEND buffer to another place. */
@@ -463,6 +467,7 @@ int ir_lower(const ir_plan *p, ir_slice **out)
 				goto out;
 			add_op(o, IR_OP_SEND, ph, x->dst, (uint64_t)x->bytes,
 			       first, o->niovs - first);
+			o->ops[o->nops - 1].path = x->path;
 		}
 		for (uint32_t t = f->transfer; t < end; t++) {
 			int32_t ends[2] = {p->transfers[t].src,

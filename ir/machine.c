@@ -364,11 +364,13 @@ static int xgft_top(const struct xgft *t, int32_t src, int32_t dst)
 }
 
 /* Fat-tree routing to the nearest common ancestor and down: going up
- * from level l-1 the port is (key / W[l-1]) mod w_l, key the
- * destination (d-mod-k) or the source (s-mod-k); the way down is the
- * only one.  Both hosts are nodes, src != dst. */
+ * from level l-1 the port is (key / W[l-1] + path digit l) mod w_l, key
+ * the destination (d-mod-k, source routing) or the source (s-mod-k),
+ * the digits path's in the mixed radix w_1, w_2, ... (all 0 but under
+ * source routing); the way down is the only one.  Both hosts are nodes,
+ * src != dst. */
 static int route_tree(const ir_machine *m, int32_t src, int32_t dst,
-                      uint64_t *links)
+                      uint32_t path, uint64_t *links)
 {
 	struct xgft t;
 	int64_t key, v = src;
@@ -378,7 +380,10 @@ static int route_tree(const ir_machine *m, int32_t src, int32_t dst,
 	key = m->routing == IR_ROUTE_S_MOD_K ? src : dst;
 	top = xgft_top(&t, src, dst);
 	for (int l = 1; l <= top; l++) {
-		int64_t S = t.W[l - 1], p = key / S % t.w[l];
+		int64_t S = t.W[l - 1];
+		int64_t p = (key / S + path % t.w[l]) % t.w[l];
+
+		path /= (uint32_t)t.w[l];
 		int64_t low = v % S, high = v / S / t.m[l];
 
 		k = put(links, k,
@@ -655,6 +660,20 @@ static int dfly_hop(const struct dfly *d, int64_t *grp, int64_t *r,
 	return k;
 }
 
+/* Group i (< g - 2) of those other than gs and gd, in increasing
+ * order. */
+static int64_t dfly_other(uint64_t i, int64_t gs, int64_t gd)
+{
+	int64_t lo = gs < gd ? gs : gd, hi = gs < gd ? gd : gs;
+	int64_t o = (int64_t)i;
+
+	if (o >= lo)
+		o++;
+	if (o >= hi)
+		o++;
+	return o;
+}
+
 /* Valiant's intermediate group of the message src -> dst (hosts of
  * groups gs != gd, g >= 3): one of the g - 2 others, the
  * ir_mix64(ir_mix64(seed) ^ (src << 32 | dst)) mod (g - 2)-th in
@@ -663,15 +682,10 @@ static int64_t dfly_mid(const ir_machine *m, const struct dfly *d,
                         int32_t src, int32_t dst, int64_t gs, int64_t gd)
 {
 	uint64_t key = (uint64_t)(uint32_t)src << 32 | (uint32_t)dst;
-	int64_t i = (int64_t)(ir_mix64(ir_mix64(m->wrap) ^ key) %
-	                      (uint64_t)(d->g - 2));
-	int64_t lo = gs < gd ? gs : gd, hi = gs < gd ? gd : gs;
 
-	if (i >= lo)
-		i++;
-	if (i >= hi)
-		i++;
-	return i;
+	return dfly_other(ir_mix64(ir_mix64(m->wrap) ^ key) %
+	                          (uint64_t)(d->g - 2),
+	                  gs, gd);
 }
 
 /* A dragonfly route between two hosts (src != dst): the host link, then
@@ -681,21 +695,30 @@ static int64_t dfly_mid(const ir_machine *m, const struct dfly *d,
  * every Valiant path; then the host link down.  Messages inside one
  * group, and every message when there are fewer than 3 groups, go
  * minimal.  taken: only the path an adaptive message takes unhindered,
- * the minimal one (ir_path). */
+ * the minimal one (ir_path).  Under source routing path picks, between
+ * groups, the round (dst + path) mod c and then by path / c minimal (0)
+ * or Valiant through the (path / c - 1)-th other group. */
 static int route_dfly(const ir_machine *m, int32_t src, int32_t dst,
-                      uint64_t *links, bool taken)
+                      uint32_t path, uint64_t *links, bool taken)
 {
 	struct dfly d;
 	dfly_shape(m, &d);
 	int64_t rs = src / d.p % d.a, gs = src / d.p / d.a;
 	int64_t rd = dst / d.p % d.a, gd = dst / d.p / d.a;
-	int64_t n = d.c ? dst % d.c : 0, r = rs, grp = gs;
+	int64_t n = d.c ? dst % d.c : 0, r = rs, grp = gs, mid = -1;
 	bool detour = gs != gd && d.g >= 3 && !taken;
 	int k = put(links, 0, 2u * (uint64_t)src);
 
-	if (detour && m->routing == IR_ROUTE_VALIANT) {
-		k = dfly_hop(&d, &grp, &r, dfly_mid(m, &d, src, dst, gs, gd),
-		             n, links, k);
+	if (m->routing == IR_ROUTE_SOURCE && gs != gd) {
+		n = (n + (int64_t)(path % (uint64_t)d.c)) % d.c;
+		path /= (uint32_t)d.c;
+		if (path > 0)
+			mid = dfly_other(path - 1, gs, gd);
+	} else if (detour && m->routing == IR_ROUTE_VALIANT) {
+		mid = dfly_mid(m, &d, src, dst, gs, gd);
+	}
+	if (mid >= 0) {
+		k = dfly_hop(&d, &grp, &r, mid, n, links, k);
 	} else if (detour && m->routing == IR_ROUTE_ADAPTIVE) {
 		/* every port of round n leads somewhere on one of the
 		 * paths: the routers holding them, reached from rs; then
@@ -1819,7 +1842,10 @@ int ir_route_max(const ir_machine *m)
 		 * local, global, local, global, local, host */
 		if (m->routing == IR_ROUTE_ADAPTIVE)
 			return 2 * m->dims[1] + 3 * m->dims[2];
-		return m->routing == IR_ROUTE_VALIANT ? 7 : 5;
+		return m->routing == IR_ROUTE_VALIANT ||
+		                       m->routing == IR_ROUTE_SOURCE
+		               ? 7
+		               : 5;
 	case IR_SWITCH:
 	default:
 		return 1;
@@ -1984,7 +2010,7 @@ static int route_nodes(const ir_machine *m, int32_t src, int32_t dst,
 	if (m->topo == IR_GRAPH)
 		return route_graph(m, src, dst, links);
 	if (m->topo == IR_DRAGONFLY)
-		return route_dfly(m, src, dst, links, false);
+		return route_dfly(m, src, dst, 0, links, false);
 	switch (m->routing) {
 	case IR_ROUTE_DIM_ORDER:
 		return route_grid(m, src, dst, links);
@@ -1994,7 +2020,8 @@ static int route_nodes(const ir_machine *m, int32_t src, int32_t dst,
 		return route_hpam(m, src, dst, links);
 	case IR_ROUTE_D_MOD_K:
 	case IR_ROUTE_S_MOD_K:
-		return route_tree(m, src, dst, links);
+	case IR_ROUTE_SOURCE:
+		return route_tree(m, src, dst, 0, links);
 	case IR_ROUTE_ADAPTIVE:
 		return route_tree_set(m, src, dst, links);
 	case IR_ROUTE_DIRECT:
@@ -2033,8 +2060,8 @@ int ir_path(const ir_machine *m, int32_t src, int32_t dst, uint64_t *links)
 	if (m->topo == IR_GRAPH)
 		return route_graph_path(m->graph, src, dst, links);
 	if (m->topo == IR_DRAGONFLY)
-		return route_dfly(m, src, dst, links, true);
-	return route_tree(m, src, dst, links);
+		return route_dfly(m, src, dst, 0, links, true);
+	return route_tree(m, src, dst, 0, links);
 }
 
 /* Hops of the path a message takes, counted without writing it. */
@@ -2047,6 +2074,85 @@ int ir_hops(const ir_machine *m, int32_t src, int32_t dst)
 bool ir_routing_adapts(const ir_machine *m)
 {
 	return m->routing == IR_ROUTE_ADAPTIVE;
+}
+
+bool ir_routing_chooses(const ir_machine *m)
+{
+	return m->routing == IR_ROUTE_SOURCE;
+}
+
+/* Fat tree: one path per up port at each level below the top, W[top];
+ * dragonfly, between groups: c rounds, each minimal or through one of
+ * the g - 2 other groups. */
+uint32_t ir_path_count(const ir_machine *m, int32_t src, int32_t dst)
+{
+	if (!ir_routing_chooses(m) || src < 0 || src >= m->nranks || dst < 0 ||
+	    dst >= m->nranks)
+		return 1;
+	src = ir_node_of(m, src);
+	dst = ir_node_of(m, dst);
+	if (src == dst)
+		return 1;
+	if (m->topo == IR_FAT_TREE) {
+		struct xgft t;
+		xgft_shape(m, &t);
+		return (uint32_t)t.W[xgft_top(&t, src, dst)];
+	}
+	struct dfly d;
+	dfly_shape(m, &d);
+	if (src / d.p / d.a == dst / d.p / d.a)
+		return 1;
+	uint64_t n = (uint64_t)d.c * (uint64_t)(d.g >= 3 ? d.g - 1 : 1);
+	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+int ir_route_via(const ir_machine *m, int32_t src, int32_t dst, uint32_t path,
+                 uint64_t *links)
+{
+	if (path == 0)
+		return ir_route(m, src, dst, links);
+	if (path >= ir_path_count(m, src, dst))
+		return CCP_EINVAL;
+	src = ir_node_of(m, src);
+	dst = ir_node_of(m, dst);
+	if (m->topo == IR_FAT_TREE)
+		return route_tree(m, src, dst, path, links);
+	return route_dfly(m, src, dst, path, links, false);
+}
+
+int ir_route_xfer(const ir_machine *m, const ir_transfer *x, uint64_t *links)
+{
+	return ir_route_via(m, x->src, x->dst, x->path, links);
+}
+
+/* Every shortest path of a fat tree climbs and comes down the same
+ * levels, so path 0 has the least of each class.  A dragonfly's paths
+ * differ: up to DFLY_LEAST_PATHS of them are looked at, past that a
+ * message between groups counts its host links and one global link. */
+#define DFLY_LEAST_PATHS 1024
+void ir_path_least(const ir_machine *m, int32_t src, int32_t dst,
+                   uint32_t least[IR_NLINK_CLASSES])
+{
+	uint64_t links[2 * IR_MAX_TREE + 8];
+	uint32_t n = ir_path_count(m, src, dst), cnt[IR_NLINK_CLASSES];
+
+	memset(least, 0, IR_NLINK_CLASSES * sizeof *least);
+	if (m->topo == IR_DRAGONFLY && n > DFLY_LEAST_PATHS) {
+		least[IR_LC_HOST] = 2;
+		least[IR_LC_GLOBAL] = 1;
+		return;
+	}
+	if (m->topo != IR_DRAGONFLY)
+		n = 1;
+	for (uint32_t p = 0; p < n; p++) {
+		int h = ir_route_via(m, src, dst, p, links);
+		memset(cnt, 0, sizeof cnt);
+		for (int i = 0; i < h; i++)
+			cnt[ir_link_class(m, links[i])]++;
+		for (int c = 0; c < IR_NLINK_CLASSES; c++)
+			if (p == 0 || cnt[c] < least[c])
+				least[c] = cnt[c];
+	}
 }
 
 /* Ends of a mesh or torus link, or CCP_EINVAL where the neighbour is

@@ -202,11 +202,39 @@ struct partial {
 
 /* ---- lower bound ---------------------------------------------------- */
 
+/* Where the sender picks paths, a link only bounds the phases if every
+ * path takes it (a host's link); a class of links does, by the fewest
+ * links of that class each message's paths take (ir_path_least) over
+ * the capacity of the whole class.  least[] holds those sums. */
+static uint32_t class_bound(const ir_machine *m, const uint64_t *least)
+{
+	uint64_t cap[IR_NLINK_CLASSES] = {0}, nl = ir_nlinks(m);
+	uint32_t out = 0;
+
+	for (uint64_t l = 0; l < nl; l++) {
+		int32_t a, b;
+		if (ir_link_ends(m, l, &a, &b) == 0)
+			cap[ir_link_class(m, l)] +=
+			        (uint64_t)ir_link_capacity(m, l);
+	}
+	for (int k = 0; k < IR_NLINK_CLASSES; k++)
+		if (cap[k] && least[k]) {
+			uint64_t t = (least[k] + cap[k] - 1) / cap[k];
+			out = t > out ? (uint32_t)(t > UINT32_MAX ? UINT32_MAX : t)
+			              : out;
+		}
+	return out;
+}
+
 /* Per-link message counts over the whole pattern, for direct plans: the
- * phases the busiest link needs, its count over its capacity rounded up.
- * Skipped (0) past 4M messages, where it would cost more than the plan. */
+ * phases the busiest link needs, its count over its capacity rounded up
+ * (where the sender picks paths, the busiest link every path takes, or
+ * class_bound).  Skipped (0) past 4M messages, where it would cost more
+ * than the plan. */
 static int link_bound(const ir_machine *m, const ir_comm *c, uint32_t *out)
 {
+	bool chooses = ir_routing_chooses(m);
+	uint64_t least[IR_NLINK_CLASSES] = {0};
 	*out = 0;
 	int32_t n = m->nranks;
 	uint64_t msgs = c->coll == IR_IRREGULAR  ? (uint64_t)c->matrix->nnz
@@ -243,13 +271,26 @@ static int link_bound(const ir_machine *m, const ir_comm *c, uint32_t *out)
 			if (d == s)
 				continue;
 			int h = ir_route(m, s, d, links);
+			if (chooses) {
+				uint32_t at[IR_NLINK_CLASSES];
+				ir_path_least(m, s, d, at);
+				for (int k2 = 0; k2 < IR_NLINK_CLASSES; k2++)
+					least[k2] += at[k2];
+			}
 			for (int j = 0; j < h; j++) {
+				if (chooses &&
+				    ir_link_class(m, links[j]) != IR_LC_HOST)
+					continue;
 				uint32_t t = ir_link_phases(m, links[j],
 				                            ++load[links[j]]);
 				if (t > *out)
 					*out = t;
 			}
 		}
+	}
+	if (chooses) {
+		uint32_t t = class_bound(m, least);
+		*out = t > *out ? t : *out;
 	}
 	free(load);
 	free(links);
@@ -1027,7 +1068,15 @@ int ir_verify(const ir_plan *p, ir_report *r)
 					ntouch[nntouched++] = nd;
 			}
 			/* link load along the route */
-			int h = ir_route(m, x->src, x->dst, links);
+			if (x->path && x->path >= ir_path_count(m, x->src, x->dst))
+				FAIL("link: phase %u: the transfer from rank %d "
+				     "to %d takes path %u, and it has %u "
+				     "(routing %s)",
+				     ph, (int)x->src, (int)x->dst,
+				     (unsigned)x->path,
+				     (unsigned)ir_path_count(m, x->src, x->dst),
+				     ir_routing_name(m->routing));
+			int h = ir_route_xfer(m, x, links);
 			if (h < 0 || (h == 0 && ns != nd))
 				FAIL("link: phase %u: no route from rank %d to "
 				     "%d",
@@ -1332,7 +1381,7 @@ int ir_class_loads(const ir_plan *p, ir_class_load out[IR_NLINK_CLASSES])
 				ids = q;
 				cap = c2;
 			}
-			int h = ir_route(m, x->src, x->dst, ids + n);
+			int h = ir_route_xfer(m, x, ids + n);
 			if (h < 0) {
 				rc = h;
 				goto out;

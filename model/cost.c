@@ -633,7 +633,7 @@ static int scan_phase(struct scan *s, uint32_t ph, bool loads,
 	s->ntouched = 0;
 	for (uint32_t t = 0; t < nt; t++) {
 		const ir_transfer *x = &xs[t];
-		int h = ir_route(m, x->src, x->dst, s->route);
+		int h = ir_route_xfer(m, x, s->route);
 		bool inside = s->nodes &&
 		              ir_node_of(m, x->src) == ir_node_of(m, x->dst);
 		if (h < 0 || (h == 0 && !inside)) {

@@ -539,7 +539,7 @@ static int build_routes(struct sim *s, char *err, size_t len)
 		}
 		for (uint32_t k = 0; k < g->nx; k++) {
 			const ir_transfer *x = &p->transfers[s->xf[g->x0 + k]];
-			int h = ir_route(mc, x->src, x->dst, route);
+			int h = ir_route_xfer(mc, x, route);
 			int32_t node = ir_node_of(mc, x->src);
 			bool inside =
 			        s->nodes && node == ir_node_of(mc, x->dst);

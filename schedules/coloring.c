@@ -82,10 +82,11 @@ static int32_t *message_sources(const ir_matrix *x)
 }
 
 /* Append the phases to p: message k goes to phase ph[k] (< nph), one
- * transfer per message carrying block (s, d); empty phases are skipped,
- * and inside a phase transfers keep message (sender) order. */
+ * transfer per message carrying block (s, d), on path path[k] (path may
+ * be NULL: the routing's); empty phases are skipped, and inside a phase
+ * transfers keep message (sender) order. */
 static int emit_phases(ir_plan *p, const ir_matrix *x, const int32_t *src,
-                       const uint32_t *ph, uint32_t nph)
+                       const uint32_t *path, const uint32_t *ph, uint32_t nph)
 {
 	int rc = 0;
 	uint32_t nnz = (uint32_t)x->nnz;
@@ -113,6 +114,8 @@ static int emit_phases(ir_plan *p, const ir_matrix *x, const int32_t *src,
 			if ((rc = ir_plan_add(p, b.origin, b.index, &b, 1,
 			                      0)) != 0)
 				goto out;
+			if (path)
+				p->transfers[p->ntransfers - 1].path = path[e];
 		}
 	}
 out:
@@ -257,46 +260,51 @@ static void bgraph_fini(struct bgraph *g)
 	memset(g, 0, sizeof *g);
 }
 
-/* Build the copies' graph of x on machine m. */
-static int bgraph_init(struct bgraph *g, const ir_machine *m,
-                       const ir_matrix *x)
+/* Build the copies' graph of ne messages between n units: message k
+ * from unit lu[k] to unit ru[k], unit u taking cap[u] messages in one
+ * colour on each side. */
+static int bgraph_units(struct bgraph *g, uint32_t n, uint32_t ne,
+                        const uint32_t *lu, const uint32_t *ru,
+                        const uint32_t *cap)
 {
 	int rc = CCP_ENOMEM;
-	int32_t n = x->n;
-	uint32_t nnz = (uint32_t)x->nnz, nv = 0;
+	uint32_t nv = 0;
+	uint32_t *outdeg = calloc((size_t)n + 1, sizeof *outdeg);
 	uint32_t *indeg = calloc((size_t)n + 1, sizeof *indeg);
+	uint32_t *lbase = malloc(((size_t)n + 1) * sizeof *lbase);
 	uint32_t *rbase = malloc(((size_t)n + 1) * sizeof *rbase);
-	uint32_t *pos = calloc((size_t)n + 1, sizeof *pos);
+	uint32_t *lpos = calloc((size_t)n + 1, sizeof *lpos);
+	uint32_t *rpos = calloc((size_t)n + 1, sizeof *rpos);
 	memset(g, 0, sizeof *g);
-	g->lv = malloc(((size_t)nnz + 1) * sizeof *g->lv);
-	g->rv = malloc(((size_t)nnz + 1) * sizeof *g->rv);
-	g->colour = malloc(((size_t)nnz + 1) * sizeof *g->colour);
-	if (!indeg || !rbase || !pos || !g->lv || !g->rv || !g->colour)
+	g->lv = malloc(((size_t)ne + 1) * sizeof *g->lv);
+	g->rv = malloc(((size_t)ne + 1) * sizeof *g->rv);
+	g->colour = malloc(((size_t)ne + 1) * sizeof *g->colour);
+	if (!outdeg || !indeg || !lbase || !rbase || !lpos || !rpos ||
+	    !g->lv || !g->rv || !g->colour)
 		goto out;
-	for (uint32_t k = 0; k < nnz; k++)
-		indeg[x->dst[k]]++;
-	for (int32_t s = 0; s < n; s++) {
-		uint32_t out = (uint32_t)(x->row[s + 1] - x->row[s]);
-		uint32_t c = port_cap(m, s), copies = out < c ? out : c;
-		for (int64_t k = x->row[s]; k < x->row[s + 1]; k++)
-			g->lv[k] = nv + (uint32_t)(k - x->row[s]) % copies;
-		nv += copies;
-		if (out && div_up32(out, c) > g->t)
-			g->t = div_up32(out, c);
+	for (uint32_t k = 0; k < ne; k++) {
+		outdeg[lu[k]]++;
+		indeg[ru[k]]++;
 	}
-	g->nl = nv;
-	for (int32_t d = 0; d < n; d++) {
-		uint32_t c = port_cap(m, d);
-		rbase[d] = nv;
-		nv += indeg[d] < c ? indeg[d] : c;
-		if (indeg[d] && div_up32(indeg[d], c) > g->t)
-			g->t = div_up32(indeg[d], c);
+	for (int side = 0; side < 2; side++) {
+		uint32_t *deg = side ? indeg : outdeg;
+		uint32_t *base = side ? rbase : lbase;
+		for (uint32_t u = 0; u < n; u++) {
+			uint32_t c = cap[u] ? cap[u] : 1;
+			base[u] = nv;
+			nv += deg[u] < c ? deg[u] : c;
+			if (deg[u] && div_up32(deg[u], c) > g->t)
+				g->t = div_up32(deg[u], c);
+		}
+		if (side == 0)
+			g->nl = nv;
 	}
-	for (uint32_t k = 0; k < nnz; k++) {
-		int32_t d = x->dst[k];
-		uint32_t c = port_cap(m, d),
-		         copies = indeg[d] < c ? indeg[d] : c;
-		g->rv[k] = rbase[d] + pos[d]++ % copies;
+	/* a unit's messages dealt round robin among its copies */
+	for (uint32_t k = 0; k < ne; k++) {
+		uint32_t a = lu[k], b = ru[k];
+		uint32_t ca = cap[a] ? cap[a] : 1, cb = cap[b] ? cap[b] : 1;
+		g->lv[k] = lbase[a] + lpos[a]++ % (outdeg[a] < ca ? outdeg[a] : ca);
+		g->rv[k] = rbase[b] + rpos[b]++ % (indeg[b] < cb ? indeg[b] : cb);
 	}
 	g->nv = nv;
 	g->map = malloc(((size_t)nv + 1) * sizeof *g->map);
@@ -306,9 +314,35 @@ static int bgraph_init(struct bgraph *g, const ir_machine *m,
 	memset(g->map, 0xff, ((size_t)nv + 1) * sizeof *g->map);
 	rc = 0;
 out:
+	free(outdeg);
 	free(indeg);
+	free(lbase);
 	free(rbase);
-	free(pos);
+	free(lpos);
+	free(rpos);
+	return rc;
+}
+
+/* Build the copies' graph of x on machine m: ranks with their ports. */
+static int bgraph_init(struct bgraph *g, const ir_machine *m,
+                       const ir_matrix *x)
+{
+	int rc = CCP_ENOMEM;
+	uint32_t nnz = (uint32_t)x->nnz, n = (uint32_t)x->n;
+	uint32_t *lu = malloc(((size_t)nnz + 1) * sizeof *lu);
+	uint32_t *cap = malloc(((size_t)n + 1) * sizeof *cap);
+	memset(g, 0, sizeof *g);
+	if (lu && cap) {
+		for (uint32_t s = 0; s < n; s++) {
+			cap[s] = port_cap(m, (int32_t)s);
+			for (int64_t k = x->row[s]; k < x->row[s + 1]; k++)
+				lu[k] = s;
+		}
+		rc = bgraph_units(g, n, nnz, lu, (const uint32_t *)x->dst,
+		                  cap);
+	}
+	free(lu);
+	free(cap);
 	return rc;
 }
 
@@ -782,6 +816,251 @@ static int colour_messages(const ir_machine *m, const ir_matrix *x,
 	return rc;
 }
 
+/* ---- routing whole phases through a fat tree ------------------------ */
+
+/* A fat tree XGFT(h; m; w) as the scheduler needs it (ir.h ir_machine
+ * keeps it in dims and levels): per level l = 1..h its children m_l,
+ * parents w_l, link capacity cap_l, and the products W_l = w_1..w_l,
+ * M_l = m_1..m_l. */
+struct tree {
+	int h;
+	int64_t m[IR_MAX_TREE + 1], w[IR_MAX_TREE + 1], cap[IR_MAX_TREE + 1];
+	int64_t W[IR_MAX_TREE + 1], M[IR_MAX_TREE + 1];
+};
+
+static void tree_shape(const ir_machine *m, struct tree *t)
+{
+	t->h = m->ndims;
+	t->W[0] = t->M[0] = 1;
+	for (int l = 1; l <= t->h; l++) {
+		t->m[l] = m->dims[l - 1];
+		t->w[l] = m->dims[IR_MAX_TREE + l - 1];
+		t->cap[l] = m->levels[(l - 1) / 2][(l - 1) % 2];
+		t->cap[l] = t->cap[l] > 0 ? t->cap[l] : 1;
+		t->W[l] = t->W[l - 1] * t->w[l];
+		t->M[l] = t->M[l - 1] * t->m[l];
+	}
+}
+
+/* Route every phase's messages (message k in phase ph[k] < nph) through
+ * a fat tree whose sender picks paths, as a Clos network is routed: at
+ * each level l, the messages still climbing form a bipartite multigraph
+ * between (phase, the sender's ancestor at level l-1) and (phase, the
+ * receiver's ancestor at level l-1), and a König colouring of it with
+ * each vertex taking cap_l messages a colour gives each message its up
+ * port at level l; it comes down through the same port, so no link of
+ * the level carries more than its capacity in a phase.  A message whose
+ * colour is not a port (the level has fewer parents than the colouring
+ * needs colours, as in a tapered tree) gets no path: out[k] = false.
+ * Otherwise path[k] is its path, and on a tree of full bisection every
+ * message gets one, so each phase needs no link beyond its capacity. */
+static int tree_route_phases(const ir_machine *m, const ir_matrix *x,
+                             const int32_t *src, const uint32_t *ph,
+                             uint32_t nph, uint32_t *path, bool *out)
+{
+	struct tree t;
+	uint32_t nnz = (uint32_t)x->nnz, ne = 0;
+	int rc = CCP_ENOMEM;
+	tree_shape(m, &t);
+	int64_t *vs = malloc(((size_t)nnz + 1) * sizeof *vs);
+	int64_t *vd = malloc(((size_t)nnz + 1) * sizeof *vd);
+	uint8_t *top = malloc((size_t)nnz + 1);
+	uint32_t *e = malloc(((size_t)nnz + 1) * sizeof *e);
+	uint32_t *lu = malloc(((size_t)nnz + 1) * sizeof *lu);
+	uint32_t *ru = malloc(((size_t)nnz + 1) * sizeof *ru);
+	uint32_t *cap = NULL;
+	if (!vs || !vd || !top || !e || !lu || !ru)
+		goto out;
+	for (uint32_t k = 0; k < nnz; k++) {
+		int32_t a = ir_node_of(m, src[k]), b = ir_node_of(m, x->dst[k]);
+		top[k] = 0;
+		for (int i = 1; i <= t.h; i++)
+			if (a / t.M[i - 1] % t.m[i] != b / t.M[i - 1] % t.m[i])
+				top[k] = (uint8_t)i;
+		vs[k] = a;
+		vd[k] = b;
+		path[k] = 0;
+		out[k] = true;
+	}
+	for (int l = 1; l <= t.h; l++) {
+		int64_t S = t.W[l - 1], nv = S * (t.M[t.h] / t.M[l - 1]);
+		uint64_t units = (uint64_t)nph * (uint64_t)nv;
+		if (units > UINT32_MAX / 2) {
+			rc = CCP_ERANGE;
+			goto out;
+		}
+		ne = 0;
+		for (uint32_t k = 0; k < nnz; k++)
+			if (out[k] && top[k] >= l) {
+				lu[ne] = (uint32_t)((uint64_t)ph[k] * nv + vs[k]);
+				ru[ne] = (uint32_t)((uint64_t)ph[k] * nv + vd[k]);
+				e[ne++] = k;
+			}
+		if (ne == 0)
+			break;
+		free(cap);
+		if (!(cap = malloc(((size_t)units + 1) * sizeof *cap)))
+			goto out;
+		for (uint64_t u = 0; u < units; u++)
+			cap[u] = (uint32_t)t.cap[l];
+		struct bgraph g;
+		if ((rc = bgraph_units(&g, (uint32_t)units, ne, lu, ru, cap)) ==
+		    0) {
+			uint32_t *idx = lu; /* reused: the edges 0..ne-1 */
+			for (uint32_t i = 0; i < ne; i++)
+				idx[i] = i;
+			rc = colour_range(&g, idx, ne, 0);
+		}
+		for (uint32_t i = 0; rc == 0 && i < ne; i++) {
+			uint32_t k = e[i];
+			int64_t p = g.colour[i], key = ir_node_of(m, x->dst[k]);
+			if (p >= t.w[l]) {
+				out[k] = false;
+				continue;
+			}
+			uint32_t digit =
+			        (uint32_t)((p - key / S % t.w[l] + t.w[l]) % t.w[l]);
+			path[k] += digit * (uint32_t)t.W[l - 1];
+			/* both ends climb to their ancestors through port p */
+			vs[k] = vs[k] % S + S * (p + t.w[l] * (vs[k] / S / t.m[l]));
+			vd[k] = vd[k] % S + S * (p + t.w[l] * (vd[k] / S / t.m[l]));
+		}
+		bgraph_fini(&g);
+		if (rc)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(vs);
+	free(vd);
+	free(top);
+	free(e);
+	free(lu);
+	free(ru);
+	free(cap);
+	return rc;
+}
+
+/* ---- path choice ---------------------------------------------------- */
+
+/* Paths tried for a message in each round besides its own and path 0,
+ * and the most rounds. */
+#define PATH_TRIES  8
+#define PATH_ROUNDS 4
+
+/* The phases the links of route r (h links) would need with one more
+ * message each, floored at floor: the first key of a path's choice; *sum
+ * gets the second, the links' loads over their capacities. */
+static uint32_t path_cost(const ir_machine *m, const uint32_t *load,
+                          const uint64_t *r, int h, uint32_t floor,
+                          uint64_t *sum)
+{
+	uint32_t worst = floor;
+	*sum = 0;
+	for (int i = 0; i < h; i++) {
+		uint32_t c = (uint32_t)ir_link_capacity(m, r[i]);
+		uint32_t t = ir_link_phases(m, r[i], (uint64_t)load[r[i]] + 1);
+		worst = t > worst ? t : worst;
+		*sum += load[r[i]] / c;
+	}
+	return worst;
+}
+
+/* Add (+1) or remove (-1) route r from the link loads. */
+static void path_count(uint32_t *load, const uint64_t *r, int h, int dir)
+{
+	for (int i = 0; i < h; i++)
+		load[r[i]] += (uint32_t)dir;
+}
+
+/* Where the sender picks paths (ir_routing_chooses), pick one for every
+ * message so that the busiest link needs as few phases as can be found,
+ * and no fewer than the degree bound, which no path changes: start from
+ * the routing's paths (0), then in rounds take each message off its
+ * path and put it on the cheapest of its own, path 0 and PATH_TRIES
+ * others drawn from (seed, message, round); cheapest by the busiest
+ * link's phases above the floor, then by the load along the path (so
+ * a detour is taken only where it relieves a link that sets the bound).
+ * Rounds stop when none moves a message.  *out gets the paths (malloc'd),
+ * or NULL where the routing picks. */
+static int choose_paths(const ir_machine *m, const ir_matrix *x,
+                        const int32_t *src, uint64_t seed, uint32_t **out)
+{
+	uint32_t nnz = (uint32_t)x->nnz, floor = 0;
+	uint64_t nl = ir_nlinks(m);
+	int maxh = ir_route_max(m), rc = CCP_ENOMEM;
+
+	*out = NULL;
+	if (!ir_routing_chooses(m) || nnz == 0 || nl > (UINT64_C(1) << 28))
+		return 0;
+	if (m->topo == IR_FAT_TREE) /* routed phase by phase instead */
+		return (*out = calloc(nnz, sizeof **out)) ? 0 : CCP_ENOMEM;
+	uint32_t *path = calloc(nnz, sizeof *path);
+	uint32_t *load = calloc(nl, sizeof *load);
+	uint32_t *deg = calloc(2 * (size_t)x->n, sizeof *deg);
+	uint64_t *r = malloc(((size_t)maxh + 1) * sizeof *r);
+	uint64_t *best = malloc(((size_t)maxh + 1) * sizeof *best);
+	if (!path || !load || !deg || !r || !best)
+		goto out;
+	for (uint32_t k = 0; k < nnz; k++) {
+		path_count(load, r, ir_route(m, src[k], x->dst[k], r), +1);
+		deg[src[k]]++;
+		deg[x->n + x->dst[k]]++;
+	}
+	for (int32_t i = 0; i < 2 * x->n; i++) {
+		uint32_t t = div_up32(deg[i], port_cap(m, i % x->n));
+		floor = t > floor ? t : floor;
+	}
+	for (int round = 0; round < PATH_ROUNDS; round++) {
+		uint32_t moved = 0;
+		for (uint32_t k = 0; k < nnz; k++) {
+			int32_t s = src[k], d = x->dst[k];
+			uint32_t n = ir_path_count(m, s, d), cur = path[k];
+			if (n < 2)
+				continue;
+			int h = ir_route_via(m, s, d, cur, r), bh = h;
+			path_count(load, r, h, -1);
+			uint64_t bsum, sum;
+			uint32_t bw = path_cost(m, load, r, h, floor, &bsum);
+			uint32_t pick = cur;
+			memcpy(best, r, (size_t)h * sizeof *r);
+			for (uint32_t j = 0; j <= PATH_TRIES && j <= n; j++) {
+				uint32_t q = j == 0 ? 0
+				                    : (uint32_t)(ir_mix64(
+				                                   seed ^ (uint64_t)k << 24 ^
+				                                   (uint64_t)round << 8 ^ j) %
+				                           n);
+				if (q == cur)
+					continue;
+				h = ir_route_via(m, s, d, q, r);
+				uint32_t w = path_cost(m, load, r, h, floor, &sum);
+				if (w < bw || (w == bw && sum < bsum)) {
+					bw = w;
+					bsum = sum;
+					bh = h;
+					pick = q;
+					memcpy(best, r, (size_t)h * sizeof *r);
+				}
+			}
+			path_count(load, best, bh, +1);
+			moved += pick != cur;
+			path[k] = pick;
+		}
+		if (moved == 0)
+			break;
+	}
+	*out = path;
+	path = NULL;
+	rc = 0;
+out:
+	free(path);
+	free(load);
+	free(deg);
+	free(r);
+	free(best);
+	return rc;
+}
+
 /* ---- first fit over phase-occupancy bitsets ------------------------- */
 
 /* Resources: the send side of each rank (0..n-1), the receive side
@@ -794,6 +1073,12 @@ struct ff {
 	const ir_machine *m;
 	const ir_matrix *x;
 	const int32_t *src;
+	uint32_t *path;      /* per message: the path it takes (choose_paths),
+	                        NULL where the routing picks */
+	bool choose;         /* placing a message also picks its path */
+	uint64_t seed;       /* draws the paths a placement tries */
+	uint64_t work;       /* resource visits of one first fit */
+	uint32_t *res2;      /* scratch: resources of the best path so far */
 	int32_t n;
 	uint32_t nres;       /* resources */
 	uint32_t *lmap;      /* link id -> resource, NONE; dense id spaces */
@@ -817,6 +1102,7 @@ struct ff {
 
 static void ff_fini(struct ff *f)
 {
+	free(f->path);
 	free(f->lmap);
 	u64map_fini(&f->lhash);
 	free(f->load);
@@ -826,6 +1112,7 @@ static void ff_fini(struct ff *f)
 	free(f->low);
 	free(f->route);
 	free(f->res);
+	free(f->res2);
 	free(f->cong);
 	free(f->roff);
 	free(f->rl);
@@ -942,22 +1229,29 @@ static uint64_t ff_busiest_first(const struct ff *f, uint32_t *res, uint32_t nr)
 	return sum;
 }
 
-/* Resources of message k routed afresh into f->res (busiest first once
- * the loads are known); their count. */
-static uint32_t ff_route(struct ff *f, uint32_t k)
+/* Resources of message k on path q into out (busiest first once the
+ * loads are known); their count. */
+static uint32_t ff_route_on(struct ff *f, uint32_t k, uint32_t q,
+                            uint32_t *out)
 {
 	int32_t s = f->src[k], d = f->x->dst[k];
-	int h = ir_route(f->m, s, d, f->route);
+	int h = ir_route_via(f->m, s, d, q, f->route);
 	uint32_t nr = 0;
-	f->res[nr++] = (uint32_t)s;
-	f->res[nr++] = (uint32_t)(f->n + d);
+	out[nr++] = (uint32_t)s;
+	out[nr++] = (uint32_t)(f->n + d);
 	for (int i = 0; i < h; i++)
-		f->res[nr++] = f->lmap ? f->lmap[f->route[i]]
-		                       : f->lhash.val[u64map_slot(&f->lhash,
-		                                                  f->route[i])];
+		out[nr++] = f->lmap ? f->lmap[f->route[i]]
+		                    : f->lhash.val[u64map_slot(&f->lhash,
+		                                               f->route[i])];
 	if (f->low)
-		ff_busiest_first(f, f->res, nr);
+		ff_busiest_first(f, out, nr);
 	return nr;
+}
+
+/* Resources of message k routed afresh into f->res; their count. */
+static uint32_t ff_route(struct ff *f, uint32_t k)
+{
+	return ff_route_on(f, k, f->path ? f->path[k] : 0, f->res);
 }
 
 /* Resources of message k, busiest first; *nr gets their count. */
@@ -975,7 +1269,7 @@ static uint32_t *ff_resources(struct ff *f, uint32_t k, uint32_t *nr)
  * of each message, and keep the resource lists when they fit FF_STORE
  * entries (then every route is computed once). */
 static int ff_init(struct ff *f, const ir_machine *m, const ir_matrix *x,
-                   const int32_t *src)
+                   const int32_t *src, uint64_t seed)
 {
 	int rc = CCP_ENOMEM;
 	int32_t n = x->n;
@@ -993,6 +1287,10 @@ static int ff_init(struct ff *f, const ir_machine *m, const ir_matrix *x,
 	f->roff = malloc(((size_t)nnz + 1) * sizeof *f->roff);
 	if (!f->route || !f->res || !f->cong || !f->roff)
 		goto out;
+	if ((rc = choose_paths(m, x, src, seed, &f->path)) != 0)
+		goto out;
+	rc = CCP_ENOMEM;
+	f->seed = seed;
 	/* a dense map for grid-like id spaces, a hash for a switch's */
 	if (nl <= 64 * (uint64_t)n + 1024 && nl <= (UINT64_C(1) << 26)) {
 		f->lmap = malloc((size_t)nl * sizeof *f->lmap);
@@ -1006,15 +1304,23 @@ static int ff_init(struct ff *f, const ir_machine *m, const ir_matrix *x,
 	if (f->lmap && (rc = ff_number_links(f, &next)) != 0)
 		goto out;
 	rc = CCP_ENOMEM;
+	/* a placement picks among paths when every link has its number
+	 * already; then a message's resources change, and are not kept */
+	f->choose = f->path && f->lmap;
+	if (f->choose && !(f->res2 = malloc(((size_t)maxh + 3) *
+	                                     sizeof *f->res2)))
+		goto out;
 	/* one routing pass: map links, count loads, keep the lists */
 	uint32_t capl = next + 1024;
 	uint64_t at = 0, caprl = 0;
-	bool keep = true;
+	bool keep = !f->choose;
+	f->work = 0;
 	f->load = calloc(capl, sizeof *f->load);
 	if (!f->load)
 		goto out;
 	for (uint32_t k = 0; k < nnz; k++) {
-		int h = ir_route(m, src[k], x->dst[k], f->route);
+		int h = ir_route_via(m, src[k], x->dst[k],
+		                     f->path ? f->path[k] : 0, f->route);
 		if (h < 0) {
 			rc = CCP_EINVAL;
 			goto out;
@@ -1041,6 +1347,7 @@ static int ff_init(struct ff *f, const ir_machine *m, const ir_matrix *x,
 			}
 		}
 		f->roff[k] = at;
+		f->work += (uint64_t)h + 2;
 		if (f->lmap && keep) { /* every link numbered already */
 			uint32_t *out = f->rl + at;
 			for (int i = 0; i < h; i++) {
@@ -1082,6 +1389,12 @@ static int ff_init(struct ff *f, const ir_machine *m, const ir_matrix *x,
 		free(f->roff);
 		f->roff = NULL;
 	}
+	/* without the lists a first fit routes again: worth the iterated
+	 * greedy only when a placement tries paths (PATH_TRIES + 2 each) */
+	if (f->choose)
+		f->work *= PATH_TRIES + 2;
+	else if (!keep)
+		f->work = IG_WORK + 1;
 	f->nres = next;
 	/* ranks: ports, and their load as a degree bound */
 	bool multi = false;
@@ -1175,18 +1488,19 @@ static int ff_take(struct ff *f, const uint32_t *res, uint32_t nr, uint32_t ph)
 	return 0;
 }
 
-/* Place message k in the earliest phase where all its resources are
- * free: OR their words, 64 phases at a time, from the first row none of
- * them has full; a word found full ends its row's test early, and the
- * busiest resource, tested first, fills most of them. */
-static int ff_place(struct ff *f, uint32_t k, uint32_t *ph)
+/* The earliest phase below lim where all of res[0..nr) are free: OR
+ * their words, 64 phases at a time, from the first row none of them has
+ * full; a word found full ends its row's test early, and the busiest
+ * resource, tested first, fills most of them.  lim when there is none. */
+static int ff_first_free(struct ff *f, const uint32_t *res, uint32_t nr,
+                         uint32_t lim, uint32_t *ph)
 {
 	const uint64_t full = ~UINT64_C(0);
-	uint32_t nr, w = 0;
-	const uint32_t *res = ff_resources(f, k, &nr);
+	uint32_t w = 0;
 	for (uint32_t i = 0; i < nr; i++)
 		w = f->low[res[i]] > w ? f->low[res[i]] : w;
-	for (;; w++) {
+	*ph = lim;
+	for (; (uint64_t)w * 64 < lim; w++) {
 		int rc = ff_grow(f, w);
 		if (rc)
 			return rc;
@@ -1199,18 +1513,66 @@ static int ff_place(struct ff *f, uint32_t k, uint32_t *ph)
 		for (; i < nr && acc != full; i++)
 			acc |= row[res[i]];
 		if (acc != full) {
-			*ph = w * 64 + (uint32_t)__builtin_ctzll(~acc);
-			return ff_take(f, res, nr, *ph);
+			uint32_t at = w * 64 + (uint32_t)__builtin_ctzll(~acc);
+			if (at < lim)
+				*ph = at;
+			return 0;
 		}
 	}
+	return 0;
 }
 
-/* Place message k in phase ph if all its resources are free there;
- * *ok says whether it was. */
-static int ff_place_at(struct ff *f, uint32_t k, uint32_t ph, bool *ok)
+/* Path j (<= PATH_TRIES) of those a placement of message k tries
+ * besides its own, of n: the routing's (0), then drawn from (seed, k). */
+static uint32_t ff_try(const struct ff *f, uint32_t k, uint32_t j, uint32_t n)
 {
-	uint32_t nr;
-	const uint32_t *res = ff_resources(f, k, &nr);
+	if (j == 0)
+		return 0;
+	return (uint32_t)(ir_mix64(f->seed ^ (uint64_t)k << 24 ^ j) % n);
+}
+
+/* Place message k in the earliest phase where all its resources are
+ * free.  Where placements pick paths, on the path that frees it
+ * earliest, of its own and those ff_try draws (its own on a tie). */
+static int ff_place(struct ff *f, uint32_t k, uint32_t *ph)
+{
+	uint32_t nr, n;
+	int rc;
+	if (!f->choose ||
+	    (n = ir_path_count(f->m, f->src[k], f->x->dst[k])) < 2) {
+		const uint32_t *res = ff_resources(f, k, &nr);
+		if ((rc = ff_first_free(f, res, nr, UINT32_MAX, ph)) != 0)
+			return rc;
+		return ff_take(f, res, nr, *ph);
+	}
+	uint32_t pick = f->path[k];
+	nr = ff_route_on(f, k, pick, f->res2);
+	if ((rc = ff_first_free(f, f->res2, nr, UINT32_MAX, ph)) != 0)
+		return rc;
+	for (uint32_t j = 0; j <= PATH_TRIES && j <= n; j++) {
+		uint32_t q = ff_try(f, k, j, n), at;
+		if (q == pick || q == f->path[k])
+			continue;
+		uint32_t nq = ff_route_on(f, k, q, f->res);
+		if (nq > nr) /* no detour: it takes links from others */
+			continue;
+		if ((rc = ff_first_free(f, f->res, nq, *ph, &at)) != 0)
+			return rc;
+		if (at < *ph) {
+			*ph = at;
+			pick = q;
+			nr = nq;
+			memcpy(f->res2, f->res, (size_t)nq * sizeof *f->res);
+		}
+	}
+	f->path[k] = pick;
+	return ff_take(f, f->res2, nr, *ph);
+}
+
+/* Whether all of res[0..nr) are free in phase ph. */
+static int ff_free_at(struct ff *f, const uint32_t *res, uint32_t nr,
+                      uint32_t ph, bool *ok)
+{
 	int rc = ff_grow(f, ph / 64);
 	*ok = false;
 	if (rc)
@@ -1220,7 +1582,36 @@ static int ff_place_at(struct ff *f, uint32_t k, uint32_t ph, bool *ok)
 	for (uint32_t i = 0; i < nr; i++)
 		acc |= row[res[i]];
 	*ok = !(acc >> (ph % 64) & 1);
-	return *ok ? ff_take(f, res, nr, ph) : 0;
+	return 0;
+}
+
+/* Place message k in phase ph if all its resources are free there
+ * (where placements pick paths, on its own path or one ff_try draws);
+ * *ok says whether it was. */
+static int ff_place_at(struct ff *f, uint32_t k, uint32_t ph, bool *ok)
+{
+	uint32_t nr, n = 1;
+	const uint32_t *res = ff_resources(f, k, &nr);
+	int rc = ff_free_at(f, res, nr, ph, ok);
+	if (rc || *ok)
+		return rc ? rc : ff_take(f, res, nr, ph);
+	if (f->choose)
+		n = ir_path_count(f->m, f->src[k], f->x->dst[k]);
+	for (uint32_t j = 0; n > 1 && j <= PATH_TRIES && j <= n; j++) {
+		uint32_t q = ff_try(f, k, j, n);
+		if (q == f->path[k])
+			continue;
+		uint32_t nq = ff_route_on(f, k, q, f->res);
+		if (nq > nr) /* no detour: it takes links from others */
+			continue;
+		if ((rc = ff_free_at(f, f->res, nq, ph, ok)) != 0)
+			return rc;
+		if (*ok) {
+			f->path[k] = q;
+			return ff_take(f, f->res, nq, ph);
+		}
+	}
+	return 0;
 }
 
 /* First fit of the messages in order[0..cnt) after an ff_reset; ph[k]
@@ -1561,6 +1952,25 @@ out:
 
 /* ---- link-aware ----------------------------------------------------- */
 
+/* The degree bound of f's messages: the most phases any rank side
+ * needs. */
+static uint32_t lb_of(const struct ff *f)
+{
+	uint32_t lb = 0;
+	for (uint32_t r = 0; r < 2 * (uint32_t)f->n; r++)
+		lb = f->load[r] > lb ? f->load[r] : lb;
+	return lb;
+}
+
+/* Where placements pick paths, the paths of the schedule kept: copy them
+ * out of f (save) or back into it. */
+static void paths_keep(struct ff *f, uint32_t *kept, bool save)
+{
+	size_t len = (size_t)f->x->nnz * sizeof *kept;
+	if (f->choose)
+		memcpy(save ? kept : f->path, save ? f->path : kept, len);
+}
+
 /* The link-aware schedule of ff's messages into ph (phase per message);
  * *nph gets the phase count.  Candidates, best kept:
  *   1. first fit, most congested message first;
@@ -1582,31 +1992,53 @@ static int link_aware_schedule(const ir_machine *m, struct ff *f, uint64_t seed,
 	uint32_t *alt = malloc(((size_t)nnz + 1) * sizeof *alt);
 	uint32_t *grp = malloc(((size_t)nnz + 1) * sizeof *grp);
 	uint32_t *rank = NULL;
-	if (sorter_init(&s, nnz) != 0 || !order || !alt || !grp)
+	uint32_t *kept = f->choose ? malloc(((size_t)nnz + 1) * sizeof *kept)
+	                           : NULL;
+	if (sorter_init(&s, nnz) != 0 || !order || !alt || !grp ||
+	    (f->choose && !kept))
 		goto out;
 	for (uint32_t k = 0; k < nnz; k++)
 		order[k] = k;
 	sort_by(&s, order, nnz, key_cong, f);
 
-	/* 1. congestion first fit */
-	ff_reset(f);
-	if ((rc = ff_run(f, order, nnz, ph)) != 0)
-		goto out;
-	*nph = f->nphases;
-
-	/* lower bounds: degree and link terms */
-	uint32_t lb_deg = 0, lb_link = 0;
-	for (uint32_t r = 0; r < 2 * (uint32_t)f->n; r++)
-		lb_deg = f->load[r] > lb_deg ? f->load[r] : lb_deg;
+	/* lower bounds: degree and link terms; where placements pick paths
+	 * the links' loads are those of the paths first picked, no bound */
+	uint32_t lb_deg = lb_of(f), lb_link = 0;
 	for (uint32_t r = 2 * (uint32_t)f->n; r < f->nres; r++)
 		lb_link = f->load[r] > lb_link ? f->load[r] : lb_link;
-	uint32_t lb = lb_deg > lb_link ? lb_deg : lb_link;
+	uint32_t lb = f->choose || lb_deg > lb_link ? lb_deg : lb_link;
+	/* on a fat tree whose sender picks paths, the colouring (2) comes
+	 * first: routed as a Clos network, it usually meets the bound */
+	bool clos = f->choose && m->topo == IR_FAT_TREE;
+	*nph = UINT32_MAX;
 
-	/* 2. the colouring, repaired */
-	if (*nph > lb && lb_deg >= lb_link) {
+	/* 1. congestion first fit */
+	if (!clos) {
+		ff_reset(f);
+		if ((rc = ff_run(f, order, nnz, ph)) != 0)
+			goto out;
+		*nph = f->nphases;
+		paths_keep(f, kept, true);
+	}
+
+	/* 2. the colouring, repaired; on a fat tree whose sender picks
+	 * paths, each colour routed through the tree first */
+	if (*nph > lb && (lb_deg >= lb_link || f->choose)) {
 		uint32_t t;
 		if ((rc = colour_messages(m, x, alt, &t)) != 0)
 			goto out;
+		if (clos) {
+			bool *routed = malloc((size_t)nnz + 1);
+			if (!routed) {
+				rc = CCP_ENOMEM;
+				goto out;
+			}
+			rc = tree_route_phases(m, x, f->src, alt, t, f->path,
+			                       routed);
+			free(routed);
+			if (rc)
+				goto out;
+		}
 		/* by colour, most congested first inside a colour */
 		uint32_t *ord2 = malloc(((size_t)nnz + 1) * sizeof *ord2);
 		if (!ord2) {
@@ -1635,6 +2067,17 @@ static int link_aware_schedule(const ir_machine *m, struct ff *f, uint64_t seed,
 		if (f->nphases < *nph) {
 			*nph = f->nphases;
 			memcpy(ph, alt, (size_t)nnz * sizeof *ph);
+			paths_keep(f, kept, true);
+		}
+	}
+	if (clos && *nph > lb) { /* 1., after all */
+		ff_reset(f);
+		if ((rc = ff_run(f, order, nnz, alt)) != 0)
+			goto out;
+		if (f->nphases < *nph) {
+			*nph = f->nphases;
+			memcpy(ph, alt, (size_t)nnz * sizeof *ph);
+			paths_keep(f, kept, true);
 		}
 	}
 
@@ -1645,7 +2088,7 @@ static int link_aware_schedule(const ir_machine *m, struct ff *f, uint64_t seed,
 		goto out;
 	}
 	memcpy(alt, ph, (size_t)nnz * sizeof *alt);
-	uint64_t work = f->rl ? f->roff[nnz] : IG_WORK + 1;
+	uint64_t work = f->work;
 	for (int round = 0, idle = 0; *nph > lb && idle < 4 && round < 40 &&
 	                              (uint64_t)(round + 1) * work <= IG_WORK;
 	     round++) {
@@ -1657,11 +2100,15 @@ static int link_aware_schedule(const ir_machine *m, struct ff *f, uint64_t seed,
 		if (got < *nph) {
 			*nph = got;
 			memcpy(ph, alt, (size_t)nnz * sizeof *ph);
+			paths_keep(f, kept, true);
 			idle = 0;
 		} else {
 			idle++;
 		}
 	}
+
+	/* the kept schedule's paths, which tabu_reduce keeps */
+	paths_keep(f, kept, false);
 
 	/* 4. tabu search below that, on small patterns */
 	if (*nph > lb && work <= IG_WORK &&
@@ -1669,6 +2116,7 @@ static int link_aware_schedule(const ir_machine *m, struct ff *f, uint64_t seed,
 	    (uint64_t)nnz * *nph <= LS_CELLS)
 		rc = tabu_reduce(f, ph, nph, lb, seed, LS_WORK);
 out:
+	free(kept);
 	sorter_fini(&s);
 	free(order);
 	free(alt);
@@ -1708,7 +2156,7 @@ int sch__irr_color(const ir_machine *m, const ir_matrix *x, uint64_t seed,
 		goto out;
 	}
 	if ((rc = colour_messages(m, x, colour, &t)) == 0)
-		rc = emit_phases(p, x, src, colour, t);
+		rc = emit_phases(p, x, src, NULL, colour, t);
 out:
 	free(colour);
 	free(src);
@@ -1725,21 +2173,41 @@ int sch__irr_link_aware(const ir_machine *m, const ir_matrix *x, uint64_t seed,
 	if (rc)
 		return rc;
 	p->flags = 0;
-	struct ff f;
-	uint32_t nph = 0;
+	struct ff f, f0;
+	uint32_t nph = 0, nph0 = 0, *ph0 = NULL;
 	uint32_t *ph = malloc(((size_t)x->nnz + 1) * sizeof *ph);
 	int32_t *src = message_sources(x);
 	memset(&f, 0, sizeof f);
+	memset(&f0, 0, sizeof f0);
 	if (!ph || !src) {
 		rc = CCP_ENOMEM;
 		goto out;
 	}
-	if ((rc = ff_init(&f, m, x, src)) != 0)
+	if ((rc = ff_init(&f, m, x, src, seed)) != 0)
 		goto out;
 	if ((rc = link_aware_schedule(m, &f, seed, ph, &nph)) != 0)
 		goto out;
-	rc = emit_phases(p, x, src, ph, nph);
+	if (f.choose && nph > lb_of(&f)) {
+		/* picking paths is a heuristic: never worse than the
+		 * routing's own paths, which the machine keeps as path 0 */
+		ir_machine m0 = *m;
+		m0.routing = ir_topo_default_routing(m->topo);
+		if (!(ph0 = malloc(((size_t)x->nnz + 1) * sizeof *ph0))) {
+			rc = CCP_ENOMEM;
+			goto out;
+		}
+		if ((rc = ff_init(&f0, &m0, x, src, seed)) != 0 ||
+		    (rc = link_aware_schedule(&m0, &f0, seed, ph0, &nph0)) != 0)
+			goto out;
+		if (nph0 < nph) {
+			rc = emit_phases(p, x, src, NULL, ph0, nph0);
+			goto out;
+		}
+	}
+	rc = emit_phases(p, x, src, f.path, ph, nph);
 out:
+	ff_fini(&f0);
+	free(ph0);
 	ff_fini(&f);
 	free(ph);
 	free(src);
@@ -1795,6 +2263,7 @@ int sch__irr_sized(const ir_machine *m, const ir_matrix *x, uint64_t seed,
 	uint32_t *rank = NULL;
 	int64_t *maxb = NULL;
 	int32_t *src = message_sources(x);
+	uint32_t *kept = NULL;
 	memset(&f, 0, sizeof f);
 	memset(&s, 0, sizeof s);
 	if (!best || !cur || !order || !grp || !src ||
@@ -1802,11 +2271,16 @@ int sch__irr_sized(const ir_machine *m, const ir_matrix *x, uint64_t seed,
 		rc = CCP_ENOMEM;
 		goto out;
 	}
-	if ((rc = ff_init(&f, m, x, src)) != 0)
+	if ((rc = ff_init(&f, m, x, src, seed)) != 0)
 		goto out;
 	/* candidate 0: link-aware (fewest phases, sizes ignored) */
 	if ((rc = link_aware_schedule(m, &f, seed, best, &best_n)) != 0)
 		goto out;
+	if (f.choose && !(kept = malloc(((size_t)nnz + 1) * sizeof *kept))) {
+		rc = CCP_ENOMEM;
+		goto out;
+	}
+	paths_keep(&f, kept, true);
 	/* phase counts only shrink below here except for the size orders;
 	 * size the per-phase arrays for the worst case, nnz phases */
 	rank = malloc(((size_t)nnz + 1) * sizeof *rank);
@@ -1832,6 +2306,7 @@ int sch__irr_sized(const ir_machine *m, const ir_matrix *x, uint64_t seed,
 				best_cost = c;
 				best_n = cur_n;
 				memcpy(best, cur, (size_t)nnz * sizeof *best);
+				paths_keep(&f, kept, true);
 			}
 			if (round == 1)
 				break;
@@ -1849,8 +2324,10 @@ int sch__irr_sized(const ir_machine *m, const ir_matrix *x, uint64_t seed,
 				goto out;
 		}
 	}
-	rc = emit_phases(p, x, src, best, best_n);
+	paths_keep(&f, kept, false);
+	rc = emit_phases(p, x, src, f.path, best, best_n);
 out:
+	free(kept);
 	ff_fini(&f);
 	sorter_fini(&s);
 	free(best);

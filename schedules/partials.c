@@ -40,7 +40,8 @@ int sch_contended(const ir_plan *p)
 		uint64_t k = 0;
 		for (uint32_t t = 0; t < f->ntransfers; t++) {
 			const ir_transfer *x = &p->transfers[f->transfer + t];
-			k += (uint64_t)ir_route(m, x->src, x->dst, ids + k);
+			int h = ir_route_xfer(m, x, ids + k);
+			k += h > 0 ? (uint64_t)h : 0;
 		}
 		qsort(ids, k, sizeof *ids, cmp_u64);
 		for (uint64_t j = 1, run = 1; j < k && rc == 0; j++) {

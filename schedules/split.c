@@ -270,7 +270,7 @@ static int place(struct splitter *s, const ir_transfer *x, uint32_t *sub)
 	if (x->src < 0 || x->src >= m->nranks || x->dst < 0 ||
 	    x->dst >= m->nranks)
 		return CCP_EINVAL;
-	int h = ir_route(m, x->src, x->dst, s->route);
+	int h = ir_route_xfer(m, x, s->route);
 	if (h < 0)
 		return CCP_EINVAL;
 	int rc, nr = 0;

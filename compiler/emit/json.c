@@ -226,7 +226,8 @@ static void put_time(FILE *out, const char *key, double us)
 /* "phases":[{"transfers":[{...},...]},...]: every transfer with the
  * blocks it carries as [origin,index] pairs, "reduce":true when the
  * receiver combines them, "multicast":true for a copy of a hardware
- * multicast (IR_XF_MCAST); absent means false. */
+ * multicast (IR_XF_MCAST); absent means false; "path":P for a path the
+ * sender picks (routing: source), absent meaning path 0. */
 static void put_phases(FILE *out, const ir_plan *p)
 {
 	fputs("\"phases\":[", out);
@@ -249,6 +250,8 @@ static void put_phases(FILE *out, const ir_plan *p)
 				fputs(",\"reduce\":true", out);
 			if (t->flags & IR_XF_MCAST)
 				fputs(",\"multicast\":true", out);
+			if (t->path)
+				fprintf(out, ",\"path\":%" PRIu32, t->path);
 			fputc('}', out);
 		}
 		fputs("]}", out);

@@ -300,7 +300,7 @@ int show_phase_make(const ir_plan *p, uint32_t ph, struct show_phase *s,
 		goto fail;
 	for (uint32_t t = f->transfer; t < f->transfer + f->ntransfers; t++) {
 		const ir_transfer *x = &p->transfers[t];
-		int h = ir_route(m, x->src, x->dst, route);
+		int h = ir_route_xfer(m, x, route);
 		if (h < 0) {
 			snprintf(err, errlen,
 			         "phase %u: no route from rank %d to rank %d",
@@ -509,7 +509,7 @@ int show_slices_pick(const ir_plan *p, int phase, int32_t max_slices,
 		for (uint32_t i = f->transfer; i < f->transfer + f->ntransfers;
 		     i++) {
 			const ir_transfer *x = &p->transfers[i];
-			int h = ir_route(m, x->src, x->dst, route);
+			int h = ir_route_xfer(m, x, route);
 			if (h < 0) {
 				snprintf(err, errlen,
 				         "phase %u: no route from rank %d to "

@@ -557,8 +557,7 @@ static int check_size(const ir_plan *p, int phase, char *err, size_t errlen)
 		const ir_phase *f = &p->phases[k];
 		for (uint32_t t = f->transfer;
 		     t < f->transfer + f->ntransfers && hops <= MAX_HOPS; t++) {
-			int h = ir_route(m, p->transfers[t].src,
-			                 p->transfers[t].dst, route);
+			int h = ir_route_xfer(m, &p->transfers[t], route);
 			hops += h > 0 ? (uint64_t)h : 0;
 		}
 	}

@@ -165,20 +165,20 @@ static ir_slice *make_slices(int32_t n, uint32_t nphases)
 		x->iovs[6] = (ir_iov){from, r == 0 ? 512 : 800, 192};
 		x->niovs = 7;
 		uint32_t k = 0;
-		x->ops[k++] = (ir_op){IR_OP_COPY, 0, -1, 16, 0, 2};
+		x->ops[k++] = (ir_op){.code = IR_OP_COPY, .phase = 0, .peer = -1, .bytes = 16, .iov = 0, .niov = 2};
 		if (nphases > 0 && n > 1) {
-			x->ops[k++] = (ir_op){IR_OP_PHASE, 0, -1, 0, 0, 0};
-			x->ops[k++] = (ir_op){IR_OP_RECV, 0, p1, 512, 2, 1};
+			x->ops[k++] = (ir_op){.code = IR_OP_PHASE, .phase = 0, .peer = -1, .bytes = 0, .iov = 0, .niov = 0};
+			x->ops[k++] = (ir_op){.code = IR_OP_RECV, .phase = 0, .peer = p1, .bytes = 512, .iov = 2, .niov = 1};
 			x->ops[k++] =
-			        (ir_op){IR_OP_RECV_REDUCE, 0, p3, 16, 3, 2};
+			        (ir_op){.code = IR_OP_RECV_REDUCE, .phase = 0, .peer = p3, .bytes = 16, .iov = 3, .niov = 2};
 			if (last > 0) {
 				x->ops[k++] =
-				        (ir_op){IR_OP_WAIT, 0, -1, 0, 0, 0};
+				        (ir_op){.code = IR_OP_WAIT, .phase = 0, .peer = -1, .bytes = 0, .iov = 0, .niov = 0};
 				x->ops[k++] =
-				        (ir_op){IR_OP_PHASE, last, -1, 0, 0, 0};
+				        (ir_op){.code = IR_OP_PHASE, .phase = last, .peer = -1, .bytes = 0, .iov = 0, .niov = 0};
 			}
-			x->ops[k++] = (ir_op){IR_OP_SEND, last, p2, 384, 5, 2};
-			x->ops[k++] = (ir_op){IR_OP_WAIT, last, -1, 0, 0, 0};
+			x->ops[k++] = (ir_op){.code = IR_OP_SEND, .phase = last, .peer = p2, .bytes = 384, .iov = 5, .niov = 2};
+			x->ops[k++] = (ir_op){.code = IR_OP_WAIT, .phase = last, .peer = -1, .bytes = 0, .iov = 0, .niov = 0};
 		}
 		x->nops = k;
 	}
@@ -880,12 +880,12 @@ static void test_versions(void **state)
 	uint8_t *fut = malloc(len);
 	assert_non_null(fut);
 	memcpy(fut, img, len);
-	fut[8] = 8;  /* version */
-	fut[10] = 8; /* minimum reader version */
+	fut[8] = 9;  /* version */
+	fut[10] = 9; /* minimum reader version */
 	assert_int_equal(ir_plan_decode(fut, len, &q, NULL, err, sizeof err),
 	                 CCP_EVERSION);
-	assert_non_null(strstr(err, "plan format version 8 is newer than this "
-	                            "reader (7)"));
+	assert_non_null(strstr(err, "plan format version 9 is newer than this "
+	                            "reader (8)"));
 	assert_int_equal(
 	        ir_slice_from_image(fut, len, 3, &s, NULL, err, sizeof err),
 	        CCP_EVERSION);
@@ -1198,7 +1198,7 @@ static void test_fat_tree_record(void **state)
 	/* past the table: refused before the shape is looked at */
 	expect_resealed(img, len, g + 0, IR_NTOPOS, -1, "bad plan: ");
 	expect_resealed(img, len, g + 4, IR_ROUTE_DIRECT, -1,
-	                "routing must be d-mod-k, s-mod-k or adaptive for topology "
+	                "routing must be d-mod-k, s-mod-k, adaptive or source for topology "
 	                "fat_tree");
 	expect_resealed(img, len, g + 8, 5, -1, "do not give 16 ranks");
 	expect_resealed(img, len, g + 8, 1, -1, "do not give 16 ranks");
@@ -1256,7 +1256,7 @@ static void test_dragonfly_record(void **state)
 	uint64_t g = (uint64_t)img[36] | (uint64_t)img[37] << 8 |
 	             (uint64_t)img[38] << 16 | (uint64_t)img[39] << 24;
 	expect_resealed(img, len, g + 4, IR_ROUTE_D_MOD_K, -1,
-	                "routing must be adaptive, minimal or valiant for "
+	                "routing must be adaptive, minimal, valiant or source for "
 	                "topology dragonfly");
 	expect_resealed(img, len, g + 8, 4, -1, "do not give 16 ranks");
 	/* groups 3: 12 hosts */
@@ -1574,14 +1574,14 @@ static void test_slice_rules(void **state)
 	        {IR_BUF_RECV, 8, 0},
 	};
 	ir_op ops[8] = {
-	        {IR_OP_PHASE, 0, -1, 0, 0, 0},
-	        {IR_OP_RECV_REDUCE, 0, 1, 16, 0, 2},
-	        {IR_OP_RECV_REDUCE, 0, 2, 16, 2, 2},
-	        {IR_OP_SEND, 0, 1, 64, 4, 1},
-	        {IR_OP_SEND, 0, 3, 64, 5, 1},
-	        {IR_OP_SEND, 0, 2, 0, 6, 0},
-	        {IR_OP_RECV, 0, 3, 0, 6, 1},
-	        {IR_OP_WAIT, 0, -1, 0, 0, 0},
+	        {IR_OP_PHASE, 0, -1, 0, 0, 0, 0},
+	        {IR_OP_RECV_REDUCE, 0, 1, 0, 16, 0, 2},
+	        {IR_OP_RECV_REDUCE, 0, 2, 0, 16, 2, 2},
+	        {IR_OP_SEND, 0, 1, 0, 64, 4, 1},
+	        {IR_OP_SEND, 0, 3, 0, 64, 5, 1},
+	        {IR_OP_SEND, 0, 2, 0, 0, 6, 0},
+	        {IR_OP_RECV, 0, 3, 0, 0, 6, 1},
+	        {IR_OP_WAIT, 0, -1, 0, 0, 0, 0},
 	};
 	ir_slice s = {.rank = 0,
 	              .send_bytes = 64,
@@ -1624,9 +1624,9 @@ static void test_slice_rules(void **state)
 	ir_iov three[3] = {{IR_BUF_SCRATCH, 0, 16},
 	                   {IR_BUF_RECV, 4, 8},
 	                   {IR_BUF_RECV, 8, 8}};
-	ir_op two[3] = {{IR_OP_PHASE, 0, -1, 0, 0, 0},
-	                {IR_OP_RECV_REDUCE, 0, 1, 16, 0, 3},
-	                {IR_OP_WAIT, 0, -1, 0, 0, 0}};
+	ir_op two[3] = {{IR_OP_PHASE, 0, -1, 0, 0, 0, 0},
+	                {IR_OP_RECV_REDUCE, 0, 1, 0, 16, 0, 3},
+	                {IR_OP_WAIT, 0, -1, 0, 0, 0, 0}};
 	ir_slice t = s;
 	t.ops = two;
 	t.nops = 3;

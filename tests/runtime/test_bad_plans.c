@@ -456,7 +456,7 @@ static const struct recipe recipes[] = {
         APPEND("plan_trailing_bytes", 16),
         /* the header; version and minimum reader version together are
          * one u32 */
-        SET("plan_newer_version", H_VERSION, 4, 0x00080008, HEADER),
+        SET("plan_newer_version", H_VERSION, 4, 0x00090009, HEADER),
         SET("plan_older_version", H_VERSION, 4, 0, HEADER),
         SET("plan_reader_above_version", H_MIN_READ, 2, 9, HEADER),
         SET("plan_byte_order", H_BYTE_ORDER, 2, 0x3412, HEADER),

@@ -473,7 +473,7 @@ static void test_refused(void **state)
 	b = m;
 	b.routing = IR_ROUTE_D_MOD_K;
 	assert_int_equal(ir_machine_check(&b, err, sizeof err), CCP_EINVAL);
-	assert_non_null(strstr(err, "adaptive, minimal or valiant"));
+	assert_non_null(strstr(err, "adaptive, minimal, valiant or source"));
 	b = m;
 	b.dims[0] = 1 << 22; /* 2^22 x 10 routers */
 	assert_int_equal(ir_machine_check(&b, err, sizeof err), CCP_EINVAL);

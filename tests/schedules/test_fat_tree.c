@@ -424,7 +424,7 @@ static void test_refused(void **state)
 	b = m;
 	b.routing = IR_ROUTE_DIRECT;
 	assert_int_equal(ir_machine_check(&b, err, sizeof err), CCP_EINVAL);
-	assert_non_null(strstr(err, "d-mod-k, s-mod-k or adaptive"));
+	assert_non_null(strstr(err, "d-mod-k, s-mod-k, adaptive or source"));
 	b = tu_machine(IR_SWITCH, 0, 8, 0, 0, 0);
 	b.routing = IR_ROUTE_D_MOD_K;
 	assert_int_equal(ir_machine_check(&b, err, sizeof err), CCP_EINVAL);
