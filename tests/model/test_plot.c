@@ -471,7 +471,7 @@ static void test_sweep(void **state)
 	                 0);
 	assert_int_equal(sw->nsizes, 18);
 	assert_int_equal(sw->stride, 1);
-	assert_int_equal(sw->nalgs, 8); /* the broadcasts that apply */
+	assert_int_equal(sw->nalgs, 9); /* the broadcasts that apply */
 	for (size_t a = 0; a < sw->nalgs; a++) {
 		assert_ptr_equal(sw->algs[a], sr.rows[a].g);
 		for (size_t i = 0; i < sw->nsizes; i++)
