@@ -9,12 +9,14 @@
  * are consecutive.  Where a binomial tree or butterfly pairs a rank with
  * the one 2^k away, Bine pairs position v with v + rho(k) when v is
  * even and v - rho(k) when odd (mod the ring), rho(k) = sum_{i<=k}
- * (-2)^i = 1, -1, 3, -5, 11, -21, ...: the numbers whose negabinary
- * digits are all ones, so that position v's partners are v with its
- * negabinary digits flipped from the lowest up (the paper's rank2nb /
- * nb2rank).  A partner at step k is |rho(k)| ~ 2^(k+1) / 3 away instead
- * of 2^k: about a third closer, which is what keeps a message inside
- * its group where a binomial one leaves it (the paper's "up to 33%").
+ * (-2)^i = 1, -1, 3, -5, 11, -21, ...: k + 1 ones in negabinary (base
+ * -2), the numbering the paper names the trees after and writes its
+ * rules in (rank2nb, nb2rank).  A partner at step k is |rho(k)| ~
+ * 2^(k+1) / 3 away instead of 2^k, about a third closer, and a subtree
+ * spans consecutive ranks: what keeps messages inside a group where
+ * a binomial one leaves it (the paper's "up to 33%"), when the groups
+ * do not line up with the powers of two that a binomial tree's subtrees
+ * follow (docs/collectives.md measures both cases).
  *
  *   bine          broadcast: the tree with distance halving, step j
  *                 pairing by rho(s - 1 - j), s = lg q, lg q phases;
