@@ -78,6 +78,8 @@ static const struct {
         {"rabenseifner", PK_LOG},
         {"swing", PK_LOG},
         {"swing_latency", PK_LOG},
+        {"bine", PK_LOG},
+        {"bine_latency", PK_LOG},
         {"scatter_allgather", PK_RING_TREE},
         {"reduce_scatter_gather", PK_RING_TREE},
         {"reduce_bcast", PK_TREE_TWICE},
@@ -91,7 +93,8 @@ static const struct {
 static bool whole_vector(const char *name)
 {
 	return strcmp(name, "recursive_doubling") == 0 ||
-	       strcmp(name, "swing_latency") == 0;
+	       strcmp(name, "swing_latency") == 0 ||
+	       strcmp(name, "bine_latency") == 0;
 }
 
 /* Bounds of one generator's plan: transfers, blocks, phases, the hops of
@@ -344,7 +347,7 @@ static void plan_size(const ir_machine *m, const ir_comm *c,
 	 * bucket's blocks of a line and Swing's are strided, a piece each */
 	bool ranges = c->coll >= IR_ALLGATHER && k != PK_BUCKET &&
 	              k != PK_NODES &&
-	              strcmp(name, "swing") != 0;
+	              strcmp(name, "swing") != 0 && strcmp(name, "bine") != 0;
 	z->iovs = runs     ? fmin(iov_bound, 2 * n + 3 * z->t)
 	          : ranges ? fmin(iov_bound, 8 * n + 4 * z->t)
 	                   : iov_bound;

@@ -188,8 +188,8 @@ static void swing_init(struct swing *w, const ir_machine *m)
 	}
 }
 
-/* rho(s) = sum_{i<=s} (-2)^i */
-static int64_t swing_rho(int s)
+/* rho(s) = sum_{i<=s} (-2)^i (sched.h) */
+int64_t sch_swing_rho(int s)
 {
 	int64_t r = 0, t = 1;
 	for (int i = 0; i <= s; i++, t *= -2)
@@ -201,7 +201,7 @@ static int64_t swing_rho(int s)
 static int32_t swing_peer(const struct swing *w, int32_t r, int i)
 {
 	int c[IR_MAX_CUBE_DIM], d = w->dim[i];
-	int64_t e = w->m->dims[d], rho = swing_rho(w->step[i]);
+	int64_t e = w->m->dims[d], rho = sch_swing_rho(w->step[i]);
 	ir_coords(w->m, r, c);
 	int64_t x = c[d] % 2 == 0 ? c[d] + rho : c[d] - rho;
 	c[d] = (int)(((x % e) + e) % e);

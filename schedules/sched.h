@@ -240,6 +240,10 @@ int32_t sch_chain_segments(const ir_machine *m, const ir_comm *c);
 int sch_ring_steps(ir_plan *p, const int32_t *order, bool combine,
                    ir_block *tmp);
 
+/* Swing's and Bine's step distance rho(s) = sum_{i<=s} (-2)^i: 1, -1,
+ * 3, -5, 11, -21, ... (bucket.c). */
+int64_t sch_swing_rho(int s);
+
 /* Every generator: sch_<name>, defined in its family's file. */
 #define SCH_GENERATOR(name) extern const struct sch_generator sch_##name;
 #include "generators.def"
