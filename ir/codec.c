@@ -72,9 +72,12 @@ static const uint8_t file_magic[8] = {0x89, 'C',  'C',  'P',
 #define G_PLACE 4 /* version 6, after the machine when its placement is a
                      map: the node of each rank */
 #define G_GRAPH 16 /* version 7, after the placement list of a graph
-                      machine: nhosts, nswitches, ncables, a reserved 0 */
+                      machine: nhosts, nswitches, ncables, and 1 when
+                      route keys follow the cables (version 8), else 0 */
 #define G_CABLE 32 /* version 7, after the graph record, per cable: a, b,
                       width, class u32, bandwidth, latency f64 */
+#define G_KEY 4 /* version 8, after the cables of a graph whose record says
+                   so: each host's route key (ir_graph.key) */
 #define G_PATH 4 /* version 8, after the placement list of a machine
                     whose sender picks paths: each transfer's path */
 #define V1_DIMS 3 /* mesh and torus extents in the fixed part */
@@ -1084,7 +1087,7 @@ static void put_global(struct tbuf *b, const ir_plan *p)
 		put_u32(b, (uint32_t)g->nhosts);
 		put_u32(b, (uint32_t)g->nswitches);
 		put_u32(b, g->ncables);
-		put_u32(b, 0);
+		put_u32(b, g->key ? 1 : 0); /* version 8: keys follow */
 		for (uint32_t i = 0; i < g->ncables; i++) {
 			const struct ir_cable *c = &g->cables[i];
 			put_u32(b, (uint32_t)c->a);
@@ -1094,6 +1097,8 @@ static void put_global(struct tbuf *b, const ir_plan *p)
 			put_u64(b, f64_bits(c->bandwidth));
 			put_u64(b, f64_bits(c->latency));
 		}
+		for (int32_t i = 0; g->key && i < g->nhosts; i++)
+			put_u32(b, (uint32_t)g->key[i]);
 	}
 	/* version 8, and only when the sender picks paths: each
 	 * transfer's */
@@ -1147,7 +1152,7 @@ uint16_t ir_file_version(const ir_machine *m, const ir_comm *c,
 		v = 6;
 	if (m->topo == IR_GRAPH)
 		v = 7;
-	if (ir_routing_chooses(m))
+	if (ir_routing_chooses(m) || (m->topo == IR_GRAPH && m->graph->key))
 		v = 8;
 	*min_read = v > 3 ? v : IR_FILE_COMPAT;
 	return v;
@@ -1204,6 +1209,7 @@ int ir_plan_encode(const ir_plan *p, const ir_report *r, const ir_slice *s,
 	if (!p || !s || check_plan(p, err, errlen) != 0)
 		return CCP_EINVAL;
 	int32_t n = p->machine.nranks;
+	uint16_t min_read, version = ir_plan_file_version(p, &min_read);
 	uint64_t est = HDR_SIZE + G_FIXED + G_SELECT + G_COMBINE + G_MACHINE +
 	               (p->machine.place ? (uint64_t)n * G_PLACE : 0) +
 	               (p->machine.graph ? G_GRAPH + (uint64_t)G_CABLE *
@@ -1238,7 +1244,7 @@ int ir_plan_encode(const ir_plan *p, const ir_report *r, const ir_slice *s,
 	b.len += index_len;
 	for (int32_t i = 0; i < n; i++) {
 		size_t off = b.len;
-		put_slice(&b, &s[i], ir_routing_chooses(&p->machine));
+		put_slice(&b, &s[i], version >= 8);
 		if (b.nomem)
 			goto out_free_buf;
 		uint64_t sum = XXH3_64bits(b.p + off, b.len - off);
@@ -1615,8 +1621,8 @@ static int rd_place(struct ibuf *r, ir_machine *m, char *err, size_t errlen)
  * cable's class, bandwidth and latency as the writer resolves them, and
  * the rest (ends, widths, duplicates, capacities, connectivity) by
  * ir_graph_new, which rebuilds the tables. */
-static int rd_graph(struct ibuf *r, uint64_t rem, ir_machine *m, char *err,
-                    size_t errlen)
+static int rd_graph(struct ibuf *r, uint64_t rem, unsigned version,
+                    ir_machine *m, char *err, size_t errlen)
 {
 	int32_t nhosts = rd_i32(r), nswitches = rd_i32(r);
 	uint32_t ncables = rd_u32(r);
@@ -1626,15 +1632,20 @@ static int rd_graph(struct ibuf *r, uint64_t rem, ir_machine *m, char *err,
 	int64_t bad;
 
 	rem -= G_GRAPH;
-	if (rd_u32(r) != 0)
+	uint32_t keyed = rd_u32(r);
+	if (keyed > 1 || (keyed && version < 8))
 		return fail(err, errlen, CCP_EFORMAT,
-		            "bad plan: the graph's reserved field is not 0");
+		            "bad plan: the graph's key flag is %" PRIu32
+		            " in a version %u file",
+		            keyed, version);
 	if (nhosts != m->nnodes)
 		return fail(err, errlen, CCP_EFORMAT,
 		            "bad plan: a graph of %" PRId32 " hosts for %" PRId32
 		            " nodes",
 		            nhosts, m->nnodes);
-	if (ncables > IR_MAX_CABLES || rem != (uint64_t)ncables * G_CABLE)
+	if (ncables > IR_MAX_CABLES || nhosts < 1 ||
+	    rem != (uint64_t)ncables * G_CABLE +
+	                   (keyed ? (uint64_t)nhosts * G_KEY : 0))
 		return fail(err, errlen, CCP_EFORMAT,
 		            "bad plan: %" PRIu32 " cables in the %" PRIu64
 		            " bytes after the graph record",
@@ -1663,9 +1674,22 @@ static int rd_graph(struct ibuf *r, uint64_t rem, ir_machine *m, char *err,
 			return rc;
 		}
 	}
+	int32_t *key = keyed ? malloc((size_t)nhosts * sizeof *key) : NULL;
+	if (keyed && !key) {
+		free(c);
+		return fail(err, errlen, CCP_ENOMEM, "out of memory");
+	}
+	for (int32_t i = 0; keyed && i < nhosts; i++)
+		key[i] = rd_i32(r);
 	m->graph = ir_graph_new(nhosts, nswitches, c, ncables, &rc, &bad, why,
 	                        sizeof why);
 	free(c);
+	if (m->graph && key &&
+	    (rc = ir_graph_set_keys(m->graph, key, why, sizeof why)) != 0) {
+		ir_graph_release(m->graph);
+		m->graph = NULL;
+	}
+	free(key);
 	if (!m->graph)
 		return fail(err, errlen, rc == CCP_ENOMEM ? rc : CCP_EFORMAT,
 		            "bad plan: graph: %s", why);
@@ -1844,7 +1868,8 @@ static int decode_global(const uint8_t *g, uint64_t size,
 			return rc;
 		for (uint32_t i = 0; paths && i < p->ntransfers; i++)
 			p->transfers[i].path = rd_u32(&r);
-		if (graph && (rc = rd_graph(&r, rem - list, m, err, errlen)))
+		if (graph && (rc = rd_graph(&r, rem - list, fi->version, m,
+		                            err, errlen)))
 			return rc;
 	} else {
 		/* what an older file leaves out: the defaults */

@@ -328,6 +328,10 @@ struct ir_graph {
 	uint16_t *dist;       /* [nhosts * nverts]: hops from vertex v to
 	                         host h at dist[h * nverts + v];
 	                         UINT16_MAX where h is out of reach */
+	int32_t *key;         /* [nhosts] or NULL: the number host h's routes
+	                         are keyed by (shortest: dst mod count), its
+	                         number in the graph it was cut from
+	                         (ir_graph_subset); NULL: h itself */
 	int diameter;         /* the longest host-to-host distance */
 	int union_max;        /* most links an adaptive route may hold: a
 	                         bound (docs/machine-model.md, "Graphs") */
@@ -726,6 +730,17 @@ void ir_place_release(ir_place *p);
 ir_graph *ir_graph_new(int32_t nhosts, int32_t nswitches,
                        const struct ir_cable *cables, uint32_t ncables,
                        int *rc, int64_t *bad, char *err, size_t errlen);
+/* The graph of a job on some hosts of g: hosts[i] (n distinct hosts of
+ * g) becomes host i, g's other hosts become switches after g's, and
+ * every cable, in its order, joins the same vertices as in g, so every
+ * route between two of these hosts is the one g gives (keys, above).
+ * NULL with *rc and err on failure. */
+ir_graph *ir_graph_subset(const ir_graph *g, const int32_t *hosts, int32_t n,
+                          int *rc, char *err, size_t errlen);
+/* Give g's hosts the route keys key[0..nhosts) (copied): distinct, 0 or
+ * more.  CCP_EINVAL with err otherwise, CCP_ENOMEM. */
+int ir_graph_set_keys(ir_graph *g, const int32_t *key, char *err,
+                      size_t errlen);
 /* Take and drop a reference (NULL is ignored); the last release frees. */
 void ir_graph_retain(ir_graph *g);
 void ir_graph_release(ir_graph *g);

@@ -842,6 +842,12 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static int cmp_i32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+	return (x > y) - (x < y);
+}
+
 /* Check the cables: ends in range and distinct, width, bandwidth,
  * class; resolve the defaults into g->cables and derive capacities.
  * Duplicates are found by sorting the (low end, high end) pairs. */
@@ -1145,7 +1151,97 @@ void ir_graph_release(ir_graph *g)
 	free(g->out_off);
 	free(g->out);
 	free(g->dist);
+	free(g->key);
 	free(g);
+}
+
+int ir_graph_set_keys(ir_graph *g, const int32_t *key, char *err,
+                      size_t errlen)
+{
+	int32_t n = g->nhosts;
+	int32_t *k = malloc((size_t)n * sizeof *k);
+	int32_t *sorted = malloc((size_t)n * sizeof *sorted);
+	int rc = CCP_ENOMEM;
+
+	if (!k || !sorted) {
+		set_err(err, errlen, "out of memory");
+		goto out;
+	}
+	memcpy(k, key, (size_t)n * sizeof *k);
+	memcpy(sorted, key, (size_t)n * sizeof *sorted);
+	qsort(sorted, (size_t)n, sizeof *sorted, cmp_i32);
+	rc = CCP_EINVAL;
+	for (int32_t i = 0; i < n; i++)
+		if (sorted[i] < 0 || (i && sorted[i] == sorted[i - 1])) {
+			set_err(err, errlen,
+			        "route key %d of the graph's hosts is %s",
+			        (int)sorted[i],
+			        sorted[i] < 0 ? "negative" : "given twice");
+			goto out;
+		}
+	free(g->key);
+	g->key = k;
+	k = NULL;
+	rc = 0;
+out:
+	free(k);
+	free(sorted);
+	return rc;
+}
+
+ir_graph *ir_graph_subset(const ir_graph *g, const int32_t *hosts, int32_t n,
+                          int *rc, char *err, size_t errlen)
+{
+	int32_t H = g->nhosts, *at = NULL, *key = NULL, next = n;
+	struct ir_cable *c = NULL;
+	ir_graph *s = NULL;
+	int64_t bad;
+
+	*rc = CCP_EINVAL;
+	if (n < 1 || n > H) {
+		set_err(err, errlen, "a job on %d of the graph's %d hosts",
+		        (int)n, (int)H);
+		return NULL;
+	}
+	*rc = CCP_ENOMEM;
+	at = malloc((size_t)g->nverts * sizeof *at);
+	key = malloc((size_t)n * sizeof *key);
+	c = malloc((g->ncables ? g->ncables : 1) * sizeof *c);
+	if (!at || !key || !c) {
+		set_err(err, errlen, "out of memory");
+		goto out;
+	}
+	*rc = CCP_EINVAL;
+	for (int32_t v = 0; v < g->nverts; v++)
+		at[v] = -1;
+	for (int32_t i = 0; i < n; i++) {
+		if (hosts[i] < 0 || hosts[i] >= H || at[hosts[i]] >= 0) {
+			set_err(err, errlen,
+			        "host %d is not one of the graph's %d hosts, "
+			        "or is given twice",
+			        (int)hosts[i], (int)H);
+			goto out;
+		}
+		at[hosts[i]] = i;
+		key[i] = g->key ? g->key[hosts[i]] : hosts[i];
+	}
+	for (int32_t v = 0; v < g->nverts; v++)
+		if (at[v] < 0)
+			at[v] = next++;
+	for (uint32_t i = 0; i < g->ncables; i++) {
+		c[i] = g->cables[i];
+		c[i].a = at[c[i].a];
+		c[i].b = at[c[i].b];
+	}
+	s = ir_graph_new(n, g->nverts - n, c, g->ncables, rc, &bad, err,
+	                 errlen);
+	if (s && (*rc = ir_graph_set_keys(s, key, err, errlen)) != 0)
+		s = (ir_graph_release(s), NULL);
+out:
+	free(at);
+	free(key);
+	free(c);
+	return s;
 }
 
 /* A graph machine takes its hosts from the graph: one node per host. */
@@ -1182,7 +1278,7 @@ static int route_graph_path(const ir_graph *g, int32_t src, int32_t dst,
 		uint32_t lo = g->out_off[v], hi = g->out_off[v + 1], pick;
 		for (uint32_t i = lo; i < hi; i++)
 			n += graph_dist(g, graph_to(g, g->out[i]), dst) == want;
-		pick = (uint32_t)dst % (uint32_t)n;
+		pick = (uint32_t)(g->key ? g->key[dst] : dst) % (uint32_t)n;
 		for (uint32_t i = lo;; i++) {
 			if (graph_dist(g, graph_to(g, g->out[i]), dst) != want)
 				continue;

@@ -254,6 +254,9 @@ void sch_describe(const ir_machine *m, char *buf, size_t len)
 		say(&w, "graph of %d hosts, %d switches and %u cables",
 		    (int)m->graph->nhosts, (int)m->graph->nswitches,
 		    m->graph->ncables);
+		if (m->graph->key) /* the rest of the hosts carry no rank */
+			say(&w, " (a job's part: the other hosts count as "
+			        "switches)");
 		break;
 	case IR_DRAGONFLY:
 		/* g groups of a routers of p hosts and h global links */

@@ -640,6 +640,11 @@ if "$ccplan" help input-format | grep -q '^  topology .*graph'; then
 		echo "communication: {collective: allreduce, bytes: 65536, dtype: double, op: sum}"
 	} >job.yaml && "$ccplan" compile --no-cache job.yaml -o job.ccp) 2>"$tmp/err" &&
 		"$ccplan" verify "$tmp/job.ccp" >/dev/null 2>&1 && ok || bad "the graph job of docs/slurm.md: $(cat "$tmp/err")"
+	# a job on 4 of the 16 nodes: the plan is for its 4 x 4 ranks
+	"$ccplan" compile --no-cache "$slurm/job-part.yaml" -o "$tmp/part.ccp" 2>"$tmp/err" &&
+		"$ccplan" verify "$tmp/part.ccp" >"$tmp/out" 2>&1 && grep -q ", 16 ranks, " "$tmp/out" &&
+		"$ccplan" explain "$tmp/part.ccp" 2>&1 | grep -q "graph of 4 hosts (a job's part), 17 switches, 20 cables" &&
+		ok || bad "examples/slurm/job-part.yaml: $(cat "$tmp/err" "$tmp/out")"
 fi
 printf 'old\n' >"$tmp/kept.yaml"
 for conf in "$here"/cli/slurm-*.conf; do

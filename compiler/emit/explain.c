@@ -58,9 +58,11 @@ void explain_machine(const ir_machine *m, char *buf, size_t len)
 		break;
 	}
 	case IR_GRAPH:
-		snprintf(shape, sizeof shape, "of %d hosts, %d switches, %u cables",
-		         (int)m->graph->nhosts, (int)m->graph->nswitches,
-		         m->graph->ncables);
+		snprintf(shape, sizeof shape,
+		         "of %d hosts%s, %d switches, %u cables",
+		         (int)m->graph->nhosts,
+		         m->graph->key ? " (a job's part)" : "",
+		         (int)m->graph->nswitches, m->graph->ncables);
 		break;
 	case IR_DRAGONFLY:
 		/* groups x routers x hosts, global links per router */

@@ -33,7 +33,8 @@ static void put_string(FILE *out, const char *s, size_t max)
 
 /* ,"switches":S,"cables":[[a,b,width,bandwidth,latency,class],...]: a
  * graph's cables in their order, ends as vertex ids (hosts, then
- * switches), latency null where the input gave none. */
+ * switches), latency null where the input gave none; ,"keys":[...] the
+ * hosts' route keys of a job's part of a graph. */
 static void put_graph(FILE *out, const ir_graph *g)
 {
 	fprintf(out, ",\"switches\":%d,\"cables\":[", (int)g->nswitches);
@@ -48,6 +49,12 @@ static void put_graph(FILE *out, const ir_graph *g)
 		fprintf(out, ",\"%s\"]", ir_link_class_names[c->cls]);
 	}
 	fputc(']', out);
+	if (g->key) {
+		fputs(",\"keys\":[", out);
+		for (int32_t i = 0; i < g->nhosts; i++)
+			fprintf(out, "%s%d", i ? "," : "", (int)g->key[i]);
+		fputc(']', out);
+	}
 }
 
 /* "topology":{"kind":...,"dims":[...]}: extents for mesh and torus, the

@@ -91,7 +91,8 @@ static const char *name_of(const char *const *names, size_t count, int v)
 
 /* A graph: its vertex and cable counts, then every cable in the order
  * given, with its ends (vertex ids: hosts, then switches), width,
- * bandwidth and latency (as put_cost writes them) and class.  The same
+ * bandwidth and latency (as put_cost writes them) and class, and the
+ * hosts' route keys when it is a job's part of a graph.  The same
  * graph with its cables in another order gets another key: a cache
  * miss, never a wrong hit. */
 static int put_graph(struct sink *s, const ir_graph *g)
@@ -113,6 +114,12 @@ static int put_graph(struct sink *s, const ir_graph *g)
 			          c->bandwidth, lat,
 			          name_of(ir_link_class_names,
 			                  IR_NLINK_CLASSES, c->cls));
+	}
+	if (g->key) { /* a job's part of a graph: its hosts' route keys */
+		rc |= put(s, "machine.graph_keys");
+		for (int32_t i = 0; i < g->nhosts && rc == 0; i++)
+			rc |= put(s, " %d", (int)g->key[i]);
+		rc |= put(s, "\n");
 	}
 	return rc;
 }

@@ -643,10 +643,53 @@ static int read_node_names(struct ctx *x, uint32_t v, const ir_machine *m,
 	return 0;
 }
 
+/* A job on some nodes of a graph or a switch, named in list: the
+ * machine becomes the job's part, whose nodes are the list's in its
+ * order: a switch of that many nodes, or the part of the graph
+ * (ir_graph_subset) whose routes are the whole graph's.  Ranks go to
+ * the nodes in blocks, and machine.hosts becomes the list. */
+static int place_on_part(struct ctx *x, uint32_t v, ir_machine *m,
+                         struct hostlist *list)
+{
+	int32_t n = list->count;
+	int32_t *hosts = malloc((size_t)n * sizeof *hosts);
+	char why[160];
+	int rc;
+
+	if (!hosts)
+		return tree_err_nomem(x);
+	if (m->topo == IR_SWITCH) {
+		free(hosts);
+		m->dims[0] = n;
+		goto named;
+	}
+	for (int32_t i = 0; i < n; i++)
+		hosts[i] = hostlist_find(&x->in->hosts, hostlist_name(list, i));
+	ir_graph *g = ir_graph_subset(m->graph, hosts, n, &rc, why, sizeof why);
+	free(hosts);
+	if (!g)
+		return rc == CCP_ENOMEM
+		               ? tree_err_nomem(x)
+		               : tree_err_at(x, v, "machine.placement.nodes: %s",
+		                             why);
+	ir_graph_release(m->graph);
+	m->graph = g;
+named:
+	m->placement = IR_PLACE_BLOCK;
+	hostlist_fini(&x->in->hosts);
+	x->in->hosts = *list;
+	hostlist_init(list, true);
+	/* the ranks are the part's: its nodes x ranks_per_node */
+	if (ir_machine_check(m, why, sizeof why) < 0)
+		return tree_err_at(x, v, "machine.placement.nodes: %s", why);
+	return 0;
+}
+
 /* placement: {nodes: "n[4-7,12]"}: the job's nodes by name, in order,
  * ranks_per_node consecutive ranks on each (Slurm's block distribution):
- * a map over the nodes of machine.hosts.  The machine's ranks are its
- * nodes x ranks_per_node, so the list names every node of the machine. */
+ * a map over the nodes of machine.hosts.  A machine's ranks are its nodes
+ * x ranks_per_node: a list of every node places them; a list of some
+ * nodes of a graph makes the machine the job's part (place_on_part). */
 static int parse_place_nodes(struct ctx *x, uint32_t key, uint32_t v,
                              ir_machine *m)
 {
@@ -664,18 +707,28 @@ static int parse_place_nodes(struct ctx *x, uint32_t key, uint32_t v,
 		                   (int)m->nnodes - 1);
 	hostlist_init(&list, true);
 	rc = read_node_names(x, v, m, &list);
-	if (rc == CCP_ERANGE || (rc == 0 && list.count != m->nnodes)) {
+	if (rc == CCP_ERANGE) {
+		rc = tree_err_at(x, v,
+		                 "machine.placement.nodes: more than the "
+		                 "machine's %d nodes",
+		                 (int)m->nnodes);
+		goto out_free_list;
+	}
+	if (rc == 0 && list.count < m->nnodes && m->topo != IR_GRAPH &&
+	    m->topo != IR_SWITCH) {
 		rc = tree_err_at(
 		        x, v,
-		        "machine.placement.nodes: %s%d of the machine's %d "
-		        "nodes; the plan is for every node (%d ranks = %d "
-		        "nodes x %d ranks_per_node), so the list must name "
-		        "all %d: a job on part of the machine is not "
-		        "expressible yet",
-		        rc == CCP_ERANGE ? "more than " : "",
-		        (int)(rc == CCP_ERANGE ? m->nnodes : list.count),
-		        (int)m->nnodes, (int)n, (int)m->nnodes, (int)k,
-		        (int)m->nnodes);
+		        "machine.placement.nodes: %d of the machine's %d "
+		        "nodes; a job on part of a machine needs the machine "
+		        "as a graph (topology: graph, which `ccplan import "
+		        "slurm` writes) or a switch, since a %s's routing is "
+		        "defined on all its nodes",
+		        (int)list.count, (int)m->nnodes,
+		        ir_topo_nouns[m->topo]);
+		goto out_free_list;
+	}
+	if (rc == 0 && list.count < m->nnodes) {
+		rc = place_on_part(x, v, m, &list);
 		goto out_free_list;
 	}
 	if (rc < 0)
@@ -724,7 +777,8 @@ static int parse_place(struct ctx *x, uint32_t v, ir_machine *m)
 			if ((rc = parse_place_nodes(x, fk.key[1], fk.val[1],
 			                            m)) < 0)
 				return rc;
-			m->placement = IR_PLACE_MAP;
+			/* a map, or blocks over the job's part of a graph */
+			m->placement = m->place ? IR_PLACE_MAP : IR_PLACE_BLOCK;
 			return 0;
 		}
 		if (fk.val[0] == NONE)

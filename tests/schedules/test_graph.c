@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "codec.h"
 #include "ir.h"
 #include "matrix.h"
 #include "model.h"
@@ -419,6 +420,83 @@ static void test_fat_tree_alike(void **state)
 	assert_true(plans > 30);
 }
 
+/* A job on 5 hosts of XGFT(2; 4,4; 1,4) as a graph (4 spines, so the
+ * key picks among them): the part's routes between its hosts are the
+ * whole graph's, link for link; the part survives a plan file (format
+ * 8, keys kept) and a key or a host given twice is refused. */
+static void test_part(void **state)
+{
+	(void)state;
+	ir_machine t = tu_fat_tree(2, m44, w14, NULL, 1, IR_ROUTE_D_MOD_K,
+	                           IR_PORTS_ALL);
+	ir_machine g = tree_as_graph(&t, IR_ROUTE_SHORTEST);
+	const int32_t hosts[5] = {13, 2, 7, 3, 8};
+	char err[256];
+	int rc;
+	ir_graph *part = ir_graph_subset(g.graph, hosts, 5, &rc, err,
+	                                 sizeof err);
+	assert_non_null(part);
+	assert_int_equal(part->nhosts, 5);
+	assert_int_equal(part->nswitches, g.graph->nswitches + 11);
+	assert_int_equal(part->key[0], 13);
+	ir_machine pm = g;
+	pm.graph = part;
+	assert_int_equal(ir_machine_check(&pm, err, sizeof err), 0);
+	assert_int_equal(pm.nranks, 5);
+	uint64_t a[8], b[8];
+	int differ = 0; /* routes that hosts renumbered without keys change */
+	for (int32_t s = 0; s < 5; s++)
+		for (int32_t d = 0; d < 5; d++) {
+			int h = ir_route(&g, hosts[s], hosts[d], a);
+			assert_int_equal(ir_route(&pm, s, d, b), h);
+			for (int i = 0; i < h; i++)
+				assert_int_equal(a[i], b[i]);
+			differ += hosts[d] % 4 != d % 4 && h == 4;
+		}
+	assert_true(differ > 0);
+
+	/* the plan file keeps the part */
+	ir_comm c = tu_comm(IR_IRREGULAR, 0, 64);
+	ir_plan p, q;
+	ir_report r;
+	ir_slice *sl;
+	uint8_t *img;
+	size_t len;
+	ir_file_info fi;
+	const struct sch_generator *gen = sch_find("link_aware");
+	struct sch_options o = {0};
+	assert_non_null(gen);
+	c.matrix = ir_matrix_regular(5, 3, 64, 7);
+	assert_int_equal(sch_generate(gen, &pm, &c, &o, &p), 0);
+	ir_comm_fini(&c);
+	if (ir_verify(&p, &r) != 0)
+		fail_msg("%s", r.message);
+	assert_int_equal(ir_lower(&p, &sl), 0);
+	assert_int_equal(
+	        ir_plan_encode(&p, &r, sl, &img, &len, err, sizeof err), 0);
+	assert_int_equal(ir_plan_decode(img, len, &q, &fi, err, sizeof err), 0);
+	assert_int_equal(fi.version, 8);
+	assert_non_null(q.machine.graph->key);
+	for (int32_t i = 0; i < 5; i++)
+		assert_int_equal(q.machine.graph->key[i], hosts[i]);
+	ir_plan_fini(&q);
+	free(img);
+	ir_slices_free(sl, 5);
+	ir_report_fini(&r);
+	ir_plan_fini(&p);
+
+	const int32_t twice[2] = {3, 3};
+	assert_null(ir_graph_subset(g.graph, twice, 2, &rc, err, sizeof err));
+	assert_int_equal(rc, CCP_EINVAL);
+	assert_int_equal(ir_graph_set_keys(part, (const int32_t[5]){1, 2, 3, 2,
+	                                                            0},
+	                                   err, sizeof err),
+	                 CCP_EINVAL);
+	assert_non_null(strstr(err, "given twice"));
+	ir_graph_release(part);
+	ir_graph_release(g.graph);
+}
+
 /* A 16-ary 3-tree (4,096 hosts, 768 switches, 12,288 cables) as a graph:
  * how long the tables take and how much they hold, every route from two
  * hosts a shortest walk, and a binomial broadcast verified on it. */
@@ -576,6 +654,7 @@ int main(void)
 	        cmocka_unit_test(test_capacity),
 	        cmocka_unit_test(test_refused),
 	        cmocka_unit_test(test_fat_tree_alike),
+	        cmocka_unit_test(test_part),
 	        cmocka_unit_test(test_large),
 	        cmocka_unit_test(test_generators),
 	};
