@@ -231,7 +231,7 @@ _ccplan()
 		elif [[ $cur == -* ]]; then
 			_ccplan_words "$(_ccplan_table "$prog" import:$sub)"
 		else
-			_ccplan_files conf
+			_ccplan_files conf yaml yml
 		fi
 		;;
 	run)

@@ -630,6 +630,11 @@ slurm="$here/../examples/slurm"
 	cmp -s "$slurm/machine.yaml" "$tmp/machine.yaml" && [ ! -s "$tmp/out" ] &&
 	grep -q "^ccplan: import slurm: topology.conf -> $tmp/machine.yaml, " "$tmp/err" && ok ||
 	bad "import slurm -o: $(cat "$tmp/err")"
+# topology.yaml of the same cluster: the same machine but the comment
+(cd "$slurm" && "$ccplan" -q import slurm topology.yaml) >"$tmp/out" 2>"$tmp/err" &&
+	sed 1d "$tmp/out" | diff -u <(sed 1d "$slurm/machine.yaml") - >"$tmp/diff" &&
+	head -n 1 "$tmp/out" | grep -q "^# from topology.yaml by ccplan import slurm" && ok ||
+	bad "import slurm topology.yaml: $(cat "$tmp/diff" "$tmp/err")"
 "$ccplan" compile --no-cache "$slurm/job-fat-tree.yaml" -o "$tmp/job-ft.ccp" 2>"$tmp/err" &&
 	"$ccplan" verify "$tmp/job-ft.ccp" >/dev/null 2>&1 && ok || bad "examples/slurm/job-fat-tree.yaml: $(cat "$tmp/err")"
 if "$ccplan" help input-format | grep -q '^  topology .*graph'; then

@@ -8,8 +8,11 @@
  * names are not, and '#' starts a comment.  Slurm accepts a forest (jobs
  * then stay within one tree); a ccplan machine is one connected network,
  * so a second top switch is refused with what to add.  Slurm's newer
- * topology.yaml and the BlockName lines of its topology/block plugin are
- * not read.
+ * topology.yaml (topology.yaml(5): a list of topologies, a tree one
+ * holding switches: [{switch, children | nodes}]) is read the same way,
+ * one entry per switch; its block and flat topologies, like the
+ * BlockName lines of topology.conf, describe no switches and are not
+ * read.
  *
  * The machine written is a graph (docs/input-format.md): the nodes in
  * the order they appear under the leaf switches, the switches in file
@@ -31,12 +34,18 @@
 #define SLURM_MAX_SWITCHES (1 << 20)
 
 enum { K_SWITCHNAME, K_SWITCHES, K_NODES, K_LINKSPEED, K_N };
+/* topology.yaml's names of the same (it has no link speed) */
+static const char *const yaml_keys[K_N] = {"switch", "children", "nodes",
+                                           "link_speed"};
 static const char *const conf_keys[K_N] = {"SwitchName", "Switches", "Nodes",
                                            "LinkSpeed"};
 
 /* One SwitchName line. */
 struct sw {
-	uint32_t line;        /* its line */
+	uint32_t line;        /* its line: SwitchName's */
+	uint32_t kline[K_N];  /* line of each key given (topology.conf: all
+	                         the switch's line; topology.yaml: each its
+	                         own), where its value is too */
 	uint32_t key[K_N];    /* column of each key given, 0 if absent */
 	uint32_t val[K_N];    /* column of its value */
 	int32_t parent;       /* the switch listing it, -1 for none */
@@ -56,7 +65,14 @@ struct conf {
 	struct hostlist kids;  /* the Switches= names of every line */
 	struct sw *s;          /* per switch */
 	int32_t cap;
+	bool yaml;             /* topology.yaml (else topology.conf) */
 };
+
+/* Key k as the file spells it. */
+static const char *kname(const struct conf *c, int k)
+{
+	return c->yaml ? yaml_keys[k] : conf_keys[k];
+}
 
 static int conf_err(struct conf *c, uint32_t line, uint32_t col,
                     const char *fmt, ...) FRONT_PRINTF(4, 5);
@@ -102,7 +118,7 @@ static int expand_value(struct conf *c, struct hostlist *h, const char *v,
 		return conf_nomem(c);
 	if (rc < 0)
 		return conf_err(c, line, col + (uint32_t)e.at, "%s: %s",
-		                conf_keys[k], e.why);
+		                kname(c, k), e.why);
 	return 0;
 }
 
@@ -127,29 +143,35 @@ static int take_value(struct conf *c, const char *v, size_t n, char **out)
 }
 
 /* The switch of one line: its name, then its children and speed. */
-static int add_switch(struct conf *c, uint32_t line, const uint32_t key[K_N],
-                      const uint32_t val[K_N], char *const value[K_N])
+static int add_switch(struct conf *c, const uint32_t kline[K_N],
+                      const uint32_t key[K_N], const uint32_t val[K_N],
+                      char *const value[K_N])
 {
+	uint32_t line = kline[K_SWITCHNAME];
 	int32_t i = c->sw.count, first;
 	struct sw *s;
 	int rc;
 
-	if (!key[K_SWITCHNAME])
-		return conf_err(c, line,
-		                key[K_SWITCHES] ? key[K_SWITCHES]
-		                : key[K_NODES]  ? key[K_NODES]
-		                                : key[K_LINKSPEED],
-		                "a line of topology.conf defines a switch: "
-		                "SwitchName=NAME first");
+	if (!key[K_SWITCHNAME]) {
+		int k = key[K_SWITCHES] ? K_SWITCHES
+		        : key[K_NODES]  ? K_NODES
+		                        : K_LINKSPEED;
+		return conf_err(c, kline[k], key[k],
+		                "%s", c->yaml ? "a switch needs its name: "
+		                                "switch: NAME"
+		                              : "a line of topology.conf "
+		                                "defines a switch: "
+		                                "SwitchName=NAME first");
+	}
 	for (const char *p = value[K_SWITCHNAME]; *p; p++)
 		if (!hostlist_is_name_char((unsigned char)*p))
 			return conf_err(
 			        c, line,
 			        val[K_SWITCHNAME] +
 			                (uint32_t)(p - value[K_SWITCHNAME]),
-			        "SwitchName: one name of letters, digits and "
+			        "%s: one name of letters, digits and "
 			        "\"-_.:+@/\", not '%c'",
-			        *p);
+			        kname(c, K_SWITCHNAME), *p);
 	if (c->sw.count == SLURM_MAX_SWITCHES)
 		return conf_err(c, line, val[K_SWITCHNAME],
 		                "more than %d switches", SLURM_MAX_SWITCHES);
@@ -159,8 +181,8 @@ static int add_switch(struct conf *c, uint32_t line, const uint32_t key[K_N],
 		return conf_nomem(c);
 	if (rc < 0 && strlen(value[K_SWITCHNAME]) > HOSTLIST_NAME_MAX)
 		return conf_err(c, line, val[K_SWITCHNAME],
-		                "SwitchName: longer than %d characters",
-		                HOSTLIST_NAME_MAX);
+		                "%s: longer than %d characters",
+		                kname(c, K_SWITCHNAME), HOSTLIST_NAME_MAX);
 	if (rc < 0)
 		return conf_err(c, line, val[K_SWITCHNAME],
 		                "switch '%s' is defined twice (first on line "
@@ -178,21 +200,28 @@ static int add_switch(struct conf *c, uint32_t line, const uint32_t key[K_N],
 	s = &c->s[i];
 	memset(s, 0, sizeof *s);
 	s->line = line;
+	memcpy(s->kline, kline, sizeof s->kline);
 	memcpy(s->key, key, sizeof s->key);
 	memcpy(s->val, val, sizeof s->val);
 	s->parent = -1;
 	if (key[K_SWITCHES] && key[K_NODES]) {
 		int later =
 		        key[K_NODES] > key[K_SWITCHES] ? K_NODES : K_SWITCHES;
-		return conf_err(c, line, key[later],
-		                "switch '%s' has both Switches= and Nodes=; a "
+		return conf_err(c, kline[later], key[later],
+		                "switch '%s' has both %s%s and %s%s; a "
 		                "switch of a tree has child switches or nodes",
-		                value[K_SWITCHNAME]);
+		                value[K_SWITCHNAME], kname(c, K_SWITCHES),
+		                c->yaml ? "" : "=", kname(c, K_NODES),
+		                c->yaml ? "" : "=");
 	}
 	if (!key[K_SWITCHES] && !key[K_NODES])
 		return conf_err(c, line, key[K_SWITCHNAME],
-		                "switch '%s' has no children: give "
-		                "Switches=HOSTLIST or Nodes=HOSTLIST",
+		                c->yaml ? "switch '%s' has no children: give "
+		                          "children: HOSTLIST or nodes: "
+		                          "HOSTLIST"
+		                        : "switch '%s' has no children: give "
+		                          "Switches=HOSTLIST or "
+		                          "Nodes=HOSTLIST",
 		                value[K_SWITCHNAME]);
 	s->leaf = key[K_NODES] != 0;
 	if (key[K_LINKSPEED]) {
@@ -202,7 +231,7 @@ static int add_switch(struct conf *c, uint32_t line, const uint32_t key[K_N],
 			v = v * 10 + (uint64_t)(*p - '0');
 		if (*p || v == 0 || v > UINT32_MAX)
 			return conf_err(
-			        c, line, val[K_LINKSPEED],
+			        c, kline[K_LINKSPEED], val[K_LINKSPEED],
 			        "LinkSpeed: expected a whole number from "
 			        "1 to %u, got '%s'",
 			        (unsigned)UINT32_MAX, value[K_LINKSPEED]);
@@ -212,7 +241,7 @@ static int add_switch(struct conf *c, uint32_t line, const uint32_t key[K_N],
 	struct hostlist *h = s->leaf ? &c->hosts : &c->kids;
 	s->first = h->count;
 	rc = expand_value(c, h, value[k],
-	                  s->leaf ? IR_MAX_RANKS : SLURM_MAX_SWITCHES, line,
+	                  s->leaf ? IR_MAX_RANKS : SLURM_MAX_SWITCHES, kline[k],
 	                  val[k], k);
 	if (rc < 0)
 		return rc;
@@ -225,14 +254,14 @@ static int add_switch(struct conf *c, uint32_t line, const uint32_t key[K_N],
 		if (f == j || (!s->leaf && f < s->first))
 			continue;
 		if (f >= s->first)
-			return conf_err(c, line, col,
+			return conf_err(c, kline[k], col,
 			                "%s: '%s' is listed twice",
-			                conf_keys[k], name);
+			                kname(c, k), name);
 		int32_t o = owner_of(c, f);
-		return conf_err(c, line, col,
-		                "Nodes: node '%s' is already under switch '%s' "
+		return conf_err(c, kline[k], col,
+		                "%s: node '%s' is already under switch '%s' "
 		                "(line %u); a node hangs from one leaf switch",
-		                name, hostlist_name(&c->sw, o),
+		                kname(c, K_NODES), name, hostlist_name(&c->sw, o),
 		                (unsigned)c->s[o].line);
 	}
 	return 0;
@@ -312,8 +341,10 @@ static int read_line(struct conf *c, const char *t, size_t n, uint32_t line)
 		if ((rc = take_value(c, t + eq + 1, i - eq - 1, &value[k])) < 0)
 			goto out_free;
 	}
-	if (any)
-		rc = add_switch(c, line, key, val, value);
+	if (any) {
+		uint32_t kline[K_N] = {line, line, line, line};
+		rc = add_switch(c, kline, key, val, value);
+	}
 out_free:
 	for (int k = 0; k < K_N; k++)
 		free(value[k]);
@@ -373,30 +404,32 @@ static int check_tree(struct conf *c)
 			int32_t node = hostlist_find(&c->hosts, name);
 			if (k < 0 && node >= 0)
 				return conf_err(
-				        c, s->line, col,
-				        "Switches: '%s' is a node (of "
+				        c, s->kline[K_SWITCHES], col,
+				        "%s: '%s' is a node (of "
 				        "switch '%s'), not a switch",
-				        name,
+				        kname(c, K_SWITCHES), name,
 				        hostlist_name(&c->sw,
 				                      owner_of(c, node)));
 			if (k < 0)
-				return conf_err(c, s->line, col,
-				                "Switches: no switch '%s' (no "
-				                "line SwitchName=%s)",
-				                name, name);
+				return conf_err(c, s->kline[K_SWITCHES], col,
+				                c->yaml ? "%s: no switch '%s' (no "
+				                          "entry switch: %s)"
+				                        : "%s: no switch '%s' (no "
+				                          "line SwitchName=%s)",
+				                kname(c, K_SWITCHES), name, name);
 			if (k == i)
-				return conf_err(c, s->line, col,
-				                "Switches: switch '%s' lists "
+				return conf_err(c, s->kline[K_SWITCHES], col,
+				                "%s: switch '%s' lists "
 				                "itself",
-				                name);
+				                kname(c, K_SWITCHES), name);
 			if (c->s[k].parent >= 0)
 				return conf_err(
-				        c, s->line, col,
-				        "Switches: switch '%s' is already "
+				        c, s->kline[K_SWITCHES], col,
+				        "%s: switch '%s' is already "
 				        "under "
 				        "switch '%s' (line %u); a tree gives "
 				        "each switch one parent",
-				        name,
+				        kname(c, K_SWITCHES), name,
 				        hostlist_name(&c->sw, c->s[k].parent),
 				        (unsigned)c->s[c->s[k].parent].line);
 			c->s[k].parent = i;
@@ -411,10 +444,11 @@ static int check_tree(struct conf *c)
 			                          hostlist_name(&c->hosts, j));
 			if (k >= 0)
 				return conf_err(
-				        c, s->line,
+				        c, s->kline[K_NODES],
 				        s->val[K_NODES] + c->hosts.item[j],
-				        "Nodes: '%s' is the name of a switch "
+				        "%s: '%s' is the name of a switch "
 				        "(line %u)",
+				        kname(c, K_NODES),
 				        hostlist_name(&c->hosts, j),
 				        (unsigned)c->s[k].line);
 		}
@@ -464,15 +498,19 @@ static int check_tree(struct conf *c)
 			root = i;
 			continue;
 		}
+		char join[2 * HOSTLIST_NAME_MAX + 64];
+		snprintf(join, sizeof join,
+		         c->yaml ? "- switch: top, children: %s,%s"
+		                 : "SwitchName=top Switches=%s,%s",
+		         hostlist_name(&c->sw, root), hostlist_name(&c->sw, i));
 		return conf_err(
 		        c, c->s[i].line, c->s[i].val[K_SWITCHNAME],
 		        "switch '%s' is a second top switch (the first is "
 		        "'%s', line %u): Slurm allows separate trees, a ccplan "
 		        "machine is one network; join them under one switch "
-		        "(SwitchName=top Switches=%s,%s)",
+		        "(%s)",
 		        hostlist_name(&c->sw, i), hostlist_name(&c->sw, root),
-		        (unsigned)c->s[root].line, hostlist_name(&c->sw, root),
-		        hostlist_name(&c->sw, i));
+		        (unsigned)c->s[root].line, join);
 	}
 	/* LinkSpeed on every line or on none */
 	int32_t with = -1, without = -1;
@@ -600,8 +638,174 @@ out_free:
 	return rc;
 }
 
+/* ---- topology.yaml ---------------------------------------------------- */
+
+/* One entry of a tree's switches: {switch: NAME, children: HOSTLIST} or
+ * {switch: NAME, nodes: HOSTLIST}, as add_switch takes a line. */
+static int yaml_switch(struct conf *c, struct ctx *x, uint32_t e, uint32_t i)
+{
+	static const char *const names[] = {"switch", "children", "nodes"};
+	struct keys k = {names, 3, {0}, {0}};
+	uint32_t kline[K_N] = {0}, key[K_N] = {0}, val[K_N] = {0};
+	char *value[K_N] = {0}, path[64], b[64];
+	int rc;
+
+	snprintf(path, sizeof path, "tree.switches[%u]", (unsigned)i);
+	if ((rc = tree_map_keys(x, e, path, &k)) < 0)
+		return rc;
+	for (int j = 0; j < 3; j++) {
+		uint32_t v = k.val[j];
+		if (v == NONE)
+			continue;
+		if (x->v[v].kind != YN_SCALAR || is_null(x, v))
+			return tree_err_at(x, v,
+			                   "%s.%s: expected %s, got %s", path,
+			                   names[j],
+			                   j ? "a hostlist such as \"n[0-15]\""
+			                     : "a name",
+			                   tree_desc(x, v, b, sizeof b));
+		/* j is K_SWITCHNAME, K_SWITCHES, K_NODES in that order */
+		kline[j] = x->v[v].line;
+		key[j] = x->v[k.key[j]].col;
+		/* a quoted value's text starts after its quote */
+		val[j] = x->v[v].col + (x->v[v].plain ? 0 : 1);
+		if (!(value[j] = strdup(text(x, v)))) {
+			rc = conf_nomem(c);
+			goto out;
+		}
+	}
+	if (!key[K_SWITCHNAME])
+		kline[K_SWITCHNAME] = x->v[e].line;
+	rc = add_switch(c, kline, key, val, value);
+out:
+	for (int j = 0; j < K_N; j++)
+		free(value[j]);
+	return rc;
+}
+
+/* Slurm's topology.yaml (topology.yaml(5)): a list of topologies, each
+ * {topology: NAME, cluster_default: BOOL, and one of tree, block, flat}.
+ * The tree read is the one named by want, else the first tree with
+ * cluster_default true, else the only tree; its switches go through
+ * add_switch as topology.conf's lines do. */
+static int read_yaml(struct conf *c, const char *want)
+{
+	static const char *const names[] = {"topology", "cluster_default",
+	                                    "tree", "block", "flat"};
+	struct ctx x = {0};
+	char b[64], l[256];
+	int rc;
+	uint32_t pick = NONE, trees = 0, fallback = NONE;
+
+	x.name = c->name;
+	x.buf = c->text;
+	x.len = c->len;
+	x.d = c->d;
+	x.dir = "";
+	if ((rc = tree_build(&x)) < 0)
+		goto out;
+	if (x.v[0].kind != YN_SEQ || x.v[0].a == 0) {
+		rc = tree_err_at(&x, 0,
+		                 "topology.yaml: expected a list of topologies "
+		                 "(- topology: NAME ...), got %s",
+		                 tree_desc(&x, 0, b, sizeof b));
+		goto out;
+	}
+	l[0] = '\0';
+	for (uint32_t i = 0, t = 1; i < x.v[0].a; i++, t = next_of(&x, t)) {
+		struct keys k = {names, 5, {0}, {0}};
+		int64_t def = 0;
+		char path[32];
+		snprintf(path, sizeof path, "[%u]", (unsigned)i);
+		if ((rc = tree_map_keys(&x, t, path, &k)) < 0)
+			goto out;
+		if (k.val[0] == NONE) {
+			rc = tree_missing(&x, t, path, "topology", NULL);
+			goto out;
+		}
+		if (k.val[1] != NONE) { /* Slurm's example writes True */
+			const char *v = text(&x, k.val[1]);
+			if (x.v[k.val[1]].kind != YN_SCALAR ||
+			    (strcasecmp(v, "true") && strcasecmp(v, "false"))) {
+				rc = tree_err_at(&x, k.val[1],
+				                 "%s.cluster_default: expected "
+				                 "true or false, got %s",
+				                 path,
+				                 tree_desc(&x, k.val[1], b,
+				                           sizeof b));
+				goto out;
+			}
+			def = !strcasecmp(v, "true");
+		}
+		if (k.val[2] == NONE)
+			continue;
+		const char *tn = text(&x, k.val[0]);
+		trees++;
+		if (strlen(l) + strlen(tn) + 3 < sizeof l)
+			snprintf(l + strlen(l), sizeof l - strlen(l), "%s%s",
+			         *l ? ", " : "", tn);
+		if (want ? !strcmp(tn, want) : def && pick == NONE)
+			pick = t;
+		if (fallback == NONE)
+			fallback = t;
+	}
+	if (pick == NONE && !want && trees == 1)
+		pick = fallback;
+	if (pick == NONE) {
+		rc = want ? tree_err_at(&x, 0,
+		                        "topology.yaml: no tree topology '%s' "
+		                        "(its trees: %s)",
+		                        want, *l ? l : "none")
+		     : trees ? tree_err_at(&x, 0,
+		                           "topology.yaml: %u tree topologies "
+		                           "(%s) and none is cluster_default; "
+		                           "name one with --topology",
+		                           (unsigned)trees, l)
+		             : tree_err_at(&x, 0,
+		                           "topology.yaml: no tree topology "
+		                           "(block and flat describe no "
+		                           "switches)");
+		goto out;
+	}
+	struct keys k = {names, 5, {0}, {0}};
+	(void)tree_map_keys(&x, pick, "", &k);
+	static const char *const tnames[] = {"switches"};
+	struct keys tk = {tnames, 1, {0}, {0}};
+	uint32_t tv = k.val[2];
+	if ((rc = tree_map_keys(&x, tv, "tree", &tk)) < 0)
+		goto out;
+	if (tk.val[0] == NONE) {
+		rc = tree_missing(&x, tv, "tree", "switches", NULL);
+		goto out;
+	}
+	uint32_t sv = tk.val[0];
+	if (x.v[sv].kind != YN_SEQ || x.v[sv].a == 0) {
+		rc = tree_err_at(&x, sv,
+		                 "tree.switches: expected a list of switches "
+		                 "(- switch: NAME), got %s",
+		                 tree_desc(&x, sv, b, sizeof b));
+		goto out;
+	}
+	for (uint32_t i = 0, e = sv + 1; i < x.v[sv].a; i++, e = next_of(&x, e))
+		if ((rc = yaml_switch(c, &x, e, i)) < 0)
+			goto out;
+	rc = 0;
+out:
+	free(x.v);
+	tb_free(&x.chars);
+	return rc;
+}
+
+/* Whether name is a topology.yaml: it ends in .yaml or .yml. */
+static bool is_yaml_name(const char *name)
+{
+	size_t n = strlen(name);
+	return (n >= 5 && !strcmp(name + n - 5, ".yaml")) ||
+	       (n >= 4 && !strcmp(name + n - 4, ".yml"));
+}
+
 int slurm_import_text(const char *name, const char *text, size_t len,
-                      char **yaml, struct diag *d)
+                      const char *topology, char **yaml, struct diag *d)
 {
 	struct conf c = {0};
 	int rc;
@@ -615,7 +819,9 @@ int slurm_import_text(const char *name, const char *text, size_t len,
 	hostlist_init(&c.sw, true);
 	hostlist_init(&c.hosts, false);
 	hostlist_init(&c.kids, false);
-	if ((rc = read_lines(&c)) < 0 || (rc = check_tree(&c)) < 0)
+	c.yaml = is_yaml_name(c.name);
+	rc = c.yaml ? read_yaml(&c, topology) : read_lines(&c);
+	if (rc < 0 || (rc = check_tree(&c)) < 0)
 		goto out_free;
 	rc = write_yaml(&c, yaml);
 	if (rc == CCP_ENOMEM)
@@ -628,7 +834,8 @@ out_free:
 	return rc;
 }
 
-int slurm_import_file(const char *path, char **yaml, struct diag *d)
+int slurm_import_file(const char *path, const char *topology, char **yaml,
+                      struct diag *d)
 {
 	struct tbuf text = {0};
 	FILE *f;
@@ -652,7 +859,8 @@ int slurm_import_file(const char *path, char **yaml, struct diag *d)
 		           FRONT_MAX_FILE >> 20);
 		rc = CCP_EPARSE;
 	} else {
-		rc = slurm_import_text(path, text.p, text.len, yaml, d);
+		rc = slurm_import_text(path, text.p, text.len, topology, yaml,
+		                       d);
 	}
 	tb_free(&text);
 	return rc;

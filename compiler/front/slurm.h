@@ -13,16 +13,19 @@
 #include "front.h"
 
 /* Read topology.conf text (len bytes; name labels the diagnostics and
- * the first comment of the output) into a machine YAML: *yaml is a
+ * the first comment of the output), or topology.yaml's when name ends in
+ * .yaml or .yml (its tree topology named topology, or when NULL the
+ * cluster_default one, or the only one), into a machine YAML: *yaml is a
  * malloc'd NUL-terminated text, the caller's.  0; CCP_EPARSE with d at
  * name:line:column (an unknown key, a bad hostlist, a switch defined
  * twice or never, two parents, a cycle, a node under two switches, more
  * than one tree); CCP_ENOMEM. */
 int slurm_import_text(const char *name, const char *text, size_t len,
-                      char **yaml, struct diag *d);
+                      const char *topology, char **yaml, struct diag *d);
 
 /* The same from the file at path (at most FRONT_MAX_FILE bytes);
  * CCP_EIO, d without a position, when it cannot be read. */
-int slurm_import_file(const char *path, char **yaml, struct diag *d);
+int slurm_import_file(const char *path, const char *topology, char **yaml,
+                      struct diag *d);
 
 #endif

@@ -22,7 +22,7 @@ static void imports_to(const char *text, const char *want)
 {
 	struct diag d;
 	char *yaml = NULL;
-	int rc = slurm_import_text("topology.conf", text, strlen(text), &yaml,
+	int rc = slurm_import_text("topology.conf", text, strlen(text), NULL, &yaml,
 	                           &d);
 
 	if (rc != 0)
@@ -183,7 +183,7 @@ static void test_refused(void **state)
 		struct diag d;
 		char *yaml = (char *)"untouched";
 		int rc = slurm_import_text("t.conf", bad[i].text,
-		                           strlen(bad[i].text), &yaml, &d);
+		                           strlen(bad[i].text), NULL, &yaml, &d);
 		if (rc != CCP_EPARSE || yaml != NULL ||
 		    strcmp(d.file, "t.conf") != 0 || d.line != bad[i].line ||
 		    d.column != bad[i].col || !strstr(d.message, bad[i].msg))
@@ -201,11 +201,80 @@ static void test_missing_file(void **state)
 	(void)state;
 
 	assert_int_equal(
-	        slurm_import_file("/nonexistent/topology.conf", &yaml, &d),
+	        slurm_import_file("/nonexistent/topology.conf", NULL, &yaml, &d),
 	        CCP_EIO);
 	assert_null(yaml);
 	assert_int_equal(d.line, 0);
 	assert_non_null(strstr(d.message, "cannot open"));
+}
+
+/* topology.yaml: the tree marked cluster_default, its switches as
+ * topology.conf's lines; the other topologies skipped; problems at
+ * their line:column, in the YAML's own key names. */
+static void test_yaml(void **state)
+{
+	(void)state;
+	const char *text = "- topology: blocks\n"
+	                   "  block: {block_sizes: [2], blocks: []}\n"
+	                   "- topology: fabric\n"
+	                   "  cluster_default: True\n"
+	                   "  tree:\n"
+	                   "    switches:\n"
+	                   "    - switch: s0\n"
+	                   "      nodes: \"n[0-1]\"\n"
+	                   "    - {switch: s1, nodes: \"n[2-3]\"}\n"
+	                   "    - switch: top\n"
+	                   "      children: s[0-1]\n";
+	struct diag d;
+	char *yaml = NULL;
+	int rc = slurm_import_text("topology.yaml", text, strlen(text), NULL,
+	                           &yaml, &d);
+	if (rc != 0)
+		fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.message);
+	assert_non_null(strstr(yaml, "# from topology.yaml by ccplan import "
+	                             "slurm\n"));
+	assert_non_null(strstr(yaml, "  hosts: \"n[0-3]\""));
+	assert_non_null(strstr(yaml, "      - [top, \"s[0-1]\"]\n"));
+	free(yaml);
+	/* the same tree named; a name that is no tree */
+	rc = slurm_import_text("t.yml", text, strlen(text), "fabric", &yaml,
+	                       &d);
+	assert_int_equal(rc, 0);
+	free(yaml);
+	static const struct {
+		const char *text, *topology, *msg;
+		int line, col;
+	} bad[] = {
+	        {"- topology: a\n  tree:\n    switches:\n    - switch: s\n"
+	         "      nodes: n[1-2]\n      children: t\n",
+	         NULL, "switch 's' has both children and nodes", 6, 7},
+	        {"- topology: a\n  tree:\n    switches:\n    - switch: s\n"
+	         "      children: t\n",
+	         NULL, "children: no switch 't' (no entry switch: t)", 5, 17},
+	        {"- topology: a\n  tree:\n    switches:\n    - switch: s\n"
+	         "      nodes: [n1, n2]\n",
+	         NULL, "tree.switches[0].nodes: expected a hostlist", 5, 14},
+	        {"- topology: a\n  tree:\n    switches:\n    - switch: s\n"
+	         "      nodes: n1\n",
+	         "b", "no tree topology 'b' (its trees: a)", 1, 1},
+	        {"- topology: a\n  flat: true\n", NULL,
+	         "no tree topology (block and flat", 1, 1},
+	        {"- topology: a\n  cluster_default: yes\n  flat: true\n",
+	         NULL, "[0].cluster_default: expected true or false", 2, 20},
+	        {"topology: a\n", NULL, "expected a list of topologies", 1, 1},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		yaml = (char *)"untouched";
+		rc = slurm_import_text("t.yaml", bad[i].text,
+		                       strlen(bad[i].text), bad[i].topology,
+		                       &yaml, &d);
+		if (rc != CCP_EPARSE || yaml != NULL ||
+		    d.line != bad[i].line || d.column != bad[i].col ||
+		    !strstr(d.message, bad[i].msg))
+			fail_msg("case %zu: rc %d %d:%d %s; want %d:%d %s", i,
+			         rc, d.line, d.column, d.message, bad[i].line,
+			         bad[i].col, bad[i].msg);
+	}
 }
 
 int main(void)
@@ -216,6 +285,7 @@ int main(void)
 	        cmocka_unit_test(test_one_switch),
 	        cmocka_unit_test(test_refused),
 	        cmocka_unit_test(test_missing_file),
+	        cmocka_unit_test(test_yaml),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
