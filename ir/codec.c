@@ -78,6 +78,9 @@ static const uint8_t file_magic[8] = {0x89, 'C',  'C',  'P',
                       width, class u32, bandwidth, latency f64 */
 #define G_KEY 4 /* version 8, after the cables of a graph whose record says
                    so: each host's route key (ir_graph.key) */
+#define G_ROUTE 12 /* version 8, after a u32 count that follows the keys of
+                      a graph whose record says so: each entry of its
+                      forwarding table, from, host, to */
 #define G_PATH 4 /* version 8, after the placement list of a machine
                     whose sender picks paths: each transfer's path */
 #define V1_DIMS 3 /* mesh and torus extents in the fixed part */
@@ -1087,7 +1090,8 @@ static void put_global(struct tbuf *b, const ir_plan *p)
 		put_u32(b, (uint32_t)g->nhosts);
 		put_u32(b, (uint32_t)g->nswitches);
 		put_u32(b, g->ncables);
-		put_u32(b, g->key ? 1 : 0); /* version 8: keys follow */
+		/* version 8: keys (1) and a forwarding table (2) follow */
+		put_u32(b, (g->key ? 1u : 0u) | (g->next ? 2u : 0u));
 		for (uint32_t i = 0; i < g->ncables; i++) {
 			const struct ir_cable *c = &g->cables[i];
 			put_u32(b, (uint32_t)c->a);
@@ -1099,6 +1103,21 @@ static void put_global(struct tbuf *b, const ir_plan *p)
 		}
 		for (int32_t i = 0; g->key && i < g->nhosts; i++)
 			put_u32(b, (uint32_t)g->key[i]);
+		if (g->next) {
+			struct ir_route_entry *e;
+			uint32_t ne;
+			if (ir_graph_table(g, &e, &ne) != 0) {
+				b->nomem = true;
+				return;
+			}
+			put_u32(b, ne);
+			for (uint32_t i = 0; i < ne; i++) {
+				put_u32(b, (uint32_t)e[i].from);
+				put_u32(b, (uint32_t)e[i].host);
+				put_u32(b, (uint32_t)e[i].to);
+			}
+			free(e);
+		}
 	}
 	/* version 8, and only when the sender picks paths: each
 	 * transfer's */
@@ -1152,7 +1171,8 @@ uint16_t ir_file_version(const ir_machine *m, const ir_comm *c,
 		v = 6;
 	if (m->topo == IR_GRAPH)
 		v = 7;
-	if (ir_routing_chooses(m) || (m->topo == IR_GRAPH && m->graph->key))
+	if (ir_routing_chooses(m) ||
+	    (m->topo == IR_GRAPH && (m->graph->key || m->graph->next)))
 		v = 8;
 	*min_read = v > 3 ? v : IR_FILE_COMPAT;
 	return v;
@@ -1632,20 +1652,23 @@ static int rd_graph(struct ibuf *r, uint64_t rem, unsigned version,
 	int64_t bad;
 
 	rem -= G_GRAPH;
-	uint32_t keyed = rd_u32(r);
-	if (keyed > 1 || (keyed && version < 8))
+	uint32_t flags = rd_u32(r), keyed = flags & 1u, table = flags & 2u;
+	if (flags > 3 || (flags && version < 8))
 		return fail(err, errlen, CCP_EFORMAT,
 		            "bad plan: the graph's key flag is %" PRIu32
 		            " in a version %u file",
-		            keyed, version);
+		            flags, version);
 	if (nhosts != m->nnodes)
 		return fail(err, errlen, CCP_EFORMAT,
 		            "bad plan: a graph of %" PRId32 " hosts for %" PRId32
 		            " nodes",
 		            nhosts, m->nnodes);
-	if (ncables > IR_MAX_CABLES || nhosts < 1 ||
-	    rem != (uint64_t)ncables * G_CABLE +
-	                   (keyed ? (uint64_t)nhosts * G_KEY : 0))
+	uint64_t fixed = (uint64_t)ncables * G_CABLE +
+	                 (keyed ? (uint64_t)nhosts * G_KEY : 0) +
+	                 (table ? 4 : 0);
+	if (ncables > IR_MAX_CABLES || nhosts < 1 || rem < fixed ||
+	    (!table && rem != fixed) ||
+	    (table && (rem - fixed) % G_ROUTE != 0))
 		return fail(err, errlen, CCP_EFORMAT,
 		            "bad plan: %" PRIu32 " cables in the %" PRIu64
 		            " bytes after the graph record",
@@ -1681,6 +1704,26 @@ static int rd_graph(struct ibuf *r, uint64_t rem, unsigned version,
 	}
 	for (int32_t i = 0; keyed && i < nhosts; i++)
 		key[i] = rd_i32(r);
+	uint32_t ne = table ? rd_u32(r) : 0;
+	struct ir_route_entry *e = NULL;
+	if (table && (uint64_t)ne * G_ROUTE != rem - fixed) {
+		free(c);
+		free(key);
+		return fail(err, errlen, CCP_EFORMAT,
+		            "bad plan: %" PRIu32 " table entries in the %" PRIu64
+		            " bytes after the graph's keys",
+		            ne, rem - fixed);
+	}
+	if (ne && !(e = malloc((size_t)ne * sizeof *e))) {
+		free(c);
+		free(key);
+		return fail(err, errlen, CCP_ENOMEM, "out of memory");
+	}
+	for (uint32_t i = 0; i < ne; i++) {
+		e[i].from = rd_i32(r);
+		e[i].host = rd_i32(r);
+		e[i].to = rd_i32(r);
+	}
 	m->graph = ir_graph_new(nhosts, nswitches, c, ncables, &rc, &bad, why,
 	                        sizeof why);
 	free(c);
@@ -1689,6 +1732,13 @@ static int rd_graph(struct ibuf *r, uint64_t rem, unsigned version,
 		ir_graph_release(m->graph);
 		m->graph = NULL;
 	}
+	if (m->graph && table &&
+	    (rc = ir_graph_set_table(m->graph, e, ne, &bad, why, sizeof why)) !=
+	            0) {
+		ir_graph_release(m->graph);
+		m->graph = NULL;
+	}
+	free(e);
 	free(key);
 	if (!m->graph)
 		return fail(err, errlen, rc == CCP_ENOMEM ? rc : CCP_EFORMAT,

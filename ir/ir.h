@@ -90,7 +90,8 @@ typedef struct ir_slice ir_slice;
 	X(FAT_TREE, "fat_tree", IR_RT(D_MOD_K) | IR_RT(S_MOD_K) |              \
 	  IR_RT(ADAPTIVE) | IR_RT(SOURCE), "fat tree",                                         \
 	  "XGFT fat tree: hosts under 1-4 levels of switches")                 \
-	X(GRAPH, "graph", IR_RT(SHORTEST) | IR_RT(ADAPTIVE), "graph",          \
+	X(GRAPH, "graph", IR_RT(SHORTEST) | IR_RT(ADAPTIVE) | IR_RT(TABLE),  \
+	  "graph",                                                             \
 	  "any network: hosts, switches and cables (struct ir_graph)")        \
 	X(DRAGONFLY, "dragonfly",                                              \
 	  IR_RT(MINIMAL) | IR_RT(VALIANT) | IR_RT(ADAPTIVE) | IR_RT(SOURCE),   \
@@ -124,7 +125,11 @@ typedef struct ir_slice ir_slice;
 	X(SOURCE, "source",                                                    \
 	  "the sender picks the path and the plan records it (fat tree: any "  \
 	  "shortest path; dragonfly: minimal, or Valiant through any group; " \
-	  "over any of the parallel global links); unpicked: d-mod-k, minimal")
+	  "over any of the parallel global links); unpicked: d-mod-k, minimal") \
+	X(TABLE, "table",                                                      \
+	  "graph: each vertex's next hop toward each host from a forwarding "  \
+	  "table (as a subnet manager's), shortest's where the table is "      \
+	  "silent")
 
 enum ir_topo {
 #define X(e, name, routings, noun, comment) IR_##e,
@@ -332,6 +337,11 @@ struct ir_graph {
 	                         are keyed by (shortest: dst mod count), its
 	                         number in the graph it was cut from
 	                         (ir_graph_subset); NULL: h itself */
+	uint16_t *next;       /* [nhosts * nverts] or NULL: a forwarding
+	                         table (routing: table): toward host h, vertex
+	                         v leaves by link out[out_off[v] + next[h *
+	                         nverts + v]]; UINT16_MAX: shortest's hop */
+	int table_max;        /* the longest route the table gives */
 	int diameter;         /* the longest host-to-host distance */
 	int union_max;        /* most links an adaptive route may hold: a
 	                         bound (docs/machine-model.md, "Graphs") */
@@ -741,6 +751,22 @@ ir_graph *ir_graph_subset(const ir_graph *g, const int32_t *hosts, int32_t n,
  * more.  CCP_EINVAL with err otherwise, CCP_ENOMEM. */
 int ir_graph_set_keys(ir_graph *g, const int32_t *key, char *err,
                       size_t errlen);
+/* One entry of a forwarding table: at vertex from, toward host, the
+ * next hop is vertex to (a neighbour of from). */
+struct ir_route_entry {
+	int32_t from, host, to;
+};
+/* Give g the forwarding table of the n entries e (routing: table), every
+ * other hop shortest's.  Each entry must name a vertex, a host other
+ * than it and a neighbour, (from, host) at most once; and following the
+ * table from every host must reach every other host.  0; CCP_EINVAL with
+ * *bad the entry at fault (-1: none) and err; CCP_ENOMEM. */
+int ir_graph_set_table(ir_graph *g, const struct ir_route_entry *e,
+                       uint32_t n, int64_t *bad, char *err, size_t errlen);
+/* g's forwarding table as entries, host by host and vertex by vertex
+ * (*out malloc'd, NULL when there are none; *n their count): what plan
+ * files, the canonical form and JSON write.  0 or CCP_ENOMEM. */
+int ir_graph_table(const ir_graph *g, struct ir_route_entry **out, uint32_t *n);
 /* Take and drop a reference (NULL is ignored); the last release frees. */
 void ir_graph_retain(ir_graph *g);
 void ir_graph_release(ir_graph *g);

@@ -842,6 +842,32 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The link a message toward host dst leaves vertex v by (v != dst): the
+ * forwarding table's, else shortest's: among the links one hop nearer,
+ * in link order, number (dst's key) mod their count; NONE_LINK when v
+ * cannot reach dst. */
+#define NONE_LINK UINT32_MAX
+static uint32_t graph_next(const ir_graph *g, int32_t v, int32_t dst)
+{
+	uint32_t lo = g->out_off[v], hi = g->out_off[v + 1], n = 0, pick;
+	int want = graph_dist(g, v, dst) - 1;
+
+	if (g->next) {
+		uint16_t t = g->next[(size_t)dst * (size_t)g->nverts + (size_t)v];
+		if (t != UINT16_MAX)
+			return g->out[lo + t];
+	}
+	if (want < 0 || want + 1 == UINT16_MAX)
+		return NONE_LINK;
+	for (uint32_t i = lo; i < hi; i++)
+		n += graph_dist(g, graph_to(g, g->out[i]), dst) == want;
+	pick = (uint32_t)(g->key ? g->key[dst] : dst) % n;
+	for (uint32_t i = lo;; i++)
+		if (graph_dist(g, graph_to(g, g->out[i]), dst) == want &&
+		    pick-- == 0)
+			return g->out[i];
+}
+
 static int cmp_i32(const void *a, const void *b)
 {
 	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
@@ -1152,6 +1178,7 @@ void ir_graph_release(ir_graph *g)
 	free(g->out);
 	free(g->dist);
 	free(g->key);
+	free(g->next);
 	free(g);
 }
 
@@ -1187,6 +1214,138 @@ out:
 	free(k);
 	free(sorted);
 	return rc;
+}
+
+int ir_graph_set_table(ir_graph *g, const struct ir_route_entry *e,
+                       uint32_t n, int64_t *bad, char *err, size_t errlen)
+{
+	size_t nv = (size_t)g->nverts, cells = (size_t)g->nhosts * nv;
+	uint16_t *next = malloc((cells ? cells : 1) * sizeof *next);
+	int32_t *len = malloc((nv ? nv : 1) * sizeof *len);
+	int32_t *walk = malloc((nv ? nv : 1) * sizeof *walk);
+	int rc = CCP_ENOMEM, most = 0;
+
+	*bad = -1;
+	if (!next || !len || !walk) {
+		set_err(err, errlen, "out of memory");
+		goto out;
+	}
+	memset(next, 0xff, cells * sizeof *next);
+	rc = CCP_EINVAL;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ir_route_entry *t = &e[i];
+		*bad = i;
+		if (t->from < 0 || t->from >= g->nverts || t->host < 0 ||
+		    t->host >= g->nhosts || t->to < 0 || t->to >= g->nverts) {
+			set_err(err, errlen,
+			        "the entry names a vertex past the graph's %d",
+			        (int)g->nverts);
+			goto out;
+		}
+		if (t->from == t->host) {
+			set_err(err, errlen,
+			        "a message toward host %d has arrived at it: "
+			        "it takes no next hop there",
+			        (int)t->host);
+			goto out;
+		}
+		uint32_t lo = g->out_off[t->from], hi = g->out_off[t->from + 1],
+		         at = lo;
+		while (at < hi && graph_to(g, g->out[at]) != t->to)
+			at++;
+		if (at == hi) {
+			set_err(err, errlen,
+			        "vertex %d has no cable to vertex %d",
+			        (int)t->from, (int)t->to);
+			goto out;
+		}
+		uint16_t *c = &next[(size_t)t->host * nv + (size_t)t->from];
+		if (*c != UINT16_MAX) {
+			set_err(err, errlen,
+			        "vertex %d's next hop toward host %d is given "
+			        "twice",
+			        (int)t->from, (int)t->host);
+			goto out;
+		}
+		if (at - lo >= UINT16_MAX) {
+			set_err(err, errlen, "vertex %d has too many cables",
+			        (int)t->from);
+			goto out;
+		}
+		*c = (uint16_t)(at - lo);
+	}
+	*bad = -1;
+	free(g->next);
+	g->next = next;
+	next = NULL;
+	/* every host reaches every other: walks with lengths kept, -1 not
+	 * yet known, -2 on the current walk */
+	for (int32_t h = 0; h < g->nhosts; h++) {
+		for (size_t v = 0; v < nv; v++)
+			len[v] = -1;
+		len[h] = 0;
+		for (int32_t s = 0; s < g->nhosts; s++) {
+			int32_t v = s, depth = 0;
+			while (len[v] == -1) {
+				uint32_t l = graph_next(g, v, h);
+				if (l == NONE_LINK) {
+					set_err(err, errlen,
+					        "toward host %d the table leads "
+					        "to vertex %d, which cannot "
+					        "reach it",
+					        (int)h, (int)v);
+					goto out_drop;
+				}
+				walk[depth++] = v;
+				len[v] = -2;
+				v = graph_to(g, l);
+			}
+			if (len[v] == -2) {
+				set_err(err, errlen,
+				        "toward host %d the table goes round "
+				        "in a loop through vertex %d",
+				        (int)h, (int)v);
+				goto out_drop;
+			}
+			for (int32_t d = depth - 1; d >= 0; d--)
+				len[walk[d]] = len[v] + (depth - d);
+			most = len[s] > most ? len[s] : most;
+		}
+	}
+	g->table_max = most;
+	rc = 0;
+	goto out;
+out_drop:
+	free(g->next);
+	g->next = NULL;
+out:
+	free(next);
+	free(len);
+	free(walk);
+	return rc;
+}
+
+int ir_graph_table(const ir_graph *g, struct ir_route_entry **out, uint32_t *n)
+{
+	size_t nv = (size_t)g->nverts, cells = (size_t)g->nhosts * nv, k = 0;
+
+	*out = NULL;
+	*n = 0;
+	for (size_t c = 0; g->next && c < cells; c++)
+		k += g->next[c] != UINT16_MAX;
+	if (k == 0)
+		return 0;
+	if (!(*out = malloc(k * sizeof **out)))
+		return CCP_ENOMEM;
+	for (size_t c = 0; c < cells; c++) {
+		uint16_t t = g->next[c];
+		int32_t v = (int32_t)(c % nv);
+		if (t != UINT16_MAX)
+			(*out)[(*n)++] = (struct ir_route_entry){
+			        v, (int32_t)(c / nv),
+			        graph_to(g, g->out[g->out_off[v] + t])};
+	}
+	return 0;
 }
 
 ir_graph *ir_graph_subset(const ir_graph *g, const int32_t *hosts, int32_t n,
@@ -1237,6 +1396,23 @@ ir_graph *ir_graph_subset(const ir_graph *g, const int32_t *hosts, int32_t n,
 	                 errlen);
 	if (s && (*rc = ir_graph_set_keys(s, key, err, errlen)) != 0)
 		s = (ir_graph_release(s), NULL);
+	if (s && g->next) { /* the same out lists: the indexes carry over */
+		size_t cells = (size_t)n * (size_t)s->nverts;
+		if (!(s->next = malloc(cells * sizeof *s->next))) {
+			*rc = CCP_ENOMEM;
+			set_err(err, errlen, "out of memory");
+			s = (ir_graph_release(s), NULL);
+			goto out;
+		}
+		for (int32_t i = 0; i < n; i++)
+			for (int32_t v = 0; v < g->nverts; v++)
+				s->next[(size_t)i * (size_t)s->nverts +
+				        (size_t)at[v]] =
+				        g->next[(size_t)hosts[i] *
+				                        (size_t)g->nverts +
+				                (size_t)v];
+		s->table_max = g->table_max;
+	}
 out:
 	free(at);
 	free(key);
@@ -1256,6 +1432,14 @@ static int check_graph(ir_machine *m, char *err, size_t errlen)
 		        m->wrap);
 		return CCP_EINVAL;
 	}
+	if ((m->routing == IR_ROUTE_TABLE) != (m->graph->next != NULL)) {
+		set_err(err, errlen,
+		        m->graph->next ? "a graph with a forwarding table "
+		                         "routes by it: routing: table"
+		                       : "routing table needs the graph's "
+		                         "forwarding table (graph.table)");
+		return CCP_EINVAL;
+	}
 	m->ndims = 1;
 	m->dims[0] = m->graph->nhosts;
 	for (int d = 1; d < IR_MAX_DIMS; d++)
@@ -1264,9 +1448,8 @@ static int check_graph(ir_machine *m, char *err, size_t errlen)
 	return 0;
 }
 
-/* The shortest routing: from each vertex, among the links one hop
- * nearer to dst (in increasing id order), number dst mod their count;
- * the way d-mod-k spreads destinations over a fat tree's up ports. */
+/* The route src -> dst (hosts, src != dst) hop by hop (graph_next),
+ * which ir_graph_set_table has made sure ends at dst. */
 static int route_graph_path(const ir_graph *g, int32_t src, int32_t dst,
                             uint64_t *links)
 {
@@ -1274,20 +1457,9 @@ static int route_graph_path(const ir_graph *g, int32_t src, int32_t dst,
 	int k = 0;
 
 	while (v != dst) {
-		int want = graph_dist(g, v, dst) - 1, n = 0;
-		uint32_t lo = g->out_off[v], hi = g->out_off[v + 1], pick;
-		for (uint32_t i = lo; i < hi; i++)
-			n += graph_dist(g, graph_to(g, g->out[i]), dst) == want;
-		pick = (uint32_t)(g->key ? g->key[dst] : dst) % (uint32_t)n;
-		for (uint32_t i = lo;; i++) {
-			if (graph_dist(g, graph_to(g, g->out[i]), dst) != want)
-				continue;
-			if (pick-- == 0) {
-				k = put(links, k, g->out[i]);
-				v = graph_to(g, g->out[i]);
-				break;
-			}
-		}
+		uint32_t l = graph_next(g, v, dst);
+		k = put(links, k, l);
+		v = graph_to(g, l);
 	}
 	return k;
 }
@@ -1931,8 +2103,11 @@ int ir_route_max(const ir_machine *m)
 		return set > INT32_MAX ? INT32_MAX : (int)set;
 	}
 	case IR_GRAPH:
-		return m->routing == IR_ROUTE_ADAPTIVE ? m->graph->union_max
-		                                       : m->graph->diameter;
+		if (m->routing == IR_ROUTE_ADAPTIVE)
+			return m->graph->union_max;
+		return m->graph->next && m->graph->table_max > m->graph->diameter
+		               ? m->graph->table_max
+		               : m->graph->diameter;
 	case IR_DRAGONFLY:
 		/* adaptive: the union route_dfly writes; Valiant: host,
 		 * local, global, local, global, local, host */

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
@@ -33,8 +34,9 @@ static void put_string(FILE *out, const char *s, size_t max)
 
 /* ,"switches":S,"cables":[[a,b,width,bandwidth,latency,class],...]: a
  * graph's cables in their order, ends as vertex ids (hosts, then
- * switches), latency null where the input gave none; ,"keys":[...] the
- * hosts' route keys of a job's part of a graph. */
+ * switches), latency null where the input gave none; ,"table":[[from,
+ * host,to],...] its forwarding table; ,"keys":[...] the hosts' route
+ * keys of a job's part of a graph. */
 static void put_graph(FILE *out, const ir_graph *g)
 {
 	fprintf(out, ",\"switches\":%d,\"cables\":[", (int)g->nswitches);
@@ -49,6 +51,16 @@ static void put_graph(FILE *out, const ir_graph *g)
 		fprintf(out, ",\"%s\"]", ir_link_class_names[c->cls]);
 	}
 	fputc(']', out);
+	struct ir_route_entry *e = NULL;
+	uint32_t n = 0;
+	if (g->next && ir_graph_table(g, &e, &n) == 0 && e) {
+		fputs(",\"table\":[", out);
+		for (uint32_t i = 0; i < n; i++)
+			fprintf(out, "%s[%d,%d,%d]", i ? "," : "",
+			        (int)e[i].from, (int)e[i].host, (int)e[i].to);
+		fputc(']', out);
+	}
+	free(e);
 	if (g->key) {
 		fputs(",\"keys\":[", out);
 		for (int32_t i = 0; i < g->nhosts; i++)

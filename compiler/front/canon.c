@@ -115,6 +115,16 @@ static int put_graph(struct sink *s, const ir_graph *g)
 			          name_of(ir_link_class_names,
 			                  IR_NLINK_CLASSES, c->cls));
 	}
+	if (g->next) { /* its forwarding table */
+		struct ir_route_entry *e;
+		uint32_t n;
+		if (ir_graph_table(g, &e, &n) != 0)
+			return CCP_ENOMEM;
+		for (uint32_t i = 0; i < n && rc == 0; i++)
+			rc |= put(s, "machine.route %d %d %d\n", (int)e[i].from,
+			          (int)e[i].host, (int)e[i].to);
+		free(e);
+	}
 	if (g->key) { /* a job's part of a graph: its hosts' route keys */
 		rc |= put(s, "machine.graph_keys");
 		for (int32_t i = 0; i < g->nhosts && rc == 0; i++)

@@ -15,9 +15,9 @@
 
 #include "tree.h"
 
-enum { GK_HOSTS, GK_SWITCHES, GK_LINKS, GK_FILE, GK_N };
+enum { GK_HOSTS, GK_SWITCHES, GK_LINKS, GK_FILE, GK_TABLE, GK_N };
 static const char *const graph_keys[GK_N] = {"hosts", "switches", "links",
-                                             "file"};
+                                             "file", "table"};
 enum { CK_ENDS, CK_WIDTH, CK_BANDWIDTH, CK_LATENCY, CK_CLASS, CK_N };
 static const char *const cable_keys[CK_N] = {"ends", "width", "bandwidth",
                                              "latency", "class"};
@@ -184,6 +184,142 @@ static int parse_link(struct ctx *x, struct gparse *g, uint32_t v, uint32_t i)
 	return rc;
 }
 
+/* The name of vertex v (a host's, or a switch's). */
+static const char *vertex_name(const struct gparse *g, int32_t v)
+{
+	return v < g->hosts->count ? hostlist_name(g->hosts, v)
+	                           : hostlist_name(&g->sw, v - g->hosts->count);
+}
+
+/* table: [[FROM, HOSTS, TO], ...], a forwarding table: at each vertex
+ * of FROM, toward each host of HOSTS (hostlists), the next hop is the
+ * one vertex TO; given to the graph made (ir_graph_set_table), whose
+ * refusals point at the entry that gave them. */
+static int parse_table(struct ctx *x, struct gparse *g, uint32_t t,
+                       ir_graph *graph)
+{
+	const char *P = "machine.graph.table";
+	struct ir_route_entry *e = NULL;
+	uint32_t *at = NULL, n = 0, cap = 0;
+	int32_t *from = NULL, *hosts = NULL, *to = NULL, nf, nh, nt;
+	char path[96], b[64], why[256];
+	int64_t bad;
+	int rc = 0;
+
+	if (x->v[t].kind != YN_SEQ)
+		return tree_err_at(x, t,
+		                   "%s: expected a list of [FROM, HOSTS, TO] "
+		                   "entries, got %s",
+		                   P, tree_desc(x, t, b, sizeof b));
+	for (uint32_t i = 0, c = t + 1; rc == 0 && i < x->v[t].a;
+	     i++, c = next_of(x, c)) {
+		snprintf(path, sizeof path, "%s[%u]", P, (unsigned)i);
+		if (x->v[c].kind != YN_SEQ || x->v[c].a != 3) {
+			rc = tree_err_at(x, c,
+			                 "%s: expected [FROM, HOSTS, TO]: at the "
+			                 "vertices FROM, toward the hosts HOSTS, "
+			                 "the next hop is TO; got %s",
+			                 path, tree_desc(x, c, b, sizeof b));
+			break;
+		}
+		uint32_t cf = c + 1, ch = next_of(x, cf), ct = next_of(x, ch);
+		if ((rc = end_vertices(x, g, cf, path, &from, &nf)) < 0 ||
+		    (rc = end_vertices(x, g, ch, path, &hosts, &nh)) < 0 ||
+		    (rc = end_vertices(x, g, ct, path, &to, &nt)) < 0)
+			break;
+		for (int32_t j = 0; rc == 0 && j < nh; j++)
+			if (hosts[j] >= g->hosts->count)
+				rc = tree_err_at(x, ch,
+				                 "%s: '%s' is a switch; a table "
+				                 "leads toward hosts",
+				                 path,
+				                 hostlist_name(&g->sw,
+				                               hosts[j] -
+				                                       g->hosts->count));
+		if (rc == 0 && nt != 1)
+			rc = tree_err_at(x, ct,
+			                 "%s: names %d vertices; the next hop is "
+			                 "one",
+			                 path, (int)nt);
+		for (int32_t f = 0; rc == 0 && f < nf; f++)
+			for (int32_t j = 0; rc == 0 && j < nh; j++) {
+				if (n == cap) {
+					uint32_t c2 = cap ? 2 * cap : 64;
+					void *ne = realloc(e, c2 * sizeof *e);
+					if (ne)
+						e = ne;
+					void *na = ne ? realloc(at, c2 * sizeof *at)
+					              : NULL;
+					if (!ne || !na) {
+						rc = tree_err_nomem(x);
+						break;
+					}
+					at = na;
+					cap = c2;
+				}
+				e[n] = (struct ir_route_entry){from[f], hosts[j],
+				                               to[0]};
+				at[n++] = c;
+			}
+		free(from);
+		free(hosts);
+		free(to);
+		from = hosts = to = NULL;
+	}
+	if (rc == 0 &&
+	    (rc = ir_graph_set_table(graph, e, n, &bad, why, sizeof why)) != 0) {
+		int h, v;
+		const char *vn;
+		if (rc == CCP_ENOMEM)
+			rc = tree_err_nomem(x);
+		else if (bad >= 0 && strstr(why, "no cable"))
+			rc = tree_err_at(x, at[bad], "%s: %s has no cable to %s",
+			                 P, vertex_name(g, e[bad].from),
+			                 vertex_name(g, e[bad].to));
+		else if (bad >= 0 && strstr(why, "twice"))
+			rc = tree_err_at(x, at[bad],
+			                 "%s: %s's next hop toward %s is given "
+			                 "twice",
+			                 P, vertex_name(g, e[bad].from),
+			                 vertex_name(g, e[bad].host));
+		else if (bad >= 0 && strstr(why, "arrived"))
+			rc = tree_err_at(x, at[bad],
+			                 "%s: %s is the host the entry leads "
+			                 "toward: a message there has arrived",
+			                 P, vertex_name(g, e[bad].from));
+		else if (bad >= 0)
+			rc = tree_err_at(x, at[bad], "%s: %s", P, why);
+		else if ((sscanf(why, "toward host %d the table goes round in "
+		                      "a loop through vertex %d",
+		                 &h, &v) == 2 ||
+		          sscanf(why, "toward host %d the table leads to "
+		                      "vertex %d",
+		                 &h, &v) == 2) &&
+		         h >= 0 && h < g->hosts->count && v >= 0 &&
+		         v < g->hosts->count + g->sw.count) {
+			/* the same, by the names the input gave */
+			vn = vertex_name(g, v);
+			rc = tree_err_at(x, t,
+			                 strstr(why, "loop")
+			                         ? "%s: toward host %s the table "
+			                           "goes round in a loop through "
+			                           "%s"
+			                         : "%s: toward host %s the table "
+			                           "leads to %s, which cannot "
+			                           "reach it",
+			                 P, hostlist_name(g->hosts, h), vn);
+		} else {
+			rc = tree_err_at(x, t, "%s: %s", P, why);
+		}
+	}
+	free(from);
+	free(hosts);
+	free(to);
+	free(e);
+	free(at);
+	return rc;
+}
+
 /* The graph mapping at v (inline, or the root of its file): hosts when
  * machine.hosts did not name them, switches, links; then the graph. */
 static int parse_graph_map(struct ctx *x, uint32_t v, struct gparse *g,
@@ -254,6 +390,8 @@ static int parse_graph_map(struct ctx *x, uint32_t v, struct gparse *g,
 	char why[256];
 	m->graph = ir_graph_new(g->hosts->count, g->sw.count, g->cab, g->n, &rc,
 	                        &bad, why, sizeof why);
+	if (m->graph && k.val[GK_TABLE] != NONE)
+		return parse_table(x, g, k.val[GK_TABLE], m->graph);
 	if (m->graph)
 		return 0;
 	if (rc == CCP_ENOMEM)

@@ -307,7 +307,7 @@ static void test_refused(void **state)
 	b = m;
 	b.routing = IR_ROUTE_D_MOD_K;
 	assert_int_equal(ir_machine_check(&b, err, sizeof err), CCP_EINVAL);
-	assert_non_null(strstr(err, "adaptive or shortest"));
+	assert_non_null(strstr(err, "adaptive, shortest or table"));
 	b = tu_machine(IR_SWITCH, 0, 8, 0, 0, 0);
 	b.graph = m.graph;
 	assert_int_equal(ir_machine_check(&b, err, sizeof err), CCP_EINVAL);
@@ -497,6 +497,124 @@ static void test_part(void **state)
 	ir_graph_release(g.graph);
 }
 
+/* The vertices route links[0..h) visits after src. */
+static void route_vertices(const ir_machine *m, const uint64_t *links, int h,
+                           int32_t *v)
+{
+	for (int i = 0; i < h; i++) {
+		int32_t a, b;
+		assert_int_equal(ir_link_ends(m, links[i], &a, &b), 0);
+		v[i] = b;
+	}
+}
+
+/* A forwarding table on XGFT(2; 4,4; 1,4) as a graph (hosts 0-15, leaves
+ * 16-19, spines 20-23): every leaf sends what leaves it through spine
+ * 23, but leaf 16 what goes to leaf 17 through spine 21; where the table
+ * is silent the hop is shortest's.  Routes follow it, a loop and a hop
+ * without a cable are refused, and a job's part keeps the table. */
+static void test_table(void **state)
+{
+	(void)state;
+	ir_machine t = tu_fat_tree(2, m44, w14, NULL, 1, IR_ROUTE_D_MOD_K,
+	                           IR_PORTS_ALL);
+	ir_machine g = tree_as_graph(&t, IR_ROUTE_SHORTEST);
+	struct ir_route_entry e[64];
+	uint32_t n = 0;
+	char err[256];
+	int64_t bad;
+	for (int32_t leaf = 16; leaf < 20; leaf++)
+		for (int32_t h = 0; h < 16; h++)
+			if (h / 4 != leaf - 16)
+				e[n++] = (struct ir_route_entry){
+				        leaf, h, leaf == 16 && h / 4 == 1 ? 21 : 23};
+	assert_int_equal(ir_graph_set_table(g.graph, e, n, &bad, err,
+	                                    sizeof err),
+	                 0);
+	g.routing = IR_ROUTE_TABLE;
+	assert_int_equal(ir_machine_check(&g, err, sizeof err), 0);
+	assert_int_equal(ir_route_max(&g), 4);
+	uint64_t l[8];
+	int32_t v[8];
+	int h = ir_route(&g, 1, 9, l);
+	assert_int_equal(h, 4);
+	route_vertices(&g, l, h, v);
+	assert_int_equal(v[0], 16);
+	assert_int_equal(v[1], 23);
+	assert_int_equal(v[2], 18);
+	assert_int_equal(v[3], 9);
+	h = ir_route(&g, 1, 5, l); /* leaf 16 to leaf 17: spine 21 */
+	assert_int_equal(h, 4);
+	route_vertices(&g, l, h, v);
+	assert_int_equal(v[1], 21);
+	h = ir_route(&g, 5, 6, l); /* leaf 17, silent: shortest */
+	assert_int_equal(h, 2);
+	/* the table back, entry for entry */
+	struct ir_route_entry *back;
+	uint32_t nb;
+	assert_int_equal(ir_graph_table(g.graph, &back, &nb), 0);
+	assert_int_equal(nb, n);
+	free(back);
+	/* a job's part keeps the table: host 9 from host 1 as before */
+	const int32_t hosts[3] = {9, 1, 2};
+	int rc;
+	ir_graph *part = ir_graph_subset(g.graph, hosts, 3, &rc, err,
+	                                 sizeof err);
+	assert_non_null(part);
+	ir_machine pm = g;
+	pm.graph = part;
+	assert_int_equal(ir_machine_check(&pm, err, sizeof err), 0);
+	uint64_t l2[8];
+	h = ir_route(&g, 1, 9, l);
+	assert_int_equal(ir_route(&pm, 1, 0, l2), h);
+	for (int i = 0; i < h; i++)
+		assert_int_equal(l[i], l2[i]);
+	ir_graph_release(part);
+	/* a plan file keeps the table: the decoded machine routes alike */
+	ir_comm c = tu_comm(IR_IRREGULAR, 0, 64);
+	ir_plan p, q;
+	ir_report r;
+	ir_slice *sl;
+	uint8_t *img;
+	size_t len;
+	ir_file_info fi;
+	struct sch_options o = {0};
+	c.matrix = ir_matrix_regular(16, 5, 64, 3);
+	assert_int_equal(sch_generate(sch_find("link_aware"), &g, &c, &o, &p),
+	                 0);
+	ir_comm_fini(&c);
+	assert_int_equal(ir_verify(&p, &r), 0);
+	assert_int_equal(ir_lower(&p, &sl), 0);
+	assert_int_equal(
+	        ir_plan_encode(&p, &r, sl, &img, &len, err, sizeof err), 0);
+	assert_int_equal(ir_plan_decode(img, len, &q, &fi, err, sizeof err), 0);
+	assert_int_equal(fi.version, 8);
+	assert_non_null(q.machine.graph->next);
+	h = ir_route(&g, 1, 5, l);
+	assert_int_equal(ir_route(&q.machine, 1, 5, l2), h);
+	for (int i = 0; i < h; i++)
+		assert_int_equal(l[i], l2[i]);
+	ir_plan_fini(&q);
+	free(img);
+	ir_slices_free(sl, 16);
+	ir_report_fini(&r);
+	ir_plan_fini(&p);
+	/* a loop: spine 23 sends host 9's traffic back to leaf 16 */
+	e[n] = (struct ir_route_entry){23, 9, 16};
+	assert_int_equal(ir_graph_set_table(g.graph, e, n + 1, &bad, err,
+	                                    sizeof err),
+	                 CCP_EINVAL);
+	assert_non_null(strstr(err, "loop"));
+	assert_null(g.graph->next); /* refused whole */
+	/* no cable: leaf 16 to leaf 17 */
+	e[0] = (struct ir_route_entry){16, 9, 17};
+	assert_int_equal(ir_graph_set_table(g.graph, e, 1, &bad, err,
+	                                    sizeof err),
+	                 CCP_EINVAL);
+	assert_int_equal(bad, 0);
+	ir_graph_release(g.graph);
+}
+
 /* A 16-ary 3-tree (4,096 hosts, 768 switches, 12,288 cables) as a graph:
  * how long the tables take and how much they hold, every route from two
  * hosts a shortest walk, and a binomial broadcast verified on it. */
@@ -655,6 +773,7 @@ int main(void)
 	        cmocka_unit_test(test_refused),
 	        cmocka_unit_test(test_fat_tree_alike),
 	        cmocka_unit_test(test_part),
+	        cmocka_unit_test(test_table),
 	        cmocka_unit_test(test_large),
 	        cmocka_unit_test(test_generators),
 	};
