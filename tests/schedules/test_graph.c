@@ -420,6 +420,38 @@ static void test_fat_tree_alike(void **state)
 	assert_true(plans > 30);
 }
 
+/* A link_aware plan of a random degree-d pattern on graph machine m,
+ * verified, written as a plan file and read back into q: the file's
+ * version. */
+static int file_round_trip(const ir_machine *m, int32_t d, ir_plan *q)
+{
+	ir_comm c = tu_comm(IR_IRREGULAR, 0, 64);
+	ir_plan p;
+	ir_report r;
+	ir_slice *sl;
+	uint8_t *img;
+	size_t len;
+	ir_file_info fi;
+	char err[256];
+	struct sch_options o = {0};
+	c.matrix = ir_matrix_regular(m->nranks, d, 64, 7);
+	assert_int_equal(sch_generate(sch_find("link_aware"), m, &c, &o, &p),
+	                 0);
+	ir_comm_fini(&c);
+	if (ir_verify(&p, &r) != 0)
+		fail_msg("%s", r.message);
+	assert_int_equal(ir_lower(&p, &sl), 0);
+	assert_int_equal(
+	        ir_plan_encode(&p, &r, sl, &img, &len, err, sizeof err), 0);
+	if (ir_plan_decode(img, len, q, &fi, err, sizeof err) != 0)
+		fail_msg("%s", err);
+	free(img);
+	ir_slices_free(sl, m->nranks);
+	ir_report_fini(&r);
+	ir_plan_fini(&p);
+	return fi.version;
+}
+
 /* A job on 5 hosts of XGFT(2; 4,4; 1,4) as a graph (4 spines, so the
  * key picks among them): the part's routes between its hosts are the
  * whole graph's, link for link; the part survives a plan file (format
@@ -456,34 +488,12 @@ static void test_part(void **state)
 	assert_true(differ > 0);
 
 	/* the plan file keeps the part */
-	ir_comm c = tu_comm(IR_IRREGULAR, 0, 64);
-	ir_plan p, q;
-	ir_report r;
-	ir_slice *sl;
-	uint8_t *img;
-	size_t len;
-	ir_file_info fi;
-	const struct sch_generator *gen = sch_find("link_aware");
-	struct sch_options o = {0};
-	assert_non_null(gen);
-	c.matrix = ir_matrix_regular(5, 3, 64, 7);
-	assert_int_equal(sch_generate(gen, &pm, &c, &o, &p), 0);
-	ir_comm_fini(&c);
-	if (ir_verify(&p, &r) != 0)
-		fail_msg("%s", r.message);
-	assert_int_equal(ir_lower(&p, &sl), 0);
-	assert_int_equal(
-	        ir_plan_encode(&p, &r, sl, &img, &len, err, sizeof err), 0);
-	assert_int_equal(ir_plan_decode(img, len, &q, &fi, err, sizeof err), 0);
-	assert_int_equal(fi.version, 8);
+	ir_plan q;
+	assert_int_equal(file_round_trip(&pm, 3, &q), 8);
 	assert_non_null(q.machine.graph->key);
 	for (int32_t i = 0; i < 5; i++)
 		assert_int_equal(q.machine.graph->key[i], hosts[i]);
 	ir_plan_fini(&q);
-	free(img);
-	ir_slices_free(sl, 5);
-	ir_report_fini(&r);
-	ir_plan_fini(&p);
 
 	const int32_t twice[2] = {3, 3};
 	assert_null(ir_graph_subset(g.graph, twice, 2, &rc, err, sizeof err));
@@ -571,34 +581,14 @@ static void test_table(void **state)
 		assert_int_equal(l[i], l2[i]);
 	ir_graph_release(part);
 	/* a plan file keeps the table: the decoded machine routes alike */
-	ir_comm c = tu_comm(IR_IRREGULAR, 0, 64);
-	ir_plan p, q;
-	ir_report r;
-	ir_slice *sl;
-	uint8_t *img;
-	size_t len;
-	ir_file_info fi;
-	struct sch_options o = {0};
-	c.matrix = ir_matrix_regular(16, 5, 64, 3);
-	assert_int_equal(sch_generate(sch_find("link_aware"), &g, &c, &o, &p),
-	                 0);
-	ir_comm_fini(&c);
-	assert_int_equal(ir_verify(&p, &r), 0);
-	assert_int_equal(ir_lower(&p, &sl), 0);
-	assert_int_equal(
-	        ir_plan_encode(&p, &r, sl, &img, &len, err, sizeof err), 0);
-	assert_int_equal(ir_plan_decode(img, len, &q, &fi, err, sizeof err), 0);
-	assert_int_equal(fi.version, 8);
+	ir_plan q;
+	assert_int_equal(file_round_trip(&g, 5, &q), 8);
 	assert_non_null(q.machine.graph->next);
 	h = ir_route(&g, 1, 5, l);
 	assert_int_equal(ir_route(&q.machine, 1, 5, l2), h);
 	for (int i = 0; i < h; i++)
 		assert_int_equal(l[i], l2[i]);
 	ir_plan_fini(&q);
-	free(img);
-	ir_slices_free(sl, 16);
-	ir_report_fini(&r);
-	ir_plan_fini(&p);
 	/* a loop: spine 23 sends host 9's traffic back to leaf 16 */
 	e[n] = (struct ir_route_entry){23, 9, 16};
 	assert_int_equal(ir_graph_set_table(g.graph, e, n + 1, &bad, err,
