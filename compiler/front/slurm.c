@@ -657,13 +657,14 @@ static int yaml_switch(struct conf *c, struct ctx *x, uint32_t e, uint32_t i)
 		uint32_t v = k.val[j];
 		if (v == NONE)
 			continue;
-		if (x->v[v].kind != YN_SCALAR || is_null(x, v))
-			return tree_err_at(x, v,
-			                   "%s.%s: expected %s, got %s", path,
-			                   names[j],
-			                   j ? "a hostlist such as \"n[0-15]\""
-			                     : "a name",
-			                   tree_desc(x, v, b, sizeof b));
+		if (x->v[v].kind != YN_SCALAR || is_null(x, v)) {
+			rc = tree_err_at(x, v, "%s.%s: expected %s, got %s",
+			                 path, names[j],
+			                 j ? "a hostlist such as \"n[0-15]\""
+			                   : "a name",
+			                 tree_desc(x, v, b, sizeof b));
+			goto out;
+		}
 		/* j is K_SWITCHNAME, K_SWITCHES, K_NODES in that order */
 		kline[j] = x->v[v].line;
 		key[j] = x->v[k.key[j]].col;
