@@ -190,6 +190,16 @@ static void test_link_aware(void **state)
 		ir_slice_fini(&one);
 	}
 	assert_int_equal(sends, picked);
+	/* a path the message does not have: the file's own check
+	 * (check_plan, which decoding runs too) refuses to write it */
+	uint8_t *bad_img = NULL;
+	size_t bad_len = 0;
+	back.transfers[0].path = 4096;
+	assert_int_equal(ir_plan_encode(&back, &rs, sl, &bad_img, &bad_len,
+	                                err, sizeof err),
+	                 CCP_EINVAL);
+	assert_non_null(strstr(err, "takes path 4096"));
+	assert_null(bad_img);
 	ir_plan_fini(&back);
 	free(img);
 	ir_slices_free(sl, 512);
