@@ -305,13 +305,8 @@ static void test_place_nodes(void **state)
 	         "machine.placement.nodes[1]: no node 'n9' in machine.hosts"},
 	        {"{nodes: \"n[1-3],n2\"}", 30,
 	         "machine.placement.nodes: host 'n2' is listed twice"},
-	        {"{nodes: \"n[1-3]\"}", 22,
-	         "machine.placement.nodes: 3 of the machine's 4 nodes; the "
-	         "plan is for every node (8 ranks = 4 nodes x 2 "
-	         "ranks_per_node), so the list must name all 4"},
 	        {"{nodes: \"n[1-4],x[1-9]\"}", 22,
-	         "machine.placement.nodes: more than 4 of the machine's 4 "
-	         "nodes"},
+	         "machine.placement.nodes: more than the machine's 4 nodes"},
 	        {"{nodes: \"n[1-4]\", file: p.txt}", 15,
 	         "machine.placement: file and nodes are two ways"},
 	        {"{nodes: []}", 22,
@@ -327,6 +322,17 @@ static void test_place_nodes(void **state)
 			         rc, d.line, d.column, d.message, bad[i].col,
 			         bad[i].msg);
 	}
+	/* a job on 3 of the switch's 4 nodes: a switch of 3, its 6 ranks
+	 * in blocks on n3, n1, n2, which machine.hosts becomes */
+	snprintf(text, sizeof text, fmt, "{nodes: \"n3,n[1-2]\"}");
+	assert_int_equal(
+	        front_parse_string("t.yaml", text, strlen(text), &in, &d), 0);
+	assert_int_equal(in.machine.nranks, 6);
+	assert_int_equal(in.machine.nnodes, 3);
+	assert_int_equal(in.machine.placement, IR_PLACE_BLOCK);
+	assert_int_equal(in.hosts.count, 3);
+	assert_string_equal(hostlist_name(&in.hosts, 0), "n3");
+	front_input_fini(&in);
 	/* without hosts, names mean nothing */
 	const char *nohosts =
 	        "machine: {topology: switch, ranks: 4, placement: {nodes: "
