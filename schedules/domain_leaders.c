@@ -141,8 +141,11 @@ static int dom_init(struct dom *d, const ir_machine *m, int32_t root)
 				v = q;
 			else if (net < nnet)
 				v = (int32_t)(q / div[net]);
-			else if (i < total - 1)
-				v = graph_switch(m->graph, q);
+			else if (i < total - 1 &&
+			         (v = graph_switch(m->graph, q)) < 0)
+				rc = CCP_ENOTAPPLY; /* leaders_fits says why */
+			if (rc)
+				break;
 			if (id[v] < 0)
 				id[v] = nd++;
 			k[r] = id[v];
@@ -150,7 +153,7 @@ static int dom_init(struct dom *d, const ir_machine *m, int32_t root)
 		}
 		/* as many domains as the level before (each a union of
 		 * those): the same domains, left out */
-		if (d->nlev > 0 && nd == d->ndom && i < total - 1) {
+		if (rc || (d->nlev > 0 && nd == d->ndom && i < total - 1)) {
 			free(k);
 			free(ld);
 			continue;

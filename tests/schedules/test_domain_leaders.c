@@ -180,31 +180,13 @@ static void test_graph(void **state)
 	ir_graph_release(m.graph);
 }
 
-/* Bytes of p's transfers on links of class cls (each transfer's bytes
- * once per such link on its path). */
-static uint64_t class_bytes(const ir_plan *p, enum ir_link_class cls)
-{
-	const ir_machine *m = &p->machine;
-	uint64_t *l = malloc((size_t)ir_route_max(m) * sizeof *l), sum = 0;
-	assert_non_null(l);
-	for (uint32_t t = 0; t < p->ntransfers; t++) {
-		const ir_transfer *x = &p->transfers[t];
-		int h = ir_path(m, x->src, x->dst, l);
-		for (int k = 0; k < h; k++)
-			if (ir_link_class(m, l[k]) == cls)
-				sum += (uint64_t)x->bytes;
-	}
-	free(l);
-	return sum;
-}
-
 /* g's bytes on class cls for c on m. */
 static uint64_t bytes_of(const struct sch_generator *g, const ir_machine *m,
                          const ir_comm *c, enum ir_link_class cls)
 {
 	ir_plan p;
 	plan_of(g, m, c, false, &p);
-	uint64_t b = class_bytes(&p, cls);
+	uint64_t b = tu_class_bytes(&p, cls);
 	ir_plan_fini(&p);
 	return b;
 }
