@@ -83,6 +83,7 @@ static const struct {
         {"scatter_allgather", PK_RING_TREE},
         {"reduce_scatter_gather", PK_RING_TREE},
         {"reduce_bcast", PK_TREE_TWICE},
+        {"domain_leaders", PK_TREE_TWICE},
         {"bucket", PK_BUCKET},
         {"hierarchical", PK_NODES},
         {"node_exchange", PK_NODE_AWARE},

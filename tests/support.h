@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir.h"
@@ -255,6 +256,24 @@ static inline void tu_add_own(ir_plan *p, int32_t src, int32_t dst)
 {
 	ir_block b = {src, dst};
 	assert_int_equal(ir_plan_add(p, src, dst, &b, 1, 0), 0);
+}
+
+/* Bytes plan p puts on links of class cls: every transfer's bytes times
+ * the links of that class on its path (ir_path: the one it takes). */
+static inline uint64_t tu_class_bytes(const ir_plan *p, enum ir_link_class cls)
+{
+	const ir_machine *m = &p->machine;
+	uint64_t *l = malloc((size_t)ir_route_max(m) * sizeof *l), sum = 0;
+	assert_non_null(l);
+	for (uint32_t t = 0; t < p->ntransfers; t++) {
+		const ir_transfer *x = &p->transfers[t];
+		int h = ir_path(m, x->src, x->dst, l);
+		for (int k = 0; k < h; k++)
+			if (ir_link_class(m, l[k]) == cls)
+				sum += (uint64_t)x->bytes;
+	}
+	free(l);
+	return sum;
 }
 
 #endif

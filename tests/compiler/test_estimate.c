@@ -99,6 +99,9 @@ static double check_one(const struct front_input *in, const char *what)
 	return per;
 }
 
+/* A 2:1 tapered two-level fat tree of 6 leaves of 4 hosts. */
+static const int tree_down[] = {4, 6}, tree_up[] = {1, 2};
+
 static void test_bounds_every_generator(void **state)
 {
 	(void)state;
@@ -123,6 +126,8 @@ static void test_bounds_every_generator(void **state)
 	        tu_machine(IR_HPAM, IR_PORTS_ALL, 4, 4, 16, 16),
 	        tu_with_nodes(tu_machine(IR_MESH, 1, 4, 4, 0, 0), 4, IR_PLACE_BLOCK,
 	                      1),
+	        tu_fat_tree(2, tree_down, tree_up, NULL, 2, IR_ROUTE_D_MOD_K,
+	                    1),
 	};
 	size_t runs = 0;
 	double least = INFINITY;
@@ -189,6 +194,8 @@ static void test_every_generator_covered(void **state)
 	                   IR_PLACE_BLOCK, 1),
 	        tu_machine(IR_HYPERCUBE, IR_PORTS_ALL, 7, 0, 0, 0),
 	        tu_machine(IR_HPAM, 1, 2, 2, 8, 8),
+	        tu_fat_tree(2, tree_down, tree_up, NULL, 1, IR_ROUTE_D_MOD_K,
+	                    1),
 	};
 	for (int k = 0; sch_generators[k]; k++) {
 		bool found = false;

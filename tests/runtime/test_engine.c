@@ -405,6 +405,7 @@ static void run_collectives(const ir_machine *m)
 static void test_every_generator(void **state)
 {
 	(void)state;
+	static const int tree_down[] = {2, 3}, tree_up[] = {1, 1};
 	ir_machine ms[] = {
 	        tu_machine(IR_MESH, IR_PORTS_ALL, 4, 4, 0, 0),
 	        tu_machine(IR_MESH, 1, 4, 4, 0, 0),
@@ -423,6 +424,10 @@ static void test_every_generator(void **state)
 	                      IR_PLACE_CYCLIC, 1),
 	        tu_with_nodes(tu_machine(IR_SWITCH, 1, 3, 0, 0, 0), 3,
 	                      IR_PLACE_BLOCK, IR_PORTS_ALL),
+	        /* a 2:1 tapered fat tree of 3 leaves of 2 hosts, 2 ranks a
+	         * host */
+	        tu_fat_tree(2, tree_down, tree_up, NULL, 2, IR_ROUTE_D_MOD_K,
+	                    1),
 	};
 	for (size_t k = 0; k < sizeof ms / sizeof *ms; k++) {
 		struct timespec t0, t1;

@@ -245,24 +245,6 @@ static void test_partners_by_hand(void **state)
 	ir_plan_fini(&p);
 }
 
-/* Bytes the plan puts on links of class cls: every transfer's bytes
- * times the links of that class on its path. */
-static uint64_t class_bytes(const ir_plan *p, enum ir_link_class cls)
-{
-	const ir_machine *m = &p->machine;
-	uint64_t *l = malloc((size_t)ir_route_max(m) * sizeof *l), sum = 0;
-	assert_non_null(l);
-	for (uint32_t t = 0; t < p->ntransfers; t++) {
-		const ir_transfer *x = &p->transfers[t];
-		int h = ir_path(m, x->src, x->dst, l);
-		for (int k = 0; k < h; k++)
-			if (ir_link_class(m, l[k]) == cls)
-				sum += (uint64_t)x->bytes;
-	}
-	free(l);
-	return sum;
-}
-
 /* g's bytes on class cls for coll on m. */
 static uint64_t bytes_of(const struct sch_generator *g, const ir_machine *m,
                          enum ir_coll coll, enum ir_link_class cls)
@@ -275,7 +257,7 @@ static uint64_t bytes_of(const struct sch_generator *g, const ir_machine *m,
 	if (sch_applies(g, m, &c, why, sizeof why) != 0)
 		fail_msg("%s: %s", g->name, why);
 	assert_int_equal(sch_generate(g, m, &c, NULL, &p), 0);
-	uint64_t b = class_bytes(&p, cls);
+	uint64_t b = tu_class_bytes(&p, cls);
 	ir_plan_fini(&p);
 	return b;
 }
