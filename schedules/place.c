@@ -120,6 +120,10 @@ struct bis {
 	uint32_t *mark;  /* stamps: visited, locked */
 	uint32_t stamp;
 	int32_t *queue;  /* BFS queue, [n] */
+	int32_t *loc;    /* [n]: a vertex's index in the set being cut */
+	int64_t *pref;   /* [n]: what side 1 costs a vertex more than side
+	                    0 (messages to vertices placed before, times
+	                    hops), or NULL */
 };
 
 /* Vertices of set S (ns of them) in BFS order from start, over edges
@@ -164,6 +168,8 @@ static int64_t gain_of(const struct bis *b, int32_t v)
 			continue;
 		x += b->side[u] != b->side[v] ? g->w[i] : -g->w[i];
 	}
+	if (b->pref)
+		x += b->side[v] == 0 ? -b->pref[v] : b->pref[v];
 	return x;
 }
 
@@ -247,23 +253,15 @@ static void kl_refine(struct bis *b, int32_t *S, int32_t ns, int32_t *hist)
 	}
 }
 
-/* Cut set S (ns vertices) into S[0..s1) and S[s1..ns), lowering the
- * weight between them.  tmp holds 2 ns entries. */
-static void bisect(struct bis *b, int32_t *S, int32_t ns, int32_t s1,
-                   int32_t *tmp)
+/* The single-level start of a bisection: side 0 grown greedily by
+ * gain from a pseudo-peripheral vertex (the far end of a BFS from a
+ * random one) to s1 vertices.  What ml_bisect falls back on. */
+static void grow(struct bis *b, int32_t *S, int32_t ns, int32_t s1,
+                 int32_t *tmp)
 {
-	int32_t far, k = 0;
-
-	if (s1 <= 0 || s1 >= ns)
-		return;
-	for (int32_t i = 0; i < ns; i++)
-		b->side[S[i]] = 1;
-	/* a pseudo-peripheral start: the far end of a BFS from a random
-	 * vertex */
-	far = bfs_order(b, S, ns, S[ir_rng_below(b->rng, (uint64_t)ns)], tmp);
+	int32_t far = bfs_order(b, S, ns, S[ir_rng_below(b->rng, (uint64_t)ns)],
+	                        tmp);
 	bfs_order(b, S, ns, far, tmp);
-	/* grow side 0 from it greedily: the vertex whose move saves the
-	 * most cut (gain), the start and BFS order breaking ties */
 	for (int32_t i = 0; i < ns; i++)
 		b->gain[S[i]] = 0;
 	for (int32_t i = 0; i < ns; i++) {
@@ -286,6 +284,387 @@ static void bisect(struct bis *b, int32_t *S, int32_t ns, int32_t s1,
 			if (b->side[tmp[next++]] == 1)
 				v = tmp[next - 1];
 		flip(b, v);
+	}
+}
+
+/* ---- multilevel bisection ------------------------------------------- */
+
+/* A graph local to one bisection, with vertex weights (the vertices of
+ * the finer graph a coarse vertex stands for). */
+struct lgraph {
+	int32_t n;
+	int64_t *off, *w, *vw;
+	int64_t *pref; /* side 1's extra cost per vertex (struct bis) */
+	int32_t *adj;
+};
+
+static void lg_free(struct lgraph *g)
+{
+	free(g->off);
+	free(g->w);
+	free(g->vw);
+	free(g->adj);
+	free(g->pref);
+	memset(g, 0, sizeof *g);
+}
+
+static int lg_alloc(struct lgraph *g, int32_t n, int64_t m)
+{
+	g->n = n;
+	g->off = calloc((size_t)n + 1, sizeof *g->off);
+	g->vw = malloc(((size_t)n + 1) * sizeof *g->vw);
+	g->pref = calloc((size_t)n + 1, sizeof *g->pref);
+	g->w = malloc(((size_t)m + 1) * sizeof *g->w);
+	g->adj = malloc(((size_t)m + 1) * sizeof *g->adj);
+	if (!g->off || !g->vw || !g->pref || !g->w || !g->adj) {
+		lg_free(g);
+		return CCP_ENOMEM;
+	}
+	return 0;
+}
+
+/* The subgraph of b's graph on set S (b->side marks it, loc[v] = v's
+ * index in S). */
+static int lg_from_set(const struct bis *b, const int32_t *S, int32_t ns,
+                       const int32_t *loc, struct lgraph *g)
+{
+	const struct wgraph *G = b->g;
+	int64_t m = 0;
+
+	for (int32_t i = 0; i < ns; i++)
+		m += G->off[S[i] + 1] - G->off[S[i]];
+	if (lg_alloc(g, ns, m))
+		return CCP_ENOMEM;
+	m = 0;
+	for (int32_t i = 0; i < ns; i++) {
+		for (int64_t j = G->off[S[i]]; j < G->off[S[i] + 1]; j++)
+			if (b->side[G->adj[j]] >= 0) {
+				g->adj[m] = loc[G->adj[j]];
+				g->w[m++] = G->w[j];
+			}
+		g->off[i + 1] = m;
+		g->vw[i] = 1;
+		g->pref[i] = b->pref ? b->pref[S[i]] : 0;
+	}
+	return 0;
+}
+
+/* Heavy-edge matching: each vertex, in a random order, pairs with its
+ * unmatched neighbour of the heaviest edge (their weights together at
+ * most maxvw); cmap[v] receives its coarse vertex.  The coarse graph
+ * into c; its size returned (0 on failure). */
+static int32_t lg_coarsen(const struct lgraph *g, struct ir_rng *rng,
+                          int64_t maxvw, int32_t *cmap, struct lgraph *c)
+{
+	int32_t n = g->n, nc = 0, *match = malloc((size_t)n * sizeof *match),
+	        *ord = malloc((size_t)n * sizeof *ord),
+	        *rep = malloc((size_t)n * sizeof *rep);
+	int64_t m = 0, *at = malloc((size_t)n * sizeof *at);
+
+	if (!match || !ord || !at || !rep)
+		goto fail;
+	for (int32_t v = 0; v < n; v++) {
+		match[v] = -1;
+		ord[v] = v;
+		at[v] = -1;
+	}
+	for (int32_t i = n - 1; i > 0; i--) {
+		int32_t j = (int32_t)ir_rng_below(rng, (uint64_t)i + 1);
+		int32_t t = ord[i];
+		ord[i] = ord[j];
+		ord[j] = t;
+	}
+	for (int32_t i = 0; i < n; i++) {
+		int32_t v = ord[i], best = -1;
+		if (match[v] >= 0)
+			continue;
+		for (int64_t j = g->off[v]; j < g->off[v + 1]; j++) {
+			int32_t u = g->adj[j];
+			if (u != v && match[u] < 0 &&
+			    g->vw[u] + g->vw[v] <= maxvw &&
+			    (best < 0 || g->w[j] > g->w[best]))
+				best = (int32_t)j;
+		}
+		int32_t u = best < 0 ? v : g->adj[best];
+		match[v] = u;
+		match[u] = v;
+		rep[nc] = v;
+		cmap[v] = cmap[u] = nc++;
+	}
+	if (lg_alloc(c, nc, g->off[n]))
+		goto fail;
+	/* coarse vertex k's edges: both halves' edges, merged by at[] */
+	for (int32_t k = 0; k < nc; k++) {
+		int32_t v = rep[k], u = match[v];
+		int64_t start = m;
+		c->vw[k] = g->vw[v] + (u != v ? g->vw[u] : 0);
+		c->pref[k] = g->pref[v] + (u != v ? g->pref[u] : 0);
+		for (int t = 0; t < (u != v ? 2 : 1); t++) {
+			int32_t x = t ? u : v;
+			for (int64_t j = g->off[x]; j < g->off[x + 1]; j++) {
+				int32_t ck = cmap[g->adj[j]];
+				if (ck == k)
+					continue;
+				if (at[ck] >= start && at[ck] < m &&
+				    c->adj[at[ck]] == ck) {
+					c->w[at[ck]] += g->w[j];
+				} else {
+					at[ck] = m;
+					c->adj[m] = ck;
+					c->w[m++] = g->w[j];
+				}
+			}
+		}
+		c->off[k + 1] = m;
+	}
+	free(match);
+	free(ord);
+	free(at);
+	free(rep);
+	return nc;
+fail:
+	free(match);
+	free(ord);
+	free(at);
+	free(rep);
+	return 0;
+}
+
+/* Cut-saving gain of moving v to the other side. */
+static int64_t lg_gain(const struct lgraph *g, const int8_t *side, int32_t v)
+{
+	int64_t x = 0;
+	for (int64_t j = g->off[v]; j < g->off[v + 1]; j++)
+		x += side[g->adj[j]] != side[v] ? g->w[j] : -g->w[j];
+	return x + (side[v] == 0 ? -g->pref[v] : g->pref[v]);
+}
+
+/* Fiduccia-Mattheyses passes: move the best-gain unlocked vertex whose
+ * move keeps side 0's weight within tol of target (or brings it
+ * closer), keep the best prefix of each pass. */
+static void lg_fm(const struct lgraph *g, int8_t *side, int64_t target,
+                  int64_t tol, int32_t *hist, uint8_t *lock)
+{
+	int32_t n = g->n;
+	int64_t w0 = 0;
+
+	for (int32_t v = 0; v < n; v++)
+		w0 += side[v] == 0 ? g->vw[v] : 0;
+	for (int pass = 0; pass < PLACE_KL_PASSES; pass++) {
+		int64_t sum = 0, best = 0, bestdev = llabs(w0 - target);
+		int32_t nm = 0, bestn = 0, limit = n < 400 ? n : 400;
+		memset(lock, 0, (size_t)n);
+		for (int32_t t = 0; t < limit; t++) {
+			int32_t v = -1;
+			int64_t gv = 0;
+			for (int32_t u = 0; u < n; u++) {
+				if (lock[u])
+					continue;
+				int64_t nw = w0 + (side[u] == 0 ? -g->vw[u]
+				                                : g->vw[u]);
+				if (llabs(nw - target) > tol &&
+				    llabs(nw - target) >= llabs(w0 - target))
+					continue;
+				int64_t gu = lg_gain(g, side, u);
+				if (v < 0 || gu > gv) {
+					v = u;
+					gv = gu;
+				}
+			}
+			if (v < 0)
+				break;
+			w0 += side[v] == 0 ? -g->vw[v] : g->vw[v];
+			side[v] ^= 1;
+			lock[v] = 1;
+			hist[nm++] = v;
+			sum += gv;
+			int64_t dev = llabs(w0 - target);
+			if ((dev <= tol && (sum > best || bestdev > tol)) ||
+			    (bestdev > tol && dev < bestdev)) {
+				best = sum;
+				bestn = nm;
+				bestdev = dev;
+			} else if (nm - bestn > 50) {
+				break;
+			}
+		}
+		for (int32_t i = nm - 1; i >= bestn; i--) {
+			int32_t v = hist[i];
+			w0 += side[v] == 0 ? -g->vw[v] : g->vw[v];
+			side[v] ^= 1;
+		}
+		if (bestn == 0)
+			break;
+	}
+}
+
+/* Greedy growth of side 0 to weight target on g: from a far vertex, the
+ * vertex with the best gain next. */
+static void lg_grow(const struct lgraph *g, int64_t target, int8_t *side,
+                    struct ir_rng *rng)
+{
+	int32_t n = g->n, start = (int32_t)ir_rng_below(rng, (uint64_t)n);
+	int64_t w0 = 0;
+
+	/* a far vertex: the last a BFS from a random one reaches */
+	int32_t *q = malloc((size_t)n * sizeof *q), head = 0, tail = 0;
+	if (q) {
+		memset(side, 1, (size_t)n);
+		q[tail++] = start;
+		side[start] = 2;
+		while (head < tail) {
+			int32_t v = q[head++];
+			start = v;
+			for (int64_t j = g->off[v]; j < g->off[v + 1]; j++)
+				if (side[g->adj[j]] == 1) {
+					side[g->adj[j]] = 2;
+					q[tail++] = g->adj[j];
+				}
+		}
+		free(q);
+	}
+	memset(side, 1, (size_t)n);
+	side[start] = 0;
+	w0 = g->vw[start];
+	while (w0 < target) {
+		int32_t v = -1;
+		int64_t gv = 0;
+		for (int32_t u = 0; u < n; u++) {
+			if (side[u] != 1 || w0 + g->vw[u] > target + g->vw[u] / 2)
+				continue;
+			int64_t gu = lg_gain(g, side, u);
+			if (v < 0 || gu > gv) {
+				v = u;
+				gv = gu;
+			}
+		}
+		if (v < 0)
+			break;
+		side[v] = 0;
+		w0 += g->vw[v];
+	}
+}
+
+/* Multilevel bisection of set S: coarsen by heavy-edge matching, grow
+ * side 0 on the coarsest graph, and refine with FM on the way back; the
+ * sides land in b->side (side 0 near s1 vertices, not yet exact).
+ * Nonzero when memory ran out (b->side is then the caller's to set). */
+static int ml_bisect(struct bis *b, const int32_t *S, int32_t ns, int32_t s1,
+                     int32_t *loc)
+{
+	struct lgraph lv[24];
+	int32_t *cmap[24] = {0}, nl = 0;
+	int8_t *side = NULL;
+	int32_t *hist = NULL;
+	uint8_t *lock = NULL;
+	int64_t maxvw = (s1 < ns - s1 ? s1 : ns - s1) / 4;
+	int rc = CCP_ENOMEM;
+
+	memset(lv, 0, sizeof lv);
+	for (int32_t i = 0; i < ns; i++)
+		loc[S[i]] = i;
+	if (lg_from_set(b, S, ns, loc, &lv[0]))
+		goto out;
+	nl = 1;
+	while (lv[nl - 1].n > 48 && nl < 24) {
+		const struct lgraph *g = &lv[nl - 1];
+		if (!(cmap[nl - 1] = malloc((size_t)g->n * sizeof(int32_t))))
+			goto out;
+		int32_t nc = lg_coarsen(g, b->rng, maxvw > 1 ? maxvw : 1,
+		                        cmap[nl - 1], &lv[nl]);
+		if (nc == 0)
+			goto out;
+		nl++;
+		if (nc > g->n - g->n / 10)
+			break; /* hardly shrinks: stop here */
+	}
+	side = malloc((size_t)ns);
+	hist = malloc((size_t)ns * sizeof *hist);
+	lock = malloc((size_t)ns);
+	if (!side || !hist || !lock)
+		goto out;
+	/* the coarsest graph is small: the best of several starts */
+	{
+		const struct lgraph *c = &lv[nl - 1];
+		int64_t tol = 0, best = -1;
+		int8_t *try = malloc((size_t)c->n + 1);
+		if (!try)
+			goto out;
+		for (int32_t v = 0; v < c->n; v++)
+			tol = c->vw[v] > tol ? c->vw[v] : tol;
+		for (int t = 0; t < 8; t++) {
+			int64_t cut = 0;
+			lg_grow(c, s1, try, b->rng);
+			lg_fm(c, try, s1, tol, hist, lock);
+			for (int32_t v = 0; v < c->n; v++)
+				for (int64_t j = c->off[v]; j < c->off[v + 1];
+				     j++)
+					cut += try[v] != try[c->adj[j]]
+					               ? c->w[j]
+					               : 0;
+			for (int32_t v = 0; v < c->n; v++)
+				cut += try[v] == 1 ? c->pref[v] : 0;
+			if (best < 0 || cut < best) {
+				best = cut;
+				memcpy(side, try, (size_t)c->n);
+			}
+		}
+		free(try);
+	}
+	for (int l = nl - 1; l >= 0; l--) {
+		int64_t tol = 0;
+		for (int32_t v = 0; v < lv[l].n; v++)
+			tol = lv[l].vw[v] > tol ? lv[l].vw[v] : tol;
+		lg_fm(&lv[l], side, s1, tol, hist, lock);
+		if (l > 0) /* project onto the finer level */
+			for (int32_t v = lv[l - 1].n - 1; v >= 0; v--)
+				hist[v] = side[cmap[l - 1][v]];
+		if (l > 0)
+			for (int32_t v = 0; v < lv[l - 1].n; v++)
+				side[v] = (int8_t)hist[v];
+	}
+	for (int32_t i = 0; i < ns; i++)
+		b->side[S[i]] = side[i];
+	rc = 0;
+out:
+	for (int32_t l = 0; l < 24; l++) {
+		lg_free(&lv[l]);
+		free(cmap[l]);
+	}
+	free(side);
+	free(hist);
+	free(lock);
+	return rc;
+}
+
+/* Cut set S (ns vertices) into S[0..s1) and S[s1..ns), lowering the
+ * weight between them.  tmp holds 2 ns entries. */
+static void bisect(struct bis *b, int32_t *S, int32_t ns, int32_t s1,
+                   int32_t *tmp)
+{
+	int32_t k = 0;
+
+	if (s1 <= 0 || s1 >= ns)
+		return;
+	for (int32_t i = 0; i < ns; i++)
+		b->side[S[i]] = 1;
+	if (ml_bisect(b, S, ns, s1, b->loc) != 0)
+		grow(b, S, ns, s1, tmp);
+	/* exact sizes: move the best-gain vertices off the larger side */
+	int32_t n0 = 0;
+	for (int32_t i = 0; i < ns; i++) {
+		n0 += b->side[S[i]] == 0;
+		b->gain[S[i]] = gain_of(b, S[i]);
+	}
+	while (n0 != s1) {
+		int8_t from = n0 > s1 ? 0 : 1;
+		int32_t v = -1;
+		for (int32_t i = 0; i < ns; i++)
+			if (b->side[S[i]] == from &&
+			    (v < 0 || b->gain[S[i]] > b->gain[v]))
+				v = S[i];
+		flip(b, v);
+		n0 += from == 0 ? -1 : 1;
 	}
 	kl_refine(b, S, ns, tmp);
 	for (int32_t i = 0; i < ns; i++)
@@ -311,7 +690,8 @@ static int bis_init(struct bis *b, const struct wgraph *g, struct ir_rng *r)
 	b->gain = malloc(((size_t)n + 1) * sizeof *b->gain);
 	b->mark = calloc((size_t)n + 1, sizeof *b->mark);
 	b->queue = malloc(2 * ((size_t)n + 1) * sizeof *b->queue);
-	if (!b->side || !b->gain || !b->mark || !b->queue)
+	b->loc = malloc(((size_t)n + 1) * sizeof *b->loc);
+	if (!b->side || !b->gain || !b->mark || !b->queue || !b->loc)
 		return CCP_ENOMEM;
 	memset(b->side, -1, (size_t)n + 1);
 	return 0;
@@ -323,6 +703,8 @@ static void bis_fini(struct bis *b)
 	free(b->gain);
 	free(b->mark);
 	free(b->queue);
+	free(b->loc);
+	free(b->pref);
 }
 
 /* Deal the ns ranks of S to parts first .. first + nparts - 1, k ranks
@@ -494,33 +876,12 @@ static int mcut_init(const ir_machine *pm, struct mcut *mc, int32_t *order)
 	return 0;
 }
 
-/* The pull of the groups A[0..na) towards node rep: their messages to
- * groups already placed, each times its hops from rep. */
-static uint64_t pull(const struct bis *b, const ir_machine *pm,
-                     const int32_t *A, int32_t na, int32_t rep,
-                     const int32_t *pos)
-{
-	const struct wgraph *g = b->g;
-	int32_t k = pm->ranks_per_node;
-	uint64_t c = 0;
-
-	for (int32_t i = 0; i < na; i++)
-		for (int64_t j = g->off[A[i]]; j < g->off[A[i] + 1]; j++) {
-			int32_t w = g->adj[j];
-			if (pos[w] < 0)
-				continue;
-			int h = ir_hops(pm, rep * k, pos[w] * k);
-			c += (uint64_t)g->w[j] * (uint64_t)(h > 0 ? h : 0);
-		}
-	return c;
-}
-
 /* Map the groups A to the machine's nodes M (count of each), recursing
  * down both bisections together: pos[group] receives its node (-1 until
- * then).  Where the halves have equal sizes, the halves of A go the way
- * that brings their messages to groups placed before closer (recursive
- * bisection alone may place a half mirrored).  M ends in an order where
- * nearby nodes are near in the network. */
+ * then).  Each bisection of A leans every group towards the machine's
+ * half nearer the groups it talks to that are placed already (terminal
+ * propagation: recursive bisection alone may place a half mirrored).  M
+ * ends in an order where nearby nodes are near in the network. */
 static void map_rec(struct bis *b, const ir_machine *pm, const struct mcut *mc,
                     int32_t *A, int32_t *M, int32_t count, int32_t *pos,
                     int32_t *tmp)
@@ -530,20 +891,24 @@ static void map_rec(struct bis *b, const ir_machine *pm, const struct mcut *mc,
 		return;
 	}
 	int32_t s1 = machine_split(mc, M, count, tmp);
-	bisect(b, A, count, s1, b->queue);
-	if (2 * s1 == count) {
-		int32_t r1 = M[s1 / 2], r2 = M[s1 + s1 / 2];
-		uint64_t same = pull(b, pm, A, s1, r1, pos) +
-		                pull(b, pm, A + s1, s1, r2, pos);
-		uint64_t swap = pull(b, pm, A, s1, r2, pos) +
-		                pull(b, pm, A + s1, s1, r1, pos);
-		if (swap < same)
-			for (int32_t i = 0; i < s1; i++) {
-				int32_t t = A[i];
-				A[i] = A[s1 + i];
-				A[s1 + i] = t;
-			}
+	/* terminal propagation: each group leans to the half nearer the
+	 * groups it talks to that are placed already */
+	int32_t r0 = M[s1 / 2], r1 = M[s1 + (count - s1) / 2],
+	        k = pm->ranks_per_node;
+	for (int32_t i = 0; i < count; i++) {
+		const struct wgraph *g = b->g;
+		int32_t v = A[i];
+		int64_t p = 0;
+		for (int64_t j = g->off[v]; j < g->off[v + 1]; j++) {
+			int32_t w = g->adj[j];
+			if (pos[w] < 0)
+				continue;
+			p += g->w[j] * (ir_hops(pm, r1 * k, pos[w] * k) -
+			                ir_hops(pm, r0 * k, pos[w] * k));
+		}
+		b->pref[v] = p;
 	}
+	bisect(b, A, count, s1, b->queue);
 	map_rec(b, pm, mc, A, M, s1, pos, tmp);
 	map_rec(b, pm, mc, A + s1, M + s1, count - s1, pos, tmp);
 }
@@ -936,6 +1301,9 @@ int sch_place(const ir_machine *m, const ir_matrix *x, uint64_t seed,
 	if ((rc = wgraph_build(nn, we, (size_t)ngm, &gg)) != 0 ||
 	    (rc = bis_init(&b2, &gg, &rng)) != 0 ||
 	    (rc = mcut_init(&pm, &mc, order)) != 0)
+		goto out;
+	rc = CCP_ENOMEM;
+	if (!(b2.pref = calloc((size_t)nn, sizeof *b2.pref)))
 		goto out;
 	for (int32_t g = 0; g < nn; g++) {
 		S[g] = g;
