@@ -221,8 +221,10 @@ static void scotch(const ir_machine *m, const ir_matrix *x, const char *tgt,
 		double t0 = bench_now();
 		/* the graph: both directions' messages as one weight,
 		 * pairs sorted and merged */
-		struct ir_edge *e = malloc(2 * ((size_t)x->nnz + 1) * sizeof *e);
-		int64_t ne = 0, m2 = 0, *off = calloc((size_t)n + 1, sizeof *off);
+		struct ir_edge *e =
+		        malloc(2 * ((size_t)x->nnz + 1) * sizeof *e);
+		int64_t ne = 0, m2 = 0,
+		        *off = calloc((size_t)n + 1, sizeof *off);
 		if (!e || !off)
 			die("scotch", CCP_ENOMEM);
 		for (int32_t s = 0; s < n; s++)
@@ -266,7 +268,7 @@ static void scotch(const ir_machine *m, const ir_matrix *x, const char *tgt,
 		fprintf(f, "%s\n", tgt);
 		fclose(f);
 		snprintf(cmd, sizeof cmd,
-		         "scotch_gmap -b0 -cb -Cd %s/g.grf %s/t.tgt %s/o.map "
+		         "scotch_gmap -Cd %s/g.grf %s/t.tgt %s/o.map "
 		         "2>/dev/null",
 		         dir, dir, dir);
 		if (system(cmd) != 0) {
@@ -289,7 +291,8 @@ static void scotch(const ir_machine *m, const ir_matrix *x, const char *tgt,
 	if (system(cmd) != 0)
 		fprintf(stderr, "bench_place: could not remove %s\n", dir);
 	/* Scotch balances loads within a tolerance, so its map may put two
-	 * ranks on one node even with -b0: those past the first go to the
+	 * ranks on one node (its default, which maps best; -b0 -cb maps
+	 * worse): those past the first go to the
 	 * free nodes in order, and the row says how many moved */
 	char *seen = calloc((size_t)n, 1);
 	int32_t free_at = 0;
@@ -320,9 +323,9 @@ static void print_row(const char *who, const struct row *w)
 		printf("  %-9s %s\n", who, w->note ? w->note : "-");
 		return;
 	}
-	printf("  %-9s %6u (%4u) %7u %9llu  %8.3f [%.3f, %.3f]", who,
-	       w->bound, w->link, w->phases, (unsigned long long)w->hops,
-	       w->t_med, w->t_min, w->t_max);
+	printf("  %-9s %6u (%4u) %7u %9llu  %8.3f [%.3f, %.3f]", who, w->bound,
+	       w->link, w->phases, (unsigned long long)w->hops, w->t_med,
+	       w->t_min, w->t_max);
 	if (w->moved)
 		printf("  (%d ranks moved: two on a node)", (int)w->moved);
 	putchar('\n');
@@ -421,8 +424,8 @@ int main(int argc, char **argv)
 	m = dragonfly(9, 4, 4, 2);
 	snprintf(tgt, sizeof tgt, "tleaf 3 9 10 4 3 4 1");
 	x = ir_matrix_regular(m.nranks, 6, 1024, 14);
-	one("random 6-regular, dragonfly 9 groups x 4 routers x 4 hosts", &m,
-	    x, tgt, reps);
+	one("random 6-regular, dragonfly 9 groups x 4 routers x 4 hosts", &m, x,
+	    tgt, reps);
 	ir_matrix_free(x);
 
 	/* a 2D stencil with 4,096 ranks: the time goal */

@@ -76,8 +76,7 @@ static void wgraph_free(struct wgraph *g)
 /* The graph on n vertices of the ne edges e (each stored both ways,
  * equal pairs merged, loops dropped); e is reordered and grown to 2 ne
  * entries, so it must have room for them. */
-static int wgraph_build(int32_t n, struct wedge *e, size_t ne,
-                        struct wgraph *g)
+static int wgraph_build(int32_t n, struct wedge *e, size_t ne, struct wgraph *g)
 {
 	size_t m = 0;
 
@@ -115,15 +114,15 @@ static int wgraph_build(int32_t n, struct wedge *e, size_t ne,
 struct bis {
 	const struct wgraph *g;
 	struct ir_rng *rng;
-	int8_t *side;    /* -1 outside the set being cut, else 0 or 1 */
-	int64_t *gain;   /* cut weight a move of the vertex would save */
-	uint32_t *mark;  /* stamps: visited, locked */
+	int8_t *side;   /* -1 outside the set being cut, else 0 or 1 */
+	int64_t *gain;  /* cut weight a move of the vertex would save */
+	uint32_t *mark; /* stamps: visited, locked */
 	uint32_t stamp;
-	int32_t *queue;  /* BFS queue, [n] */
-	int32_t *loc;    /* [n]: a vertex's index in the set being cut */
-	int64_t *pref;   /* [n]: what side 1 costs a vertex more than side
-	                    0 (messages to vertices placed before, times
-	                    hops), or NULL */
+	int32_t *queue; /* BFS queue, [n] */
+	int32_t *loc;   /* [n]: a vertex's index in the set being cut */
+	int64_t *pref;  /* [n]: what side 1 costs a vertex more than side
+	                   0 (messages to vertices placed before, times
+	                   hops), or NULL */
 };
 
 /* Vertices of set S (ns of them) in BFS order from start, over edges
@@ -194,8 +193,8 @@ static void flip(struct bis *b, int32_t v)
 		if (b->side[u] < 0)
 			continue;
 		/* v now on u's side: u's gain falls by 2w, else rises */
-		b->gain[u] += b->side[u] == b->side[v] ? -2 * g->w[i]
-		                                        : 2 * g->w[i];
+		b->gain[u] +=
+		        b->side[u] == b->side[v] ? -2 * g->w[i] : 2 * g->w[i];
 	}
 }
 
@@ -259,8 +258,8 @@ static void kl_refine(struct bis *b, int32_t *S, int32_t ns, int32_t *hist)
 static void grow(struct bis *b, int32_t *S, int32_t ns, int32_t s1,
                  int32_t *tmp)
 {
-	int32_t far = bfs_order(b, S, ns, S[ir_rng_below(b->rng, (uint64_t)ns)],
-	                        tmp);
+	int32_t far =
+	        bfs_order(b, S, ns, S[ir_rng_below(b->rng, (uint64_t)ns)], tmp);
 	bfs_order(b, S, ns, far, tmp);
 	for (int32_t i = 0; i < ns; i++)
 		b->gain[S[i]] = 0;
@@ -530,7 +529,8 @@ static void lg_grow(const struct lgraph *g, int64_t target, int8_t *side,
 		int32_t v = -1;
 		int64_t gv = 0;
 		for (int32_t u = 0; u < n; u++) {
-			if (side[u] != 1 || w0 + g->vw[u] > target + g->vw[u] / 2)
+			if (side[u] != 1 ||
+			    w0 + g->vw[u] > target + g->vw[u] / 2)
 				continue;
 			int64_t gu = lg_gain(g, side, u);
 			if (v < 0 || gu > gv) {
@@ -730,9 +730,9 @@ static void group_rec(struct bis *b, int32_t *S, int32_t ns, int32_t nparts,
  * along an order of its nodes at block boundaries (fat tree, dragonfly,
  * graph, the rest). */
 struct mcut {
-	int ncoord;     /* coordinates per node, 0 to cut along the order */
-	int *coord;     /* [nnodes * ncoord] */
-	int32_t *idx;   /* [nnodes]: a node's place in the order */
+	int ncoord;   /* coordinates per node, 0 to cut along the order */
+	int *coord;   /* [nnodes * ncoord] */
+	int32_t *idx; /* [nnodes]: a node's place in the order */
 	int64_t blocks[IR_MAX_TREE + 2]; /* block sizes, largest first */
 	int nblocks;
 };
@@ -745,11 +745,13 @@ static int32_t machine_split(const struct mcut *mc, int32_t *M, int32_t count,
 	if (mc->ncoord > 0) {
 		int lo[IR_MAX_CUBE_DIM], hi[IR_MAX_CUBE_DIM], best = 0;
 		for (int d = 0; d < mc->ncoord; d++) {
-			lo[d] = hi[d] = mc->coord[(size_t)M[0] * mc->ncoord + d];
+			lo[d] = hi[d] =
+			        mc->coord[(size_t)M[0] * mc->ncoord + d];
 		}
 		for (int32_t i = 1; i < count; i++)
 			for (int d = 0; d < mc->ncoord; d++) {
-				int c = mc->coord[(size_t)M[i] * mc->ncoord + d];
+				int c = mc->coord[(size_t)M[i] * mc->ncoord +
+				                  d];
 				lo[d] = c < lo[d] ? c : lo[d];
 				hi[d] = c > hi[d] ? c : hi[d];
 			}
@@ -915,42 +917,37 @@ static void map_rec(struct bis *b, const ir_machine *pm, const struct mcut *mc,
 
 /* ---- refinement -------------------------------------------------------- */
 
-/* A directed message count between two groups. */
-struct gmsg {
-	int32_t a, b;
-	uint32_t cnt;
-};
-
 /* The refinement's state: the loads the groups' messages put on each
  * link of pm, with a histogram of the links' phases for the maximum. */
 struct refine {
 	const ir_machine *pm;
 	int32_t k;
-	const struct gmsg *e;
+	const struct wedge *e;
 	int64_t ne;
 	int64_t *inc_off; /* [ng + 1]: messages of each group */
 	int64_t *inc;     /* their indices */
 	int32_t *pos, *inv;
-	uint64_t *load;   /* [nlinks] */
-	uint64_t *hist;   /* [maxp + 1]: links by phases */
-	uint64_t hmax;    /* hist's last index */
-	uint32_t maxp;    /* the busiest link's phases */
-	uint64_t sumsq;   /* sum of squared loads */
-	uint64_t *links;  /* a route */
-	uint32_t *mark;   /* [ne]: stamps */
+	uint64_t *load;  /* [nlinks] */
+	uint64_t *hist;  /* [maxp + 1]: links by phases */
+	uint64_t hmax;   /* hist's last index */
+	uint32_t maxp;   /* the busiest link's phases */
+	uint64_t sumsq;  /* sum of squared loads */
+	uint64_t *links; /* a route */
+	uint32_t *mark;  /* [ne]: stamps */
 	uint32_t stamp;
 };
 
 /* Add (sign 1) or remove (sign -1) message i's load. */
 static void apply(struct refine *f, int64_t i, int sign)
 {
-	const struct gmsg *e = &f->e[i];
+	const struct wedge *e = &f->e[i];
 	int h = ir_route(f->pm, f->pos[e->a] * f->k, f->pos[e->b] * f->k,
 	                 f->links);
 
 	for (int j = 0; j < h; j++) {
 		uint64_t l = f->links[j], old = f->load[l];
-		uint64_t nw = sign > 0 ? old + e->cnt : old - e->cnt;
+		uint64_t nw =
+		        sign > 0 ? old + (uint64_t)e->w : old - (uint64_t)e->w;
 		uint32_t po = ir_link_phases(f->pm, l, old);
 		uint32_t pn = ir_link_phases(f->pm, l, nw);
 		if (pn > f->hmax)
@@ -1015,7 +1012,7 @@ static bool try_swap(struct refine *f, int32_t u, int32_t v)
 /* Whether message i crosses a link at the busiest phases. */
 static bool is_hot(struct refine *f, int64_t i)
 {
-	const struct gmsg *e = &f->e[i];
+	const struct wedge *e = &f->e[i];
 	int h = ir_route(f->pm, f->pos[e->a] * f->k, f->pos[e->b] * f->k,
 	                 f->links);
 
@@ -1064,15 +1061,17 @@ static uint32_t refine_run(struct refine *f, int32_t ng, const int32_t *order,
 					v = (int32_t)ir_rng_below(rng,
 					                          (uint64_t)ng);
 				} else {
-					const struct gmsg *e =
+					const struct wedge *e =
 					        &f->e[f->inc[f->inc_off[u] +
 					                     (int64_t)ir_rng_below(
 					                             rng,
-					                             (uint64_t)deg)]];
+					                             (uint64_t)
+					                                     deg)]];
 					int32_t w = e->a == u ? e->b : e->a;
-					int64_t at = idx[f->pos[w]] +
-					             (int64_t)ir_rng_below(rng, 5) -
-					             2;
+					int64_t at =
+					        idx[f->pos[w]] +
+					        (int64_t)ir_rng_below(rng, 5) -
+					        2;
 					if (at < 0 || at >= ng)
 						continue;
 					v = f->inv[order[at]];
@@ -1090,7 +1089,8 @@ out:
 	return kept;
 }
 
-/* ---- the whole ------------------------------------------------------------ */
+/* ---- the whole ------------------------------------------------------------
+ */
 
 /* The verifier's bound (into *r) and the hops of every message of x,
  * rank r on node[r] of m. */
@@ -1124,9 +1124,8 @@ static int eval_report(const ir_machine *m, const ir_matrix *x,
 	return rc;
 }
 
-int sch_place_eval(const ir_machine *m, const ir_matrix *x,
-                   const int32_t *node, uint32_t *bound, uint32_t *link,
-                   uint64_t *hops)
+int sch_place_eval(const ir_machine *m, const ir_matrix *x, const int32_t *node,
+                   uint32_t *bound, uint32_t *link, uint64_t *hops)
 {
 	ir_report r;
 	int rc = eval_report(m, x, node, &r, hops);
@@ -1139,20 +1138,12 @@ int sch_place_eval(const ir_machine *m, const ir_matrix *x,
 	return rc;
 }
 
-static int gmsg_cmp(const void *x, const void *y)
-{
-	const struct gmsg *p = x, *q = y;
-	if (p->a != q->a)
-		return p->a < q->a ? -1 : 1;
-	return p->b < q->b ? -1 : p->b > q->b;
-}
-
 /* The groups' directed message counts, merged (messages inside a group
  * stay on its node and are dropped). */
 static int group_msgs(const ir_matrix *x, const int32_t *group,
-                      struct gmsg **out, int64_t *nout)
+                      struct wedge **out, int64_t *nout)
 {
-	struct gmsg *e = malloc(((size_t)x->nnz + 1) * sizeof *e);
+	struct wedge *e = malloc(((size_t)x->nnz + 1) * sizeof *e);
 	int64_t k = 0, m = 0;
 
 	if (!e)
@@ -1160,12 +1151,12 @@ static int group_msgs(const ir_matrix *x, const int32_t *group,
 	for (int32_t s = 0; s < x->n; s++)
 		for (int64_t i = x->row[s]; i < x->row[s + 1]; i++)
 			if (group[s] != group[x->dst[i]])
-				e[k++] = (struct gmsg){group[s],
-				                       group[x->dst[i]], 1};
-	qsort(e, (size_t)k, sizeof *e, gmsg_cmp);
+				e[k++] = (struct wedge){group[s],
+				                        group[x->dst[i]], 1};
+	qsort(e, (size_t)k, sizeof *e, wedge_cmp);
 	for (int64_t i = 0; i < k; i++) {
 		if (m && e[m - 1].a == e[i].a && e[m - 1].b == e[i].b)
-			e[m - 1].cnt++;
+			e[m - 1].w++;
 		else
 			e[m++] = e[i];
 	}
@@ -1175,19 +1166,21 @@ static int group_msgs(const ir_matrix *x, const int32_t *group,
 }
 
 /* Set up and run the refinement of pos (ng groups on ng nodes). */
-static int refine_place(const ir_machine *pm, const struct gmsg *e, int64_t ne,
+static int refine_place(const ir_machine *pm, const struct wedge *e, int64_t ne,
                         int32_t ng, int32_t *pos, const int32_t *order,
-                        const int32_t *idx, struct ir_rng *rng,
-                        uint32_t *kept)
+                        const int32_t *idx, struct ir_rng *rng, uint32_t *kept)
 {
-	struct refine f = {.pm = pm, .k = pm->ranks_per_node, .e = e,
-	                   .ne = ne, .pos = pos};
+	struct refine f = {.pm = pm,
+	                   .k = pm->ranks_per_node,
+	                   .e = e,
+	                   .ne = ne,
+	                   .pos = pos};
 	uint64_t nl = ir_nlinks(pm), total = 0;
 	int rc = CCP_ENOMEM;
 
 	*kept = 0;
 	for (int64_t i = 0; i < ne; i++)
-		total += e[i].cnt;
+		total += e[i].w;
 	if (nl > PLACE_MAX_LINKS || (int64_t)total > PLACE_MAX_MSGS || ne == 0)
 		return 0;
 	f.hmax = total + 1;
@@ -1246,7 +1239,7 @@ int sch_place(const ir_machine *m, const ir_matrix *x, uint64_t seed,
 	struct ir_rng rng;
 	struct wgraph gr = {0}, gg = {0};
 	struct wedge *we = NULL;
-	struct gmsg *gm = NULL;
+	struct wedge *gm = NULL;
 	struct bis b = {0}, b2 = {0};
 	struct mcut mc = {0};
 	int32_t *group = NULL, *S = NULL, *M = NULL, *pos = NULL, *ident = NULL,
@@ -1297,7 +1290,7 @@ int sch_place(const ir_machine *m, const ir_matrix *x, uint64_t seed,
 	if ((rc = group_msgs(x, group, &gm, &ngm)) != 0)
 		goto out;
 	for (int64_t i = 0; i < ngm; i++)
-		we[i] = (struct wedge){gm[i].a, gm[i].b, gm[i].cnt};
+		we[i] = (struct wedge){gm[i].a, gm[i].b, gm[i].w};
 	if ((rc = wgraph_build(nn, we, (size_t)ngm, &gg)) != 0 ||
 	    (rc = bis_init(&b2, &gg, &rng)) != 0 ||
 	    (rc = mcut_init(&pm, &mc, order)) != 0)

@@ -52,8 +52,7 @@ int sch_place(const ir_machine *m, const ir_matrix *x, uint64_t seed,
  * *link when link is not NULL) and the hops of every message of x when
  * rank r sits on node[r] of m.  Used by sch_place, its tests and the
  * benchmark, so all three judge a placement by the verifier's rules. */
-int sch_place_eval(const ir_machine *m, const ir_matrix *x,
-                   const int32_t *node, uint32_t *bound, uint32_t *link,
-                   uint64_t *hops);
+int sch_place_eval(const ir_machine *m, const ir_matrix *x, const int32_t *node,
+                   uint32_t *bound, uint32_t *link, uint64_t *hops);
 
 #endif

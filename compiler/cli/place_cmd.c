@@ -94,8 +94,8 @@ static int write_hosts(struct tbuf *t, const struct front_input *fi,
 	for (int32_t r = 0; rc == 0 && r < m->nranks; r++) {
 		const char *h = hostlist_name(&fi->hosts, node[r]);
 		if (f == FMT_RANKFILE)
-			rc = tb_printf(t, "rank %" PRId32 "=%s slot=%" PRId32
-			                  "\n",
+			rc = tb_printf(t,
+			               "rank %" PRId32 "=%s slot=%" PRId32 "\n",
 			               r, h, slot[node[r]]++);
 		else
 			rc = tb_printf(t, "%s\n", h);
@@ -155,11 +155,12 @@ static int write_yaml(struct tbuf *t, const char *path, const char *text,
 			i++;
 		if (i < l && mline[i] != '#' && mline[i] != '\r') {
 			char src[256];
-			snprintf(src, sizeof src, "%.*s", (int)(l < 255 ? l : 255),
-			         mline);
-			front_diag(d, path, mlineno, (int)i + 1, src,
-			           "machine: written inline; place --format yaml "
-			           "edits a block mapping (one key a line)");
+			snprintf(src, sizeof src, "%.*s",
+			         (int)(l < 255 ? l : 255), mline);
+			front_diag(
+			        d, path, mlineno, (int)i + 1, src,
+			        "machine: written inline; place --format yaml "
+			        "edits a block mapping (one key a line)");
 			return CCP_EPARSE;
 		}
 	}
@@ -246,10 +247,11 @@ int cli_place(int argc, char **argv)
 			out = optarg;
 		} else if (v == OPT_FORMAT) {
 			if (parse_format(optarg, &fmt) != 0)
-				return cli_usage("place",
-				                 "unknown format '%s'; expected "
-				                 "perm, rankfile, slurm or yaml",
-				                 optarg);
+				return cli_usage(
+				        "place",
+				        "unknown format '%s'; expected "
+				        "perm, rankfile, slurm or yaml",
+				        optarg);
 		} else if (v == OPT_SEED) {
 			char *e;
 			errno = 0;
@@ -340,7 +342,8 @@ int cli_place(int argc, char **argv)
 		        "), hops %" PRIu64 " -> %" PRIu64 "%s\n",
 		        path, st.bound_before, st.bound_after, st.link_before,
 		        st.link_after, st.degree, st.hops_before, st.hops_after,
-		        st.kept_identity ? " (kept the input's placement)" : "");
+		        st.kept_identity ? " (kept the input's placement)"
+		                         : "");
 out:
 	if (rc == CCP_ENOMEM)
 		fprintf(stderr, "%s: out of memory\n", path);

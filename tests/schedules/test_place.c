@@ -49,8 +49,8 @@ static ir_matrix *scrambled(const ir_matrix *x, uint64_t seed)
 		for (int64_t i = x->row[s]; i < x->row[s + 1]; i++)
 			e[i] = (struct ir_edge){perm[s], perm[x->dst[i]],
 			                        x->bytes[i], (uint64_t)i};
-	assert_int_equal(
-	        ir_matrix_from_edges(n, e, (size_t)x->nnz, &out, &bad), 0);
+	assert_int_equal(ir_matrix_from_edges(n, e, (size_t)x->nnz, &out, &bad),
+	                 0);
 	free(e);
 	free(perm);
 	return out;
@@ -59,8 +59,8 @@ static ir_matrix *scrambled(const ir_matrix *x, uint64_t seed)
 /* Place x on m with seed; check the map fills every node exactly and
  * that the stats agree with sch_place_eval.  node is the caller's. */
 static struct sch_place_stats place_checked(const ir_machine *m,
-                                            const ir_matrix *x,
-                                            uint64_t seed, int32_t *node)
+                                            const ir_matrix *x, uint64_t seed,
+                                            int32_t *node)
 {
 	struct sch_place_stats st;
 	char err[160];
@@ -116,9 +116,9 @@ static void test_stencil_back(void **state)
 	} cases[] = {{IR_MESH, 2, d2}, {IR_TORUS, 2, d2}, {IR_TORUS, 3, d3}};
 
 	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-		ir_machine m = tu_grid(cases[c].t, cases[c].nd, cases[c].dims,
-		                       0, NULL, 1, IR_PLACE_BLOCK, 0,
-		                       IR_PORTS_ALL);
+		ir_machine m =
+		        tu_grid(cases[c].t, cases[c].nd, cases[c].dims, 0, NULL,
+		                1, IR_PLACE_BLOCK, 0, IR_PORTS_ALL);
 		ir_matrix *x = ir_matrix_stencil(cases[c].nd, cases[c].dims,
 		                                 false, 64);
 		ir_matrix *y = scrambled(x, 7 + c);
@@ -164,8 +164,8 @@ static void test_never_worse(void **state)
 	};
 	for (size_t c = 0; c < sizeof ms / sizeof *ms; c++)
 		for (uint64_t seed = 1; seed <= 3; seed++) {
-			ir_matrix *x = ir_matrix_regular(ms[c].nranks, 6, 8,
-			                                 seed);
+			ir_matrix *x =
+			        ir_matrix_regular(ms[c].nranks, 6, 8, seed);
 			int32_t *node =
 			        malloc((size_t)ms[c].nranks * sizeof *node);
 			assert_non_null(x);
@@ -205,9 +205,8 @@ static void test_deterministic(void **state)
 	assert_memory_equal(a, b, (size_t)m.nranks * sizeof *a);
 
 	ir_machine pm = m;
-	pm.place = ir_place_from_nodes(a, m.nranks, m.nnodes,
-	                               m.ranks_per_node, &rc, &bad, err,
-	                               sizeof err);
+	pm.place = ir_place_from_nodes(a, m.nranks, m.nnodes, m.ranks_per_node,
+	                               &rc, &bad, err, sizeof err);
 	assert_non_null(pm.place);
 	pm.placement = IR_PLACE_MAP;
 	assert_int_equal(ir_machine_check(&pm, err, sizeof err), 0);
