@@ -39,7 +39,7 @@
  * tables would cost more than the placement is worth), and its passes. */
 #define PLACE_MAX_LINKS (UINT64_C(1) << 26)
 #define PLACE_MAX_MSGS  (INT64_C(1) << 26)
-#define PLACE_PASSES    30
+#define PLACE_PASSES    10
 #define PLACE_TRIES     6 /* candidates tried per hot group and pass */
 #define PLACE_KL_PASSES 4 /* Kernighan-Lin passes per bisection */
 

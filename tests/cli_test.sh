@@ -723,6 +723,16 @@ sed '/hosts:/d' "$tmp/place.yaml" >"$tmp/nohosts.yaml"
 "$ccplan" place "$here/../examples/mesh16-broadcast.yaml" -o "$tmp/kept.txt" 2>"$tmp/err"
 [ $? = 2 ] && grep -q "place needs a communication matrix" "$tmp/err" && [ "$(cat "$tmp/kept.txt")" = old ] && ok ||
 	bad "place of a broadcast: $(cat "$tmp/err")"
+# a job's part (placement: {nodes: ...} naming some hosts): its hosts by
+# name only, since a map cannot stand beside the node list
+{ sed -n '/^machine:/,/^  cost:/p' "$here/../examples/slurm/job-part.yaml"
+  printf 'communication:\n  pattern: irregular\n  generate: {kind: regular, degree: 5, bytes: 64, seed: 3}\n'; } >"$tmp/part.yaml"
+"$ccplan" place -q "$tmp/part.yaml" --format slurm >"$tmp/out" 2>"$tmp/err" && [ "$(wc -l <"$tmp/out")" = 16 ] &&
+	[ "$(sort -u "$tmp/out" | tr '\n' ' ')" = "node02 node05 node09 node16 " ] && ok ||
+	bad "place --format slurm of a job's part: $(cat "$tmp/err")"
+"$ccplan" place "$tmp/part.yaml" --format yaml -o "$tmp/kept.txt" 2>"$tmp/err"
+[ $? = 2 ] && grep -q "the machine is a job's part" "$tmp/err" && [ "$(cat "$tmp/kept.txt")" = old ] && ok ||
+	bad "place --format yaml of a job's part: $(cat "$tmp/err")"
 printf 'machine: {topology: mesh, dims: [4, 4], ranks_per_node: 2}\ncommunication:\n  pattern: irregular\n  generate: {kind: regular, degree: 4, bytes: 64, seed: 3}\n' >"$tmp/flow.yaml"
 "$ccplan" place "$tmp/flow.yaml" --format yaml -o "$tmp/kept.txt" 2>"$tmp/err"
 [ $? = 2 ] && grep -q "flow.yaml:1:10: machine: written inline" "$tmp/err" && [ "$(cat "$tmp/kept.txt")" = old ] && ok ||

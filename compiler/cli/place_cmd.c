@@ -290,6 +290,20 @@ int cli_place(int argc, char **argv)
 		rc = CCP_EPARSE;
 		goto out;
 	}
+	if ((fmt == FMT_PERM || fmt == FMT_YAML) &&
+	    fi.machine.topo == IR_GRAPH && fi.machine.graph &&
+	    fi.machine.graph->key) {
+		/* a job's part: its nodes are numbered by the node list, which
+		 * a map cannot be written beside */
+		fprintf(stderr,
+		        "%s: the machine is a job's part (placement: {nodes: "
+		        "...} naming some nodes); a map of it cannot be "
+		        "written as --format %s: use --format rankfile or "
+		        "slurm, which name the hosts\n",
+		        path, fmt == FMT_PERM ? "perm" : "yaml");
+		rc = CCP_EPARSE;
+		goto out;
+	}
 	if (!has_seed)
 		seed = fi.has_seed ? fi.seed : 1;
 	rc = CCP_ENOMEM;
