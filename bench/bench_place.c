@@ -7,9 +7,14 @@
  * (the plan verified), the hops of every message, and the time to place
  * (median and range of REPS runs; Scotch's includes writing its graph
  * and reading its map, since that is what using it costs).  Patterns:
- * 2D and 3D 5/7-point stencils with their ranks in a random order, and
- * random regular patterns (the irregular benchmarks' ones).  Targets:
- * 2D and 3D meshes and tori, a tapered two-level fat tree, a dragonfly.
+ * 2D and 3D 5/7-point stencils with their ranks in a random order,
+ * random regular patterns (the irregular benchmarks' ones), and the
+ * example graphs of Debian's libmetis-doc cut by gpmetis into 64, 256
+ * and 1,024 parts, part a sending part b 8 bytes per vertex of a next to
+ * b, part i on rank i of a square one-port mesh (the issue's own
+ * measurement; "not installed" without libmetis-doc and metis).
+ * Targets: 2D and 3D meshes and tori, a tapered two-level fat tree, a
+ * dragonfly.
  * Scotch is given the same graph (messages between two ranks as the
  * edge weight) and the matching target: mesh2D/torus2D/mesh3D/torus3D,
  * tleaf for the fat tree and for the dragonfly (groups, routers, hosts:
@@ -52,6 +57,96 @@ static ir_machine grid(enum ir_topo t, int nd, const int *dims)
 		exit(3);
 	}
 	return m;
+}
+
+/* A square 2D mesh of one-port ranks, as the measurement had. */
+static ir_machine mesh_one_port(int side)
+{
+	int d[2] = {side, side};
+	ir_machine m = grid(IR_MESH, 2, d);
+	char err[256];
+	m.ports = 1;
+	if (ir_machine_check(&m, err, sizeof err) != 0) {
+		fprintf(stderr, "bench_place: %s\n", err);
+		exit(3);
+	}
+	return m;
+}
+
+/* The pattern of a METIS graph partitioned by gpmetis into p parts:
+ * part a sends part b 8 bytes per vertex of a with a neighbour in b.
+ * NULL (said on stdout) when gpmetis or the graph is missing. */
+static ir_matrix *metis_pattern(const char *graph, int32_t p)
+{
+	char dir[] = "/tmp/bench_place.XXXXXX", cmd[1024], path[512];
+	FILE *f = fopen(graph, "r");
+	ir_matrix *out = NULL;
+	long long nv, ne;
+	if (!f || system("command -v gpmetis >/dev/null 2>&1") != 0) {
+		if (f)
+			fclose(f);
+		return NULL;
+	}
+	if (!mkdtemp(dir))
+		die("mkdtemp", CCP_EIO);
+	snprintf(cmd, sizeof cmd,
+	         "cp %s %s/g.graph && gpmetis -seed=1 %s/g.graph %d "
+	         ">/dev/null 2>&1",
+	         graph, dir, dir, (int)p);
+	if (system(cmd) != 0) {
+		fclose(f);
+		return NULL;
+	}
+	snprintf(path, sizeof path, "%s/g.graph.part.%d", dir, (int)p);
+	FILE *pf = fopen(path, "r");
+	if (!pf || fscanf(f, "%lld %lld%*[^\n]", &nv, &ne) != 2)
+		die("metis graph", CCP_EIO);
+	int32_t *part = malloc((size_t)nv * sizeof *part);
+	/* the parts a vertex touches, marked per vertex */
+	int32_t *seen = malloc((size_t)p * sizeof *seen);
+	int64_t *cnt = calloc((size_t)p * (size_t)p, sizeof *cnt);
+	if (!part || !seen || !cnt)
+		die("metis", CCP_ENOMEM);
+	for (long long v = 0; v < nv; v++)
+		if (fscanf(pf, "%d", &part[v]) != 1)
+			die("metis part", CCP_EIO);
+	fclose(pf);
+	for (int32_t q = 0; q < p; q++)
+		seen[q] = -1;
+	int c = fgetc(f); /* the header's newline */
+	for (long long v = 0; v < nv && c != EOF; v++) {
+		char line[1 << 16];
+		if (!fgets(line, sizeof line, f))
+			break;
+		char *s = line, *e;
+		for (long u; (u = strtol(s, &e, 10)), e != s; s = e) {
+			int32_t q = part[u - 1];
+			if (q != part[v] && seen[q] != (int32_t)v) {
+				seen[q] = (int32_t)v;
+				cnt[(size_t)part[v] * p + q]++;
+			}
+		}
+	}
+	fclose(f);
+	struct ir_edge *ed = malloc((size_t)p * (size_t)p * sizeof *ed);
+	size_t n = 0, bad;
+	if (!ed)
+		die("metis", CCP_ENOMEM);
+	for (int32_t a = 0; a < p; a++)
+		for (int32_t b = 0; b < p; b++)
+			if (cnt[(size_t)a * p + b])
+				ed[n++] = (struct ir_edge){
+				        a, b, 8 * cnt[(size_t)a * p + b], n};
+	if (ir_matrix_from_edges(p, ed, n, &out, &bad) != 0)
+		die("metis matrix", CCP_EINVAL);
+	free(ed);
+	free(cnt);
+	free(seen);
+	free(part);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "bench_place: could not remove %s\n", dir);
+	return out;
 }
 
 /* XGFT(2; m1, m2; 1, w2) under d-mod-k, one port. */
@@ -427,6 +522,36 @@ int main(int argc, char **argv)
 	one("random 6-regular, dragonfly 9 groups x 4 routers x 4 hosts", &m, x,
 	    tgt, reps);
 	ir_matrix_free(x);
+
+	/* libmetis-doc's example graphs cut by gpmetis, part i on rank i
+	 * of a square one-port mesh (the issue's measurement) */
+	static const char *const graphs[] = {"4elt", "copter2", "mdual"};
+	static const int sides[] = {8, 16, 32};
+	for (size_t gi = 0; gi < sizeof graphs / sizeof *graphs; gi++)
+		for (size_t si = 0; si < sizeof sides / sizeof *sides; si++) {
+			char path[256], name[128];
+			snprintf(path, sizeof path,
+			         "/usr/share/doc/libmetis-dev/examples/graphs/"
+			         "%s.graph",
+			         graphs[gi]);
+			x = metis_pattern(path, sides[si] * sides[si]);
+			if (!x) {
+				printf("%s: not installed (libmetis-doc, "
+				       "metis)\n",
+				       graphs[gi]);
+				break;
+			}
+			m = mesh_one_port(sides[si]);
+			snprintf(
+			        name, sizeof name,
+			        "%s in %d parts (gpmetis), %dx%d one-port mesh",
+			        graphs[gi], sides[si] * sides[si], sides[si],
+			        sides[si]);
+			snprintf(tgt, sizeof tgt, "mesh2D %d %d", sides[si],
+			         sides[si]);
+			one(name, &m, x, tgt, reps);
+			ir_matrix_free(x);
+		}
 
 	/* a 2D stencil with 4,096 ranks: the time goal */
 	int d64[2] = {64, 64};
