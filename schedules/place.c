@@ -447,6 +447,8 @@ static void lg_fm(const struct lgraph *g, int8_t *side, int64_t target,
 	int32_t n = g->n;
 	int64_t w0 = 0;
 
+	if (n <= 0)
+		return;
 	for (int32_t v = 0; v < n; v++)
 		w0 += side[v] == 0 ? g->vw[v] : 0;
 	for (int pass = 0; pass < PLACE_KL_PASSES; pass++) {
@@ -502,9 +504,12 @@ static void lg_fm(const struct lgraph *g, int8_t *side, int64_t target,
 static void lg_grow(const struct lgraph *g, int64_t target, int8_t *side,
                     struct ir_rng *rng)
 {
-	int32_t n = g->n, start = (int32_t)ir_rng_below(rng, (uint64_t)n);
+	int32_t n = g->n, start;
 	int64_t w0 = 0;
 
+	if (n <= 0)
+		return;
+	start = (int32_t)ir_rng_below(rng, (uint64_t)n);
 	/* a far vertex: the last a BFS from a random one reaches */
 	int32_t *q = malloc((size_t)n * sizeof *q), head = 0, tail = 0;
 	if (q) {

@@ -220,6 +220,7 @@ static void test_deterministic(void **state)
 	assert_int_equal(sch_generate(g, &pm, &c, &o, &p), 0);
 	assert_int_equal(ir_verify(&p, &r), 0);
 	assert_true(r.ok);
+	ir_report_fini(&r);
 	ir_plan_fini(&p);
 	ir_place_release(pm.place);
 	free(a);
