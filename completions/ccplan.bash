@@ -96,6 +96,7 @@ _ccplan()
 		tau) _ccplan_files svg ;;
 		cache) _ccplan_files ccp ;;
 		import) _ccplan_files yaml yml ;;
+		place) _ccplan_files txt yaml yml ;;
 		*) _ccplan_files ccp c ;;
 		esac
 		return
@@ -106,6 +107,10 @@ _ccplan()
 		return
 		;;
 	--points) _ccplan_files csv; return ;;
+	--format)
+		_ccplan_words "perm rankfile slurm yaml"
+		return
+		;;
 	--hostfile | --depfile)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		compopt -o filenames 2>/dev/null
@@ -128,7 +133,7 @@ _ccplan()
 		return
 		;;
 	--name | --symbol | --rank | --phase | -n | --timeout | --max-size | --max-memory | \
-		--older-than | --columns | --mesh | --root | --alpha | --beta | \
+		--older-than | --columns | --seed | --mesh | --root | --alpha | --beta | \
 		--hop | --gamma | --sweep | --point | --title)
 		COMPREPLY=()
 		return
@@ -169,6 +174,13 @@ _ccplan()
 			_ccplan_words "$(_ccplan_table "$prog" $cmd)"
 		else
 			_ccplan_files ccp yaml yml
+		fi
+		;;
+	place)
+		if [[ $cur == -* ]]; then
+			_ccplan_words "$(_ccplan_table "$prog" $cmd)"
+		else
+			_ccplan_files yaml yml
 		fi
 		;;
 	compare)

@@ -672,7 +672,76 @@ import slurmm x.conf|ccplan import: unknown format 'slurmm'; did you mean 'slurm
 import slurm|ccplan import: slurm: missing TOPOLOGY.conf; try 'ccplan import --help'
 import slurm a.conf b.conf|ccplan import: unexpected argument 'b.conf'; try 'ccplan import --help'
 import slurm "$tmp/no-such.conf"|$tmp/no-such.conf: cannot open: No such file or directory
+place|ccplan place: missing IN.yaml; try 'ccplan place --help'
+place "$tmp/place.yaml" --format csv|ccplan place: unknown format 'csv'; expected perm, rankfile, slurm or yaml; try 'ccplan place --help'
+place "$tmp/place.yaml" --seed x|ccplan place: --seed: 'x' is not a number; try 'ccplan place --help'
 EOF
+
+# 10. place (docs/placement.md): a pattern on a mesh of two ranks per node,
+# placed cyclically by the input; place's map, read back as a placement
+# file and as the input it writes, compiles to a plan of fewer phases, and
+# its rankfile and Slurm host file name the machine's hosts; errors leave
+# -o's file as it was
+cat >"$tmp/place.yaml" <<'EOF'
+machine:
+  topology: mesh
+  dims: [4, 4]
+  ranks_per_node: 2
+  hosts: "n[0-15]"
+  placement: cyclic
+communication:
+  pattern: irregular
+  generate: {kind: regular, degree: 4, bytes: 64, seed: 3}
+algorithm: link_aware
+EOF
+phases_of() { sed -n 's/.*, \([0-9]*\) phases (bound.*/\1/p' "$1"; }
+"$ccplan" compile --no-cache "$tmp/place.yaml" -o "$tmp/place0.ccp" 2>"$tmp/err0" &&
+	"$ccplan" place "$tmp/place.yaml" -o "$tmp/place.txt" 2>"$tmp/err" &&
+	grep -q "phase bound 10 -> 7" "$tmp/err" &&
+	[ "$(grep -cv '^#' "$tmp/place.txt")" = 32 ] && ok || bad "place: $(cat "$tmp/err")"
+sed 's/placement: cyclic/placement: {file: place.txt}/' "$tmp/place.yaml" >"$tmp/placed-file.yaml"
+"$ccplan" compile --no-cache "$tmp/placed-file.yaml" -o "$tmp/place1.ccp" 2>"$tmp/err1" &&
+	[ "$(phases_of "$tmp/err1")" -lt "$(phases_of "$tmp/err0")" ] && ok ||
+	bad "place: the placement file compiles to fewer phases: $(cat "$tmp/err0" "$tmp/err1")"
+"$ccplan" place "$tmp/place.yaml" --format yaml -o "$tmp/placed.yaml" 2>"$tmp/err" &&
+	"$ccplan" compile --no-cache "$tmp/placed.yaml" -o "$tmp/place2.ccp" 2>"$tmp/err2" &&
+	[ "$(phases_of "$tmp/err2")" = "$(phases_of "$tmp/err1")" ] &&
+	[ "$(grep -c 'placement:' "$tmp/placed.yaml")" = 1 ] && ok ||
+	bad "place --format yaml: $(cat "$tmp/err" "$tmp/err2")"
+"$ccplan" place -q "$tmp/place.yaml" --format rankfile >"$tmp/out" 2>"$tmp/err" &&
+	[ "$(sed -n 1p "$tmp/out")" = "rank 0=n$(grep -v '^#' "$tmp/place.txt" | sed -n 1p) slot=0" ] &&
+	[ "$(wc -l <"$tmp/out")" = 32 ] && [ ! -s "$tmp/err" ] && ok || bad "place --format rankfile: $(cat "$tmp/err")"
+"$ccplan" place -q "$tmp/place.yaml" --format slurm >"$tmp/out" 2>"$tmp/err" &&
+	[ "$(grep -v '^#' "$tmp/place.txt" | sed 's/^/n/')" = "$(cat "$tmp/out")" ] && ok ||
+	bad "place --format slurm: $(cat "$tmp/err")"
+# the same seed, the same map
+"$ccplan" place -q "$tmp/place.yaml" --seed 7 >"$tmp/a" && "$ccplan" place -q "$tmp/place.yaml" --seed 7 >"$tmp/b" &&
+	cmp -s "$tmp/a" "$tmp/b" && ok || bad "place --seed: not the same map twice"
+printf 'old\n' >"$tmp/kept.txt"
+sed '/hosts:/d' "$tmp/place.yaml" >"$tmp/nohosts.yaml"
+"$ccplan" place "$tmp/nohosts.yaml" --format rankfile -o "$tmp/kept.txt" 2>"$tmp/err"
+[ $? = 2 ] && grep -q "needs the machine's node names" "$tmp/err" && [ "$(cat "$tmp/kept.txt")" = old ] && ok ||
+	bad "place --format rankfile without hosts: $(cat "$tmp/err")"
+(cd "$here/bad" && "$ccplan" place placement_file_place_edited.yaml -o "$tmp/kept.txt") 2>"$tmp/err"
+[ $? = 2 ] && grep -q "^placement_file_place_edited.txt:8:1: rank 5 is placed on node 2" "$tmp/err" &&
+	[ "$(cat "$tmp/kept.txt")" = old ] && ok || bad "place of a bad placement file: $(cat "$tmp/err")"
+"$ccplan" place "$here/../examples/mesh16-broadcast.yaml" -o "$tmp/kept.txt" 2>"$tmp/err"
+[ $? = 2 ] && grep -q "place needs a communication matrix" "$tmp/err" && [ "$(cat "$tmp/kept.txt")" = old ] && ok ||
+	bad "place of a broadcast: $(cat "$tmp/err")"
+# a job's part (placement: {nodes: ...} naming some hosts): its hosts by
+# name only, since a map cannot stand beside the node list
+{ sed -n '/^machine:/,/^  cost:/p' "$here/../examples/slurm/job-part.yaml"
+  printf 'communication:\n  pattern: irregular\n  generate: {kind: regular, degree: 5, bytes: 64, seed: 3}\n'; } >"$tmp/part.yaml"
+"$ccplan" place -q "$tmp/part.yaml" --format slurm >"$tmp/out" 2>"$tmp/err" && [ "$(wc -l <"$tmp/out")" = 16 ] &&
+	[ "$(sort -u "$tmp/out" | tr '\n' ' ')" = "node02 node05 node09 node16 " ] && ok ||
+	bad "place --format slurm of a job's part: $(cat "$tmp/err")"
+"$ccplan" place "$tmp/part.yaml" --format yaml -o "$tmp/kept.txt" 2>"$tmp/err"
+[ $? = 2 ] && grep -q "the machine is a job's part" "$tmp/err" && [ "$(cat "$tmp/kept.txt")" = old ] && ok ||
+	bad "place --format yaml of a job's part: $(cat "$tmp/err")"
+printf 'machine: {topology: mesh, dims: [4, 4], ranks_per_node: 2}\ncommunication:\n  pattern: irregular\n  generate: {kind: regular, degree: 4, bytes: 64, seed: 3}\n' >"$tmp/flow.yaml"
+"$ccplan" place "$tmp/flow.yaml" --format yaml -o "$tmp/kept.txt" 2>"$tmp/err"
+[ $? = 2 ] && grep -q "flow.yaml:1:10: machine: written inline" "$tmp/err" && [ "$(cat "$tmp/kept.txt")" = old ] && ok ||
+	bad "place --format yaml of an inline machine: $(cat "$tmp/err")"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -57,12 +57,14 @@ int cli_scan(int argc, char **argv);     /* tool_cmds.c */
 int cli_tau(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_import(int argc, char **argv);   /* import_cmd.c */
+int cli_place(int argc, char **argv);    /* place_cmd.c */
 
 /* Their options (the table's opts and shorts), next to their handlers. */
 extern const struct option cli_compile_opts[], cli_compare_opts[],
         cli_simulate_opts[], cli_explain_opts[], cli_verify_opts[],
         cli_export_opts[], cli_show_opts[], cli_cache_opts[],
         cli_scan_opts[], cli_tau_opts[], cli_run_opts[], cli_import_opts[];
+extern const struct option cli_place_opts[];
 extern const struct cli_sub cli_cache_subs[], cli_tau_subs[],
         cli_import_subs[];
 
@@ -72,12 +74,14 @@ extern const char *const cli_compile_args[], *const cli_compare_args[],
         *const cli_plan_args[], *const cli_cache_args[],
         *const cli_scan_args[], *const cli_run_args[],
         *const cli_import_args[];
+extern const char *const cli_place_args[];
 
 /* Their --help texts. */
 extern const char cli_compile_help[], cli_compare_help[],
         cli_simulate_help[], cli_explain_help[], cli_verify_help[],
         cli_export_help[], cli_show_help[], cli_cache_help[],
         cli_scan_help[], cli_tau_help[], cli_run_help[], cli_import_help[];
+extern const char cli_place_help[];
 
 /* ---- shared by the commands (common.c) ---------------------------------- */
 

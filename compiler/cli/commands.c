@@ -127,6 +127,17 @@ const struct cli_command cli_commands[] = {
                 .subs = cli_import_subs,
         },
         {
+                .name = "place",
+                .args = cli_place_args,
+                .run = cli_place,
+                .usage = "place IN.yaml [-o OUT] [--format F]",
+                .summary = "find where each rank should sit; write the "
+                           "placement",
+                .opts = cli_place_opts,
+                .shorts = "o:h",
+                .help = cli_place_help,
+        },
+        {
                 .name = "run",
                 .args = cli_run_args,
                 .run = cli_run,
