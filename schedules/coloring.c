@@ -18,6 +18,8 @@
  *               colouring, repaired of its link conflicts, competes
  *               where the degree bound dominates; iterated greedy and a
  *               tabu search then remove phases on small patterns.
+ *               Where the sender picks paths, fat trees are routed as
+ *               Clos networks and dragonflies filled phase by phase.
  *               Close to max(ceil(Delta/k), L), L the largest number of
  *               routes over one directed link.
  *   sized       node- and link-free, and cheap under 004 section 2.1's
@@ -1694,6 +1696,303 @@ static uint64_t key_size_class(const void *ctx, uint32_t k)
 	return ~(uint64_t)(2 * (uint64_t)lg + half);
 }
 
+/* ---- phase by phase, paths picked on the way ------------------------ */
+
+/* Where the sender picks paths on a dragonfly, a first fit message by
+ * message fills phases with long detours: a message takes a Valiant
+ * path because its own global link is taken in its earliest phase, and
+ * so takes two global links from messages still to come.  The wave
+ * fills one phase at a time instead, in three steps:
+ *   1. the messages left, ordered by the work left on their resources
+ *      (the largest of their ranks' messages left over their ports and
+ *      their routing paths' links' messages left, then the sum), each
+ *      on its routing's path (path 0) where that is free;
+ *   2. the messages still out whose ports are free, on any of their
+ *      paths that is free, from one drawn from (seed, message, phase):
+ *      so detours take only links no direct path wanted;
+ *   3. swaps of one message of the phase for two that only it blocks
+ *      (on their routing's paths), a classic step of set packing, then
+ *      1. again on what the swaps freed (2. again costs a third of the
+ *      time and gained nothing measured).
+ * A resource is free in phase t when stamp[r] != t + 1 or, for a rank
+ * side with several ports, use[r] is below them; owner[r] is the
+ * message that took r last in the phase. */
+struct wave {
+	struct ff *f;
+	uint32_t t;          /* the phase being filled */
+	uint32_t n2;         /* 2 n: resources below it are rank sides */
+	uint32_t *stamp, *use, *owner;
+	uint32_t *ph;        /* per message: phase, NONE while left */
+	uint32_t *ncand;     /* per message of the phase: candidates seen */
+	uint32_t *cand;      /* WAVE_CANDS per message of the phase */
+	uint32_t *res3;      /* scratch: a third route */
+	uint32_t *r0;        /* per message: its routing path's resources,
+	                        maxr apart */
+	uint8_t *n0;         /* their count */
+	uint32_t maxr;
+};
+
+/* The resources of message k's routing path (path 0). */
+static const uint32_t *wave_r0(const struct wave *w, uint32_t k,
+                               uint32_t *nr)
+{
+	*nr = w->n0[k];
+	return w->r0 + (size_t)k * w->maxr;
+}
+
+/* Candidates kept per message of the phase for a swap. */
+#define WAVE_CANDS 6
+/* Rounds of swaps per phase. */
+#define WAVE_SWAP_ROUNDS 4
+/* Most paths step 2 tries per message (a dragonfly of g groups and c
+ * global links per pair of groups has c (g - 1)). */
+#define WAVE_PATHS 64
+
+static bool wave_free(const struct wave *w, uint32_t r)
+{
+	if (w->stamp[r] != w->t + 1)
+		return true;
+	const struct ff *f = w->f;
+	return r < w->n2 && f->cap &&
+	       w->use[r] < f->cap[r < (uint32_t)f->n ? r : r - f->n];
+}
+
+static bool wave_fits(const struct wave *w, const uint32_t *res, uint32_t nr)
+{
+	for (uint32_t e = 0; e < nr; e++)
+		if (!wave_free(w, res[e]))
+			return false;
+	return true;
+}
+
+/* Put message k on path q (resources res[0..nr)) into the phase. */
+static void wave_take(struct wave *w, uint32_t k, uint32_t q,
+                      const uint32_t *res, uint32_t nr)
+{
+	for (uint32_t e = 0; e < nr; e++) {
+		uint32_t r = res[e];
+		if (r < w->n2)
+			w->use[r] = w->stamp[r] == w->t + 1 ? w->use[r] + 1 : 1;
+		w->stamp[r] = w->t + 1;
+		w->owner[r] = k;
+	}
+	w->ph[k] = w->t;
+	w->f->path[k] = q;
+}
+
+/* Take message k out of the phase again. */
+static void wave_drop(struct wave *w, uint32_t k)
+{
+	uint32_t nr = ff_route_on(w->f, k, w->f->path[k], w->res3);
+	for (uint32_t e = 0; e < nr; e++) {
+		uint32_t r = w->res3[e];
+		if (r < w->n2 && --w->use[r] > 0)
+			continue;
+		w->stamp[r] = 0;
+	}
+	w->ph[k] = NONE;
+}
+
+/* Steps 1 (pass 0) and 2 (pass 1) over left[0..nleft). */
+static void wave_fill(struct wave *w, const uint32_t *left, uint32_t nleft,
+                      int pass)
+{
+	struct ff *f = w->f;
+	uint32_t n = (uint32_t)f->n;
+	for (uint32_t i = 0; i < nleft; i++) {
+		uint32_t k = left[i];
+		int32_t d = f->x->dst[k];
+		if (w->ph[k] != NONE || !wave_free(w, (uint32_t)f->src[k]) ||
+		    !wave_free(w, n + (uint32_t)d))
+			continue;
+		if (!pass) {
+			uint32_t nr;
+			const uint32_t *res = wave_r0(w, k, &nr);
+			if (wave_fits(w, res, nr))
+				wave_take(w, k, 0, res, nr);
+			continue;
+		}
+		uint32_t np = ir_path_count(f->m, f->src[k], d);
+		uint32_t q0 = (uint32_t)(ir_mix64(f->seed ^ (uint64_t)k << 24 ^
+		                                  w->t) %
+		                         np);
+		for (uint32_t j = 0; j < np && j < WAVE_PATHS; j++) {
+			uint32_t q = (q0 + j) % np;
+			if (q == 0)
+				continue;
+			uint32_t nr = ff_route_on(f, k, q, f->res);
+			if (wave_fits(w, f->res, nr)) {
+				wave_take(w, k, q, f->res, nr);
+				break;
+			}
+		}
+	}
+}
+
+/* Whether two resource lists share a resource. */
+static bool wave_meet(const uint32_t *a, uint32_t na, const uint32_t *b,
+                      uint32_t nb)
+{
+	for (uint32_t i = 0; i < na; i++)
+		for (uint32_t j = 0; j < nb; j++)
+			if (a[i] == b[j])
+				return true;
+	return false;
+}
+
+/* Step 3: one round of swaps; the swaps made. */
+static uint32_t wave_swaps(struct wave *w, const uint32_t *left,
+                           uint32_t nleft, uint32_t *touched)
+{
+	struct ff *f = w->f;
+	uint32_t nt = 0, made = 0;
+	if (f->cap) /* a side of several ports has no one owner */
+		return 0;
+	for (uint32_t i = 0; i < nleft; i++) {
+		uint32_t k = left[i], j = NONE, e;
+		if (w->ph[k] != NONE)
+			continue;
+		uint32_t nr;
+		const uint32_t *res = wave_r0(w, k, &nr);
+		for (e = 0; e < nr; e++) {
+			uint32_t r = res[e];
+			if (wave_free(w, r))
+				continue;
+			if (j == NONE)
+				j = w->owner[r];
+			else if (w->owner[r] != j)
+				break;
+		}
+		if (e < nr || j == NONE)
+			continue;
+		if (w->ncand[j] == 0)
+			touched[nt++] = j;
+		if (w->ncand[j] < WAVE_CANDS)
+			w->cand[(size_t)j * WAVE_CANDS + w->ncand[j]] = k;
+		w->ncand[j]++;
+	}
+	for (uint32_t i = 0; i < nt; i++) {
+		uint32_t j = touched[i];
+		uint32_t c = w->ncand[j] < WAVE_CANDS ? w->ncand[j] : WAVE_CANDS;
+		const uint32_t *cj = w->cand + (size_t)j * WAVE_CANDS;
+		w->ncand[j] = 0;
+		if (c < 2 || w->ph[j] != w->t)
+			continue;
+		for (uint32_t a = 0; a < c; a++) {
+			uint32_t na, nb;
+			const uint32_t *ra = wave_r0(w, cj[a], &na);
+			for (uint32_t b = a + 1; b < c; b++) {
+				const uint32_t *rb = wave_r0(w, cj[b], &nb);
+				if (wave_meet(ra, na, rb, nb))
+					continue;
+				uint32_t qj = f->path[j];
+				wave_drop(w, j);
+				if (wave_fits(w, ra, na) && wave_fits(w, rb, nb)) {
+					wave_take(w, cj[a], 0, ra, na);
+					wave_take(w, cj[b], 0, rb, nb);
+					made++;
+				} else { /* an earlier swap took a resource */
+					uint32_t nj = ff_route_on(f, j, qj,
+					                          w->res3);
+					wave_take(w, j, qj, w->res3, nj);
+				}
+				a = b = c; /* done with j */
+			}
+		}
+	}
+	return made;
+}
+
+/* The wave: ph gets the phases, f->path the paths; *nph the count. */
+static int wave_schedule(struct ff *f, struct sorter *s, uint32_t *ph,
+                         uint32_t *nph)
+{
+	const ir_matrix *x = f->x;
+	uint32_t nnz = (uint32_t)x->nnz, n = (uint32_t)f->n, nleft = nnz;
+	uint32_t maxr = (uint32_t)ir_route_max(f->m) + 3;
+	struct wave w = {.f = f, .n2 = 2 * n, .ph = ph};
+	uint32_t *left = malloc(((size_t)nnz + 1) * sizeof *left);
+	uint32_t *touched = malloc(((size_t)nnz + 1) * sizeof *touched);
+	uint32_t *rem = calloc((size_t)f->nres + 1, sizeof *rem);
+	uint32_t *r0 = malloc(((size_t)nnz * maxr + 1) * sizeof *r0);
+	uint8_t *n0 = malloc((size_t)nnz + 1);
+	w.stamp = calloc((size_t)f->nres + 1, sizeof *w.stamp);
+	w.use = calloc(2 * (size_t)n + 1, sizeof *w.use);
+	w.owner = malloc(((size_t)f->nres + 1) * sizeof *w.owner);
+	w.ncand = calloc((size_t)nnz + 1, sizeof *w.ncand);
+	w.cand = malloc(((size_t)nnz * WAVE_CANDS + 1) * sizeof *w.cand);
+	w.res3 = malloc(((size_t)maxr + 1) * sizeof *w.res3);
+	w.r0 = r0;
+	w.n0 = n0;
+	w.maxr = maxr;
+	int rc = CCP_ENOMEM;
+	if (!left || !touched || !rem || !r0 || !n0 || !w.stamp || !w.use ||
+	    !w.owner || !w.ncand || !w.cand || !w.res3)
+		goto out;
+	/* the work left on each resource, along the routing's paths */
+	for (uint32_t k = 0; k < nnz; k++) {
+		uint32_t *o = r0 + (size_t)k * maxr;
+		left[k] = k;
+		ph[k] = NONE;
+		n0[k] = (uint8_t)ff_route_on(f, k, 0, o);
+		for (uint32_t e = 0; e < n0[k]; e++)
+			rem[o[e]]++;
+	}
+	for (w.t = 0; nleft > 0; w.t++) {
+		for (uint32_t i = 0; i < nleft; i++) {
+			uint32_t k = left[i], most = 0, sum = 0;
+			const uint32_t *o = r0 + (size_t)k * maxr;
+			for (uint32_t e = 0; e < n0[k]; e++) {
+				uint32_t r = o[e], v = rem[r];
+				if (r < w.n2 && f->cap)
+					v = div_up32(v, f->cap[r < n ? r : r - n]);
+				most = v > most ? v : most;
+				sum += v;
+			}
+			s->key[i] = ~((uint64_t)most << 32 | sum);
+		}
+		radix_sort(s->key, left, s->tk, s->tv, nleft);
+		wave_fill(&w, left, nleft, 0);
+		wave_fill(&w, left, nleft, 1);
+		for (int round = 0; round < WAVE_SWAP_ROUNDS; round++) {
+			if (wave_swaps(&w, left, nleft, touched) == 0)
+				break;
+			wave_fill(&w, left, nleft, 0);
+		}
+		uint32_t kept = 0;
+		for (uint32_t i = 0; i < nleft; i++) {
+			uint32_t k = left[i];
+			if (ph[k] == NONE) {
+				left[kept++] = k;
+				continue;
+			}
+			const uint32_t *o = r0 + (size_t)k * maxr;
+			for (uint32_t e = 0; e < n0[k]; e++)
+				rem[o[e]]--;
+		}
+		if (kept == nleft) { /* an empty phase takes any message */
+			rc = CCP_EINVAL;
+			goto out;
+		}
+		nleft = kept;
+	}
+	*nph = w.t;
+	rc = 0;
+out:
+	free(left);
+	free(touched);
+	free(rem);
+	free(r0);
+	free(n0);
+	free(w.stamp);
+	free(w.use);
+	free(w.owner);
+	free(w.ncand);
+	free(w.cand);
+	free(w.res3);
+	return rc;
+}
+
 /* ---- iterated greedy ------------------------------------------------ */
 
 /* One round of Culberson's iterated greedy: re-run first fit with the
@@ -1973,6 +2272,8 @@ static void paths_keep(struct ff *f, uint32_t *kept, bool save)
 
 /* The link-aware schedule of ff's messages into ph (phase per message);
  * *nph gets the phase count.  Candidates, best kept:
+ *   0. on a dragonfly whose sender picks paths, the wave: phases
+ *      filled one at a time, paths picked as they fill;
  *   1. first fit, most congested message first;
  *   2. where the degree bound is the larger one, the König colouring,
  *      each colour kept (most congested first) as far as its links
@@ -2012,13 +2313,25 @@ static int link_aware_schedule(const ir_machine *m, struct ff *f, uint64_t seed,
 	bool clos = f->choose && m->topo == IR_FAT_TREE;
 	*nph = UINT32_MAX;
 
+	/* 0. on a dragonfly whose sender picks paths, phase by phase (the
+	 * wave keeps every message's route: not on the very largest) */
+	if (f->choose && m->topo == IR_DRAGONFLY &&
+	    (uint64_t)nnz * ((uint64_t)ir_route_max(m) + 3) <= FF_STORE) {
+		if ((rc = wave_schedule(f, &s, ph, nph)) != 0)
+			goto out;
+		paths_keep(f, kept, true);
+	}
+
 	/* 1. congestion first fit */
 	if (!clos) {
 		ff_reset(f);
-		if ((rc = ff_run(f, order, nnz, ph)) != 0)
+		if ((rc = ff_run(f, order, nnz, alt)) != 0)
 			goto out;
-		*nph = f->nphases;
-		paths_keep(f, kept, true);
+		if (f->nphases < *nph) {
+			*nph = f->nphases;
+			memcpy(ph, alt, (size_t)nnz * sizeof *ph);
+			paths_keep(f, kept, true);
+		}
 	}
 
 	/* 2. the colouring, repaired; on a fat tree whose sender picks
@@ -2081,7 +2394,8 @@ static int link_aware_schedule(const ir_machine *m, struct ff *f, uint64_t seed,
 		}
 	}
 
-	/* 3. iterated greedy while it gains */
+	/* 3. iterated greedy while it gains, from the best's paths */
+	paths_keep(f, kept, false);
 	rank = malloc(((size_t)*nph + 1) * sizeof *rank);
 	if (!rank) {
 		rc = CCP_ENOMEM;
