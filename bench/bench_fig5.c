@@ -223,7 +223,7 @@ static void sweep(const ir_machine *m, int seeds)
 			 * is scheduled with the same number */
 			uint64_t seed = 1000 * (uint64_t)d + (uint64_t)s;
 			ir_matrix *x = ir_matrix_regular(m->nranks, d, 1, seed);
-			struct shape sh;
+			struct shape sh = {0};
 			if (!x)
 				die("matrix", "ir_matrix_regular failed");
 			run_pattern(m, x, seed, t, &sh);

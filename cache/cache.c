@@ -1772,6 +1772,7 @@ static int gc_count(cache *c, const int64_t *before, uint64_t *n,
                     uint64_t *bytes)
 {
 	sqlite3_stmt *st;
+	*n = *bytes = 0;
 	int rc = prepare(c,
 	                 before ? "SELECT count(*), coalesce(sum(p.size), 0) "
 	                          "FROM " FROM_PLANS " WHERE " USED " < ?1"

@@ -283,10 +283,9 @@ static bool csv_has_unit(const struct csv_field *f)
 static int csv_need(struct csv_iter *it, const struct csv_row *r, int col,
                     const char *what, const struct csv_field **f)
 {
-	if (col < r->nf) {
-		*f = &r->f[col];
+	*f = col < r->nf ? &r->f[col] : NULL;
+	if (*f)
 		return 0;
-	}
 	return tau__diag(it->d, it->name, r->line, (int)r->len + 1, r->text,
 	                 r->len,
 	                 "expected %s in column %d, but the row has %d "

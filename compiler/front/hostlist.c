@@ -477,6 +477,9 @@ static bool split_number(const char *t, size_t *plen, uint32_t *v, int *w)
 	size_t n = strlen(t), i = n;
 	uint32_t x = 0;
 
+	*plen = n; /* no number: the whole name, value and width 0 */
+	*v = 0;
+	*w = 0;
 	while (i > 0 && t[i - 1] >= '0' && t[i - 1] <= '9')
 		i--;
 	if (i == n || n - i > HL_DIGITS)
