@@ -131,6 +131,8 @@ struct job {
 	int64_t kill_at; /* when to signal the ranks still running */
 	int kill_sig;    /* which signal then: SIGTERM, SIGKILL, 0 */
 	int interrupted; /* signal the launcher got, or 0 */
+	int64_t wire_by; /* when ranks still unconnected are reported (the
+	                    start plus the timeout), 0 once reported */
 };
 
 #define WHO_SIG    (-1)
@@ -242,6 +244,7 @@ static void job_fail(struct job *j, int rank, uint32_t reason, int code,
 	if (j->failed)
 		return;
 	j->failed = true;
+	j->wire_by = 0; /* the failure is what is reported */
 	j->f_rank = rank;
 	j->f_reason = reason;
 	j->f_code = code;
@@ -539,8 +542,10 @@ static void pend_input(struct job *j, int k)
 		send_abort(j, r);
 		return;
 	}
-	if (j->nhello == j->n)
+	if (j->nhello == j->n) {
+		j->wire_by = 0;
 		send_table(j);
+	}
 	check_left(j);
 }
 
@@ -1018,6 +1023,8 @@ static int poll_timeout(struct job *j)
 	int64_t now = now_ms(), next = -1;
 	if (j->kill_sig)
 		next = j->kill_at;
+	if (j->wire_by && (next < 0 || j->wire_by < next))
+		next = j->wire_by;
 	int64_t due = sw_pend_due(&j->pend); /* an unauthenticated one */
 	if (due >= 0 && (next < 0 || due < next))
 		next = due;
@@ -1032,10 +1039,42 @@ static int poll_timeout(struct job *j)
 	return next <= now ? 0 : (int)(next - now);
 }
 
+/* The timeout has passed since the start and some ranks, still running,
+ * have not connected: say which, once.  They are left to run: a program
+ * may do long work before it makes its transport, and one that never
+ * does (not a sockets program) runs alone; the ranks that did connect
+ * time out waiting for them and fail the job. */
+static void report_unwired(struct job *j)
+{
+	char list[160];
+	size_t len = 0;
+	int k = 0;
+	j->wire_by = 0;
+	for (int i = 0; i < j->n; i++) {
+		const struct rank *r = &j->r[i];
+		if (r->hello || r->pid <= 0 || r->left)
+			continue;
+		if (k++ < 8 && len < sizeof list)
+			len += (size_t)snprintf(list + len, sizeof list - len,
+			                        "%s%d", k > 1 ? ", " : "", i);
+	}
+	if (k == 0)
+		return;
+	fprintf(stderr,
+	        "ccplan run: after %lld ms, %d of %d ranks (%s%s) %s not "
+	        "connected: a rank connects when it calls "
+	        "ccp_socket_transport (docs/sockets.md), and one that never "
+	        "does runs alone; waiting for %s to exit\n",
+	        (long long)j->timeout_ms, k, j->n, list, k > 8 ? ", ..." : "",
+	        k == 1 ? "has" : "have", k == 1 ? "it" : "them");
+}
+
 static void timers(struct job *j)
 {
 	int64_t now = now_ms();
 	sw_pend_expire(&j->pend);
+	if (j->wire_by && now >= j->wire_by)
+		report_unwired(j);
 	for (int i = 0; i < j->n; i++) {
 		struct rank *r = &j->r[i];
 		if (r->dropped_at && now >= r->dropped_at + DROP_GRACE_MS) {
@@ -1217,6 +1256,7 @@ int sock_run(const struct run_opts *o)
 			}
 			goto out;
 		}
+	j->wire_by = now_ms() + j->timeout_ms;
 	if (run_loop(j, sp[0]) < 0) {
 		signal_all(j, SIGKILL);
 		while (j->live > 0 && wait(NULL) > 0)

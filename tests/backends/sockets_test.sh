@@ -620,6 +620,14 @@ launcher() {
 		ok || bad "ccplan run true: exit $?, $(cat "$tmp/err")"
 	"$ccplan" run -n 1 true 2>"$tmp/err" && ! grep -q warning "$tmp/err" &&
 		ok || bad "ccplan run -n 1 true: $(cat "$tmp/err")"
+	# ranks that have not connected by the timeout are named then, while
+	# they still run (here the launcher is stopped at 4 s, ranks at 30)
+	timeout 4 "$ccplan" run -n 3 --timeout 1 sh -c 'sleep 30' 2>"$tmp/err"
+	grep -q "after 1000 ms, 3 of 3 ranks (0, 1, 2) have not connected" \
+		"$tmp/err" && ok || bad "ranks not connected by the timeout: $(cat "$tmp/err")"
+	"$ccplan" run -n 2 --timeout 1 sh -c 'sleep 0.2' 2>"$tmp/err" &&
+		! grep -q "have not connected" "$tmp/err" && ok ||
+		bad "ranks that end before the timeout: $(cat "$tmp/err")"
 	"$ccplan" run -n 3 sh -c 'exit $((CCPLAN_RANK == 1 ? 5 : 0))' 2>/dev/null
 	rc=$?
 	[ "$rc" = 5 ] && ok || bad "a rank exiting 5: ccplan run exit $rc"
