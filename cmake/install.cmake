@@ -174,7 +174,8 @@ install(FILES ${PROJECT_SOURCE_DIR}/completions/ccplan.bash
 # between README.md, docs/ and examples/ hold: share/doc/ccplan
 install(FILES ${PROJECT_SOURCE_DIR}/README.md
         DESTINATION ${CMAKE_INSTALL_DOCDIR})
-file(GLOB _ccp_docs ${PROJECT_SOURCE_DIR}/docs/*.md)
+file(GLOB _ccp_docs ${PROJECT_SOURCE_DIR}/docs/*.md
+                    ${PROJECT_SOURCE_DIR}/docs/ccplan.1)
 install(FILES ${_ccp_docs} DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/img
         DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)

@@ -238,7 +238,7 @@ prefix="$tmp/prefix"
 doc="$prefix/share/doc/ccplan"
 # the docs as the source tree lays them out, so that their links hold
 [ -f "$doc/README.md" ] || fail "README.md not installed"
-for f in "$src"/docs/*.md "$src"/docs/img/*; do
+for f in "$src"/docs/*.md "$src"/docs/ccplan.1 "$src"/docs/img/*; do
 	[ -f "$doc/docs/${f#"$src/docs/"}" ] || fail "docs/${f#"$src/docs/"} not installed"
 done
 for f in examples/README.md examples/cmake-app/CMakeLists.txt \
