@@ -257,6 +257,11 @@ abs=$(grep -hE '^ +INTERFACE_(LINK_LIBRARIES|INCLUDE_DIRECTORIES) ' \
 	"$prefix"/lib/cmake/ccplan/ccplan-*-targets.cmake |
 	grep -E '"/|;/' || true)
 [ -z "$abs" ] || fail "an exported target names an absolute path: $abs"
+# and nothing installed to find the package by points back at the
+# source or build tree
+if grep -rlF -e "$src" -e "$build" "$prefix"/lib/cmake "$prefix"/lib/pkgconfig; then
+	fail "the package names the source or build tree"
+fi
 echo "exported targets: no absolute paths"
 
 # a CMake project's configure (and build) against the prefix alone:
