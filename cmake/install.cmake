@@ -5,9 +5,9 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 # The package's components, each one export set and one file of targets
-# (ccplan-<component>-targets.cmake), so that the package's config file finds a
-# component's dependency (SQLite, libyaml, libsodium, MPI, OpenSHMEM) only
-# when the component is asked for:
+# (ccplan-<component>-targets.cmake), so that the package's config file
+# finds a component's dependency (SQLite, libyaml, libsodium, MPI,
+# OpenSHMEM) only when the component is asked for:
 #   runtime    the command, the runtime and the IR it decodes (no
 #              dependency); always loaded
 #   cache      the cache loader (ccp_plan_load_cache, ccp_plan_lookup); SQLite
@@ -33,14 +33,18 @@ endforeach()
 
 set(_ccp_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/ccplan)
 foreach(c ${CCPLAN_COMPONENTS})
+  # ccplan::runtime for ccp_runtime, ...; the command is ccplan::ccplan.
   # Hidden visibility: only what the public headers mark CCP_EXTERN
   # (include/ccplan_export.h) is visible outside a shared object built
   # from these libraries; the tests and the command link them statically,
   # where hidden symbols still resolve.  tests/package_test.sh checks it.
   foreach(t ${_ccp_set_${c}})
-    string(REPLACE "ccp_" "" _export_name ${t})
-    set_target_properties(${t} PROPERTIES EXPORT_NAME ${_export_name}
-                                          C_VISIBILITY_PRESET hidden)
+    string(REGEX REPLACE "^ccp_" "" _export_name ${t})
+    set_target_properties(${t} PROPERTIES EXPORT_NAME ${_export_name})
+    get_target_property(_type ${t} TYPE)
+    if(_type STREQUAL "STATIC_LIBRARY")
+      set_target_properties(${t} PROPERTIES C_VISIBILITY_PRESET hidden)
+    endif()
   endforeach()
   install(TARGETS ${_ccp_set_${c}}
           EXPORT ccplan_${c}
@@ -50,8 +54,6 @@ foreach(c ${CCPLAN_COMPONENTS})
   install(EXPORT ccplan_${c} FILE ccplan-${c}-targets.cmake NAMESPACE ccplan::
           DESTINATION ${_ccp_cmake_dir})
 endforeach()
-# the command is ccplan::ccplan, whatever prefix its library names take
-set_target_properties(ccplan PROPERTIES EXPORT_NAME ccplan)
 file(GLOB _ccp_public_headers ${PROJECT_SOURCE_DIR}/include/*.h)
 install(FILES ${_ccp_public_headers}
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
