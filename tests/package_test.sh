@@ -76,7 +76,7 @@ int main(void)
 }
 C
 export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig"
-# shellcheck disable=SC2086 # CFLAGS, LDFLAGS: lists of words
+# shellcheck disable=SC2046,SC2086 # flags: lists of words
 cc -std=c11 -Wall -Wextra -Wpedantic -Werror ${CFLAGS:-} "$tmp/pc.c" \
    -o "$tmp/pc" ${LDFLAGS:-} \
    $(pkg-config --cflags --libs ccplan) || fail "pkg-config build"
@@ -137,7 +137,7 @@ int main(int argc, char **argv)
 	return rc < 0 && rc2 == CCP_ENOTFOUND ? 0 : 1;
 }
 C
-# shellcheck disable=SC2086 # CFLAGS, LDFLAGS: lists of words
+# shellcheck disable=SC2046,SC2086 # flags: lists of words
 cc -std=c11 -Wall -Wextra -Wpedantic -Werror ${CFLAGS:-} "$tmp/pcc.c" \
    -o "$tmp/pcc" ${LDFLAGS:-} \
    $(pkg-config --cflags --libs ccplan-cache) || fail "pkg-config ccplan-cache build"
@@ -206,7 +206,7 @@ int main(void)
 	return ok ? 0 : 1;
 }
 C
-# shellcheck disable=SC2086 # CFLAGS, LDFLAGS: lists of words
+# shellcheck disable=SC2046,SC2086 # flags: lists of words
 cc -std=c11 -Wall -Wextra -Wpedantic -Werror ${CFLAGS:-} "$tmp/insp.c" \
    -o "$tmp/insp" ${LDFLAGS:-} \
    $(pkg-config --cflags --libs ccplan-inspector ccplan) || fail "pkg-config ccplan-inspector build"
@@ -377,7 +377,7 @@ else
 	fi
 	app="$doc/examples/inspector-mpi-app"
 	LDFLAGS=$mpi_ldflags build_it insp-mpi "$app"
-	# shellcheck disable=SC2086 # CFLAGS, LDFLAGS: lists of words
+	# shellcheck disable=SC2046,SC2086 # flags: lists of words
 	cc -std=c11 -Wall -Wextra -Wpedantic -Werror ${CFLAGS:-} "$app/app.c" \
 	   -o "$tmp/insp-mpi-pc" $mpi_ldflags \
 	   $(pkg-config --cflags --libs ccplan-mpi ccplan-inspector) ||
@@ -423,7 +423,7 @@ add_executable(shm shm.c)
 target_link_libraries(shm PRIVATE ccplan::backend_shmem)
 CM
 	build_it shm "$tmp/shm-src"
-	# shellcheck disable=SC2086 # CFLAGS, LDFLAGS: lists of words
+	# shellcheck disable=SC2046,SC2086 # flags: lists of words
 	cc -std=c11 ${CFLAGS:-} "$tmp/shm-src/shm.c" -o "$tmp/shm-pc" \
 	   ${LDFLAGS:-} $(pkg-config --cflags --libs ccplan-shmem) ||
 		fail "pkg-config ccplan-shmem build"
