@@ -32,12 +32,17 @@ endfunction()
 # The library NAME (runtime, or runtime_cache: ccp_plan_lookup, which the
 # scanned sources call, reads the plan cache when no linked set has the
 # name): the installed package's target, or in ccplan's own build its
-# target ccp_NAME.
-function(_ccplan_library out name)
+# target ccp_NAME.  An installed package found without the component of
+# the target (COMPONENTS) is told which one to ask for.
+function(_ccplan_library out name component)
   if(TARGET ccplan::${name})
     set(${out} ccplan::${name} PARENT_SCOPE)
-  else()
+  elseif(TARGET ccp_${name})
     set(${out} ccp_${name} PARENT_SCOPE)
+  else()
+    message(FATAL_ERROR "ccplan: no target ccplan::${name}: find the package "
+                        "with its component, find_package(ccplan COMPONENTS "
+                        "${component})")
   endif()
 endfunction()
 
@@ -47,7 +52,7 @@ function(ccplan_add_plans)
     message(FATAL_ERROR "ccplan_add_plans(TARGET t YAML a.yaml ...)")
   endif()
   _ccplan_command(cc)
-  _ccplan_library(rt runtime)
+  _ccplan_library(rt runtime runtime)
   set(dir ${CMAKE_CURRENT_BINARY_DIR}/ccplan)
   file(MAKE_DIRECTORY ${dir})
   foreach(y ${A_YAML})
@@ -73,7 +78,7 @@ function(ccplan_scan_sources)
     message(FATAL_ERROR "ccplan_scan_sources(TARGET t [SOURCES ...])")
   endif()
   _ccplan_command(cc)
-  _ccplan_library(rt runtime_cache)
+  _ccplan_library(rt runtime_cache cache)
   set(srcs ${A_SOURCES})
   if(NOT srcs)
     get_target_property(srcs ${A_TARGET} SOURCES)

@@ -1,15 +1,29 @@
 #!/usr/bin/env bash
-# package_test.sh BUILD_DIR - the precompile step as a user's build sees
-# it: install ccplan into a fresh prefix, build examples/cmake-app against
-# it from scratch (find_package(ccplan), ccplan_add_plans,
-# ccplan_scan_sources), run it on 4 ranks, check that a changed YAML and a
-# changed source rebuild the plans, compile a program with each
-# pkg-config file, check that the runtime alone needs no SQLite and that
-# the libraries export only the public API, and build an inspector program
-# (a machine from YAML and from the grid constructor, then ccp_inspect) with
-# pkg-config and with CMake and run it on 4 ranks.
+# package_test.sh BUILD_DIR - ccplan as a user's build sees it: install it
+# into a fresh prefix and use that prefix alone.
+#  - the precompile step: build examples/cmake-app against it from scratch
+#    (find_package(ccplan), ccplan_add_plans, ccplan_scan_sources), run it
+#    on 4 ranks, check that a changed YAML and a changed source rebuild the
+#    plans;
+#  - compile a program with each pkg-config file, check that the runtime
+#    alone needs no SQLite and that the libraries export only the public
+#    API;
+#  - build an inspector program (a machine from YAML and from the grid
+#    constructor, then ccp_inspect) with pkg-config and with CMake and run
+#    it on 4 ranks over sockets;
+#  - what docs/install.md promises: the docs, the examples and
+#    ccplan-bench installed, no absolute library path in an exported
+#    target, the installed examples/inspector-mpi-app (the inspector over
+#    MPI) built with find_package(ccplan COMPONENTS inspector mpi) and
+#    with pkg-config ccplan-mpi ccplan-inspector and run with mpirun on 4
+#    ranks, a sockets-only project that builds with MPI made unfindable
+#    and never looks for MPI, the OpenSHMEM transport linked both ways,
+#    and find_package refusing an unknown or unbuildable component with
+#    the reason.
 # CFLAGS and LDFLAGS, if set, go to every build (a sanitizer build sets
-# them to its -fsanitize flags).
+# them to its -fsanitize flags), and CCP_KEEP_PLUGINS, if set, names
+# tests/sanitize/keep_plugins.c, linked into the MPI programs (the
+# sanitizer build; tests/sanitize/sanitize.cmake).
 set -euo pipefail
 build=$(cd "$1" && pwd)
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -62,7 +76,7 @@ int main(void)
 }
 C
 export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig"
-# shellcheck disable=SC2086 # CFLAGS, LDFLAGS: lists of words
+# shellcheck disable=SC2046,SC2086 # flags: lists of words
 cc -std=c11 -Wall -Wextra -Wpedantic -Werror ${CFLAGS:-} "$tmp/pc.c" \
    -o "$tmp/pc" ${LDFLAGS:-} \
    $(pkg-config --cflags --libs ccplan) || fail "pkg-config build"
@@ -123,7 +137,7 @@ int main(int argc, char **argv)
 	return rc < 0 && rc2 == CCP_ENOTFOUND ? 0 : 1;
 }
 C
-# shellcheck disable=SC2086 # CFLAGS, LDFLAGS: lists of words
+# shellcheck disable=SC2046,SC2086 # flags: lists of words
 cc -std=c11 -Wall -Wextra -Wpedantic -Werror ${CFLAGS:-} "$tmp/pcc.c" \
    -o "$tmp/pcc" ${LDFLAGS:-} \
    $(pkg-config --cflags --libs ccplan-cache) || fail "pkg-config ccplan-cache build"
@@ -192,10 +206,10 @@ int main(void)
 	return ok ? 0 : 1;
 }
 C
-# shellcheck disable=SC2086 # CFLAGS, LDFLAGS: lists of words
+# shellcheck disable=SC2046,SC2086 # flags: lists of words
 cc -std=c11 -Wall -Wextra -Wpedantic -Werror ${CFLAGS:-} "$tmp/insp.c" \
    -o "$tmp/insp" ${LDFLAGS:-} \
-   $(pkg-config --cflags --libs ccplan-inspector) || fail "pkg-config ccplan-inspector build"
+   $(pkg-config --cflags --libs ccplan-inspector ccplan) || fail "pkg-config ccplan-inspector build"
 out=$("$ccplan" run -n 4 --timeout 20 "$tmp/insp" 2>&1) || { echo "$out"; fail "inspector run"; }
 [ "$(grep -c '^inspector ok' <<<"$out")" = 4 ] || { echo "$out"; fail "inspector: not every rank ok"; }
 for f in ccp_inspect ccp_machine_from_yaml ccp_machine_grid ccp_machine_nranks ccp_machine_free; do
@@ -218,3 +232,200 @@ cmake --build "$tmp/insp-build" >"$tmp/insp-build.log" 2>&1 || { cat "$tmp/insp-
 out=$("$ccplan" run -n 4 --timeout 20 "$tmp/insp-build/insp" 2>&1) || { echo "$out"; fail "inspector (CMake) run"; }
 [ "$(grep -c '^inspector ok' <<<"$out")" = 4 ] || { echo "$out"; fail "inspector (CMake): not every rank ok"; }
 echo "inspector: pkg-config and CMake ok"
+
+# --- what docs/install.md promises ---------------------------------------
+prefix="$tmp/prefix"
+doc="$prefix/share/doc/ccplan"
+# the docs as the source tree lays them out, so that their links hold
+[ -f "$doc/README.md" ] || fail "README.md not installed"
+for f in "$src"/docs/*.md "$src"/docs/ccplan.1 "$src"/docs/img/*; do
+	[ -f "$doc/docs/${f#"$src/docs/"}" ] || fail "docs/${f#"$src/docs/"} not installed"
+done
+for f in examples/README.md examples/cmake-app/CMakeLists.txt \
+	examples/halo/halo.c examples/mesh16-auto.yaml \
+	examples/inspector-mpi-app/CMakeLists.txt \
+	examples/inspector-mpi-app/app.c examples/inspector-mpi-app/README.md; do
+	cmp -s "$src/$f" "$doc/$f" || fail "$f not installed"
+done
+[ -f "$prefix/share/man/man1/ccplan.1" ] || fail "the man page not installed"
+echo "docs and examples: installed"
+
+# no absolute path in an exported target: what a target needs outside the
+# prefix is another imported target (SQLite::SQLite3, MPI::MPI_C,
+# OpenSHMEM::OpenSHMEM, ...) that ccplanConfig.cmake finds again
+abs=$(grep -hE '^ +INTERFACE_(LINK_LIBRARIES|INCLUDE_DIRECTORIES) ' \
+	"$prefix"/lib/cmake/ccplan/ccplan-*-targets.cmake |
+	grep -E '"/|;/' || true)
+[ -z "$abs" ] || fail "an exported target names an absolute path: $abs"
+# and nothing installed to find the package by points back at the
+# source or build tree
+if grep -rlF -e "$src" -e "$build" "$prefix"/lib/cmake "$prefix"/lib/pkgconfig; then
+	fail "the package names the source or build tree"
+fi
+echo "exported targets: no absolute paths"
+
+# a CMake project's configure (and build) against the prefix alone:
+# configure NAME SRC [cmake args...]; the log is $tmp/NAME.log
+configure() {
+	local name=$1 dir=$2
+	shift 2
+	cmake -S "$dir" -B "$tmp/$name" -DCMAKE_PREFIX_PATH="$prefix" \
+	      -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF "$@" >"$tmp/$name.log" 2>&1
+}
+build_it() {
+	configure "$@" || { cat "$tmp/$1.log"; fail "$1: configure"; }
+	cmake --build "$tmp/$1" >>"$tmp/$1.log" 2>&1 ||
+		{ cat "$tmp/$1.log"; fail "$1: build"; }
+}
+
+# the sockets transport alone: the project configures and builds with MPI
+# made unfindable, and without that, still never looks for MPI
+mkdir "$tmp/sock-src"
+cat >"$tmp/sock-src/sock.c" <<'C'
+#include <ccplan_sockets.h>
+#include <stdio.h>
+int main(void)
+{
+	ccp_context *ctx;
+	ccp_transport *t;
+	if (ccp_init(&ctx, NULL, NULL) != 0 ||
+	    ccp_socket_transport(ctx, NULL, &t) != 0)
+		return 1;
+	printf("sockets: rank %d of %d\n", (int)ccp_transport_rank(t),
+	       (int)ccp_transport_size(t));
+	ccp_transport_free(t);
+	ccp_fini(ctx);
+	return 0;
+}
+C
+cat >"$tmp/sock-src/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.25)
+project(sock LANGUAGES C)
+find_package(ccplan 0.1 REQUIRED COMPONENTS sockets)
+if(NOT ccplan_sockets_FOUND OR DEFINED ccplan_mpi_FOUND OR
+   TARGET MPI::MPI_C OR DEFINED MPI_C_FOUND)
+  message(FATAL_ERROR "sockets asked for: sockets ${ccplan_sockets_FOUND}, mpi '${ccplan_mpi_FOUND}', MPI '${MPI_C_FOUND}'")
+endif()
+add_executable(sock sock.c)
+target_link_libraries(sock PRIVATE ccplan::backend_sockets)
+CM
+build_it sock-nompi "$tmp/sock-src" -DCMAKE_DISABLE_FIND_PACKAGE_MPI=ON
+configure sock-quiet "$tmp/sock-src" ||
+	{ cat "$tmp/sock-quiet.log"; fail "sockets: configure with MPI there"; }
+out=$("$ccplan" run -n 2 --timeout 20 "$tmp/sock-nompi/sock" 2>&1) || { echo "$out"; fail "sockets-only run"; }
+[ "$(grep -c '^sockets: rank [01] of 2$' <<<"$out")" = 2 ] || { echo "$out"; fail "sockets-only: not every rank"; }
+echo "sockets only: builds and runs without MPI"
+
+# find_package's refusals: each configure fails, and says why
+mkdir "$tmp/probe-src"
+cat >"$tmp/probe-src/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.25)
+project(probe LANGUAGES C)
+find_package(ccplan ${PROBE})
+message(STATUS "probe: ccplan ${ccplan_FOUND}, mpi '${ccplan_mpi_FOUND}', sockets '${ccplan_sockets_FOUND}'")
+CM
+refused() { # refused NAME 'find_package args' 'expected message' [cmake args]
+	local name=$1 args=$2 want=$3
+	shift 3
+	! configure "$name" "$tmp/probe-src" "-DPROBE=$args" "$@" ||
+		{ cat "$tmp/$name.log"; fail "$name: find_package($args) did not fail"; }
+	# CMake wraps the message: compare it as one line
+	tr -s ' \n' '  ' <"$tmp/$name.log" | grep -qF "$want" ||
+		{ cat "$tmp/$name.log"; fail "$name: no '$want'"; }
+}
+refused unknown "REQUIRED;COMPONENTS;sockets;nonexistent" \
+	'ccplan has no component "nonexistent"; its components are runtime, cache, inspector, sockets, mpi, shmem'
+refused target-name "REQUIRED;COMPONENTS;backend_sockets" \
+	'(ccplan::backend_sockets is in the component sockets)'
+# an optional unknown one is only not found
+configure optional-unknown "$tmp/probe-src" "-DPROBE=REQUIRED;COMPONENTS;sockets;OPTIONAL_COMPONENTS;nonexistent" ||
+	{ cat "$tmp/optional-unknown.log"; fail "an optional unknown component failed"; }
+grep -qF "probe: ccplan 1, mpi '', sockets 'TRUE'" "$tmp/optional-unknown.log" ||
+	{ cat "$tmp/optional-unknown.log"; fail "optional unknown component"; }
+echo "find_package refuses an unknown component: ok"
+
+if [ ! -f "$prefix/lib/libccp_backend_mpi.a" ]; then
+	echo "MPI: skipped, ccplan was built without the MPI transport"
+else
+	[ -x "$prefix/bin/ccplan-bench" ] || fail "ccplan-bench not installed"
+	mpirun=(mpirun --allow-run-as-root --oversubscribe)
+	"${mpirun[@]}" -n 1 "$prefix/bin/ccplan-bench" --help | grep -q '^usage: mpirun -n N ccplan-bench' ||
+		fail "the installed ccplan-bench does not run"
+	echo "ccplan-bench: installed, runs"
+
+	# the mpi component needs MPI, and says so
+	refused mpi-missing "REQUIRED;COMPONENTS;mpi" \
+		'the component mpi was not found: it needs MPI' \
+		-DCMAKE_DISABLE_FIND_PACKAGE_MPI=ON
+	configure mpi-optional "$tmp/probe-src" "-DPROBE=REQUIRED;COMPONENTS;sockets;OPTIONAL_COMPONENTS;mpi" \
+		-DCMAKE_DISABLE_FIND_PACKAGE_MPI=ON ||
+		{ cat "$tmp/mpi-optional.log"; fail "optional mpi without MPI failed"; }
+	grep -qF "probe: ccplan 1, mpi 'FALSE', sockets 'TRUE'" "$tmp/mpi-optional.log" ||
+		{ cat "$tmp/mpi-optional.log"; fail "optional mpi without MPI"; }
+	# pkg-config ccplan-mpi: no libsodium, no SQLite
+	if pkg-config --libs ccplan-mpi | grep -qE -- '-l(sodium|sqlite3)'; then
+		fail "ccplan-mpi brings in $(pkg-config --libs ccplan-mpi)"
+	fi
+	echo "mpi component: found only when asked for"
+
+	# the installed example, the inspector over MPI: CMake and pkg-config
+	mpi_ldflags=${LDFLAGS:-}
+	if [ -n "${CCP_KEEP_PLUGINS:-}" ]; then
+		# shellcheck disable=SC2086 # CFLAGS: a list of words
+		cc ${CFLAGS:-} -c "$CCP_KEEP_PLUGINS" -o "$tmp/keep_plugins.o"
+		mpi_ldflags="$mpi_ldflags $tmp/keep_plugins.o -Wl,--export-dynamic-symbol=dlclose"
+	fi
+	app="$doc/examples/inspector-mpi-app"
+	LDFLAGS=$mpi_ldflags build_it insp-mpi "$app"
+	# shellcheck disable=SC2046,SC2086 # flags: lists of words
+	cc -std=c11 -Wall -Wextra -Wpedantic -Werror ${CFLAGS:-} "$app/app.c" \
+	   -o "$tmp/insp-mpi-pc" $mpi_ldflags \
+	   $(pkg-config --cflags --libs ccplan-mpi ccplan-inspector) ||
+		fail "pkg-config ccplan-mpi ccplan-inspector build"
+	for prog in "$tmp/insp-mpi/inspector_mpi_app" "$tmp/insp-mpi-pc"; do
+		out=$(timeout 60 "${mpirun[@]}" -n 4 "$prog" 2>&1) ||
+			{ echo "$out"; fail "$prog: mpirun -n 4"; }
+		grep -qE '^inspector over MPI on 4 ranks: 12 messages, [0-9]+ phases .* every byte ok$' <<<"$out" ||
+			{ echo "$out"; fail "$prog: not every byte ok"; }
+	done
+	echo "inspector over MPI: CMake and pkg-config, 4 ranks ok"
+fi
+
+# the OpenSHMEM transport: ccplan::backend_shmem finds the OpenSHMEM again
+# (no path of it in the package), and ccplan-shmem gives its flags; linked
+# both ways (running under oshrun is tests/shmem's)
+if [ ! -f "$prefix/lib/libccp_backend_shmem.a" ]; then
+	echo "OpenSHMEM: skipped, ccplan was built without the transport"
+else
+	mkdir "$tmp/shm-src"
+	cat >"$tmp/shm-src/shm.c" <<'C'
+#include <ccplan_shmem.h>
+#include <shmem.h>
+int main(void)
+{
+	ccp_context *ctx;
+	ccp_transport *t;
+	shmem_init();
+	int rc = ccp_init(&ctx, NULL, NULL) || ccp_shmem_transport(ctx, &t);
+	if (rc == 0) {
+		ccp_transport_free(t);
+		ccp_fini(ctx);
+	}
+	shmem_finalize();
+	return rc;
+}
+C
+	cat >"$tmp/shm-src/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.25)
+project(shm LANGUAGES C)
+find_package(ccplan 0.1 REQUIRED COMPONENTS shmem)
+add_executable(shm shm.c)
+target_link_libraries(shm PRIVATE ccplan::backend_shmem)
+CM
+	build_it shm "$tmp/shm-src"
+	# shellcheck disable=SC2046,SC2086 # flags: lists of words
+	cc -std=c11 ${CFLAGS:-} "$tmp/shm-src/shm.c" -o "$tmp/shm-pc" \
+	   ${LDFLAGS:-} $(pkg-config --cflags --libs ccplan-shmem) ||
+		fail "pkg-config ccplan-shmem build"
+	echo "OpenSHMEM: CMake and pkg-config link"
+fi

@@ -13,4 +13,6 @@ if(TARGET MPI::MPI_C AND TARGET ccp_backend_mpi)
                              PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)
   target_link_libraries(ccplan-bench PRIVATE ccp_backend_mpi ccp_runtime
                                              ccp_compiler MPI::MPI_C m)
+  # installed next to ccplan (cmake/install.cmake)
+  install(TARGETS ccplan-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
