@@ -40,6 +40,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -133,11 +134,28 @@ struct job {
 	int interrupted; /* signal the launcher got, or 0 */
 	int64_t wire_by; /* when ranks still unconnected are reported (the
 	                    start plus the timeout), 0 once reported */
+	const char *tag; /* what stderr lines start with */
+	bool attached;   /* the ranks were started by someone else (srun,
+	                    mpirun): no processes to watch; a rank ends
+	                    when its connection closes */
+	const char *rdv; /* attached: the rendezvous file, removed once
+	                    every rank has connected, or NULL */
 };
 
 #define WHO_SIG    (-1)
 #define WHO_LISTEN (-2)
 #define WHO_PEND   (-3)
+
+/* A line on stderr, after the launcher's name: "ccplan run", or the
+ * coordinator's for a job someone else started (sock_coord_open). */
+static void say(const struct job *j, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "%s: ", j->tag);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
 
 static int sig_w = -1; /* write end of the self-pipe */
 
@@ -276,15 +294,20 @@ static void job_fail(struct job *j, int rank, uint32_t reason, int code,
 		snprintf(why, sizeof why, "got signal %d (%s)", status,
 		         strsignal(status));
 		break;
+	case CCP_SOCK_ABSENT:
+		snprintf(why, sizeof why,
+		         "rank %d had not connected within %lld ms", rank,
+		         (long long)j->timeout_ms);
+		break;
 	default:
 		snprintf(why, sizeof why, "rank %d broke the control protocol",
 		         rank);
 		break;
 	}
-	fprintf(stderr, "ccplan run: %s; stopping the job\n", why);
+	say(j, "%s; stopping the job\n", why);
 	if (!j->table_sent && j->ndropped)
-		fprintf(stderr,
-		        "ccplan run: before every rank had connected, %d "
+		say(j,
+		        "before every rank had connected, %d "
 		        "unauthenticated connection%s dropped; the last: %s\n",
 		        j->ndropped, j->ndropped == 1 ? " was" : "s were",
 		        j->dropped);
@@ -339,7 +362,7 @@ static void send_table(struct job *j)
 	free(msg);
 	j->table_sent = true;
 	if (j->verbose)
-		fprintf(stderr, "ccplan run: all %d ranks connected\n", j->n);
+		say(j, "all %d ranks connected\n", j->n);
 }
 
 /* Rank i entered a collective (type, seq). */
@@ -440,6 +463,8 @@ static void rank_close(struct job *j, int i)
 	struct rank *r = &j->r[i];
 	close(r->fd);
 	r->fd = -1;
+	if (j->attached) /* its end, as far as anyone can see */
+		j->live--;
 	if (!r->bye && !r->left)
 		r->dropped_at = now_ms();
 }
@@ -509,9 +534,9 @@ static void on_dropped(void *ud, const struct sw_pend *q, const char *why)
 	              : !strcmp(why, "bad response")             ? 2
 	                                                         : 3]++;
 	if (j->ndropped <= DROPS_LISTED)
-		fprintf(stderr, "ccplan run: %s\n", j->dropped);
+		say(j, "%s\n", j->dropped);
 	if (j->ndropped == DROPS_LISTED)
-		fprintf(stderr, "ccplan run: (further dropped connections are "
+		say(j, "(further dropped connections are "
 		                "counted, not listed)\n");
 }
 
@@ -533,8 +558,8 @@ static void pend_input(struct job *j, int k)
 	sw_pend_remove(&j->pend, k, NULL); /* q is gone from here */
 	j->nhello++;
 	if (j->verbose)
-		fprintf(stderr,
-		        "ccplan run: rank %u (pid %u) listens on "
+		say(j,
+		        "rank %u (pid %u) listens on "
 		        "%u.%u.%u.%u:%u\n",
 		        (unsigned)i, pid, r->addr[0], r->addr[1], r->addr[2],
 		        r->addr[3], (unsigned)r->port);
@@ -544,6 +569,8 @@ static void pend_input(struct job *j, int k)
 	}
 	if (j->nhello == j->n) {
 		j->wire_by = 0;
+		if (j->rdv) /* found by every rank: no longer needed */
+			unlink(j->rdv);
 		send_table(j);
 	}
 	check_left(j);
@@ -553,6 +580,8 @@ static void pend_input(struct job *j, int k)
 
 static void reap(struct job *j)
 {
+	if (j->attached) /* the processes are someone else's children */
+		return;
 	for (;;) {
 		int st;
 		pid_t pid = waitpid(-1, &st, WNOHANG);
@@ -604,6 +633,16 @@ static void on_interrupt(struct job *j, int sig)
 	j->interrupted = sig;
 	signal_all(j, sig);
 	job_fail(j, -1, CCP_SOCK_INTERRUPTED, 0, sig);
+	j->kill_sig = SIGKILL;
+	j->kill_at = now_ms() + SIGNAL_GRACE_MS;
+}
+
+/* Attached: rank 0, whose process serves the job, asked it to stop (its
+ * transport failed before it connected): the others are told at once
+ * and served a little longer, to hear it. */
+static void coord_stopped(struct job *j)
+{
+	job_fail(j, 0, CCP_SOCK_LEFT, 0, 0); /* no-op once failed */
 	j->kill_sig = SIGKILL;
 	j->kill_at = now_ms() + SIGNAL_GRACE_MS;
 }
@@ -952,16 +991,16 @@ static int place_ranks(struct job *j, const struct run_opts *o, char ***hosts,
 
 /* The address remote ranks can reach us at: CCPLAN_RUN_HOST, else the
  * first non-loopback IPv4 address of this host's name. */
-static int public_address(char *out, size_t len)
+static int public_address(const char *tag, char *out, size_t len)
 {
 	const char *h = getenv("CCPLAN_RUN_HOST");
 	if (h) {
 		struct in_addr a;
 		if (inet_pton(AF_INET, h, &a) != 1) {
 			fprintf(stderr,
-			        "ccplan run: CCPLAN_RUN_HOST='%s': "
+			        "%s: CCPLAN_RUN_HOST='%s': "
 			        "expected an IPv4 address\n",
-			        h);
+			        tag, h);
 			return -1;
 		}
 		snprintf(out, len, "%s", h);
@@ -986,9 +1025,10 @@ static int public_address(char *out, size_t len)
 	}
 	if (res)
 		freeaddrinfo(res);
-	fprintf(stderr, "ccplan run: this host's name does not resolve to an "
-	                "address the remote hosts can reach; set "
-	                "CCPLAN_RUN_HOST\n");
+	fprintf(stderr,
+	        "%s: this host's name does not resolve to an address the "
+	        "remote hosts can reach; set CCPLAN_RUN_HOST\n",
+	        tag);
 	return -1;
 }
 
@@ -1000,15 +1040,14 @@ static int open_listener(struct job *j, bool remote)
 	a.sin_addr.s_addr = htonl(remote ? INADDR_ANY : INADDR_LOOPBACK);
 	socklen_t al = sizeof a;
 	char host[64] = "127.0.0.1";
-	if (remote && public_address(host, sizeof host) < 0)
+	if (remote && public_address(j->tag, host, sizeof host) < 0)
 		return -1;
 	if ((j->lfd = socket(AF_INET, SOCK_STREAM, 0)) < 0 ||
 	    set_flags(j->lfd) < 0 ||
 	    bind(j->lfd, (struct sockaddr *)&a, sizeof a) < 0 ||
 	    listen(j->lfd, SOMAXCONN) < 0 ||
 	    getsockname(j->lfd, (struct sockaddr *)&a, &al) < 0) {
-		fprintf(stderr, "ccplan run: cannot listen: %s\n",
-		        strerror(errno));
+		say(j, "cannot listen: %s\n", strerror(errno));
 		return -1;
 	}
 	snprintf(j->addr, sizeof j->addr, "%s:%u", host,
@@ -1052,7 +1091,7 @@ static void report_unwired(struct job *j)
 	j->wire_by = 0;
 	for (int i = 0; i < j->n; i++) {
 		const struct rank *r = &j->r[i];
-		if (r->hello || r->pid <= 0 || r->left)
+		if (r->hello || r->left || (!j->attached && r->pid <= 0))
 			continue;
 		if (k++ < 8 && len < sizeof list)
 			len += (size_t)snprintf(list + len, sizeof list - len,
@@ -1060,8 +1099,23 @@ static void report_unwired(struct job *j)
 	}
 	if (k == 0)
 		return;
-	fprintf(stderr,
-	        "ccplan run: after %lld ms, %d of %d ranks (%s%s) %s not "
+	if (j->attached) { /* every rank must use the transport: the job
+	                      cannot go on without them */
+		say(j,
+		    "after %lld ms, %d of %d ranks (%s%s) %s not connected; "
+		    "each must make its transport (ccp_socket_transport) "
+		    "and find the rendezvous file\n",
+		    (long long)j->timeout_ms, k, j->n, list,
+		    k > 8 ? ", ..." : "", k == 1 ? "has" : "have");
+		for (int i = 0; i < j->n; i++)
+			if (!j->r[i].hello && !j->r[i].left) {
+				job_fail(j, i, CCP_SOCK_ABSENT, 0, 0);
+				break;
+			}
+		return;
+	}
+	say(j,
+	        "after %lld ms, %d of %d ranks (%s%s) %s not "
 	        "connected: a rank connects when it calls "
 	        "ccp_socket_transport (docs/sockets.md), and one that never "
 	        "does runs alone; waiting for %s to exit\n",
@@ -1083,12 +1137,19 @@ static void timers(struct job *j)
 				job_fail(j, i, CCP_SOCK_DROPPED, 0, 0);
 		}
 	}
+	if (j->attached && j->kill_sig && now >= j->kill_at) {
+		/* no processes to signal: the ranks still connected were
+		 * told; stop serving them */
+		j->kill_sig = 0;
+		j->live = 0;
+		return;
+	}
 	if (j->kill_sig && now >= j->kill_at && j->live > 0) {
 		int k = 0;
 		for (int i = 0; i < j->n; i++)
 			k += j->r[i].pid > 0;
-		fprintf(stderr,
-		        "ccplan run: %d rank%s still running; sending "
+		say(j,
+		        "%d rank%s still running; sending "
 		        "%s\n",
 		        k, k == 1 ? "" : "s",
 		        j->kill_sig == SIGKILL ? "SIGKILL" : "SIGTERM");
@@ -1124,7 +1185,7 @@ static int run_loop(struct job *j, int sig_r)
 			}
 		int got = poll(j->pfd, (nfds_t)n, poll_timeout(j));
 		if (got < 0 && errno != EINTR) {
-			fprintf(stderr, "ccplan run: poll: %s\n",
+			say(j, "poll: %s\n",
 			        strerror(errno));
 			return -1;
 		}
@@ -1136,7 +1197,9 @@ static int run_loop(struct job *j, int sig_r)
 				unsigned char b[16];
 				ssize_t m = read(sig_r, b, sizeof b);
 				for (ssize_t x = 0; x < m; x++)
-					if (b[x] == SIGCHLD)
+					if (j->attached)
+						coord_stopped(j);
+					else if (b[x] == SIGCHLD)
 						reap(j);
 					else
 						on_interrupt(j, b[x]);
@@ -1144,8 +1207,8 @@ static int run_loop(struct job *j, int sig_r)
 				int e = sw_pend_accept(&j->pend, j->lfd);
 				if (e < 0) /* out of descriptors: the ranks
 				              time out and say so */
-					fprintf(stderr,
-					        "ccplan run: accept: %s\n",
+					say(j,
+					        "accept: %s\n",
 					        strerror(-e));
 			} else if (w == WHO_PEND) {
 				int q = sw_pend_find(&j->pend, j->pfd[k].fd);
@@ -1179,6 +1242,7 @@ int sock_run(const struct run_opts *o)
 	j->lfd = -1;
 	j->exit_status = -1;
 	j->verbose = verbose;
+	j->tag = "ccplan run";
 	j->timeout_ms = CCP_SOCK_TIMEOUT_DEFAULT;
 	const char *te = getenv(CCP_SOCK_ENV_TIMEOUT);
 	if (te && atoll(te) > 0)
@@ -1318,4 +1382,96 @@ out:
 	free(j->pfd);
 	free(j->who);
 	return rc;
+}
+
+/* ---- a job someone else started -------------------------------------- */
+
+struct sock_coord {
+	struct job j;
+	int stop[2]; /* a byte on stop[1] asks the loop to stop the job */
+};
+
+void sock_coord_free(struct sock_coord *c)
+{
+	if (!c)
+		return;
+	struct job *j = &c->j;
+	if (j->lfd >= 0)
+		close(j->lfd);
+	for (int k = 0; k < 2; k++)
+		if (c->stop[k] >= 0)
+			close(c->stop[k]);
+	sw_pend_close_all(&j->pend);
+	if (j->r)
+		for (int i = 0; i < j->n; i++)
+			if (j->r[i].fd >= 0)
+				close(j->r[i].fd);
+	if (j->rdv)
+		unlink(j->rdv);
+	sw_wipe(j->key, sizeof j->key);
+	free(j->r);
+	free(j->pend.p);
+	free(j->pfd);
+	free(j->who);
+	free(c);
+}
+
+int sock_coord_open(struct sock_coord **out, int n, long long timeout_ms,
+                    bool remote, const char *rdv, char *addr, size_t addrlen,
+                    unsigned char key[32])
+{
+	struct sock_coord *c = calloc(1, sizeof *c);
+	*out = NULL;
+	if (!c)
+		return -1;
+	struct job *j = &c->j;
+	c->stop[0] = c->stop[1] = -1;
+	j->n = n;
+	j->lfd = -1;
+	j->exit_status = -1;
+	j->tag = "ccplan sockets coordinator";
+	j->attached = true;
+	j->live = n;
+	j->timeout_ms = timeout_ms;
+	j->r = calloc((size_t)n, sizeof *j->r);
+	j->pend.cap = n + CCP_SOCK_PEND_SLACK;
+	j->pend.p = calloc((size_t)j->pend.cap, sizeof *j->pend.p);
+	j->pfd = calloc((size_t)(2 + n + j->pend.cap), sizeof *j->pfd);
+	j->who = calloc((size_t)(2 + n + j->pend.cap), sizeof *j->who);
+	if (!j->r || !j->pend.p || !j->pfd || !j->who) {
+		sock_coord_free(c);
+		return -1;
+	}
+	for (int i = 0; i < n; i++)
+		j->r[i].fd = -1;
+	if (open_listener(j, remote) < 0 || pipe(c->stop) < 0 ||
+	    set_flags(c->stop[0]) < 0 || sw_init() < 0) {
+		sock_coord_free(c);
+		return -1;
+	}
+	sw_random(j->key, sizeof j->key);
+	memcpy(key, j->key, sizeof j->key);
+	j->pend.key = j->key;
+	j->pend.check = hello_check;
+	j->pend.dropped = on_dropped;
+	j->pend.ud = j;
+	j->rdv = rdv;
+	snprintf(addr, addrlen, "%s", j->addr);
+	*out = c;
+	return 0;
+}
+
+void *sock_coord_serve(void *arg)
+{
+	struct sock_coord *c = arg;
+	struct job *j = &c->j;
+	j->wire_by = now_ms() + j->timeout_ms;
+	if (run_loop(j, c->stop[0]) < 0 && !j->failed)
+		job_fail(j, -1, CCP_SOCK_PROTOCOL, CCP_EIO, 0);
+	return NULL;
+}
+
+void sock_coord_stop(struct sock_coord *c)
+{
+	(void)!write(c->stop[1], "x", 1);
 }

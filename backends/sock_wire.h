@@ -252,8 +252,10 @@ enum ccp_sock_reason {
 	CCP_SOCK_LEFT = 5,        /* it left (BYE, or exited 0) and cannot
 	                             join the collective the others entered */
 	CCP_SOCK_INTERRUPTED = 6, /* the launcher got signal status */
-	CCP_SOCK_PROTOCOL = 7     /* ranks entered different collectives, or
+	CCP_SOCK_PROTOCOL = 7,    /* ranks entered different collectives, or
 	                             a rank sent a malformed message */
+	CCP_SOCK_ABSENT = 8       /* a job someone else started: the rank
+	                             had not connected within the timeout */
 };
 
 /* ---- data frames (rank <-> rank, after the handshake) --------------- */

@@ -62,6 +62,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -69,6 +70,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -76,6 +78,7 @@
 
 #include "ccplan_sockets.h"
 #include "le.h"
+#include "sock_launch.h"
 #include "sock_wire.h"
 #include "transport.h"
 
@@ -172,7 +175,16 @@ struct sock_transport {
 	uint64_t fault_frame; /* the data frame it strikes, from 1 */
 	uint32_t fault_ms;    /* stall: how long */
 	uint64_t frames;      /* data frames posted so far */
+	/* a job ccplan run did not start: rank 0's coordinator thread */
+	struct sock_coord *coord;
+	pthread_t coord_thread;
+	bool made;          /* ccp_socket_transport returned it */
+	char rdv[PATH_MAX]; /* the rendezvous file */
 };
+
+/* The rendezvous file's first line, and how often a rank looks for it. */
+#define RDV_MAGIC   "ccplan-rendezvous 1"
+#define RDV_POLL_MS 50
 
 #define WHO_CTL    (-1)
 #define WHO_LISTEN (-2)
@@ -338,27 +350,29 @@ static int on_abort(struct sock_transport *s, int32_t who, const uint8_t *b)
 	uint32_t reason = le_get_u32(b);
 	int code = (int32_t)le_get_u32(b + 4), status = (int32_t)le_get_u32(b + 8);
 	int me = (int)s->base.rank, r = (int)who;
+	const char *boss = s->coord || s->rdv[0] ? "the job's coordinator (rank 0)"
+	                                         : "ccplan run";
 	switch (reason) {
 	case CCP_SOCK_EXITED:
 		return fail_quiet(s, CCP_EPEER,
-		                  "rank %d: stopped by ccplan run: rank %d "
+		                  "rank %d: stopped by %s: rank %d "
 		                  "exited with status %d",
-		                  me, r, status);
+		                  me, boss, r, status);
 	case CCP_SOCK_SIGNALED:
 		return fail_quiet(s, CCP_EPEER,
-		                  "rank %d: stopped by ccplan run: rank %d was "
+		                  "rank %d: stopped by %s: rank %d was "
 		                  "killed by signal %d",
-		                  me, r, status);
+		                  me, boss, r, status);
 	case CCP_SOCK_DROPPED:
 		return fail_quiet(s, CCP_EPEER,
-		                  "rank %d: stopped by ccplan run: rank %d "
+		                  "rank %d: stopped by %s: rank %d "
 		                  "closed its connection to the launcher",
-		                  me, r);
+		                  me, boss, r);
 	case CCP_SOCK_REPORTED:
 		return fail_quiet(s, CCP_EPEER,
-		                  "rank %d: stopped by ccplan run: rank %d "
+		                  "rank %d: stopped by %s: rank %d "
 		                  "failed (%s)",
-		                  me, r, ccp_strerror(code));
+		                  me, boss, r, ccp_strerror(code));
 	case CCP_SOCK_LEFT:
 		return fail_quiet(
 		        s, CCP_EPEER,
@@ -367,16 +381,22 @@ static int on_abort(struct sock_transport *s, int32_t who, const uint8_t *b)
 		        me, r);
 	case CCP_SOCK_INTERRUPTED:
 		return fail_quiet(s, CCP_EPEER,
-		                  "rank %d: stopped by ccplan run, which got "
+		                  "rank %d: stopped by %s, which got "
 		                  "signal %d",
-		                  me, status);
+		                  me, boss, status);
+	case CCP_SOCK_ABSENT:
+		return fail_quiet(s, CCP_EPEER,
+		                  "rank %d: stopped by %s: rank %d had not "
+		                  "connected within the timeout (not started, "
+		                  "or it does not use the sockets transport)",
+		                  me, boss, r);
 	default:
 		return fail_quiet(
 		        s, CCP_EPEER,
-		        "rank %d: stopped by ccplan run: rank %d broke "
+		        "rank %d: stopped by %s: rank %d broke "
 		        "the control protocol (entered another "
 		        "collective than the other ranks)",
-		        me, r);
+		        me, boss, r);
 	}
 }
 
@@ -389,9 +409,11 @@ static int ctl_input(struct sock_transport *s)
 		                 sizeof s->cin - s->cin_len, 0);
 		if (n == 0)
 			return fail_quiet(s, CCP_EPEER,
-			                  "rank %d: the launcher (ccplan run) "
-			                  "closed the control connection",
-			                  (int)s->base.rank);
+			                  "rank %d: the launcher (%s) closed the "
+			                  "control connection",
+			                  (int)s->base.rank,
+			                  s->rdv[0] ? "rank 0's coordinator"
+			                            : "ccplan run");
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -1408,6 +1430,13 @@ static void sk_destroy(ccp_transport *t)
 	ccp__free(ctx, s->who, (size_t)s->npoll * sizeof *s->who);
 	ccp__free(ctx, s->req, (size_t)s->cap * sizeof *s->req);
 	sw_wipe(s->key, sizeof s->key);
+	if (s->coord) { /* rank 0 of a job ccplan run did not start: its
+	                   coordinator serves the others until they end */
+		if (!s->made) /* it never served the job: end it now */
+			sock_coord_stop(s->coord);
+		pthread_join(s->coord_thread, NULL);
+		sock_coord_free(s->coord);
+	}
 	ccp__free(ctx, s, sizeof *s);
 }
 
@@ -1764,6 +1793,221 @@ static int read_key(struct sock_transport *s)
 	return rc;
 }
 
+/* ---- jobs ccplan run did not start ------------------------------------ */
+
+/* What the launcher that started this process (srun, mpirun, mpiexec)
+ * says about it. */
+struct started {
+	long long rank, size;
+	char job[96];   /* the job's file name in the rendezvous directory */
+	bool one_node;  /* every rank on this host: loopback will do */
+	const char *by; /* which launcher's variables */
+};
+
+/* The launchers whose variables give a rank and a size, in the order
+ * they are looked for, with what names the job (two variables joined by
+ * a dot; CCPLAN_JOB_ID instead when set, and needed for PMI) and, where
+ * known, how many ranks share this host. */
+static const struct launcher_vars {
+	const char *by, *rank, *size, *job, *job2, *local, *nodes;
+} launchers[] = {
+        {"Slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_JOB_ID",
+         "SLURM_STEP_ID", NULL, "SLURM_STEP_NUM_NODES"},
+        {"Open MPI", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
+         "PMIX_NAMESPACE", NULL, "OMPI_COMM_WORLD_LOCAL_SIZE", NULL},
+        {"PMI", "PMI_RANK", "PMI_SIZE", NULL, NULL, "MPI_LOCALNRANKS", NULL},
+};
+
+/* 1 with *st when a launcher's variables are set, 0 when none is, or a
+ * negative code for variables that make no sense. */
+static int started_by(ccp_context *ctx, struct started *st)
+{
+	memset(st, 0, sizeof *st);
+	const struct launcher_vars *l = NULL;
+	for (size_t i = 0; i < sizeof launchers / sizeof *launchers; i++)
+		if (getenv(launchers[i].size) && getenv(launchers[i].rank)) {
+			l = &launchers[i];
+			break;
+		}
+	if (!l)
+		return 0;
+	int rc;
+	if ((rc = env_int(ctx, l->size, 1, 1 << 20, 1, &st->size)) < 0 ||
+	    (rc = env_int(ctx, l->rank, 0, st->size - 1, 0, &st->rank)) < 0)
+		return rc;
+	st->by = l->by;
+	const char *id = getenv(CCP_SOCK_ENV_JOB);
+	const char *a = id ? id : l->job ? getenv(l->job) : NULL;
+	const char *b = id || !l->job2 ? NULL : getenv(l->job2);
+	if (!a || !*a)
+		return ccp__error(ctx, CCP_EINVAL,
+		                  "started by %s (%s=%lld, %s=%lld) but %s "
+		                  "is not set: every rank must set it to the "
+		                  "same name, unique to the job",
+		                  l->by, l->rank, st->rank, l->size, st->size,
+		                  l->job && !id ? l->job : CCP_SOCK_ENV_JOB);
+	snprintf(st->job, sizeof st->job, "%s%s%s", a, b ? "." : "",
+	         b ? b : "");
+	for (char *c = st->job; *c; c++) /* a file name, not a path */
+		if (!(*c >= '0' && *c <= '9') && !(*c >= 'a' && *c <= 'z') &&
+		    !(*c >= 'A' && *c <= 'Z') && *c != '.' && *c != '-')
+			*c = '_';
+	long long v;
+	if (l->local && env_int(ctx, l->local, 1, st->size, 0, &v) == 0)
+		st->one_node = v == st->size;
+	else if (l->nodes && env_int(ctx, l->nodes, 1, 1 << 20, 0, &v) == 0)
+		st->one_node = v == 1;
+	ccp__ok(ctx);
+	return 1;
+}
+
+/* The rendezvous file of job st: CCPLAN_RENDEZVOUS/JOB, or
+ * $HOME/.ccplan/rendezvous/JOB; the directories are made (0700) when
+ * missing. */
+static int rdv_path(struct sock_transport *s, const struct started *st)
+{
+	ccp_context *ctx = s->base.ctx;
+	const char *dir = getenv(CCP_SOCK_ENV_RENDEZVOUS), *home;
+	char d[PATH_MAX];
+	if (dir && *dir)
+		snprintf(d, sizeof d, "%s", dir);
+	else if ((home = getenv("HOME")) && *home)
+		snprintf(d, sizeof d, "%s/.ccplan/rendezvous", home);
+	else
+		return ccp__error(ctx, CCP_EINVAL,
+		                  "neither %s nor HOME is set: no rendezvous "
+		                  "directory for a job started by %s",
+		                  CCP_SOCK_ENV_RENDEZVOUS, st->by);
+	for (char *c = d + 1;; c++) /* mkdir -p, 0700 */
+		if (*c == '/' || *c == '\0') {
+			char keep = *c;
+			*c = '\0';
+			if (mkdir(d, 0700) < 0 && errno != EEXIST)
+				return ccp__error(ctx, CCP_EIO,
+				                  "rendezvous directory %s: %s", d,
+				                  strerror(errno));
+			*c = keep;
+			if (!keep)
+				break;
+		}
+	if ((size_t)snprintf(s->rdv, sizeof s->rdv, "%s/%s", d, st->job) >=
+	    sizeof s->rdv)
+		return ccp__error(ctx, CCP_EINVAL, "rendezvous path too long");
+	return 0;
+}
+
+/* Rank 0: start the coordinator thread and publish where it listens and
+ * the job's key, in a file only this user may read (written aside, then
+ * renamed, so no rank reads half of it).  *addr gets the address. */
+static int rdv_publish(struct sock_transport *s, const struct started *st,
+                       char *addr, size_t addrlen)
+{
+	ccp_context *ctx = s->base.ctx;
+	if (sock_coord_open(&s->coord, (int)st->size, s->timeout_ms,
+	                    !st->one_node, s->rdv, addr, addrlen, s->key) < 0)
+		return ccp__error(ctx, CCP_EIO,
+		                  "rank 0 cannot start the job's coordinator "
+		                  "(see stderr)");
+	if (pthread_create(&s->coord_thread, NULL, sock_coord_serve,
+	                   s->coord) != 0) {
+		sock_coord_free(s->coord);
+		s->coord = NULL;
+		return ccp__error(ctx, CCP_EIO,
+		                  "rank 0 cannot start the coordinator thread");
+	}
+	char tmp[PATH_MAX + 32], hex[CCP_SOCK_KEY_HEX];
+	snprintf(tmp, sizeof tmp, "%s.%ld.tmp", s->rdv, (long)getpid());
+	sw_key_hex(hex, s->key);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	char text[256 + CCP_SOCK_KEY_HEX];
+	int len = snprintf(text, sizeof text, "%s\n%s\n%s\n", RDV_MAGIC, addr,
+	                   hex);
+	sw_wipe(hex, sizeof hex);
+	bool ok = fd >= 0 && write(fd, text, (size_t)len) == len &&
+	          fsync(fd) == 0;
+	int err = errno;
+	sw_wipe(text, sizeof text);
+	if (fd >= 0)
+		close(fd);
+	if (!ok || rename(tmp, s->rdv) < 0) {
+		err = ok ? errno : err;
+		unlink(tmp);
+		return ccp__error(ctx, CCP_EIO, "rendezvous file %s: %s",
+		                  s->rdv, strerror(err));
+	}
+	return 0;
+}
+
+/* Another rank: the address and key rank 0 published, once the file
+ * exists and is whole.  1 with them, 0 when it is not there yet. */
+static int rdv_read(struct sock_transport *s, char *addr, size_t addrlen)
+{
+	char text[256 + CCP_SOCK_KEY_HEX];
+	int fd = open(s->rdv, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, text, sizeof text - 1);
+	close(fd);
+	int got = 0;
+	if (n > 0) {
+		text[n] = '\0';
+		char *a = strchr(text, '\n'), *k = a ? strchr(a + 1, '\n') : NULL;
+		if (a && k && (size_t)(a - text) == strlen(RDV_MAGIC) &&
+		    !memcmp(text, RDV_MAGIC, strlen(RDV_MAGIC)) &&
+		    (size_t)(k - a - 1) < addrlen &&
+		    sw_key_parse(s->key, k + 1, (size_t)(text + n - k - 1)) ==
+		            0) {
+			memcpy(addr, a + 1, (size_t)(k - a - 1));
+			addr[k - a - 1] = '\0';
+			got = 1;
+		}
+	}
+	sw_wipe(text, sizeof text);
+	return got;
+}
+
+/* Wire up a job ccplan run did not start: rank 0 serves it and
+ * publishes the rendezvous file; every rank (rank 0 too) then connects
+ * as under ccplan run.  A file left by an earlier job of the same name
+ * may be read before rank 0 replaces it: a rank that cannot reach or
+ * authenticate what it names reads the file again, until the timeout. */
+static int rdv_wire_up(struct sock_transport *s, const struct started *st)
+{
+	ccp_context *ctx = s->base.ctx;
+	char addr[80], tried[80] = "";
+	int rc = rdv_path(s, st);
+	if (rc < 0)
+		return rc;
+	if (st->rank == 0)
+		return (rc = rdv_publish(s, st, addr, sizeof addr)) < 0
+		               ? rc
+		               : wire_up(s, addr);
+	int64_t deadline = now_ms() + s->timeout_ms;
+	for (;;) {
+		if (rdv_read(s, addr, sizeof addr) && strcmp(addr, tried)) {
+			if ((rc = wire_up(s, addr)) != CCP_EPEER ||
+			    s->joined)
+				return rc;
+			snprintf(tried, sizeof tried, "%s", addr);
+			close(s->ctl);
+			s->ctl = -1;
+			s->broken = 0; /* a stale file: not this job's */
+		}
+		if (now_ms() >= deadline)
+			break;
+		sleep_ms(RDV_POLL_MS);
+	}
+	if (tried[0])
+		return rc;
+	return ccp__error(ctx, CCP_ETIMEDOUT,
+	                  "rank %lld of a job started by %s: no rendezvous "
+	                  "file %s within %lld ms (rank 0 writes it when it "
+	                  "makes its transport; every host must see the "
+	                  "directory: set %s to one they share)",
+	                  st->rank, st->by, s->rdv, (long long)s->timeout_ms,
+	                  CCP_SOCK_ENV_RENDEZVOUS);
+}
+
 int ccp_socket_transport(ccp_context *ctx, const ccp_socket_options *opt,
                          ccp_transport **out)
 {
@@ -1779,7 +2023,16 @@ int ccp_socket_transport(ccp_context *ctx, const ccp_socket_options *opt,
 	                  CCP_SOCK_TIMEOUT_DEFAULT, &tmo)) < 0)
 		return rc;
 	const char *addr = getenv(CCP_SOCK_ENV_ADDR);
-	if (size == 0) { /* not started by ccplan run: alone */
+	struct started st;
+	bool rdv = false; /* started by srun, mpirun, ...: a rendezvous */
+	if (size == 0 && (rc = started_by(ctx, &st)) < 0)
+		return rc;
+	if (size == 0 && rc == 1 && st.size > 1) {
+		size = st.size;
+		rank = st.rank;
+		addr = NULL;
+		rdv = true;
+	} else if (size == 0) { /* not started by a launcher: alone */
 		size = 1;
 		rank = 0;
 		addr = NULL;
@@ -1792,7 +2045,7 @@ int ccp_socket_transport(ccp_context *ctx, const ccp_socket_options *opt,
 		        CCP_SOCK_ENV_KEY_FD);
 	if (opt && opt->timeout_ms)
 		tmo = opt->timeout_ms;
-	if (addr && sw_init() < 0)
+	if ((addr || rdv) && sw_init() < 0)
 		return ccp__error(ctx, CCP_EIO,
 		                  "libsodium cannot start (no source of "
 		                  "randomness)");
@@ -1807,7 +2060,7 @@ int ccp_socket_transport(ccp_context *ctx, const ccp_socket_options *opt,
 	s->ctl = s->lfd = -1;
 	s->timeout_ms = tmo;
 	size_t n = (size_t)size;
-	s->pend.cap = addr ? (int)n + CCP_SOCK_PEND_SLACK : 0;
+	s->pend.cap = addr || rdv ? (int)n + CCP_SOCK_PEND_SLACK : 0;
 	s->pend.key = s->key;
 	s->pend.check = hello_check;
 	s->pend.dropped = on_dropped;
@@ -1832,11 +2085,13 @@ int ccp_socket_transport(ccp_context *ctx, const ccp_socket_options *opt,
 		p->cur = NO_REQ;
 	}
 	if ((rc = parse_fault(s)) < 0 || (addr && (rc = read_key(s)) < 0) ||
-	    (addr && (rc = wire_up(s, addr)) < 0)) {
+	    (addr && (rc = wire_up(s, addr)) < 0) ||
+	    (rdv && (rc = rdv_wire_up(s, &st)) < 0)) {
 		/* no FAIL to the launcher: it sees this rank exit */
 		sk_destroy(&s->base);
 		return rc;
 	}
+	s->made = true;
 	ccp__ok(ctx);
 	*out = &s->base;
 	return 0;

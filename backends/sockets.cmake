@@ -22,9 +22,14 @@ add_library(ccp_sock_launch STATIC ${CMAKE_CURRENT_LIST_DIR}/sock_launch.c)
 target_include_directories(ccp_sock_launch
                            PUBLIC $<BUILD_INTERFACE:${CMAKE_CURRENT_LIST_DIR}>)
 target_link_libraries(ccp_sock_launch PRIVATE ccp_sock_wire)
+set_target_properties(ccp_sock_launch PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
+# A job started by srun or mpirun instead is served by a thread of rank
+# 0 running the launcher's loop (sock_coord_*): hence ccp_sock_launch and
+# threads.
+find_package(Threads REQUIRED)
 add_library(ccp_backend_sockets STATIC ${CMAKE_CURRENT_LIST_DIR}/sockets.c)
 target_link_libraries(ccp_backend_sockets PUBLIC ccp_runtime
-                                          PRIVATE ccp_sock_wire)
+                      PRIVATE ccp_sock_launch ccp_sock_wire Threads::Threads)
 set_target_properties(ccp_backend_sockets PROPERTIES
                       POSITION_INDEPENDENT_CODE ON)

@@ -14,13 +14,15 @@ include(CMakePackageConfigHelpers)
 #   inspector  the inspector, its machine model and what it links: the
 #              schedulers, the YAML front end, the cost presets; libyaml,
 #              and the cache component
-#   sockets    the TCP sockets transport and its handshake; libsodium
+#   sockets    the TCP sockets transport, its handshake and the
+#              coordinator of jobs srun or mpirun started; libsodium,
+#              threads
 #   mpi        the MPI transport, if it was built; MPI
 #   shmem      the OpenSHMEM transport, if it was built; an OpenSHMEM
 set(_ccp_set_runtime ccplan ccp_runtime ccp_ir)
 set(_ccp_set_cache ccp_runtime_cache ccp_cache)
 set(_ccp_set_inspector ccp_inspector ccp_schedules ccp_front ccp_model)
-set(_ccp_set_sockets ccp_backend_sockets ccp_sock_wire)
+set(_ccp_set_sockets ccp_backend_sockets ccp_sock_launch ccp_sock_wire)
 set(_ccp_set_mpi ccp_backend_mpi)
 set(_ccp_set_shmem ccp_backend_shmem)
 set(CCPLAN_COMPONENTS runtime cache inspector)

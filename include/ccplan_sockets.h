@@ -24,6 +24,15 @@
  * the transport is rank 0 of 1 (a one-rank plan runs without the
  * launcher).  The wire protocol is private (backends/sock_wire.h).
  *
+ * Started by srun, mpirun or mpiexec instead (docs/sockets.md, "Without
+ * ccplan run"), the transport takes the rank and size from the
+ * launcher's variables (SLURM_PROCID and SLURM_NTASKS, OMPI_COMM_WORLD_*,
+ * PMI_RANK and PMI_SIZE), and rank 0 serves the job from a thread, as
+ * ccplan run would, after leaving its address and a new key in a
+ * rendezvous file (CCPLAN_RENDEZVOUS, default $HOME/.ccplan/rendezvous)
+ * that the other ranks read.  Rank 0's ccp_transport_free then returns
+ * once every other rank has freed its transport.
+ *
  * Free the transport before the process exits: it tells the launcher
  * that the rank left on purpose.  A rank whose control connection closes
  * without that is taken as failed, and the other ranks are stopped.
@@ -67,6 +76,12 @@ CCP_EXTERN int ccp_socket_transport(ccp_context *ctx,
                                                        job key from, once */
 #define CCP_SOCK_ENV_TIMEOUT     "CCPLAN_TIMEOUT_MS"    /* default timeout */
 #define CCP_SOCK_ENV_FAULT       "CCPLAN_SOCKETS_FAULT" /* test hook only */
+/* A job started by srun, mpirun or mpiexec instead (docs/sockets.md,
+ * "Without ccplan run"): the job's name, when the launcher's own does not
+ * serve, and the directory every host sees where rank 0 leaves the
+ * rendezvous file ($HOME/.ccplan/rendezvous when unset). */
+#define CCP_SOCK_ENV_JOB        "CCPLAN_JOB_ID"
+#define CCP_SOCK_ENV_RENDEZVOUS "CCPLAN_RENDEZVOUS"
 #define CCP_SOCK_TIMEOUT_DEFAULT 30000u                 /* ms */
 
 #ifdef __cplusplus

@@ -442,6 +442,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "transport: %s: %s\n", ccp_strerror(rc),
 		        ccp_errmsg(ctx));
 		report(dir, rc, 0, ccp_errmsg(ctx));
+		ccp_fini(ctx);
 		return 3;
 	}
 	me = ccp_transport_rank(t);

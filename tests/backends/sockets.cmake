@@ -21,7 +21,7 @@ add_executable(sock_intruder
                ${PROJECT_SOURCE_DIR}/tests/backends/sock_intruder.c)
 target_link_libraries(sock_intruder PRIVATE ccp_sock_wire ccp_runtime)
 
-foreach(part collectives faults launcher security)
+foreach(part collectives faults launcher security launchers)
   add_test(NAME sockets_${part}
            COMMAND ${PROJECT_SOURCE_DIR}/tests/backends/sockets_test.sh
                    $<TARGET_FILE:ccplan> $<TARGET_FILE:sock_collectives>

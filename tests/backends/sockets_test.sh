@@ -41,7 +41,7 @@ set -u
 ccplan=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 prog=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 shift 2
-parts=${*:-collectives faults launcher security}
+parts=${*:-collectives faults launcher security launchers}
 intruder=$(dirname "$prog")/sock_intruder
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -996,9 +996,97 @@ security() {
 	leak
 }
 
+# attached N JOB VARS RANKS [VAR=VALUE...]: start the given ranks of an
+# N-rank job as srun or mpirun would, with no ccplan run: each rank gets
+# the rank and size variables VARS names (slurm, ompi or pmi) and the
+# extra variables; wait for them all (each at most 30 s).  Results in
+# $tmp/res-JOB/rank-R, output in $tmp/res-JOB/out-R.
+attached() {
+	local n=$1 job=$2 vars=$3 ranks=$4 r
+	shift 4
+	local res="$tmp/res-$job"
+	mkdir -p "$res"
+	for r in $ranks; do
+		local v
+		case $vars in
+		slurm) v="SLURM_PROCID=$r SLURM_NTASKS=$n SLURM_JOB_ID=$job SLURM_STEP_ID=0 SLURM_STEP_NUM_NODES=1" ;;
+		ompi) v="OMPI_COMM_WORLD_RANK=$r OMPI_COMM_WORLD_SIZE=$n PMIX_NAMESPACE=$job OMPI_COMM_WORLD_LOCAL_SIZE=$n" ;;
+		pmi) v="PMI_RANK=$r PMI_SIZE=$n MPI_LOCALNRANKS=$n" ;;
+		esac
+		# shellcheck disable=SC2086
+		timeout 30 env -u CCPLAN_SIZE -u CCPLAN_RANK \
+			CCPLAN_RENDEZVOUS="$tmp/rdv" $v "$@" "$prog" -i 2 \
+			--any-sockets --result "$res" "$tmp/ar4.ccp" \
+			>"$res/out-$r" 2>&1 &
+	done
+	wait 2>/dev/null # a rank a test kills is no news
+}
+
+# how many ranks of job JOB passed
+passed() {
+	grep -l '^rc=0 ' "$tmp/res-$1"/rank-* 2>/dev/null | wc -l
+}
+
+launchers() {
+	echo "launchers (srun, mpirun: no ccplan run):"
+	compile ar4 <<EOF || return
+machine: {topology: switch, ranks: 4}
+communication: {collective: allreduce, bytes: 10000, dtype: double, op: sum}
+algorithm: auto
+EOF
+	# rank, size and job from Slurm's and from Open MPI's variables;
+	# the rendezvous file is gone once every rank connected
+	attached 4 s1 slurm "0 1 2 3"
+	[ "$(passed s1)" = 4 ] && [ ! -e "$tmp/rdv/s1.0" ] && ok ||
+		bad "4 ranks started as srun would: $(passed s1) passed; $(cat "$tmp"/res-s1/out-* | head -5)"
+	attached 4 o1 ompi "0 1 2 3"
+	[ "$(passed o1)" = 4 ] && ok ||
+		bad "4 ranks started as mpirun would: $(passed o1) passed"
+	# PMI (MPICH's mpiexec) names no job: CCPLAN_JOB_ID must
+	attached 2 p1 pmi "0 1"
+	grep -q "CCPLAN_JOB_ID is not set" "$tmp/res-p1/out-0" && ok ||
+		bad "PMI without CCPLAN_JOB_ID: $(cat "$tmp/res-p1/out-0")"
+	attached 4 p2 pmi "0 1 2 3" CCPLAN_JOB_ID=p2
+	[ "$(passed p2)" = 4 ] && ok || bad "PMI with CCPLAN_JOB_ID: $(passed p2) passed"
+	# a file an earlier job of the same name left behind: the ranks
+	# that read it before rank 0 replaces it read it again
+	mkdir -p "$tmp/rdv"
+	printf 'ccplan-rendezvous 1\n127.0.0.1:1\n%064d\n' 0 >"$tmp/rdv/s2.0"
+	(sleep 0.5 && attached 4 s2 slurm "0") &
+	attached 4 s2 slurm "1 2 3"
+	wait
+	[ "$(passed s2)" = 4 ] && ok ||
+		bad "a stale rendezvous file: $(passed s2) passed; $(cat "$tmp"/res-s2/rank-* | head -4)"
+	# a rank that never comes: every other one fails (its transport
+	# is not made), the coordinator names it, within the timeout and
+	# rank 0's grace (no hang)
+	local t0=$SECONDS
+	attached 4 s3 slurm "0 1 2" CCPLAN_TIMEOUT_MS=2000
+	[ "$(grep -l '^rank -1: rc=-1[45] ' "$tmp"/res-s3/out-* | wc -l)" = 3 ] &&
+		[ $((SECONDS - t0)) -le 10 ] &&
+		grep -q "rank 3 had not connected" "$tmp"/res-s3/out-* && ok ||
+		bad "a rank missing: in $((SECONDS - t0)) s; $(cat "$tmp"/res-s3/out-* | head -6)"
+	# rank 0, whose thread serves the job, killed in the middle: the
+	# others fail at once
+	attached 4 s4 slurm "0 1 2 3" CCPLAN_SOCKETS_FAULT=die:0:3
+	[ "$(grep -l '^rc=-15 ' "$tmp"/res-s4/rank-[123] 2>/dev/null | wc -l)" = 3 ] && ok ||
+		bad "rank 0 killed: $(cat "$tmp"/res-s4/rank-* | head -4)"
+	# and Open MPI's own mpirun
+	if command -v mpirun >/dev/null; then
+		local res="$tmp/res-m1"
+		mkdir -p "$res"
+		CCPLAN_RENDEZVOUS="$tmp/rdv" timeout 60 mpirun \
+			--allow-run-as-root --oversubscribe -n 4 \
+			-x CCPLAN_RENDEZVOUS "$prog" -i 2 --any-sockets \
+			--result "$res" "$tmp/ar4.ccp" >"$res/out" 2>&1
+		[ "$(passed m1)" = 4 ] && ok ||
+			bad "mpirun -n 4: $(passed m1) passed; $(head -5 "$res/out")"
+	fi
+}
+
 for part in $parts; do
 	case $part in
-	collectives | faults | launcher | security) $part ;;
+	collectives | faults | launcher | security | launchers) $part ;;
 	*) bad "unknown part $part" ;;
 	esac
 done
