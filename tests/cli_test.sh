@@ -13,7 +13,8 @@
 #    and the cache commands work;
 #  - compare ranks the candidates, auto takes the first, simulate runs;
 #  - show refuses a fat tree with its reason, explain and compare work;
-#    explain reports loads by link class under adaptive routing;
+#    explain reports loads by link class under adaptive routing, and says
+#    when a placement would lower an irregular plan's bound;
 #  - a dragonfly compiles under adaptive routing; show refuses it, explain
 #    and JSON describe it;
 #  - the memory limit (CCPLAN_MAX_MEMORY, --max-memory) refuses an input
@@ -107,6 +108,50 @@ sed 's/routing: d-mod-k/routing: adaptive/' "$here/cli/fat-tree-allreduce.yaml" 
 	grep -q '^            up          16    504        1  0.25$' "$tmp/out" &&
 	grep -q '^machine     fat_tree XGFT(2; 8,4; 1,4), adaptive routing' "$tmp/out" && ok ||
 	bad "explain by link class under adaptive routing: $(tail -5 "$tmp/out")"
+
+# explain says when placement would help: the link term against the
+# degree term (by class on a dragonfly), and what ccplan place --seed 1
+# makes of the bound, the same numbers as that command prints
+cat >"$tmp/df-irr.yaml" <<'EOF'
+machine:
+  topology: dragonfly
+  dragonfly: {groups: 9, routers: 4, hosts_per_router: 2, global_per_router: 2, arrangement: relative}
+  routing: minimal
+communication:
+  pattern: irregular
+  generate: {kind: regular, degree: 6, bytes: 4096, seed: 3}
+algorithm: link_aware
+EOF
+"$ccplan" explain "$tmp/df-irr.yaml" --summary >"$tmp/out" 2>/dev/null &&
+	grep -q '^placement   the links bound this plan: link term 11, 1.83x the degree term 6$' "$tmp/out" &&
+	grep -q '^            link term by class: host 6, local 11, global 10$' "$tmp/out" &&
+	grep -q '^            ccplan place IN.yaml --seed 1 would lower the bound from 11 to 7 (link term 11 -> 7, hops 1875 -> 1662)$' "$tmp/out" &&
+	"$ccplan" place "$tmp/df-irr.yaml" --seed 1 -o "$tmp/df-irr.place" 2>"$tmp/err" &&
+	grep -q 'phase bound 11 -> 7 (link 11 -> 7, degree 6), hops 1875 -> 1662$' "$tmp/err" && ok ||
+	bad "explain's placement advice: $(tail -4 "$tmp/out") / $(cat "$tmp/err")"
+# the report page carries it too
+"$ccplan" explain "$tmp/df-irr.yaml" --html "$tmp/df-irr.html" 2>/dev/null &&
+	grep -q 'ccplan place IN.yaml --seed 1 would lower the bound from 11 to 7' "$tmp/df-irr.html" && ok ||
+	bad "explain --html: no placement advice"
+# a plan its degrees bound: placement would not lower it
+"$ccplan" explain "$here/../examples/fat-tree-source.yaml" --summary >"$tmp/out" 2>/dev/null &&
+	grep -q '^placement   the degrees bound this plan: degree term 32, link term 32$' "$tmp/out" &&
+	grep -q '^            link term by class: host 32, up 30, down 30; placement would not lower the bound$' "$tmp/out" && ok ||
+	bad "explain of a plan its degrees bound: $(tail -3 "$tmp/out")"
+# above 4,096 ranks explain does not search, and says so
+cat >"$tmp/mesh-4160.yaml" <<'EOF'
+machine: {topology: mesh, dims: [65, 64]}
+communication:
+  pattern: irregular
+  generate: {kind: regular, degree: 1, bytes: 64, seed: 2}
+algorithm: link_aware
+EOF
+"$ccplan" explain "$tmp/mesh-4160.yaml" --summary >"$tmp/out" 2>/dev/null &&
+	grep -q '^            placement not searched above 4096 ranks (4160 here): ccplan place IN.yaml searches$' "$tmp/out" && ok ||
+	bad "explain above 4096 ranks: $(tail -3 "$tmp/out")"
+# a collective has no such section
+"$ccplan" explain "$here/../examples/mesh16-broadcast.yaml" >"$tmp/out" 2>/dev/null &&
+	! grep -q '^placement' "$tmp/out" && ok || bad "explain of a broadcast talks of placement"
 
 # 3. damaged plans
 plan="$tmp/mesh16-broadcast.ccp"

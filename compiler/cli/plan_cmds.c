@@ -22,7 +22,11 @@ const char cli_explain_help[] =
         "ports\n"
         "used and hops, then the plan against its lower bound.  FILE is a "
         ".ccp\n"
-        "plan, or a .yaml input, compiled in memory.\n"
+        "plan, or a .yaml input, compiled in memory.  For an irregular "
+        "matrix it\n"
+        "also says whether the links or the degrees bound the plan, and "
+        "what a\n"
+        "placement (ccplan place) would make of the bound.\n"
         "  --summary  the summary alone: phases, transfers, bytes, the lower "
         "bound,\n"
         "             link load, predicted time, the algorithm and why\n"
@@ -174,6 +178,8 @@ int cli_explain(int argc, char **argv)
 		printf("plan        %s\n", file);
 		rc = summary ? explain_summary(&c, stdout)
 		             : explain_plan(&c, stdout);
+		if (rc == 0)
+			rc = explain_placement(&c, stdout);
 	}
 	compiled_fini(&c);
 	return rc == CCP_EINVAL ? EXIT_BADINPUT : exit_status(rc);
