@@ -17,48 +17,14 @@
  *
  * Usage: test_inspector_reorder CACHE-FILE   (the file is removed first)
  */
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <mpi.h>
-
-#include "ccplan_inspector.h"
-#include "ccplan_mpi.h"
-
-static int rank, size;
-static ccp_context *ctx;
-static ccp_transport *tr;
-static unsigned failures, checks;
-
-static bool check(bool cond, const char *fmt, ...)
-{
-	checks++;
-	if (cond)
-		return true;
-	if (++failures <= 20) {
-		va_list ap;
-		va_start(ap, fmt);
-		printf("test_inspector_reorder[%d/%d]: FAIL: ", rank, size);
-		vprintf(fmt, ap);
-		printf(" (%s)\n", ccp_errmsg(ctx));
-		va_end(ap);
-		fflush(stdout);
-	}
-	return false;
-}
-
-/* splitmix64: the same numbers on every rank */
-static uint64_t next(uint64_t *s)
-{
-	uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
+#define TEST_NAME "test_inspector_reorder"
+#include "insp_mpi_test.h"
 
 /* A random permutation of 0..n-1 (identity when seed is 0). */
 static void shuffle(int *p, int n, uint64_t seed)
@@ -116,14 +82,6 @@ static uint64_t *pairs(int n, uint64_t seed)
 static uint8_t val(int s, int d, uint64_t i, unsigned round)
 {
 	return (uint8_t)(s * 131 + d * 71 + (int)(i * 7) + round * 13 + 1);
-}
-
-static bool all_same(uint64_t v)
-{
-	uint64_t lo, hi;
-	MPI_Allreduce(&v, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
-	MPI_Allreduce(&v, &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-	return lo == hi;
 }
 
 /* Inspect this rank's row of m. */
@@ -375,15 +333,7 @@ static void test_nodes(void)
 /* The cache holds the plan of each order under its own key. */
 static void test_cache(const char *path)
 {
-	if (rank == 0) {
-		char aux[4200];
-		unlink(path);
-		snprintf(aux, sizeof aux, "%s-wal", path);
-		unlink(aux);
-		snprintf(aux, sizeof aux, "%s-shm", path);
-		unlink(aux);
-	}
-	MPI_Barrier(MPI_COMM_WORLD);
+	cache_remove(path);
 	ccp_machine *mm = yaml_machine("machine: {topology: mesh, dims: [4, "
 	                               "2], ports: all}");
 	uint64_t *m = stencil(4, 2, 5);
@@ -453,41 +403,13 @@ static void test_mismatch(void)
 
 int main(int argc, char **argv)
 {
-	MPI_Init(&argc, &argv);
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	if (argc != 2 || size != 8) {
-		if (rank == 0)
-			fprintf(stderr, "usage: mpirun -n 8 "
-			                "test_inspector_reorder CACHE-FILE\n");
-		MPI_Finalize();
+	if (test_start(&argc, &argv, 8,
+	               "mpirun -n 8 test_inspector_reorder CACHE-FILE"))
 		return 2;
-	}
-	int e = ccp_init(&ctx, NULL, NULL);
-	if (e == 0)
-		e = ccp_mpi_transport(ctx, MPI_COMM_WORLD, &tr);
-	if (e) {
-		fprintf(stderr, "test_inspector_reorder: setup: %s\n",
-		        ccp_strerror(e));
-		MPI_Abort(MPI_COMM_WORLD, 3);
-	}
 	test_scrambled();
 	test_kept();
 	test_nodes();
 	test_cache(argv[1]);
 	test_mismatch();
-
-	unsigned total_fail = 0, total_checks = 0;
-	MPI_Allreduce(&failures, &total_fail, 1, MPI_UNSIGNED, MPI_SUM,
-	              MPI_COMM_WORLD);
-	MPI_Allreduce(&checks, &total_checks, 1, MPI_UNSIGNED, MPI_SUM,
-	              MPI_COMM_WORLD);
-	if (rank == 0)
-		printf("test_inspector_reorder: %d ranks, %u checks, %u "
-		       "failed\n",
-		       size, total_checks, total_fail);
-	ccp_transport_free(tr);
-	ccp_fini(ctx);
-	MPI_Finalize();
-	return total_fail ? 1 : 0;
+	return test_finish();
 }
