@@ -16,6 +16,10 @@ add_executable(bench_inspector
 target_link_libraries(bench_inspector PRIVATE ccp_inspector)
 add_test(NAME inspector_bench COMMAND bench_inspector 64 256)
 set_tests_properties(inspector_bench PROPERTIES LABELS inspector TIMEOUT 60)
+# and reorder on a randomly numbered stencil (-r), small
+add_test(NAME inspector_bench_reorder COMMAND bench_inspector -r 64 256)
+set_tests_properties(inspector_bench_reorder PROPERTIES
+  LABELS inspector TIMEOUT 60)
 
 # test_inspector_machine: the public machine model (ccplan_machine.h), as
 # an application uses it; no transport
