@@ -34,6 +34,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cache_files.h"
 #include "ccplan_inspector.h"
 #include "matrix.h"
 #include "transport.h"
@@ -176,6 +177,74 @@ out:
 	return x;
 }
 
+/* The four cache cases (no cache, a new file, a miss, a hit), each REPS
+ * times, on the pattern x that f answers; one line each. */
+static int bench_cache(ccp_context *ctx, struct fake *f, const ir_matrix *x,
+                       const int32_t *dst, const uint64_t *len, size_t cnt)
+{
+	int32_t n = x->n;
+	/* a directory of its own: a cache right in /tmp, where anyone can
+	 * make files, is refused (docs/cache.md) */
+	char dir[] = "/tmp/bench_inspector_XXXXXX", path[64];
+	if (!mkdtemp(dir)) {
+		perror("bench_inspector: mkdtemp");
+		return 1;
+	}
+	snprintf(path, sizeof path, "%s/plans.db", dir);
+	const char *label[] = {"no cache", "new file", "miss", "hit"};
+	int rc = 0;
+	for (int mode = 0; mode < 4 && rc == 0; mode++) {
+		double v[7][REPS];
+		ccp_inspect_result res;
+		memset(&res, 0, sizeof res);
+		for (int rep = 0; rep < REPS && rc == 0; rep++) {
+			if (mode == 1)
+				remove_cache(path);
+			ccp_inspect_options o = {
+			        .algorithm = algorithm,
+			        .seed = mode == 2 ? 100 + rep : 1,
+			        .cache_path = mode ? path : NULL};
+			ccp_plan *plan = NULL;
+			ccp_inspect_result_fini(&res);
+			rc = ccp_inspect(ctx, &f->base, dst, len, cnt, &o,
+			                 &plan, &res);
+			if (rc) {
+				fprintf(stderr, "bench_inspector: %s\n",
+				        ccp_errmsg(ctx));
+				break;
+			}
+			if (res.cache_hit != (mode == 3)) {
+				fprintf(stderr,
+				        "bench_inspector: n=%d %s: hit "
+				        "%d\n",
+				        (int)n, label[mode], res.cache_hit);
+				rc = 1;
+			}
+			double t[7] = {res.t_gather,          res.t_lookup,
+			               res.t_schedule,        res.t_load,
+			               res.t_store,           res.t_total,
+			               (double)res.plan_bytes};
+			for (int j = 0; j < 7; j++)
+				v[j][rep] = t[j];
+			ccp_plan_free(plan);
+		}
+		if (rc == 0) {
+			for (int j = 0; j < 7; j++)
+				qsort(v[j], REPS, sizeof(double), by_double);
+			printf("%6d %7lld %-9s %8.2f %8.2f %9.2f %7.2f %7.2f "
+			       "%8.2f  %4u  %.1f MiB\n",
+			       (int)n, (long long)x->nnz, label[mode],
+			       v[0][M] * 1e3, v[1][M] * 1e3, v[2][M] * 1e3,
+			       v[3][M] * 1e3, v[4][M] * 1e3, v[5][M] * 1e3,
+			       res.nphases, v[6][M] / 1048576.0);
+		}
+		ccp_inspect_result_fini(&res);
+	}
+	remove_cache(path);
+	rmdir(dir);
+	return rc;
+}
+
 /* -r: reorder on a randomly numbered stencil (n a square). */
 static int bench_reorder(ccp_context *ctx, struct fake *f, const ir_matrix *x,
                          const int32_t *dst, const uint64_t *len, size_t cnt)
@@ -218,9 +287,9 @@ static int bench_reorder(ccp_context *ctx, struct fake *f, const ir_matrix *x,
 
 static int bench(ccp_context *ctx, int32_t n, int32_t degree, bool reorder)
 {
-	ir_matrix *x = reorder ? scrambled_stencil(
-	                                 (int32_t)lround(sqrt((double)n)))
-	                       : ir_matrix_regular(n, degree, 4096, 42);
+	ir_matrix *x =
+	        reorder ? scrambled_stencil((int32_t)lround(sqrt((double)n)))
+	                : ir_matrix_regular(n, degree, 4096, 42);
 	if (!x)
 		return 1;
 	n = x->n;
@@ -249,86 +318,8 @@ static int bench(ccp_context *ctx, int32_t n, int32_t degree, bool reorder)
 		dst[i] = x->dst[i];
 		len[i] = (uint64_t)x->bytes[i];
 	}
-	if (reorder) {
-		int rc = bench_reorder(ctx, &f, x, dst, len, cnt);
-		free(dst);
-		free(len);
-		free(f.counts);
-		free(f.rows);
-		free(f.roff);
-		ir_matrix_free(x);
-		return rc;
-	}
-	/* a directory of its own: a cache right in /tmp, where anyone can
-	 * make files, is refused (docs/cache.md) */
-	char dir[] = "/tmp/bench_inspector_XXXXXX", path[64];
-	if (!mkdtemp(dir)) {
-		perror("bench_inspector: mkdtemp");
-		return 1;
-	}
-	snprintf(path, sizeof path, "%s/plans.db", dir);
-	const char *label[] = {"no cache", "new file", "miss", "hit"};
-	int rc = 0;
-	for (int mode = 0; mode < 4 && rc == 0; mode++) {
-		double v[7][REPS];
-		ccp_inspect_result res;
-		memset(&res, 0, sizeof res);
-		for (int rep = 0; rep < REPS && rc == 0; rep++) {
-			if (mode == 1) {
-				char aux[80];
-				unlink(path);
-				snprintf(aux, sizeof aux, "%s-wal", path);
-				unlink(aux);
-				snprintf(aux, sizeof aux, "%s-shm", path);
-				unlink(aux);
-			}
-			ccp_inspect_options o = {
-			        .algorithm = algorithm,
-			        .seed = mode == 2 ? 100 + rep : 1,
-			        .cache_path = mode ? path : NULL};
-			ccp_plan *plan = NULL;
-			ccp_inspect_result_fini(&res);
-			rc = ccp_inspect(ctx, &f.base, dst, len, cnt, &o, &plan,
-			                 &res);
-			if (rc) {
-				fprintf(stderr, "bench_inspector: %s\n",
-				        ccp_errmsg(ctx));
-				break;
-			}
-			if (res.cache_hit != (mode == 3)) {
-				fprintf(stderr,
-				        "bench_inspector: n=%d %s: hit "
-				        "%d\n",
-				        (int)n, label[mode], res.cache_hit);
-				rc = 1;
-			}
-			double t[7] = {res.t_gather,          res.t_lookup,
-			               res.t_schedule,        res.t_load,
-			               res.t_store,           res.t_total,
-			               (double)res.plan_bytes};
-			for (int j = 0; j < 7; j++)
-				v[j][rep] = t[j];
-			ccp_plan_free(plan);
-		}
-		if (rc == 0) {
-			for (int j = 0; j < 7; j++)
-				qsort(v[j], REPS, sizeof(double), by_double);
-			printf("%6d %7lld %-9s %8.2f %8.2f %9.2f %7.2f %7.2f "
-			       "%8.2f  %4u  %.1f MiB\n",
-			       (int)n, (long long)x->nnz, label[mode],
-			       v[0][M] * 1e3, v[1][M] * 1e3, v[2][M] * 1e3,
-			       v[3][M] * 1e3, v[4][M] * 1e3, v[5][M] * 1e3,
-			       res.nphases, v[6][M] / 1048576.0);
-		}
-		ccp_inspect_result_fini(&res);
-	}
-	unlink(path);
-	char aux[80];
-	snprintf(aux, sizeof aux, "%s-wal", path);
-	unlink(aux);
-	snprintf(aux, sizeof aux, "%s-shm", path);
-	unlink(aux);
-	rmdir(dir);
+	int rc = reorder ? bench_reorder(ctx, &f, x, dst, len, cnt)
+	                 : bench_cache(ctx, &f, x, dst, len, cnt);
 	free(dst);
 	free(len);
 	free(f.counts);
@@ -347,12 +338,13 @@ int main(int argc, char **argv)
 	bool reorder = argc > 1 && strcmp(argv[1], "-r") == 0;
 	if (reorder)
 		printf("%6s %7s %-9s %5s %6s %9s %9s\n", "ranks", "msgs",
-		       "order", "bound", "phases", "place", "total (ms; "
+		       "order", "bound", "phases", "place",
+		       "total (ms; "
 		       "median of 5; rank 0; link_aware, no cache)");
 	else
 		printf("%6s %7s %-9s %8s %8s %9s %7s %7s %8s  %4s  %s\n",
-		       "ranks", "msgs", "cache", "gather", "lookup",
-		       "schedule", "load", "store", "total", "phs",
+		       "ranks", "msgs", "cache", "gather", "lookup", "schedule",
+		       "load", "store", "total", "phs",
 		       "plan (ms; median of 5; rank 0)");
 	if (reorder)
 		i = 2;

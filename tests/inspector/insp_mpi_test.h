@@ -18,6 +18,7 @@
 
 #include <mpi.h>
 
+#include "cache_files.h"
 #include "ccplan_inspector.h"
 #include "ccplan_mpi.h"
 
@@ -65,16 +66,10 @@ static bool all_same(uint64_t v)
 
 /* Rank 0 removes the cache file at path and SQLite's files beside it;
  * every rank returns after that. */
-static void cache_remove(const char *path)
+static void cache_remove_all(const char *path)
 {
-	if (rank == 0) {
-		char aux[4200];
-		unlink(path);
-		snprintf(aux, sizeof aux, "%s-wal", path);
-		unlink(aux);
-		snprintf(aux, sizeof aux, "%s-shm", path);
-		unlink(aux);
-	}
+	if (rank == 0)
+		remove_cache(path);
 	MPI_Barrier(MPI_COMM_WORLD);
 }
 

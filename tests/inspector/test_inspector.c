@@ -366,7 +366,7 @@ static void test_algorithms(void)
 
 static void test_cache(const char *path)
 {
-	cache_remove(path);
+	cache_remove_all(path);
 	struct pattern a, b;
 	pattern_make(&a, size > 2 ? RANDOM : DENSE, 1234);
 	pattern_make(&b, size > 2 ? RANDOM : DENSE, 4321);

@@ -333,7 +333,7 @@ static void test_nodes(void)
 /* The cache holds the plan of each order under its own key. */
 static void test_cache(const char *path)
 {
-	cache_remove(path);
+	cache_remove_all(path);
 	ccp_machine *mm = yaml_machine("machine: {topology: mesh, dims: [4, "
 	                               "2], ports: all}");
 	uint64_t *m = stencil(4, 2, 5);
