@@ -111,6 +111,7 @@ _ccplan()
 		_ccplan_words "perm rankfile slurm yaml"
 		return
 		;;
+	--placement) _ccplan_files place txt; return ;;
 	--hostfile | --depfile)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		compopt -o filenames 2>/dev/null

@@ -21,6 +21,12 @@
  * the counts.  ccp_inspect_result lists the offsets, and
  * ccp_inspect_offset looks one up.
  *
+ * With options.reorder the inspector also suggests a new order of the
+ * ranks (placement) and returns the plan for it: the application splits
+ * its communicator by res.new_rank, hands part k's data to new rank k,
+ * and executes over a transport in the new order (docs/inspector.md,
+ * "Reordering").
+ *
  * The inspector is its own library, ccp_inspector (CMake
  * ccplan::inspector, pkg-config ccplan-inspector; it pulls in the
  * scheduler, SQLite and libyaml); an application that only executes
@@ -49,23 +55,32 @@ extern "C" {
  * Every rank must pass the same options except cache_path; ranks that
  * pass different ones all get CCP_EMISMATCH. */
 typedef struct ccp_inspect_options {
-	const char *algorithm;  /* irregular scheduler (docs/coloring.md,
-	                           docs/irregular.md): "link_aware" (NULL),
-	                           "color", "sized", "rs_nl", "rs_n", "lp",
-	                           "ac" */
-	uint64_t seed;          /* the scheduler's random choices: the same
-	                           seed gives the same plan, byte for byte */
-	const char *cache_path; /* plan cache file (cache/cache.h); NULL or
-	                           "": no cache.  Ranks may pass different
-	                           paths (node-local files) */
+	const char *algorithm;      /* irregular scheduler (docs/coloring.md,
+	                               docs/irregular.md): "link_aware" (NULL),
+	                               "color", "sized", "rs_nl", "rs_n", "lp",
+	                               "ac" */
+	uint64_t seed;              /* the scheduler's random choices: the same
+	                               seed gives the same plan, byte for byte */
+	const char *cache_path;     /* plan cache file (cache/cache.h); NULL or
+	                               "": no cache.  Ranks may pass different
+	                               paths (node-local files) */
 	const ccp_machine *machine; /* machine to schedule for
 	                               (ccplan_machine.h; borrowed for the
 	                               call), of as many ranks as the
 	                               transport; NULL: a switch of all
 	                               ranks */
-	int ports; /* default machine: sends (and, separately, receives)
-	              per rank and phase; 0 means 1 (004's model);
-	              CCP_INSPECT_ALL_PORTS: no limit */
+	int ports;   /* default machine: sends (and, separately, receives)
+	                per rank and phase; 0 means 1 (004's model);
+	                CCP_INSPECT_ALL_PORTS: no limit */
+	int reorder; /* 1: choose an order of the ranks in which the pattern
+	                needs fewer phases on the machine, and return the
+	                plan for that order (docs/inspector.md,
+	                "Reordering"): new rank k does the work of the rank
+	                k that passed row k, so the process given new rank k
+	                takes over that rank's data, and the plan runs over
+	                a transport in the new order, e.g. one over
+	                MPI_Comm_split(comm, 0, res.new_rank, &c).  0: the
+	                present order */
 } ccp_inspect_options;
 
 /* What the inspector did, and this rank's buffer layout.  Filled by
@@ -84,7 +99,8 @@ typedef struct ccp_inspect_result {
 	uint32_t lb_phases;  /* the verifier's lower bound on phases */
 	int64_t messages;    /* non-empty messages of the whole pattern */
 	uint64_t plan_bytes; /* size of the whole encoded plan */
-	/* this rank's layout; peers ascending, zero-byte messages left out */
+	/* this rank's layout (with reorder: that of new rank new_rank, in
+	 * new ranks); peers ascending, zero-byte messages left out */
 	size_t nsend;        /* messages this rank sends */
 	int32_t *send_peer;  /* their destinations */
 	uint64_t *send_off;  /* offset of each in the send buffer */
@@ -102,7 +118,19 @@ typedef struct ccp_inspect_result {
 	double t_load;     /* loading the rank's slice, agreeing on it */
 	double t_store;    /* rank 0: storing the plan in the cache */
 	double t_total;    /* the whole call */
-	ccp_context *ctx;  /* owner of the arrays */
+	double t_place;    /* reorder: finding the new order (sch_place,
+	                      on every rank, hits included) */
+	/* reorder only (new_ranks is NULL without it) */
+	int32_t new_rank;   /* this rank's rank in the new order: the row
+	                       (rank of the call) whose work it takes over.
+	                       Without reorder, the rank itself */
+	int32_t *new_ranks; /* [nranks]: new_ranks[r] = the new rank of rank
+	                       r of t (the key r passes to MPI_Comm_split);
+	                       the same on every rank */
+	size_t nranks;      /* entries of new_ranks: t's ranks */
+	uint32_t lb_phases_before; /* the bound on phases in the present
+	                       order (lb_phases is the new order's) */
+	ccp_context *ctx;          /* owner of the arrays */
 } ccp_inspect_result;
 
 /* Collective over every rank of t.  Rank r passes its messages: count

@@ -924,6 +924,13 @@ int ir_class_loads(const ir_plan *p, ir_class_load out[IR_NLINK_CLASSES]);
  * grows by ports x fanout per phase. */
 int ir_lower_bound(const ir_machine *m, const ir_comm *c, bool direct,
                    uint32_t plan_flags, uint32_t fanout, ir_report *r);
+/* The link term of the bound (ir_report.lb_link, into *link) and the
+ * same term for each class of links alone (enum ir_link_class; 0 for a
+ * class no message crosses), so that explain can say which links bound
+ * a direct plan.  Zero everywhere where the term does not apply or is
+ * skipped.  0 or CCP_ENOMEM. */
+int ir_link_bound(const ir_machine *m, const ir_comm *c,
+                  uint32_t by_class[IR_NLINK_CLASSES], uint32_t *link);
 
 /* ---- lowering (ir/lower.c) ------------------------------------------ */
 

@@ -206,7 +206,8 @@ struct partial {
  * path takes it (a host's link); a class of links does, by the fewest
  * links of that class each message's paths take (ir_path_least) over
  * the capacity of the whole class.  least[] holds those sums. */
-static uint32_t class_bound(const ir_machine *m, const uint64_t *least)
+static uint32_t class_bound(const ir_machine *m, const uint64_t *least,
+                            uint32_t *by_class)
 {
 	uint64_t cap[IR_NLINK_CLASSES] = {0}, nl = ir_nlinks(m);
 	uint32_t out = 0;
@@ -220,8 +221,9 @@ static uint32_t class_bound(const ir_machine *m, const uint64_t *least)
 	for (int k = 0; k < IR_NLINK_CLASSES; k++)
 		if (cap[k] && least[k]) {
 			uint64_t t = (least[k] + cap[k] - 1) / cap[k];
-			out = t > out ? (uint32_t)(t > UINT32_MAX ? UINT32_MAX : t)
-			              : out;
+			uint32_t u = (uint32_t)(t > UINT32_MAX ? UINT32_MAX : t);
+			out = u > out ? u : out;
+			by_class[k] = u > by_class[k] ? u : by_class[k];
 		}
 	return out;
 }
@@ -229,13 +231,15 @@ static uint32_t class_bound(const ir_machine *m, const uint64_t *least)
 /* Per-link message counts over the whole pattern, for direct plans: the
  * phases the busiest link needs, its count over its capacity rounded up
  * (where the sender picks paths, the busiest link every path takes, or
- * class_bound).  Skipped (0) past 4M messages, where it would cost more
- * than the plan. */
-static int link_bound(const ir_machine *m, const ir_comm *c, uint32_t *out)
+ * class_bound), and the same for each class of links in by_class.
+ * Skipped (0) past 4M messages, where it would cost more than the plan. */
+static int link_bound(const ir_machine *m, const ir_comm *c, uint32_t *out,
+                      uint32_t by_class[IR_NLINK_CLASSES])
 {
 	bool chooses = ir_routing_chooses(m);
 	uint64_t least[IR_NLINK_CLASSES] = {0};
 	*out = 0;
+	memset(by_class, 0, IR_NLINK_CLASSES * sizeof *by_class);
 	int32_t n = m->nranks;
 	uint64_t msgs = c->coll == IR_IRREGULAR  ? (uint64_t)c->matrix->nnz
 	                : c->coll == IR_ALLTOALL ? (uint64_t)n * (n - 1)
@@ -283,13 +287,16 @@ static int link_bound(const ir_machine *m, const ir_comm *c, uint32_t *out)
 					continue;
 				uint32_t t = ir_link_phases(m, links[j],
 				                            ++load[links[j]]);
+				int k2 = ir_link_class(m, links[j]);
+				if (t > by_class[k2])
+					by_class[k2] = t;
 				if (t > *out)
 					*out = t;
 			}
 		}
 	}
 	if (chooses) {
-		uint32_t t = class_bound(m, least);
+		uint32_t t = class_bound(m, least, by_class);
 		*out = t > *out ? t : *out;
 	}
 	free(load);
@@ -412,7 +419,8 @@ int ir_lower_bound(const ir_machine *m, const ir_comm *c, bool direct,
 			return rc;
 		if (r->lb_degree > 0 && r->lb_spread == 0)
 			r->lb_spread = 1;
-		rc = link_bound(m, c, &r->lb_link);
+		uint32_t by_class[IR_NLINK_CLASSES];
+		rc = link_bound(m, c, &r->lb_link, by_class);
 		if (rc)
 			return rc;
 	}
@@ -424,6 +432,20 @@ int ir_lower_bound(const ir_machine *m, const ir_comm *c, bool direct,
 	    r->lb_link > r->lb_phases)
 		r->lb_phases = r->lb_link;
 	return 0;
+}
+
+int ir_link_bound(const ir_machine *m, const ir_comm *c,
+                  uint32_t by_class[IR_NLINK_CLASSES], uint32_t *link)
+{
+	uint32_t all;
+	if (!(ir_coll_kind(c->coll) & IR_CK_DIRECT)) {
+		memset(by_class, 0, IR_NLINK_CLASSES * sizeof *by_class);
+		*link = 0;
+		return 0;
+	}
+	int rc = link_bound(m, c, &all, by_class);
+	*link = rc ? 0 : all;
+	return rc;
 }
 
 /* ---- the verifier --------------------------------------------------- */

@@ -13,7 +13,9 @@
 #    and the cache commands work;
 #  - compare ranks the candidates, auto takes the first, simulate runs;
 #  - show refuses a fat tree with its reason, explain and compare work;
-#    explain reports loads by link class under adaptive routing;
+#    explain reports loads by link class under adaptive routing, and says
+#    when a placement would lower an irregular plan's bound; show --heat
+#    draws an irregular pattern's link loads before and after placement;
 #  - a dragonfly compiles under adaptive routing; show refuses it, explain
 #    and JSON describe it;
 #  - the memory limit (CCPLAN_MAX_MEMORY, --max-memory) refuses an input
@@ -107,6 +109,85 @@ sed 's/routing: d-mod-k/routing: adaptive/' "$here/cli/fat-tree-allreduce.yaml" 
 	grep -q '^            up          16    504        1  0.25$' "$tmp/out" &&
 	grep -q '^machine     fat_tree XGFT(2; 8,4; 1,4), adaptive routing' "$tmp/out" && ok ||
 	bad "explain by link class under adaptive routing: $(tail -5 "$tmp/out")"
+
+# explain says when placement would help: the link term against the
+# degree term (by class on a dragonfly), and what ccplan place --seed 1
+# makes of the bound, the same numbers as that command prints
+cat >"$tmp/df-irr.yaml" <<'EOF'
+machine:
+  topology: dragonfly
+  dragonfly: {groups: 9, routers: 4, hosts_per_router: 2, global_per_router: 2, arrangement: relative}
+  routing: minimal
+communication:
+  pattern: irregular
+  generate: {kind: regular, degree: 6, bytes: 4096, seed: 3}
+algorithm: link_aware
+EOF
+"$ccplan" explain "$tmp/df-irr.yaml" --summary >"$tmp/out" 2>/dev/null &&
+	grep -q '^placement   the links bound this plan: link term 11, 1.83x the degree term 6$' "$tmp/out" &&
+	grep -q '^            link term by class: host 6, local 11, global 10$' "$tmp/out" &&
+	grep -q '^            ccplan place IN.yaml --seed 1 would lower the bound from 11 to 7 (link term 11 -> 7, hops 1875 -> 1662)$' "$tmp/out" &&
+	"$ccplan" place "$tmp/df-irr.yaml" --seed 1 -o "$tmp/df-irr.place" 2>"$tmp/err" &&
+	grep -q 'phase bound 11 -> 7 (link 11 -> 7, degree 6), hops 1875 -> 1662$' "$tmp/err" && ok ||
+	bad "explain's placement advice: $(tail -4 "$tmp/out") / $(cat "$tmp/err")"
+# the report page carries it too
+"$ccplan" explain "$tmp/df-irr.yaml" --html "$tmp/df-irr.html" 2>/dev/null &&
+	grep -q 'ccplan place IN.yaml --seed 1 would lower the bound from 11 to 7' "$tmp/df-irr.html" && ok ||
+	bad "explain --html: no placement advice"
+# a plan its degrees bound: placement would not lower it
+"$ccplan" explain "$here/../examples/fat-tree-source.yaml" --summary >"$tmp/out" 2>/dev/null &&
+	grep -q '^placement   the degrees bound this plan: degree term 32, link term 32$' "$tmp/out" &&
+	grep -q '^            link term by class: host 32, up 30, down 30; placement would not lower the bound$' "$tmp/out" && ok ||
+	bad "explain of a plan its degrees bound: $(tail -3 "$tmp/out")"
+# above 4,096 ranks explain does not search, and says so
+cat >"$tmp/mesh-4160.yaml" <<'EOF'
+machine: {topology: mesh, dims: [65, 64]}
+communication:
+  pattern: irregular
+  generate: {kind: regular, degree: 1, bytes: 64, seed: 2}
+algorithm: link_aware
+EOF
+"$ccplan" explain "$tmp/mesh-4160.yaml" --summary >"$tmp/out" 2>/dev/null &&
+	grep -q '^            placement not searched above 4096 ranks (4160 here): ccplan place IN.yaml searches$' "$tmp/out" && ok ||
+	bad "explain above 4096 ranks: $(tail -3 "$tmp/out")"
+# a collective has no such section
+"$ccplan" explain "$here/../examples/mesh16-broadcast.yaml" >"$tmp/out" 2>/dev/null &&
+	! grep -q '^placement' "$tmp/out" && ok || bad "explain of a broadcast talks of placement"
+
+# show --heat: the link loads of an irregular pattern as placed and after
+# ccplan place's search (seed 1), side by side; every message counted on
+# every link of its route (each panel's loads sum to its hops, a mesh's
+# links carrying one message a phase), one colour scale (the hottest
+# colour only where the busiest link is), the bound as explain says it
+sc="$here/golden/mesh4-scrambled.yaml"
+"$ccplan" show "$sc" --heat -o "$tmp/heat.svg" 2>/dev/null &&
+	grep -q 'class="subtitle" x="10" y="40">phase bound 4 -> 3 (link term 4 -> 3), hops 104 -> 60<' "$tmp/heat.svg" &&
+	[ "$(grep -c '<g class="panel">' "$tmp/heat.svg")" = 2 ] &&
+	[ "$(awk '/<g class="panel">/ { p++ } /class="heat"/ { split($0, a, "phases? of messages"); n = split(a[1], w, " "); s[p] += w[n] } END { print s[1] + 0, s[2] + 0 }' "$tmp/heat.svg")" = "104 60" ] &&
+	[ "$(awk '/<g class="panel">/ { p++ } /class="heat" stroke="#bd0026"/ { c[p]++ } END { print c[1] + 0, c[2] + 0 }' "$tmp/heat.svg")" = "2 0" ] && ok ||
+	bad "show --heat: $(grep -o 'class="subtitle"[^<]*' "$tmp/heat.svg")"
+# the same with the placement file ccplan place writes; the input's own
+# placement as the file gives the same picture twice
+"$ccplan" place "$sc" --seed 1 -o "$tmp/sc.place" 2>/dev/null &&
+	"$ccplan" show "$sc" --heat --placement "$tmp/sc.place" -o "$tmp/heat2.svg" 2>/dev/null &&
+	grep -q 'phase bound 4 -> 3 (link term 4 -> 3), hops 104 -> 60<' "$tmp/heat2.svg" &&
+	seq 0 15 >"$tmp/same.place" &&
+	"$ccplan" show "$sc" --heat --placement "$tmp/same.place" -o "$tmp/heat3.svg" 2>/dev/null &&
+	grep -q 'phase bound 4 -> 4 (link term 4 -> 4), hops 104 -> 104<' "$tmp/heat3.svg" && ok ||
+	bad "show --heat --placement"
+# refusals: a bad placement file at its line and column, nothing written;
+# a collective; --placement alone; --heat with --text
+printf '0\n1\n2\n' >"$tmp/short.place"
+"$ccplan" show "$sc" --heat --placement "$tmp/short.place" -o "$tmp/none.svg" 2>"$tmp/err"
+[ $? = 2 ] && grep -q 'short.place:3:2: the file ends after 3 ranks; the machine has 16' "$tmp/err" &&
+	[ ! -e "$tmp/none.svg" ] && ok || bad "show --heat, a short placement file: $(cat "$tmp/err")"
+"$ccplan" show "$here/../examples/mesh16-broadcast.yaml" --heat 2>"$tmp/err" >"$tmp/out"
+[ $? = 2 ] && grep -q 'draws the link loads of an irregular pattern; this plan is a broadcast' "$tmp/err" && [ ! -s "$tmp/out" ] &&
+	ok || bad "show --heat of a broadcast: $(cat "$tmp/err")"
+"$ccplan" show "$sc" --placement "$tmp/sc.place" 2>"$tmp/err" >/dev/null
+[ $? = 2 ] && grep -q -- '--placement goes with --heat' "$tmp/err" && ok || bad "show --placement without --heat"
+"$ccplan" show "$sc" --heat --text 2>"$tmp/err" >/dev/null
+[ $? = 2 ] && grep -q -- 'not with --phase, --all or --text' "$tmp/err" && ok || bad "show --heat --text"
 
 # 3. damaged plans
 plan="$tmp/mesh16-broadcast.ccp"

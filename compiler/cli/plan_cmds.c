@@ -9,7 +9,9 @@
 
 #include "cli.h"
 #include "explain.h"
+#include "front.h"
 #include "json.h"
+#include "place.h"
 #include "progress.h"
 #include "report.h"
 #include "show.h"
@@ -22,7 +24,11 @@ const char cli_explain_help[] =
         "ports\n"
         "used and hops, then the plan against its lower bound.  FILE is a "
         ".ccp\n"
-        "plan, or a .yaml input, compiled in memory.\n"
+        "plan, or a .yaml input, compiled in memory.  For an irregular "
+        "matrix it\n"
+        "also says whether the links or the degrees bound the plan, and "
+        "what a\n"
+        "placement (ccplan place) would make of the bound.\n"
         "  --summary  the summary alone: phases, transfers, bytes, the lower "
         "bound,\n"
         "             link load, predicted time, the algorithm and why\n"
@@ -58,6 +64,7 @@ const char cli_show_help[] =
         "usage: ccplan show FILE [--phase K | --all] [--svg | --text "
         "[--ascii]]\n"
         "                   [-o OUT]\n"
+        "       ccplan show FILE --heat [--placement PLACE] [-o OUT]\n"
         "\n"
         "Draw a plan (.ccp, or a .yaml compiled in memory) on its "
         "machine: every\n"
@@ -74,6 +81,14 @@ const char cli_show_help[] =
         "             (3D: up to 32 planes), colour when stdout is a "
         "terminal\n"
         "  --ascii    the text drawing in plain ASCII (implies --text)\n"
+        "  --heat     an irregular pattern's link loads instead, as "
+        "placed and after\n"
+        "             a placement, side by side on one colour scale "
+        "(SVG)\n"
+        "  --placement PLACE  with --heat: the placement file to "
+        "compare (as ccplan\n"
+        "             place writes it); default: ccplan place's search, "
+        "seed 1\n"
         "  -o OUT     write to OUT, atomically, instead of stdout\n";
 
 
@@ -85,6 +100,7 @@ const char *const cli_explain_args[128] = {
 const char *const cli_plan_args[128] = {
         ['o'] = "a file name",
         ['p'] = "a phase number",
+        ['P'] = "a placement file",
 };
 
 /* The options of explain, verify, export and show (the table's). */
@@ -110,6 +126,8 @@ const struct option cli_show_opts[] = {
         {"svg", no_argument, NULL, 's'},
         {"text", no_argument, NULL, 't'},
         {"ascii", no_argument, NULL, 'A'},
+        {"heat", no_argument, NULL, 'e'},
+        {"placement", required_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},
         {0},
 };
@@ -174,6 +192,8 @@ int cli_explain(int argc, char **argv)
 		printf("plan        %s\n", file);
 		rc = summary ? explain_summary(&c, stdout)
 		             : explain_plan(&c, stdout);
+		if (rc == 0)
+			rc = explain_placement(&c, stdout);
 	}
 	compiled_fini(&c);
 	return rc == CCP_EINVAL ? EXIT_BADINPUT : exit_status(rc);
@@ -256,11 +276,77 @@ int cli_export(int argc, char **argv)
 	return rc == CCP_EIO ? EXIT_INTERNAL : exit_status(rc);
 }
 
+/* show --heat: the pattern of file's plan under its own placement and
+ * under the placement file place (NULL: sch_place's, seed 1, as
+ * explain's advice), written to out or stdout. */
+static int show_heat(const char *file, const char *place, const char *out)
+{
+	struct compiled c;
+	struct tbuf b = {0};
+	char err[512] = "", label[320];
+	int32_t *node = NULL;
+	ir_place *pl = NULL;
+	int rc = cli_load_any(file, &c);
+	if (rc)
+		return exit_status(rc);
+	const ir_machine *m = &c.plan.machine;
+	const ir_matrix *x = c.plan.comm.matrix;
+	struct show_opts o = {.phase = -1};
+	o.title = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	rc = CCP_ENOMEM;
+	if (!(node = malloc((size_t)m->nranks * sizeof *node)))
+		goto out;
+	if (place) {
+		struct diag d;
+		memset(&d, 0, sizeof d);
+		rc = front_read_place(place, m->nranks, m->nnodes,
+		                      m->ranks_per_node, &pl, &d);
+		if (rc) {
+			cli_print_diag(&d);
+			goto out;
+		}
+		for (int32_t r = 0; r < m->nranks; r++)
+			node[r] = pl->pos[r] / m->ranks_per_node;
+		snprintf(label, sizeof label, "%s", place);
+	} else if (c.plan.comm.coll == IR_IRREGULAR && x) {
+		struct sch_place_stats st;
+		rc = sch_place(m, x, 1, node, &st, err, sizeof err);
+		if (rc) {
+			fprintf(stderr, "%s show: %s: %s\n", cli_prog, file,
+			        err);
+			goto out;
+		}
+		snprintf(label, sizeof label, "ccplan place --seed 1");
+	} else {
+		/* show_heat_svg says why */
+		for (int32_t r = 0; r < m->nranks; r++)
+			node[r] = ir_node_of(m, r);
+		label[0] = '\0';
+	}
+	rc = show_heat_svg(&c.plan, node, label, &o, &b, err, sizeof err);
+	if (rc)
+		fprintf(stderr, "%s show: %s: %s\n", cli_prog, file, err);
+	else if (out &&
+	         (rc = write_atomic(out, b.p, b.len, err, sizeof err)) != 0)
+		fprintf(stderr, "%s: %s\n", cli_prog, err);
+	else if (!out)
+		fwrite(b.p, 1, b.len, stdout);
+	if (!rc)
+		summary_note("%s -> %s, link loads before and after", file,
+		             out ? out : "stdout");
+out:
+	ir_place_release(pl);
+	free(node);
+	free(b.p);
+	compiled_fini(&c);
+	return exit_status(rc);
+}
+
 int cli_show(int argc, char **argv)
 {
-	const char *file = NULL, *out = NULL;
+	const char *file = NULL, *out = NULL, *place = NULL;
 	struct show_opts o = {.phase = -1, .unicode = true};
-	bool text = false, svg = false, all = false;
+	bool text = false, svg = false, all = false, heat = false;
 	char *end;
 	int v;
 	while ((v = cli_getopt(argc, argv)) >= 0) {
@@ -286,12 +372,30 @@ int cli_show(int argc, char **argv)
 			o.unicode = false;
 		} else if (v == 'o') {
 			out = optarg;
+		} else if (v == 'e') {
+			heat = true;
+		} else if (v == 'P') {
+			place = optarg;
 		}
 	}
 	if (v != CLI_END)
 		return cli_stop(v);
 	if (!(file = cli_operand(argc, argv, "FILE")))
 		return EXIT_BADINPUT;
+	if (place && !heat) {
+		fprintf(stderr, "%s show: --placement goes with --heat\n",
+		        cli_prog);
+		return EXIT_BADINPUT;
+	}
+	if (heat && (all || o.phase >= 0 || text)) {
+		fprintf(stderr,
+		        "%s show: --heat draws the whole pattern as SVG; not "
+		        "with --phase, --all or --text\n",
+		        cli_prog);
+		return EXIT_BADINPUT;
+	}
+	if (heat)
+		return show_heat(file, place, out);
 	if (all && o.phase >= 0) {
 		fprintf(stderr, "%s show: --phase and --all: give one\n",
 		        cli_prog);

@@ -4,13 +4,15 @@
  * with several ranks per node also the transfers through shared memory
  * and the busiest node's network sends and receives), then the plan
  * against its lower bound.  Reads only what the verifier measured and the
- * plan itself.
+ * plan itself, except explain_placement, which searches for a placement
+ * (schedules/place.c) to say what one would gain.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "explain.h"
+#include "place.h"
 #include "sched.h"
 #include "select.h"
 
@@ -429,5 +431,98 @@ int explain_rank(const struct compiled *c, int32_t rank, FILE *out)
 		}
 		fputc('\n', out);
 	}
+	return 0;
+}
+
+/* explain searches for a placement up to this many ranks, where the
+ * search takes at most about a second (docs/placement.md); ccplan place
+ * searches at any size. */
+#define EXPLAIN_PLACE_MAX_RANKS 4096
+#define EXPLAIN_PLACE_SEED      1
+
+int explain_placement(const struct compiled *c, FILE *out)
+{
+	const ir_plan *p = &c->plan;
+	const ir_report *r = &c->report;
+	const ir_machine *m = &p->machine;
+	const ir_matrix *x = p->comm.matrix;
+	uint32_t cls[IR_NLINK_CLASSES], link = 0;
+	int rc, classes = 0;
+
+	/* the degree and link terms bound direct plans of a matrix that
+	 * keep their links free */
+	if (p->comm.coll != IR_IRREGULAR || !x || !r->direct || !r->ok ||
+	    (p->flags & IR_PLAN_LINK_CONTENTION) || x->nnz == 0)
+		return 0;
+	if ((rc = ir_link_bound(m, &p->comm, cls, &link)) != 0)
+		return rc;
+	if (link == 0) {
+		fprintf(out, "\nplacement   not judged: the link term is not "
+		             "counted past 2^22 messages or 2^26 links\n");
+		return 0;
+	}
+	fprintf(out, "\nplacement   ");
+	if (link > r->lb_degree)
+		fprintf(out,
+		        "the links bound this plan: link term %u, %.2fx the "
+		        "degree term %u",
+		        link, (double)link / (r->lb_degree ? r->lb_degree : 1),
+		        r->lb_degree);
+	else
+		fprintf(out,
+		        "the degrees bound this plan: degree term %u, link "
+		        "term %u",
+		        r->lb_degree, link);
+	for (int k = 0; k < IR_NLINK_CLASSES; k++)
+		classes += cls[k] > 0;
+	if (classes > 1) {
+		fprintf(out, "\n            link term by class:");
+		for (int k = 0, first = 1; k < IR_NLINK_CLASSES; k++)
+			if (cls[k]) {
+				fprintf(out, "%s %s %u", first ? "" : ",",
+				        ir_link_class_names[k], cls[k]);
+				first = 0;
+			}
+	}
+	/* only the link term and the nodes' degrees depend on where the
+	 * ranks sit */
+	if (link <= r->lb_degree && !ir_machine_has_nodes(m)) {
+		fprintf(out, "; placement would not lower the bound\n");
+		return 0;
+	}
+	if (m->nranks > EXPLAIN_PLACE_MAX_RANKS) {
+		fprintf(out,
+		        "\n            placement not searched above %d ranks "
+		        "(%d here): ccplan place IN.yaml searches\n",
+		        EXPLAIN_PLACE_MAX_RANKS, (int)m->nranks);
+		return 0;
+	}
+	int32_t *node = malloc((size_t)m->nranks * sizeof *node);
+	struct sch_place_stats st;
+	char err[160] = "";
+	if (!node)
+		return CCP_ENOMEM;
+	/* the seed is said, so that the command finds the same placement
+	 * (ccplan place takes IN's seed: by default) */
+	rc = sch_place(m, x, EXPLAIN_PLACE_SEED, node, &st, err, sizeof err);
+	free(node);
+	if (rc == CCP_ENOMEM)
+		return rc;
+	if (rc)
+		fprintf(out, "\n            no placement searched: %s\n", err);
+	else if (st.bound_after < st.bound_before)
+		fprintf(out,
+		        "\n            ccplan place IN.yaml --seed %d would "
+		        "lower the bound from %u to %u (link term %u -> %u, "
+		        "hops %llu -> %llu)\n",
+		        EXPLAIN_PLACE_SEED, st.bound_before, st.bound_after,
+		        st.link_before, st.link_after,
+		        (unsigned long long)st.hops_before,
+		        (unsigned long long)st.hops_after);
+	else
+		fprintf(out,
+		        "\n            ccplan place IN.yaml --seed %d finds no "
+		        "placement with a lower bound than %u\n",
+		        EXPLAIN_PLACE_SEED, st.bound_before);
 	return 0;
 }

@@ -18,5 +18,11 @@ int explain_summary(const struct compiled *c, FILE *out);
  * runtime executes them (SQLite's EXPLAIN of a program); CCP_EINVAL for
  * a rank the plan does not have. */
 int explain_rank(const struct compiled *c, int32_t rank, FILE *out);
+/* For a direct plan of a matrix: the link term of its bound against the
+ * degree term (by class of links where the machine has several), and,
+ * where the ranks sit matters, what a placement (ccplan place)
+ * would make of the bound, searched up to 4,096 ranks (IN.yaml in the
+ * advice stands for the plan's input).  Prints nothing for other plans. */
+int explain_placement(const struct compiled *c, FILE *out);
 
 #endif

@@ -635,6 +635,8 @@ static int html_explain(struct tbuf *out, const struct compiled *c,
 		return CCP_ENOMEM;
 	fprintf(mem, "plan        %s\n", name);
 	int rc = explain_plan(c, mem);
+	if (rc == 0)
+		rc = explain_placement(c, mem);
 	fclose(mem);
 	if (rc == 0) {
 		tb_printf(out, "<h2 id=\"explain\">Explain</h2>\n<pre>");

@@ -40,6 +40,17 @@ struct show_opts {
 int show_svg(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
              char *err, size_t errlen);
 
+/* Append an SVG document of the link loads of p's irregular pattern,
+ * side by side: with the ranks where p's machine places them, and with
+ * rank r on node node[r] (a placement, as sch_place gives; label says
+ * what made it), on one colour scale (docs/show.md, "Heat maps").
+ * CCP_ENOTAPPLY (err says why) for a collective, or a machine the heat
+ * map does not draw; CCP_EINVAL for a node list that does not fill the
+ * nodes; CCP_ENOMEM. */
+int show_heat_svg(const ir_plan *p, const int32_t *node, const char *label,
+                  const struct show_opts *o, struct tbuf *out, char *err,
+                  size_t errlen);
+
 /* Append the text drawing to out.  CCP_ENOTAPPLY (err says why) for a
  * machine the terminal form cannot draw (larger than the limit, or a
  * topology it does not lay out). */

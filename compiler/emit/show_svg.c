@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "explain.h"
+#include "place.h"
 #include "plot.h"
 #include "show.h"
 
@@ -886,5 +887,312 @@ out:
 	free(v.held);
 	show_layout_fini(&v.l);
 	show_slices_fini(&sl);
+	return rc;
+}
+
+/* ---- link loads of a placement (--heat) ------------------------------ */
+
+/* Most heat-scale boxes in the key: one per value up to this, else this
+ * many steps. */
+#define HEAT_STEPS 10
+
+/* One panel of a heat map: the plan's machine with the ranks where the
+ * panel puts them, and what the pattern puts on each directed link. */
+struct heat_panel {
+	ir_machine m;     /* the machine, placed (place: borrowed or made) */
+	uint32_t *phases; /* per directed link: its messages over its
+	                     capacity, rounded up (ir_link_phases) */
+	uint32_t max;     /* the largest of them */
+	uint32_t bound;   /* sch_place_eval: the phase bound */
+	uint32_t link;    /* its link term */
+	uint64_t hops;    /* hops of every message */
+	char label[320];  /* the panel's heading: who placed the ranks */
+};
+
+/* The heat colour of v on a scale to max (v >= 1): yellow to dark red
+ * through five stops (ColorBrewer's YlOrRd), by v / max. */
+static void heat_colour(uint32_t v, uint32_t max, char out[8])
+{
+	static const unsigned char stop[5][3] = {{0xfe, 0xd9, 0x76},
+	                                         {0xfe, 0xb2, 0x4c},
+	                                         {0xfd, 0x8d, 0x3c},
+	                                         {0xf0, 0x3b, 0x20},
+	                                         {0xbd, 0x00, 0x26}};
+	double t = max > 1 ? (double)(v - 1) / (double)(max - 1) : 1.0;
+	t = fmin(1.0, fmax(0.0, t)) * 4;
+	int k = t >= 4 ? 3 : (int)t;
+	double f = t - k;
+	unsigned char c[3];
+	for (int i = 0; i < 3; i++)
+		c[i] = (unsigned char)lround(stop[k][i] +
+		                             f * (stop[k + 1][i] - stop[k][i]));
+	snprintf(out, 8, "#%02x%02x%02x", c[0], c[1], c[2]);
+}
+
+/* Route every message of x on the panel's machine and count it on each
+ * link; the bound and hops as the verifier judges them. */
+static int heat_count(struct heat_panel *h, const ir_matrix *x,
+                      const int32_t *node)
+{
+	const ir_machine *m = &h->m;
+	uint64_t nl = ir_nlinks(m);
+	uint32_t *load = calloc(nl ? nl : 1, sizeof *load);
+	uint64_t *route = malloc(((size_t)ir_route_max(m) + 1) * sizeof *route);
+	h->phases = calloc(nl ? nl : 1, sizeof *h->phases);
+	int rc = CCP_ENOMEM;
+	if (!load || !route || !h->phases)
+		goto out;
+	for (int32_t s = 0; s < x->n; s++)
+		for (int64_t i = x->row[s]; i < x->row[s + 1]; i++) {
+			int n = ir_route(m, s, x->dst[i], route);
+			for (int j = 0; j < n; j++)
+				load[route[j]]++;
+		}
+	for (uint64_t l = 0; l < nl; l++) {
+		h->phases[l] = load[l] ? ir_link_phases(m, l, load[l]) : 0;
+		if (h->phases[l] > h->max)
+			h->max = h->phases[l];
+	}
+	rc = sch_place_eval(m, x, node, &h->bound, &h->link, &h->hops);
+out:
+	free(load);
+	free(route);
+	return rc;
+}
+
+/* One heat panel at (ox, oy): the machine's links faint, each directed
+ * link the pattern uses in its heat colour (on the right of its
+ * direction, as hops are), with a tooltip; the ranks on their nodes. */
+static void heat_draw(struct svg *v, const struct heat_panel *h, uint32_t max,
+                      double ox, double oy)
+{
+	const ir_machine *m = &h->m;
+	const struct show_layout *l = &v->l;
+	struct tbuf *b = v->b;
+	struct show_geom g;
+	uint64_t nl = ir_nlinks(m);
+	char col[8];
+	draw_machine(v, ox, oy);
+	for (uint64_t id = 0; id < nl; id++) {
+		int32_t a, c;
+		if (!h->phases[id] || ir_link_ends(m, id, &a, &c))
+			continue;
+		show_link_geom(m, l, a, c, OFFSET, v->trim, &g);
+		heat_colour(h->phases[id], max, col);
+		tb_printf(b, "<path class=\"heat\" stroke=\"%s\" d=\"", col);
+		path_d(v, ox, oy, &g, false);
+		tb_printf(b,
+		          "\"><title>link %d -> %d: %u phase%s of "
+		          "messages</title></path>\n",
+		          (int)a, (int)c, h->phases[id],
+		          h->phases[id] == 1 ? "" : "s");
+	}
+	for (int32_t nd = 0; nd < l->n; nd++) {
+		double cx = X(v, ox, l->x[nd]), cy = Y(v, oy, l->y[nd]);
+		if (v->nodes) {
+			draw_node(v, NULL, nd, -1, ox, oy);
+			continue;
+		}
+		int32_t r = ir_node_rank(m, nd, 0);
+		tb_printf(b,
+		          "<circle class=\"rank\" cx=\"%.2f\" cy=\"%.2f\" "
+		          "r=\"%.2f\"><title>rank %d on node %d</title>"
+		          "</circle>\n",
+		          cx, cy, v->radius * v->s, (int)r, (int)nd);
+		if (v->labels)
+			tb_printf(b,
+			          "<text class=\"rank-label\" x=\"%.2f\" "
+			          "y=\"%.2f\">%d</text>\n",
+			          cx, cy, (int)r);
+	}
+}
+
+int show_heat_svg(const ir_plan *p, const int32_t *node, const char *label,
+                  const struct show_opts *o, struct tbuf *out, char *err,
+                  size_t errlen)
+{
+	const ir_machine *m = &p->machine;
+	const ir_matrix *x = p->comm.matrix;
+	struct heat_panel hp[2];
+	struct svg v;
+	int32_t *ident = NULL, bad;
+	int rc;
+
+	memset(hp, 0, sizeof hp);
+	memset(&v, 0, sizeof v);
+	if (p->comm.coll != IR_IRREGULAR || !x) {
+		snprintf(err, errlen,
+		         "--heat draws the link loads of an irregular "
+		         "pattern; this plan is a %s",
+		         ir_coll_name(p->comm.coll));
+		return CCP_ENOTAPPLY;
+	}
+	if ((rc = show_check_drawable(m, err, errlen)) != 0)
+		return rc;
+	if (show_is_sliced(m) || m->topo == IR_SWITCH) {
+		snprintf(err, errlen,
+		         "--heat draws meshes and tori of 1-3 dimensions, "
+		         "hypercubes and HPAM machines%s",
+		         m->topo == IR_SWITCH
+		                 ? "; on a switch every pair of ranks has its "
+		                   "own link, wherever the ranks sit"
+		                 : "");
+		return CCP_ENOTAPPLY;
+	}
+	if (!(ident = malloc((size_t)m->nranks * sizeof *ident))) {
+		snprintf(err, errlen, "out of memory");
+		return CCP_ENOMEM;
+	}
+	for (int32_t r = 0; r < m->nranks; r++)
+		ident[r] = ir_node_of(m, r);
+	hp[0].m = *m;
+	snprintf(hp[0].label, sizeof hp[0].label, "as the plan places them");
+	hp[1].m = *m;
+	snprintf(hp[1].label, sizeof hp[1].label, "as %s places them", label);
+	hp[1].m.place =
+	        ir_place_from_nodes(node, m->nranks, m->nnodes,
+	                            m->ranks_per_node, &rc, &bad, err, errlen);
+	hp[1].m.placement = IR_PLACE_MAP;
+	if (!hp[1].m.place)
+		goto out;
+	if ((rc = heat_count(&hp[0], x, ident)) != 0 ||
+	    (rc = heat_count(&hp[1], x, node)) != 0) {
+		snprintf(err, errlen, "%s", ccp_strerror(rc));
+		goto out;
+	}
+	uint32_t max = hp[0].max > hp[1].max ? hp[0].max : hp[1].max;
+
+	v.p = p;
+	v.o = o;
+	v.b = out;
+	v.nodes = ir_machine_has_nodes(m);
+	/* nodes are drawn as boxes that would be shaded by the ranks
+	 * holding data: none here */
+	if (!(v.held = calloc((size_t)m->nranks, sizeof *v.held))) {
+		snprintf(err, errlen, "out of memory");
+		rc = CCP_ENOMEM;
+		goto out;
+	}
+	if ((rc = show_layout_make(m, NULL, &v.l, err, errlen)) != 0)
+		goto out;
+	double uw = v.l.w + 2 * MARGIN, uh = v.l.h + 2 * MARGIN;
+	v.s = fmax(6.0, fmin(60.0, fmin(560.0 / uw, 640.0 / uh)));
+	v.head = fmax(6.0, fmin(13.0, 0.24 * v.s));
+	v.radius = fmax(0.17, fmin(RADIUS, RADIUS - (30 - v.s) * 0.006));
+	v.trim = v.radius;
+	v.labels = v.s >= 28 && m->nranks < 1000;
+	bool planes =
+	        (m->topo == IR_MESH || m->topo == IR_TORUS) && m->ndims >= 3;
+	v.top = 34.0 + (planes ? 14.0 : 0.0);
+	v.pw = uw * v.s + (m->topo == IR_HPAM ? LEVEL_NAMES : 0);
+	v.ph = v.top + uh * v.s;
+	double gw = 2 * v.pw + 3 * PAD;
+	char comm[128], shape[96], mach[256], title[640];
+	snprintf(comm, sizeof comm, "irregular pattern of %lld messages",
+	         (long long)x->nnz);
+	show_shape_name(m, shape, sizeof shape);
+	explain_machine(m, mach, sizeof mach);
+	snprintf(title, sizeof title, "%s%slink loads of an %s on a %s",
+	         o->title ? o->title : "", o->title ? ": " : "", comm, shape);
+	double W = fmax(gw + 2 * PAD, 720.0);
+	W = fmax(W, 9.0 * (double)strlen(title) + 2 * PAD);
+	double H = HEAD + v.ph + FOOT + 16 + PAD;
+	double gx = (W - gw) / 2;
+
+	struct tbuf *b = out;
+	doc_open(b, W, H);
+	plot_text(b, title);
+	tb_printf(b, "</title>\n<desc>ccplan show --heat: an ");
+	plot_text(b, comm);
+	tb_printf(b, " on a ");
+	plot_text(b, mach);
+	tb_printf(b, ".  Each directed link the pattern's messages cross is "
+	             "coloured by the phases they need on it (messages over "
+	             "the link's capacity), left with the ranks where the plan "
+	             "places them, right where ");
+	plot_text(b, label);
+	tb_printf(b, " places them; one colour scale for both.</desc>\n");
+	style(&v);
+	tb_printf(b,
+	          "<style>\n.heat{fill:none;stroke-width:%.2f;"
+	          "stroke-linecap:round}\n.panel-label{font-size:12px;"
+	          "font-weight:bold}\n.panel-stats{font-size:10.5px;"
+	          "font-weight:normal;fill:#333333}\n</style>\n",
+	          fmax(2.0, 0.1 * v.s));
+	tb_printf(b,
+	          "<rect width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n",
+	          W, H);
+	tb_printf(b, "<text class=\"title\" x=\"%.0f\" y=\"22\">", PAD);
+	plot_text(b, title);
+	tb_printf(b,
+	          "</text>\n<text class=\"subtitle\" x=\"%.0f\" y=\"40\">"
+	          "phase bound %u -> %u (link term %u -> %u), hops %llu -> "
+	          "%llu</text>\n",
+	          PAD, hp[0].bound, hp[1].bound, hp[0].link, hp[1].link,
+	          (unsigned long long)hp[0].hops,
+	          (unsigned long long)hp[1].hops);
+	for (int k = 0; k < 2; k++) {
+		double ox = gx + k * (v.pw + 3 * PAD), oy = HEAD;
+		/* the drawing reads the machine from the plan: this panel's
+		 * (a shallow copy, for the nodes' tooltips) */
+		ir_plan q = *p;
+		q.machine = hp[k].m;
+		v.p = &q;
+		tb_printf(b, "<g class=\"panel\">\n");
+		tb_printf(b,
+		          "<text class=\"panel-label\" x=\"%.2f\" y=\"%.2f\">",
+		          ox, oy + 12);
+		plot_text(b, hp[k].label);
+		tb_printf(b,
+		          "<tspan class=\"panel-stats\" x=\"%.2f\" "
+		          "dy=\"13\">phase bound %u, link term %u, busiest "
+		          "link %u, %llu hops</tspan></text>\n",
+		          ox, hp[k].bound, hp[k].link, hp[k].max,
+		          (unsigned long long)hp[k].hops);
+		heat_draw(&v, &hp[k], max, ox, oy);
+		tb_printf(b, "</g>\n");
+		v.p = p;
+	}
+	/* the key: one box per value (or HEAT_STEPS steps) up to max */
+	double ky = H - PAD - FOOT / 2 - 8, kx = PAD + 6;
+	uint32_t steps = max < HEAT_STEPS ? max : HEAT_STEPS;
+	tb_printf(b, "<g class=\"legend heat-scale\">\n");
+	static const char key[] = "phases of messages a link carries "
+	                          "(messages over its capacity):";
+	tb_printf(b, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", kx, ky, key);
+	kx += 6.0 * (double)(sizeof key - 1) + 8;
+	for (uint32_t i = 1; i <= steps; i++) {
+		uint32_t val =
+		        steps == max ? i
+		                     : (uint32_t)lround(
+		                               1 + (double)(i - 1) * (max - 1) /
+		                                           (steps - 1));
+		char col[8];
+		heat_colour(val, max, col);
+		tb_printf(b,
+		          "<rect x=\"%.1f\" y=\"%.1f\" width=\"26\" "
+		          "height=\"12\" fill=\"%s\"/><text x=\"%.1f\" "
+		          "y=\"%.1f\" text-anchor=\"middle\">%u</text>\n",
+		          kx, ky - 6, col, kx + 13, ky + 14, val);
+		kx += 28;
+	}
+	if (max == 0)
+		tb_printf(b,
+		          "<text x=\"%.1f\" y=\"%.1f\">no message crosses a "
+		          "link</text>\n",
+		          kx, ky);
+	tb_printf(b, "</g>\n</svg>\n");
+	rc = 0;
+	if (out->nomem) {
+		snprintf(err, errlen, "out of memory");
+		rc = CCP_ENOMEM;
+	}
+out:
+	show_layout_fini(&v.l);
+	free(v.held);
+	ir_place_release(hp[1].m.place);
+	free(hp[0].phases);
+	free(hp[1].phases);
+	free(ident);
 	return rc;
 }

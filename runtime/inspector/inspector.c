@@ -5,7 +5,9 @@
  * pattern's key is looked up in the plan cache, and on a miss every rank
  * schedules, verifies, lowers and encodes the same plan (the scheduler is
  * seeded, so the plans are identical byte for byte) and rank 0 stores it.
- * Each rank then loads its own slice.
+ * Each rank then loads its own slice.  With reorder, every rank also
+ * places the pattern on the machine (sch_place, the same on every rank)
+ * and the plan is made for the ranks in their new order.
  *
  * It lives outside runtime/ proper, in its own library (ccp_inspector),
  * because it needs the scheduler and SQLite, which an application that
@@ -34,6 +36,8 @@
 #include "irregular.h"
 #include "machine.h"
 #include "matrix.h"
+#include "place.h"
+#include "sched.h"
 
 #define ENTRY_WIRE 12 /* a message on the wire: dst (4), bytes (8), LE */
 #define COUNT_WIRE 8  /* a row's message count on the wire, LE */
@@ -57,7 +61,8 @@ struct insp {
 	enum sch_irr_alg alg;        /* scheduler */
 	uint64_t seed;               /* its seed */
 	ir_machine m;                /* machine to schedule for */
-	uint8_t canon[320];          /* options in canonical form */
+	bool reorder;                /* suggest a new order (placement) */
+	uint8_t canon[384];          /* options in canonical form */
 	size_t canon_len;            /* bytes of canon */
 	uint64_t opt_hash;           /* XXH3-64 of canon: ranks compare it */
 	struct msg *row;             /* own messages, ascending, non-empty */
@@ -74,6 +79,17 @@ struct insp {
 	size_t img_len;              /* its bytes */
 	bool had_entry;              /* this rank's look-up found the plan
 	                                (rank 0 then does not store it) */
+	/* reorder */
+	int32_t me;         /* this rank's rank in the plan: its
+	                       new rank, or its own */
+	int32_t *new_ranks; /* [n] new rank of each rank, or NULL;
+	                       res->new_ranks, borrowed */
+	ir_machine pm;      /* the machine with the new ranks
+	                       placed (a map), when the order
+	                       changes */
+	bool placed;        /* pm is the machine to plan for */
+	uint32_t lb_before; /* the bound in the present order */
+	uint64_t perm_hash; /* XXH3-64 of new_ranks, 0 without */
 };
 
 static double now(void)
@@ -159,6 +175,14 @@ static void canonical_options(struct insp *I)
 			p = put32(p, (uint32_t)m->levels[l][i]);
 	p = put32(p, (uint32_t)m->ports);
 	p = put32(p, (uint32_t)m->nranks);
+	/* what decides which ranks share a node and how routes go */
+	p = put32(p, (uint32_t)m->ranks_per_node);
+	p = put32(p, m->ranks_per_node > 1 ? m->placement : 0);
+	p = put32(p, (uint32_t)m->node_ports);
+	p = put32(p, m->wrap);
+	for (int i = 0; i < IR_MAX_DIMS; i++)
+		*p++ = m->order[i];
+	p = put32(p, I->reorder);
 	p = put_name(p, c->preset);
 	const double v[] = {c->alpha,     c->beta,      c->hop,
 	                    c->gamma,     c->beta_sat,  c->tau,
@@ -192,6 +216,7 @@ static int resolve_options(struct insp *I, const ccp_inspect_options *o)
 		                  "inspector: unknown irregular scheduler '%s'",
 		                  name);
 	I->seed = o->seed;
+	I->reorder = o->reorder != 0;
 	if (o->machine) {
 		I->m = o->machine->m;
 		why[0] = '\0';
@@ -374,8 +399,7 @@ static int size_rows(struct insp *I)
 	return 0;
 }
 
-/* The gathered rows as a matrix, and the pattern's key: XXH3-128 of the
- * tag, the options and the rows (the same bytes on every rank). */
+/* The gathered rows as a matrix (the same on every rank). */
 static int build(struct insp *I)
 {
 	struct ir_csr b;
@@ -411,7 +435,13 @@ static int build(struct insp *I)
 		return ccp__error(I->ctx, rc,
 		                  "inspector: building the matrix: %s",
 		                  ccp_strerror(rc));
+	return 0;
+}
 
+/* The pattern's key: XXH3-128 of the tag, the options, the rows and,
+ * with reorder, the new order (the same bytes on every rank). */
+static int make_key(struct insp *I)
+{
 	XXH3_state_t st;
 	if (XXH3_128bits_reset(&st) != XXH_OK)
 		return ccp__error(I->ctx, CCP_EINTERNAL, "inspector: hash");
@@ -419,12 +449,90 @@ static int build(struct insp *I)
 	XXH3_128bits_update(&st, I->canon, I->canon_len);
 	XXH3_128bits_update(&st, I->counts, (size_t)I->n * COUNT_WIRE);
 	XXH3_128bits_update(&st, I->rows, (size_t)I->off[I->n]);
+	if (I->new_ranks) {
+		uint8_t w[4];
+		for (int32_t r = 0; r < I->n; r++) {
+			put32(w, (uint32_t)I->new_ranks[r]);
+			XXH3_128bits_update(&st, w, sizeof w);
+		}
+	}
 	XXH128_hash_t h = XXH3_128bits_digest(&st);
 	/* big-endian, as the compiler's keys (cache.md) */
 	for (int i = 0; i < 8; i++) {
 		I->key[i] = (uint8_t)(h.high64 >> (56 - 8 * i));
 		I->key[8 + i] = (uint8_t)(h.low64 >> (56 - 8 * i));
 	}
+	return 0;
+}
+
+/* ---- reordering ---------------------------------------------------------- */
+
+/* The new order (reorder): sch_place puts row k of the pattern on node
+ * node[k].  Unless that lowers (phase bound, hops) strictly, the order
+ * stays as it is: an application should not move its data for a plan
+ * no better than the one it has.  Otherwise the new ranks of a node go, in
+ * increasing order, to the node's processes (ranks of t) in the order of their
+ * index on it, so new rank k is the process that sits where row k should.  When
+ * that is every process's own rank, nothing changes: the plan is the present
+ * order's.  Otherwise the plan is made on the machine with the new
+ * ranks placed by a map (pm).  Every rank computes the same order from
+ * the same matrix and seed; res gets it. */
+static int reorder(struct insp *I, ccp_inspect_result *res)
+{
+	ccp_context *ctx = I->ctx;
+	const ir_machine *m = &I->m;
+	struct sch_place_stats ps;
+	char why[200] = "";
+	int32_t *node = malloc((size_t)I->n * sizeof *node);
+	int rc;
+
+	I->new_ranks = ccp__alloc(ctx, (size_t)I->n * sizeof *I->new_ranks);
+	if (I->new_ranks) { /* res owns it, I borrows it */
+		res->new_ranks = I->new_ranks;
+		res->nranks = (size_t)I->n;
+	}
+	if (!node || !I->new_ranks) {
+		free(node);
+		return ccp__error(ctx, CCP_ENOMEM, "inspector: out of memory");
+	}
+	rc = sch_place(m, I->x, I->seed, node, &ps, why, sizeof why);
+	if (rc) {
+		free(node);
+		return ccp__error(ctx, rc, "inspector: placement: %s",
+		                  why[0] ? why : ccp_strerror(rc));
+	}
+	if (ps.bound_after > ps.bound_before ||
+	    (ps.bound_after == ps.bound_before &&
+	     ps.hops_after >= ps.hops_before))
+		for (int32_t r = 0; r < I->n; r++)
+			node[r] = ir_node_of(m, r);
+	int32_t bad;
+	ir_place *pl = ir_place_from_nodes(node, m->nranks, m->nnodes,
+	                                   m->ranks_per_node, &rc, &bad, why,
+	                                   sizeof why);
+	free(node);
+	if (!pl)
+		return ccp__error(ctx, rc, "inspector: placement: %s", why);
+	bool same = true;
+	int32_t k = m->ranks_per_node > 1 ? m->ranks_per_node : 1;
+	for (int32_t r = 0; r < I->n; r++) {
+		int32_t pos = pl->pos[r];
+		int32_t proc = ir_node_rank(m, pos / k, pos % k);
+		I->new_ranks[proc] = r;
+		same = same && proc == r;
+	}
+	if (same) {
+		ir_place_release(pl);
+	} else {
+		I->pm = *m;
+		I->pm.placement = IR_PLACE_MAP;
+		I->pm.place = pl;
+		I->placed = true;
+	}
+	I->me = I->new_ranks[I->rank];
+	I->lb_before = ps.bound_before;
+	I->perm_hash =
+	        XXH3_64bits(I->new_ranks, (size_t)I->n * sizeof *I->new_ranks);
 	return 0;
 }
 
@@ -492,7 +600,9 @@ static int lookup(struct insp *I, const char *path, ccp_inspect_result *res)
 	return 0;
 }
 
-/* Schedule, verify, lower and encode the plan into I->img. */
+/* Schedule, verify, lower and encode the plan into I->img: for the
+ * machine as it is, or with the new order placed on it (sch_generate
+ * builds the plan over positions and renames its ranks). */
 static int schedule(struct insp *I)
 {
 	ir_plan p;
@@ -500,7 +610,14 @@ static int schedule(struct insp *I)
 	ir_slice *sl = NULL;
 	char why[256] = "";
 	memset(&rep, 0, sizeof rep);
-	int rc = sch_irregular(&I->m, I->x, I->alg, I->seed, &p);
+	const struct sch_generator *g = sch_find(sch_irregular_name(I->alg));
+	ir_comm c = {.coll = IR_IRREGULAR, .matrix = I->x, .seed = I->seed};
+	struct sch_options so = {.seed = I->seed};
+	int rc = CCP_EINTERNAL;
+	if (g)
+		rc = sch_generate(g, I->placed ? &I->pm : &I->m, &c, &so, &p);
+	else
+		ir_plan_init(&p, &I->m, &c, sch_irregular_name(I->alg));
 	if (rc) {
 		ir_plan_fini(&p);
 		return ccp__error(I->ctx, rc, "inspector: %s: %s",
@@ -532,14 +649,16 @@ out:
 	return rc;
 }
 
-/* The rank's layout into res, from its row and the matrix's column. */
+/* The layout of the plan's rank I->me into res, from the matrix's row
+ * and column (rows hold non-empty messages by ascending destination). */
 static int layout(struct insp *I, ccp_inspect_result *res)
 {
 	ccp_context *ctx = I->ctx;
+	const ir_matrix *x = I->x;
 	size_t nr = 0;
 	for (int32_t s = 0; s < I->n; s++)
-		nr += ir_matrix_get(I->x, s, I->rank) > 0;
-	size_t ns = I->nrow;
+		nr += ir_matrix_get(x, s, I->me) > 0;
+	size_t ns = (size_t)(x->row[I->me + 1] - x->row[I->me]);
 	res->send_peer = ccp__alloc(ctx, ns * sizeof(int32_t));
 	res->send_off = ccp__alloc(ctx, ns * sizeof(uint64_t));
 	res->send_len = ccp__alloc(ctx, ns * sizeof(uint64_t));
@@ -554,16 +673,17 @@ static int layout(struct insp *I, ccp_inspect_result *res)
 		return ccp__error(ctx, CCP_ENOMEM, "inspector: out of memory");
 	uint64_t o = 0;
 	for (size_t i = 0; i < ns; i++) {
-		res->send_peer[i] = I->row[i].dst;
+		int64_t e = x->row[I->me] + (int64_t)i;
+		res->send_peer[i] = x->dst[e];
 		res->send_off[i] = o;
-		res->send_len[i] = I->row[i].bytes;
-		o += I->row[i].bytes;
+		res->send_len[i] = (uint64_t)x->bytes[e];
+		o += (uint64_t)x->bytes[e];
 	}
 	res->send_bytes = o;
 	o = 0;
 	size_t k = 0;
 	for (int32_t s = 0; s < I->n; s++) {
-		int64_t v = ir_matrix_get(I->x, s, I->rank);
+		int64_t v = ir_matrix_get(x, s, I->me);
 		if (v <= 0)
 			continue;
 		res->recv_peer[k] = s;
@@ -582,8 +702,7 @@ static int load(struct insp *I, const ccp_inspect_result *res, ccp_plan **plan,
                 uint64_t *plan_hash)
 {
 	ccp_plan_info info;
-	int rc =
-	        ccp_plan_load_memory(I->ctx, I->img, I->img_len, I->rank, plan);
+	int rc = ccp_plan_load_memory(I->ctx, I->img, I->img_len, I->me, plan);
 	if (rc)
 		return rc;
 	if ((rc = ccp_plan_get_info(*plan, &info)) != 0)
@@ -595,7 +714,7 @@ static int load(struct insp *I, const ccp_inspect_result *res, ccp_plan **plan,
 		                  "inspector: rank %d: the plan's buffers "
 		                  "(%llu, %llu bytes) are not the pattern's "
 		                  "(%llu, %llu)",
-		                  (int)I->rank,
+		                  (int)I->me,
 		                  (unsigned long long)info.send_bytes,
 		                  (unsigned long long)info.recv_bytes,
 		                  (unsigned long long)res->send_bytes,
@@ -651,6 +770,8 @@ static void describe(struct insp *I, ccp_inspect_result *res)
 	}
 	res->plan_bytes = I->img_len;
 	res->messages = I->x->nnz;
+	res->new_rank = I->me;
+	res->lb_phases_before = I->reorder ? I->lb_before : res->lb_phases;
 	memcpy(res->key, I->key, sizeof res->key);
 }
 
@@ -697,6 +818,8 @@ static void insp_fini(struct insp *I)
 		ccp__free(ctx, I->off, ((size_t)I->n + 1) * sizeof *I->off);
 	}
 	ir_matrix_free(I->x);
+	if (I->placed)
+		ir_place_release(I->pm.place);
 	cache_close(I->c);
 	free(I->img);
 }
@@ -717,6 +840,7 @@ int ccp_inspect(ccp_context *ctx, ccp_transport *t, const int32_t *dst,
 	I.ctx = ctx;
 	I.t = t;
 	I.rank = t->rank;
+	I.me = t->rank;
 	I.n = t->size;
 	if (!res)
 		res = &dummy;
@@ -763,10 +887,22 @@ int ccp_inspect(ccp_context *ctx, ccp_transport *t, const int32_t *dst,
 	if ((rc = allgather(&I, I.rows, I.off, PHASE_ROWS)) != 0)
 		goto out;
 	st = build(&I);
-	if (st == 0)
-		st = layout(&I, res);
 	t1 = now();
 	res->t_gather = t1 - t0;
+
+	/* 2b. reorder: the new order, agreed */
+	if (I.reorder) {
+		if (st == 0)
+			st = reorder(&I, res);
+		if ((rc = agree(&I, I.perm_hash, st)) != 0)
+			goto out;
+		res->t_place = now() - t1;
+		t1 = now();
+	}
+	if (st == 0)
+		st = make_key(&I);
+	if (st == 0)
+		st = layout(&I, res);
 
 	/* 3. the cache: a hit only when every rank found the plan */
 	int local = st;
@@ -843,6 +979,7 @@ void ccp_inspect_result_fini(ccp_inspect_result *res)
 	ccp__free(ctx, res->recv_peer, res->nrecv * sizeof(int32_t));
 	ccp__free(ctx, res->recv_off, res->nrecv * sizeof(uint64_t));
 	ccp__free(ctx, res->recv_len, res->nrecv * sizeof(uint64_t));
+	ccp__free(ctx, res->new_ranks, res->nranks * sizeof(int32_t));
 	memset(res, 0, sizeof *res);
 }
 

@@ -61,7 +61,8 @@ int ccp_machine_from_yaml(ccp_context *ctx, const char *text, size_t len,
 		                  d.message);
 	if (rc < 0)
 		return ccp__error(ctx, rc, "%s", d.message);
-	if (m.place) { /* the inspector renumbers nothing yet */
+	if (m.place) { /* ranks sit where the transport has them; only
+		          reorder chooses a map */
 		ir_place_release(m.place);
 		return ccp__error(ctx, CCP_EINVAL,
 		                  "ccp_machine_from_yaml: a placement map "

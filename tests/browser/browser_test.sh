@@ -1,7 +1,8 @@
 #!/bin/sh
 # browser_test.sh - the pictures as a browser shows them.  Makes a
-# `ccplan show` SVG, a `ccplan compare --svg` latency plot, a `ccplan tau
-# plot` and an `explain --html` report, renders each with headless
+# `ccplan show` SVG, a `ccplan show --heat` heat map, a `ccplan compare
+# --svg` latency plot, a `ccplan tau plot` and an `explain --html`
+# report, renders each with headless
 # Chromium to a PNG, and checks every PNG with png_check: the size asked
 # for, enough ink, enough colours, and the colours each picture must show
 # (a series of the plot, the ranks holding data, the highlighted row of
@@ -127,7 +128,16 @@ if [ -s "$out/report.html" ]; then
 		--colour 1f3b73:200
 fi
 
-# 5. the checker itself: a blank page must fail it
+# 5. ccplan show --heat: link loads before and after placement, on one
+# scale from pale yellow to dark red (the busiest links, left panel)
+"$ccplan" show "$src/tests/golden/mesh4-scrambled.yaml" --heat \
+	-o "$out/heat.svg" 2>/dev/null || bad "ccplan show --heat failed"
+if [ -s "$out/heat.svg" ]; then
+	shot_svg heat "$out/heat.svg" --min-ink 5 --min-colours 50 \
+		--colour bd0026:100 --colour fed976:100
+fi
+
+# 6. the checker itself: a blank page must fail it
 printf '<!DOCTYPE html><html><body></body></html>\n' >"$out/blank.html"
 if render "$out/blank.html" 400 300 "$out/blank.png"; then
 	if "$check" "$out/blank.png" --size 400x300 >/dev/null 2>&1; then

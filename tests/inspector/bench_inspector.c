@@ -8,11 +8,18 @@
  *
  *     bench_inspector [-a ALGORITHM] [N ...]   (default link_aware;
  *                                              256 1024 4096; degree 8)
+ *     bench_inspector -r [N ...]               (default 256 1024 4096)
  *
  * For each n it times ccp_inspect with no cache, with a new cache file
  * (a miss and a store, the file created), with an existing cache that
  * lacks the key (another seed each time: a miss and a store), and with
  * the plan cached (a hit), each REPS times (medians printed).
+ *
+ * With -r it measures reorder (docs/inspector.md, "Reordering"): a 2D
+ * five-point stencil whose parts were numbered at random, on an all-port
+ * mesh of the same shape (n a square), inspected without a cache as
+ * numbered and reordered: the bound and phases of both, and the time of
+ * the placement and of the whole call (medians of REPS).
  *
  * The stand-in knows the inspector's allgather: the message counts (8
  * bytes each) in phases 0.., then the rows (12 bytes a message: dst,
@@ -20,11 +27,14 @@
  * (phase 2k) holds the blocks of ranks 2^k .. 2^k+cnt-1.  If the
  * inspector's wire format changes, this file must follow.
  */
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cache_files.h"
 #include "ccplan_inspector.h"
 #include "matrix.h"
 #include "transport.h"
@@ -124,36 +134,55 @@ static int by_double(const void *a, const void *b)
 
 static const char *algorithm; /* -a, NULL: the default */
 
-static int bench(ccp_context *ctx, int32_t n, int32_t degree)
+/* A w x w five-point stencil, 4 KiB a message, whose parts were numbered
+ * at random (seeded): part v sits at cell at[v] of the grid. */
+static ir_matrix *scrambled_stencil(int32_t w)
 {
-	ir_matrix *x = ir_matrix_regular(n, degree, 4096, 42);
-	if (!x)
-		return 1;
-	struct fake f;
-	memset(&f, 0, sizeof f);
-	f.base.ops = &fake_ops;
-	f.base.ctx = ctx;
-	f.base.rank = 0;
-	f.base.size = n;
-	f.counts = calloc((size_t)n, 8);
-	f.rows = malloc((size_t)x->nnz * 12 + 1);
-	f.roff = calloc((size_t)n + 1, sizeof *f.roff);
-	for (int32_t s = 0; s < n; s++) {
-		put_le(f.counts + 8 * s, (uint64_t)(x->row[s + 1] - x->row[s]),
-		       8);
-		f.roff[s + 1] = (uint64_t)x->row[s + 1] * 12;
-		for (int64_t k = x->row[s]; k < x->row[s + 1]; k++) {
-			put_le(f.rows + 12 * k, (uint64_t)x->dst[k], 4);
-			put_le(f.rows + 12 * k + 4, (uint64_t)x->bytes[k], 8);
+	int32_t n = w * w, *at = malloc((size_t)n * sizeof *at),
+	        *who = malloc((size_t)n * sizeof *who);
+	struct ir_edge *e = malloc((size_t)n * 4 * sizeof *e);
+	ir_matrix *x = NULL;
+	size_t ne = 0, bad;
+	uint64_t s = 7;
+	if (!at || !who || !e)
+		goto out;
+	for (int32_t i = 0; i < n; i++)
+		at[i] = i;
+	for (int32_t i = n; i > 1; i--) {
+		s = s * 6364136223846793005u + 1442695040888963407u;
+		int32_t j = (int32_t)((s >> 33) % (uint64_t)i), t = at[i - 1];
+		at[i - 1] = at[j];
+		at[j] = t;
+	}
+	for (int32_t v = 0; v < n; v++)
+		who[at[v]] = v;
+	for (int32_t v = 0; v < n; v++) {
+		int32_t cx = at[v] % w, cy = at[v] / w;
+		static const int d[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+		for (int k = 0; k < 4; k++) {
+			int32_t X = cx + d[k][0], Y = cy + d[k][1];
+			if (X < 0 || X >= w || Y < 0 || Y >= w)
+				continue;
+			e[ne] = (struct ir_edge){v, who[X + w * Y], 4096,
+			                         (uint64_t)ne};
+			ne++;
 		}
 	}
-	size_t cnt = (size_t)(x->row[1] - x->row[0]);
-	int32_t *dst = malloc(cnt * sizeof *dst + 1);
-	uint64_t *len = malloc(cnt * sizeof *len + 1);
-	for (size_t i = 0; i < cnt; i++) {
-		dst[i] = x->dst[i];
-		len[i] = (uint64_t)x->bytes[i];
-	}
+	if (ir_matrix_from_edges(n, e, ne, &x, &bad) != 0)
+		x = NULL;
+out:
+	free(at);
+	free(who);
+	free(e);
+	return x;
+}
+
+/* The four cache cases (no cache, a new file, a miss, a hit), each REPS
+ * times, on the pattern x that f answers; one line each. */
+static int bench_cache(ccp_context *ctx, struct fake *f, const ir_matrix *x,
+                       const int32_t *dst, const uint64_t *len, size_t cnt)
+{
+	int32_t n = x->n;
 	/* a directory of its own: a cache right in /tmp, where anyone can
 	 * make files, is refused (docs/cache.md) */
 	char dir[] = "/tmp/bench_inspector_XXXXXX", path[64];
@@ -169,22 +198,16 @@ static int bench(ccp_context *ctx, int32_t n, int32_t degree)
 		ccp_inspect_result res;
 		memset(&res, 0, sizeof res);
 		for (int rep = 0; rep < REPS && rc == 0; rep++) {
-			if (mode == 1) {
-				char aux[80];
-				unlink(path);
-				snprintf(aux, sizeof aux, "%s-wal", path);
-				unlink(aux);
-				snprintf(aux, sizeof aux, "%s-shm", path);
-				unlink(aux);
-			}
+			if (mode == 1)
+				remove_cache(path);
 			ccp_inspect_options o = {
 			        .algorithm = algorithm,
 			        .seed = mode == 2 ? 100 + rep : 1,
 			        .cache_path = mode ? path : NULL};
 			ccp_plan *plan = NULL;
 			ccp_inspect_result_fini(&res);
-			rc = ccp_inspect(ctx, &f.base, dst, len, cnt, &o, &plan,
-			                 &res);
+			rc = ccp_inspect(ctx, &f->base, dst, len, cnt, &o,
+			                 &plan, &res);
 			if (rc) {
 				fprintf(stderr, "bench_inspector: %s\n",
 				        ccp_errmsg(ctx));
@@ -217,13 +240,86 @@ static int bench(ccp_context *ctx, int32_t n, int32_t degree)
 		}
 		ccp_inspect_result_fini(&res);
 	}
-	unlink(path);
-	char aux[80];
-	snprintf(aux, sizeof aux, "%s-wal", path);
-	unlink(aux);
-	snprintf(aux, sizeof aux, "%s-shm", path);
-	unlink(aux);
+	remove_cache(path);
 	rmdir(dir);
+	return rc;
+}
+
+/* -r: reorder on a randomly numbered stencil (n a square). */
+static int bench_reorder(ccp_context *ctx, struct fake *f, const ir_matrix *x,
+                         const int32_t *dst, const uint64_t *len, size_t cnt)
+{
+	int32_t n = x->n, w = (int32_t)lround(sqrt((double)n));
+	ccp_machine *mesh = NULL;
+	int rc = ccp_machine_grid(ctx, "mesh", 2, (const int[]){w, w},
+	                          CCP_MACHINE_ALL_PORTS, &mesh);
+	for (int re = 0; re < 2 && rc == 0; re++) {
+		double place[REPS], total[REPS];
+		ccp_inspect_result res;
+		memset(&res, 0, sizeof res);
+		for (int rep = 0; rep < REPS && rc == 0; rep++) {
+			ccp_inspect_options o = {
+			        .seed = 1, .machine = mesh, .reorder = re};
+			ccp_plan *plan = NULL;
+			ccp_inspect_result_fini(&res);
+			rc = ccp_inspect(ctx, &f->base, dst, len, cnt, &o,
+			                 &plan, &res);
+			if (rc)
+				fprintf(stderr, "bench_inspector: %s\n",
+				        ccp_errmsg(ctx));
+			place[rep] = res.t_place;
+			total[rep] = res.t_total;
+			ccp_plan_free(plan);
+		}
+		if (rc == 0) {
+			qsort(place, REPS, sizeof(double), by_double);
+			qsort(total, REPS, sizeof(double), by_double);
+			printf("%6d %7lld %-9s %5u %6u %9.2f %9.2f\n", (int)n,
+			       (long long)x->nnz, re ? "reordered" : "numbered",
+			       res.lb_phases, res.nphases, place[M] * 1e3,
+			       total[M] * 1e3);
+		}
+		ccp_inspect_result_fini(&res);
+	}
+	ccp_machine_free(mesh);
+	return rc;
+}
+
+static int bench(ccp_context *ctx, int32_t n, int32_t degree, bool reorder)
+{
+	ir_matrix *x =
+	        reorder ? scrambled_stencil((int32_t)lround(sqrt((double)n)))
+	                : ir_matrix_regular(n, degree, 4096, 42);
+	if (!x)
+		return 1;
+	n = x->n;
+	struct fake f;
+	memset(&f, 0, sizeof f);
+	f.base.ops = &fake_ops;
+	f.base.ctx = ctx;
+	f.base.rank = 0;
+	f.base.size = n;
+	f.counts = calloc((size_t)n, 8);
+	f.rows = malloc((size_t)x->nnz * 12 + 1);
+	f.roff = calloc((size_t)n + 1, sizeof *f.roff);
+	for (int32_t s = 0; s < n; s++) {
+		put_le(f.counts + 8 * s, (uint64_t)(x->row[s + 1] - x->row[s]),
+		       8);
+		f.roff[s + 1] = (uint64_t)x->row[s + 1] * 12;
+		for (int64_t k = x->row[s]; k < x->row[s + 1]; k++) {
+			put_le(f.rows + 12 * k, (uint64_t)x->dst[k], 4);
+			put_le(f.rows + 12 * k + 4, (uint64_t)x->bytes[k], 8);
+		}
+	}
+	size_t cnt = (size_t)(x->row[1] - x->row[0]);
+	int32_t *dst = malloc(cnt * sizeof *dst + 1);
+	uint64_t *len = malloc(cnt * sizeof *len + 1);
+	for (size_t i = 0; i < cnt; i++) {
+		dst[i] = x->dst[i];
+		len[i] = (uint64_t)x->bytes[i];
+	}
+	int rc = reorder ? bench_reorder(ctx, &f, x, dst, len, cnt)
+	                 : bench_cache(ctx, &f, x, dst, len, cnt);
 	free(dst);
 	free(len);
 	free(f.counts);
@@ -238,20 +334,30 @@ int main(int argc, char **argv)
 	ccp_context *ctx;
 	if (ccp_init(&ctx, NULL, NULL))
 		return 3;
-	printf("%6s %7s %-9s %8s %8s %9s %7s %7s %8s  %4s  %s\n", "ranks",
-	       "msgs", "cache", "gather", "lookup", "schedule", "load", "store",
-	       "total", "phs", "plan (ms; median of 5; rank 0)");
 	int rc = 0, i = 1;
-	if (argc > 2 && strcmp(argv[1], "-a") == 0) {
+	bool reorder = argc > 1 && strcmp(argv[1], "-r") == 0;
+	if (reorder)
+		printf("%6s %7s %-9s %5s %6s %9s %9s\n", "ranks", "msgs",
+		       "order", "bound", "phases", "place",
+		       "total (ms; "
+		       "median of 5; rank 0; link_aware, no cache)");
+	else
+		printf("%6s %7s %-9s %8s %8s %9s %7s %7s %8s  %4s  %s\n",
+		       "ranks", "msgs", "cache", "gather", "lookup", "schedule",
+		       "load", "store", "total", "phs",
+		       "plan (ms; median of 5; rank 0)");
+	if (reorder)
+		i = 2;
+	else if (argc > 2 && strcmp(argv[1], "-a") == 0) {
 		algorithm = argv[2];
 		i = 3;
 	}
 	if (argc > i)
 		for (; i < argc && rc == 0; i++)
-			rc = bench(ctx, (int32_t)atoi(argv[i]), 8);
+			rc = bench(ctx, (int32_t)atoi(argv[i]), 8, reorder);
 	else
 		for (int32_t n = 256; n <= 4096 && rc == 0; n *= 4)
-			rc = bench(ctx, n, 8);
+			rc = bench(ctx, n, 8, reorder);
 	ccp_fini(ctx);
 	return rc;
 }

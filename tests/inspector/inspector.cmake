@@ -16,6 +16,10 @@ add_executable(bench_inspector
 target_link_libraries(bench_inspector PRIVATE ccp_inspector)
 add_test(NAME inspector_bench COMMAND bench_inspector 64 256)
 set_tests_properties(inspector_bench PROPERTIES LABELS inspector TIMEOUT 60)
+# and reorder on a randomly numbered stencil (-r), small
+add_test(NAME inspector_bench_reorder COMMAND bench_inspector -r 64 256)
+set_tests_properties(inspector_bench_reorder PROPERTIES
+  LABELS inspector TIMEOUT 60)
 
 # test_inspector_machine: the public machine model (ccplan_machine.h), as
 # an application uses it; no transport
@@ -55,6 +59,23 @@ if(TARGET ccp_backend_mpi AND MPIEXEC_EXECUTABLE)
       LABELS inspector TIMEOUT 60
       ENVIRONMENT "OMPI_MCA_mpi_yield_when_idle=1;${CCP_INSP_ASAN}")
   endforeach()
+endif()
+
+# test_inspector_reorder: the suggested order (reorder), 8 ranks
+if(TARGET ccp_backend_mpi AND MPIEXEC_EXECUTABLE)
+  add_executable(test_inspector_reorder
+                 ${PROJECT_SOURCE_DIR}/tests/inspector/test_inspector_reorder.c)
+  target_link_libraries(test_inspector_reorder
+                        PRIVATE ccp_inspector ccp_backend_mpi)
+  ccp_sanitize_mpi(test_inspector_reorder)
+  add_test(NAME inspector_reorder
+           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 8
+                   ${ccp_insp_flags} $<TARGET_FILE:test_inspector_reorder>
+                   ${MPIEXEC_POSTFLAGS}
+                   ${PROJECT_BINARY_DIR}/inspector-reorder.db)
+  set_tests_properties(inspector_reorder PROPERTIES
+    LABELS inspector TIMEOUT 60
+    ENVIRONMENT "OMPI_MCA_mpi_yield_when_idle=1;${CCP_INSP_ASAN}")
 endif()
 
 if(TARGET ccp_backend_sockets AND TARGET ccplan)

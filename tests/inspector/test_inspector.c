@@ -13,50 +13,16 @@
  *
  * Usage: test_inspector CACHE-FILE   (the file is removed first)
  */
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <mpi.h>
-
-#include "ccplan_inspector.h"
-#include "ccplan_mpi.h"
-
-static int rank, size;
-static ccp_context *ctx;
-static ccp_transport *tr;
-static unsigned failures, checks;
-
-static bool check(bool cond, const char *fmt, ...)
-{
-	checks++;
-	if (cond)
-		return true;
-	if (++failures <= 20) {
-		va_list ap;
-		va_start(ap, fmt);
-		printf("test_inspector[%d/%d]: FAIL: ", rank, size);
-		vprintf(fmt, ap);
-		printf(" (%s)\n", ccp_errmsg(ctx));
-		va_end(ap);
-		fflush(stdout);
-	}
-	return false;
-}
+#define TEST_NAME "test_inspector"
+#include "insp_mpi_test.h"
 
 /* ---- patterns ---------------------------------------------------------- */
-
-/* splitmix64: the pattern's numbers, the same on every rank */
-static uint64_t next(uint64_t *s)
-{
-	uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
 
 enum kind { RANDOM, EMPTY, RING, DENSE, ZEROS };
 
@@ -268,15 +234,6 @@ static int inspect(const struct pattern *p, const ccp_inspect_options *o,
 	return ccp_inspect(ctx, tr, p->dst, p->bytes, p->count, o, plan, res);
 }
 
-/* Whether every rank has the same value. */
-static bool all_same(uint64_t v)
-{
-	uint64_t lo, hi;
-	MPI_Allreduce(&v, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
-	MPI_Allreduce(&v, &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-	return lo == hi;
-}
-
 /* ---- the tests -------------------------------------------------------- */
 
 static void test_patterns(void)
@@ -409,15 +366,7 @@ static void test_algorithms(void)
 
 static void test_cache(const char *path)
 {
-	if (rank == 0) {
-		char aux[4200];
-		unlink(path);
-		snprintf(aux, sizeof aux, "%s-wal", path);
-		unlink(aux);
-		snprintf(aux, sizeof aux, "%s-shm", path);
-		unlink(aux);
-	}
-	MPI_Barrier(MPI_COMM_WORLD);
+	cache_remove_all(path);
 	struct pattern a, b;
 	pattern_make(&a, size > 2 ? RANDOM : DENSE, 1234);
 	pattern_make(&b, size > 2 ? RANDOM : DENSE, 4321);
@@ -605,37 +554,11 @@ static void test_errors(void)
 
 int main(int argc, char **argv)
 {
-	MPI_Init(&argc, &argv);
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	if (argc != 2) {
-		if (rank == 0)
-			fprintf(stderr, "usage: test_inspector CACHE-FILE\n");
-		MPI_Finalize();
+	if (test_start(&argc, &argv, 0, "test_inspector CACHE-FILE"))
 		return 2;
-	}
-	int e = ccp_init(&ctx, NULL, NULL);
-	if (e == 0)
-		e = ccp_mpi_transport(ctx, MPI_COMM_WORLD, &tr);
-	if (e) {
-		fprintf(stderr, "test_inspector: setup: %s\n", ccp_strerror(e));
-		MPI_Abort(MPI_COMM_WORLD, 3);
-	}
 	test_patterns();
 	test_algorithms();
 	test_cache(argv[1]);
 	test_errors();
-
-	unsigned total_fail = 0, total_checks = 0;
-	MPI_Allreduce(&failures, &total_fail, 1, MPI_UNSIGNED, MPI_SUM,
-	              MPI_COMM_WORLD);
-	MPI_Allreduce(&checks, &total_checks, 1, MPI_UNSIGNED, MPI_SUM,
-	              MPI_COMM_WORLD);
-	if (rank == 0)
-		printf("test_inspector: %d ranks, %u checks, %u failed\n", size,
-		       total_checks, total_fail);
-	ccp_transport_free(tr);
-	ccp_fini(ctx);
-	MPI_Finalize();
-	return total_fail ? 1 : 0;
+	return test_finish();
 }
