@@ -900,6 +900,12 @@ int ir_plan_phase(ir_plan *p);
  * the blocks.  Returns 0 or CCP_ENOMEM. */
 int ir_plan_add(ir_plan *p, int32_t src, int32_t dst, const ir_block *blocks,
                 uint32_t nblocks, uint32_t flags);
+/* The same when the caller knows the blocks' bytes (a scheduler of a
+ * matrix has each message's size at hand; ir_plan_add looks each block
+ * up).  The verifier checks them against the blocks. */
+int ir_plan_add_sized(ir_plan *p, int32_t src, int32_t dst,
+                      const ir_block *blocks, uint32_t nblocks,
+                      uint32_t flags, int64_t bytes);
 /* Drop empty phases at the end. */
 void ir_plan_trim(ir_plan *p);
 

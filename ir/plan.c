@@ -70,6 +70,19 @@ int ir_plan_phase(ir_plan *p)
 int ir_plan_add(ir_plan *p, int32_t src, int32_t dst, const ir_block *blocks,
                 uint32_t nblocks, uint32_t flags)
 {
+	int64_t bytes = 0;
+	for (uint32_t i = 0; i < nblocks; i++) {
+		int64_t b =
+		        ir_block_bytes(&p->comm, p->machine.nranks, blocks[i]);
+		bytes += b > 0 ? b : 0; /* an invalid block is the verifier's */
+	}
+	return ir_plan_add_sized(p, src, dst, blocks, nblocks, flags, bytes);
+}
+
+int ir_plan_add_sized(ir_plan *p, int32_t src, int32_t dst,
+                      const ir_block *blocks, uint32_t nblocks,
+                      uint32_t flags, int64_t bytes)
+{
 	int rc;
 	if (p->nphases == 0 && (rc = ir_plan_phase(p)) != 0)
 		return rc;
@@ -81,12 +94,6 @@ int ir_plan_add(ir_plan *p, int32_t src, int32_t dst, const ir_block *blocks,
 	          (uint64_t)p->nblocks + nblocks, sizeof *p->blocks);
 	if (rc)
 		return rc;
-	int64_t bytes = 0;
-	for (uint32_t i = 0; i < nblocks; i++) {
-		int64_t b =
-		        ir_block_bytes(&p->comm, p->machine.nranks, blocks[i]);
-		bytes += b > 0 ? b : 0; /* an invalid block is the verifier's */
-	}
 	memcpy(p->blocks + p->nblocks, blocks, nblocks * sizeof *blocks);
 	p->transfers[p->ntransfers++] = (ir_transfer){.src = src,
 	                                              .dst = dst,

@@ -113,8 +113,8 @@ static int emit_phases(ir_plan *p, const ir_matrix *x, const int32_t *src,
 		for (; k < start[c]; k++) {
 			uint32_t e = order[k];
 			ir_block b = {src[e], x->dst[e]};
-			if ((rc = ir_plan_add(p, b.origin, b.index, &b, 1,
-			                      0)) != 0)
+			if ((rc = ir_plan_add_sized(p, b.origin, b.index, &b,
+			                            1, 0, x->bytes[e])) != 0)
 				goto out;
 			if (path)
 				p->transfers[p->ntransfers - 1].path = path[e];
