@@ -20,7 +20,12 @@
  * tleaf for the fat tree and for the dragonfly (groups, routers, hosts:
  * Scotch has no dragonfly target).  When scotch_gmap is not on PATH its
  * column says "not installed".
- * Usage: bench_place [REPS]
+ * Usage: bench_place [REPS] [--only TEXT] [--large]
+ *   --only TEXT  only the cases whose name contains TEXT
+ *   --large      the METIS graphs in 4,096 parts too (64x64 mesh); there
+ *                link_aware's plan is not built (it takes minutes), so
+ *                those rows give the verifier's bound, with "-" for
+ *                link_aware's phases
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +37,17 @@
 #include "irregular.h"
 #include "matrix.h"
 #include "place.h"
+#include "../tests/place_support.h"
 #include "rng.h"
+
+static const char *only; /* --only: a case's name must contain it */
+static int large;        /* --large: the 4,096-part METIS rows */
+static int bound_only;   /* rows without link_aware's plan */
+
+static int wanted(const char *name)
+{
+	return !only || strstr(name, only) != NULL;
+}
 
 static void die(const char *what, int rc)
 {
@@ -198,51 +213,10 @@ static ir_machine dragonfly(int g, int a, int p, int h)
 /* x with its ranks in a seeded random order. */
 static ir_matrix *scrambled(const ir_matrix *x, uint64_t seed)
 {
-	int32_t n = x->n, *perm = malloc((size_t)n * sizeof *perm);
-	struct ir_edge *e = malloc(((size_t)x->nnz + 1) * sizeof *e);
-	struct ir_rng r;
-	ir_matrix *out = NULL;
-	size_t bad;
-	if (!perm || !e)
+	ir_matrix *y = place_scrambled(x, seed);
+	if (!y)
 		die("scramble", CCP_ENOMEM);
-	ir_rng_seed(&r, seed);
-	for (int32_t i = 0; i < n; i++)
-		perm[i] = i;
-	for (int32_t i = n - 1; i > 0; i--) {
-		int32_t j = (int32_t)ir_rng_below(&r, (uint64_t)i + 1);
-		int32_t t = perm[i];
-		perm[i] = perm[j];
-		perm[j] = t;
-	}
-	for (int32_t s = 0; s < n; s++)
-		for (int64_t i = x->row[s]; i < x->row[s + 1]; i++)
-			e[i] = (struct ir_edge){perm[s], perm[x->dst[i]],
-			                        x->bytes[i], (uint64_t)i};
-	int rc = ir_matrix_from_edges(n, e, (size_t)x->nnz, &out, &bad);
-	if (rc)
-		die("scramble", rc);
-	free(e);
-	free(perm);
-	return out;
-}
-
-/* x renamed so that rank r is at node[r] (one rank per node). */
-static ir_matrix *at_positions(const ir_matrix *x, const int32_t *node)
-{
-	struct ir_edge *e = malloc(((size_t)x->nnz + 1) * sizeof *e);
-	ir_matrix *out = NULL;
-	size_t bad;
-	if (!e)
-		die("rename", CCP_ENOMEM);
-	for (int32_t s = 0; s < x->n; s++)
-		for (int64_t i = x->row[s]; i < x->row[s + 1]; i++)
-			e[i] = (struct ir_edge){node[s], node[x->dst[i]],
-			                        x->bytes[i], (uint64_t)i};
-	int rc = ir_matrix_from_edges(x->n, e, (size_t)x->nnz, &out, &bad);
-	if (rc)
-		die("rename", rc);
-	free(e);
-	return out;
+	return y;
 }
 
 /* Edges by (src, dst). */
@@ -261,20 +235,29 @@ struct row {
 	double t_med, t_min, t_max;
 	int have;
 	int32_t moved; /* Scotch: ranks moved to make its map one-to-one */
+	int planned;   /* link_aware's plan built (phases valid) */
 	const char *note;
 };
 
-/* Judge node (one rank per node) by the verifier's bound and by the
- * phases of link_aware's verified plan. */
+/* Judge node (one rank per node) by the verifier's bound and, unless
+ * bound_only is set, by the phases of link_aware's verified plan. */
 static void judge(const ir_machine *m, const ir_matrix *x, const int32_t *node,
                   struct row *w)
 {
-	ir_matrix *y = at_positions(x, node);
+	ir_matrix *y = place_renamed(x, node);
 	ir_plan p;
 	ir_report r;
 	int rc;
+	if (!y)
+		die("rename", CCP_ENOMEM);
 	if ((rc = sch_place_eval(m, x, node, &w->bound, &w->link, &w->hops)))
 		die("eval", rc);
+	w->have = 1;
+	if (bound_only) {
+		ir_matrix_free(y);
+		return;
+	}
+	w->planned = 1;
 	if ((rc = sch_irregular(m, y, SCH_IRR_LINK_AWARE, 1, &p)) != 0)
 		die("link_aware", rc);
 	memset(&r, 0, sizeof r);
@@ -418,9 +401,13 @@ static void print_row(const char *who, const struct row *w)
 		printf("  %-9s %s\n", who, w->note ? w->note : "-");
 		return;
 	}
-	printf("  %-9s %6u (%4u) %7u %9llu  %8.3f [%.3f, %.3f]", who, w->bound,
-	       w->link, w->phases, (unsigned long long)w->hops, w->t_med,
-	       w->t_min, w->t_max);
+	printf("  %-9s %6u (%4u) ", who, w->bound, w->link);
+	if (w->planned)
+		printf("%7u", w->phases);
+	else
+		printf("%7s", "-");
+	printf(" %9llu  %8.3f [%.3f, %.3f]", (unsigned long long)w->hops,
+	       w->t_med, w->t_min, w->t_max);
 	if (w->moved)
 		printf("  (%d ranks moved: two on a node)", (int)w->moved);
 	putchar('\n');
@@ -438,6 +425,10 @@ static void one(const char *name, const ir_machine *m, const ir_matrix *x,
 	int rc;
 	if (!node)
 		die("node", CCP_ENOMEM);
+	if (!wanted(name)) {
+		free(node);
+		return;
+	}
 	for (int32_t r = 0; r < n; r++)
 		node[r] = r;
 	judge(m, x, node, &id);
@@ -460,8 +451,16 @@ static void one(const char *name, const ir_machine *m, const ir_matrix *x,
 
 int main(int argc, char **argv)
 {
-	int reps = argc > 1 ? atoi(argv[1]) : 3;
+	int reps = 3;
 	char tgt[128];
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--large") == 0)
+			large = 1;
+		else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+			only = argv[++i];
+		else
+			reps = atoi(argv[i]);
+	}
 	if (reps < 1 || reps > 16)
 		reps = 3;
 	printf("placement: the verifier's phase bound (its link term), "
@@ -526,14 +525,26 @@ int main(int argc, char **argv)
 	/* libmetis-doc's example graphs cut by gpmetis, part i on rank i
 	 * of a square one-port mesh (the issue's measurement) */
 	static const char *const graphs[] = {"4elt", "copter2", "mdual"};
-	static const int sides[] = {8, 16, 32};
+	static const int sides[] = {8, 16, 32, 64};
+	size_t nsides = large ? 4 : 3;
 	for (size_t gi = 0; gi < sizeof graphs / sizeof *graphs; gi++)
-		for (size_t si = 0; si < sizeof sides / sizeof *sides; si++) {
-			char path[256], name[128];
+		for (size_t si = 0; si < nsides; si++) {
+			char path[256], name[160];
 			snprintf(path, sizeof path,
 			         "/usr/share/doc/libmetis-dev/examples/graphs/"
 			         "%s.graph",
 			         graphs[gi]);
+			/* 4,096 parts: the bound only (--large) */
+			bound_only = sides[si] == 64;
+			snprintf(name, sizeof name,
+			         "%s in %d parts (gpmetis), %dx%d one-port "
+			         "mesh%s",
+			         graphs[gi], sides[si] * sides[si], sides[si],
+			         sides[si],
+			         bound_only ? " (bound only: link_aware not run)"
+			                    : "");
+			if (!wanted(name))
+				continue;
 			x = metis_pattern(path, sides[si] * sides[si]);
 			if (!x) {
 				printf("%s: not installed (libmetis-doc, "
@@ -542,16 +553,12 @@ int main(int argc, char **argv)
 				break;
 			}
 			m = mesh_one_port(sides[si]);
-			snprintf(
-			        name, sizeof name,
-			        "%s in %d parts (gpmetis), %dx%d one-port mesh",
-			        graphs[gi], sides[si] * sides[si], sides[si],
-			        sides[si]);
 			snprintf(tgt, sizeof tgt, "mesh2D %d %d", sides[si],
 			         sides[si]);
 			one(name, &m, x, tgt, reps);
 			ir_matrix_free(x);
 		}
+	bound_only = 0;
 
 	/* a 2D stencil with 4,096 ranks: the time goal */
 	int d64[2] = {64, 64};

@@ -40,8 +40,15 @@
 #define PLACE_MAX_LINKS (UINT64_C(1) << 26)
 #define PLACE_MAX_MSGS  (INT64_C(1) << 26)
 #define PLACE_PASSES    10
+#define PLACE_SWEEPS    4 /* orientation sweeps over the boxes */
+/* Terminal propagation's pull, divided by this against the cut: a
+ * tie-break, so that a bisection cuts a stencil straight (the boxes'
+ * orientation is then found by orient_boxes) */
+#define PLACE_PREF_DIV  16
 #define PLACE_TRIES     6 /* candidates tried per hot group and pass */
 #define PLACE_KL_PASSES 4 /* Kernighan-Lin passes per bisection */
+/* links the refinement's route cache may hold (8 bytes each) */
+#define PLACE_ROUTE_CACHE (UINT64_C(1) << 22)
 
 /* An undirected weighted graph, both directions stored (CSR). */
 struct wgraph {
@@ -883,6 +890,199 @@ static int mcut_init(const ir_machine *pm, struct mcut *mc, int32_t *order)
 	return 0;
 }
 
+/* The boxes map_rec cut the machine into: box i holds the nodes
+ * M[start[i] .. start[i] + count[i]), at depth depth[i] of the
+ * recursion (the whole machine at 0). */
+struct mtree {
+	const int32_t *base; /* the whole machine's M */
+	int32_t *start, *count, *depth;
+	int32_t n;
+};
+
+/* A symmetry of a box: axis d of a node's offset in the box goes to
+ * axis perm[d], mirrored when mirror has bit d. */
+struct boxsym {
+	int perm[3];
+	unsigned mirror;
+};
+
+/* The symmetries of a box with extents ext (nd <= 3 axes) other than
+ * the identity: mirrors of every axis, and swaps of axes of the same
+ * extent (and, on a torus, of the same ring).  Their count, into sym
+ * (room for 48). */
+static int box_syms(const ir_machine *pm, int nd, const int *ext,
+                    struct boxsym *sym)
+{
+	static const int perms[6][3] = {{0, 1, 2}, {1, 0, 2}, {0, 2, 1},
+	                                {2, 1, 0}, {1, 2, 0}, {2, 0, 1}};
+	int np = nd == 1 ? 1 : nd == 2 ? 2 : 6, ns = 0;
+
+	for (int p = 0; p < np; p++) {
+		bool ok = true;
+		for (int d = 0; d < nd; d++) {
+			int e = perms[p][d];
+			ok = ok && ext[e] == ext[d] &&
+			     (pm->topo != IR_TORUS || pm->dims[e] == pm->dims[d]);
+		}
+		for (unsigned mi = 0; ok && mi < (1u << nd); mi++) {
+			if (p == 0 && mi == 0)
+				continue;
+			memcpy(sym[ns].perm, perms[p], sizeof sym[ns].perm);
+			sym[ns++].mirror = mi;
+		}
+	}
+	return ns;
+}
+
+/* Node v under symmetry s of the box at lo with extents ext. */
+static int32_t box_apply(const ir_machine *pm, const struct mcut *mc, int nd,
+                         const int *lo, const int *ext,
+                         const struct boxsym *s, int32_t v)
+{
+	int c[IR_MAX_CUBE_DIM] = {0};
+	const int *cv = mc->coord + (size_t)v * mc->ncoord;
+
+	for (int d = 0; d < mc->ncoord; d++)
+		c[d] = cv[d];
+	for (int d = 0; d < nd; d++) {
+		int o = cv[d] - lo[d];
+		if (s->mirror >> d & 1)
+			o = ext[d] - 1 - o;
+		c[s->perm[d]] = lo[s->perm[d]] + o;
+	}
+	return ir_rank_of(pm, c) / (pm->ranks_per_node < 1 ? 1 :
+	                                                     pm->ranks_per_node);
+}
+
+/* Hops between nodes a and b of a mesh or torus, from their
+ * coordinates (dimension-order routing takes a shortest path: the ring's
+ * shorter way on a dimension that wraps). */
+static int grid_hops(const ir_machine *pm, const struct mcut *mc, int32_t a,
+                     int32_t b)
+{
+	const int *ca = mc->coord + (size_t)a * mc->ncoord,
+	          *cb = mc->coord + (size_t)b * mc->ncoord;
+	int h = 0;
+
+	for (int d = 0; d < mc->ncoord; d++) {
+		int x = ca[d] > cb[d] ? ca[d] - cb[d] : cb[d] - ca[d];
+		if (pm->wrap >> d & 1u && pm->dims[d] - x < x)
+			x = pm->dims[d] - x;
+		h += x;
+	}
+	return h;
+}
+
+/* Turn and mirror whole boxes of the map against the groups around
+ * them: for each box of t, deepest first, the symmetry of the box that
+ * most lowers the hops of the messages leaving it is applied (messages
+ * inside keep their hops: the box's symmetries keep distances).  A
+ * bisection places each half well but may leave it mirrored or turned
+ * against its neighbours, which swaps of two groups cannot undo.  In
+ * sweeps until one changes nothing.  Meshes and tori of up to 3
+ * dimensions; pos and inv (node -> group) updated together. */
+static int orient_boxes(const struct wgraph *g, const ir_machine *pm,
+                        const struct mcut *mc, const int32_t *M,
+                        const struct mtree *t, int32_t *pos, int32_t *inv)
+{
+	int nd = mc->ncoord;
+	int32_t nn = pm->nnodes, *to = NULL, *ord = NULL, *grp = NULL;
+	uint32_t *mark = NULL, stamp = 0;
+	struct boxsym sym[48];
+
+	if ((pm->topo != IR_MESH && pm->topo != IR_TORUS) || nd < 1 || nd > 3)
+		return 0;
+	to = malloc((size_t)nn * sizeof *to);
+	ord = malloc(((size_t)t->n + 1) * sizeof *ord);
+	mark = calloc((size_t)nn, sizeof *mark);
+	grp = malloc((size_t)nn * sizeof *grp);
+	if (!to || !ord || !mark || !grp) {
+		free(grp);
+		free(to);
+		free(ord);
+		free(mark);
+		return CCP_ENOMEM;
+	}
+	/* deepest boxes first */
+	int32_t no = 0, maxd = 0;
+	for (int32_t i = 0; i < t->n; i++)
+		maxd = t->depth[i] > maxd ? t->depth[i] : maxd;
+	for (int32_t d = maxd; d >= 0; d--)
+		for (int32_t i = 0; i < t->n; i++)
+			if (t->depth[i] == d)
+				ord[no++] = i;
+	for (int sweep = 0; sweep < PLACE_SWEEPS; sweep++) {
+		bool changed = false;
+		for (int32_t oi = 0; oi < no; oi++) {
+			const int32_t *B = M + t->start[ord[oi]];
+			int32_t cnt = t->count[ord[oi]];
+			int lo[3], hi[3], ext[3];
+			int64_t vol = 1;
+			for (int d = 0; d < nd; d++)
+				lo[d] = hi[d] = mc->coord[(size_t)B[0] * nd + d];
+			for (int32_t i = 1; i < cnt; i++)
+				for (int d = 0; d < nd; d++) {
+					int c = mc->coord[(size_t)B[i] * nd + d];
+					lo[d] = c < lo[d] ? c : lo[d];
+					hi[d] = c > hi[d] ? c : hi[d];
+				}
+			for (int d = 0; d < nd; d++) {
+				ext[d] = hi[d] - lo[d] + 1;
+				vol *= ext[d];
+			}
+			if (vol != cnt)
+				continue; /* not a whole box */
+			int ns = box_syms(pm, nd, ext, sym), best = -1;
+			int64_t bestd = 0;
+			uint32_t st = ++stamp;
+			for (int32_t i = 0; i < cnt; i++)
+				mark[B[i]] = st;
+			for (int s = 0; s < ns; s++) {
+				int64_t delta = 0;
+				for (int32_t i = 0; i < cnt; i++)
+					to[B[i]] = box_apply(pm, mc, nd, lo, ext,
+					                     &sym[s], B[i]);
+				for (int32_t i = 0; i < cnt; i++) {
+					int32_t v = B[i], u = inv[v];
+					for (int64_t j = g->off[u]; j < g->off[u + 1];
+					     j++) {
+						int32_t w = pos[g->adj[j]];
+						if (mark[w] == st)
+							continue;
+						delta += g->w[j] *
+						         (grid_hops(pm, mc, to[v], w) -
+						          grid_hops(pm, mc, v, w));
+					}
+				}
+				if (delta < bestd) {
+					bestd = delta;
+					best = s;
+				}
+			}
+			if (best < 0)
+				continue;
+			for (int32_t i = 0; i < cnt; i++)
+				to[B[i]] = box_apply(pm, mc, nd, lo, ext,
+				                     &sym[best], B[i]);
+			/* the groups move with their nodes */
+			for (int32_t i = 0; i < cnt; i++)
+				grp[i] = inv[B[i]];
+			for (int32_t i = 0; i < cnt; i++) {
+				pos[grp[i]] = to[B[i]];
+				inv[to[B[i]]] = grp[i];
+			}
+			changed = true;
+		}
+		if (!changed)
+			break;
+	}
+	free(grp);
+	free(to);
+	free(ord);
+	free(mark);
+	return 0;
+}
+
 /* Map the groups A to the machine's nodes M (count of each), recursing
  * down both bisections together: pos[group] receives its node (-1 until
  * then).  Each bisection of A leans every group towards the machine's
@@ -891,12 +1091,15 @@ static int mcut_init(const ir_machine *pm, struct mcut *mc, int32_t *order)
  * ends in an order where nearby nodes are near in the network. */
 static void map_rec(struct bis *b, const ir_machine *pm, const struct mcut *mc,
                     int32_t *A, int32_t *M, int32_t count, int32_t *pos,
-                    int32_t *tmp)
+                    int32_t *tmp, struct mtree *t, int32_t depth)
 {
 	if (count == 1) {
 		pos[A[0]] = M[0];
 		return;
 	}
+	t->start[t->n] = (int32_t)(M - t->base);
+	t->count[t->n] = count;
+	t->depth[t->n++] = depth;
 	int32_t s1 = machine_split(mc, M, count, tmp);
 	/* terminal propagation: each group leans to the half nearer the
 	 * groups it talks to that are placed already */
@@ -913,11 +1116,11 @@ static void map_rec(struct bis *b, const ir_machine *pm, const struct mcut *mc,
 			p += g->w[j] * (ir_hops(pm, r1 * k, pos[w] * k) -
 			                ir_hops(pm, r0 * k, pos[w] * k));
 		}
-		b->pref[v] = p;
+		b->pref[v] = p / PLACE_PREF_DIV;
 	}
 	bisect(b, A, count, s1, b->queue);
-	map_rec(b, pm, mc, A, M, s1, pos, tmp);
-	map_rec(b, pm, mc, A + s1, M + s1, count - s1, pos, tmp);
+	map_rec(b, pm, mc, A, M, s1, pos, tmp, t, depth + 1);
+	map_rec(b, pm, mc, A + s1, M + s1, count - s1, pos, tmp, t, depth + 1);
 }
 
 /* ---- refinement -------------------------------------------------------- */
@@ -940,17 +1143,46 @@ struct refine {
 	uint64_t *links; /* a route */
 	uint32_t *mark;  /* [ne]: stamps */
 	uint32_t stamp;
+	/* each message's route where it sits now, or NULL (too large):
+	 * removing a message and the hot test then need no routing */
+	uint64_t *route; /* [ne * rmax] */
+	int32_t *rlen;   /* [ne] */
+	int rmax;
 };
+
+/* Message i's route at the groups' current nodes, into *links; its
+ * length returned.  Cached when f->route is set (the cache is refreshed
+ * by apply's additions). */
+static int route_of(struct refine *f, int64_t i, const uint64_t **links)
+{
+	const struct wedge *e = &f->e[i];
+
+	if (f->route) {
+		*links = f->route + i * f->rmax;
+		return f->rlen[i];
+	}
+	*links = f->links;
+	return ir_route(f->pm, f->pos[e->a] * f->k, f->pos[e->b] * f->k,
+	                f->links);
+}
 
 /* Add (sign 1) or remove (sign -1) message i's load. */
 static void apply(struct refine *f, int64_t i, int sign)
 {
 	const struct wedge *e = &f->e[i];
-	int h = ir_route(f->pm, f->pos[e->a] * f->k, f->pos[e->b] * f->k,
-	                 f->links);
+	const uint64_t *links;
+	int h;
 
+	if (sign > 0 && f->route) { /* a new place: route it, cache it */
+		links = f->route + i * f->rmax;
+		h = f->rlen[i] = ir_route(f->pm, f->pos[e->a] * f->k,
+		                          f->pos[e->b] * f->k,
+		                          f->route + i * f->rmax);
+	} else {
+		h = route_of(f, i, &links);
+	}
 	for (int j = 0; j < h; j++) {
-		uint64_t l = f->links[j], old = f->load[l];
+		uint64_t l = links[j], old = f->load[l];
 		uint64_t nw =
 		        sign > 0 ? old + (uint64_t)e->w : old - (uint64_t)e->w;
 		uint32_t po = ir_link_phases(f->pm, l, old);
@@ -1017,12 +1249,11 @@ static bool try_swap(struct refine *f, int32_t u, int32_t v)
 /* Whether message i crosses a link at the busiest phases. */
 static bool is_hot(struct refine *f, int64_t i)
 {
-	const struct wedge *e = &f->e[i];
-	int h = ir_route(f->pm, f->pos[e->a] * f->k, f->pos[e->b] * f->k,
-	                 f->links);
+	const uint64_t *links;
+	int h = route_of(f, i, &links);
 
 	for (int j = 0; j < h; j++)
-		if (ir_link_phases(f->pm, f->links[j], f->load[f->links[j]]) >=
+		if (ir_link_phases(f->pm, links[j], f->load[links[j]]) >=
 		    f->maxp)
 			return true;
 	return false;
@@ -1199,6 +1430,14 @@ static int refine_place(const ir_machine *pm, const struct wedge *e, int64_t ne,
 	if (!f.inc_off || !f.inc || !f.inv || !f.load || !f.hist || !f.links ||
 	    !f.mark)
 		goto out;
+	f.rmax = ir_route_max(pm);
+	if ((uint64_t)ne * (uint64_t)f.rmax <= PLACE_ROUTE_CACHE) {
+		f.route = malloc(((size_t)ne * (size_t)f.rmax + 1) *
+		                 sizeof *f.route);
+		f.rlen = malloc(((size_t)ne + 1) * sizeof *f.rlen);
+		if (!f.route || !f.rlen) /* then without the cache */
+			free(f.route), free(f.rlen), f.route = NULL, f.rlen = NULL;
+	}
 	for (int64_t i = 0; i < ne; i++) {
 		f.inc_off[e[i].a + 1]++;
 		f.inc_off[e[i].b + 1]++;
@@ -1231,6 +1470,8 @@ out:
 	free(f.hist);
 	free(f.links);
 	free(f.mark);
+	free(f.route);
+	free(f.rlen);
 	return rc;
 }
 
@@ -1248,7 +1489,8 @@ int sch_place(const ir_machine *m, const ir_matrix *x, uint64_t seed,
 	struct bis b = {0}, b2 = {0};
 	struct mcut mc = {0};
 	int32_t *group = NULL, *S = NULL, *M = NULL, *pos = NULL, *ident = NULL,
-	        *tmp = NULL, *order = NULL;
+	        *tmp = NULL, *order = NULL, *inv = NULL;
+	struct mtree tree = {0};
 	int64_t ngm = 0;
 	ir_report r0, r1;
 	int rc = CCP_ENOMEM;
@@ -1271,7 +1513,12 @@ int sch_place(const ir_machine *m, const ir_matrix *x, uint64_t seed,
 	order = malloc((size_t)nn * sizeof *order);
 	tmp = malloc(2 * ((size_t)n + 1) * sizeof *tmp);
 	we = malloc(2 * ((size_t)x->nnz + 1) * sizeof *we);
-	if (!group || !S || !ident || !M || !pos || !order || !tmp || !we)
+	inv = malloc((size_t)nn * sizeof *inv);
+	tree.start = malloc((size_t)nn * sizeof *tree.start);
+	tree.count = malloc((size_t)nn * sizeof *tree.count);
+	tree.depth = malloc((size_t)nn * sizeof *tree.depth);
+	if (!group || !S || !ident || !M || !pos || !order || !tmp || !we ||
+	    !inv || !tree.start || !tree.count || !tree.depth)
 		goto out;
 	for (int32_t r = 0; r < n; r++)
 		ident[r] = ir_node_of(m, r);
@@ -1308,11 +1555,18 @@ int sch_place(const ir_machine *m, const ir_matrix *x, uint64_t seed,
 		pos[g] = -1;
 	}
 	memcpy(M, order, (size_t)nn * sizeof *M);
-	map_rec(&b2, &pm, &mc, S, M, nn, pos, tmp);
+	tree.base = M;
+	map_rec(&b2, &pm, &mc, S, M, nn, pos, tmp, &tree, 0);
 	/* M is now the order the bisections left: near in it, near on the
 	 * machine */
 	for (int32_t i = 0; i < nn; i++)
 		mc.idx[M[i]] = i;
+
+	/* orient: whole boxes turned to face their neighbours */
+	for (int32_t g = 0; g < nn; g++)
+		inv[pos[g]] = g;
+	if ((rc = orient_boxes(&gg, &pm, &mc, M, &tree, pos, inv)) != 0)
+		goto out;
 
 	/* refine: swaps against the busiest links */
 	if ((rc = refine_place(&pm, gm, ngm, nn, pos, M, mc.idx, &rng,
@@ -1358,5 +1612,9 @@ out:
 	free(order);
 	free(we);
 	free(gm);
+	free(inv);
+	free(tree.start);
+	free(tree.count);
+	free(tree.depth);
 	return rc;
 }
