@@ -55,18 +55,10 @@ static void die(const char *what, int rc)
 	exit(3);
 }
 
-static ir_machine grid(enum ir_topo t, int nd, const int *dims)
+/* m checked (its defaults filled); the bench stops on a bad one. */
+static ir_machine checked(ir_machine m)
 {
-	ir_machine m;
 	char err[256];
-	memset(&m, 0, sizeof m);
-	ir_cost_unset(&m.cost);
-	m.topo = t;
-	m.routing = IR_ROUTE_DIM_ORDER;
-	m.ndims = nd;
-	for (int d = 0; d < IR_MAX_DIMS; d++)
-		m.dims[d] = d < nd ? dims[d] : 1;
-	m.ports = IR_PORTS_ALL;
 	if (ir_machine_check(&m, err, sizeof err) != 0) {
 		fprintf(stderr, "bench_place: %s\n", err);
 		exit(3);
@@ -74,18 +66,35 @@ static ir_machine grid(enum ir_topo t, int nd, const int *dims)
 	return m;
 }
 
+/* A machine of topology t, routing r and ports per rank, costs unset,
+ * the rest to fill. */
+static ir_machine blank(enum ir_topo t, enum ir_routing r, int ports)
+{
+	ir_machine m;
+	memset(&m, 0, sizeof m);
+	ir_cost_unset(&m.cost);
+	m.topo = t;
+	m.routing = r;
+	m.ports = ports;
+	return m;
+}
+
+static ir_machine grid(enum ir_topo t, int nd, const int *dims)
+{
+	ir_machine m = blank(t, IR_ROUTE_DIM_ORDER, IR_PORTS_ALL);
+	m.ndims = nd;
+	for (int d = 0; d < IR_MAX_DIMS; d++)
+		m.dims[d] = d < nd ? dims[d] : 1;
+	return checked(m);
+}
+
 /* A square 2D mesh of one-port ranks, as the measurement had. */
 static ir_machine mesh_one_port(int side)
 {
 	int d[2] = {side, side};
 	ir_machine m = grid(IR_MESH, 2, d);
-	char err[256];
 	m.ports = 1;
-	if (ir_machine_check(&m, err, sizeof err) != 0) {
-		fprintf(stderr, "bench_place: %s\n", err);
-		exit(3);
-	}
-	return m;
+	return checked(m);
 }
 
 /* The pattern of a METIS graph partitioned by gpmetis into p parts:
@@ -167,47 +176,27 @@ static ir_matrix *metis_pattern(const char *graph, int32_t p)
 /* XGFT(2; m1, m2; 1, w2) under d-mod-k, one port. */
 static ir_machine fat_tree(int m1, int m2, int w2)
 {
-	ir_machine m;
-	char err[256];
-	memset(&m, 0, sizeof m);
-	ir_cost_unset(&m.cost);
-	m.topo = IR_FAT_TREE;
-	m.routing = IR_ROUTE_D_MOD_K;
-	m.ports = 1;
+	ir_machine m = blank(IR_FAT_TREE, IR_ROUTE_D_MOD_K, 1);
 	m.ndims = 2;
 	m.dims[0] = m1;
 	m.dims[1] = m2;
 	m.dims[IR_MAX_TREE] = 1;
 	m.dims[IR_MAX_TREE + 1] = w2;
 	m.levels[0][0] = m.levels[0][1] = 1;
-	if (ir_machine_check(&m, err, sizeof err) != 0) {
-		fprintf(stderr, "bench_place: %s\n", err);
-		exit(3);
-	}
-	return m;
+	return checked(m);
 }
 
 /* g groups of a routers of p hosts, h global links per router, minimal. */
 static ir_machine dragonfly(int g, int a, int p, int h)
 {
-	ir_machine m;
-	char err[256];
-	memset(&m, 0, sizeof m);
-	ir_cost_unset(&m.cost);
-	m.topo = IR_DRAGONFLY;
-	m.routing = IR_ROUTE_MINIMAL;
-	m.ports = 1;
+	ir_machine m = blank(IR_DRAGONFLY, IR_ROUTE_MINIMAL, 1);
 	m.dims[0] = p;
 	m.dims[1] = a;
 	m.dims[2] = g;
 	m.dims[3] = h;
 	m.dims[4] = IR_DFLY_ABSOLUTE;
 	m.levels[0][0] = m.levels[0][1] = m.levels[1][0] = 1;
-	if (ir_machine_check(&m, err, sizeof err) != 0) {
-		fprintf(stderr, "bench_place: %s\n", err);
-		exit(3);
-	}
-	return m;
+	return checked(m);
 }
 
 /* x with its ranks in a seeded random order. */

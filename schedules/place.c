@@ -445,6 +445,37 @@ static int64_t lg_gain(const struct lgraph *g, const int8_t *side, int32_t v)
 	return x + (side[v] == 0 ? -g->pref[v] : g->pref[v]);
 }
 
+/* The vertex of the best gain (into *gv) among those a move may take,
+ * -1 if none.  With lock (FM): the unlocked ones whose move keeps side
+ * 0's weight w0 within tol of target or brings it closer.  Without
+ * (growing side 0): those on side 1 that fit side 0 below target and
+ * half their own weight. */
+static int32_t lg_best(const struct lgraph *g, const int8_t *side,
+                       const uint8_t *lock, int64_t w0, int64_t target,
+                       int64_t tol, int64_t *gv)
+{
+	int32_t v = -1;
+
+	for (int32_t u = 0; u < g->n; u++) {
+		if (lock) {
+			int64_t nw =
+			        w0 + (side[u] == 0 ? -g->vw[u] : g->vw[u]);
+			if (lock[u] || (llabs(nw - target) > tol &&
+			                llabs(nw - target) >= llabs(w0 - target)))
+				continue;
+		} else if (side[u] != 1 ||
+		           w0 + g->vw[u] > target + g->vw[u] / 2) {
+			continue;
+		}
+		int64_t gu = lg_gain(g, side, u);
+		if (v < 0 || gu > *gv) {
+			v = u;
+			*gv = gu;
+		}
+	}
+	return v;
+}
+
 /* Fiduccia-Mattheyses passes: move the best-gain unlocked vertex whose
  * move keeps side 0's weight within tol of target (or brings it
  * closer), keep the best prefix of each pass. */
@@ -463,22 +494,8 @@ static void lg_fm(const struct lgraph *g, int8_t *side, int64_t target,
 		int32_t nm = 0, bestn = 0, limit = n < 400 ? n : 400;
 		memset(lock, 0, (size_t)n);
 		for (int32_t t = 0; t < limit; t++) {
-			int32_t v = -1;
 			int64_t gv = 0;
-			for (int32_t u = 0; u < n; u++) {
-				if (lock[u])
-					continue;
-				int64_t nw = w0 + (side[u] == 0 ? -g->vw[u]
-				                                : g->vw[u]);
-				if (llabs(nw - target) > tol &&
-				    llabs(nw - target) >= llabs(w0 - target))
-					continue;
-				int64_t gu = lg_gain(g, side, u);
-				if (v < 0 || gu > gv) {
-					v = u;
-					gv = gu;
-				}
-			}
+			int32_t v = lg_best(g, side, lock, w0, target, tol, &gv);
 			if (v < 0)
 				break;
 			w0 += side[v] == 0 ? -g->vw[v] : g->vw[v];
@@ -538,18 +555,8 @@ static void lg_grow(const struct lgraph *g, int64_t target, int8_t *side,
 	side[start] = 0;
 	w0 = g->vw[start];
 	while (w0 < target) {
-		int32_t v = -1;
 		int64_t gv = 0;
-		for (int32_t u = 0; u < n; u++) {
-			if (side[u] != 1 ||
-			    w0 + g->vw[u] > target + g->vw[u] / 2)
-				continue;
-			int64_t gu = lg_gain(g, side, u);
-			if (v < 0 || gu > gv) {
-				v = u;
-				gv = gu;
-			}
-		}
+		int32_t v = lg_best(g, side, NULL, w0, target, 0, &gv);
 		if (v < 0)
 			break;
 		side[v] = 0;
