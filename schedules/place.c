@@ -658,13 +658,10 @@ out:
 
 /* Cut set S (ns vertices) into S[0..s1) and S[s1..ns), lowering the
  * weight between them.  tmp holds 2 ns entries. */
-static void bisect(struct bis *b, int32_t *S, int32_t ns, int32_t s1,
-                   int32_t *tmp)
+/* One multilevel bisection of S into b->side, sizes exact. */
+static void bisect_once(struct bis *b, int32_t *S, int32_t ns, int32_t s1,
+                        int32_t *tmp)
 {
-	int32_t k = 0;
-
-	if (s1 <= 0 || s1 >= ns)
-		return;
 	for (int32_t i = 0; i < ns; i++)
 		b->side[S[i]] = 1;
 	if (ml_bisect(b, S, ns, s1, b->loc) != 0)
@@ -686,6 +683,18 @@ static void bisect(struct bis *b, int32_t *S, int32_t ns, int32_t s1,
 		n0 += from == 0 ? -1 : 1;
 	}
 	kl_refine(b, S, ns, tmp);
+}
+
+/* Cut set S (ns vertices) into S[0..s1) and S[s1..ns), lowering the
+ * weight between them.  tmp holds 2 ns entries. */
+static void bisect(struct bis *b, int32_t *S, int32_t ns, int32_t s1,
+                   int32_t *tmp)
+{
+	int32_t k = 0;
+
+	if (s1 <= 0 || s1 >= ns)
+		return;
+	bisect_once(b, S, ns, s1, tmp);
 	for (int32_t i = 0; i < ns; i++)
 		if (b->side[S[i]] == 0)
 			tmp[k++] = S[i];
@@ -980,9 +989,110 @@ static int grid_hops(const ir_machine *pm, const struct mcut *mc, int32_t a,
 	return h;
 }
 
+/* A box of a mesh or torus: extents ext from corner lo. */
+struct box {
+	int lo[3], ext[3];
+};
+
+/* Boxes at most this many nodes are tried at every offset too, not only
+ * where the bisections cut them. */
+#define PLACE_SLIDE_VOL 16
+
+/* The boxes orient_boxes tries, into *out (*nout of them): the boxes
+ * of t, deepest first (those that are whole boxes of the machine), then
+ * every box of their small shapes (PLACE_SLIDE_VOL) at every offset,
+ * since a defect may straddle two of the bisections' boxes. */
+static int orient_list(const ir_machine *pm, const struct mcut *mc,
+                       const int32_t *M, const struct mtree *t,
+                       struct box **out, int64_t *nout)
+{
+	int nd = mc->ncoord;
+	int64_t n = 0, cap = (int64_t)t->n + 1;
+	int32_t maxd = 0;
+	struct box *L = malloc((size_t)cap * sizeof *L);
+
+	if (!L)
+		return CCP_ENOMEM;
+	for (int32_t i = 0; i < t->n; i++)
+		maxd = t->depth[i] > maxd ? t->depth[i] : maxd;
+	for (int32_t dep = maxd; dep >= 0; dep--)
+		for (int32_t i = 0; i < t->n; i++) {
+			const int32_t *B = M + t->start[i];
+			int hi[3];
+			int64_t vol = 1;
+			struct box x;
+			if (t->depth[i] != dep)
+				continue;
+			for (int d = 0; d < nd; d++)
+				x.lo[d] = hi[d] = mc->coord[(size_t)B[0] * nd + d];
+			for (int32_t j = 1; j < t->count[i]; j++)
+				for (int d = 0; d < nd; d++) {
+					int c = mc->coord[(size_t)B[j] * nd + d];
+					x.lo[d] = c < x.lo[d] ? c : x.lo[d];
+					hi[d] = c > hi[d] ? c : hi[d];
+				}
+			for (int d = 0; d < nd; d++) {
+				x.ext[d] = hi[d] - x.lo[d] + 1;
+				vol *= x.ext[d];
+			}
+			if (vol == t->count[i]) /* a whole box */
+				L[n++] = x;
+		}
+	/* the small shapes, turned every way, at every offset */
+	int64_t ntree = n;
+	static const int perms[6][3] = {{0, 1, 2}, {1, 0, 2}, {0, 2, 1},
+	                                {2, 1, 0}, {1, 2, 0}, {2, 0, 1}};
+	struct box shape[6 * 64];
+	int nsh = 0;
+	for (int64_t i = 0; i < ntree; i++)
+		for (int p = 0; p < (nd == 1 ? 1 : nd == 2 ? 2 : 6); p++) {
+			struct box x = {{0}, {1, 1, 1}};
+			int64_t vol = 1;
+			bool seen = false;
+			for (int d = 0; d < nd; d++) {
+				x.ext[d] = L[i].ext[perms[p][d]];
+				vol *= x.ext[d];
+				seen = seen || x.ext[d] > pm->dims[d];
+			}
+			for (int j = 0; j < nsh && !seen; j++)
+				seen = memcmp(shape[j].ext, x.ext,
+				              sizeof x.ext) == 0;
+			if (vol >= 2 && vol <= PLACE_SLIDE_VOL && !seen &&
+			    nsh < 6 * 64)
+				shape[nsh++] = x;
+		}
+	for (int si = 0; si < nsh; si++) {
+		int64_t cnt = 1;
+		for (int d = 0; d < nd; d++)
+			cnt *= pm->dims[d] - shape[si].ext[d] + 1;
+		if (n + cnt > cap) {
+			cap = 2 * (n + cnt);
+			struct box *nl = realloc(L, (size_t)cap * sizeof *L);
+			if (!nl) {
+				free(L);
+				return CCP_ENOMEM;
+			}
+			L = nl;
+		}
+		for (int64_t o = 0; o < cnt; o++) {
+			struct box x = shape[si];
+			int64_t r = o;
+			for (int d = 0; d < nd; d++) {
+				int span = pm->dims[d] - x.ext[d] + 1;
+				x.lo[d] = (int)(r % span);
+				r /= span;
+			}
+			L[n++] = x;
+		}
+	}
+	*out = L;
+	*nout = n;
+	return 0;
+}
+
 /* Turn and mirror whole boxes of the map against the groups around
- * them: for each box of t, deepest first, the symmetry of the box that
- * most lowers the hops of the messages leaving it is applied (messages
+ * them: for each box (orient_list), the symmetry of the box that most
+ * lowers the hops of the messages leaving it is applied (messages
  * inside keep their hops: the box's symmetries keep distances).  A
  * bisection places each half well but may leave it mirrored or turned
  * against its neighbours, which swaps of two groups cannot undo.  In
@@ -992,73 +1102,89 @@ static int orient_boxes(const struct wgraph *g, const ir_machine *pm,
                         const struct mcut *mc, const int32_t *M,
                         const struct mtree *t, int32_t *pos, int32_t *inv)
 {
-	int nd = mc->ncoord;
-	int32_t nn = pm->nnodes, *to = NULL, *ord = NULL, *grp = NULL;
+	int nd = mc->ncoord, k = pm->ranks_per_node < 1 ? 1 : pm->ranks_per_node;
+	int32_t nn = pm->nnodes, *to = NULL, *grp = NULL, *B = NULL, *loc = NULL;
 	uint32_t *mark = NULL, stamp = 0;
 	struct boxsym sym[48];
+	int64_t cost[PLACE_SLIDE_VOL * PLACE_SLIDE_VOL];
+	struct box *L = NULL;
+	int64_t nl = 0;
+	int rc;
 
 	if ((pm->topo != IR_MESH && pm->topo != IR_TORUS) || nd < 1 || nd > 3)
 		return 0;
+	if ((rc = orient_list(pm, mc, M, t, &L, &nl)) != 0)
+		return rc;
 	to = malloc((size_t)nn * sizeof *to);
-	ord = malloc(((size_t)t->n + 1) * sizeof *ord);
 	mark = calloc((size_t)nn, sizeof *mark);
 	grp = malloc((size_t)nn * sizeof *grp);
-	if (!to || !ord || !mark || !grp) {
-		free(grp);
-		free(to);
-		free(ord);
-		free(mark);
-		return CCP_ENOMEM;
+	B = malloc((size_t)nn * sizeof *B);
+	loc = malloc((size_t)nn * sizeof *loc);
+	if (!to || !mark || !grp || !B || !loc) {
+		rc = CCP_ENOMEM;
+		goto out;
 	}
-	/* deepest boxes first */
-	int32_t no = 0, maxd = 0;
-	for (int32_t i = 0; i < t->n; i++)
-		maxd = t->depth[i] > maxd ? t->depth[i] : maxd;
-	for (int32_t d = maxd; d >= 0; d--)
-		for (int32_t i = 0; i < t->n; i++)
-			if (t->depth[i] == d)
-				ord[no++] = i;
 	for (int sweep = 0; sweep < PLACE_SWEEPS; sweep++) {
 		bool changed = false;
-		for (int32_t oi = 0; oi < no; oi++) {
-			const int32_t *B = M + t->start[ord[oi]];
-			int32_t cnt = t->count[ord[oi]];
-			int lo[3], hi[3], ext[3];
-			int64_t vol = 1;
+		for (int64_t bi = 0; bi < nl; bi++) {
+			const struct box *x = &L[bi];
+			int32_t cnt = 1;
+			int c[IR_MAX_CUBE_DIM] = {0};
 			for (int d = 0; d < nd; d++)
-				lo[d] = hi[d] = mc->coord[(size_t)B[0] * nd + d];
-			for (int32_t i = 1; i < cnt; i++)
+				cnt *= x->ext[d];
+			for (int32_t i = 0; i < cnt; i++) { /* its nodes */
+				int32_t r = i;
 				for (int d = 0; d < nd; d++) {
-					int c = mc->coord[(size_t)B[i] * nd + d];
-					lo[d] = c < lo[d] ? c : lo[d];
-					hi[d] = c > hi[d] ? c : hi[d];
+					c[d] = x->lo[d] + r % x->ext[d];
+					r /= x->ext[d];
 				}
-			for (int d = 0; d < nd; d++) {
-				ext[d] = hi[d] - lo[d] + 1;
-				vol *= ext[d];
+				B[i] = ir_rank_of(pm, c) / k;
 			}
-			if (vol != cnt)
-				continue; /* not a whole box */
-			int ns = box_syms(pm, nd, ext, sym), best = -1;
+			int ns = box_syms(pm, nd, x->ext, sym), best = -1;
 			int64_t bestd = 0;
 			uint32_t st = ++stamp;
 			for (int32_t i = 0; i < cnt; i++)
 				mark[B[i]] = st;
+			/* with more symmetries than nodes, the cost of each
+			 * group at each node of the box first (cost[i][j]:
+			 * the group at B[i] moved to B[j]) */
+			bool table = ns > cnt && cnt <= PLACE_SLIDE_VOL;
+			int64_t base = 0;
+			for (int32_t i = 0; i < cnt; i++) {
+				loc[B[i]] = i;
+				for (int32_t j = 0; table && j < cnt; j++)
+					cost[i * PLACE_SLIDE_VOL + j] = 0;
+			}
+			for (int32_t i = 0; i < cnt; i++) {
+				int32_t u = inv[B[i]];
+				for (int64_t j = g->off[u]; j < g->off[u + 1]; j++) {
+					int32_t w = pos[g->adj[j]];
+					if (mark[w] == st)
+						continue;
+					base += g->w[j] * grid_hops(pm, mc, B[i], w);
+					for (int32_t q = 0; table && q < cnt; q++)
+						cost[i * PLACE_SLIDE_VOL + q] +=
+						        g->w[j] *
+						        grid_hops(pm, mc, B[q], w);
+				}
+			}
 			for (int s = 0; s < ns; s++) {
-				int64_t delta = 0;
+				int64_t delta = -base;
 				for (int32_t i = 0; i < cnt; i++)
-					to[B[i]] = box_apply(pm, mc, nd, lo, ext,
-					                     &sym[s], B[i]);
-				for (int32_t i = 0; i < cnt; i++) {
+					to[B[i]] = box_apply(pm, mc, nd, x->lo,
+					                     x->ext, &sym[s], B[i]);
+				for (int32_t i = 0; table && i < cnt; i++)
+					delta += cost[i * PLACE_SLIDE_VOL +
+					              loc[to[B[i]]]];
+				for (int32_t i = 0; !table && i < cnt; i++) {
 					int32_t v = B[i], u = inv[v];
 					for (int64_t j = g->off[u]; j < g->off[u + 1];
 					     j++) {
 						int32_t w = pos[g->adj[j]];
-						if (mark[w] == st)
-							continue;
-						delta += g->w[j] *
-						         (grid_hops(pm, mc, to[v], w) -
-						          grid_hops(pm, mc, v, w));
+						if (mark[w] != st)
+							delta += g->w[j] *
+							         grid_hops(pm, mc,
+							                   to[v], w);
 					}
 				}
 				if (delta < bestd) {
@@ -1069,7 +1195,7 @@ static int orient_boxes(const struct wgraph *g, const ir_machine *pm,
 			if (best < 0)
 				continue;
 			for (int32_t i = 0; i < cnt; i++)
-				to[B[i]] = box_apply(pm, mc, nd, lo, ext,
+				to[B[i]] = box_apply(pm, mc, nd, x->lo, x->ext,
 				                     &sym[best], B[i]);
 			/* the groups move with their nodes */
 			for (int32_t i = 0; i < cnt; i++)
@@ -1083,11 +1209,15 @@ static int orient_boxes(const struct wgraph *g, const ir_machine *pm,
 		if (!changed)
 			break;
 	}
+	rc = 0;
+out:
+	free(L);
 	free(grp);
 	free(to);
-	free(ord);
 	free(mark);
-	return 0;
+	free(B);
+	free(loc);
+	return rc;
 }
 
 /* Map the groups A to the machine's nodes M (count of each), recursing
