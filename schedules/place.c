@@ -41,10 +41,13 @@
 #define PLACE_MAX_MSGS  (INT64_C(1) << 26)
 #define PLACE_PASSES    10
 #define PLACE_SWEEPS    4 /* orientation sweeps over the boxes */
-/* Terminal propagation's pull, divided by this against the cut: a
- * tie-break, so that a bisection cuts a stencil straight (the boxes'
- * orientation is then found by orient_boxes) */
-#define PLACE_PREF_DIV  16
+/* a coarsest graph this small is grown from each of its vertices too */
+#define PLACE_EVERY_START 64
+/* The groups' graph's weights are scaled by this while it is mapped, and
+ * terminal propagation's pull is not: the pull then only breaks ties
+ * between cuts of the same weight (a stencil's straight cuts across
+ * either axis), and never buys a jog in a cut */
+#define PLACE_CUT_SCALE 16
 #define PLACE_TRIES     6 /* candidates tried per hot group and pass */
 #define PLACE_KL_PASSES 4 /* Kernighan-Lin passes per bisection */
 /* links the refinement's route cache may hold (8 bytes each) */
@@ -526,16 +529,17 @@ static void lg_fm(const struct lgraph *g, int8_t *side, int64_t target,
 /* Greedy growth of side 0 to weight target on g: from a far vertex, the
  * vertex with the best gain next. */
 static void lg_grow(const struct lgraph *g, int64_t target, int8_t *side,
-                    struct ir_rng *rng)
+                    struct ir_rng *rng, int32_t from)
 {
 	int32_t n = g->n, start;
 	int64_t w0 = 0;
 
 	if (n <= 0)
 		return;
-	start = (int32_t)ir_rng_below(rng, (uint64_t)n);
+	start = from >= 0 ? from : (int32_t)ir_rng_below(rng, (uint64_t)n);
 	/* a far vertex: the last a BFS from a random one reaches */
-	int32_t *q = malloc((size_t)n * sizeof *q), head = 0, tail = 0;
+	int32_t *q = from >= 0 ? NULL : malloc((size_t)n * sizeof *q), head = 0,
+	        tail = 0;
 	if (q) {
 		memset(side, 1, (size_t)n);
 		q[tail++] = start;
@@ -564,6 +568,47 @@ static void lg_grow(const struct lgraph *g, int64_t target, int8_t *side,
 	}
 }
 
+/* Coarsen lv[0] into lv[1..] (cmap[l] maps level l onto l + 1) down to
+ * about 48 vertices.  The number of levels, 0 when memory ran out. */
+static int ml_coarsen(struct bis *b, struct lgraph *lv, int32_t **cmap,
+                      int64_t maxvw)
+{
+	int nl = 1;
+
+	while (lv[nl - 1].n > 48 && nl < 24) {
+		const struct lgraph *g = &lv[nl - 1];
+		if (!(cmap[nl - 1] = malloc((size_t)g->n * sizeof(int32_t))))
+			return 0;
+		int32_t nc = lg_coarsen(g, b->rng, maxvw > 1 ? maxvw : 1,
+		                        cmap[nl - 1], &lv[nl]);
+		if (nc == 0)
+			return 0;
+		nl++;
+		if (nc > g->n - g->n / 10)
+			break; /* hardly shrinks: stop here */
+	}
+	return nl;
+}
+
+/* From side on the coarsest of nl levels back to the finest: FM at each
+ * level, then projected onto the finer one. */
+static void ml_up(struct lgraph *lv, int32_t **cmap, int nl, int8_t *side,
+                  int64_t s1, int32_t *hist, uint8_t *lock)
+{
+	for (int l = nl - 1; l >= 0; l--) {
+		int64_t tol = 0;
+		for (int32_t v = 0; v < lv[l].n; v++)
+			tol = lv[l].vw[v] > tol ? lv[l].vw[v] : tol;
+		lg_fm(&lv[l], side, s1, tol, hist, lock);
+		if (l > 0) /* project onto the finer level */
+			for (int32_t v = lv[l - 1].n - 1; v >= 0; v--)
+				hist[v] = side[cmap[l - 1][v]];
+		if (l > 0)
+			for (int32_t v = 0; v < lv[l - 1].n; v++)
+				side[v] = (int8_t)hist[v];
+	}
+}
+
 /* Multilevel bisection of set S: coarsen by heavy-edge matching, grow
  * side 0 on the coarsest graph, and refine with FM on the way back; the
  * sides land in b->side (side 0 near s1 vertices, not yet exact).
@@ -584,19 +629,8 @@ static int ml_bisect(struct bis *b, const int32_t *S, int32_t ns, int32_t s1,
 		loc[S[i]] = i;
 	if (lg_from_set(b, S, ns, loc, &lv[0]))
 		goto out;
-	nl = 1;
-	while (lv[nl - 1].n > 48 && nl < 24) {
-		const struct lgraph *g = &lv[nl - 1];
-		if (!(cmap[nl - 1] = malloc((size_t)g->n * sizeof(int32_t))))
-			goto out;
-		int32_t nc = lg_coarsen(g, b->rng, maxvw > 1 ? maxvw : 1,
-		                        cmap[nl - 1], &lv[nl]);
-		if (nc == 0)
-			goto out;
-		nl++;
-		if (nc > g->n - g->n / 10)
-			break; /* hardly shrinks: stop here */
-	}
+	if ((nl = ml_coarsen(b, lv, cmap, maxvw)) == 0)
+		goto out;
 	side = malloc((size_t)ns);
 	hist = malloc((size_t)ns * sizeof *hist);
 	lock = malloc((size_t)ns);
@@ -611,9 +645,13 @@ static int ml_bisect(struct bis *b, const int32_t *S, int32_t ns, int32_t s1,
 			goto out;
 		for (int32_t v = 0; v < c->n; v++)
 			tol = c->vw[v] > tol ? c->vw[v] : tol;
-		for (int t = 0; t < 8; t++) {
+		/* eight from far vertices, then one from each vertex of a
+		 * small graph (a grid's straight cut grows from the middle
+		 * of a side, not from a far corner) */
+		int32_t starts = 8 + (c->n <= PLACE_EVERY_START ? c->n : 0);
+		for (int32_t t = 0; t < starts; t++) {
 			int64_t cut = 0;
-			lg_grow(c, s1, try, b->rng);
+			lg_grow(c, s1, try, b->rng, t < 8 ? -1 : t - 8);
 			lg_fm(c, try, s1, tol, hist, lock);
 			for (int32_t v = 0; v < c->n; v++)
 				for (int64_t j = c->off[v]; j < c->off[v + 1];
@@ -630,18 +668,7 @@ static int ml_bisect(struct bis *b, const int32_t *S, int32_t ns, int32_t s1,
 		}
 		free(try);
 	}
-	for (int l = nl - 1; l >= 0; l--) {
-		int64_t tol = 0;
-		for (int32_t v = 0; v < lv[l].n; v++)
-			tol = lv[l].vw[v] > tol ? lv[l].vw[v] : tol;
-		lg_fm(&lv[l], side, s1, tol, hist, lock);
-		if (l > 0) /* project onto the finer level */
-			for (int32_t v = lv[l - 1].n - 1; v >= 0; v--)
-				hist[v] = side[cmap[l - 1][v]];
-		if (l > 0)
-			for (int32_t v = 0; v < lv[l - 1].n; v++)
-				side[v] = (int8_t)hist[v];
-	}
+	ml_up(lv, cmap, nl, side, s1, hist, lock);
 	for (int32_t i = 0; i < ns; i++)
 		b->side[S[i]] = side[i];
 	rc = 0;
@@ -656,8 +683,6 @@ out:
 	return rc;
 }
 
-/* Cut set S (ns vertices) into S[0..s1) and S[s1..ns), lowering the
- * weight between them.  tmp holds 2 ns entries. */
 /* One multilevel bisection of S into b->side, sizes exact. */
 static void bisect_once(struct bis *b, int32_t *S, int32_t ns, int32_t s1,
                         int32_t *tmp)
@@ -685,6 +710,162 @@ static void bisect_once(struct bis *b, int32_t *S, int32_t ns, int32_t s1,
 	kl_refine(b, S, ns, tmp);
 }
 
+/* What the sides of set S cost: the weight cut (each edge once) and
+ * side 1's extra cost (b->pref). */
+static int64_t side_cost(const struct bis *b, const int32_t *S, int32_t ns)
+{
+	const struct wgraph *g = b->g;
+	int64_t c = 0;
+
+	for (int32_t i = 0; i < ns; i++) {
+		int32_t v = S[i];
+		for (int64_t j = g->off[v]; j < g->off[v + 1]; j++) {
+			int32_t u = g->adj[j];
+			if (b->side[u] >= 0 && b->side[u] != b->side[v] && u < v)
+				c += g->w[j];
+		}
+		if (b->pref && b->side[v] == 1)
+			c += b->pref[v];
+	}
+	return c;
+}
+
+/* BFS distances inside set S (b->side >= 0 marks it, b->loc[v] is v's
+ * index in S) from S[src], into d by index; ns for the unreached.
+ * queue holds ns entries. */
+static void set_dist(const struct bis *b, const int32_t *S, int32_t ns,
+                     int32_t src, int32_t *d, int32_t *queue)
+{
+	const struct wgraph *g = b->g;
+	int32_t head = 0, tail = 0;
+
+	for (int32_t i = 0; i < ns; i++)
+		d[i] = -1;
+	d[src] = 0;
+	queue[tail++] = src;
+	while (head < tail) {
+		int32_t i = queue[head++], v = S[i];
+		for (int64_t j = g->off[v]; j < g->off[v + 1]; j++) {
+			int32_t u = g->adj[j];
+			if (b->side[u] < 0 || d[b->loc[u]] >= 0)
+				continue;
+			d[b->loc[u]] = d[i] + 1;
+			queue[tail++] = b->loc[u];
+		}
+	}
+	for (int32_t i = 0; i < ns; i++)
+		if (d[i] < 0)
+			d[i] = ns;
+}
+
+struct keyed {
+	int32_t key, i;
+};
+
+static int keyed_cmp(const void *x, const void *y)
+{
+	const struct keyed *p = x, *q = y;
+	if (p->key != q->key)
+		return p->key < q->key ? -1 : 1;
+	return p->i < q->i ? -1 : p->i > q->i;
+}
+
+/* Corners tried per bisection (corner_cut). */
+#define PLACE_CORNERS 8
+
+/* A second start for the bisection b->side holds, kept only when it
+ * costs less (side_cost): the set's corners (its vertices of least
+ * degree inside it, spread out: each the farthest from those before),
+ * and for each two corners a and c, the s1 vertices nearer a than c
+ * (by the difference of their BFS distances) as side 0, then
+ * Kernighan-Lin.  On a grid, two corners along one edge give the
+ * straight cut across it, which coarsening and FM often miss (a jog
+ * they cannot undo); on other graphs it is one more candidate. */
+static void corner_cut(struct bis *b, const int32_t *S, int32_t ns, int32_t s1,
+                       int32_t *tmp)
+{
+	const struct wgraph *g = b->g;
+	int32_t *d = malloc((size_t)PLACE_CORNERS * (size_t)ns * sizeof *d),
+	        *deg = malloc((size_t)ns * sizeof *deg), k = 0, mindeg = -1;
+	struct keyed *o = malloc((size_t)ns * sizeof *o);
+	int8_t *keep = malloc((size_t)ns);
+	int64_t was, best = -1;
+	int ba = -1, bc = -1;
+
+	if (!d || !deg || !o || !keep || ns < 8)
+		goto out;
+	was = side_cost(b, S, ns);
+	for (int32_t i = 0; i < ns; i++) {
+		b->loc[S[i]] = i;
+		keep[i] = b->side[S[i]];
+		deg[i] = 0;
+		for (int64_t j = g->off[S[i]]; j < g->off[S[i] + 1]; j++)
+			deg[i] += b->side[g->adj[j]] >= 0;
+		if (mindeg < 0 || deg[i] < mindeg)
+			mindeg = deg[i];
+	}
+	/* the corners: from the far end of a BFS from S[0], each next
+	 * the one farthest from all before */
+	set_dist(b, S, ns, 0, d, tmp);
+	for (int32_t want = 0; want < PLACE_CORNERS; want++) {
+		int32_t pick = -1, far = 0;
+		for (int32_t i = 0; i < ns; i++) {
+			int32_t m = INT32_MAX;
+			if (deg[i] != mindeg)
+				continue;
+			for (int32_t c = 0; c < (k ? k : 1); c++)
+				m = d[(size_t)c * ns + i] < m ? d[(size_t)c * ns + i]
+				                              : m;
+			if (m > far) {
+				far = m;
+				pick = i;
+			}
+		}
+		if (pick < 0)
+			break;
+		set_dist(b, S, ns, pick, d + (size_t)k * ns, tmp);
+		k++;
+	}
+	/* every ordered pair: side 0 the s1 vertices nearest a against c */
+	for (int32_t a = 0; a < k; a++)
+		for (int32_t c = 0; c < k; c++) {
+			if (a == c)
+				continue;
+			for (int32_t i = 0; i < ns; i++)
+				o[i] = (struct keyed){d[(size_t)a * ns + i] -
+				                              d[(size_t)c * ns + i],
+				                      i};
+			qsort(o, (size_t)ns, sizeof *o, keyed_cmp);
+			for (int32_t i = 0; i < ns; i++)
+				b->side[S[o[i].i]] = i < s1 ? 0 : 1;
+			int64_t cost = side_cost(b, S, ns);
+			if (best < 0 || cost < best) {
+				best = cost;
+				ba = a;
+				bc = c;
+			}
+		}
+	if (ba >= 0) {
+		for (int32_t i = 0; i < ns; i++)
+			o[i] = (struct keyed){d[(size_t)ba * ns + i] -
+			                              d[(size_t)bc * ns + i],
+			                      i};
+		qsort(o, (size_t)ns, sizeof *o, keyed_cmp);
+		for (int32_t i = 0; i < ns; i++)
+			b->side[S[o[i].i]] = i < s1 ? 0 : 1;
+		kl_refine(b, (int32_t *)S, ns, tmp);
+		if (side_cost(b, S, ns) < was)
+			goto out; /* the corners' cut, kept */
+	}
+	for (int32_t i = 0; i < ns; i++) /* the multilevel cut, kept */
+		b->side[S[i]] = keep[i];
+out:
+	free(d);
+	free(deg);
+	free(o);
+	free(keep);
+}
+
 /* Cut set S (ns vertices) into S[0..s1) and S[s1..ns), lowering the
  * weight between them.  tmp holds 2 ns entries. */
 static void bisect(struct bis *b, int32_t *S, int32_t ns, int32_t s1,
@@ -695,6 +876,7 @@ static void bisect(struct bis *b, int32_t *S, int32_t ns, int32_t s1,
 	if (s1 <= 0 || s1 >= ns)
 		return;
 	bisect_once(b, S, ns, s1, tmp);
+	corner_cut(b, S, ns, s1, tmp);
 	for (int32_t i = 0; i < ns; i++)
 		if (b->side[S[i]] == 0)
 			tmp[k++] = S[i];
@@ -1038,7 +1220,8 @@ static int orient_list(const ir_machine *pm, const struct mcut *mc,
 			if (vol == t->count[i]) /* a whole box */
 				L[n++] = x;
 		}
-	/* the small shapes, turned every way, at every offset */
+	/* their shapes, turned every way: the small ones at every offset,
+	 * the others at every half of their extent */
 	int64_t ntree = n;
 	static const int perms[6][3] = {{0, 1, 2}, {1, 0, 2}, {0, 2, 1},
 	                                {2, 1, 0}, {1, 2, 0}, {2, 0, 1}};
@@ -1057,14 +1240,21 @@ static int orient_list(const ir_machine *pm, const struct mcut *mc,
 			for (int j = 0; j < nsh && !seen; j++)
 				seen = memcmp(shape[j].ext, x.ext,
 				              sizeof x.ext) == 0;
-			if (vol >= 2 && vol <= PLACE_SLIDE_VOL && !seen &&
-			    nsh < 6 * 64)
+			if (vol >= 2 && !seen && nsh < 6 * 64)
 				shape[nsh++] = x;
 		}
 	for (int si = 0; si < nsh; si++) {
-		int64_t cnt = 1;
+		int64_t cnt = 1, vol = 1;
+		int step[3], span[3];
 		for (int d = 0; d < nd; d++)
-			cnt *= pm->dims[d] - shape[si].ext[d] + 1;
+			vol *= shape[si].ext[d];
+		for (int d = 0; d < nd; d++) {
+			step[d] = vol <= PLACE_SLIDE_VOL || shape[si].ext[d] < 2
+			                  ? 1
+			                  : shape[si].ext[d] / 2;
+			span[d] = (pm->dims[d] - shape[si].ext[d]) / step[d] + 1;
+			cnt *= span[d];
+		}
 		if (n + cnt > cap) {
 			cap = 2 * (n + cnt);
 			struct box *nl = realloc(L, (size_t)cap * sizeof *L);
@@ -1078,9 +1268,8 @@ static int orient_list(const ir_machine *pm, const struct mcut *mc,
 			struct box x = shape[si];
 			int64_t r = o;
 			for (int d = 0; d < nd; d++) {
-				int span = pm->dims[d] - x.ext[d] + 1;
-				x.lo[d] = (int)(r % span);
-				r /= span;
+				x.lo[d] = (int)(r % span[d]) * step[d];
+				r /= span[d];
 			}
 			L[n++] = x;
 		}
@@ -1253,7 +1442,7 @@ static void map_rec(struct bis *b, const ir_machine *pm, const struct mcut *mc,
 			p += g->w[j] * (ir_hops(pm, r1 * k, pos[w] * k) -
 			                ir_hops(pm, r0 * k, pos[w] * k));
 		}
-		b->pref[v] = p / PLACE_PREF_DIV;
+		b->pref[v] = p / PLACE_CUT_SCALE; /* exact: p has the scale */
 	}
 	bisect(b, A, count, s1, b->queue);
 	map_rec(b, pm, mc, A, M, s1, pos, tmp, t, depth + 1);
@@ -1679,7 +1868,8 @@ int sch_place(const ir_machine *m, const ir_matrix *x, uint64_t seed,
 	if ((rc = group_msgs(x, group, &gm, &ngm)) != 0)
 		goto out;
 	for (int64_t i = 0; i < ngm; i++)
-		we[i] = (struct wedge){gm[i].a, gm[i].b, gm[i].w};
+		we[i] = (struct wedge){gm[i].a, gm[i].b,
+		                       gm[i].w * PLACE_CUT_SCALE};
 	if ((rc = wgraph_build(nn, we, (size_t)ngm, &gg)) != 0 ||
 	    (rc = bis_init(&b2, &gg, &rng)) != 0 ||
 	    (rc = mcut_init(&pm, &mc, order)) != 0)
