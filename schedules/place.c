@@ -40,9 +40,7 @@
 #define PLACE_MAX_LINKS (UINT64_C(1) << 26)
 #define PLACE_MAX_MSGS  (INT64_C(1) << 26)
 #define PLACE_PASSES    10
-#define PLACE_SWEEPS    4 /* orientation sweeps over the boxes */
-/* a coarsest graph this small is grown from each of its vertices too */
-#define PLACE_EVERY_START 64
+#define PLACE_SWEEPS    8 /* orientation sweeps over the boxes */
 /* The groups' graph's weights are scaled by this while it is mapped, and
  * terminal propagation's pull is not: the pull then only breaks ties
  * between cuts of the same weight (a stencil's straight cuts across
@@ -304,6 +302,7 @@ struct lgraph {
 	int32_t n;
 	int64_t *off, *w, *vw;
 	int64_t *pref; /* side 1's extra cost per vertex (struct bis) */
+	int64_t *gain; /* scratch: each vertex's lg_gain, kept by lg_flip */
 	int32_t *adj;
 };
 
@@ -314,6 +313,7 @@ static void lg_free(struct lgraph *g)
 	free(g->vw);
 	free(g->adj);
 	free(g->pref);
+	free(g->gain);
 	memset(g, 0, sizeof *g);
 }
 
@@ -323,9 +323,10 @@ static int lg_alloc(struct lgraph *g, int32_t n, int64_t m)
 	g->off = calloc((size_t)n + 1, sizeof *g->off);
 	g->vw = malloc(((size_t)n + 1) * sizeof *g->vw);
 	g->pref = calloc((size_t)n + 1, sizeof *g->pref);
+	g->gain = malloc(((size_t)n + 1) * sizeof *g->gain);
 	g->w = malloc(((size_t)m + 1) * sizeof *g->w);
 	g->adj = malloc(((size_t)m + 1) * sizeof *g->adj);
-	if (!g->off || !g->vw || !g->pref || !g->w || !g->adj) {
+	if (!g->off || !g->vw || !g->pref || !g->gain || !g->w || !g->adj) {
 		lg_free(g);
 		return CCP_ENOMEM;
 	}
@@ -448,7 +449,26 @@ static int64_t lg_gain(const struct lgraph *g, const int8_t *side, int32_t v)
 	return x + (side[v] == 0 ? -g->pref[v] : g->pref[v]);
 }
 
-/* The vertex of the best gain (into *gv) among those a move may take,
+/* Every vertex's gain into g->gain. */
+static void lg_gains(const struct lgraph *g, const int8_t *side)
+{
+	for (int32_t v = 0; v < g->n; v++)
+		g->gain[v] = lg_gain(g, side, v);
+}
+
+/* Move v to the other side, keeping g->gain. */
+static void lg_flip(const struct lgraph *g, int8_t *side, int32_t v)
+{
+	side[v] ^= 1;
+	g->gain[v] = -g->gain[v];
+	for (int64_t j = g->off[v]; j < g->off[v + 1]; j++) {
+		int32_t u = g->adj[j];
+		g->gain[u] += side[u] != side[v] ? 2 * g->w[j] : -2 * g->w[j];
+	}
+}
+
+/* The vertex of the best gain (g->gain, into *gv) among those a move may
+ * take,
  * -1 if none.  With lock (FM): the unlocked ones whose move keeps side
  * 0's weight w0 within tol of target or brings it closer.  Without
  * (growing side 0): those on side 1 that fit side 0 below target and
@@ -470,7 +490,7 @@ static int32_t lg_best(const struct lgraph *g, const int8_t *side,
 		           w0 + g->vw[u] > target + g->vw[u] / 2) {
 			continue;
 		}
-		int64_t gu = lg_gain(g, side, u);
+		int64_t gu = g->gain[u];
 		if (v < 0 || gu > *gv) {
 			v = u;
 			*gv = gu;
@@ -492,6 +512,7 @@ static void lg_fm(const struct lgraph *g, int8_t *side, int64_t target,
 		return;
 	for (int32_t v = 0; v < n; v++)
 		w0 += side[v] == 0 ? g->vw[v] : 0;
+	lg_gains(g, side);
 	for (int pass = 0; pass < PLACE_KL_PASSES; pass++) {
 		int64_t sum = 0, best = 0, bestdev = llabs(w0 - target);
 		int32_t nm = 0, bestn = 0, limit = n < 400 ? n : 400;
@@ -502,7 +523,7 @@ static void lg_fm(const struct lgraph *g, int8_t *side, int64_t target,
 			if (v < 0)
 				break;
 			w0 += side[v] == 0 ? -g->vw[v] : g->vw[v];
-			side[v] ^= 1;
+			lg_flip(g, side, v);
 			lock[v] = 1;
 			hist[nm++] = v;
 			sum += gv;
@@ -519,7 +540,7 @@ static void lg_fm(const struct lgraph *g, int8_t *side, int64_t target,
 		for (int32_t i = nm - 1; i >= bestn; i--) {
 			int32_t v = hist[i];
 			w0 += side[v] == 0 ? -g->vw[v] : g->vw[v];
-			side[v] ^= 1;
+			lg_flip(g, side, v);
 		}
 		if (bestn == 0)
 			break;
@@ -529,17 +550,16 @@ static void lg_fm(const struct lgraph *g, int8_t *side, int64_t target,
 /* Greedy growth of side 0 to weight target on g: from a far vertex, the
  * vertex with the best gain next. */
 static void lg_grow(const struct lgraph *g, int64_t target, int8_t *side,
-                    struct ir_rng *rng, int32_t from)
+                    struct ir_rng *rng)
 {
 	int32_t n = g->n, start;
 	int64_t w0 = 0;
 
 	if (n <= 0)
 		return;
-	start = from >= 0 ? from : (int32_t)ir_rng_below(rng, (uint64_t)n);
+	start = (int32_t)ir_rng_below(rng, (uint64_t)n);
 	/* a far vertex: the last a BFS from a random one reaches */
-	int32_t *q = from >= 0 ? NULL : malloc((size_t)n * sizeof *q), head = 0,
-	        tail = 0;
+	int32_t *q = malloc((size_t)n * sizeof *q), head = 0, tail = 0;
 	if (q) {
 		memset(side, 1, (size_t)n);
 		q[tail++] = start;
@@ -556,14 +576,15 @@ static void lg_grow(const struct lgraph *g, int64_t target, int8_t *side,
 		free(q);
 	}
 	memset(side, 1, (size_t)n);
-	side[start] = 0;
+	lg_gains(g, side);
+	lg_flip(g, side, start);
 	w0 = g->vw[start];
 	while (w0 < target) {
 		int64_t gv = 0;
 		int32_t v = lg_best(g, side, NULL, w0, target, 0, &gv);
 		if (v < 0)
 			break;
-		side[v] = 0;
+		lg_flip(g, side, v);
 		w0 += g->vw[v];
 	}
 }
@@ -645,13 +666,9 @@ static int ml_bisect(struct bis *b, const int32_t *S, int32_t ns, int32_t s1,
 			goto out;
 		for (int32_t v = 0; v < c->n; v++)
 			tol = c->vw[v] > tol ? c->vw[v] : tol;
-		/* eight from far vertices, then one from each vertex of a
-		 * small graph (a grid's straight cut grows from the middle
-		 * of a side, not from a far corner) */
-		int32_t starts = 8 + (c->n <= PLACE_EVERY_START ? c->n : 0);
-		for (int32_t t = 0; t < starts; t++) {
+		for (int t = 0; t < 8; t++) {
 			int64_t cut = 0;
-			lg_grow(c, s1, try, b->rng, t < 8 ? -1 : t - 8);
+			lg_grow(c, s1, try, b->rng);
 			lg_fm(c, try, s1, tol, hist, lock);
 			for (int32_t v = 0; v < c->n; v++)
 				for (int64_t j = c->off[v]; j < c->off[v + 1];
@@ -1152,9 +1169,18 @@ static int32_t box_apply(const ir_machine *pm, const struct mcut *mc, int nd,
 	                                                     pm->ranks_per_node);
 }
 
-/* Hops between nodes a and b of a mesh or torus, from their
- * coordinates (dimension-order routing takes a shortest path: the ring's
- * shorter way on a dimension that wraps). */
+/* Hops on dimension d between coordinates a and b of a mesh or torus,
+ * and between nodes a and b (dimension-order routing takes a shortest
+ * path: the ring's shorter way on a dimension that wraps). */
+static int dim_hops(const ir_machine *pm, int d, int a, int b)
+{
+	int x = a > b ? a - b : b - a;
+
+	if (pm->wrap >> d & 1u && pm->dims[d] - x < x)
+		x = pm->dims[d] - x;
+	return x;
+}
+
 static int grid_hops(const ir_machine *pm, const struct mcut *mc, int32_t a,
                      int32_t b)
 {
@@ -1162,12 +1188,8 @@ static int grid_hops(const ir_machine *pm, const struct mcut *mc, int32_t a,
 	          *cb = mc->coord + (size_t)b * mc->ncoord;
 	int h = 0;
 
-	for (int d = 0; d < mc->ncoord; d++) {
-		int x = ca[d] > cb[d] ? ca[d] - cb[d] : cb[d] - ca[d];
-		if (pm->wrap >> d & 1u && pm->dims[d] - x < x)
-			x = pm->dims[d] - x;
-		h += x;
-	}
+	for (int d = 0; d < mc->ncoord; d++)
+		h += dim_hops(pm, d, ca[d], cb[d]);
 	return h;
 }
 
@@ -1292,10 +1314,13 @@ static int orient_boxes(const struct wgraph *g, const ir_machine *pm,
                         const struct mtree *t, int32_t *pos, int32_t *inv)
 {
 	int nd = mc->ncoord, k = pm->ranks_per_node < 1 ? 1 : pm->ranks_per_node;
-	int32_t nn = pm->nnodes, *to = NULL, *grp = NULL, *B = NULL, *loc = NULL;
+	int32_t nn = pm->nnodes, *to = NULL, *grp = NULL, *B = NULL;
 	uint32_t *mark = NULL, stamp = 0;
+	/* touched[group]: 1 + the last sweep in which it or a partner of
+	 * it moved; a box none of whose groups was touched since the sweep
+	 * before is not tried again (its hops cannot have changed) */
+	int *touched = NULL;
 	struct boxsym sym[48];
-	int64_t cost[PLACE_SLIDE_VOL * PLACE_SLIDE_VOL];
 	struct box *L = NULL;
 	int64_t nl = 0;
 	int rc;
@@ -1308,8 +1333,8 @@ static int orient_boxes(const struct wgraph *g, const ir_machine *pm,
 	mark = calloc((size_t)nn, sizeof *mark);
 	grp = malloc((size_t)nn * sizeof *grp);
 	B = malloc((size_t)nn * sizeof *B);
-	loc = malloc((size_t)nn * sizeof *loc);
-	if (!to || !mark || !grp || !B || !loc) {
+	touched = calloc((size_t)nn, sizeof *touched);
+	if (!to || !mark || !grp || !B || !touched) {
 		rc = CCP_ENOMEM;
 		goto out;
 	}
@@ -1329,53 +1354,57 @@ static int orient_boxes(const struct wgraph *g, const ir_machine *pm,
 				}
 				B[i] = ir_rank_of(pm, c) / k;
 			}
+			bool stale = sweep == 0;
+			for (int32_t i = 0; i < cnt && !stale; i++)
+				stale = touched[inv[B[i]]] >= sweep;
+			if (!stale)
+				continue;
 			int ns = box_syms(pm, nd, x->ext, sym), best = -1;
 			int64_t bestd = 0;
 			uint32_t st = ++stamp;
 			for (int32_t i = 0; i < cnt; i++)
 				mark[B[i]] = st;
-			/* with more symmetries than nodes, the cost of each
-			 * group at each node of the box first (cost[i][j]:
-			 * the group at B[i] moved to B[j]) */
-			bool table = ns > cnt && cnt <= PLACE_SLIDE_VOL;
-			int64_t base = 0;
-			for (int32_t i = 0; i < cnt; i++) {
-				loc[B[i]] = i;
-				for (int32_t j = 0; table && j < cnt; j++)
-					cost[i * PLACE_SLIDE_VOL + j] = 0;
-			}
+			/* hops are a sum over dimensions, so a symmetry's
+			 * hops are a sum of terms part[d][e][m]: the hops on
+			 * dimension e of the messages leaving the box when
+			 * offset d goes to dimension e, mirrored if m */
+			int64_t base = 0, part[3][3][2];
+			memset(part, 0, sizeof part);
 			for (int32_t i = 0; i < cnt; i++) {
 				int32_t u = inv[B[i]];
+				const int *cv = mc->coord + (size_t)B[i] * nd;
 				for (int64_t j = g->off[u]; j < g->off[u + 1]; j++) {
 					int32_t w = pos[g->adj[j]];
 					if (mark[w] == st)
 						continue;
+					const int *cw = mc->coord + (size_t)w * nd;
 					base += g->w[j] * grid_hops(pm, mc, B[i], w);
-					for (int32_t q = 0; table && q < cnt; q++)
-						cost[i * PLACE_SLIDE_VOL + q] +=
-						        g->w[j] *
-						        grid_hops(pm, mc, B[q], w);
+					for (int d = 0; d < nd; d++) {
+						int o = cv[d] - x->lo[d];
+						for (int e = 0; e < nd; e++) {
+							if (x->ext[e] != x->ext[d])
+								continue;
+							part[d][e][0] +=
+							        g->w[j] *
+							        dim_hops(pm, e,
+							                 x->lo[e] + o,
+							                 cw[e]);
+							part[d][e][1] +=
+							        g->w[j] *
+							        dim_hops(pm, e,
+							                 x->lo[e] +
+							                         x->ext[d] -
+							                         1 - o,
+							                 cw[e]);
+						}
+					}
 				}
 			}
 			for (int s = 0; s < ns; s++) {
 				int64_t delta = -base;
-				for (int32_t i = 0; i < cnt; i++)
-					to[B[i]] = box_apply(pm, mc, nd, x->lo,
-					                     x->ext, &sym[s], B[i]);
-				for (int32_t i = 0; table && i < cnt; i++)
-					delta += cost[i * PLACE_SLIDE_VOL +
-					              loc[to[B[i]]]];
-				for (int32_t i = 0; !table && i < cnt; i++) {
-					int32_t v = B[i], u = inv[v];
-					for (int64_t j = g->off[u]; j < g->off[u + 1];
-					     j++) {
-						int32_t w = pos[g->adj[j]];
-						if (mark[w] != st)
-							delta += g->w[j] *
-							         grid_hops(pm, mc,
-							                   to[v], w);
-					}
-				}
+				for (int d = 0; d < nd; d++)
+					delta += part[d][sym[s].perm[d]]
+					             [sym[s].mirror >> d & 1];
 				if (delta < bestd) {
 					bestd = delta;
 					best = s;
@@ -1390,8 +1419,12 @@ static int orient_boxes(const struct wgraph *g, const ir_machine *pm,
 			for (int32_t i = 0; i < cnt; i++)
 				grp[i] = inv[B[i]];
 			for (int32_t i = 0; i < cnt; i++) {
-				pos[grp[i]] = to[B[i]];
-				inv[to[B[i]]] = grp[i];
+				int32_t u = grp[i];
+				pos[u] = to[B[i]];
+				inv[to[B[i]]] = u;
+				touched[u] = sweep + 1;
+				for (int64_t j = g->off[u]; j < g->off[u + 1]; j++)
+					touched[g->adj[j]] = sweep + 1;
 			}
 			changed = true;
 		}
@@ -1405,7 +1438,7 @@ out:
 	free(to);
 	free(mark);
 	free(B);
-	free(loc);
+	free(touched);
 	return rc;
 }
 
@@ -1474,6 +1507,12 @@ struct refine {
 	uint64_t *route; /* [ne * rmax] */
 	int32_t *rlen;   /* [ne] */
 	int rmax;
+	/* try_swap's scratch with the cache: the two groups' messages and
+	 * their routes at the new places */
+	int64_t *list;
+	uint64_t *scratch;
+	int32_t *slen;
+	bool unit; /* every link's capacity is one message a phase */
 };
 
 /* Message i's route at the groups' current nodes, into *links; its
@@ -1492,6 +1531,33 @@ static int route_of(struct refine *f, int64_t i, const uint64_t **links)
 	                f->links);
 }
 
+/* A link's phases under load (ir_link_phases, inline where every link
+ * carries one message a phase), at most hmax. */
+static uint32_t phases_of(const struct refine *f, uint64_t l, uint64_t load)
+{
+	uint64_t p = f->unit ? load : ir_link_phases(f->pm, l, load);
+	return p > f->hmax ? (uint32_t)f->hmax : (uint32_t)p;
+}
+
+/* Add (sign 1) or remove (sign -1) w messages on the h links. */
+static void apply_links(struct refine *f, const uint64_t *links, int h,
+                        uint64_t w, int sign)
+{
+	for (int j = 0; j < h; j++) {
+		uint64_t l = links[j], old = f->load[l];
+		uint64_t nw = sign > 0 ? old + w : old - w;
+		uint32_t po = phases_of(f, l, old), pn = phases_of(f, l, nw);
+		f->load[l] = nw;
+		f->hist[po]--;
+		f->hist[pn]++;
+		f->sumsq += nw * nw - old * old;
+		if (pn > f->maxp)
+			f->maxp = pn;
+	}
+	while (f->maxp > 0 && f->hist[f->maxp] == 0)
+		f->maxp--;
+}
+
 /* Add (sign 1) or remove (sign -1) message i's load. */
 static void apply(struct refine *f, int64_t i, int sign)
 {
@@ -1507,25 +1573,7 @@ static void apply(struct refine *f, int64_t i, int sign)
 	} else {
 		h = route_of(f, i, &links);
 	}
-	for (int j = 0; j < h; j++) {
-		uint64_t l = links[j], old = f->load[l];
-		uint64_t nw =
-		        sign > 0 ? old + (uint64_t)e->w : old - (uint64_t)e->w;
-		uint32_t po = ir_link_phases(f->pm, l, old);
-		uint32_t pn = ir_link_phases(f->pm, l, nw);
-		if (pn > f->hmax)
-			pn = (uint32_t)f->hmax;
-		if (po > f->hmax)
-			po = (uint32_t)f->hmax;
-		f->load[l] = nw;
-		f->hist[po]--;
-		f->hist[pn]++;
-		f->sumsq += nw * nw - old * old;
-		if (pn > f->maxp)
-			f->maxp = pn;
-	}
-	while (f->maxp > 0 && f->hist[f->maxp] == 0)
-		f->maxp--;
+	apply_links(f, links, h, (uint64_t)e->w, sign);
 }
 
 /* Add or remove every message of groups u and v (once each). */
@@ -1555,20 +1603,64 @@ static void swap_groups(struct refine *f, int32_t u, int32_t v)
 }
 
 /* Try swapping groups u and v: kept when (busiest link's phases, sum of
- * squared loads) falls. */
+ * squared loads) falls.  With the route cache, each message of the two
+ * is routed once, at its new place, into scratch: kept, the cache takes
+ * the new routes; undone, the cached ones come back unrouted. */
 static bool try_swap(struct refine *f, int32_t u, int32_t v)
 {
-	uint32_t maxp = f->maxp;
+	uint32_t maxp = f->maxp, st = ++f->stamp;
 	uint64_t sq = f->sumsq;
+	int32_t g[2] = {u, v}, n = 0;
 
-	apply_pair(f, u, v, -1);
+	if (!f->route) {
+		apply_pair(f, u, v, -1);
+		swap_groups(f, u, v);
+		apply_pair(f, u, v, 1);
+		if (f->maxp < maxp || (f->maxp == maxp && f->sumsq < sq))
+			return true;
+		apply_pair(f, u, v, -1);
+		swap_groups(f, u, v);
+		apply_pair(f, u, v, 1);
+		return false;
+	}
+	for (int t = 0; t < 2; t++) /* the two groups' messages, once */
+		for (int64_t i = f->inc_off[g[t]]; i < f->inc_off[g[t] + 1];
+		     i++) {
+			int64_t m = f->inc[i];
+			if (f->mark[m] != st) {
+				f->mark[m] = st;
+				f->list[n++] = m;
+			}
+		}
+	for (int32_t i = 0; i < n; i++)
+		apply(f, f->list[i], -1);
 	swap_groups(f, u, v);
-	apply_pair(f, u, v, 1);
-	if (f->maxp < maxp || (f->maxp == maxp && f->sumsq < sq))
+	for (int32_t i = 0; i < n; i++) {
+		const struct wedge *e = &f->e[f->list[i]];
+		uint64_t *r = f->scratch + (size_t)i * f->rmax;
+		f->slen[i] = ir_route(f->pm, f->pos[e->a] * f->k,
+		                      f->pos[e->b] * f->k, r);
+		apply_links(f, r, f->slen[i], (uint64_t)e->w, 1);
+	}
+	if (f->maxp < maxp || (f->maxp == maxp && f->sumsq < sq)) {
+		for (int32_t i = 0; i < n; i++) {
+			int64_t m = f->list[i];
+			f->rlen[m] = f->slen[i];
+			memcpy(f->route + m * f->rmax,
+			       f->scratch + (size_t)i * f->rmax,
+			       (size_t)f->slen[i] * sizeof *f->route);
+		}
 		return true;
-	apply_pair(f, u, v, -1);
+	}
+	for (int32_t i = 0; i < n; i++)
+		apply_links(f, f->scratch + (size_t)i * f->rmax, f->slen[i],
+		            (uint64_t)f->e[f->list[i]].w, -1);
 	swap_groups(f, u, v);
-	apply_pair(f, u, v, 1);
+	for (int32_t i = 0; i < n; i++) { /* back along the cached routes */
+		const uint64_t *links;
+		int h = route_of(f, f->list[i], &links);
+		apply_links(f, links, h, (uint64_t)f->e[f->list[i]].w, 1);
+	}
 	return false;
 }
 
@@ -1579,8 +1671,7 @@ static bool is_hot(struct refine *f, int64_t i)
 	int h = route_of(f, i, &links);
 
 	for (int j = 0; j < h; j++)
-		if (ir_link_phases(f->pm, links[j], f->load[links[j]]) >=
-		    f->maxp)
+		if (phases_of(f, links[j], f->load[links[j]]) >= f->maxp)
 			return true;
 	return false;
 }
@@ -1756,20 +1847,36 @@ static int refine_place(const ir_machine *pm, const struct wedge *e, int64_t ne,
 	if (!f.inc_off || !f.inc || !f.inv || !f.load || !f.hist || !f.links ||
 	    !f.mark)
 		goto out;
-	f.rmax = ir_route_max(pm);
-	if ((uint64_t)ne * (uint64_t)f.rmax <= PLACE_ROUTE_CACHE) {
-		f.route = malloc(((size_t)ne * (size_t)f.rmax + 1) *
-		                 sizeof *f.route);
-		f.rlen = malloc(((size_t)ne + 1) * sizeof *f.rlen);
-		if (!f.route || !f.rlen) /* then without the cache */
-			free(f.route), free(f.rlen), f.route = NULL, f.rlen = NULL;
-	}
 	for (int64_t i = 0; i < ne; i++) {
 		f.inc_off[e[i].a + 1]++;
 		f.inc_off[e[i].b + 1]++;
 	}
-	for (int32_t g = 0; g < ng; g++)
+	int64_t maxdeg = 0;
+	for (int32_t g = 0; g < ng; g++) {
+		if (f.inc_off[g + 1] > maxdeg)
+			maxdeg = f.inc_off[g + 1];
 		f.inc_off[g + 1] += f.inc_off[g];
+	}
+	f.unit = pm->topo != IR_FAT_TREE && pm->topo != IR_GRAPH &&
+	         pm->topo != IR_DRAGONFLY;
+	f.rmax = ir_route_max(pm);
+	if ((uint64_t)(ne + 2 * maxdeg) * (uint64_t)f.rmax <=
+	    PLACE_ROUTE_CACHE) {
+		size_t sl = 2 * (size_t)maxdeg + 1;
+		f.route = malloc(((size_t)ne * (size_t)f.rmax + 1) *
+		                 sizeof *f.route);
+		f.rlen = malloc(((size_t)ne + 1) * sizeof *f.rlen);
+		f.list = malloc(sl * sizeof *f.list);
+		f.slen = malloc(sl * sizeof *f.slen);
+		f.scratch = malloc(sl * (size_t)f.rmax * sizeof *f.scratch);
+		if (!f.route || !f.rlen || !f.list || !f.slen || !f.scratch) {
+			/* then without the cache */
+			free(f.route);
+			free(f.rlen);
+			f.route = NULL;
+			f.rlen = NULL;
+		}
+	}
 	{
 		int64_t *fill = malloc(((size_t)ng + 1) * sizeof *fill);
 		if (!fill)
@@ -1798,6 +1905,9 @@ out:
 	free(f.mark);
 	free(f.route);
 	free(f.rlen);
+	free(f.list);
+	free(f.slen);
+	free(f.scratch);
 	return rc;
 }
 
