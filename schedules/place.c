@@ -48,8 +48,8 @@
 #define PLACE_CUT_SCALE 16
 #define PLACE_TRIES     6 /* candidates tried per hot group and pass */
 #define PLACE_KL_PASSES 4 /* Kernighan-Lin passes per bisection */
-/* links the refinement's route cache may hold (8 bytes each) */
-#define PLACE_ROUTE_CACHE (UINT64_C(1) << 22)
+/* links the refinement's route cache may hold (4 bytes each, twice) */
+#define PLACE_ROUTE_CACHE (UINT64_C(1) << 24)
 
 /* An undirected weighted graph, both directions stored (CSR). */
 struct wgraph {
@@ -1504,31 +1504,102 @@ struct refine {
 	uint32_t stamp;
 	/* each message's route where it sits now, or NULL (too large):
 	 * removing a message and the hot test then need no routing */
-	uint64_t *route; /* [ne * rmax] */
+	uint32_t *route; /* a pool: message i's route at route + roff[i]
+	                    (links fit: PLACE_MAX_LINKS) */
+	uint32_t *spare; /* the pool's size again, to compact into */
+	int64_t *roff;   /* [ne] */
 	int32_t *rlen;   /* [ne] */
+	int32_t *rcap;   /* [ne]: room at roff[i] */
+	int64_t pused, pcap;
 	int rmax;
 	/* try_swap's scratch with the cache: the two groups' messages and
 	 * their routes at the new places */
 	int64_t *list;
-	uint64_t *scratch;
+	uint32_t *scratch;
+	uint32_t *links32; /* [rmax]: a route, without the cache */
 	int32_t *slen;
 	bool unit; /* every link's capacity is one message a phase */
 };
 
-/* Message i's route at the groups' current nodes, into *links; its
- * length returned.  Cached when f->route is set (the cache is refreshed
- * by apply's additions). */
-static int route_of(struct refine *f, int64_t i, const uint64_t **links)
+/* Message i's route at the groups' current nodes into out; its length
+ * returned. */
+static int route32(struct refine *f, int64_t i, uint32_t *out)
 {
 	const struct wedge *e = &f->e[i];
+	int h = ir_route(f->pm, f->pos[e->a] * f->k, f->pos[e->b] * f->k,
+	                 f->links);
 
+	for (int j = 0; j < h; j++)
+		out[j] = (uint32_t)f->links[j];
+	return h;
+}
+
+/* Message i's route at the groups' current nodes, into *links; its
+ * length returned.  Cached when f->route is set (the cache is refreshed
+ * by apply's additions and try_swap's kept swaps). */
+static int route_of(struct refine *f, int64_t i, const uint32_t **links)
+{
 	if (f->route) {
-		*links = f->route + i * f->rmax;
+		*links = f->route + f->roff[i];
 		return f->rlen[i];
 	}
-	*links = f->links;
-	return ir_route(f->pm, f->pos[e->a] * f->k, f->pos[e->b] * f->k,
-	                f->links);
+	*links = f->links32;
+	return route32(f, i, f->links32);
+}
+
+static void cache_drop(struct refine *f)
+{
+	free(f->route);
+	free(f->spare);
+	f->route = f->spare = NULL;
+}
+
+/* Store r (h links) as message i's route in the pool: in its room when
+ * it fits, else at the pool's end, compacting the pool (into spare) or
+ * doubling it when full.  Out of memory or past PLACE_ROUTE_CACHE, the
+ * cache is dropped and routes are computed each time. */
+static void cache_put(struct refine *f, int64_t i, const uint32_t *r, int h)
+{
+	if (!f->route)
+		return;
+	if (h > f->rcap[i]) {
+		if (f->pused + h > f->pcap) { /* compact */
+			int64_t u = 0;
+			for (int64_t m = 0; m < f->ne; m++) {
+				memcpy(f->spare + u, f->route + f->roff[m],
+				       (size_t)f->rlen[m] * sizeof *f->spare);
+				f->roff[m] = u;
+				f->rcap[m] = f->rlen[m];
+				u += f->rlen[m];
+			}
+			uint32_t *t = f->route;
+			f->route = f->spare;
+			f->spare = t;
+			f->pused = u;
+		}
+		if (f->pused + h > f->pcap) { /* grow */
+			int64_t cap = 2 * (f->pused + h);
+			uint32_t *a = NULL, *b = NULL;
+			if ((uint64_t)cap <= PLACE_ROUTE_CACHE) {
+				a = realloc(f->route, (size_t)cap * sizeof *a);
+				if (a)
+					f->route = a;
+				b = realloc(f->spare, (size_t)cap * sizeof *b);
+				if (b)
+					f->spare = b;
+			}
+			if (!a || !b) {
+				cache_drop(f);
+				return;
+			}
+			f->pcap = cap;
+		}
+		f->roff[i] = f->pused;
+		f->rcap[i] = h;
+		f->pused += h;
+	}
+	memcpy(f->route + f->roff[i], r, (size_t)h * sizeof *r);
+	f->rlen[i] = h;
 }
 
 /* A link's phases under load (ir_link_phases, inline where every link
@@ -1540,7 +1611,7 @@ static uint32_t phases_of(const struct refine *f, uint64_t l, uint64_t load)
 }
 
 /* Add (sign 1) or remove (sign -1) w messages on the h links. */
-static void apply_links(struct refine *f, const uint64_t *links, int h,
+static void apply_links(struct refine *f, const uint32_t *links, int h,
                         uint64_t w, int sign)
 {
 	for (int j = 0; j < h; j++) {
@@ -1562,14 +1633,13 @@ static void apply_links(struct refine *f, const uint64_t *links, int h,
 static void apply(struct refine *f, int64_t i, int sign)
 {
 	const struct wedge *e = &f->e[i];
-	const uint64_t *links;
+	const uint32_t *links;
 	int h;
 
 	if (sign > 0 && f->route) { /* a new place: route it, cache it */
-		links = f->route + i * f->rmax;
-		h = f->rlen[i] = ir_route(f->pm, f->pos[e->a] * f->k,
-		                          f->pos[e->b] * f->k,
-		                          f->route + i * f->rmax);
+		h = route32(f, i, f->links32);
+		links = f->links32;
+		cache_put(f, i, links, h);
 	} else {
 		h = route_of(f, i, &links);
 	}
@@ -1637,19 +1707,14 @@ static bool try_swap(struct refine *f, int32_t u, int32_t v)
 	swap_groups(f, u, v);
 	for (int32_t i = 0; i < n; i++) {
 		const struct wedge *e = &f->e[f->list[i]];
-		uint64_t *r = f->scratch + (size_t)i * f->rmax;
-		f->slen[i] = ir_route(f->pm, f->pos[e->a] * f->k,
-		                      f->pos[e->b] * f->k, r);
+		uint32_t *r = f->scratch + (size_t)i * f->rmax;
+		f->slen[i] = route32(f, f->list[i], r);
 		apply_links(f, r, f->slen[i], (uint64_t)e->w, 1);
 	}
 	if (f->maxp < maxp || (f->maxp == maxp && f->sumsq < sq)) {
-		for (int32_t i = 0; i < n; i++) {
-			int64_t m = f->list[i];
-			f->rlen[m] = f->slen[i];
-			memcpy(f->route + m * f->rmax,
-			       f->scratch + (size_t)i * f->rmax,
-			       (size_t)f->slen[i] * sizeof *f->route);
-		}
+		for (int32_t i = 0; i < n; i++)
+			cache_put(f, f->list[i], f->scratch + (size_t)i * f->rmax,
+			          f->slen[i]);
 		return true;
 	}
 	for (int32_t i = 0; i < n; i++)
@@ -1657,7 +1722,7 @@ static bool try_swap(struct refine *f, int32_t u, int32_t v)
 		            (uint64_t)f->e[f->list[i]].w, -1);
 	swap_groups(f, u, v);
 	for (int32_t i = 0; i < n; i++) { /* back along the cached routes */
-		const uint64_t *links;
+		const uint32_t *links;
 		int h = route_of(f, f->list[i], &links);
 		apply_links(f, links, h, (uint64_t)f->e[f->list[i]].w, 1);
 	}
@@ -1667,7 +1732,7 @@ static bool try_swap(struct refine *f, int32_t u, int32_t v)
 /* Whether message i crosses a link at the busiest phases. */
 static bool is_hot(struct refine *f, int64_t i)
 {
-	const uint64_t *links;
+	const uint32_t *links;
 	int h = route_of(f, i, &links);
 
 	for (int j = 0; j < h; j++)
@@ -1843,9 +1908,10 @@ static int refine_place(const ir_machine *pm, const struct wedge *e, int64_t ne,
 	f.load = calloc(nl, sizeof *f.load);
 	f.hist = calloc(f.hmax + 1, sizeof *f.hist);
 	f.links = malloc(((size_t)ir_route_max(pm) + 1) * sizeof *f.links);
+	f.links32 = malloc(((size_t)ir_route_max(pm) + 1) * sizeof *f.links32);
 	f.mark = calloc((size_t)ne, sizeof *f.mark);
 	if (!f.inc_off || !f.inc || !f.inv || !f.load || !f.hist || !f.links ||
-	    !f.mark)
+	    !f.links32 || !f.mark)
 		goto out;
 	for (int64_t i = 0; i < ne; i++) {
 		f.inc_off[e[i].a + 1]++;
@@ -1860,22 +1926,20 @@ static int refine_place(const ir_machine *pm, const struct wedge *e, int64_t ne,
 	f.unit = pm->topo != IR_FAT_TREE && pm->topo != IR_GRAPH &&
 	         pm->topo != IR_DRAGONFLY;
 	f.rmax = ir_route_max(pm);
-	if ((uint64_t)(ne + 2 * maxdeg) * (uint64_t)f.rmax <=
-	    PLACE_ROUTE_CACHE) {
+	f.pcap = 4 * ne + f.rmax;
+	if ((uint64_t)f.pcap <= PLACE_ROUTE_CACHE) {
 		size_t sl = 2 * (size_t)maxdeg + 1;
-		f.route = malloc(((size_t)ne * (size_t)f.rmax + 1) *
-		                 sizeof *f.route);
-		f.rlen = malloc(((size_t)ne + 1) * sizeof *f.rlen);
+		f.route = malloc((size_t)f.pcap * sizeof *f.route);
+		f.spare = malloc((size_t)f.pcap * sizeof *f.spare);
+		f.roff = calloc((size_t)ne + 1, sizeof *f.roff);
+		f.rlen = calloc((size_t)ne + 1, sizeof *f.rlen);
+		f.rcap = calloc((size_t)ne + 1, sizeof *f.rcap);
 		f.list = malloc(sl * sizeof *f.list);
 		f.slen = malloc(sl * sizeof *f.slen);
 		f.scratch = malloc(sl * (size_t)f.rmax * sizeof *f.scratch);
-		if (!f.route || !f.rlen || !f.list || !f.slen || !f.scratch) {
-			/* then without the cache */
-			free(f.route);
-			free(f.rlen);
-			f.route = NULL;
-			f.rlen = NULL;
-		}
+		if (!f.route || !f.spare || !f.roff || !f.rlen || !f.rcap ||
+		    !f.list || !f.slen || !f.scratch)
+			cache_drop(&f); /* then without the cache */
 	}
 	{
 		int64_t *fill = malloc(((size_t)ng + 1) * sizeof *fill);
@@ -1902,9 +1966,12 @@ out:
 	free(f.load);
 	free(f.hist);
 	free(f.links);
+	free(f.links32);
 	free(f.mark);
-	free(f.route);
+	cache_drop(&f);
+	free(f.roff);
 	free(f.rlen);
+	free(f.rcap);
 	free(f.list);
 	free(f.slen);
 	free(f.scratch);
