@@ -32,12 +32,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../tests/place_support.h"
 #include "bench.h"
 #include "ir.h"
 #include "irregular.h"
 #include "matrix.h"
 #include "place.h"
-#include "../tests/place_support.h"
 #include "rng.h"
 
 static const char *only; /* --only: a case's name must contain it */
@@ -438,6 +438,34 @@ static void one(const char *name, const ir_machine *m, const ir_matrix *x,
 	free(node);
 }
 
+/* The nd-dimensional 5/7-point stencil of extents dims, its ranks
+ * scrambled by seed, on a mesh of its shape and, with torus, on a torus
+ * too. */
+static void stencil_case(int nd, const int *dims, uint64_t seed, int torus,
+                         int reps)
+{
+	ir_matrix *s = ir_matrix_stencil(nd, dims, false, 64);
+	ir_matrix *x = scrambled(s, seed);
+	char name[128], ext[64], tgt[128];
+	int at = 0;
+	for (int d = 0; d < nd; d++)
+		at += snprintf(ext + at, sizeof ext - (size_t)at, "%s%d",
+		               d ? "x" : "", dims[d]);
+	for (int t = 0; t <= torus; t++) {
+		ir_machine m = grid(t ? IR_TORUS : IR_MESH, nd, dims);
+		snprintf(name, sizeof name, "%dD stencil, random order, %s %s",
+		         nd, ext, t ? "torus" : "mesh");
+		at = snprintf(tgt, sizeof tgt, "%s%dD", t ? "torus" : "mesh",
+		              nd);
+		for (int d = 0; d < nd; d++)
+			at += snprintf(tgt + at, sizeof tgt - (size_t)at, " %d",
+			               dims[d]);
+		one(name, &m, x, tgt, reps);
+	}
+	ir_matrix_free(x);
+	ir_matrix_free(s);
+}
+
 int main(int argc, char **argv)
 {
 	int reps = 3;
@@ -462,33 +490,11 @@ int main(int argc, char **argv)
 
 	/* stencils in a random order on meshes and tori of their shape */
 	int d16[2] = {16, 16}, d32[2] = {32, 32}, d8[3] = {8, 8, 8};
-	ir_matrix *s2 = ir_matrix_stencil(2, d16, false, 64);
-	ir_matrix *x = scrambled(s2, 1);
-	ir_machine m = grid(IR_MESH, 2, d16);
-	one("2D stencil, random order, 16x16 mesh", &m, x, "mesh2D 16 16",
-	    reps);
-	m = grid(IR_TORUS, 2, d16);
-	one("2D stencil, random order, 16x16 torus", &m, x, "torus2D 16 16",
-	    reps);
-	ir_matrix_free(x);
-	ir_matrix_free(s2);
-	s2 = ir_matrix_stencil(2, d32, false, 64);
-	x = scrambled(s2, 2);
-	m = grid(IR_MESH, 2, d32);
-	one("2D stencil, random order, 32x32 mesh", &m, x, "mesh2D 32 32",
-	    reps);
-	ir_matrix_free(x);
-	ir_matrix_free(s2);
-	ir_matrix *s3 = ir_matrix_stencil(3, d8, false, 64);
-	x = scrambled(s3, 3);
-	m = grid(IR_MESH, 3, d8);
-	one("3D stencil, random order, 8x8x8 mesh", &m, x, "mesh3D 8 8 8",
-	    reps);
-	m = grid(IR_TORUS, 3, d8);
-	one("3D stencil, random order, 8x8x8 torus", &m, x, "torus3D 8 8 8",
-	    reps);
-	ir_matrix_free(x);
-	ir_matrix_free(s3);
+	stencil_case(2, d16, 1, 1, reps);
+	stencil_case(2, d32, 2, 0, reps);
+	stencil_case(3, d8, 3, 1, reps);
+	ir_matrix *x;
+	ir_machine m;
 
 	/* random regular patterns */
 	m = grid(IR_MESH, 2, d16);
@@ -530,8 +536,9 @@ int main(int argc, char **argv)
 			         "mesh%s",
 			         graphs[gi], sides[si] * sides[si], sides[si],
 			         sides[si],
-			         bound_only ? " (bound only: link_aware not run)"
-			                    : "");
+			         bound_only
+			                 ? " (bound only: link_aware not run)"
+			                 : "");
 			if (!wanted(name))
 				continue;
 			x = metis_pattern(path, sides[si] * sides[si]);
@@ -551,12 +558,6 @@ int main(int argc, char **argv)
 
 	/* a 2D stencil with 4,096 ranks: the time goal */
 	int d64[2] = {64, 64};
-	s2 = ir_matrix_stencil(2, d64, false, 64);
-	x = scrambled(s2, 4);
-	m = grid(IR_MESH, 2, d64);
-	one("2D stencil, random order, 64x64 mesh", &m, x, "mesh2D 64 64",
-	    reps);
-	ir_matrix_free(x);
-	ir_matrix_free(s2);
+	stencil_case(2, d64, 4, 0, reps);
 	return 0;
 }

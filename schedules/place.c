@@ -2,7 +2,7 @@
  * place.c - placement of a communication pattern's ranks onto a machine
  * (place.h, docs/placement.md).
  *
- * Three steps, all deterministic for a seed:
+ * Four steps, all deterministic for a seed:
  *
  *   group   with several ranks per node, the ranks are cut into nodes'
  *           worth of ranks by recursive bisection of their communication
@@ -12,20 +12,28 @@
  *           machine: a mesh or torus is cut across its longest extent, a
  *           fat tree between subtrees, a dragonfly between groups and
  *           routers, a hypercube by a bit, a graph along its hosts' BFS
- *           order; each half of the groups goes to a half of the machine;
+ *           order; each half of the groups goes to a half of the machine,
+ *           leaning towards the groups placed before (terminal
+ *           propagation, a tie-break against the cut);
+ *   orient  on a mesh or torus, whole boxes of the map are mirrored or
+ *           turned when that lowers the hops of the messages leaving
+ *           them (a bisection may leave a half the wrong way round, which
+ *           swaps of two groups cannot undo);
  *   refine  swaps of two groups' nodes, kept when they lower the most
  *           loaded link's phases (then the sum of squared link loads),
  *           tried for the groups whose messages cross the most loaded
  *           links, against groups sitting near their partners (Hoefler
  *           and Snir 2011, section 4.3).
  *
- * The bisection is this file's own: a BFS from a pseudo-peripheral vertex
- * grows one side to its size, and Kernighan-Lin swap passes lower the
- * cut while keeping both sizes exact (the machine's halves have fixed
- * sizes, so balance is a constraint, not a tolerance).  The result is
- * judged by the verifier's bound (sch_place_eval calls ir_lower_bound),
- * and the machine's own placement is kept when the search does not beat
- * it.
+ * The bisection is this file's own: multilevel (heavy-edge matching,
+ * greedy growth on the coarsest graph, Fiduccia-Mattheyses on the way
+ * back), and beside it a cut between two of the set's corners (which
+ * finds a grid's straight cut); the cheaper is kept, and Kernighan-Lin
+ * swap passes finish it with both sizes exact (the machine's halves have
+ * fixed sizes, so balance is a constraint, not a tolerance).  The result
+ * is judged by the verifier's bound (sch_place_eval calls
+ * ir_lower_bound), and the machine's own placement is kept when the
+ * search does not beat it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +48,9 @@
 #define PLACE_MAX_LINKS (UINT64_C(1) << 26)
 #define PLACE_MAX_MSGS  (INT64_C(1) << 26)
 #define PLACE_PASSES    10
-#define PLACE_SWEEPS    8 /* orientation sweeps over the boxes */
+#define PLACE_SWEEPS    8 /* orientation sweeps over the boxes, at most */
+/* ... and they stop after one that saved less than 1/this of the hops */
+#define PLACE_SWEEP_GAIN 200
 /* The groups' graph's weights are scaled by this while it is mapped, and
  * terminal propagation's pull is not: the pull then only breaks ties
  * between cuts of the same weight (a stencil's straight cuts across
@@ -481,10 +491,10 @@ static int32_t lg_best(const struct lgraph *g, const int8_t *side,
 
 	for (int32_t u = 0; u < g->n; u++) {
 		if (lock) {
-			int64_t nw =
-			        w0 + (side[u] == 0 ? -g->vw[u] : g->vw[u]);
-			if (lock[u] || (llabs(nw - target) > tol &&
-			                llabs(nw - target) >= llabs(w0 - target)))
+			int64_t nw = w0 + (side[u] == 0 ? -g->vw[u] : g->vw[u]);
+			if (lock[u] ||
+			    (llabs(nw - target) > tol &&
+			     llabs(nw - target) >= llabs(w0 - target)))
 				continue;
 		} else if (side[u] != 1 ||
 		           w0 + g->vw[u] > target + g->vw[u] / 2) {
@@ -519,7 +529,8 @@ static void lg_fm(const struct lgraph *g, int8_t *side, int64_t target,
 		memset(lock, 0, (size_t)n);
 		for (int32_t t = 0; t < limit; t++) {
 			int64_t gv = 0;
-			int32_t v = lg_best(g, side, lock, w0, target, tol, &gv);
+			int32_t v =
+			        lg_best(g, side, lock, w0, target, tol, &gv);
 			if (v < 0)
 				break;
 			w0 += side[v] == 0 ? -g->vw[v] : g->vw[v];
@@ -738,7 +749,8 @@ static int64_t side_cost(const struct bis *b, const int32_t *S, int32_t ns)
 		int32_t v = S[i];
 		for (int64_t j = g->off[v]; j < g->off[v + 1]; j++) {
 			int32_t u = g->adj[j];
-			if (b->side[u] >= 0 && b->side[u] != b->side[v] && u < v)
+			if (b->side[u] >= 0 && b->side[u] != b->side[v] &&
+			    u < v)
 				c += g->w[j];
 		}
 		if (b->pref && b->side[v] == 1)
@@ -787,6 +799,19 @@ static int keyed_cmp(const void *x, const void *y)
 	return p->i < q->i ? -1 : p->i > q->i;
 }
 
+/* Side 0 of set S the s1 vertices with the least da - dc (distances
+ * from two corners, by index in S), ties by index; o is scratch. */
+static void corner_sides(struct bis *b, const int32_t *S, int32_t ns,
+                         int32_t s1, const int32_t *da, const int32_t *dc,
+                         struct keyed *o)
+{
+	for (int32_t i = 0; i < ns; i++)
+		o[i] = (struct keyed){da[i] - dc[i], i};
+	qsort(o, (size_t)ns, sizeof *o, keyed_cmp);
+	for (int32_t i = 0; i < ns; i++)
+		b->side[S[o[i].i]] = i < s1 ? 0 : 1;
+}
+
 /* Corners tried per bisection (corner_cut). */
 #define PLACE_CORNERS 8
 
@@ -831,8 +856,9 @@ static void corner_cut(struct bis *b, const int32_t *S, int32_t ns, int32_t s1,
 			if (deg[i] != mindeg)
 				continue;
 			for (int32_t c = 0; c < (k ? k : 1); c++)
-				m = d[(size_t)c * ns + i] < m ? d[(size_t)c * ns + i]
-				                              : m;
+				m = d[(size_t)c * ns + i] < m
+				            ? d[(size_t)c * ns + i]
+				            : m;
 			if (m > far) {
 				far = m;
 				pick = i;
@@ -848,13 +874,8 @@ static void corner_cut(struct bis *b, const int32_t *S, int32_t ns, int32_t s1,
 		for (int32_t c = 0; c < k; c++) {
 			if (a == c)
 				continue;
-			for (int32_t i = 0; i < ns; i++)
-				o[i] = (struct keyed){d[(size_t)a * ns + i] -
-				                              d[(size_t)c * ns + i],
-				                      i};
-			qsort(o, (size_t)ns, sizeof *o, keyed_cmp);
-			for (int32_t i = 0; i < ns; i++)
-				b->side[S[o[i].i]] = i < s1 ? 0 : 1;
+			corner_sides(b, S, ns, s1, d + (size_t)a * ns,
+			             d + (size_t)c * ns, o);
 			int64_t cost = side_cost(b, S, ns);
 			if (best < 0 || cost < best) {
 				best = cost;
@@ -863,13 +884,8 @@ static void corner_cut(struct bis *b, const int32_t *S, int32_t ns, int32_t s1,
 			}
 		}
 	if (ba >= 0) {
-		for (int32_t i = 0; i < ns; i++)
-			o[i] = (struct keyed){d[(size_t)ba * ns + i] -
-			                              d[(size_t)bc * ns + i],
-			                      i};
-		qsort(o, (size_t)ns, sizeof *o, keyed_cmp);
-		for (int32_t i = 0; i < ns; i++)
-			b->side[S[o[i].i]] = i < s1 ? 0 : 1;
+		corner_sides(b, S, ns, s1, d + (size_t)ba * ns,
+		             d + (size_t)bc * ns, o);
 		kl_refine(b, (int32_t *)S, ns, tmp);
 		if (side_cost(b, S, ns) < was)
 			goto out; /* the corners' cut, kept */
@@ -1137,7 +1153,8 @@ static int box_syms(const ir_machine *pm, int nd, const int *ext,
 		for (int d = 0; d < nd; d++) {
 			int e = perms[p][d];
 			ok = ok && ext[e] == ext[d] &&
-			     (pm->topo != IR_TORUS || pm->dims[e] == pm->dims[d]);
+			     (pm->topo != IR_TORUS ||
+			      pm->dims[e] == pm->dims[d]);
 		}
 		for (unsigned mi = 0; ok && mi < (1u << nd); mi++) {
 			if (p == 0 && mi == 0)
@@ -1151,8 +1168,8 @@ static int box_syms(const ir_machine *pm, int nd, const int *ext,
 
 /* Node v under symmetry s of the box at lo with extents ext. */
 static int32_t box_apply(const ir_machine *pm, const struct mcut *mc, int nd,
-                         const int *lo, const int *ext,
-                         const struct boxsym *s, int32_t v)
+                         const int *lo, const int *ext, const struct boxsym *s,
+                         int32_t v)
 {
 	int c[IR_MAX_CUBE_DIM] = {0};
 	const int *cv = mc->coord + (size_t)v * mc->ncoord;
@@ -1165,8 +1182,8 @@ static int32_t box_apply(const ir_machine *pm, const struct mcut *mc, int nd,
 			o = ext[d] - 1 - o;
 		c[s->perm[d]] = lo[s->perm[d]] + o;
 	}
-	return ir_rank_of(pm, c) / (pm->ranks_per_node < 1 ? 1 :
-	                                                     pm->ranks_per_node);
+	return ir_rank_of(pm, c) /
+	       (pm->ranks_per_node < 1 ? 1 : pm->ranks_per_node);
 }
 
 /* Hops on dimension d between coordinates a and b of a mesh or torus,
@@ -1228,10 +1245,12 @@ static int orient_list(const ir_machine *pm, const struct mcut *mc,
 			if (t->depth[i] != dep)
 				continue;
 			for (int d = 0; d < nd; d++)
-				x.lo[d] = hi[d] = mc->coord[(size_t)B[0] * nd + d];
+				x.lo[d] = hi[d] =
+				        mc->coord[(size_t)B[0] * nd + d];
 			for (int32_t j = 1; j < t->count[i]; j++)
 				for (int d = 0; d < nd; d++) {
-					int c = mc->coord[(size_t)B[j] * nd + d];
+					int c = mc->coord[(size_t)B[j] * nd +
+					                  d];
 					x.lo[d] = c < x.lo[d] ? c : x.lo[d];
 					hi[d] = c > hi[d] ? c : hi[d];
 				}
@@ -1274,7 +1293,8 @@ static int orient_list(const ir_machine *pm, const struct mcut *mc,
 			step[d] = vol <= PLACE_SLIDE_VOL || shape[si].ext[d] < 2
 			                  ? 1
 			                  : shape[si].ext[d] / 2;
-			span[d] = (pm->dims[d] - shape[si].ext[d]) / step[d] + 1;
+			span[d] =
+			        (pm->dims[d] - shape[si].ext[d]) / step[d] + 1;
 			cnt *= span[d];
 		}
 		if (n + cnt > cap) {
@@ -1313,7 +1333,8 @@ static int orient_boxes(const struct wgraph *g, const ir_machine *pm,
                         const struct mcut *mc, const int32_t *M,
                         const struct mtree *t, int32_t *pos, int32_t *inv)
 {
-	int nd = mc->ncoord, k = pm->ranks_per_node < 1 ? 1 : pm->ranks_per_node;
+	int nd = mc->ncoord,
+	    k = pm->ranks_per_node < 1 ? 1 : pm->ranks_per_node;
 	int32_t nn = pm->nnodes, *to = NULL, *grp = NULL, *B = NULL;
 	uint32_t *mark = NULL, stamp = 0;
 	/* touched[group]: 1 + the last sweep in which it or a partner of
@@ -1338,8 +1359,15 @@ static int orient_boxes(const struct wgraph *g, const ir_machine *pm,
 		rc = CCP_ENOMEM;
 		goto out;
 	}
+	/* the hops of every message, for when to stop */
+	int64_t total = 0;
+	for (int32_t u = 0; u < nn; u++)
+		for (int64_t j = g->off[u]; j < g->off[u + 1]; j++)
+			total += g->w[j] *
+			         grid_hops(pm, mc, pos[u], pos[g->adj[j]]);
 	for (int sweep = 0; sweep < PLACE_SWEEPS; sweep++) {
 		bool changed = false;
+		int64_t saved = 0;
 		for (int64_t bi = 0; bi < nl; bi++) {
 			const struct box *x = &L[bi];
 			int32_t cnt = 1;
@@ -1373,29 +1401,37 @@ static int orient_boxes(const struct wgraph *g, const ir_machine *pm,
 			for (int32_t i = 0; i < cnt; i++) {
 				int32_t u = inv[B[i]];
 				const int *cv = mc->coord + (size_t)B[i] * nd;
-				for (int64_t j = g->off[u]; j < g->off[u + 1]; j++) {
+				for (int64_t j = g->off[u]; j < g->off[u + 1];
+				     j++) {
 					int32_t w = pos[g->adj[j]];
 					if (mark[w] == st)
 						continue;
-					const int *cw = mc->coord + (size_t)w * nd;
-					base += g->w[j] * grid_hops(pm, mc, B[i], w);
+					const int *cw =
+					        mc->coord + (size_t)w * nd;
+					base += g->w[j] *
+					        grid_hops(pm, mc, B[i], w);
 					for (int d = 0; d < nd; d++) {
 						int o = cv[d] - x->lo[d];
 						for (int e = 0; e < nd; e++) {
-							if (x->ext[e] != x->ext[d])
+							if (x->ext[e] !=
+							    x->ext[d])
 								continue;
 							part[d][e][0] +=
 							        g->w[j] *
-							        dim_hops(pm, e,
-							                 x->lo[e] + o,
-							                 cw[e]);
+							        dim_hops(
+							                pm, e,
+							                x->lo[e] +
+							                        o,
+							                cw[e]);
 							part[d][e][1] +=
 							        g->w[j] *
-							        dim_hops(pm, e,
-							                 x->lo[e] +
-							                         x->ext[d] -
-							                         1 - o,
-							                 cw[e]);
+							        dim_hops(
+							                pm, e,
+							                x->lo[e] +
+							                        x->ext[d] -
+							                        1 -
+							                        o,
+							                cw[e]);
 						}
 					}
 				}
@@ -1423,12 +1459,16 @@ static int orient_boxes(const struct wgraph *g, const ir_machine *pm,
 				pos[u] = to[B[i]];
 				inv[to[B[i]]] = u;
 				touched[u] = sweep + 1;
-				for (int64_t j = g->off[u]; j < g->off[u + 1]; j++)
+				for (int64_t j = g->off[u]; j < g->off[u + 1];
+				     j++)
 					touched[g->adj[j]] = sweep + 1;
 			}
 			changed = true;
+			saved -= 2 * bestd; /* total counts both ways */
 		}
-		if (!changed)
+		total -= saved;
+		/* a sweep that saved almost nothing ends them */
+		if (!changed || saved * PLACE_SWEEP_GAIN < total)
 			break;
 	}
 	rc = 0;
@@ -1713,8 +1753,8 @@ static bool try_swap(struct refine *f, int32_t u, int32_t v)
 	}
 	if (f->maxp < maxp || (f->maxp == maxp && f->sumsq < sq)) {
 		for (int32_t i = 0; i < n; i++)
-			cache_put(f, f->list[i], f->scratch + (size_t)i * f->rmax,
-			          f->slen[i]);
+			cache_put(f, f->list[i],
+			          f->scratch + (size_t)i * f->rmax, f->slen[i]);
 		return true;
 	}
 	for (int32_t i = 0; i < n; i++)

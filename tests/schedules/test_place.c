@@ -21,9 +21,9 @@
 #include "ir.h"
 #include "matrix.h"
 #include "place.h"
+#include "place_support.h"
 #include "rng.h"
 #include "sched.h"
-#include "place_support.h"
 #include "support.h"
 
 /* x scrambled by seed (place_support.h), checked. */
@@ -144,8 +144,9 @@ static void test_stencil_exact(void **state)
 	             {IR_TORUS, 2, d16, 1}, {IR_MESH, 3, d3, 3}};
 
 	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-		ir_machine m = tu_grid(cases[c].t, cases[c].nd, cases[c].dims, 0,
-		                       NULL, 1, IR_PLACE_BLOCK, 0, IR_PORTS_ALL);
+		ir_machine m =
+		        tu_grid(cases[c].t, cases[c].nd, cases[c].dims, 0, NULL,
+		                1, IR_PLACE_BLOCK, 0, IR_PORTS_ALL);
 		ir_matrix *x = ir_matrix_stencil(cases[c].nd, cases[c].dims,
 		                                 false, 64);
 		ir_matrix *y = scrambled(x, cases[c].scramble);
@@ -155,12 +156,14 @@ static void test_stencil_exact(void **state)
 		assert_non_null(node);
 		for (int32_t r = 0; r < m.nranks; r++)
 			node[r] = r;
-		assert_int_equal(sch_place_eval(&m, x, node, &own, &ol, &oh), 0);
+		assert_int_equal(sch_place_eval(&m, x, node, &own, &ol, &oh),
+		                 0);
 		struct sch_place_stats st = place_checked(&m, y, 1, node);
 		print_message("case %zu: own %u (hops %llu), scrambled %u, "
 		              "placed %u (hops %llu)\n",
 		              c, own, (unsigned long long)oh, st.bound_before,
-		              st.bound_after, (unsigned long long)st.hops_after);
+		              st.bound_after,
+		              (unsigned long long)st.hops_after);
 		assert_int_equal(own, 1);
 		assert_true(st.bound_before > 3);
 		assert_int_equal(st.bound_after, own);
