@@ -10,7 +10,8 @@
  * 2D and 3D 5/7-point stencils with their ranks in a random order,
  * random regular patterns (the irregular benchmarks' ones), and the
  * example graphs of Debian's libmetis-doc cut by gpmetis into 64, 256
- * and 1,024 parts, part a sending part b 8 bytes per vertex of a next to
+ * and 1,024 parts (and 4,096 with --large), part a sending part b 8
+ * bytes per vertex of a next to
  * b, part i on rank i of a square one-port mesh (the issue's own
  * measurement; "not installed" without libmetis-doc and metis).
  * Targets: 2D and 3D meshes and tori, a tapered two-level fat tree, a
