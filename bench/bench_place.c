@@ -10,7 +10,8 @@
  * 2D and 3D 5/7-point stencils with their ranks in a random order,
  * random regular patterns (the irregular benchmarks' ones), and the
  * example graphs of Debian's libmetis-doc cut by gpmetis into 64, 256
- * and 1,024 parts, part a sending part b 8 bytes per vertex of a next to
+ * and 1,024 parts (and 4,096 with --large), part a sending part b 8
+ * bytes per vertex of a next to
  * b, part i on rank i of a square one-port mesh (the issue's own
  * measurement; "not installed" without libmetis-doc and metis).
  * Targets: 2D and 3D meshes and tori, a tapered two-level fat tree, a
@@ -20,13 +21,19 @@
  * tleaf for the fat tree and for the dragonfly (groups, routers, hosts:
  * Scotch has no dragonfly target).  When scotch_gmap is not on PATH its
  * column says "not installed".
- * Usage: bench_place [REPS]
+ * Usage: bench_place [REPS] [--only TEXT] [--large]
+ *   --only TEXT  only the cases whose name contains TEXT
+ *   --large      the METIS graphs in 4,096 parts too (64x64 mesh); there
+ *                link_aware's plan is not built (it takes minutes), so
+ *                those rows give the verifier's bound, with "-" for
+ *                link_aware's phases
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../tests/place_support.h"
 #include "bench.h"
 #include "ir.h"
 #include "irregular.h"
@@ -34,29 +41,52 @@
 #include "place.h"
 #include "rng.h"
 
+static const char *only; /* --only: a case's name must contain it */
+static int large;        /* --large: the 4,096-part METIS rows */
+static int bound_only;   /* rows without link_aware's plan */
+
+static int wanted(const char *name)
+{
+	return !only || strstr(name, only) != NULL;
+}
+
 static void die(const char *what, int rc)
 {
 	fprintf(stderr, "bench_place: %s: %s\n", what, ccp_strerror(rc));
 	exit(3);
 }
 
-static ir_machine grid(enum ir_topo t, int nd, const int *dims)
+/* m checked (its defaults filled); the bench stops on a bad one. */
+static ir_machine checked(ir_machine m)
 {
-	ir_machine m;
 	char err[256];
-	memset(&m, 0, sizeof m);
-	ir_cost_unset(&m.cost);
-	m.topo = t;
-	m.routing = IR_ROUTE_DIM_ORDER;
-	m.ndims = nd;
-	for (int d = 0; d < IR_MAX_DIMS; d++)
-		m.dims[d] = d < nd ? dims[d] : 1;
-	m.ports = IR_PORTS_ALL;
 	if (ir_machine_check(&m, err, sizeof err) != 0) {
 		fprintf(stderr, "bench_place: %s\n", err);
 		exit(3);
 	}
 	return m;
+}
+
+/* A machine of topology t, routing r and ports per rank, costs unset,
+ * the rest to fill. */
+static ir_machine blank(enum ir_topo t, enum ir_routing r, int ports)
+{
+	ir_machine m;
+	memset(&m, 0, sizeof m);
+	ir_cost_unset(&m.cost);
+	m.topo = t;
+	m.routing = r;
+	m.ports = ports;
+	return m;
+}
+
+static ir_machine grid(enum ir_topo t, int nd, const int *dims)
+{
+	ir_machine m = blank(t, IR_ROUTE_DIM_ORDER, IR_PORTS_ALL);
+	m.ndims = nd;
+	for (int d = 0; d < IR_MAX_DIMS; d++)
+		m.dims[d] = d < nd ? dims[d] : 1;
+	return checked(m);
 }
 
 /* A square 2D mesh of one-port ranks, as the measurement had. */
@@ -64,13 +94,8 @@ static ir_machine mesh_one_port(int side)
 {
 	int d[2] = {side, side};
 	ir_machine m = grid(IR_MESH, 2, d);
-	char err[256];
 	m.ports = 1;
-	if (ir_machine_check(&m, err, sizeof err) != 0) {
-		fprintf(stderr, "bench_place: %s\n", err);
-		exit(3);
-	}
-	return m;
+	return checked(m);
 }
 
 /* The pattern of a METIS graph partitioned by gpmetis into p parts:
@@ -152,97 +177,36 @@ static ir_matrix *metis_pattern(const char *graph, int32_t p)
 /* XGFT(2; m1, m2; 1, w2) under d-mod-k, one port. */
 static ir_machine fat_tree(int m1, int m2, int w2)
 {
-	ir_machine m;
-	char err[256];
-	memset(&m, 0, sizeof m);
-	ir_cost_unset(&m.cost);
-	m.topo = IR_FAT_TREE;
-	m.routing = IR_ROUTE_D_MOD_K;
-	m.ports = 1;
+	ir_machine m = blank(IR_FAT_TREE, IR_ROUTE_D_MOD_K, 1);
 	m.ndims = 2;
 	m.dims[0] = m1;
 	m.dims[1] = m2;
 	m.dims[IR_MAX_TREE] = 1;
 	m.dims[IR_MAX_TREE + 1] = w2;
 	m.levels[0][0] = m.levels[0][1] = 1;
-	if (ir_machine_check(&m, err, sizeof err) != 0) {
-		fprintf(stderr, "bench_place: %s\n", err);
-		exit(3);
-	}
-	return m;
+	return checked(m);
 }
 
 /* g groups of a routers of p hosts, h global links per router, minimal. */
 static ir_machine dragonfly(int g, int a, int p, int h)
 {
-	ir_machine m;
-	char err[256];
-	memset(&m, 0, sizeof m);
-	ir_cost_unset(&m.cost);
-	m.topo = IR_DRAGONFLY;
-	m.routing = IR_ROUTE_MINIMAL;
-	m.ports = 1;
+	ir_machine m = blank(IR_DRAGONFLY, IR_ROUTE_MINIMAL, 1);
 	m.dims[0] = p;
 	m.dims[1] = a;
 	m.dims[2] = g;
 	m.dims[3] = h;
 	m.dims[4] = IR_DFLY_ABSOLUTE;
 	m.levels[0][0] = m.levels[0][1] = m.levels[1][0] = 1;
-	if (ir_machine_check(&m, err, sizeof err) != 0) {
-		fprintf(stderr, "bench_place: %s\n", err);
-		exit(3);
-	}
-	return m;
+	return checked(m);
 }
 
 /* x with its ranks in a seeded random order. */
 static ir_matrix *scrambled(const ir_matrix *x, uint64_t seed)
 {
-	int32_t n = x->n, *perm = malloc((size_t)n * sizeof *perm);
-	struct ir_edge *e = malloc(((size_t)x->nnz + 1) * sizeof *e);
-	struct ir_rng r;
-	ir_matrix *out = NULL;
-	size_t bad;
-	if (!perm || !e)
+	ir_matrix *y = place_scrambled(x, seed);
+	if (!y)
 		die("scramble", CCP_ENOMEM);
-	ir_rng_seed(&r, seed);
-	for (int32_t i = 0; i < n; i++)
-		perm[i] = i;
-	for (int32_t i = n - 1; i > 0; i--) {
-		int32_t j = (int32_t)ir_rng_below(&r, (uint64_t)i + 1);
-		int32_t t = perm[i];
-		perm[i] = perm[j];
-		perm[j] = t;
-	}
-	for (int32_t s = 0; s < n; s++)
-		for (int64_t i = x->row[s]; i < x->row[s + 1]; i++)
-			e[i] = (struct ir_edge){perm[s], perm[x->dst[i]],
-			                        x->bytes[i], (uint64_t)i};
-	int rc = ir_matrix_from_edges(n, e, (size_t)x->nnz, &out, &bad);
-	if (rc)
-		die("scramble", rc);
-	free(e);
-	free(perm);
-	return out;
-}
-
-/* x renamed so that rank r is at node[r] (one rank per node). */
-static ir_matrix *at_positions(const ir_matrix *x, const int32_t *node)
-{
-	struct ir_edge *e = malloc(((size_t)x->nnz + 1) * sizeof *e);
-	ir_matrix *out = NULL;
-	size_t bad;
-	if (!e)
-		die("rename", CCP_ENOMEM);
-	for (int32_t s = 0; s < x->n; s++)
-		for (int64_t i = x->row[s]; i < x->row[s + 1]; i++)
-			e[i] = (struct ir_edge){node[s], node[x->dst[i]],
-			                        x->bytes[i], (uint64_t)i};
-	int rc = ir_matrix_from_edges(x->n, e, (size_t)x->nnz, &out, &bad);
-	if (rc)
-		die("rename", rc);
-	free(e);
-	return out;
+	return y;
 }
 
 /* Edges by (src, dst). */
@@ -261,20 +225,29 @@ struct row {
 	double t_med, t_min, t_max;
 	int have;
 	int32_t moved; /* Scotch: ranks moved to make its map one-to-one */
+	int planned;   /* link_aware's plan built (phases valid) */
 	const char *note;
 };
 
-/* Judge node (one rank per node) by the verifier's bound and by the
- * phases of link_aware's verified plan. */
+/* Judge node (one rank per node) by the verifier's bound and, unless
+ * bound_only is set, by the phases of link_aware's verified plan. */
 static void judge(const ir_machine *m, const ir_matrix *x, const int32_t *node,
                   struct row *w)
 {
-	ir_matrix *y = at_positions(x, node);
+	ir_matrix *y = place_renamed(x, node);
 	ir_plan p;
 	ir_report r;
 	int rc;
+	if (!y)
+		die("rename", CCP_ENOMEM);
 	if ((rc = sch_place_eval(m, x, node, &w->bound, &w->link, &w->hops)))
 		die("eval", rc);
+	w->have = 1;
+	if (bound_only) {
+		ir_matrix_free(y);
+		return;
+	}
+	w->planned = 1;
 	if ((rc = sch_irregular(m, y, SCH_IRR_LINK_AWARE, 1, &p)) != 0)
 		die("link_aware", rc);
 	memset(&r, 0, sizeof r);
@@ -418,9 +391,13 @@ static void print_row(const char *who, const struct row *w)
 		printf("  %-9s %s\n", who, w->note ? w->note : "-");
 		return;
 	}
-	printf("  %-9s %6u (%4u) %7u %9llu  %8.3f [%.3f, %.3f]", who, w->bound,
-	       w->link, w->phases, (unsigned long long)w->hops, w->t_med,
-	       w->t_min, w->t_max);
+	printf("  %-9s %6u (%4u) ", who, w->bound, w->link);
+	if (w->planned)
+		printf("%7u", w->phases);
+	else
+		printf("%7s", "-");
+	printf(" %9llu  %8.3f [%.3f, %.3f]", (unsigned long long)w->hops,
+	       w->t_med, w->t_min, w->t_max);
 	if (w->moved)
 		printf("  (%d ranks moved: two on a node)", (int)w->moved);
 	putchar('\n');
@@ -438,6 +415,10 @@ static void one(const char *name, const ir_machine *m, const ir_matrix *x,
 	int rc;
 	if (!node)
 		die("node", CCP_ENOMEM);
+	if (!wanted(name)) {
+		free(node);
+		return;
+	}
 	for (int32_t r = 0; r < n; r++)
 		node[r] = r;
 	judge(m, x, node, &id);
@@ -458,10 +439,46 @@ static void one(const char *name, const ir_machine *m, const ir_matrix *x,
 	free(node);
 }
 
+/* The nd-dimensional 5/7-point stencil of extents dims, its ranks
+ * scrambled by seed, on a mesh of its shape and, with torus, on a torus
+ * too. */
+static void stencil_case(int nd, const int *dims, uint64_t seed, int torus,
+                         int reps)
+{
+	ir_matrix *s = ir_matrix_stencil(nd, dims, false, 64);
+	ir_matrix *x = scrambled(s, seed);
+	char name[128], ext[64], tgt[128];
+	int at = 0;
+	for (int d = 0; d < nd; d++)
+		at += snprintf(ext + at, sizeof ext - (size_t)at, "%s%d",
+		               d ? "x" : "", dims[d]);
+	for (int t = 0; t <= torus; t++) {
+		ir_machine m = grid(t ? IR_TORUS : IR_MESH, nd, dims);
+		snprintf(name, sizeof name, "%dD stencil, random order, %s %s",
+		         nd, ext, t ? "torus" : "mesh");
+		at = snprintf(tgt, sizeof tgt, "%s%dD", t ? "torus" : "mesh",
+		              nd);
+		for (int d = 0; d < nd; d++)
+			at += snprintf(tgt + at, sizeof tgt - (size_t)at, " %d",
+			               dims[d]);
+		one(name, &m, x, tgt, reps);
+	}
+	ir_matrix_free(x);
+	ir_matrix_free(s);
+}
+
 int main(int argc, char **argv)
 {
-	int reps = argc > 1 ? atoi(argv[1]) : 3;
+	int reps = 3;
 	char tgt[128];
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--large") == 0)
+			large = 1;
+		else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+			only = argv[++i];
+		else
+			reps = atoi(argv[i]);
+	}
 	if (reps < 1 || reps > 16)
 		reps = 3;
 	printf("placement: the verifier's phase bound (its link term), "
@@ -474,33 +491,11 @@ int main(int argc, char **argv)
 
 	/* stencils in a random order on meshes and tori of their shape */
 	int d16[2] = {16, 16}, d32[2] = {32, 32}, d8[3] = {8, 8, 8};
-	ir_matrix *s2 = ir_matrix_stencil(2, d16, false, 64);
-	ir_matrix *x = scrambled(s2, 1);
-	ir_machine m = grid(IR_MESH, 2, d16);
-	one("2D stencil, random order, 16x16 mesh", &m, x, "mesh2D 16 16",
-	    reps);
-	m = grid(IR_TORUS, 2, d16);
-	one("2D stencil, random order, 16x16 torus", &m, x, "torus2D 16 16",
-	    reps);
-	ir_matrix_free(x);
-	ir_matrix_free(s2);
-	s2 = ir_matrix_stencil(2, d32, false, 64);
-	x = scrambled(s2, 2);
-	m = grid(IR_MESH, 2, d32);
-	one("2D stencil, random order, 32x32 mesh", &m, x, "mesh2D 32 32",
-	    reps);
-	ir_matrix_free(x);
-	ir_matrix_free(s2);
-	ir_matrix *s3 = ir_matrix_stencil(3, d8, false, 64);
-	x = scrambled(s3, 3);
-	m = grid(IR_MESH, 3, d8);
-	one("3D stencil, random order, 8x8x8 mesh", &m, x, "mesh3D 8 8 8",
-	    reps);
-	m = grid(IR_TORUS, 3, d8);
-	one("3D stencil, random order, 8x8x8 torus", &m, x, "torus3D 8 8 8",
-	    reps);
-	ir_matrix_free(x);
-	ir_matrix_free(s3);
+	stencil_case(2, d16, 1, 1, reps);
+	stencil_case(2, d32, 2, 0, reps);
+	stencil_case(3, d8, 3, 1, reps);
+	ir_matrix *x;
+	ir_machine m;
 
 	/* random regular patterns */
 	m = grid(IR_MESH, 2, d16);
@@ -526,14 +521,27 @@ int main(int argc, char **argv)
 	/* libmetis-doc's example graphs cut by gpmetis, part i on rank i
 	 * of a square one-port mesh (the issue's measurement) */
 	static const char *const graphs[] = {"4elt", "copter2", "mdual"};
-	static const int sides[] = {8, 16, 32};
+	static const int sides[] = {8, 16, 32, 64};
+	size_t nsides = large ? 4 : 3;
 	for (size_t gi = 0; gi < sizeof graphs / sizeof *graphs; gi++)
-		for (size_t si = 0; si < sizeof sides / sizeof *sides; si++) {
-			char path[256], name[128];
+		for (size_t si = 0; si < nsides; si++) {
+			char path[256], name[160];
 			snprintf(path, sizeof path,
 			         "/usr/share/doc/libmetis-dev/examples/graphs/"
 			         "%s.graph",
 			         graphs[gi]);
+			/* 4,096 parts: the bound only (--large) */
+			bound_only = sides[si] == 64;
+			snprintf(name, sizeof name,
+			         "%s in %d parts (gpmetis), %dx%d one-port "
+			         "mesh%s",
+			         graphs[gi], sides[si] * sides[si], sides[si],
+			         sides[si],
+			         bound_only
+			                 ? " (bound only: link_aware not run)"
+			                 : "");
+			if (!wanted(name))
+				continue;
 			x = metis_pattern(path, sides[si] * sides[si]);
 			if (!x) {
 				printf("%s: not installed (libmetis-doc, "
@@ -542,25 +550,15 @@ int main(int argc, char **argv)
 				break;
 			}
 			m = mesh_one_port(sides[si]);
-			snprintf(
-			        name, sizeof name,
-			        "%s in %d parts (gpmetis), %dx%d one-port mesh",
-			        graphs[gi], sides[si] * sides[si], sides[si],
-			        sides[si]);
 			snprintf(tgt, sizeof tgt, "mesh2D %d %d", sides[si],
 			         sides[si]);
 			one(name, &m, x, tgt, reps);
 			ir_matrix_free(x);
 		}
+	bound_only = 0;
 
 	/* a 2D stencil with 4,096 ranks: the time goal */
 	int d64[2] = {64, 64};
-	s2 = ir_matrix_stencil(2, d64, false, 64);
-	x = scrambled(s2, 4);
-	m = grid(IR_MESH, 2, d64);
-	one("2D stencil, random order, 64x64 mesh", &m, x, "mesh2D 64 64",
-	    reps);
-	ir_matrix_free(x);
-	ir_matrix_free(s2);
+	stencil_case(2, d64, 4, 0, reps);
 	return 0;
 }

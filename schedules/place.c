@@ -2,7 +2,7 @@
  * place.c - placement of a communication pattern's ranks onto a machine
  * (place.h, docs/placement.md).
  *
- * Three steps, all deterministic for a seed:
+ * Four steps, all deterministic for a seed:
  *
  *   group   with several ranks per node, the ranks are cut into nodes'
  *           worth of ranks by recursive bisection of their communication
@@ -12,20 +12,28 @@
  *           machine: a mesh or torus is cut across its longest extent, a
  *           fat tree between subtrees, a dragonfly between groups and
  *           routers, a hypercube by a bit, a graph along its hosts' BFS
- *           order; each half of the groups goes to a half of the machine;
+ *           order; each half of the groups goes to a half of the machine,
+ *           leaning towards the groups placed before (terminal
+ *           propagation, a tie-break against the cut);
+ *   orient  on a mesh or torus, whole boxes of the map are mirrored or
+ *           turned when that lowers the hops of the messages leaving
+ *           them (a bisection may leave a half the wrong way round, which
+ *           swaps of two groups cannot undo);
  *   refine  swaps of two groups' nodes, kept when they lower the most
  *           loaded link's phases (then the sum of squared link loads),
  *           tried for the groups whose messages cross the most loaded
  *           links, against groups sitting near their partners (Hoefler
  *           and Snir 2011, section 4.3).
  *
- * The bisection is this file's own: a BFS from a pseudo-peripheral vertex
- * grows one side to its size, and Kernighan-Lin swap passes lower the
- * cut while keeping both sizes exact (the machine's halves have fixed
- * sizes, so balance is a constraint, not a tolerance).  The result is
- * judged by the verifier's bound (sch_place_eval calls ir_lower_bound),
- * and the machine's own placement is kept when the search does not beat
- * it.
+ * The bisection is this file's own: multilevel (heavy-edge matching,
+ * greedy growth on the coarsest graph, Fiduccia-Mattheyses on the way
+ * back), and beside it a cut between two of the set's corners (which
+ * finds a grid's straight cut); the cheaper is kept, and Kernighan-Lin
+ * swap passes finish it with both sizes exact (the machine's halves have
+ * fixed sizes, so balance is a constraint, not a tolerance).  The result
+ * is judged by the verifier's bound (sch_place_eval calls
+ * ir_lower_bound), and the machine's own placement is kept when the
+ * search does not beat it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,8 +48,18 @@
 #define PLACE_MAX_LINKS (UINT64_C(1) << 26)
 #define PLACE_MAX_MSGS  (INT64_C(1) << 26)
 #define PLACE_PASSES    10
+#define PLACE_SWEEPS    8 /* orientation sweeps over the boxes, at most */
+/* ... and they stop after one that saved less than 1/this of the hops */
+#define PLACE_SWEEP_GAIN 200
+/* The groups' graph's weights are scaled by this while it is mapped, and
+ * terminal propagation's pull is not: the pull then only breaks ties
+ * between cuts of the same weight (a stencil's straight cuts across
+ * either axis), and never buys a jog in a cut */
+#define PLACE_CUT_SCALE 16
 #define PLACE_TRIES     6 /* candidates tried per hot group and pass */
 #define PLACE_KL_PASSES 4 /* Kernighan-Lin passes per bisection */
+/* links the refinement's route cache may hold (4 bytes each, twice) */
+#define PLACE_ROUTE_CACHE (UINT64_C(1) << 24)
 
 /* An undirected weighted graph, both directions stored (CSR). */
 struct wgraph {
@@ -294,6 +312,7 @@ struct lgraph {
 	int32_t n;
 	int64_t *off, *w, *vw;
 	int64_t *pref; /* side 1's extra cost per vertex (struct bis) */
+	int64_t *gain; /* scratch: each vertex's lg_gain, kept by lg_flip */
 	int32_t *adj;
 };
 
@@ -304,6 +323,7 @@ static void lg_free(struct lgraph *g)
 	free(g->vw);
 	free(g->adj);
 	free(g->pref);
+	free(g->gain);
 	memset(g, 0, sizeof *g);
 }
 
@@ -313,9 +333,10 @@ static int lg_alloc(struct lgraph *g, int32_t n, int64_t m)
 	g->off = calloc((size_t)n + 1, sizeof *g->off);
 	g->vw = malloc(((size_t)n + 1) * sizeof *g->vw);
 	g->pref = calloc((size_t)n + 1, sizeof *g->pref);
+	g->gain = malloc(((size_t)n + 1) * sizeof *g->gain);
 	g->w = malloc(((size_t)m + 1) * sizeof *g->w);
 	g->adj = malloc(((size_t)m + 1) * sizeof *g->adj);
-	if (!g->off || !g->vw || !g->pref || !g->w || !g->adj) {
+	if (!g->off || !g->vw || !g->pref || !g->gain || !g->w || !g->adj) {
 		lg_free(g);
 		return CCP_ENOMEM;
 	}
@@ -438,6 +459,56 @@ static int64_t lg_gain(const struct lgraph *g, const int8_t *side, int32_t v)
 	return x + (side[v] == 0 ? -g->pref[v] : g->pref[v]);
 }
 
+/* Every vertex's gain into g->gain. */
+static void lg_gains(const struct lgraph *g, const int8_t *side)
+{
+	for (int32_t v = 0; v < g->n; v++)
+		g->gain[v] = lg_gain(g, side, v);
+}
+
+/* Move v to the other side, keeping g->gain. */
+static void lg_flip(const struct lgraph *g, int8_t *side, int32_t v)
+{
+	side[v] ^= 1;
+	g->gain[v] = -g->gain[v];
+	for (int64_t j = g->off[v]; j < g->off[v + 1]; j++) {
+		int32_t u = g->adj[j];
+		g->gain[u] += side[u] != side[v] ? 2 * g->w[j] : -2 * g->w[j];
+	}
+}
+
+/* The vertex of the best gain (g->gain, into *gv) among those a move may
+ * take,
+ * -1 if none.  With lock (FM): the unlocked ones whose move keeps side
+ * 0's weight w0 within tol of target or brings it closer.  Without
+ * (growing side 0): those on side 1 that fit side 0 below target and
+ * half their own weight. */
+static int32_t lg_best(const struct lgraph *g, const int8_t *side,
+                       const uint8_t *lock, int64_t w0, int64_t target,
+                       int64_t tol, int64_t *gv)
+{
+	int32_t v = -1;
+
+	for (int32_t u = 0; u < g->n; u++) {
+		if (lock) {
+			int64_t nw = w0 + (side[u] == 0 ? -g->vw[u] : g->vw[u]);
+			if (lock[u] ||
+			    (llabs(nw - target) > tol &&
+			     llabs(nw - target) >= llabs(w0 - target)))
+				continue;
+		} else if (side[u] != 1 ||
+		           w0 + g->vw[u] > target + g->vw[u] / 2) {
+			continue;
+		}
+		int64_t gu = g->gain[u];
+		if (v < 0 || gu > *gv) {
+			v = u;
+			*gv = gu;
+		}
+	}
+	return v;
+}
+
 /* Fiduccia-Mattheyses passes: move the best-gain unlocked vertex whose
  * move keeps side 0's weight within tol of target (or brings it
  * closer), keep the best prefix of each pass. */
@@ -451,31 +522,19 @@ static void lg_fm(const struct lgraph *g, int8_t *side, int64_t target,
 		return;
 	for (int32_t v = 0; v < n; v++)
 		w0 += side[v] == 0 ? g->vw[v] : 0;
+	lg_gains(g, side);
 	for (int pass = 0; pass < PLACE_KL_PASSES; pass++) {
 		int64_t sum = 0, best = 0, bestdev = llabs(w0 - target);
 		int32_t nm = 0, bestn = 0, limit = n < 400 ? n : 400;
 		memset(lock, 0, (size_t)n);
 		for (int32_t t = 0; t < limit; t++) {
-			int32_t v = -1;
 			int64_t gv = 0;
-			for (int32_t u = 0; u < n; u++) {
-				if (lock[u])
-					continue;
-				int64_t nw = w0 + (side[u] == 0 ? -g->vw[u]
-				                                : g->vw[u]);
-				if (llabs(nw - target) > tol &&
-				    llabs(nw - target) >= llabs(w0 - target))
-					continue;
-				int64_t gu = lg_gain(g, side, u);
-				if (v < 0 || gu > gv) {
-					v = u;
-					gv = gu;
-				}
-			}
+			int32_t v =
+			        lg_best(g, side, lock, w0, target, tol, &gv);
 			if (v < 0)
 				break;
 			w0 += side[v] == 0 ? -g->vw[v] : g->vw[v];
-			side[v] ^= 1;
+			lg_flip(g, side, v);
 			lock[v] = 1;
 			hist[nm++] = v;
 			sum += gv;
@@ -492,7 +551,7 @@ static void lg_fm(const struct lgraph *g, int8_t *side, int64_t target,
 		for (int32_t i = nm - 1; i >= bestn; i--) {
 			int32_t v = hist[i];
 			w0 += side[v] == 0 ? -g->vw[v] : g->vw[v];
-			side[v] ^= 1;
+			lg_flip(g, side, v);
 		}
 		if (bestn == 0)
 			break;
@@ -528,25 +587,57 @@ static void lg_grow(const struct lgraph *g, int64_t target, int8_t *side,
 		free(q);
 	}
 	memset(side, 1, (size_t)n);
-	side[start] = 0;
+	lg_gains(g, side);
+	lg_flip(g, side, start);
 	w0 = g->vw[start];
 	while (w0 < target) {
-		int32_t v = -1;
 		int64_t gv = 0;
-		for (int32_t u = 0; u < n; u++) {
-			if (side[u] != 1 ||
-			    w0 + g->vw[u] > target + g->vw[u] / 2)
-				continue;
-			int64_t gu = lg_gain(g, side, u);
-			if (v < 0 || gu > gv) {
-				v = u;
-				gv = gu;
-			}
-		}
+		int32_t v = lg_best(g, side, NULL, w0, target, 0, &gv);
 		if (v < 0)
 			break;
-		side[v] = 0;
+		lg_flip(g, side, v);
 		w0 += g->vw[v];
+	}
+}
+
+/* Coarsen lv[0] into lv[1..] (cmap[l] maps level l onto l + 1) down to
+ * about 48 vertices.  The number of levels, 0 when memory ran out. */
+static int ml_coarsen(struct bis *b, struct lgraph *lv, int32_t **cmap,
+                      int64_t maxvw)
+{
+	int nl = 1;
+
+	while (lv[nl - 1].n > 48 && nl < 24) {
+		const struct lgraph *g = &lv[nl - 1];
+		if (!(cmap[nl - 1] = malloc((size_t)g->n * sizeof(int32_t))))
+			return 0;
+		int32_t nc = lg_coarsen(g, b->rng, maxvw > 1 ? maxvw : 1,
+		                        cmap[nl - 1], &lv[nl]);
+		if (nc == 0)
+			return 0;
+		nl++;
+		if (nc > g->n - g->n / 10)
+			break; /* hardly shrinks: stop here */
+	}
+	return nl;
+}
+
+/* From side on the coarsest of nl levels back to the finest: FM at each
+ * level, then projected onto the finer one. */
+static void ml_up(struct lgraph *lv, int32_t **cmap, int nl, int8_t *side,
+                  int64_t s1, int32_t *hist, uint8_t *lock)
+{
+	for (int l = nl - 1; l >= 0; l--) {
+		int64_t tol = 0;
+		for (int32_t v = 0; v < lv[l].n; v++)
+			tol = lv[l].vw[v] > tol ? lv[l].vw[v] : tol;
+		lg_fm(&lv[l], side, s1, tol, hist, lock);
+		if (l > 0) /* project onto the finer level */
+			for (int32_t v = lv[l - 1].n - 1; v >= 0; v--)
+				hist[v] = side[cmap[l - 1][v]];
+		if (l > 0)
+			for (int32_t v = 0; v < lv[l - 1].n; v++)
+				side[v] = (int8_t)hist[v];
 	}
 }
 
@@ -570,19 +661,8 @@ static int ml_bisect(struct bis *b, const int32_t *S, int32_t ns, int32_t s1,
 		loc[S[i]] = i;
 	if (lg_from_set(b, S, ns, loc, &lv[0]))
 		goto out;
-	nl = 1;
-	while (lv[nl - 1].n > 48 && nl < 24) {
-		const struct lgraph *g = &lv[nl - 1];
-		if (!(cmap[nl - 1] = malloc((size_t)g->n * sizeof(int32_t))))
-			goto out;
-		int32_t nc = lg_coarsen(g, b->rng, maxvw > 1 ? maxvw : 1,
-		                        cmap[nl - 1], &lv[nl]);
-		if (nc == 0)
-			goto out;
-		nl++;
-		if (nc > g->n - g->n / 10)
-			break; /* hardly shrinks: stop here */
-	}
+	if ((nl = ml_coarsen(b, lv, cmap, maxvw)) == 0)
+		goto out;
 	side = malloc((size_t)ns);
 	hist = malloc((size_t)ns * sizeof *hist);
 	lock = malloc((size_t)ns);
@@ -616,18 +696,7 @@ static int ml_bisect(struct bis *b, const int32_t *S, int32_t ns, int32_t s1,
 		}
 		free(try);
 	}
-	for (int l = nl - 1; l >= 0; l--) {
-		int64_t tol = 0;
-		for (int32_t v = 0; v < lv[l].n; v++)
-			tol = lv[l].vw[v] > tol ? lv[l].vw[v] : tol;
-		lg_fm(&lv[l], side, s1, tol, hist, lock);
-		if (l > 0) /* project onto the finer level */
-			for (int32_t v = lv[l - 1].n - 1; v >= 0; v--)
-				hist[v] = side[cmap[l - 1][v]];
-		if (l > 0)
-			for (int32_t v = 0; v < lv[l - 1].n; v++)
-				side[v] = (int8_t)hist[v];
-	}
+	ml_up(lv, cmap, nl, side, s1, hist, lock);
 	for (int32_t i = 0; i < ns; i++)
 		b->side[S[i]] = side[i];
 	rc = 0;
@@ -642,15 +711,10 @@ out:
 	return rc;
 }
 
-/* Cut set S (ns vertices) into S[0..s1) and S[s1..ns), lowering the
- * weight between them.  tmp holds 2 ns entries. */
-static void bisect(struct bis *b, int32_t *S, int32_t ns, int32_t s1,
-                   int32_t *tmp)
+/* One multilevel bisection of S into b->side, sizes exact. */
+static void bisect_once(struct bis *b, int32_t *S, int32_t ns, int32_t s1,
+                        int32_t *tmp)
 {
-	int32_t k = 0;
-
-	if (s1 <= 0 || s1 >= ns)
-		return;
 	for (int32_t i = 0; i < ns; i++)
 		b->side[S[i]] = 1;
 	if (ml_bisect(b, S, ns, s1, b->loc) != 0)
@@ -672,6 +736,180 @@ static void bisect(struct bis *b, int32_t *S, int32_t ns, int32_t s1,
 		n0 += from == 0 ? -1 : 1;
 	}
 	kl_refine(b, S, ns, tmp);
+}
+
+/* What the sides of set S cost: the weight cut (each edge once) and
+ * side 1's extra cost (b->pref). */
+static int64_t side_cost(const struct bis *b, const int32_t *S, int32_t ns)
+{
+	const struct wgraph *g = b->g;
+	int64_t c = 0;
+
+	for (int32_t i = 0; i < ns; i++) {
+		int32_t v = S[i];
+		for (int64_t j = g->off[v]; j < g->off[v + 1]; j++) {
+			int32_t u = g->adj[j];
+			if (b->side[u] >= 0 && b->side[u] != b->side[v] &&
+			    u < v)
+				c += g->w[j];
+		}
+		if (b->pref && b->side[v] == 1)
+			c += b->pref[v];
+	}
+	return c;
+}
+
+/* BFS distances inside set S (b->side >= 0 marks it, b->loc[v] is v's
+ * index in S) from S[src], into d by index; ns for the unreached.
+ * queue holds ns entries. */
+static void set_dist(const struct bis *b, const int32_t *S, int32_t ns,
+                     int32_t src, int32_t *d, int32_t *queue)
+{
+	const struct wgraph *g = b->g;
+	int32_t head = 0, tail = 0;
+
+	for (int32_t i = 0; i < ns; i++)
+		d[i] = -1;
+	d[src] = 0;
+	queue[tail++] = src;
+	while (head < tail) {
+		int32_t i = queue[head++], v = S[i];
+		for (int64_t j = g->off[v]; j < g->off[v + 1]; j++) {
+			int32_t u = g->adj[j];
+			if (b->side[u] < 0 || d[b->loc[u]] >= 0)
+				continue;
+			d[b->loc[u]] = d[i] + 1;
+			queue[tail++] = b->loc[u];
+		}
+	}
+	for (int32_t i = 0; i < ns; i++)
+		if (d[i] < 0)
+			d[i] = ns;
+}
+
+struct keyed {
+	int32_t key, i;
+};
+
+static int keyed_cmp(const void *x, const void *y)
+{
+	const struct keyed *p = x, *q = y;
+	if (p->key != q->key)
+		return p->key < q->key ? -1 : 1;
+	return p->i < q->i ? -1 : p->i > q->i;
+}
+
+/* Side 0 of set S the s1 vertices with the least da - dc (distances
+ * from two corners, by index in S), ties by index; o is scratch. */
+static void corner_sides(struct bis *b, const int32_t *S, int32_t ns,
+                         int32_t s1, const int32_t *da, const int32_t *dc,
+                         struct keyed *o)
+{
+	for (int32_t i = 0; i < ns; i++)
+		o[i] = (struct keyed){da[i] - dc[i], i};
+	qsort(o, (size_t)ns, sizeof *o, keyed_cmp);
+	for (int32_t i = 0; i < ns; i++)
+		b->side[S[o[i].i]] = i < s1 ? 0 : 1;
+}
+
+/* Corners tried per bisection (corner_cut). */
+#define PLACE_CORNERS 8
+
+/* A second start for the bisection b->side holds, kept only when it
+ * costs less (side_cost): the set's corners (its vertices of least
+ * degree inside it, spread out: each the farthest from those before),
+ * and for each two corners a and c, the s1 vertices nearer a than c
+ * (by the difference of their BFS distances) as side 0, then
+ * Kernighan-Lin.  On a grid, two corners along one edge give the
+ * straight cut across it, which coarsening and FM often miss (a jog
+ * they cannot undo); on other graphs it is one more candidate. */
+static void corner_cut(struct bis *b, const int32_t *S, int32_t ns, int32_t s1,
+                       int32_t *tmp)
+{
+	const struct wgraph *g = b->g;
+	int32_t *d = malloc((size_t)PLACE_CORNERS * (size_t)ns * sizeof *d),
+	        *deg = malloc((size_t)ns * sizeof *deg), k = 0, mindeg = -1;
+	struct keyed *o = malloc((size_t)ns * sizeof *o);
+	int8_t *keep = malloc((size_t)ns);
+	int64_t was, best = -1;
+	int ba = -1, bc = -1;
+
+	if (!d || !deg || !o || !keep || ns < 8)
+		goto out;
+	was = side_cost(b, S, ns);
+	for (int32_t i = 0; i < ns; i++) {
+		b->loc[S[i]] = i;
+		keep[i] = b->side[S[i]];
+		deg[i] = 0;
+		for (int64_t j = g->off[S[i]]; j < g->off[S[i] + 1]; j++)
+			deg[i] += b->side[g->adj[j]] >= 0;
+		if (mindeg < 0 || deg[i] < mindeg)
+			mindeg = deg[i];
+	}
+	/* the corners: from the far end of a BFS from S[0], each next
+	 * the one farthest from all before */
+	set_dist(b, S, ns, 0, d, tmp);
+	for (int32_t want = 0; want < PLACE_CORNERS; want++) {
+		int32_t pick = -1, far = 0;
+		for (int32_t i = 0; i < ns; i++) {
+			int32_t m = INT32_MAX;
+			if (deg[i] != mindeg)
+				continue;
+			for (int32_t c = 0; c < (k ? k : 1); c++)
+				m = d[(size_t)c * ns + i] < m
+				            ? d[(size_t)c * ns + i]
+				            : m;
+			if (m > far) {
+				far = m;
+				pick = i;
+			}
+		}
+		if (pick < 0)
+			break;
+		set_dist(b, S, ns, pick, d + (size_t)k * ns, tmp);
+		k++;
+	}
+	/* every ordered pair: side 0 the s1 vertices nearest a against c */
+	for (int32_t a = 0; a < k; a++)
+		for (int32_t c = 0; c < k; c++) {
+			if (a == c)
+				continue;
+			corner_sides(b, S, ns, s1, d + (size_t)a * ns,
+			             d + (size_t)c * ns, o);
+			int64_t cost = side_cost(b, S, ns);
+			if (best < 0 || cost < best) {
+				best = cost;
+				ba = a;
+				bc = c;
+			}
+		}
+	if (ba >= 0) {
+		corner_sides(b, S, ns, s1, d + (size_t)ba * ns,
+		             d + (size_t)bc * ns, o);
+		kl_refine(b, (int32_t *)S, ns, tmp);
+		if (side_cost(b, S, ns) < was)
+			goto out; /* the corners' cut, kept */
+	}
+	for (int32_t i = 0; i < ns; i++) /* the multilevel cut, kept */
+		b->side[S[i]] = keep[i];
+out:
+	free(d);
+	free(deg);
+	free(o);
+	free(keep);
+}
+
+/* Cut set S (ns vertices) into S[0..s1) and S[s1..ns), lowering the
+ * weight between them.  tmp holds 2 ns entries. */
+static void bisect(struct bis *b, int32_t *S, int32_t ns, int32_t s1,
+                   int32_t *tmp)
+{
+	int32_t k = 0;
+
+	if (s1 <= 0 || s1 >= ns)
+		return;
+	bisect_once(b, S, ns, s1, tmp);
+	corner_cut(b, S, ns, s1, tmp);
 	for (int32_t i = 0; i < ns; i++)
 		if (b->side[S[i]] == 0)
 			tmp[k++] = S[i];
@@ -883,6 +1121,367 @@ static int mcut_init(const ir_machine *pm, struct mcut *mc, int32_t *order)
 	return 0;
 }
 
+/* The boxes map_rec cut the machine into: box i holds the nodes
+ * M[start[i] .. start[i] + count[i]), at depth depth[i] of the
+ * recursion (the whole machine at 0). */
+struct mtree {
+	const int32_t *base; /* the whole machine's M */
+	int32_t *start, *count, *depth;
+	int32_t n;
+};
+
+/* A symmetry of a box: axis d of a node's offset in the box goes to
+ * axis perm[d], mirrored when mirror has bit d. */
+struct boxsym {
+	int perm[3];
+	unsigned mirror;
+};
+
+/* The symmetries of a box with extents ext (nd <= 3 axes) other than
+ * the identity: mirrors of every axis, and swaps of axes of the same
+ * extent (and, on a torus, of the same ring).  Their count, into sym
+ * (room for 48). */
+static int box_syms(const ir_machine *pm, int nd, const int *ext,
+                    struct boxsym *sym)
+{
+	static const int perms[6][3] = {{0, 1, 2}, {1, 0, 2}, {0, 2, 1},
+	                                {2, 1, 0}, {1, 2, 0}, {2, 0, 1}};
+	int np = nd == 1 ? 1 : nd == 2 ? 2 : 6, ns = 0;
+
+	for (int p = 0; p < np; p++) {
+		bool ok = true;
+		for (int d = 0; d < nd; d++) {
+			int e = perms[p][d];
+			ok = ok && ext[e] == ext[d] &&
+			     (pm->topo != IR_TORUS ||
+			      pm->dims[e] == pm->dims[d]);
+		}
+		for (unsigned mi = 0; ok && mi < (1u << nd); mi++) {
+			if (p == 0 && mi == 0)
+				continue;
+			memcpy(sym[ns].perm, perms[p], sizeof sym[ns].perm);
+			sym[ns++].mirror = mi;
+		}
+	}
+	return ns;
+}
+
+/* Node v under symmetry s of the box at lo with extents ext. */
+static int32_t box_apply(const ir_machine *pm, const struct mcut *mc, int nd,
+                         const int *lo, const int *ext, const struct boxsym *s,
+                         int32_t v)
+{
+	int c[IR_MAX_CUBE_DIM] = {0};
+	const int *cv = mc->coord + (size_t)v * mc->ncoord;
+
+	for (int d = 0; d < mc->ncoord; d++)
+		c[d] = cv[d];
+	for (int d = 0; d < nd; d++) {
+		int o = cv[d] - lo[d];
+		if (s->mirror >> d & 1)
+			o = ext[d] - 1 - o;
+		c[s->perm[d]] = lo[s->perm[d]] + o;
+	}
+	return ir_rank_of(pm, c) /
+	       (pm->ranks_per_node < 1 ? 1 : pm->ranks_per_node);
+}
+
+/* Hops on dimension d between coordinates a and b of a mesh or torus,
+ * and between nodes a and b (dimension-order routing takes a shortest
+ * path: the ring's shorter way on a dimension that wraps). */
+static int dim_hops(const ir_machine *pm, int d, int a, int b)
+{
+	int x = a > b ? a - b : b - a;
+
+	if (pm->wrap >> d & 1u && pm->dims[d] - x < x)
+		x = pm->dims[d] - x;
+	return x;
+}
+
+static int grid_hops(const ir_machine *pm, const struct mcut *mc, int32_t a,
+                     int32_t b)
+{
+	const int *ca = mc->coord + (size_t)a * mc->ncoord,
+	          *cb = mc->coord + (size_t)b * mc->ncoord;
+	int h = 0;
+
+	for (int d = 0; d < mc->ncoord; d++)
+		h += dim_hops(pm, d, ca[d], cb[d]);
+	return h;
+}
+
+/* A box of a mesh or torus: extents ext from corner lo. */
+struct box {
+	int lo[3], ext[3];
+};
+
+/* Boxes at most this many nodes are tried at every offset too, not only
+ * where the bisections cut them. */
+#define PLACE_SLIDE_VOL 16
+
+/* The boxes orient_boxes tries, into *out (*nout of them): the boxes
+ * of t, deepest first (those that are whole boxes of the machine), then
+ * every box of their small shapes (PLACE_SLIDE_VOL) at every offset,
+ * since a defect may straddle two of the bisections' boxes. */
+static int orient_list(const ir_machine *pm, const struct mcut *mc,
+                       const int32_t *M, const struct mtree *t,
+                       struct box **out, int64_t *nout)
+{
+	int nd = mc->ncoord;
+	int64_t n = 0, cap = (int64_t)t->n + 1;
+	int32_t maxd = 0;
+	struct box *L = malloc((size_t)cap * sizeof *L);
+
+	if (!L)
+		return CCP_ENOMEM;
+	for (int32_t i = 0; i < t->n; i++)
+		maxd = t->depth[i] > maxd ? t->depth[i] : maxd;
+	for (int32_t dep = maxd; dep >= 0; dep--)
+		for (int32_t i = 0; i < t->n; i++) {
+			const int32_t *B = M + t->start[i];
+			int hi[3];
+			int64_t vol = 1;
+			struct box x;
+			if (t->depth[i] != dep)
+				continue;
+			for (int d = 0; d < nd; d++)
+				x.lo[d] = hi[d] =
+				        mc->coord[(size_t)B[0] * nd + d];
+			for (int32_t j = 1; j < t->count[i]; j++)
+				for (int d = 0; d < nd; d++) {
+					int c = mc->coord[(size_t)B[j] * nd +
+					                  d];
+					x.lo[d] = c < x.lo[d] ? c : x.lo[d];
+					hi[d] = c > hi[d] ? c : hi[d];
+				}
+			for (int d = 0; d < nd; d++) {
+				x.ext[d] = hi[d] - x.lo[d] + 1;
+				vol *= x.ext[d];
+			}
+			if (vol == t->count[i]) /* a whole box */
+				L[n++] = x;
+		}
+	/* their shapes, turned every way: the small ones at every offset,
+	 * the others at every half of their extent */
+	int64_t ntree = n;
+	static const int perms[6][3] = {{0, 1, 2}, {1, 0, 2}, {0, 2, 1},
+	                                {2, 1, 0}, {1, 2, 0}, {2, 0, 1}};
+	struct box shape[6 * 64];
+	int nsh = 0;
+	for (int64_t i = 0; i < ntree; i++)
+		for (int p = 0; p < (nd == 1 ? 1 : nd == 2 ? 2 : 6); p++) {
+			struct box x = {{0}, {1, 1, 1}};
+			int64_t vol = 1;
+			bool seen = false;
+			for (int d = 0; d < nd; d++) {
+				x.ext[d] = L[i].ext[perms[p][d]];
+				vol *= x.ext[d];
+				seen = seen || x.ext[d] > pm->dims[d];
+			}
+			for (int j = 0; j < nsh && !seen; j++)
+				seen = memcmp(shape[j].ext, x.ext,
+				              sizeof x.ext) == 0;
+			if (vol >= 2 && !seen && nsh < 6 * 64)
+				shape[nsh++] = x;
+		}
+	for (int si = 0; si < nsh; si++) {
+		int64_t cnt = 1, vol = 1;
+		int step[3], span[3];
+		for (int d = 0; d < nd; d++)
+			vol *= shape[si].ext[d];
+		for (int d = 0; d < nd; d++) {
+			step[d] = vol <= PLACE_SLIDE_VOL || shape[si].ext[d] < 2
+			                  ? 1
+			                  : shape[si].ext[d] / 2;
+			span[d] =
+			        (pm->dims[d] - shape[si].ext[d]) / step[d] + 1;
+			cnt *= span[d];
+		}
+		if (n + cnt > cap) {
+			cap = 2 * (n + cnt);
+			struct box *nl = realloc(L, (size_t)cap * sizeof *L);
+			if (!nl) {
+				free(L);
+				return CCP_ENOMEM;
+			}
+			L = nl;
+		}
+		for (int64_t o = 0; o < cnt; o++) {
+			struct box x = shape[si];
+			int64_t r = o;
+			for (int d = 0; d < nd; d++) {
+				x.lo[d] = (int)(r % span[d]) * step[d];
+				r /= span[d];
+			}
+			L[n++] = x;
+		}
+	}
+	*out = L;
+	*nout = n;
+	return 0;
+}
+
+/* Turn and mirror whole boxes of the map against the groups around
+ * them: for each box (orient_list), the symmetry of the box that most
+ * lowers the hops of the messages leaving it is applied (messages
+ * inside keep their hops: the box's symmetries keep distances).  A
+ * bisection places each half well but may leave it mirrored or turned
+ * against its neighbours, which swaps of two groups cannot undo.  In
+ * sweeps until one changes nothing.  Meshes and tori of up to 3
+ * dimensions; pos and inv (node -> group) updated together. */
+static int orient_boxes(const struct wgraph *g, const ir_machine *pm,
+                        const struct mcut *mc, const int32_t *M,
+                        const struct mtree *t, int32_t *pos, int32_t *inv)
+{
+	int nd = mc->ncoord,
+	    k = pm->ranks_per_node < 1 ? 1 : pm->ranks_per_node;
+	int32_t nn = pm->nnodes, *to = NULL, *grp = NULL, *B = NULL;
+	uint32_t *mark = NULL, stamp = 0;
+	/* touched[group]: 1 + the last sweep in which it or a partner of
+	 * it moved; a box none of whose groups was touched since the sweep
+	 * before is not tried again (its hops cannot have changed) */
+	int *touched = NULL;
+	struct boxsym sym[48];
+	struct box *L = NULL;
+	int64_t nl = 0;
+	int rc;
+
+	if ((pm->topo != IR_MESH && pm->topo != IR_TORUS) || nd < 1 || nd > 3)
+		return 0;
+	if ((rc = orient_list(pm, mc, M, t, &L, &nl)) != 0)
+		return rc;
+	to = malloc((size_t)nn * sizeof *to);
+	mark = calloc((size_t)nn, sizeof *mark);
+	grp = malloc((size_t)nn * sizeof *grp);
+	B = malloc((size_t)nn * sizeof *B);
+	touched = calloc((size_t)nn, sizeof *touched);
+	if (!to || !mark || !grp || !B || !touched) {
+		rc = CCP_ENOMEM;
+		goto out;
+	}
+	/* the hops of every message, for when to stop */
+	int64_t total = 0;
+	for (int32_t u = 0; u < nn; u++)
+		for (int64_t j = g->off[u]; j < g->off[u + 1]; j++)
+			total += g->w[j] *
+			         grid_hops(pm, mc, pos[u], pos[g->adj[j]]);
+	for (int sweep = 0; sweep < PLACE_SWEEPS; sweep++) {
+		bool changed = false;
+		int64_t saved = 0;
+		for (int64_t bi = 0; bi < nl; bi++) {
+			const struct box *x = &L[bi];
+			int32_t cnt = 1;
+			int c[IR_MAX_CUBE_DIM] = {0};
+			for (int d = 0; d < nd; d++)
+				cnt *= x->ext[d];
+			for (int32_t i = 0; i < cnt; i++) { /* its nodes */
+				int32_t r = i;
+				for (int d = 0; d < nd; d++) {
+					c[d] = x->lo[d] + r % x->ext[d];
+					r /= x->ext[d];
+				}
+				B[i] = ir_rank_of(pm, c) / k;
+			}
+			bool stale = sweep == 0;
+			for (int32_t i = 0; i < cnt && !stale; i++)
+				stale = touched[inv[B[i]]] >= sweep;
+			if (!stale)
+				continue;
+			int ns = box_syms(pm, nd, x->ext, sym), best = -1;
+			int64_t bestd = 0;
+			uint32_t st = ++stamp;
+			for (int32_t i = 0; i < cnt; i++)
+				mark[B[i]] = st;
+			/* hops are a sum over dimensions, so a symmetry's
+			 * hops are a sum of terms part[d][e][m]: the hops on
+			 * dimension e of the messages leaving the box when
+			 * offset d goes to dimension e, mirrored if m */
+			int64_t base = 0, part[3][3][2];
+			memset(part, 0, sizeof part);
+			for (int32_t i = 0; i < cnt; i++) {
+				int32_t u = inv[B[i]];
+				const int *cv = mc->coord + (size_t)B[i] * nd;
+				for (int64_t j = g->off[u]; j < g->off[u + 1];
+				     j++) {
+					int32_t w = pos[g->adj[j]];
+					if (mark[w] == st)
+						continue;
+					const int *cw =
+					        mc->coord + (size_t)w * nd;
+					base += g->w[j] *
+					        grid_hops(pm, mc, B[i], w);
+					for (int d = 0; d < nd; d++) {
+						int o = cv[d] - x->lo[d];
+						for (int e = 0; e < nd; e++) {
+							if (x->ext[e] !=
+							    x->ext[d])
+								continue;
+							part[d][e][0] +=
+							        g->w[j] *
+							        dim_hops(
+							                pm, e,
+							                x->lo[e] +
+							                        o,
+							                cw[e]);
+							part[d][e][1] +=
+							        g->w[j] *
+							        dim_hops(
+							                pm, e,
+							                x->lo[e] +
+							                        x->ext[d] -
+							                        1 -
+							                        o,
+							                cw[e]);
+						}
+					}
+				}
+			}
+			for (int s = 0; s < ns; s++) {
+				int64_t delta = -base;
+				for (int d = 0; d < nd; d++)
+					delta += part[d][sym[s].perm[d]]
+					             [sym[s].mirror >> d & 1];
+				if (delta < bestd) {
+					bestd = delta;
+					best = s;
+				}
+			}
+			if (best < 0)
+				continue;
+			for (int32_t i = 0; i < cnt; i++)
+				to[B[i]] = box_apply(pm, mc, nd, x->lo, x->ext,
+				                     &sym[best], B[i]);
+			/* the groups move with their nodes */
+			for (int32_t i = 0; i < cnt; i++)
+				grp[i] = inv[B[i]];
+			for (int32_t i = 0; i < cnt; i++) {
+				int32_t u = grp[i];
+				pos[u] = to[B[i]];
+				inv[to[B[i]]] = u;
+				touched[u] = sweep + 1;
+				for (int64_t j = g->off[u]; j < g->off[u + 1];
+				     j++)
+					touched[g->adj[j]] = sweep + 1;
+			}
+			changed = true;
+			saved -= 2 * bestd; /* total counts both ways */
+		}
+		total -= saved;
+		/* a sweep that saved almost nothing ends them */
+		if (!changed || saved * PLACE_SWEEP_GAIN < total)
+			break;
+	}
+	rc = 0;
+out:
+	free(L);
+	free(grp);
+	free(to);
+	free(mark);
+	free(B);
+	free(touched);
+	return rc;
+}
+
 /* Map the groups A to the machine's nodes M (count of each), recursing
  * down both bisections together: pos[group] receives its node (-1 until
  * then).  Each bisection of A leans every group towards the machine's
@@ -891,12 +1490,15 @@ static int mcut_init(const ir_machine *pm, struct mcut *mc, int32_t *order)
  * ends in an order where nearby nodes are near in the network. */
 static void map_rec(struct bis *b, const ir_machine *pm, const struct mcut *mc,
                     int32_t *A, int32_t *M, int32_t count, int32_t *pos,
-                    int32_t *tmp)
+                    int32_t *tmp, struct mtree *t, int32_t depth)
 {
 	if (count == 1) {
 		pos[A[0]] = M[0];
 		return;
 	}
+	t->start[t->n] = (int32_t)(M - t->base);
+	t->count[t->n] = count;
+	t->depth[t->n++] = depth;
 	int32_t s1 = machine_split(mc, M, count, tmp);
 	/* terminal propagation: each group leans to the half nearer the
 	 * groups it talks to that are placed already */
@@ -913,11 +1515,11 @@ static void map_rec(struct bis *b, const ir_machine *pm, const struct mcut *mc,
 			p += g->w[j] * (ir_hops(pm, r1 * k, pos[w] * k) -
 			                ir_hops(pm, r0 * k, pos[w] * k));
 		}
-		b->pref[v] = p;
+		b->pref[v] = p / PLACE_CUT_SCALE; /* exact: p has the scale */
 	}
 	bisect(b, A, count, s1, b->queue);
-	map_rec(b, pm, mc, A, M, s1, pos, tmp);
-	map_rec(b, pm, mc, A + s1, M + s1, count - s1, pos, tmp);
+	map_rec(b, pm, mc, A, M, s1, pos, tmp, t, depth + 1);
+	map_rec(b, pm, mc, A + s1, M + s1, count - s1, pos, tmp, t, depth + 1);
 }
 
 /* ---- refinement -------------------------------------------------------- */
@@ -940,25 +1542,122 @@ struct refine {
 	uint64_t *links; /* a route */
 	uint32_t *mark;  /* [ne]: stamps */
 	uint32_t stamp;
+	/* each message's route where it sits now, or NULL (too large):
+	 * removing a message and the hot test then need no routing */
+	uint32_t *route; /* a pool: message i's route at route + roff[i]
+	                    (links fit: PLACE_MAX_LINKS) */
+	uint32_t *spare; /* the pool's size again, to compact into */
+	int64_t *roff;   /* [ne] */
+	int32_t *rlen;   /* [ne] */
+	int32_t *rcap;   /* [ne]: room at roff[i] */
+	int64_t pused, pcap;
+	int rmax;
+	/* try_swap's scratch with the cache: the two groups' messages and
+	 * their routes at the new places */
+	int64_t *list;
+	uint32_t *scratch;
+	uint32_t *links32; /* [rmax]: a route, without the cache */
+	int32_t *slen;
+	bool unit; /* every link's capacity is one message a phase */
 };
 
-/* Add (sign 1) or remove (sign -1) message i's load. */
-static void apply(struct refine *f, int64_t i, int sign)
+/* Message i's route at the groups' current nodes into out; its length
+ * returned. */
+static int route32(struct refine *f, int64_t i, uint32_t *out)
 {
 	const struct wedge *e = &f->e[i];
 	int h = ir_route(f->pm, f->pos[e->a] * f->k, f->pos[e->b] * f->k,
 	                 f->links);
 
+	for (int j = 0; j < h; j++)
+		out[j] = (uint32_t)f->links[j];
+	return h;
+}
+
+/* Message i's route at the groups' current nodes, into *links; its
+ * length returned.  Cached when f->route is set (the cache is refreshed
+ * by apply's additions and try_swap's kept swaps). */
+static int route_of(struct refine *f, int64_t i, const uint32_t **links)
+{
+	if (f->route) {
+		*links = f->route + f->roff[i];
+		return f->rlen[i];
+	}
+	*links = f->links32;
+	return route32(f, i, f->links32);
+}
+
+static void cache_drop(struct refine *f)
+{
+	free(f->route);
+	free(f->spare);
+	f->route = f->spare = NULL;
+}
+
+/* Store r (h links) as message i's route in the pool: in its room when
+ * it fits, else at the pool's end, compacting the pool (into spare) or
+ * doubling it when full.  Out of memory or past PLACE_ROUTE_CACHE, the
+ * cache is dropped and routes are computed each time. */
+static void cache_put(struct refine *f, int64_t i, const uint32_t *r, int h)
+{
+	if (!f->route)
+		return;
+	if (h > f->rcap[i]) {
+		if (f->pused + h > f->pcap) { /* compact */
+			int64_t u = 0;
+			for (int64_t m = 0; m < f->ne; m++) {
+				memcpy(f->spare + u, f->route + f->roff[m],
+				       (size_t)f->rlen[m] * sizeof *f->spare);
+				f->roff[m] = u;
+				f->rcap[m] = f->rlen[m];
+				u += f->rlen[m];
+			}
+			uint32_t *t = f->route;
+			f->route = f->spare;
+			f->spare = t;
+			f->pused = u;
+		}
+		if (f->pused + h > f->pcap) { /* grow */
+			int64_t cap = 2 * (f->pused + h);
+			uint32_t *a = NULL, *b = NULL;
+			if ((uint64_t)cap <= PLACE_ROUTE_CACHE) {
+				a = realloc(f->route, (size_t)cap * sizeof *a);
+				if (a)
+					f->route = a;
+				b = realloc(f->spare, (size_t)cap * sizeof *b);
+				if (b)
+					f->spare = b;
+			}
+			if (!a || !b) {
+				cache_drop(f);
+				return;
+			}
+			f->pcap = cap;
+		}
+		f->roff[i] = f->pused;
+		f->rcap[i] = h;
+		f->pused += h;
+	}
+	memcpy(f->route + f->roff[i], r, (size_t)h * sizeof *r);
+	f->rlen[i] = h;
+}
+
+/* A link's phases under load (ir_link_phases, inline where every link
+ * carries one message a phase), at most hmax. */
+static uint32_t phases_of(const struct refine *f, uint64_t l, uint64_t load)
+{
+	uint64_t p = f->unit ? load : ir_link_phases(f->pm, l, load);
+	return p > f->hmax ? (uint32_t)f->hmax : (uint32_t)p;
+}
+
+/* Add (sign 1) or remove (sign -1) w messages on the h links. */
+static void apply_links(struct refine *f, const uint32_t *links, int h,
+                        uint64_t w, int sign)
+{
 	for (int j = 0; j < h; j++) {
-		uint64_t l = f->links[j], old = f->load[l];
-		uint64_t nw =
-		        sign > 0 ? old + (uint64_t)e->w : old - (uint64_t)e->w;
-		uint32_t po = ir_link_phases(f->pm, l, old);
-		uint32_t pn = ir_link_phases(f->pm, l, nw);
-		if (pn > f->hmax)
-			pn = (uint32_t)f->hmax;
-		if (po > f->hmax)
-			po = (uint32_t)f->hmax;
+		uint64_t l = links[j], old = f->load[l];
+		uint64_t nw = sign > 0 ? old + w : old - w;
+		uint32_t po = phases_of(f, l, old), pn = phases_of(f, l, nw);
 		f->load[l] = nw;
 		f->hist[po]--;
 		f->hist[pn]++;
@@ -968,6 +1667,23 @@ static void apply(struct refine *f, int64_t i, int sign)
 	}
 	while (f->maxp > 0 && f->hist[f->maxp] == 0)
 		f->maxp--;
+}
+
+/* Add (sign 1) or remove (sign -1) message i's load. */
+static void apply(struct refine *f, int64_t i, int sign)
+{
+	const struct wedge *e = &f->e[i];
+	const uint32_t *links;
+	int h;
+
+	if (sign > 0 && f->route) { /* a new place: route it, cache it */
+		h = route32(f, i, f->links32);
+		links = f->links32;
+		cache_put(f, i, links, h);
+	} else {
+		h = route_of(f, i, &links);
+	}
+	apply_links(f, links, h, (uint64_t)e->w, sign);
 }
 
 /* Add or remove every message of groups u and v (once each). */
@@ -997,33 +1713,70 @@ static void swap_groups(struct refine *f, int32_t u, int32_t v)
 }
 
 /* Try swapping groups u and v: kept when (busiest link's phases, sum of
- * squared loads) falls. */
+ * squared loads) falls.  With the route cache, each message of the two
+ * is routed once, at its new place, into scratch: kept, the cache takes
+ * the new routes; undone, the cached ones come back unrouted. */
 static bool try_swap(struct refine *f, int32_t u, int32_t v)
 {
-	uint32_t maxp = f->maxp;
+	uint32_t maxp = f->maxp, st = ++f->stamp;
 	uint64_t sq = f->sumsq;
+	int32_t g[2] = {u, v}, n = 0;
 
-	apply_pair(f, u, v, -1);
+	if (!f->route) {
+		apply_pair(f, u, v, -1);
+		swap_groups(f, u, v);
+		apply_pair(f, u, v, 1);
+		if (f->maxp < maxp || (f->maxp == maxp && f->sumsq < sq))
+			return true;
+		apply_pair(f, u, v, -1);
+		swap_groups(f, u, v);
+		apply_pair(f, u, v, 1);
+		return false;
+	}
+	for (int t = 0; t < 2; t++) /* the two groups' messages, once */
+		for (int64_t i = f->inc_off[g[t]]; i < f->inc_off[g[t] + 1];
+		     i++) {
+			int64_t m = f->inc[i];
+			if (f->mark[m] != st) {
+				f->mark[m] = st;
+				f->list[n++] = m;
+			}
+		}
+	for (int32_t i = 0; i < n; i++)
+		apply(f, f->list[i], -1);
 	swap_groups(f, u, v);
-	apply_pair(f, u, v, 1);
-	if (f->maxp < maxp || (f->maxp == maxp && f->sumsq < sq))
+	for (int32_t i = 0; i < n; i++) {
+		const struct wedge *e = &f->e[f->list[i]];
+		uint32_t *r = f->scratch + (size_t)i * f->rmax;
+		f->slen[i] = route32(f, f->list[i], r);
+		apply_links(f, r, f->slen[i], (uint64_t)e->w, 1);
+	}
+	if (f->maxp < maxp || (f->maxp == maxp && f->sumsq < sq)) {
+		for (int32_t i = 0; i < n; i++)
+			cache_put(f, f->list[i],
+			          f->scratch + (size_t)i * f->rmax, f->slen[i]);
 		return true;
-	apply_pair(f, u, v, -1);
+	}
+	for (int32_t i = 0; i < n; i++)
+		apply_links(f, f->scratch + (size_t)i * f->rmax, f->slen[i],
+		            (uint64_t)f->e[f->list[i]].w, -1);
 	swap_groups(f, u, v);
-	apply_pair(f, u, v, 1);
+	for (int32_t i = 0; i < n; i++) { /* back along the cached routes */
+		const uint32_t *links;
+		int h = route_of(f, f->list[i], &links);
+		apply_links(f, links, h, (uint64_t)f->e[f->list[i]].w, 1);
+	}
 	return false;
 }
 
 /* Whether message i crosses a link at the busiest phases. */
 static bool is_hot(struct refine *f, int64_t i)
 {
-	const struct wedge *e = &f->e[i];
-	int h = ir_route(f->pm, f->pos[e->a] * f->k, f->pos[e->b] * f->k,
-	                 f->links);
+	const uint32_t *links;
+	int h = route_of(f, i, &links);
 
 	for (int j = 0; j < h; j++)
-		if (ir_link_phases(f->pm, f->links[j], f->load[f->links[j]]) >=
-		    f->maxp)
+		if (phases_of(f, links[j], f->load[links[j]]) >= f->maxp)
 			return true;
 	return false;
 }
@@ -1195,16 +1948,39 @@ static int refine_place(const ir_machine *pm, const struct wedge *e, int64_t ne,
 	f.load = calloc(nl, sizeof *f.load);
 	f.hist = calloc(f.hmax + 1, sizeof *f.hist);
 	f.links = malloc(((size_t)ir_route_max(pm) + 1) * sizeof *f.links);
+	f.links32 = malloc(((size_t)ir_route_max(pm) + 1) * sizeof *f.links32);
 	f.mark = calloc((size_t)ne, sizeof *f.mark);
 	if (!f.inc_off || !f.inc || !f.inv || !f.load || !f.hist || !f.links ||
-	    !f.mark)
+	    !f.links32 || !f.mark)
 		goto out;
 	for (int64_t i = 0; i < ne; i++) {
 		f.inc_off[e[i].a + 1]++;
 		f.inc_off[e[i].b + 1]++;
 	}
-	for (int32_t g = 0; g < ng; g++)
+	int64_t maxdeg = 0;
+	for (int32_t g = 0; g < ng; g++) {
+		if (f.inc_off[g + 1] > maxdeg)
+			maxdeg = f.inc_off[g + 1];
 		f.inc_off[g + 1] += f.inc_off[g];
+	}
+	f.unit = pm->topo != IR_FAT_TREE && pm->topo != IR_GRAPH &&
+	         pm->topo != IR_DRAGONFLY;
+	f.rmax = ir_route_max(pm);
+	f.pcap = 4 * ne + f.rmax;
+	if ((uint64_t)f.pcap <= PLACE_ROUTE_CACHE) {
+		size_t sl = 2 * (size_t)maxdeg + 1;
+		f.route = malloc((size_t)f.pcap * sizeof *f.route);
+		f.spare = malloc((size_t)f.pcap * sizeof *f.spare);
+		f.roff = calloc((size_t)ne + 1, sizeof *f.roff);
+		f.rlen = calloc((size_t)ne + 1, sizeof *f.rlen);
+		f.rcap = calloc((size_t)ne + 1, sizeof *f.rcap);
+		f.list = malloc(sl * sizeof *f.list);
+		f.slen = malloc(sl * sizeof *f.slen);
+		f.scratch = malloc(sl * (size_t)f.rmax * sizeof *f.scratch);
+		if (!f.route || !f.spare || !f.roff || !f.rlen || !f.rcap ||
+		    !f.list || !f.slen || !f.scratch)
+			cache_drop(&f); /* then without the cache */
+	}
 	{
 		int64_t *fill = malloc(((size_t)ng + 1) * sizeof *fill);
 		if (!fill)
@@ -1230,7 +2006,15 @@ out:
 	free(f.load);
 	free(f.hist);
 	free(f.links);
+	free(f.links32);
 	free(f.mark);
+	cache_drop(&f);
+	free(f.roff);
+	free(f.rlen);
+	free(f.rcap);
+	free(f.list);
+	free(f.slen);
+	free(f.scratch);
 	return rc;
 }
 
@@ -1248,7 +2032,8 @@ int sch_place(const ir_machine *m, const ir_matrix *x, uint64_t seed,
 	struct bis b = {0}, b2 = {0};
 	struct mcut mc = {0};
 	int32_t *group = NULL, *S = NULL, *M = NULL, *pos = NULL, *ident = NULL,
-	        *tmp = NULL, *order = NULL;
+	        *tmp = NULL, *order = NULL, *inv = NULL;
+	struct mtree tree = {0};
 	int64_t ngm = 0;
 	ir_report r0, r1;
 	int rc = CCP_ENOMEM;
@@ -1271,7 +2056,12 @@ int sch_place(const ir_machine *m, const ir_matrix *x, uint64_t seed,
 	order = malloc((size_t)nn * sizeof *order);
 	tmp = malloc(2 * ((size_t)n + 1) * sizeof *tmp);
 	we = malloc(2 * ((size_t)x->nnz + 1) * sizeof *we);
-	if (!group || !S || !ident || !M || !pos || !order || !tmp || !we)
+	inv = malloc((size_t)nn * sizeof *inv);
+	tree.start = malloc((size_t)nn * sizeof *tree.start);
+	tree.count = malloc((size_t)nn * sizeof *tree.count);
+	tree.depth = malloc((size_t)nn * sizeof *tree.depth);
+	if (!group || !S || !ident || !M || !pos || !order || !tmp || !we ||
+	    !inv || !tree.start || !tree.count || !tree.depth)
 		goto out;
 	for (int32_t r = 0; r < n; r++)
 		ident[r] = ir_node_of(m, r);
@@ -1295,7 +2085,8 @@ int sch_place(const ir_machine *m, const ir_matrix *x, uint64_t seed,
 	if ((rc = group_msgs(x, group, &gm, &ngm)) != 0)
 		goto out;
 	for (int64_t i = 0; i < ngm; i++)
-		we[i] = (struct wedge){gm[i].a, gm[i].b, gm[i].w};
+		we[i] = (struct wedge){gm[i].a, gm[i].b,
+		                       gm[i].w * PLACE_CUT_SCALE};
 	if ((rc = wgraph_build(nn, we, (size_t)ngm, &gg)) != 0 ||
 	    (rc = bis_init(&b2, &gg, &rng)) != 0 ||
 	    (rc = mcut_init(&pm, &mc, order)) != 0)
@@ -1308,11 +2099,18 @@ int sch_place(const ir_machine *m, const ir_matrix *x, uint64_t seed,
 		pos[g] = -1;
 	}
 	memcpy(M, order, (size_t)nn * sizeof *M);
-	map_rec(&b2, &pm, &mc, S, M, nn, pos, tmp);
+	tree.base = M;
+	map_rec(&b2, &pm, &mc, S, M, nn, pos, tmp, &tree, 0);
 	/* M is now the order the bisections left: near in it, near on the
 	 * machine */
 	for (int32_t i = 0; i < nn; i++)
 		mc.idx[M[i]] = i;
+
+	/* orient: whole boxes turned to face their neighbours */
+	for (int32_t g = 0; g < nn; g++)
+		inv[pos[g]] = g;
+	if ((rc = orient_boxes(&gg, &pm, &mc, M, &tree, pos, inv)) != 0)
+		goto out;
 
 	/* refine: swaps against the busiest links */
 	if ((rc = refine_place(&pm, gm, ngm, nn, pos, M, mc.idx, &rng,
@@ -1358,5 +2156,9 @@ out:
 	free(order);
 	free(we);
 	free(gm);
+	free(inv);
+	free(tree.start);
+	free(tree.count);
+	free(tree.depth);
 	return rc;
 }
