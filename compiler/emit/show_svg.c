@@ -1434,6 +1434,7 @@ static int matrix_svg(const ir_plan *p, const struct show_opts *o,
 	} else {
 		x.c = fmax(4.0, fmin(40.0, 720.0 / x.R));
 	}
+	x.c = floor(x.c * 4) / 4; /* whole quarter pixels: exact edges */
 	x.lm = 44;
 	x.tm = 28;
 	uint32_t rows = (npanels + cols - 1) / cols;

@@ -634,7 +634,7 @@ static void test_text_golden(void **state)
 	        "\n"
 	        "phase 1 of 4 (numbered from 0): 2 transfers, 4 hops, max "
 	        "link load 1\n"
-	        "o   ●   o   ●\n"
+	        "o   ◉   o   ◉\n"
 	        "    ↑       ↑\n"
 	        "o   o   o   o\n"
 	        "    ↑       ↑\n"
@@ -642,15 +642,17 @@ static void test_text_golden(void **state)
 	        "\n"
 	        "o   o   o   o\n"
 	        "\n"
-	        "key: R root, ● holds data, o no data yet; → ← ↓ ↑ a hop "
+	        "key: R root, ◉ received in this phase, ● held data before, "
+	        "o no data yet; → ← ↓ ↑ a hop "
 	        "(↕ both ways), 2 a link with 2 transfers (* for 10 or "
 	        "more)\n";
 	assert_string_equal(t, golden);
 	free(t);
-	/* phase 2 in ASCII: four transfers to the left */
+	/* phase 2 in ASCII: four transfers to the left, to the ranks that
+	 * receive in it (@) */
 	t = text_of(&p, 2, false);
-	assert_non_null(strstr(t, "\n#<--#   #<--#\n\no   o   o   o\n\n"
-	                          "#<--R   #<--#\n\no   o   o   o\n"));
+	assert_non_null(strstr(t, "\n@<--#   @<--#\n\no   o   o   o\n\n"
+	                          "@<--R   @<--#\n\no   o   o   o\n"));
 	free(t);
 	/* every phase: four drawings */
 	t = text_of(&p, -1, false);
@@ -673,7 +675,7 @@ static void test_text_counts(void **state)
 	char *t = text_of(&p, 0, false);
 	/* rank 1 -> 4 and 2 -> 8 and 3 -> 12 all leave row 0 leftwards
 	 * over the link 1 -> 0: three transfers */
-	const char *row0 = strstr(t, "\no<3-#");
+	const char *row0 = strstr(t, "\no<3-@");
 	assert_non_null(row0);
 	free(t);
 	ir_plan_fini(&p);
@@ -878,13 +880,14 @@ static void test_wrap_per_dim(void **state)
 	        "\n"
 	        "phase 0 of 1 (numbered from 0): 2 transfers, 3 hops, max "
 	        "link load 1\n"
-	        "<--R   o   o   #<--\n"
+	        "<--R   o   o   @<--\n"
 	        "   v\n"
 	        "   o   o   o   o\n"
 	        "   v\n"
-	        "   #   o   o   o\n"
+	        "   @   o   o   o\n"
 	        "\n"
-	        "key: R root, # holds data, o no data yet; > < v ^ a hop "
+	        "key: R root, @ received in this phase, # held data before, "
+	        "o no data yet; > < v ^ a hop "
 	        "(| both ways), 2 a link with 2 transfers (* for 10 or "
 	        "more)\n";
 	assert_string_equal(t, golden);
@@ -982,7 +985,7 @@ static void test_nd_text(void **state)
 	        "Rz   #z\n\n#z   #z\n"
 	        "\n"
 	        "z=1 a=0\n"
-	        "#    #\n\n#    #\n"
+	        "@    @\n\n@    @\n"
 	        "\n"
 	        "z=0 a=1\n"
 	        "o    o\n\no    o\n"
@@ -990,7 +993,8 @@ static void test_nd_text(void **state)
 	        "z=1 a=1\n"
 	        "o    o\n\no    o\n"
 	        "\n"
-	        "key: R root, # holds data, o no data yet; > < v ^ a hop "
+	        "key: R root, @ received in this phase, # held data before, "
+	        "o no data yet; > < v ^ a hop "
 	        "(| both ways), 2 a link with 2 transfers (* for 10 or "
 	        "more); z a right of a node: a hop leaves it along that "
 	        "dimension, for another slice (& along several)\n";
