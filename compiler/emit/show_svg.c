@@ -116,6 +116,73 @@ static void title_line(const ir_plan *p, const struct show_opts *o,
 	         o->title ? ": " : "", p->algorithm, comm, shape);
 }
 
+/* The document's opening for phase o->phase (or every phase) of p, a
+ * page of W x H pixels: its <title> (file, algorithm, phase) and a
+ * <desc> naming the plan, communication comm and machine mach, then
+ * what the picture draws. */
+static void doc_head(struct tbuf *b, const ir_plan *p,
+                     const struct show_opts *o, double W, double H,
+                     const char *comm, const char *mach, const char *what)
+{
+	doc_open(b, W, H);
+	if (o->title) {
+		plot_text(b, o->title);
+		tb_printf(b, ": ");
+	}
+	plot_text(b, p->algorithm);
+	if (o->phase < 0)
+		tb_printf(b, ", every phase</title>\n");
+	else
+		tb_printf(b, ", phase %d</title>\n", o->phase);
+	tb_printf(b, "<desc>ccplan show: the ");
+	plot_text(b, p->algorithm);
+	tb_printf(b, " plan, ");
+	plot_text(b, comm);
+	tb_printf(b, ", on a ");
+	plot_text(b, mach);
+	tb_printf(b, "; %u phases.  ", p->nphases);
+	plot_text(b, what);
+	tb_printf(b, "</desc>\n");
+}
+
+/* The document's end: 0, or CCP_ENOMEM (err says so) when b could not
+ * grow on the way. */
+static int doc_close(struct tbuf *b, char *err, size_t errlen)
+{
+	tb_printf(b, "</svg>\n");
+	if (!b->nomem)
+		return 0;
+	snprintf(err, errlen, "out of memory");
+	return CCP_ENOMEM;
+}
+
+/* After the style sheet: the white page of W x H pixels, the heading
+ * line title, and the subtitle's <text> opened (the caller writes it and
+ * closes it). */
+static void page_heading(struct tbuf *b, double W, double H,
+                         const char *title)
+{
+	tb_printf(b,
+	          "<rect width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n"
+	          "<text class=\"title\" x=\"%.0f\" y=\"22\">",
+	          W, H, PAD);
+	plot_text(b, title);
+	tb_printf(b, "</text>\n<text class=\"subtitle\" x=\"%.0f\" y=\"40\">",
+	          PAD);
+}
+
+/* The subtitle's start: which phase(s) of how many. */
+static void phase_line(struct tbuf *b, const ir_plan *p,
+                       const struct show_opts *o)
+{
+	if (o->phase < 0)
+		tb_printf(b, "every phase, %u in all (numbered from 0)",
+		          p->nphases);
+	else
+		tb_printf(b, "phase %d of %u (numbered from 0)", o->phase,
+		          p->nphases);
+}
+
 /* Page coordinates of layout point (x, y) in the panel at (ox, oy). */
 static double X(const struct svg *v, double ox, double x)
 {
@@ -643,13 +710,8 @@ static int summary(const ir_plan *p, const struct show_opts *o,
 	          "dominant-baseline:central;fill:#222222}\n"
 	          ".slice-label{font-size:10px;fill:#555555;"
 	          "dominant-baseline:central}\n"
-	          "</style>\n"
-	          "<rect width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n"
-	          "<text class=\"title\" x=\"%.0f\" y=\"22\">",
-	          W, H, PAD);
-	plot_text(b, title);
-	tb_printf(b, "</text>\n<text class=\"subtitle\" x=\"%.0f\" y=\"40\">",
-	          PAD);
+	          "</style>\n");
+	page_heading(b, W, H, title);
 	if (all)
 		tb_printf(b, "every phase, %u in all", p->nphases);
 	else
@@ -696,12 +758,8 @@ static int summary(const ir_plan *p, const struct show_opts *o,
 			          "y=\"%.1f\">%u</text>\n",
 			          x + cw / 2, y + chh / 2, sl->sends[k]);
 	}
-	tb_printf(b, "</g>\n</svg>\n");
-	if (b->nomem) {
-		snprintf(err, errlen, "out of memory");
-		return CCP_ENOMEM;
-	}
-	return 0;
+	tb_printf(b, "</g>\n");
+	return doc_close(b, err, errlen);
 }
 
 static int matrix_svg(const ir_plan *p, const struct show_opts *o,
@@ -805,26 +863,12 @@ int show_svg(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 	show_held_start(p, v.held);
 
 	struct tbuf *b = out;
-	doc_open(b, W, H);
-	if (o->title) {
-		plot_text(b, o->title);
-		tb_printf(b, ": ");
-	}
-	plot_text(b, p->algorithm);
-	if (all)
-		tb_printf(b, ", every phase</title>\n");
-	else
-		tb_printf(b, ", phase %d</title>\n", o->phase);
-	tb_printf(b, "<desc>ccplan show: the %s plan, ", p->algorithm);
-	plot_text(b, comm);
-	tb_printf(b, ", on a ");
-	plot_text(b, mach);
-	tb_printf(b,
-	          "; %u phases.  Each transfer is drawn along its route, "
-	          "hop by hop, with a head on its last hop; links carrying "
-	          "more than one transfer in red with their count; the root "
-	          "and the ranks holding data after the phase shaded.</desc>\n",
-	          p->nphases);
+	doc_head(b, p, o, W, H, comm, mach,
+	         "Each transfer is drawn along its route, hop by hop, with a "
+	         "head on its last hop; links carrying more than one "
+	         "transfer in red with their count; the root and the ranks "
+	         "holding data after the phase shaded, darker those that "
+	         "receive in it.");
 	style(&v);
 	tb_printf(b,
 	          "<rect width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n",
@@ -885,12 +929,7 @@ int show_svg(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 		show_phase_fini(&ph);
 	}
 	tb_printf(b, "<text class=\"subtitle\" x=\"%.0f\" y=\"40\">", PAD);
-	if (all)
-		tb_printf(b, "every phase, %u in all (numbered from 0)",
-		          p->nphases);
-	else
-		tb_printf(b, "phase %d of %u (numbered from 0)", o->phase,
-		          p->nphases);
+	phase_line(b, p, o);
 	tb_printf(b, ": %llu transfer%s, %llu hops, max link load %u",
 	          (unsigned long long)xfers, xfers == 1 ? "" : "s",
 	          (unsigned long long)hops, maxload);
@@ -905,12 +944,7 @@ int show_svg(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 		tb_printf(b, "; %d slices", (int)sl.total);
 	tb_printf(b, "</text>\n");
 	legend(&v, H - PAD - foot / 2 - (v.nodes ? 9 : 0));
-	tb_printf(b, "</svg>\n");
-	rc = 0;
-	if (out->nomem) {
-		snprintf(err, errlen, "out of memory");
-		rc = CCP_ENOMEM;
-	}
+	rc = doc_close(b, err, errlen);
 out:
 	free(v.held);
 	free(v.got);
@@ -1219,12 +1253,7 @@ int show_heat_svg(const ir_plan *p, const int32_t *node, const char *label,
 	         "phases of messages a link carries (messages over its "
 	         "capacity):",
 	         "no message crosses a link");
-	tb_printf(b, "</svg>\n");
-	rc = 0;
-	if (out->nomem) {
-		snprintf(err, errlen, "out of memory");
-		rc = CCP_ENOMEM;
-	}
+	rc = doc_close(b, err, errlen);
 out:
 	show_layout_fini(&v.l);
 	free(v.held);
@@ -1451,22 +1480,13 @@ static int matrix_svg(const ir_plan *p, const struct show_opts *o,
 	double H = HEAD + rows * ph + (rows - 1) * PAD + FOOT + 16 + PAD;
 	double gx = (W - gw) / 2;
 
-	doc_open(b, W, H);
-	plot_text(b, title);
-	if (all)
-		tb_printf(b, ", every phase</title>\n");
-	else
-		tb_printf(b, ", phase %d</title>\n", o->phase);
-	tb_printf(b, "<desc>ccplan show: the %s plan, ", p->algorithm);
-	plot_text(b, comm);
-	tb_printf(b, ", on a ");
-	plot_text(b, mach);
-	tb_printf(b,
-	          "; %u phases.  A matrix per phase: a row per source rank, "
-	          "a column per destination, each cell coloured by the "
-	          "transfers of the phase in it%s.</desc>\n",
-	          p->nphases,
-	          all ? "" : "; the cells of earlier phases grey");
+	doc_head(b, p, o, W, H, comm, mach,
+	         all ? "A matrix per phase: a row per source rank, a column "
+	               "per destination, each cell coloured by the transfers "
+	               "of the phase in it."
+	             : "A matrix: a row per source rank, a column per "
+	               "destination, each cell coloured by the transfers of "
+	               "the phase in it; the cells of earlier phases grey.");
 	tb_printf(b,
 	          "<style>\n"
 	          ".title{font-size:15px;font-weight:bold}\n"
@@ -1482,19 +1502,9 @@ static int matrix_svg(const ir_plan *p, const struct show_opts *o,
 	          ".axis-title{font-size:11px;fill:#333333}\n"
 	          ".legend text{font-size:11px;fill:#333333;"
 	          "dominant-baseline:central}\n"
-	          "</style>\n"
-	          "<rect width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n"
-	          "<text class=\"title\" x=\"%.0f\" y=\"22\">",
-	          W, H, PAD);
-	plot_text(b, title);
-	tb_printf(b, "</text>\n<text class=\"subtitle\" x=\"%.0f\" y=\"40\">",
-	          PAD);
-	if (all)
-		tb_printf(b, "every phase, %u in all (numbered from 0)",
-		          p->nphases);
-	else
-		tb_printf(b, "phase %d of %u (numbered from 0)", o->phase,
-		          p->nphases);
+	          "</style>\n");
+	page_heading(b, W, H, title);
+	phase_line(b, p, o);
 	tb_printf(b,
 	          ": %llu transfer%s; source x destination, %dx%d cells",
 	          (unsigned long long)xfers, xfers == 1 ? "" : "s", (int)x.R,
@@ -1537,12 +1547,7 @@ static int matrix_svg(const ir_plan *p, const struct show_opts *o,
 		          "phase</text></g>\n",
 		          kx, ky - 6, kx + 32, ky);
 	}
-	tb_printf(b, "</svg>\n");
-	rc = 0;
-	if (b->nomem) {
-		snprintf(err, errlen, "out of memory");
-		rc = CCP_ENOMEM;
-	}
+	rc = doc_close(b, err, errlen);
 out:
 	free(x.cnt);
 	free(x.before);
