@@ -559,7 +559,12 @@ static void test_sweep(void **state)
 	char why[128];
 	if (!well_formed(out.p, why, sizeof why))
 		fail_msg("sweep SVG not well-formed: %s", why);
-	assert_int_equal(count(out.p, "<g class=\"series\">"), sw->nalgs);
+	/* every algorithm a series; rd and fibonacci have the same times
+	 * here, so fibonacci's is drawn dashed over rd's (class same) */
+	assert_int_equal(count(out.p, "<g class=\"series"), sw->nalgs);
+	assert_int_equal(count(out.p, "<g class=\"series same\">"), 1);
+	assert_non_null(strstr(out.p, "fibonacci<tspan class=\"same-as\"> "
+	                              "= rd</tspan>"));
 	assert_int_equal(count(out.p, "<g class=\"vline\">"), sw->ncross);
 	assert_int_equal(
 	        count_in(out.p, "<g class=\"series\">", "</g>", 0, "<circle"),
@@ -599,7 +604,7 @@ static void test_sweep(void **state)
 	 * broadcasts that apply */
 	assert_int_equal(count(h, "<svg id=\""), 2 + c.plan.nphases);
 	assert_int_equal(count(h, "<details>"), c.plan.nphases);
-	assert_int_equal(count(h, "<g class=\"series\">"), 9);
+	assert_int_equal(count(h, "<g class=\"series"), 9);
 	/* ids unique: each picture's own prefix */
 	assert_int_equal(count(h, " id=\"plotarea\""), 0);
 	assert_int_equal(count(h, " id=\"lat-plotarea\""), 1);
