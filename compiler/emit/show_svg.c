@@ -481,6 +481,7 @@ static void style(struct svg *v)
 		          ".part,.key-part{fill:#e5f5e0;stroke:#31a354}\n"
 		          ".node-count{font-size:%.1fpx;text-anchor:middle;"
 		          "dominant-baseline:central;fill:#222222}\n"
+		          ".got+.node-count{fill:#ffffff}\n"
 		          ".shm,.key-shm{fill:none;stroke:#7b3294;"
 		          "stroke-width:%.2f;stroke-dasharray:3 2}\n"
 		          ".shm-count{fill:#7b3294;font-weight:bold;"
@@ -844,7 +845,7 @@ int show_svg(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 	title_line(p, o, comm, shape, title, sizeof title);
 	/* wide enough for the heading (bold 15px: about 9px a letter)
 	 * and the legend */
-	double W = fmax(gw + 2 * PAD, v.nodes ? 800.0 : 860.0); /* the key */
+	double W = fmax(gw + 2 * PAD, v.nodes ? 960.0 : 860.0); /* the key */
 	W = fmax(W, 9.0 * (double)strlen(title) + 2 * PAD);
 	double foot = FOOT + (v.nodes ? 18 : 0); /* the key: 1 or 2 lines */
 	double H = HEAD + rows * v.ph + (rows - 1) * PAD + foot + PAD;
