@@ -49,6 +49,11 @@
  * 1,050 pixels square for one phase). */
 #define MIN_STEP     16.0
 #define MIN_STEP_ALL 5.0
+/* Smallest radius, in pixels, of a rank that holds data or is the root
+ * (yet at most 0.42 of a rank step, so circles never touch): in small
+ * multiples of a large machine (5 pixels a rank) the shading would
+ * vanish under the hops. */
+#define MIN_MARK 2.4
 
 /* Everything one document needs while it is written. */
 struct svg {
@@ -429,7 +434,10 @@ static void draw_phase(struct svg *v, const struct show_phase *ph, double ox,
 		          v->got && v->got[r] ? " got" : "",
 		          r == root ? " root" : "",
 		          X(v, ox, l->x[r]), Y(v, oy, l->y[r]),
-		          v->radius * v->s);
+		          v->held[r] || r == root
+		                  ? fmax(v->radius * v->s,
+		                         fmin(MIN_MARK, 0.42 * v->s))
+		                  : v->radius * v->s);
 		if (!v->labels) {
 			tb_printf(b, "/>\n");
 			continue;
