@@ -493,10 +493,35 @@ static void draw_vlines(struct tbuf *b, const struct plot_page *pg,
 	}
 }
 
+/* The first series before s whose drawable points are all within 0.5%
+ * of s's (same x, same y), or -1: drawn over it, s would hide it, so s
+ * is dashed and the legend says so. */
+static long same_as(const struct plot_lines *pl, const struct plot_axis *ay,
+                    size_t s)
+{
+	const struct plot_series *a = &pl->series[s];
+	for (size_t t = 0; t < s; t++) {
+		const struct plot_series *c = &pl->series[t];
+		bool same = c->n == a->n, any = false;
+		for (size_t i = 0; same && i < a->n; i++) {
+			bool da = drawable(ay, a->y[i]), dc = drawable(ay, c->y[i]);
+			same = da == dc && a->x[i] == c->x[i] &&
+			       (!da || fabs(a->y[i] - c->y[i]) <=
+			                       0.005 * fmax(fabs(a->y[i]),
+			                                    fabs(c->y[i])));
+			any = any || da;
+		}
+		if (same && any)
+			return (long)t;
+	}
+	return -1;
+}
+
 /* The legend right of the area: one line and marker per series, then the
  * notes, wrapped at the page's right edge. */
 static void draw_legend(struct tbuf *b, const struct plot_page *pg,
-                        const struct plot_lines *pl)
+                        const struct plot_lines *pl,
+                        const struct plot_axis *ay)
 {
 	double y = pg->top + 4;
 	tb_printf(b,
@@ -506,15 +531,26 @@ static void draw_legend(struct tbuf *b, const struct plot_page *pg,
 	y += 20;
 	for (size_t s = 0; s < pl->nseries; s++, y += 17) {
 		const char *c = plot_color(s);
+		long same = same_as(pl, ay, s);
 		tb_printf(b,
 		          "<line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" y2=\"%.2f\" "
-		          "stroke=\"%s\" stroke-width=\"1.8\"/>\n",
-		          pg->legend, y - 4, pg->legend + 22, y - 4, c);
+		          "stroke=\"%s\" stroke-width=\"1.8\"%s/>\n",
+		          pg->legend, y - 4, pg->legend + 22, y - 4, c,
+		          same >= 0 ? " stroke-dasharray=\"" PLOT_SAME_DASH "\""
+		                    : "");
 		plot_marker(b, (enum plot_mark)(s % PLOT_NMARKS),
 		            pg->legend + 11, y - 4, c);
 		tb_printf(b, "<text x=\"%d\" y=\"%.2f\">", pg->legend + 30, y);
 		plot_text(b,
 		          pl->series[s].name ? pl->series[s].name : "series");
+		if (same >= 0) {
+			/* drawn dashed over the same curve */
+			tb_printf(b, "<tspan class=\"same-as\"> = ");
+			plot_text(b, pl->series[same].name
+			                     ? pl->series[same].name
+			                     : "series");
+			tb_printf(b, "</tspan>");
+		}
 		tb_printf(b, "</text>\n");
 	}
 	if (pl->nvlines)
@@ -613,7 +649,9 @@ int plot_lines_svg(const struct plot_lines *pl, char **svg, size_t *len,
 	for (size_t s = 0; s < pl->nseries; s++) {
 		const struct plot_series *se = &pl->series[s];
 		const char *c = plot_color(s);
-		tb_printf(&b, "<g class=\"series\">\n");
+		long same = same_as(pl, &ay, s);
+		tb_printf(&b, "<g class=\"series%s\">\n",
+		          same >= 0 ? " same" : "");
 		bool open = false;
 		for (size_t i = 0; i < se->n; i++) {
 			if (!drawable(&ay, se->y[i])) {
@@ -626,9 +664,12 @@ int plot_lines_svg(const struct plot_lines *pl, char **svg, size_t *len,
 				tb_printf(&b,
 				          "<polyline fill=\"none\" "
 				          "stroke=\"%s\" stroke-width=\"1.8\" "
-				          "stroke-linejoin=\"round\" "
+				          "stroke-linejoin=\"round\" %s"
 				          "points=\"",
-				          c);
+				          c,
+				          same >= 0 ? "stroke-dasharray=\""
+				                      PLOT_SAME_DASH "\" "
+				                    : "");
 			open = true;
 			tb_printf(&b, "%.2f,%.2f ", plot_map(&ax, se->x[i]),
 			          plot_map(&ay, se->y[i]));
@@ -646,7 +687,7 @@ int plot_lines_svg(const struct plot_lines *pl, char **svg, size_t *len,
 	tb_printf(&b, "</g>\n");
 	draw_vlines(&b, pg, pl, &ax, true, &used);
 	plot_frame(&b, pg, pl->xtitle, pl->ytitle);
-	draw_legend(&b, pg, pl);
+	draw_legend(&b, pg, pl, &ay);
 	plot_end(&b);
 	free(used.v);
 	return plot_finish(&b, svg, len, err, errlen);

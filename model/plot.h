@@ -171,8 +171,15 @@ struct plot_lines {
 /* The page plot_lines_svg uses (980 x 640, legend at the right). */
 extern const struct plot_page plot_lines_page;
 
+/* The dashes of a series drawn over an earlier one with the same points
+ * (within 0.5%): the earlier one shows through the gaps. */
+#define PLOT_SAME_DASH "7 5"
+
 /* Draw pl as a standalone SVG document: series i in plot_color(i) with
- * marker i % PLOT_NMARKS, each in its own <g class="series">, vertical
+ * marker i % PLOT_NMARKS, each in its own <g class="series">; a series
+ * whose points are those of an earlier one (within 0.5%) is dashed
+ * (PLOT_SAME_DASH), its group has the class "same" too, and its legend
+ * line says "= EARLIER" (in a <tspan class="same-as">); vertical
  * lines in <g class="vline">, a legend naming every series.  *svg is
  * malloc'd and NUL-terminated (*len bytes), freed by the caller.  0,
  * CCP_EINVAL (err: no point to draw, a log axis with a value <= 0 that

@@ -631,7 +631,7 @@ bash -c 'source "$1" && complete -p ccplan' _ "$here/../completions/ccplan.bash"
 auto="$here/../examples/mesh16-auto.yaml"
 "$ccplan" compare "$auto" --svg "$tmp/lat.svg" >"$tmp/cmp2" 2>/dev/null
 [ $? = 0 ] && head -1 "$tmp/cmp2" | grep -q '^#   algorithm' && head -c 5 "$tmp/lat.svg" | grep -q '<?xml' &&
-	[ "$(grep -c '<g class="series">' "$tmp/lat.svg")" = 9 ] && grep -q '<g class="vline">' "$tmp/lat.svg" &&
+	[ "$(grep -c '<g class="series' "$tmp/lat.svg")" = 9 ] && grep -q '<g class="vline">' "$tmp/lat.svg" &&
 	grep -q 'simulated time' "$tmp/lat.svg" && grep -q '</svg>' "$tmp/lat.svg" && ok ||
 	bad "compare --svg: $(head -c 300 "$tmp/lat.svg")"
 "$ccplan" compare --model "$auto" --svg "$tmp/latm.svg" --sizes 64:4K >/dev/null 2>&1 &&
@@ -823,6 +823,37 @@ printf 'machine: {topology: mesh, dims: [4, 4], ranks_per_node: 2}\ncommunicatio
 "$ccplan" place "$tmp/flow.yaml" --format yaml -o "$tmp/kept.txt" 2>"$tmp/err"
 [ $? = 2 ] && grep -q "flow.yaml:1:10: machine: written inline" "$tmp/err" && [ "$(cat "$tmp/kept.txt")" = old ] && ok ||
 	bad "place --format yaml of an inline machine: $(cat "$tmp/err")"
+
+# ---- show: pictures at scale and for every pattern (issue 21) ----------
+# a switch alltoall is drawn as a matrix (no arrows), --arrows brings the
+# arrows back, --arrows with --text is refused; a broadcast marks its
+# phase's receivers (got, and @ in ASCII); text of every phase is refused
+# above 256 phases from the header alone; compare's plot dashes a curve
+# that hides another
+sw="$here/browser/switch16-alltoall.yaml"
+"$ccplan" -q show "$sw" --phase 1 -o "$tmp/sw.svg" &&
+	grep -q 'class="matrix"[^>]*data-n="16"' "$tmp/sw.svg" && ! grep -q 'class="hop' "$tmp/sw.svg" &&
+	"$ccplan" -q show "$sw" --phase 1 --arrows -o "$tmp/swa.svg" &&
+	grep -q 'class="hop' "$tmp/swa.svg" && ! grep -q 'class="matrix"' "$tmp/swa.svg" && ok ||
+	bad "show of a switch alltoall: a matrix, --arrows: arrows"
+"$ccplan" show "$sw" --arrows --text >"$tmp/out" 2>"$tmp/err"
+[ $? = 2 ] && grep -q -- '--arrows is for the SVG picture' "$tmp/err" && [ ! -s "$tmp/out" ] && ok ||
+	bad "show --arrows --text: $(cat "$tmp/err")"
+"$ccplan" -q show "$here/../examples/mesh16-broadcast.yaml" --phase 1 -o "$tmp/got.svg" &&
+	[ "$(grep -c '<circle class="rank held got' "$tmp/got.svg")" -ge 1 ] &&
+	LC_ALL=C "$ccplan" -q show "$here/../examples/mesh16-broadcast.yaml" --phase 1 --text >"$tmp/got.txt" &&
+	grep -q '@ received in this phase, # held data before' "$tmp/got.txt" && ok ||
+	bad "show: the phase's receivers marked"
+printf 'machine: {topology: mesh, dims: [32, 16]}\ncommunication: {pattern: irregular, generate: {kind: regular, degree: 4, bytes: 8, seed: 1}}\nalgorithm: lp\n' >"$tmp/many2.yaml"
+"$ccplan" -q compile --no-cache "$tmp/many2.yaml" -o "$tmp/many2.ccp" &&
+	head -c 128 "$tmp/many2.ccp" >"$tmp/head2.ccp" &&
+	! "$ccplan" show --text "$tmp/head2.ccp" >"$tmp/out" 2>"$tmp/err" &&
+	grep -q 'every phase as text is drawn for up to 256: give --phase K' "$tmp/err" && [ ! -s "$tmp/out" ] && ok ||
+	bad "show --text of too many phases, from the header: $(cat "$tmp/err")"
+"$ccplan" -q compare "$here/../examples/mesh16-auto.yaml" --svg "$tmp/same.svg" >/dev/null &&
+	grep -q 'fibonacci<tspan class="same-as"> = rd</tspan>' "$tmp/same.svg" &&
+	[ "$(grep -c '<g class="series same">' "$tmp/same.svg")" = 1 ] && ok ||
+	bad "compare --svg: fibonacci's curve, the same as rd's, dashed and named"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

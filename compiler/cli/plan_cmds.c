@@ -61,9 +61,9 @@ const char cli_export_help[] =
         "-o.\n";
 
 const char cli_show_help[] =
-        "usage: ccplan show FILE [--phase K | --all] [--svg | --text "
-        "[--ascii]]\n"
-        "                   [-o OUT]\n"
+        "usage: ccplan show FILE [--phase K | --all] [--svg [--arrows] | "
+        "--text\n"
+        "                   [--ascii]] [-o OUT]\n"
         "       ccplan show FILE --heat [--placement PLACE] [-o OUT]\n"
         "\n"
         "Draw a plan (.ccp, or a .yaml compiled in memory) on its "
@@ -72,10 +72,16 @@ const char cli_show_help[] =
         "link\n"
         "carrying more than one transfer in red with its count; the root "
         "and the\n"
-        "ranks that hold data after the phase shaded (docs/show.md).\n"
+        "ranks that hold data after the phase shaded, darker those that "
+        "received\n"
+        "in it. A switch, alltoall or irregular plan is drawn as a source "
+        "x\n"
+        "destination matrix per phase instead (docs/show.md).\n"
         "  --phase K  one phase, numbered from 0 as explain numbers them\n"
         "  --all      every phase, as small multiples (the default)\n"
         "  --svg      an SVG document (the default)\n"
+        "  --arrows   SVG: arrows on the machine even for a plan drawn as "
+        "a matrix\n"
         "  --text     a drawing for the terminal: meshes and tori up to "
         "32x32\n"
         "             (3D: up to 32 planes), colour when stdout is a "
@@ -127,6 +133,7 @@ const struct option cli_show_opts[] = {
         {"text", no_argument, NULL, 't'},
         {"ascii", no_argument, NULL, 'A'},
         {"heat", no_argument, NULL, 'e'},
+        {"arrows", no_argument, NULL, 'w'},
         {"placement", required_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},
         {0},
@@ -376,6 +383,8 @@ int cli_show(int argc, char **argv)
 			heat = true;
 		} else if (v == 'P') {
 			place = optarg;
+		} else if (v == 'w') {
+			o.arrows = true;
 		}
 	}
 	if (v != CLI_END)
@@ -399,6 +408,11 @@ int cli_show(int argc, char **argv)
 	if (all && o.phase >= 0) {
 		fprintf(stderr, "%s show: --phase and --all: give one\n",
 		        cli_prog);
+		return EXIT_BADINPUT;
+	}
+	if (o.arrows && text) {
+		fprintf(stderr, "%s show: --arrows is for the SVG picture; "
+		        "not with --text\n", cli_prog);
 		return EXIT_BADINPUT;
 	}
 	if (svg && text) {

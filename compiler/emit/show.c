@@ -762,6 +762,13 @@ int show_check_phase(uint32_t nphases, int phase, bool svg, char *err,
 		         nphases, SHOW_MAX_PANELS);
 		return CCP_ENOTAPPLY;
 	}
+	if (!svg && phase < 0 && nphases > SHOW_MAX_TEXT_PHASES) {
+		snprintf(err, errlen,
+		         "the plan has %u phases; every phase as text is "
+		         "drawn for up to %d: give --phase K",
+		         nphases, SHOW_MAX_TEXT_PHASES);
+		return CCP_ENOTAPPLY;
+	}
 	if (phase >= -1 && (phase < 0 || (uint32_t)phase < nphases))
 		return 0;
 	if (nphases)

@@ -33,7 +33,14 @@ struct show_opts {
 	bool color;   /* text: ANSI colours (a terminal) */
 	const char *title; /* SVG: a title line (e.g. the file name), or
 	                      NULL */
+	bool arrows; /* SVG: arrows on the machine even for a plan that
+	                show_is_matrix draws as a matrix */
 };
+
+/* Whether show_svg draws p as a source x destination matrix rather than
+ * arrows on the machine: a plan on a switch, an alltoall, an irregular
+ * pattern (every pair of ranks may talk: arrows would be a tangle). */
+bool show_is_matrix(const ir_plan *p);
 
 /* Append the SVG document of p's phase(s) to out.  CCP_ERANGE for a
  * phase the plan does not have, CCP_ENOMEM; err says why. */
@@ -66,13 +73,15 @@ bool show_locale_utf8(void);
 /* The machine's shape, short: "mesh 16x16", "5-cube", "torus
  * 24x23x24x2x3x2 (wraps x y z b), 4 ranks per node". */
 void show_shape_name(const ir_machine *m, char *buf, size_t len);
-/* Most phases one SVG picture of every phase draws. */
+/* Most phases one SVG picture of every phase draws; most drawings one
+ * text of every phase holds. */
 #define SHOW_MAX_PANELS 64
+#define SHOW_MAX_TEXT_PHASES 256
 /* Whether a picture of phase (-1: every phase) of a plan of nphases can
  * be drawn, from the count alone (a file's header gives it before the
  * plan is read): 0; CCP_ERANGE with "phase K: the plan has N phases,
- * 0..N-1" in err; for svg, CCP_ENOTAPPLY when every phase is asked of a
- * plan of more than SHOW_MAX_PANELS. */
+ * 0..N-1" in err; CCP_ENOTAPPLY when every phase is asked of a plan
+ * of more than SHOW_MAX_PANELS (svg) or SHOW_MAX_TEXT_PHASES (text). */
 int show_check_phase(uint32_t nphases, int phase, bool svg, char *err,
                      size_t errlen);
 /* 0 if the drawings can place every link of m; CCP_ENOTAPPLY with the

@@ -43,6 +43,17 @@
  * SHOW_MAX_RANKS), and slices in a summary. */
 #define MAX_SLICES         64
 #define MAX_SUMMARY_SLICES 4096
+/* Fewest pixels from one rank to the next: the page grows past its
+ * usual 1200 x 720 (one phase) or 1100 pixels (small multiples) rather
+ * than let ranks, hops and counts run into each other (a 64x64 mesh:
+ * 1,050 pixels square for one phase). */
+#define MIN_STEP     16.0
+#define MIN_STEP_ALL 5.0
+/* Smallest radius, in pixels, of a rank that holds data or is the root
+ * (yet at most 0.42 of a rank step, so circles never touch): in small
+ * multiples of a large machine (5 pixels a rank) the shading would
+ * vanish under the hops. */
+#define MIN_MARK 2.4
 
 /* Everything one document needs while it is written. */
 struct svg {
@@ -58,6 +69,8 @@ struct svg {
 	double pw, ph; /* one panel, pixels */
 	bool labels;   /* rank numbers in the circles */
 	bool *held;    /* ranks holding data after the phase drawn */
+	bool *got;     /* ranks receiving in the phase drawn (a subset of
+	                  held, drawn darker: received now, not before) */
 	bool nodes;    /* several ranks per node: nodes drawn as boxes */
 	const struct show_slices *sl; /* n-D: the slices drawn, or NULL */
 };
@@ -106,6 +119,73 @@ static void title_line(const ir_plan *p, const struct show_opts *o,
 {
 	snprintf(buf, len, "%s%s%s, %s on a %s", o->title ? o->title : "",
 	         o->title ? ": " : "", p->algorithm, comm, shape);
+}
+
+/* The document's opening for phase o->phase (or every phase) of p, a
+ * page of W x H pixels: its <title> (file, algorithm, phase) and a
+ * <desc> naming the plan, communication comm and machine mach, then
+ * what the picture draws. */
+static void doc_head(struct tbuf *b, const ir_plan *p,
+                     const struct show_opts *o, double W, double H,
+                     const char *comm, const char *mach, const char *what)
+{
+	doc_open(b, W, H);
+	if (o->title) {
+		plot_text(b, o->title);
+		tb_printf(b, ": ");
+	}
+	plot_text(b, p->algorithm);
+	if (o->phase < 0)
+		tb_printf(b, ", every phase</title>\n");
+	else
+		tb_printf(b, ", phase %d</title>\n", o->phase);
+	tb_printf(b, "<desc>ccplan show: the ");
+	plot_text(b, p->algorithm);
+	tb_printf(b, " plan, ");
+	plot_text(b, comm);
+	tb_printf(b, ", on a ");
+	plot_text(b, mach);
+	tb_printf(b, "; %u phases.  ", p->nphases);
+	plot_text(b, what);
+	tb_printf(b, "</desc>\n");
+}
+
+/* The document's end: 0, or CCP_ENOMEM (err says so) when b could not
+ * grow on the way. */
+static int doc_close(struct tbuf *b, char *err, size_t errlen)
+{
+	tb_printf(b, "</svg>\n");
+	if (!b->nomem)
+		return 0;
+	snprintf(err, errlen, "out of memory");
+	return CCP_ENOMEM;
+}
+
+/* After the style sheet: the white page of W x H pixels, the heading
+ * line title, and the subtitle's <text> opened (the caller writes it and
+ * closes it). */
+static void page_heading(struct tbuf *b, double W, double H,
+                         const char *title)
+{
+	tb_printf(b,
+	          "<rect width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n"
+	          "<text class=\"title\" x=\"%.0f\" y=\"22\">",
+	          W, H, PAD);
+	plot_text(b, title);
+	tb_printf(b, "</text>\n<text class=\"subtitle\" x=\"%.0f\" y=\"40\">",
+	          PAD);
+}
+
+/* The subtitle's start: which phase(s) of how many. */
+static void phase_line(struct tbuf *b, const ir_plan *p,
+                       const struct show_opts *o)
+{
+	if (o->phase < 0)
+		tb_printf(b, "every phase, %u in all (numbered from 0)",
+		          p->nphases);
+	else
+		tb_printf(b, "phase %d of %u (numbered from 0)", o->phase,
+		          p->nphases);
 }
 
 /* Page coordinates of layout point (x, y) in the panel at (ox, oy). */
@@ -244,11 +324,13 @@ static void draw_node(struct svg *v, const struct show_phase *ph,
 	double half = v->radius * 1.15 * v->s;
 	int held = show_node_held(m, v->held, node);
 	bool has_root = root >= 0 && ir_node_of(m, root) == node;
+	bool got = ph && ph->node_recv && ph->node_recv[node];
 	tb_printf(b,
-	          "<rect class=\"node%s%s\" x=\"%.2f\" y=\"%.2f\" "
+	          "<rect class=\"node%s%s%s\" x=\"%.2f\" y=\"%.2f\" "
 	          "width=\"%.2f\" height=\"%.2f\" rx=\"%.2f\"",
 	          held == 2 ? " held" : held ? " part" : "",
-	          has_root ? " root" : "", cx - half, cy - half, 2 * half,
+	          got ? " got" : "", has_root ? " root" : "", cx - half,
+	          cy - half, 2 * half,
 	          2 * half, half * 0.3);
 	if (v->labels) {
 		/* a tooltip: the node, its coordinates and ranks */
@@ -346,11 +428,16 @@ static void draw_phase(struct svg *v, const struct show_phase *ph, double ox,
 			continue;
 		}
 		tb_printf(b,
-		          "<circle class=\"rank%s%s\" cx=\"%.2f\" cy=\"%.2f\" "
-		          "r=\"%.2f\"",
-		          v->held[r] ? " held" : "", r == root ? " root" : "",
+		          "<circle class=\"rank%s%s%s\" cx=\"%.2f\" "
+		          "cy=\"%.2f\" r=\"%.2f\"",
+		          v->held[r] ? " held" : "",
+		          v->got && v->got[r] ? " got" : "",
+		          r == root ? " root" : "",
 		          X(v, ox, l->x[r]), Y(v, oy, l->y[r]),
-		          v->radius * v->s);
+		          v->held[r] || r == root
+		                  ? fmax(v->radius * v->s,
+		                         fmin(MIN_MARK, 0.42 * v->s))
+		                  : v->radius * v->s);
 		if (!v->labels) {
 			tb_printf(b, "/>\n");
 			continue;
@@ -402,6 +489,7 @@ static void style(struct svg *v)
 		          ".part,.key-part{fill:#e5f5e0;stroke:#31a354}\n"
 		          ".node-count{font-size:%.1fpx;text-anchor:middle;"
 		          "dominant-baseline:central;fill:#222222}\n"
+		          ".got+.node-count{fill:#ffffff}\n"
 		          ".shm,.key-shm{fill:none;stroke:#7b3294;"
 		          "stroke-width:%.2f;stroke-dasharray:3 2}\n"
 		          ".shm-count{fill:#7b3294;font-weight:bold;"
@@ -414,6 +502,8 @@ static void style(struct svg *v)
 	          ".rank,.key-rank{fill:#ffffff;stroke:#666666;"
 	          "stroke-width:%.2f}\n"
 	          ".held,.key-held{fill:#a1d99b;stroke:#31a354}\n"
+	          ".got,.key-got{fill:#238b45;stroke:#00441b}\n"
+	          ".got+.rank-label{fill:#ffffff}\n"
 	          ".root,.key-root{fill:#fd8d3c;stroke:#a63603}\n"
 	          ".hop,.key-hop{fill:none;stroke:#2b5fb4;stroke-width:%.2f;"
 	          "stroke-linecap:round}\n"
@@ -479,12 +569,15 @@ static void legend(struct svg *v, double y)
 	struct tbuf *b = v->b;
 	double x = PAD + 6;
 	tb_printf(b, "<g class=\"legend\">\n");
-	static const char *const what[3][2] = {{"key-root", "root"},
-	                                       {"key-held", "holds data"},
-	                                       {"key-rank", "no data yet"}};
-	static const char *const node_what[3] = {
-	        "holds the root", "every rank holds data", "no data yet"};
-	for (int k = 0; k < 3; k++) {
+	static const char *const what[4][2] = {
+	        {"key-root", "root"},
+	        {"key-held key-got", "received in this phase"},
+	        {"key-held", "held data before"},
+	        {"key-rank", "no data yet"}};
+	static const char *const node_what[4] = {
+	        "holds the root", "a rank received in this phase",
+	        "every rank holds data", "no data yet"};
+	for (int k = 0; k < 4; k++) {
 		if (k == 0 && !(ir_coll_kind(v->p->comm.coll) & IR_CK_ROOTED))
 			continue;
 		const char *text = v->nodes ? node_what[k] : what[k][1];
@@ -626,13 +719,8 @@ static int summary(const ir_plan *p, const struct show_opts *o,
 	          "dominant-baseline:central;fill:#222222}\n"
 	          ".slice-label{font-size:10px;fill:#555555;"
 	          "dominant-baseline:central}\n"
-	          "</style>\n"
-	          "<rect width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n"
-	          "<text class=\"title\" x=\"%.0f\" y=\"22\">",
-	          W, H, PAD);
-	plot_text(b, title);
-	tb_printf(b, "</text>\n<text class=\"subtitle\" x=\"%.0f\" y=\"40\">",
-	          PAD);
+	          "</style>\n");
+	page_heading(b, W, H, title);
 	if (all)
 		tb_printf(b, "every phase, %u in all", p->nphases);
 	else
@@ -679,13 +767,12 @@ static int summary(const ir_plan *p, const struct show_opts *o,
 			          "y=\"%.1f\">%u</text>\n",
 			          x + cw / 2, y + chh / 2, sl->sends[k]);
 	}
-	tb_printf(b, "</g>\n</svg>\n");
-	if (b->nomem) {
-		snprintf(err, errlen, "out of memory");
-		return CCP_ENOMEM;
-	}
-	return 0;
+	tb_printf(b, "</g>\n");
+	return doc_close(b, err, errlen);
 }
+
+static int matrix_svg(const ir_plan *p, const struct show_opts *o,
+                      struct tbuf *b, char *err, size_t errlen);
 
 int show_svg(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
              char *err, size_t errlen)
@@ -696,6 +783,8 @@ int show_svg(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 		                            errlen);
 	if (rc_phase)
 		return rc_phase;
+	if (!o->arrows && show_is_matrix(p))
+		return matrix_svg(p, o, out, err, errlen);
 	struct svg v;
 	memset(&v, 0, sizeof v);
 	v.p = p;
@@ -741,10 +830,10 @@ int show_svg(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 		if (cols > npanels)
 			cols = npanels;
 		v.s = fmin(1100.0 / cols / uw, 640.0 / uh);
-		v.s = fmax(3.0, fmin(60.0, v.s));
+		v.s = fmax(MIN_STEP_ALL, fmin(60.0, v.s));
 	} else {
 		v.s = fmin(1200.0 / uw, 720.0 / uh);
-		v.s = fmax(10.0, fmin(60.0, v.s));
+		v.s = fmax(MIN_STEP, fmin(60.0, v.s));
 	}
 	uint32_t rows = (npanels + cols - 1) / cols;
 	v.head = fmax(6.0, fmin(13.0, 0.24 * v.s));
@@ -764,14 +853,17 @@ int show_svg(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 	title_line(p, o, comm, shape, title, sizeof title);
 	/* wide enough for the heading (bold 15px: about 9px a letter)
 	 * and the legend */
-	double W = fmax(gw + 2 * PAD, v.nodes ? 800.0 : 640.0);
+	double W = fmax(gw + 2 * PAD, v.nodes ? 960.0 : 860.0); /* the key */
 	W = fmax(W, 9.0 * (double)strlen(title) + 2 * PAD);
 	double foot = FOOT + (v.nodes ? 18 : 0); /* the key: 1 or 2 lines */
 	double H = HEAD + rows * v.ph + (rows - 1) * PAD + foot + PAD;
 	double gx = (W - gw) / 2;
 
 	v.held = malloc((size_t)m->nranks * sizeof *v.held);
-	if (!v.held) {
+	v.got = malloc((size_t)m->nranks * sizeof *v.got);
+	if (!v.held || !v.got) {
+		free(v.held);
+		free(v.got);
 		show_layout_fini(&v.l);
 		show_slices_fini(&sl);
 		snprintf(err, errlen, "out of memory");
@@ -780,26 +872,12 @@ int show_svg(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 	show_held_start(p, v.held);
 
 	struct tbuf *b = out;
-	doc_open(b, W, H);
-	if (o->title) {
-		plot_text(b, o->title);
-		tb_printf(b, ": ");
-	}
-	plot_text(b, p->algorithm);
-	if (all)
-		tb_printf(b, ", every phase</title>\n");
-	else
-		tb_printf(b, ", phase %d</title>\n", o->phase);
-	tb_printf(b, "<desc>ccplan show: the %s plan, ", p->algorithm);
-	plot_text(b, comm);
-	tb_printf(b, ", on a ");
-	plot_text(b, mach);
-	tb_printf(b,
-	          "; %u phases.  Each transfer is drawn along its route, "
-	          "hop by hop, with a head on its last hop; links carrying "
-	          "more than one transfer in red with their count; the root "
-	          "and the ranks holding data after the phase shaded.</desc>\n",
-	          p->nphases);
+	doc_head(b, p, o, W, H, comm, mach,
+	         "Each transfer is drawn along its route, hop by hop, with a "
+	         "head on its last hop; links carrying more than one "
+	         "transfer in red with their count; the root and the ranks "
+	         "holding data after the phase shaded, darker those that "
+	         "receive in it.");
 	style(&v);
 	tb_printf(b,
 	          "<rect width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n",
@@ -824,6 +902,9 @@ int show_svg(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 			if (rc)
 				goto out;
 			show_held_apply(p, k, v.held);
+			/* the receivers of this phase alone */
+			memset(v.got, 0, (size_t)m->nranks * sizeof *v.got);
+			show_held_apply(p, k, v.got);
 			hops += ph.nhops;
 			xfers += ph.ntransfers;
 			shm += ph.shm;
@@ -857,12 +938,7 @@ int show_svg(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 		show_phase_fini(&ph);
 	}
 	tb_printf(b, "<text class=\"subtitle\" x=\"%.0f\" y=\"40\">", PAD);
-	if (all)
-		tb_printf(b, "every phase, %u in all (numbered from 0)",
-		          p->nphases);
-	else
-		tb_printf(b, "phase %d of %u (numbered from 0)", o->phase,
-		          p->nphases);
+	phase_line(b, p, o);
 	tb_printf(b, ": %llu transfer%s, %llu hops, max link load %u",
 	          (unsigned long long)xfers, xfers == 1 ? "" : "s",
 	          (unsigned long long)hops, maxload);
@@ -877,14 +953,10 @@ int show_svg(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 		tb_printf(b, "; %d slices", (int)sl.total);
 	tb_printf(b, "</text>\n");
 	legend(&v, H - PAD - foot / 2 - (v.nodes ? 9 : 0));
-	tb_printf(b, "</svg>\n");
-	rc = 0;
-	if (out->nomem) {
-		snprintf(err, errlen, "out of memory");
-		rc = CCP_ENOMEM;
-	}
+	rc = doc_close(b, err, errlen);
 out:
 	free(v.held);
+	free(v.got);
 	show_layout_fini(&v.l);
 	show_slices_fini(&sl);
 	return rc;
@@ -927,6 +999,39 @@ static void heat_colour(uint32_t v, uint32_t max, char out[8])
 		c[i] = (unsigned char)lround(stop[k][i] +
 		                             f * (stop[k + 1][i] - stop[k][i]));
 	snprintf(out, 8, "#%02x%02x%02x", c[0], c[1], c[2]);
+}
+
+/* The key of a heat scale at (x, y): what the values are (text), then
+ * one box per value up to max (or HEAT_STEPS steps), each in its
+ * heat_colour with the value under it; none says so when max is 0. */
+static void heat_key(struct tbuf *b, double kx, double ky, uint32_t max,
+                     const char *text, const char *none)
+{
+	uint32_t steps = max < HEAT_STEPS ? max : HEAT_STEPS;
+	tb_printf(b, "<g class=\"legend heat-scale\">\n");
+	tb_printf(b, "<text x=\"%.1f\" y=\"%.1f\">", kx, ky);
+	plot_text(b, text);
+	tb_printf(b, "</text>\n");
+	kx += 6.0 * (double)strlen(text) + 8;
+	for (uint32_t i = 1; i <= steps; i++) {
+		uint32_t val =
+		        steps == max ? i
+		                     : (uint32_t)lround(
+		                               1 + (double)(i - 1) * (max - 1) /
+		                                           (steps - 1));
+		char col[8];
+		heat_colour(val, max, col);
+		tb_printf(b,
+		          "<rect x=\"%.1f\" y=\"%.1f\" width=\"26\" "
+		          "height=\"12\" fill=\"%s\"/><text x=\"%.1f\" "
+		          "y=\"%.1f\" text-anchor=\"middle\">%u</text>\n",
+		          kx, ky - 6, col, kx + 13, ky + 14, val);
+		kx += 28;
+	}
+	if (max == 0)
+		tb_printf(b, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", kx,
+		          ky, none);
+	tb_printf(b, "</g>\n");
 }
 
 /* Route every message of x on the panel's machine and count it on each
@@ -1153,40 +1258,11 @@ int show_heat_svg(const ir_plan *p, const int32_t *node, const char *label,
 		tb_printf(b, "</g>\n");
 		v.p = p;
 	}
-	/* the key: one box per value (or HEAT_STEPS steps) up to max */
-	double ky = H - PAD - FOOT / 2 - 8, kx = PAD + 6;
-	uint32_t steps = max < HEAT_STEPS ? max : HEAT_STEPS;
-	tb_printf(b, "<g class=\"legend heat-scale\">\n");
-	static const char key[] = "phases of messages a link carries "
-	                          "(messages over its capacity):";
-	tb_printf(b, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", kx, ky, key);
-	kx += 6.0 * (double)(sizeof key - 1) + 8;
-	for (uint32_t i = 1; i <= steps; i++) {
-		uint32_t val =
-		        steps == max ? i
-		                     : (uint32_t)lround(
-		                               1 + (double)(i - 1) * (max - 1) /
-		                                           (steps - 1));
-		char col[8];
-		heat_colour(val, max, col);
-		tb_printf(b,
-		          "<rect x=\"%.1f\" y=\"%.1f\" width=\"26\" "
-		          "height=\"12\" fill=\"%s\"/><text x=\"%.1f\" "
-		          "y=\"%.1f\" text-anchor=\"middle\">%u</text>\n",
-		          kx, ky - 6, col, kx + 13, ky + 14, val);
-		kx += 28;
-	}
-	if (max == 0)
-		tb_printf(b,
-		          "<text x=\"%.1f\" y=\"%.1f\">no message crosses a "
-		          "link</text>\n",
-		          kx, ky);
-	tb_printf(b, "</g>\n</svg>\n");
-	rc = 0;
-	if (out->nomem) {
-		snprintf(err, errlen, "out of memory");
-		rc = CCP_ENOMEM;
-	}
+	heat_key(b, PAD + 6, H - PAD - FOOT / 2 - 8, max,
+	         "phases of messages a link carries (messages over its "
+	         "capacity):",
+	         "no message crosses a link");
+	rc = doc_close(b, err, errlen);
 out:
 	show_layout_fini(&v.l);
 	free(v.held);
@@ -1194,5 +1270,295 @@ out:
 	free(hp[0].phases);
 	free(hp[1].phases);
 	free(ident);
+	return rc;
+}
+
+/* ---- a source x destination matrix ----------------------------------- */
+
+/* Most cells along a side of a matrix: a larger machine puts a square
+ * block of ranks in each cell (128 ranks on a side keep a cell of one
+ * phase at 5 pixels or more). */
+#define MATRIX_CELLS 128
+
+bool show_is_matrix(const ir_plan *p)
+{
+	return p->machine.topo == IR_SWITCH || p->comm.coll == IR_ALLTOALL ||
+	       p->comm.coll == IR_IRREGULAR;
+}
+
+/* What a matrix picture needs while it is written. */
+struct matrix {
+	int32_t n;     /* ranks */
+	int32_t blk;   /* ranks per cell along a side */
+	int32_t R;     /* cells along a side */
+	double c;      /* a cell, pixels */
+	double lm, tm; /* room left of and above the matrix, pixels */
+	uint32_t *cnt; /* R x R: transfers of the phase in each cell */
+	bool *before;  /* R x R: cells of earlier phases (one phase only) */
+};
+
+/* Count phase k's transfers into x->cnt; the largest count. */
+static uint32_t matrix_count(const ir_plan *p, uint32_t k, struct matrix *x)
+{
+	memset(x->cnt, 0, (size_t)x->R * (size_t)x->R * sizeof *x->cnt);
+	uint32_t max = 0;
+	if (k >= p->nphases)
+		return 0;
+	const ir_phase *f = &p->phases[k];
+	for (uint32_t t = f->transfer; t < f->transfer + f->ntransfers; t++) {
+		const ir_transfer *e = &p->transfers[t];
+		if (e->src < 0 || e->src >= x->n || e->dst < 0 ||
+		    e->dst >= x->n)
+			continue;
+		size_t i = (size_t)(e->src / x->blk) * (size_t)x->R +
+		           (size_t)(e->dst / x->blk);
+		if (++x->cnt[i] > max)
+			max = x->cnt[i];
+	}
+	return max;
+}
+
+/* The ranks of cell index i along a side: "5" or "32..63". */
+static void matrix_ranks(const struct matrix *x, int32_t i, char *buf,
+                         size_t len)
+{
+	int32_t a = i * x->blk, z = a + x->blk - 1;
+	if (z >= x->n)
+		z = x->n - 1;
+	if (a == z)
+		snprintf(buf, len, "%d", (int)a);
+	else
+		snprintf(buf, len, "%d..%d", (int)a, (int)z);
+}
+
+/* One matrix panel at (ox, oy): the frame (class matrix, data-n its
+ * cells along a side), grid lines when the cells are few, the cells of
+ * earlier phases grey (one phase only), the phase's cells in their heat
+ * colour, rank ticks and the axes' names. */
+static void matrix_draw(struct tbuf *b, const struct matrix *x, uint32_t max,
+                        bool tips, double ox, double oy)
+{
+	double mx = ox + x->lm, my = oy + x->tm, side = x->R * x->c;
+	char col[8], ra[32], rb[32];
+	tb_printf(b,
+	          "<rect class=\"matrix\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+	          "height=\"%.2f\" data-n=\"%d\" data-ranks-per-cell=\"%d\"/>\n",
+	          mx, my, side, side, (int)x->R, (int)x->blk);
+	if (x->R <= 32 && x->c >= 6) {
+		tb_printf(b, "<path class=\"grid\" d=\"");
+		for (int32_t i = 1; i < x->R; i++)
+			tb_printf(b, "M%.2f %.2fH%.2fM%.2f %.2fV%.2f", mx,
+			          my + i * x->c, mx + side, mx + i * x->c, my,
+			          my + side);
+		tb_printf(b, "\"/>\n");
+	}
+	size_t cells = (size_t)x->R * (size_t)x->R;
+	for (size_t i = 0; x->before && i < cells; i++)
+		if (x->before[i] && !x->cnt[i])
+			tb_printf(b,
+			          "<rect class=\"cell before\" x=\"%.2f\" "
+			          "y=\"%.2f\" width=\"%.2f\" height=\"%.2f\"/>\n",
+			          mx + (double)(i % (size_t)x->R) * x->c,
+			          my + (double)(i / (size_t)x->R) * x->c, x->c,
+			          x->c);
+	for (size_t i = 0; i < cells; i++) {
+		if (!x->cnt[i])
+			continue;
+		heat_colour(x->cnt[i], max, col);
+		tb_printf(b,
+		          "<rect class=\"cell\" fill=\"%s\" x=\"%.2f\" y=\"%.2f\" "
+		          "width=\"%.2f\" height=\"%.2f\"",
+		          col, mx + (double)(i % (size_t)x->R) * x->c,
+		          my + (double)(i / (size_t)x->R) * x->c, x->c, x->c);
+		if (tips) {
+			matrix_ranks(x, (int32_t)(i / (size_t)x->R), ra,
+			             sizeof ra);
+			matrix_ranks(x, (int32_t)(i % (size_t)x->R), rb,
+			             sizeof rb);
+			tb_printf(b,
+			          "><title>%s -&gt; %s: %u transfer%s</title>"
+			          "</rect>\n",
+			          ra, rb, x->cnt[i], x->cnt[i] == 1 ? "" : "s");
+		} else {
+			tb_printf(b, "/>\n");
+		}
+	}
+	/* ticks at rank multiples of a power of two, at most 8 a side */
+	int32_t step = x->blk;
+	while ((x->n + step - 1) / step > 8)
+		step *= 2;
+	for (int32_t r = 0; r < x->n; r += step) {
+		double at = ((double)r / x->blk + 0.5) * x->c;
+		tb_printf(b,
+		          "<text class=\"matrix-tick\" x=\"%.2f\" y=\"%.2f\" "
+		          "text-anchor=\"middle\">%d</text>\n"
+		          "<text class=\"matrix-tick\" x=\"%.2f\" y=\"%.2f\" "
+		          "text-anchor=\"end\" "
+		          "dominant-baseline=\"central\">%d</text>\n",
+		          mx + at, my - 4, (int)r, mx - 4, my + at, (int)r);
+	}
+	tb_printf(b,
+	          "<text class=\"axis-title\" x=\"%.2f\" y=\"%.2f\" "
+	          "text-anchor=\"middle\">destination \xe2\x86\x92</text>\n"
+	          "<text class=\"axis-title\" x=\"%.2f\" y=\"%.2f\" "
+	          "text-anchor=\"middle\" transform=\"rotate(-90 %.2f "
+	          "%.2f)\">\xe2\x86\x90 source</text>\n",
+	          mx + side / 2, my - 16, mx - 30, my + side / 2, mx - 30,
+	          my + side / 2);
+}
+
+/* A switch, alltoall or irregular plan: a matrix per phase, a row per
+ * source and a column per destination, each cell coloured by the
+ * transfers of the phase in it on one heat scale (arrows between every
+ * pair of ranks would be a tangle).  CCP_ENOTAPPLY for more cells than
+ * a document holds, CCP_ENOMEM. */
+static int matrix_svg(const ir_plan *p, const struct show_opts *o,
+                      struct tbuf *b, char *err, size_t errlen)
+{
+	const ir_machine *m = &p->machine;
+	struct matrix x = {.n = m->nranks};
+	x.blk = (x.n + MATRIX_CELLS - 1) / MATRIX_CELLS;
+	if (x.blk < 1)
+		x.blk = 1;
+	x.R = (x.n + x.blk - 1) / x.blk;
+	bool all = o->phase < 0;
+	uint32_t first = all ? 0 : (uint32_t)o->phase;
+	uint32_t npanels = all ? (p->nphases ? p->nphases : 1) : 1;
+	size_t cells = (size_t)x.R * (size_t)x.R;
+	int rc = CCP_ENOMEM;
+	x.cnt = malloc((cells ? cells : 1) * sizeof *x.cnt);
+	if (!all)
+		x.before = calloc(cells ? cells : 1, sizeof *x.before);
+	if (!x.cnt || (!all && !x.before)) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	/* one scale for every panel; the cells of a document bounded */
+	uint32_t max = 0;
+	uint64_t drawn = 0, xfers = 0;
+	for (uint32_t i = 0; i < npanels; i++) {
+		uint32_t k = first + i, mk = matrix_count(p, k, &x);
+		max = mk > max ? mk : max;
+		for (size_t c = 0; c < cells; c++)
+			drawn += x.cnt[c] != 0;
+		xfers += k < p->nphases ? p->phases[k].ntransfers : 0;
+	}
+	if (drawn > MAX_HOPS) {
+		snprintf(err, errlen,
+		         "%llu matrix cells to draw, more than %d for one "
+		         "picture%s",
+		         (unsigned long long)drawn, MAX_HOPS,
+		         all ? ": give --phase K" : "");
+		rc = CCP_ENOTAPPLY;
+		goto out;
+	}
+	for (uint32_t k = 0; !all && k < first; k++) {
+		const ir_phase *f = &p->phases[k];
+		for (uint32_t t = f->transfer; t < f->transfer + f->ntransfers;
+		     t++) {
+			const ir_transfer *e = &p->transfers[t];
+			if (e->src >= 0 && e->src < x.n && e->dst >= 0 &&
+			    e->dst < x.n)
+				x.before[(size_t)(e->src / x.blk) *
+				                 (size_t)x.R +
+				         (size_t)(e->dst / x.blk)] = true;
+		}
+	}
+	uint32_t cols = 1;
+	if (all) {
+		cols = (uint32_t)ceil(sqrt((double)npanels));
+		cols = cols > 6 ? 6 : cols < 1 ? 1 : cols;
+		x.c = fmax(1.5, fmin(24.0, 1000.0 / cols / x.R));
+	} else {
+		x.c = fmax(4.0, fmin(40.0, 720.0 / x.R));
+	}
+	x.c = floor(x.c * 4) / 4; /* whole quarter pixels: exact edges */
+	x.lm = 44;
+	x.tm = 28;
+	uint32_t rows = (npanels + cols - 1) / cols;
+	double top = all ? 30.0 : 0.0;
+	double pw = x.lm + x.R * x.c + PAD, ph = top + x.tm + x.R * x.c;
+	double gw = cols * pw + (cols - 1) * PAD;
+	char comm[128], shape[96], mach[256], title[640];
+	comm_line(p, comm, sizeof comm);
+	show_shape_name(m, shape, sizeof shape);
+	explain_machine(m, mach, sizeof mach);
+	title_line(p, o, comm, shape, title, sizeof title);
+	double W = fmax(gw + 2 * PAD, 760.0);
+	W = fmax(W, 9.0 * (double)strlen(title) + 2 * PAD);
+	double H = HEAD + rows * ph + (rows - 1) * PAD + FOOT + 16 + PAD;
+	double gx = (W - gw) / 2;
+
+	doc_head(b, p, o, W, H, comm, mach,
+	         all ? "A matrix per phase: a row per source rank, a column "
+	               "per destination, each cell coloured by the transfers "
+	               "of the phase in it."
+	             : "A matrix: a row per source rank, a column per "
+	               "destination, each cell coloured by the transfers of "
+	               "the phase in it; the cells of earlier phases grey.");
+	tb_printf(b,
+	          "<style>\n"
+	          ".title{font-size:15px;font-weight:bold}\n"
+	          ".subtitle{font-size:12px;fill:#333333}\n"
+	          ".phase-label{font-size:12px;font-weight:bold}\n"
+	          ".phase-stats{font-size:10.5px;font-weight:normal;"
+	          "fill:#333333}\n"
+	          ".matrix{fill:#ffffff;stroke:#888888;stroke-width:1}\n"
+	          ".grid{fill:none;stroke:#eeeeee;stroke-width:0.6}\n"
+	          ".cell{shape-rendering:crispEdges}\n"
+	          ".before,.key-before{fill:#d9d9d9}\n"
+	          ".matrix-tick{font-size:9px;fill:#555555}\n"
+	          ".axis-title{font-size:11px;fill:#333333}\n"
+	          ".legend text{font-size:11px;fill:#333333;"
+	          "dominant-baseline:central}\n"
+	          "</style>\n");
+	page_heading(b, W, H, title);
+	phase_line(b, p, o);
+	tb_printf(b,
+	          ": %llu transfer%s; source x destination, %dx%d cells",
+	          (unsigned long long)xfers, xfers == 1 ? "" : "s", (int)x.R,
+	          (int)x.R);
+	if (x.blk > 1)
+		tb_printf(b, " of %dx%d ranks", (int)x.blk, (int)x.blk);
+	tb_printf(b, "</text>\n");
+	for (uint32_t i = 0; i < npanels; i++) {
+		uint32_t k = first + i;
+		matrix_count(p, k, &x);
+		double ox = gx + (i % cols) * (pw + PAD);
+		double oy = HEAD + (i / cols) * (ph + PAD);
+		tb_printf(b, "<g class=\"panel\">\n");
+		if (all && k < p->nphases)
+			tb_printf(b,
+			          "<text class=\"phase-label\" x=\"%.2f\" "
+			          "y=\"%.2f\">phase %u<tspan "
+			          "class=\"phase-stats\" x=\"%.2f\" dy=\"13\">"
+			          "%u transfer%s</tspan></text>\n",
+			          ox, oy + 12, k, ox, p->phases[k].ntransfers,
+			          p->phases[k].ntransfers == 1 ? "" : "s");
+		else if (all)
+			tb_printf(b,
+			          "<text class=\"phase-label\" x=\"%.2f\" "
+			          "y=\"%.2f\">no phases</text>\n",
+			          ox, oy + 13);
+		matrix_draw(b, &x, max, !all && x.R <= 64, ox, oy + top);
+		tb_printf(b, "</g>\n");
+	}
+	double ky = H - PAD - FOOT / 2 - 8;
+	heat_key(b, PAD + 6, ky, max, "transfers of the phase in a cell:",
+	         "no transfers");
+	if (!all) {
+		double kx = PAD + 6 + 6.0 * 33 + 8 +
+		            28.0 * (max < HEAT_STEPS ? max : HEAT_STEPS) + 16;
+		tb_printf(b,
+		          "<g class=\"legend\"><rect class=\"key-before\" "
+		          "x=\"%.1f\" y=\"%.1f\" width=\"26\" height=\"12\"/>"
+		          "<text x=\"%.1f\" y=\"%.1f\">sent in an earlier "
+		          "phase</text></g>\n",
+		          kx, ky - 6, kx + 32, ky);
+	}
+	rc = doc_close(b, err, errlen);
+out:
+	free(x.cnt);
+	free(x.before);
 	return rc;
 }

@@ -39,12 +39,12 @@ struct cell {
 /* The glyphs, Unicode then ASCII. */
 struct glyphs {
 	const char *rank, *held, *root, *line, *right, *left, *down, *up,
-	        *updown, *zplus, *zminus, *zboth, *part;
+	        *updown, *zplus, *zminus, *zboth, *part, *got;
 };
 static const struct glyphs uni = {"o", "●", "R", "─", "→", "←", "↓",
-                                  "↑", "↕", "↗", "↙", "⤢", "◐"};
+                                  "↑", "↕", "↗", "↙", "⤢", "◐", "◉"};
 static const struct glyphs asc = {"o", "#", "R", "-", ">", "<", "v",
-                                  "^", "|", "+", "-", "x", "%"};
+                                  "^", "|", "+", "-", "x", "%", "@"};
 
 /* A count as one character: the digit, '*' from 10 on. */
 static const char *count_glyph(uint32_t n)
@@ -175,7 +175,8 @@ static const char *slice_hop(const struct canvas *v, size_t i,
 
 /* Draw slice z (a z-plane of a 3D machine, or an (x, y) slice of an n-D
  * one) of the current phase into the canvas. */
-static void draw_plane(struct canvas *v, int z, const bool *held, int32_t root)
+static void draw_plane(struct canvas *v, int z, const bool *held,
+                       const bool *got, int32_t root)
 {
 	const struct glyphs *g = v->gl;
 	for (size_t k = 0; k < (size_t)v->w * (size_t)v->h; k++) {
@@ -197,6 +198,8 @@ static void draw_plane(struct canvas *v, int z, const bool *held, int32_t root)
 			                    : held[r] ? 2 : 0;
 			if (r == root_node)
 				put(v, col + mid, row, g->root, C_ROOT);
+			else if (!v->nodes && got[r])
+				put(v, col + mid, row, g->got, C_HELD);
 			else if (hold == 2)
 				put(v, col + mid, row, g->held, C_HELD);
 			else if (hold == 1)
@@ -323,7 +326,8 @@ static void node_lines(const ir_machine *m, const struct show_phase *ph,
  * under their coordinates (every slice when there are few), or a list of
  * them when they are too many to draw. */
 static int draw_slices(struct canvas *v, const ir_plan *p, uint32_t k,
-                       const bool *held, int32_t root, bool colour,
+                       const bool *held, const bool *got, int32_t root,
+                       bool colour,
                        struct tbuf *out, char *err, size_t errlen)
 {
 	struct show_slices sl;
@@ -365,7 +369,7 @@ static int draw_slices(struct canvas *v, const ir_plan *p, uint32_t k,
 	for (int32_t i = 0; i < sl.n; i++) {
 		show_slice_label(v->m, sl.which[i], name, sizeof name);
 		tb_printf(out, "%s%s\n", i ? "\n" : "", name);
-		draw_plane(v, (int)sl.which[i], held, root);
+		draw_plane(v, (int)sl.which[i], held, got, root);
 		emit(v, colour, out);
 	}
 	show_slices_fini(&sl);
@@ -438,8 +442,9 @@ int show_text(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 	v.plus = malloc(n * sizeof *v.plus);
 	v.minus = malloc(n * sizeof *v.minus);
 	bool *held = malloc((size_t)m->nranks * sizeof *held);
+	bool *got = malloc((size_t)m->nranks * sizeof *got);
 	int rc = CCP_ENOMEM;
-	if (!v.c || !v.plus || !v.minus || !held) {
+	if (!v.c || !v.plus || !v.minus || !held || !got) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
@@ -458,6 +463,9 @@ int show_text(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 		if ((rc = show_phase_make(p, k, &ph, err, errlen)) != 0)
 			goto out;
 		show_held_apply(p, k, held);
+		/* the receivers of this phase alone */
+		memset(got, 0, (size_t)m->nranks * sizeof *got);
+		show_held_apply(p, k, got);
 		take_loads(&v, &ph);
 		v.shm = ph.node_shm;
 		tb_printf(out,
@@ -469,8 +477,8 @@ int show_text(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 			tb_printf(out, ", %u inside nodes", ph.shm);
 		tb_printf(out, "\n");
 		if (sliced) {
-			rc = draw_slices(&v, p, k, held, root, o->color, out,
-			                 err, errlen);
+			rc = draw_slices(&v, p, k, held, got, root, o->color,
+			                 out, err, errlen);
 			if (rc) {
 				show_phase_fini(&ph);
 				goto out;
@@ -479,7 +487,7 @@ int show_text(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 		for (int z = 0; !sliced && z < v.Z; z++) {
 			if (v.Z > 1)
 				tb_printf(out, "%sz = %d\n", z ? "\n" : "", z);
-			draw_plane(&v, z, held, root);
+			draw_plane(&v, z, held, got, root);
 			emit(&v, o->color, out);
 		}
 		if (v.nodes)
@@ -492,11 +500,13 @@ int show_text(const ir_plan *p, const struct show_opts *o, struct tbuf *out,
 	tb_printf(out, "\nkey: ");
 	if (root >= 0)
 		tb_printf(out, "%s root, ", g->root);
+	if (!v.nodes)
+		tb_printf(out, "%s received in this phase, ", g->got);
 	tb_printf(out,
-	          "%s holds data, %s no data yet; %s %s %s %s a hop (%s both "
+	          "%s %s, %s no data yet; %s %s %s %s a hop (%s both "
 	          "ways), 2 a link with 2 transfers (* for 10 or more)",
-	          g->held, g->rank, g->right, g->left, g->down, g->up,
-	          g->updown);
+	          g->held, v.nodes ? "holds data" : "held data before",
+	          g->rank, g->right, g->left, g->down, g->up, g->updown);
 	if (v.Z > 1 && !sliced)
 		tb_printf(out, "; %s %s a hop to the next or previous plane",
 		          g->zplus, g->zminus);
@@ -523,5 +533,6 @@ out:
 	free(v.plus);
 	free(v.minus);
 	free(held);
+	free(got);
 	return rc;
 }

@@ -51,7 +51,8 @@ static void make(const struct sch_generator *g, const ir_machine *m,
 /* The SVG of phase (or -1: every phase); asserts success. */
 static char *svg_of(const ir_plan *p, int phase, const char *title)
 {
-	struct show_opts o = {.phase = phase, .title = title};
+	/* arrows on the machine, whatever the plan (matrix_of: a matrix) */
+	struct show_opts o = {.phase = phase, .title = title, .arrows = true};
 	struct tbuf b = {0};
 	char err[256] = "";
 	int rc = show_svg(p, &o, &b, err, sizeof err);
@@ -261,6 +262,23 @@ static size_t expect_held(const ir_plan *p, uint32_t ph)
 	return c;
 }
 
+/* Nodes (ranks, with one rank per node) that receive in phase ph: the
+ * ones drawn darker, "got". */
+static size_t expect_got(const ir_plan *p, uint32_t ph)
+{
+	const ir_machine *m = &p->machine;
+	bool *h = calloc((size_t)m->nnodes, sizeof *h);
+	assert_non_null(h);
+	for (uint32_t t = 0; t < p->phases[ph].ntransfers; t++)
+		h[ir_node_of(m, p->transfers[p->phases[ph].transfer + t].dst)] =
+		        true;
+	size_t c = 0;
+	for (int32_t r = 0; r < m->nnodes; r++)
+		c += h[r];
+	free(h);
+	return c;
+}
+
 /* Check every phase's SVG of p against the routes; returns the number
  * of hot links seen over all phases. */
 static size_t check_phases(const ir_plan *p)
@@ -278,6 +296,7 @@ static size_t check_phases(const ir_plan *p)
 		assert_int_equal(count_class(s, "load"), e.hot_links);
 		assert_int_equal(count_class(s, "hot"), e.hot_hops);
 		assert_int_equal(count_class(s, "held"), expect_held(p, ph));
+		assert_int_equal(count_class(s, "got"), expect_got(p, ph));
 		assert_int_equal(count_class(s, "panel"), 1);
 		/* the verifier's measure of the phase */
 		assert_int_equal(e.max_load, r.link_load[ph]);
@@ -423,6 +442,107 @@ static void test_switch(void **state)
 	ir_plan_fini(&p);
 }
 
+/* The matrix of a plan show_is_matrix picks, as show draws it. */
+static char *matrix_of(const ir_plan *p, int phase)
+{
+	struct show_opts o = {.phase = phase};
+	struct tbuf b = {0};
+	char err[256] = "";
+	int rc = show_svg(p, &o, &b, err, sizeof err);
+	if (rc)
+		print_message("  show_svg: %s\n", err);
+	assert_int_equal(rc, 0);
+	assert_non_null(b.p);
+	return b.p;
+}
+
+/* The integer attribute name="..." of the first element of class cls. */
+static int attr_of(const char *svg, const char *cls, const char *name)
+{
+	char want[64];
+	snprintf(want, sizeof want, "class=\"%s\"", cls);
+	const char *e = strstr(svg, want);
+	assert_non_null(e);
+	snprintf(want, sizeof want, " %s=\"", name);
+	const char *a = strstr(e, want);
+	assert_non_null(a);
+	return atoi(a + strlen(want));
+}
+
+/* An alltoall on a switch: one matrix per phase, n x n cells, a cell per
+ * transfer of the phase and a grey one per pair of an earlier phase; no
+ * arrows, no ranks.  With arrows asked for, the machine as before. */
+static void test_matrix(void **state)
+{
+	(void)state;
+	ir_machine m = tu_machine(IR_SWITCH, IR_PORTS_ALL, 8, 0, 0, 0);
+	ir_comm c = tu_comm(IR_ALLTOALL, 0, 64);
+	ir_plan p;
+	make(&sch_pex, &m, &c, &p);
+	assert_true(show_is_matrix(&p));
+	assert_true(p.nphases >= 2);
+	size_t before = 0;
+	for (uint32_t ph = 0; ph < p.nphases; ph++) {
+		char *s = matrix_of(&p, (int)ph);
+		assert_well_formed(s);
+		assert_int_equal(count_class(s, "panel"), 1);
+		assert_int_equal(count_class(s, "matrix"), 1);
+		assert_int_equal(attr_of(s, "matrix", "data-n"), 8);
+		assert_int_equal(attr_of(s, "matrix", "data-ranks-per-cell"),
+		                 1);
+		/* pex: every pair once, so no cell of the phase was used
+		 * before and every cell counts one transfer */
+		assert_int_equal(count_class(s, "cell"),
+		                 p.phases[ph].ntransfers + before);
+		assert_int_equal(count_class(s, "before"), before);
+		assert_int_equal(count_class(s, "hop"), 0);
+		assert_int_equal(count_class(s, "rank"), 0);
+		assert_int_equal(count_class(s, "heat-scale"), 1);
+		before += p.phases[ph].ntransfers;
+		free(s);
+	}
+	assert_int_equal(before, 8 * 7);
+	/* every phase: one matrix per phase, no grey cells */
+	char *s = matrix_of(&p, -1);
+	assert_well_formed(s);
+	assert_int_equal(count_class(s, "matrix"), p.nphases);
+	assert_int_equal(count_class(s, "cell"), 8 * 7);
+	assert_int_equal(count_class(s, "before"), 0);
+	free(s);
+	s = svg_of(&p, 0, NULL);
+	assert_int_equal(count_class(s, "matrix"), 0);
+	assert_int_equal(count_class(s, "rank"), 8);
+	assert_int_equal(count_class(s, "crossbar"), 1);
+	free(s);
+	ir_plan_fini(&p);
+
+	/* a broadcast on a mesh keeps its arrows */
+	m = tu_machine(IR_MESH, IR_PORTS_ALL, 4, 4, 0, 0);
+	c = tu_comm(IR_BCAST, 0, 64);
+	make(&sch_binomial, &m, &c, &p);
+	assert_false(show_is_matrix(&p));
+	s = matrix_of(&p, 0);
+	assert_int_equal(count_class(s, "matrix"), 0);
+	assert_int_equal(count_class(s, "rank"), 16);
+	free(s);
+	ir_plan_fini(&p);
+
+	/* 4,096 ranks: 128 x 128 cells of 32 x 32 ranks, a cell for each
+	 * block that the phase's transfers touch: at most one per transfer */
+	m = tu_machine(IR_MESH, IR_PORTS_ALL, 64, 64, 0, 0);
+	c = tu_comm(IR_ALLTOALL, 0, 8);
+	make(&sch_pex, &m, &c, &p);
+	s = matrix_of(&p, 5);
+	assert_well_formed(s);
+	assert_int_equal(attr_of(s, "matrix", "data-n"), 128);
+	assert_int_equal(attr_of(s, "matrix", "data-ranks-per-cell"), 32);
+	assert_true(count_class(s, "cell") <= 128 * 128);
+	assert_true(count_class(s, "cell") <= p.phases[5].ntransfers);
+	assert_true(count_class(s, "cell") > 0);
+	free(s);
+	ir_plan_fini(&p);
+}
+
 /* --all: one panel per phase, each with its label and every rank. */
 static void test_all_phases(void **state)
 {
@@ -465,8 +585,20 @@ static void test_large_svg(void **state)
 	assert_int_equal(sscanf(strstr(q, "width=\""), "width=\"%d\"", &w), 1);
 	assert_int_equal(sscanf(strstr(q, "height=\""), "height=\"%d\"", &h),
 	                 1);
-	assert_true(w >= 600 && w <= 1300);
-	assert_true(h >= 600 && h <= 900);
+	/* the page grows with the machine: 16 pixels or more from one rank
+	 * to the next, so neighbours' circles stay 2 pixels apart */
+	assert_true(w >= 64 * 16 && w <= 1300);
+	assert_true(h >= 64 * 16 && h <= 1300);
+	double x0, x1, r0;
+	const char *c0 = strstr(s, "<circle class=\"rank");
+	assert_non_null(c0);
+	const char *c1 = strstr(c0 + 1, "<circle class=\"rank");
+	assert_non_null(c1);
+	assert_int_equal(sscanf(strstr(c0, "cx=\""), "cx=\"%lf\"", &x0), 1);
+	assert_int_equal(sscanf(strstr(c1, "cx=\""), "cx=\"%lf\"", &x1), 1);
+	assert_int_equal(sscanf(strstr(c0, " r=\""), " r=\"%lf\"", &r0), 1);
+	assert_true(x1 - x0 >= 15.99);
+	assert_true(x1 - x0 - 2 * r0 >= 2.0);
 	free(s);
 	ir_plan_fini(&p);
 }
@@ -503,7 +635,7 @@ static void test_text_golden(void **state)
 	        "\n"
 	        "phase 1 of 4 (numbered from 0): 2 transfers, 4 hops, max "
 	        "link load 1\n"
-	        "o   ●   o   ●\n"
+	        "o   ◉   o   ◉\n"
 	        "    ↑       ↑\n"
 	        "o   o   o   o\n"
 	        "    ↑       ↑\n"
@@ -511,15 +643,17 @@ static void test_text_golden(void **state)
 	        "\n"
 	        "o   o   o   o\n"
 	        "\n"
-	        "key: R root, ● holds data, o no data yet; → ← ↓ ↑ a hop "
+	        "key: R root, ◉ received in this phase, ● held data before, "
+	        "o no data yet; → ← ↓ ↑ a hop "
 	        "(↕ both ways), 2 a link with 2 transfers (* for 10 or "
 	        "more)\n";
 	assert_string_equal(t, golden);
 	free(t);
-	/* phase 2 in ASCII: four transfers to the left */
+	/* phase 2 in ASCII: four transfers to the left, to the ranks that
+	 * receive in it (@) */
 	t = text_of(&p, 2, false);
-	assert_non_null(strstr(t, "\n#<--#   #<--#\n\no   o   o   o\n\n"
-	                          "#<--R   #<--#\n\no   o   o   o\n"));
+	assert_non_null(strstr(t, "\n@<--#   @<--#\n\no   o   o   o\n\n"
+	                          "@<--R   @<--#\n\no   o   o   o\n"));
 	free(t);
 	/* every phase: four drawings */
 	t = text_of(&p, -1, false);
@@ -542,7 +676,7 @@ static void test_text_counts(void **state)
 	char *t = text_of(&p, 0, false);
 	/* rank 1 -> 4 and 2 -> 8 and 3 -> 12 all leave row 0 leftwards
 	 * over the link 1 -> 0: three transfers */
-	const char *row0 = strstr(t, "\no<3-#");
+	const char *row0 = strstr(t, "\no<3-@");
 	assert_non_null(row0);
 	free(t);
 	ir_plan_fini(&p);
@@ -747,13 +881,14 @@ static void test_wrap_per_dim(void **state)
 	        "\n"
 	        "phase 0 of 1 (numbered from 0): 2 transfers, 3 hops, max "
 	        "link load 1\n"
-	        "<--R   o   o   #<--\n"
+	        "<--R   o   o   @<--\n"
 	        "   v\n"
 	        "   o   o   o   o\n"
 	        "   v\n"
-	        "   #   o   o   o\n"
+	        "   @   o   o   o\n"
 	        "\n"
-	        "key: R root, # holds data, o no data yet; > < v ^ a hop "
+	        "key: R root, @ received in this phase, # held data before, "
+	        "o no data yet; > < v ^ a hop "
 	        "(| both ways), 2 a link with 2 transfers (* for 10 or "
 	        "more)\n";
 	assert_string_equal(t, golden);
@@ -851,7 +986,7 @@ static void test_nd_text(void **state)
 	        "Rz   #z\n\n#z   #z\n"
 	        "\n"
 	        "z=1 a=0\n"
-	        "#    #\n\n#    #\n"
+	        "@    @\n\n@    @\n"
 	        "\n"
 	        "z=0 a=1\n"
 	        "o    o\n\no    o\n"
@@ -859,7 +994,8 @@ static void test_nd_text(void **state)
 	        "z=1 a=1\n"
 	        "o    o\n\no    o\n"
 	        "\n"
-	        "key: R root, # holds data, o no data yet; > < v ^ a hop "
+	        "key: R root, @ received in this phase, # held data before, "
+	        "o no data yet; > < v ^ a hop "
 	        "(| both ways), 2 a link with 2 transfers (* for 10 or "
 	        "more); z a right of a node: a hop leaves it along that "
 	        "dimension, for another slice (& along several)\n";
@@ -1056,6 +1192,7 @@ int main(void)
 	        cmocka_unit_test(test_hpam),
 	        cmocka_unit_test(test_transpose_contention),
 	        cmocka_unit_test(test_switch),
+	        cmocka_unit_test(test_matrix),
 	        cmocka_unit_test(test_all_phases),
 	        cmocka_unit_test(test_large_svg),
 	        cmocka_unit_test(test_escape),

@@ -287,6 +287,34 @@ static void test_lines_structure(void **state)
 	free(svg);
 }
 
+/* Two series with the same points would hide each other: the later one
+ * is dashed, its group has the class "same", and the legend says which
+ * one it equals; a series that differs by more than 0.5% somewhere is
+ * drawn solid. */
+static void test_same_series(void **state)
+{
+	(void)state;
+	double xs[3] = {1, 2, 4}, ya[3] = {10, 20, 40},
+	       yb[3] = {10, 20.05, 40}, yc[3] = {10, 21, 40};
+	struct plot_series se[3] = {
+	        {"edn", xs, ya, 3}, {"ac", xs, yb, 3}, {"other", xs, yc, 3}};
+	struct plot_lines pl = {.series = se, .nseries = 3, .xlog = true};
+	char *svg = NULL, err[256], why[128] = "";
+	size_t len = 0;
+	assert_int_equal(plot_lines_svg(&pl, &svg, &len, err, sizeof err), 0);
+	if (!well_formed(svg, why, sizeof why))
+		fail_msg("not well-formed: %s", why);
+	assert_int_equal(count(svg, "<g class=\"series\">"), 2);
+	assert_int_equal(count(svg, "<g class=\"series same\">"), 1);
+	/* the series' line and its legend sample are dashed */
+	assert_int_equal(count(svg, "stroke-dasharray=\"" PLOT_SAME_DASH),
+	                 2);
+	assert_non_null(
+	        strstr(svg, "ac<tspan class=\"same-as\"> = edn</tspan>"));
+	assert_int_equal(count(svg, "same-as"), 1);
+	free(svg);
+}
+
 /* The x positions of the x axis tick labels (text-anchor middle, on the
  * line under the plot area) of a line plot, in order. */
 static int x_tick_labels(const char *svg, double *x, char lab[][16], int max)
@@ -531,7 +559,12 @@ static void test_sweep(void **state)
 	char why[128];
 	if (!well_formed(out.p, why, sizeof why))
 		fail_msg("sweep SVG not well-formed: %s", why);
-	assert_int_equal(count(out.p, "<g class=\"series\">"), sw->nalgs);
+	/* every algorithm a series; rd and fibonacci have the same times
+	 * here, so fibonacci's is drawn dashed over rd's (class same) */
+	assert_int_equal(count(out.p, "<g class=\"series"), sw->nalgs);
+	assert_int_equal(count(out.p, "<g class=\"series same\">"), 1);
+	assert_non_null(strstr(out.p, "fibonacci<tspan class=\"same-as\"> "
+	                              "= rd</tspan>"));
 	assert_int_equal(count(out.p, "<g class=\"vline\">"), sw->ncross);
 	assert_int_equal(
 	        count_in(out.p, "<g class=\"series\">", "</g>", 0, "<circle"),
@@ -571,7 +604,7 @@ static void test_sweep(void **state)
 	 * broadcasts that apply */
 	assert_int_equal(count(h, "<svg id=\""), 2 + c.plan.nphases);
 	assert_int_equal(count(h, "<details>"), c.plan.nphases);
-	assert_int_equal(count(h, "<g class=\"series\">"), 9);
+	assert_int_equal(count(h, "<g class=\"series"), 9);
 	/* ids unique: each picture's own prefix */
 	assert_int_equal(count(h, " id=\"plotarea\""), 0);
 	assert_int_equal(count(h, " id=\"lat-plotarea\""), 1);
@@ -649,6 +682,7 @@ int main(void)
 	        cmocka_unit_test(test_log_ticks),
 	        cmocka_unit_test(test_labels_apart),
 	        cmocka_unit_test(test_sizes),
+	        cmocka_unit_test(test_same_series),
 	        cmocka_unit_test(test_sweep),
 	        cmocka_unit_test(test_sweep_refused),
 	};
