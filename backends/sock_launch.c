@@ -70,6 +70,10 @@
 #define SIGNAL_GRACE_MS 2000 /* after forwarding a signal */
 #define KILL_GRACE_MS   2000 /* between SIGTERM and SIGKILL */
 #define DROPS_LISTED    10   /* dropped connections reported one by one */
+/* attached: a failure this close to the wire-up's end is blamed on the
+ * ranks that had not connected (the others' own clocks started a little
+ * before the coordinator's) */
+#define ABSENT_SLACK_MS 1000
 /* the longest message a rank sends after the handshake: AGREE */
 #define IN_MAX (CCP_SOCK_CTL_HDR + CCP_SOCK_AGREE_LEN)
 
@@ -140,6 +144,7 @@ struct job {
 	                    when its connection closes */
 	const char *rdv; /* attached: the rendezvous file, removed once
 	                    every rank has connected, or NULL */
+	int64_t wire_start; /* attached: when serving began */
 };
 
 #define WHO_SIG    (-1)
@@ -261,6 +266,17 @@ static void job_fail(struct job *j, int rank, uint32_t reason, int code,
 {
 	if (j->failed)
 		return;
+	/* a job someone else started, failing near the timeout before every
+	 * rank connected: the ranks that gave up waiting (or rank 0, whose
+	 * transport did) are not the cause; a rank that never came is */
+	if (j->attached && !j->table_sent && reason != CCP_SOCK_ABSENT &&
+	    now_ms() + ABSENT_SLACK_MS >= j->wire_start + j->timeout_ms)
+		for (int i = 0; i < j->n; i++)
+			if (!j->r[i].hello && !j->r[i].left) {
+				rank = i;
+				reason = CCP_SOCK_ABSENT;
+				break;
+			}
 	j->failed = true;
 	j->wire_by = 0; /* the failure is what is reported */
 	j->f_rank = rank;
@@ -638,8 +654,8 @@ static void on_interrupt(struct job *j, int sig)
 }
 
 /* Attached: rank 0, whose process serves the job, asked it to stop (its
- * transport failed before it connected): the others are told at once
- * and served a little longer, to hear it. */
+ * transport could not be made): the others are told at once, and served
+ * a little longer, to hear it. */
 static void coord_stopped(struct job *j)
 {
 	job_fail(j, 0, CCP_SOCK_LEFT, 0, 0); /* no-op once failed */
@@ -1465,7 +1481,8 @@ void *sock_coord_serve(void *arg)
 {
 	struct sock_coord *c = arg;
 	struct job *j = &c->j;
-	j->wire_by = now_ms() + j->timeout_ms;
+	j->wire_start = now_ms();
+	j->wire_by = j->wire_start + j->timeout_ms;
 	if (run_loop(j, c->stop[0]) < 0 && !j->failed)
 		job_fail(j, -1, CCP_SOCK_PROTOCOL, CCP_EIO, 0);
 	return NULL;
