@@ -620,7 +620,7 @@ touch "$tmp/comp/a.yaml" "$tmp/comp/b.ccp" "$tmp/comp/c.c" "$tmp/comp/d.yml"
 [ "$(complete_words "$ccplan" tau "" | tr '\n' ' ')" = "--help fit plot " ] && ok || bad "complete tau: $(complete_words "$ccplan" tau "")"
 [ "$(complete_words "$ccplan" tau fit --b | tr '\n' ' ')" = "--brief " ] && ok || bad "complete tau fit --b"
 [ "$(complete_words "$ccplan" cache gc --o | tr '\n' ' ')" = "--older-than " ] && ok || bad "complete cache gc --o"
-[ "$(complete_words "$ccplan" simulate -- | tr '\n' ' ')" = "--barriers --half-duplex --help --links " ] && ok ||
+[ "$(complete_words "$ccplan" simulate -- | tr '\n' ' ')" = "--barriers --half-duplex --help --json --links " ] && ok ||
 	bad "complete simulate options: $(complete_words "$ccplan" simulate --)"
 n=$(complete_words "$ccplan" help "" | wc -l)
 [ "$n" -gt 40 ] && ok || bad "complete help: $n words"
