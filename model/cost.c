@@ -21,7 +21,7 @@
  *   contention   003 §2: T = alpha + L*max(beta_ex, f*beta_sat), with L
  *                the phase's largest message and f its largest link load
  *                measured on the plan (not 003's per-algorithm formulas);
- *                in a plan that allows contention, L*beta_ex becomes the
+ *                in a plan that allows node contention, L*beta_ex is the
  *                most bytes through one rank's port (a body times the
  *                bodies before it on its sender's or receiver's ports).
  *   permutation  004 §2.1 assumption 1: tau + M*phi, M the phase's
@@ -1017,24 +1017,23 @@ int model_predict(const ir_plan *p, const ir_report *r, enum model_kind k,
 			 * and R*combine for the largest partial R combined;
 			 * with a shared-memory cost, over the transfers
 			 * between nodes, against the shared-memory part */
-			bool contended = p->flags & (IR_PLAN_LINK_CONTENTION |
-			                             IR_PLAN_NODE_CONTENTION);
-			if (report_loads)
-				f = r->link_load[ph];
-			if ((!report_loads || s.shm || contended) &&
+			bool ports = p->flags & IR_PLAN_NODE_CONTENTION;
+			if ((!report_loads || s.shm || ports) &&
 			    (rc = scan_phase(&s, ph, !report_loads, &f, err,
 			                     errlen)) != 0)
 				break;
+			if (report_loads) /* the scan counted none */
+				f = r->link_load[ph];
 			const bool *skip = s.shm ? s.inside : NULL;
 			double L = (double)phase_max_bytes(p, ph, false, skip);
 			double R = (double)phase_max_bytes(p, ph, true, skip);
-			/* a phase that overruns a rank's ports is no phase of
-			 * 003: the bodies through one port go one after
-			 * another at beta_ex (port_waits), whatever the links'
-			 * load f */
-			double P = contended ? fmax(L, waited_bytes(&s, ph,
-			                                            skip, true))
-			                     : L;
+			/* a phase that overruns a rank's ports (a plan that
+			 * allows node contention) is no phase of 003: the
+			 * bodies through one port go one after another at
+			 * beta_ex (port_waits), whatever the links' load f */
+			double P = ports ? fmax(L, waited_bytes(&s, ph, skip,
+			                                        true))
+			                 : L;
 			if (p->phases[ph].ntransfers && phase_has_net(&s, ph))
 				t = c->alpha +
 				    fmax(P * c->beta, L * f * c->beta_sat) +

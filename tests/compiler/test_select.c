@@ -214,6 +214,52 @@ static void test_contended_phase_priced(void **state)
 	front_input_fini(&in);
 }
 
+/* The same under the contention model on a machine of 2-rank nodes
+ * with a shared-memory cost: ac's link loads (15 on one link) are
+ * priced whether the model reads them from the verifier's report, as
+ * the ranking does, or routes the plan again; the report's loads were
+ * once dropped there, and the phase priced as if no link were shared. */
+static void test_contended_phase_priced_nodes(void **state)
+{
+	(void)state;
+	static const char text[] =
+	        "machine: {topology: mesh, dims: [4, 4], ranks_per_node: 2, "
+	        "ports: all,\n"
+	        "  cost: {alpha: 1, beta: 0.01, beta_sat: 0.01, hop: 0.1, "
+	        "gamma: 0.5,\n"
+	        "         shm_alpha: 0.1, shm_beta: 0.001}}\n"
+	        "communication:\n"
+	        "  pattern: irregular\n"
+	        "  generate: {kind: regular, degree: 6, bytes: 10000, seed: "
+	        "3}\n"
+	        "algorithm: auto\n";
+	struct front_input in;
+	struct select_result sr;
+	parse_text(&in, text);
+	assert_int_equal(select_run(&in, false, true, &sr), 0);
+	bool seen = false;
+	for (size_t i = 0; i < sr.n; i++) {
+		const struct select_row *r = &sr.rows[i];
+		if (r->rc || strcmp(r->g->name, "ac") != 0)
+			continue;
+		seen = true;
+		assert_int_equal(select_model_for(&r->plan), MODEL_CONTENTION);
+		assert_int_equal(r->report.phases, 1);
+		uint32_t f = r->report.max_link_load;
+		assert_true(f > 1);
+		double again, want = 1 + 10000 * (f * 0.01);
+		char err[256];
+		assert_int_equal(model_predict(&r->plan, NULL, MODEL_CONTENTION,
+		                               &again, NULL, err, sizeof err),
+		                 0);
+		assert_true(fabs(again - r->predicted) < 1e-9 * again);
+		assert_true(r->predicted >= want - 1e-9);
+	}
+	assert_true(seen);
+	select_fini(&sr);
+	front_input_fini(&in);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -222,6 +268,7 @@ int main(void)
 	        cmocka_unit_test(test_crossovers),
 	        cmocka_unit_test(test_no_costs),
 	        cmocka_unit_test(test_contended_phase_priced),
+	        cmocka_unit_test(test_contended_phase_priced_nodes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
