@@ -303,7 +303,9 @@ int cli_explain(int argc, char **argv)
 			rc = explain_placement(&c, stdout);
 	}
 	compiled_fini(&c);
-	return rc == CCP_EINVAL ? EXIT_BADINPUT : exit_status(rc);
+	return rc == CCP_EINVAL ? EXIT_BADINPUT
+	       : rc == CCP_EIO  ? EXIT_INTERNAL /* -o not written */
+	                        : exit_status(rc);
 }
 
 int cli_verify(int argc, char **argv)

@@ -86,6 +86,24 @@ static char *run(int *status, const char *fmt, ...)
 	return text;
 }
 
+/* ccplan ARGS -o FILE writes doc, what ARGS wrote to stdout, to FILE;
+ * a FILE that cannot be written is exit 3, as for every command. */
+static void check_o(const char *args, const char *doc)
+{
+	char path[256];
+	int st;
+	snprintf(path, sizeof path, "%s/o.json", dir);
+	free(run(&st, "'%s' -q %s -o '%s'", bin(), args, path));
+	assert_int_equal(st, 0);
+	char *file = slurp(path);
+	assert_non_null(file);
+	assert_string_equal(file, doc);
+	free(file);
+	free(run(&st, "'%s' -q %s -o '%s/no/o.json' 2>/dev/null", bin(), args,
+	         dir));
+	assert_int_equal(st, 3);
+}
+
 /* Parse a document that must be one JSON object of format fmt. */
 static struct jr *parse(const char *text, const char *fmt)
 {
@@ -209,14 +227,10 @@ static void test_compare(void **state)
 	assert_string_equal(line, want);
 	assert_int_equal(jr_get(v, "plot_crossovers")->kind, JR_NULL);
 	/* -o: the same document, in a file; -o alone is a usage error */
-	char path[256];
+	char args[512], path[256];
+	snprintf(args, sizeof args, "compare --json '%s'", in);
+	check_o(args, js);
 	snprintf(path, sizeof path, "%s/c.json", dir);
-	free(run(&st, "'%s' -q compare --json '%s' -o '%s'", bin(), in, path));
-	assert_int_equal(st, 0);
-	char *file = slurp(path);
-	assert_non_null(file);
-	assert_string_equal(file, js);
-	free(file);
 	free(run(&st, "'%s' -q compare '%s' -o '%s' 2>/dev/null", bin(), in,
 	         path));
 	assert_int_equal(st, 2);
@@ -346,6 +360,9 @@ static void test_explain(void **state)
 	assert_string_equal(line, want);
 	assert_true(jr_get(v, "verified")->b);
 	assert_int_equal(jr_get(v, "model_note")->kind, JR_NULL);
+	char args[512];
+	snprintf(args, sizeof args, "explain --json '%s'", in);
+	check_o(args, js);
 	/* --json with another view, or -o without it: usage errors */
 	free(run(&st, "'%s' -q explain --json --summary '%s' 2>/dev/null",
 	         bin(), in));
@@ -394,6 +411,9 @@ static void test_simulate(void **state)
 	assert_true(line_of(text, "network", line, sizeof line));
 	assert_string_equal(line, want);
 	assert_int_equal(jr_get(v, "max_share")->kind, JR_NULL);
+	char args[512];
+	snprintf(args, sizeof args, "simulate --links fifo --json '%s'", in);
+	check_o(args, js);
 	jr_free(v);
 	free(js);
 	free(text);
@@ -442,6 +462,9 @@ static void test_cache_ls(void **state)
 	assert_int_equal(jr_get(r, "bytes")->i, (int64_t)size);
 	assert_true(jr_get(r, "last_used")->i >= jr_get(r, "created")->i);
 	assert_int_equal(jr_get(r, "predicted_us")->kind, JR_NUM);
+	char args[512];
+	snprintf(args, sizeof args, "cache ls --json --cache '%s'", db);
+	check_o(args, js);
 	/* --json goes with ls alone */
 	free(run(&st, "'%s' -q cache --cache '%s' path --json 2>/dev/null",
 	         bin(), db));
