@@ -122,7 +122,7 @@ void cli_print_diag(const struct diag *d);
 int cli_parse_yaml(const char *path, struct front_input *in);
 
 /* Warn on stderr that algorithm: auto ranked candidates (of the input
- * path) by their phases, the machine having no costs; nothing for one
+ * path) by their phases, the machine lacking costs; nothing for one
  * candidate or none.  compile's, and every command's that compiles a
  * .yaml in memory (cli_compile_parsed). */
 void cli_warn_by_phases(const char *path, uint32_t candidates);

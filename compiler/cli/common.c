@@ -115,9 +115,9 @@ void cli_warn_by_phases(const char *path, uint32_t candidates)
 	if (candidates > 1)
 		fprintf(stderr,
 		        "%s: warning: %s: algorithm: auto ranked %u candidates "
-		        "by their phases alone, the machine having no costs to "
-		        "time them by; give machine.cost or a preset ('ccplan "
-		        "help presets')\n",
+		        "by their phases alone, the machine lacking the costs "
+		        "to time them by; give machine.cost or a preset "
+		        "('ccplan help presets')\n",
 		        cli_prog, path, candidates);
 }
 

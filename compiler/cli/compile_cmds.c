@@ -596,7 +596,7 @@ int cli_compare(int argc, char **argv)
 	if (!timed)
 		fprintf(stderr,
 		        "%s: warning: %s: ranked by phases alone, the machine "
-		        "having no costs to time the algorithms by; give "
+		        "lacking the costs to time the algorithms by; give "
 		        "machine.cost or a preset ('ccplan help presets')\n",
 		        cli_prog, file);
 	int ranked = 0;

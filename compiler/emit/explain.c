@@ -233,7 +233,8 @@ static int explain_view(const struct compiled *c, FILE *out, bool table)
 		fprintf(out,
 		        "chosen by   algorithm: auto, %s, among %u "
 		        "candidates",
-		        !timed ? "by phases (the machine has no costs)"
+		        !timed ? "by phases (the machine lacks the costs "
+		                 "to time them)"
 		        : sel->method == IR_SELECT_MODEL ? "by the cost model"
 		                                         : "by simulated time",
 		        sel->candidates);
