@@ -251,5 +251,5 @@ const char *select_ranked_by(const struct select_result *r)
 		if (r->rows[i].rc == 0 && (!isnan(r->rows[i].predicted) ||
 		                           !isnan(r->rows[i].sim_max)))
 			return r->by_model ? "the model" : "simulated time";
-	return "phases (the machine has no costs)";
+	return "phases (the machine lacks the costs to time them)";
 }

@@ -49,7 +49,8 @@ double select_predict(const ir_plan *p, const ir_report *r, enum model_kind *k,
                       char *why, size_t len);
 
 /* How r ranked its rows, in words: "simulated time", "the model", or
- * "phases (the machine has no costs)" when no row has a time. */
+ * "phases (the machine lacks the costs to time them)" when no
+ * row has a time (no cost given, or not every one the model needs). */
 const char *select_ranked_by(const struct select_result *r);
 /* Run every generator that applies to in (its algorithm is ignored) and
  * rank them.  simulate: also run the simulator; by_model: rank by the

@@ -20,7 +20,10 @@
  *                as its busiest sender.
  *   contention   003 §2: T = alpha + L*max(beta_ex, f*beta_sat), with L
  *                the phase's largest message and f its largest link load
- *                measured on the plan (not 003's per-algorithm formulas).
+ *                measured on the plan (not 003's per-algorithm formulas);
+ *                in a plan that allows node contention, L*beta_ex is the
+ *                most bytes through one rank's port (a body times the
+ *                bodies before it on its sender's or receiver's ports).
  *   permutation  004 §2.1 assumption 1: tau + M*phi, M the phase's
  *                largest message.
  *
@@ -813,25 +816,50 @@ static int phase_shm_max(struct scan *s, uint32_t ph, double *us)
  * its transfers starting after their senders' start-ups), if later. */
 /* How many bodies transfer t of phase ph (scanned) waits out, its own
  * included: 1 in a plan without contention.  A plan that allows it pays
- * for it: sends past the sender's ports, receives past the receiver's,
- * and the sends sharing a link of its route (with link contention the
- * scan counted them) go one after another. */
-static uint32_t waits(const struct scan *s, uint32_t ph, uint32_t t)
+ * for it: sends past the sender's ports, receives past the receiver's
+ * (port_waits), and the sends sharing a link of its route (with link
+ * contention the scan counted them) go one after another. */
+static uint32_t port_waits(const struct scan *s, uint32_t ph, uint32_t t)
 {
 	const ir_plan *p = s->p;
-	if (!(p->flags & (IR_PLAN_LINK_CONTENTION | IR_PLAN_NODE_CONTENTION)))
-		return 1;
 	const ir_transfer *x = &p->transfers[p->phases[ph].transfer + t];
 	uint32_t ps = (uint32_t)ir_port_limit(&p->machine, x->src);
 	uint32_t pr = (uint32_t)ir_port_limit(&p->machine, x->dst);
 	ps = ps ? ps : 1;
 	pr = pr ? pr : 1;
 	uint32_t w = (s->pos[t] + ps - 1) / ps, r = (s->rpos[t] + pr - 1) / pr;
-	if (r > w)
-		w = r;
+	return r > w ? r : w ? w : 1;
+}
+
+static uint32_t waits(const struct scan *s, uint32_t ph, uint32_t t)
+{
+	const ir_plan *p = s->p;
+	if (!(p->flags & (IR_PLAN_LINK_CONTENTION | IR_PLAN_NODE_CONTENTION)))
+		return 1;
+	uint32_t w = port_waits(s, ph, t);
 	if ((p->flags & IR_PLAN_LINK_CONTENTION) && s->load[t] > w)
 		w = s->load[t];
-	return w ? w : 1;
+	return w;
+}
+
+/* The most bytes one transfer of phase ph (scanned) waits out, its own
+ * included: its bytes times the bodies it waits for, on its ranks' ports
+ * alone (ports) or on its ports and links (waits); transfers marked in
+ * skip (if not NULL) left out. */
+static double waited_bytes(const struct scan *s, uint32_t ph, const bool *skip,
+                           bool ports)
+{
+	const ir_phase *f = &s->p->phases[ph];
+	double most = 0;
+	for (uint32_t t = 0; t < f->ntransfers; t++) {
+		if (skip && skip[t])
+			continue;
+		double b = (double)s->p->transfers[f->transfer + t].bytes *
+		           (ports ? port_waits(s, ph, t) : waits(s, ph, t));
+		if (b > most)
+			most = b;
+	}
+	return most;
 }
 
 static int phase_unicast(struct scan *s, uint32_t ph, double *us)
@@ -989,18 +1017,26 @@ int model_predict(const ir_plan *p, const ir_report *r, enum model_kind k,
 			 * and R*combine for the largest partial R combined;
 			 * with a shared-memory cost, over the transfers
 			 * between nodes, against the shared-memory part */
-			if (report_loads)
-				f = r->link_load[ph];
-			if ((!report_loads || s.shm) &&
+			bool ports = p->flags & IR_PLAN_NODE_CONTENTION;
+			if ((!report_loads || s.shm || ports) &&
 			    (rc = scan_phase(&s, ph, !report_loads, &f, err,
 			                     errlen)) != 0)
 				break;
+			if (report_loads) /* the scan counted none */
+				f = r->link_load[ph];
 			const bool *skip = s.shm ? s.inside : NULL;
 			double L = (double)phase_max_bytes(p, ph, false, skip);
 			double R = (double)phase_max_bytes(p, ph, true, skip);
+			/* a phase that overruns a rank's ports (a plan that
+			 * allows node contention) is no phase of 003: the
+			 * bodies through one port go one after another at
+			 * beta_ex (port_waits), whatever the links' load f */
+			double P = ports ? fmax(L, waited_bytes(&s, ph, skip,
+			                                        true))
+			                 : L;
 			if (p->phases[ph].ntransfers && phase_has_net(&s, ph))
 				t = c->alpha +
-				    L * fmax(c->beta, f * c->beta_sat) +
+				    fmax(P * c->beta, L * f * c->beta_sat) +
 				    R * combine_per_byte(c);
 			if (s.shm)
 				rc = phase_shm_max(&s, ph, &t);
@@ -1022,18 +1058,8 @@ int model_predict(const ir_plan *p, const ir_report *r, enum model_kind k,
 			double M = (double)phase_max_bytes(p, ph, false, skip);
 			/* a phase that is no permutation: the bodies that
 			 * wait for each other (waits) */
-			for (uint32_t t = 0; contended &&
-			                     t < p->phases[ph].ntransfers;
-			     t++) {
-				if (skip && skip[t])
-					continue;
-				double b = (double)p->transfers
-				                   [p->phases[ph].transfer + t]
-				                           .bytes *
-				           waits(&s, ph, t);
-				if (b > M)
-					M = b;
-			}
+			if (contended)
+				M = fmax(M, waited_bytes(&s, ph, skip, false));
 			double R = (double)phase_max_bytes(p, ph, true, skip);
 			if (p->phases[ph].ntransfers && phase_has_net(&s, ph))
 				t = c->tau + M * c->phi + R * combine_per_byte(c);

@@ -265,11 +265,32 @@ printf 'machine: {topology: switch, ranks: 8}\ncommunication: {collective: broad
 # warning under auto; compare lists what does not apply and why
 printf 'machine: {topology: mesh, dims: [4, 4]}\ncommunication: {collective: broadcast, root: 3, bytes: 1024}\n' >"$tmp/nocost.yaml"
 "$ccplan" compare "$tmp/nocost.yaml" >"$tmp/out" 2>"$tmp/err" &&
-	grep -q '^ranked by phases (the machine has no costs)$' "$tmp/out" &&
+	grep -q '^ranked by phases (the machine lacks the costs to time them)$' "$tmp/out" &&
 	grep -q 'warning: .*ranked by phases alone' "$tmp/err" &&
 	grep -q '^-   sbt  *does not apply: sbt needs a hypercube; this machine is a 4x4 mesh$' "$tmp/out" &&
 	grep -q '^not for this collective: .*ring.*node_exchange$' "$tmp/out" && ok ||
 	bad "compare without costs: $(cat "$tmp/out" "$tmp/err" | tail -5)"
+# a phase that overruns a one-port rank (ac: rank 0 sends 3 at once) is
+# 1.00x its phase bound, and explain says what that hides; a plan that
+# keeps to the ports (rs_nl) says nothing of it
+printf 'machine: {topology: hypercube, dimension: 3, routing: e-cube, ports: one,\n  cost: {alpha: 10, beta: 1, beta_sat: 1, hop: 0, gamma: 0}}\ncommunication:\n  pattern: irregular\n  edges: [[0, 1, 1000], [0, 2, 1000], [0, 4, 1000]]\nalgorithm: ac\n' >"$tmp/overrun.yaml"
+"$ccplan" -q explain --summary "$tmp/overrun.yaml" >"$tmp/out" 2>&1 &&
+	grep -q '(plan is 1.00x the bound)$' "$tmp/out" &&
+	grep -q '^            but a phase overruns the ports: a rank sends up to 3 and receives up to 1 at once through 1 port; the prediction serialises them$' "$tmp/out" &&
+	grep -q '^predicted   3010.00 us by the contention model$' "$tmp/out" &&
+	sed 's/^algorithm: ac/algorithm: rs_nl/' "$tmp/overrun.yaml" >"$tmp/kept.yaml" &&
+	"$ccplan" -q explain --summary "$tmp/kept.yaml" >"$tmp/out2" 2>&1 &&
+	! grep -q 'overruns' "$tmp/out2" && ok ||
+	bad "explain of a phase over the ports: $(cat "$tmp/out" "$tmp/out2")"
+
+# costs given but not all the model needs (a switch with alpha and beta:
+# gamma is missing, hop reads as 0): the same fallback, not "no costs"
+printf 'machine: {topology: switch, ranks: 8, cost: {alpha: 1, beta: 0.01}}\ncommunication: {collective: broadcast, root: 0, bytes: 1K}\n' >"$tmp/somecost.yaml"
+"$ccplan" compare "$tmp/somecost.yaml" >"$tmp/out" 2>"$tmp/err" &&
+	grep -q '^ranked by phases (the machine lacks the costs to time them)$' "$tmp/out" &&
+	grep -q '^model: .*needs gamma' "$tmp/out" && ! grep -q '^model: .*hop' "$tmp/out" &&
+	grep -q 'warning: .*ranked by phases alone' "$tmp/err" && ok ||
+	bad "compare with some costs: $(cat "$tmp/out" "$tmp/err" | tail -5)"
 "$ccplan" compile --no-cache "$tmp/nocost.yaml" -o "$tmp/nocost.ccp" 2>"$tmp/err" &&
 	grep -q 'warning: .*algorithm: auto ranked [0-9]* candidates by their phases alone' "$tmp/err" &&
 	sed 's/^algorithm:.*/algorithm: auto/' "$here/../examples/mesh16-broadcast.yaml" >"$tmp/costauto.yaml" &&
@@ -620,7 +641,7 @@ touch "$tmp/comp/a.yaml" "$tmp/comp/b.ccp" "$tmp/comp/c.c" "$tmp/comp/d.yml"
 [ "$(complete_words "$ccplan" tau "" | tr '\n' ' ')" = "--help fit plot " ] && ok || bad "complete tau: $(complete_words "$ccplan" tau "")"
 [ "$(complete_words "$ccplan" tau fit --b | tr '\n' ' ')" = "--brief " ] && ok || bad "complete tau fit --b"
 [ "$(complete_words "$ccplan" cache gc --o | tr '\n' ' ')" = "--older-than " ] && ok || bad "complete cache gc --o"
-[ "$(complete_words "$ccplan" simulate -- | tr '\n' ' ')" = "--barriers --half-duplex --help --links " ] && ok ||
+[ "$(complete_words "$ccplan" simulate -- | tr '\n' ' ')" = "--barriers --half-duplex --help --json --links " ] && ok ||
 	bad "complete simulate options: $(complete_words "$ccplan" simulate --)"
 n=$(complete_words "$ccplan" help "" | wc -l)
 [ "$n" -gt 40 ] && ok || bad "complete help: $n words"

@@ -13,6 +13,7 @@
 
 #include "cache.h"
 #include "cli.h"
+#include "json.h"
 #include "progress.h"
 #include "suggest.h"
 
@@ -30,6 +31,8 @@ const char cli_cache_help[] =
         "  path                     print where the cache is\n"
         "  ls                       list the entries, most recently used "
         "first\n"
+        "  ls --json [-o FILE]      the same as one JSON object "
+        "(docs/cli.md)\n"
         "  show KEY                 one entry and its canonical input\n"
         "  rm KEY                   remove an entry\n"
         "  gc [--max-size N] [--older-than D]\n"
@@ -41,7 +44,6 @@ const char cli_cache_help[] =
         "suffixes)\n"
         "  export KEY -o FILE.ccp   write an entry's plan to a file\n";
 
-
 /* What the values of its options are (cli_getopt's messages). */
 const char *const cli_cache_args[128] = {
         ['C'] = "a cache file",
@@ -51,12 +53,18 @@ const char *const cli_cache_args[128] = {
 };
 
 /* The options of cache (the table's), and which of them belong to one
- * subcommand: --max-size and --older-than to gc, -o to export. */
+ * subcommand: --max-size and --older-than to gc, -o to export and to
+ * ls --json, --json to ls. */
 const struct option cli_cache_opts[] = {
         {"cache", required_argument, NULL, 'C'},
         {"max-size", required_argument, NULL, 'S'},
         {"older-than", required_argument, NULL, 'O'},
+        {"json", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
+        {0},
+};
+static const struct option ls_opts[] = {
+        {"json", no_argument, NULL, 'j'},
         {0},
 };
 static const struct option gc_opts[] = {
@@ -67,7 +75,7 @@ static const struct option gc_opts[] = {
 static const struct option no_opts[] = {{0}};
 const struct cli_sub cli_cache_subs[] = {
         {.name = "path", .opts = no_opts, .shorts = ""},
-        {.name = "ls", .opts = no_opts, .shorts = ""},
+        {.name = "ls", .opts = ls_opts, .shorts = "o:"},
         {.name = "show", .opts = no_opts, .shorts = ""},
         {.name = "rm", .opts = no_opts, .shorts = ""},
         {.name = "gc", .opts = gc_opts, .shorts = ""},
@@ -169,6 +177,32 @@ static size_t put_stored(FILE *out, const char *text, bool lines)
 	return cols;
 }
 
+/* cache ls --json: one entry of "entries", its text as stored (JSON
+ * escapes the controls), its times as Unix seconds. */
+struct ls_json {
+	FILE *out;
+	size_t rows;
+};
+
+static int cache_ls_json_row(const struct cache_meta *m, void *arg)
+{
+	struct ls_json *j = arg;
+	char hex[CACHE_KEY_HEX];
+	cache_key_hex(m->key, hex);
+	fputs(j->rows++ ? ",{\"key\":" : "{\"key\":", j->out);
+	json_put_string(j->out, hex, sizeof hex);
+	fputs(",\"algorithm\":", j->out);
+	json_put_string(j->out, m->algorithm, sizeof m->algorithm);
+	fprintf(j->out,
+	        ",\"phases\":%u,\"bound\":%u,\"bytes\":%llu,\"created\":%lld,"
+	        "\"last_used\":%lld,\"predicted_us\":",
+	        m->phases, m->lb_phases, (unsigned long long)m->size,
+	        (long long)m->created, (long long)m->last_used);
+	json_put_number(j->out, m->predicted);
+	fputc('}', j->out);
+	return 0;
+}
+
 static int cache_ls_row(const struct cache_meta *m, void *arg)
 {
 	char hex[CACHE_KEY_HEX], used[32];
@@ -181,6 +215,28 @@ static int cache_ls_row(const struct cache_meta *m, void *arg)
 	printf("  %6u  %5u  %10llu  %s\n", m->phases, m->lb_phases,
 	       (unsigned long long)m->size, used);
 	return 0;
+}
+
+/* cache ls --json of cache k (NULL: there is none yet) at path, to out
+ * (NULL: stdout); the exit status. */
+static int cache_ls_json(cache *k, const char *path, const char *out)
+{
+	struct cli_out o;
+	if (!cli_out_begin(&o, out))
+		return EXIT_INTERNAL;
+	struct ls_json j = {o.f, 0};
+	fputs("{\"format\":\"ccplan-cache\",\"version\":1,\"path\":", o.f);
+	json_put_string(o.f, path, SIZE_MAX);
+	fputs(",\"entries\":[", o.f);
+	int rc = k ? cache_list(k, cache_ls_json_row, &j) : 0;
+	fputs("]}\n", o.f);
+	if (rc)
+		fprintf(stderr, "%s cache: %s\n", cli_prog, cache_errmsg(k));
+	int wrc = cli_out_end(&o, rc == 0);
+	if (rc == 0 && wrc == 0)
+		summary_note("%s: %zu entr%s", path, j.rows,
+		             j.rows == 1 ? "y" : "ies");
+	return rc ? exit_status(rc) : wrc ? EXIT_INTERNAL : EXIT_OK;
 }
 
 /* Resolve a KEY argument (a unique prefix) against the cache. */
@@ -197,14 +253,17 @@ int cli_cache(int argc, char **argv)
 	struct cli_cache_opt co = {0};
 	const char *sub = NULL, *key_arg = NULL, *out = NULL;
 	int64_t max_size = -1, older = -1;
+	bool json = false;
 	int v;
 	while ((v = cli_getopt(argc, argv)) >= 0) {
-		if (v == 'C') {
+		if (v == 'j') {
+			json = true;
+		} else if (v == 'C') {
 			co.path = optarg;
 		} else if (v == 'o') {
 			out = optarg;
-		} else if (v == 'S' &&
-		           (max_size = front_parse_size(optarg, INT64_MAX)) < 0) {
+		} else if (v == 'S' && (max_size = front_parse_size(
+		                                optarg, INT64_MAX)) < 0) {
 			fprintf(stderr,
 			        "%s cache: --max-size '%s': want bytes, e.g. "
 			        "500M\n",
@@ -257,9 +316,12 @@ int cli_cache(int argc, char **argv)
 	if (!needs_key && key_arg)
 		return cli_usage("cache", "%s: unexpected argument '%s'", sub,
 		                 key_arg);
-	if ((which == 5) != (out != NULL))
-		return cli_usage("cache", "%s", out ? "-o goes with export"
-		                                    : "export: missing -o FILE");
+	if (json && which != 1)
+		return cli_usage("cache", "--json goes with ls");
+	if (which == 5 ? !out : out && !(which == 1 && json))
+		return cli_usage("cache", "%s",
+		                 out ? "-o goes with export or ls --json"
+		                     : "export: missing -o FILE");
 	if (which != 4 && (max_size >= 0 || older >= 0))
 		return cli_usage("cache",
 		                 "--max-size and --older-than go with gc");
@@ -276,8 +338,10 @@ int cli_cache(int argc, char **argv)
 	int rc = cache_open(path, ro ? CACHE_READONLY : 0, &k, NULL, err,
 	                    sizeof err);
 	if (rc == CCP_ENOTFOUND && ro) {
+		if (which == 1 && json) /* no cache yet: nothing to list */
+			return cache_ls_json(NULL, path, out);
 		if (which == 1)
-			return EXIT_OK; /* no cache yet: nothing to list */
+			return EXIT_OK;
 		fprintf(stderr, "%s cache: %s: no cache there yet\n", cli_prog,
 		        path);
 		return EXIT_BADINPUT;
@@ -289,7 +353,11 @@ int cli_cache(int argc, char **argv)
 	uint8_t key[CACHE_KEY_SIZE];
 	if (needs_key && (rc = cache_key_arg(k, key_arg, key)) != 0)
 		goto out;
-	if (which == 1) {
+	if (which == 1 && json) {
+		int st = cache_ls_json(k, path, out);
+		cache_close(k);
+		return st;
+	} else if (which == 1) {
 		printf("%-16s  %-16s  %6s  %5s  %10s  %s\n", "key", "algorithm",
 		       "phases", "bound", "bytes", "last used (UTC)");
 		size_t rows = 0;

@@ -12,6 +12,8 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "cli_opts.h"
 #include "compile.h"
@@ -119,8 +121,14 @@ void cli_print_diag(const struct diag *d);
 /* Parse a YAML input into *in; prints its own diagnostics. */
 int cli_parse_yaml(const char *path, struct front_input *in);
 
+/* Warn on stderr that algorithm: auto ranked candidates (of the input
+ * path) by their phases, the machine lacking costs; nothing for one
+ * candidate or none.  compile's, and every command's that compiles a
+ * .yaml in memory (cli_compile_parsed). */
+void cli_warn_by_phases(const char *path, uint32_t candidates);
+
 /* Compile a parsed input into *c, with a progress bar on a terminal;
- * prints its own diagnostics. */
+ * prints its own diagnostics, and cli_warn_by_phases's warning. */
 int cli_compile_parsed(const char *path, const struct front_input *in,
                        struct compiled *c);
 /* The plan of a parsed input through the cache cc (compile_cached);
@@ -152,5 +160,21 @@ struct cli_cache_opt {
  * if there is none. */
 bool cli_cache_where(const struct cli_cache_opt *o, char *buf, size_t len,
                      bool loud);
+
+/* A document written whole or not at all (export --json, the --json of
+ * compare, explain, simulate and cache ls, with -o): cli_out_begin opens
+ * f on memory, for path (borrowed; NULL: stdout), false with a message
+ * if it cannot; cli_out_end closes it and, when keep, writes the text to
+ * path atomically (write_atomic, its error printed) or to stdout.
+ * Returns 0, CCP_ENOMEM or CCP_EIO; the memory is freed either way,
+ * len is left as the length of the document. */
+struct cli_out {
+	FILE *f;          /* write the document here */
+	char *text;       /* open_memstream's buffer */
+	size_t len;       /* its length */
+	const char *path; /* -o, or NULL */
+};
+bool cli_out_begin(struct cli_out *o, const char *path);
+int cli_out_end(struct cli_out *o, bool keep);
 
 #endif

@@ -31,7 +31,7 @@ const struct cli_command cli_commands[] = {
                 .usage = "explain FILE",
                 .summary = "show a plan (.ccp or .yaml) phase by phase",
                 .opts = cli_explain_opts,
-                .shorts = "h",
+                .shorts = "o:h",
                 .help = cli_explain_help,
         },
         {
@@ -71,7 +71,7 @@ const struct cli_command cli_commands[] = {
                 .usage = "compare IN.yaml [--model]",
                 .summary = "rank every algorithm that applies",
                 .opts = cli_compare_opts,
-                .shorts = "h",
+                .shorts = "o:h",
                 .help = cli_compare_help,
         },
         {
@@ -81,7 +81,7 @@ const struct cli_command cli_commands[] = {
                 .usage = "simulate FILE [--barriers]",
                 .summary = "run a plan through the network simulator",
                 .opts = cli_simulate_opts,
-                .shorts = "h",
+                .shorts = "o:h",
                 .help = cli_simulate_help,
         },
         {

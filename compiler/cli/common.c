@@ -3,6 +3,7 @@
  * input or a plan with its diagnostics, the memory limit, where the
  * cache is, and the message for an argument a command does not take.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,17 @@ static void print_compile_diag(const char *path, int rc,
 }
 
 /* Compile a parsed input; prints its own diagnostics. */
+void cli_warn_by_phases(const char *path, uint32_t candidates)
+{
+	if (candidates > 1)
+		fprintf(stderr,
+		        "%s: warning: %s: algorithm: auto ranked %u candidates "
+		        "by their phases alone, the machine lacking the costs "
+		        "to time them by; give machine.cost or a preset "
+		        "('ccplan help presets')\n",
+		        cli_prog, path, candidates);
+}
+
 int cli_compile_parsed(const char *path, const struct front_input *in,
                        struct compiled *c)
 {
@@ -119,6 +131,9 @@ int cli_compile_parsed(const char *path, const struct front_input *in,
 	compile_end(&pg);
 	if (rc)
 		print_compile_diag(path, rc, &d);
+	else if (c->plan.sel.method != IR_SELECT_NONE &&
+	         isnan(c->plan.sel.time_us))
+		cli_warn_by_phases(path, c->plan.sel.candidates);
 	return rc;
 }
 
@@ -207,4 +222,34 @@ bool cli_cache_where(const struct cli_cache_opt *o, char *buf, size_t len,
 		        "or give --cache PATH\n",
 		        cli_prog);
 	return rc == 0;
+}
+
+bool cli_out_begin(struct cli_out *o, const char *path)
+{
+	o->path = path;
+	o->text = NULL;
+	o->len = 0;
+	o->f = open_memstream(&o->text, &o->len);
+	if (!o->f)
+		fprintf(stderr, "%s: out of memory\n", cli_prog);
+	return o->f != NULL;
+}
+
+int cli_out_end(struct cli_out *o, bool keep)
+{
+	int rc = fclose(o->f) == 0 ? 0 : CCP_ENOMEM;
+	o->f = NULL;
+	if (rc == 0 && keep && o->path) {
+		char err[512];
+		rc = write_atomic(o->path, o->text, o->len, err, sizeof err);
+		if (rc)
+			fprintf(stderr, "%s: %s\n", cli_prog, err);
+	} else if (rc == 0 && keep &&
+	           (fwrite(o->text, 1, o->len, stdout) != o->len ||
+	            fflush(stdout) != 0)) {
+		rc = CCP_EIO;
+	}
+	free(o->text);
+	o->text = NULL;
+	return rc;
 }

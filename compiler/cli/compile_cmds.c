@@ -12,6 +12,7 @@
 #include "cached.h"
 #include "cli.h"
 #include "emit_c.h"
+#include "json.h"
 #include "model.h"
 #include "progress.h"
 #include "report.h"
@@ -70,6 +71,7 @@ const char cli_compile_help[] =
 const char cli_compare_help[] =
         "usage: ccplan compare IN.yaml [--model] [--svg OUT.svg [--sizes "
         "MIN:MAX]]\n"
+        "                      [--json [-o OUT.json]]\n"
         "\n"
         "Generate every algorithm that applies to the machine and "
         "communication of\n"
@@ -90,13 +92,20 @@ const char cli_compare_help[] =
         "                   message size, log-log (simulated, or the "
         "model's with\n"
         "                   --model), the crossovers marked "
-        "(docs/report.md)\n"
+        "(docs/report.md);\n"
+        "                   the text then gives those crossovers, where "
+        "the fastest\n"
+        "                   of all changes, instead of the first two's\n"
         "  --sizes MIN:MAX  the sizes drawn: powers of two from MIN to "
         "MAX bytes\n"
-        "                   (K, M, G or KiB, MiB, GiB; default 8:1M)\n";
+        "                   (K, M, G or KiB, MiB, GiB; default 8:1M)\n"
+        "  --json           the ranking as one JSON object "
+        "(docs/cli.md), to stdout\n"
+        "                   or to -o OUT.json\n";
 const char cli_simulate_help[] =
         "usage: ccplan simulate FILE [--barriers] [--half-duplex] "
         "[--links shared|fifo]\n"
+        "                       [--json [-o OUT.json]]\n"
         "\n"
         "Run a plan (.ccp, or a .yaml compiled in memory) through the "
         "wormhole\n"
@@ -122,8 +131,10 @@ const char cli_simulate_help[] =
         "its\n"
         "                  links one by one, first come first served, "
         "holding\n"
-        "                  them until its tail is in (001 section 4.2)\n";
-
+        "                  them until its tail is in (001 section 4.2)\n"
+        "  --json          the same numbers as one JSON object "
+        "(docs/cli.md), to\n"
+        "                  stdout or to -o OUT.json\n";
 
 /* The options of compile, compare and simulate (the table's). */
 const char *const cli_compile_args[128] = {
@@ -134,10 +145,12 @@ const char *const cli_compile_args[128] = {
         ['m'] = "a size, such as 512M",
 };
 const char *const cli_compare_args[128] = {
+        ['o'] = "a file name",
         ['s'] = "a file name",
         ['S'] = "sizes, MIN:MAX",
 };
 const char *const cli_simulate_args[128] = {
+        ['o'] = "a file name",
         ['l'] = "a kind of link, shared or fifo",
 };
 const struct option cli_compile_opts[] = {
@@ -151,6 +164,7 @@ const struct option cli_compile_opts[] = {
 };
 const struct option cli_compare_opts[] = {
         {"model", no_argument, NULL, 'M'},
+        {"json", no_argument, NULL, 'j'},
         {"svg", required_argument, NULL, 's'},
         {"sizes", required_argument, NULL, 'S'},
         {"help", no_argument, NULL, 'h'},
@@ -158,6 +172,7 @@ const struct option cli_compare_opts[] = {
 };
 const struct option cli_simulate_opts[] = {
         {"barriers", no_argument, NULL, 'b'},
+        {"json", no_argument, NULL, 'j'},
         {"half-duplex", no_argument, NULL, 'd'},
         {"links", required_argument, NULL, 'l'},
         {"help", no_argument, NULL, 'h'},
@@ -264,13 +279,8 @@ int cli_compile(int argc, char **argv)
 	} else {
 		rc = write_atomic(out, img, len, err, sizeof err);
 	}
-	if (rc == 0 && cp.by_phases > 1)
-		fprintf(stderr,
-		        "%s: warning: %s: algorithm: auto ranked %u candidates "
-		        "by their phases alone, the machine having no costs to "
-		        "time them by; give machine.cost or a preset ('ccplan "
-		        "help presets')\n",
-		        cli_prog, in, cp.by_phases);
+	if (rc == 0)
+		cli_warn_by_phases(in, cp.by_phases);
 	if (rc)
 		fprintf(stderr, "%s: %s\n", cli_prog, err);
 	else if (verbose && compiled)
@@ -306,10 +316,228 @@ static void fmt_us(double us, char *buf, size_t len)
 		snprintf(buf, len, "%.2f", us);
 }
 
+/* The contention a plan allows, in one word. */
+static const char *contention_word(const ir_plan *p)
+{
+	return p->flags & IR_PLAN_LINK_CONTENTION   ? "link"
+	       : p->flags & IR_PLAN_NODE_CONTENTION ? "node"
+	                                            : "none";
+}
+
+/* compare's table: the ranked algorithms, those without a plan, those
+ * that do not apply (with the reason) and those for other collectives;
+ * how they were ranked; the crossovers the plot marks (plotted, the
+ * sweep of --svg), or without one the model's crossovers at[0..nat) of
+ * the top two (nat < 0: no top two). */
+static void compare_text(const struct front_input *in,
+                         const struct select_result *sr, const int64_t *at,
+                         int nat, const struct report_sweep *plotted)
+{
+	int w = 16; /* the name column: as wide as the longest name */
+	for (size_t i = 0; i < sr->n; i++)
+		if ((int)strlen(sr->rows[i].g->name) > w)
+			w = (int)strlen(sr->rows[i].g->name);
+	printf("%-3s %-*s %6s %5s  %-10s %12s %12s %12s\n", "#", w, "algorithm",
+	       "phases", "bound", "contention", "model us", "sim max us",
+	       "sim mean us");
+	int ranked = 0;
+	for (size_t i = 0; i < sr->n; i++) {
+		const struct select_row *r = &sr->rows[i];
+		if (r->rc) {
+			printf("-   %-*s %s\n", w, r->g->name, r->why);
+			continue;
+		}
+		char a[32], b[32], c[32];
+		fmt_us(r->predicted, a, sizeof a);
+		fmt_us(r->sim_max, b, sizeof b);
+		fmt_us(r->sim_avg, c, sizeof c);
+		printf("%-3d %-*s %6u %5u  %-10s %12s %12s %12s\n", ++ranked, w,
+		       r->g->name, r->report.phases, r->report.lb_phases,
+		       contention_word(&r->plan), a, b, c);
+	}
+	/* the algorithms that do not apply: each with its reason, except
+	 * those made for other collectives, named on one line */
+	int other = 0;
+	for (int k = 0; sch_generators[k]; k++) {
+		const struct sch_generator *g = sch_generators[k];
+		char why[256];
+		if (!(g->domain.colls & SCH_C(in->comm.coll)))
+			other++;
+		else if (sch_applies(g, &in->machine, &in->comm, why,
+		                     sizeof why) != 0)
+			printf("-   %-*s does not apply: %s\n", w, g->name,
+			       why);
+	}
+	for (int k = 0, n = 0; other && sch_generators[k]; k++) {
+		if (sch_generators[k]->domain.colls & SCH_C(in->comm.coll))
+			continue;
+		printf("%s%s", n ? ", " : "\nnot for this collective: ",
+		       sch_generators[k]->name);
+		if (++n == other)
+			printf("\n");
+	}
+	const char *by = select_ranked_by(sr);
+	bool timed = strncmp(by, "phases", 6) != 0;
+	printf("\nranked by %s", by);
+	if (timed && sr->n && sr->rows[0].rc == 0)
+		printf(" (%s model)", model_kind_name(sr->model));
+	printf("\n");
+	if (sr->model_why[0])
+		printf("model: %s\n", sr->model_why);
+	if (sr->sim_why[0] && !sr->by_model)
+		printf("simulator: %s\n", sr->sim_why);
+	if (plotted && plotted->ncross == 0) {
+		printf("no crossover between %lld and %lld bytes (as "
+		       "plotted)\n",
+		       (long long)plotted->sizes[0],
+		       (long long)plotted->sizes[plotted->nsizes - 1]);
+	} else if (plotted) {
+		printf("crossovers, where the fastest changes (as plotted, "
+		       "%s):",
+		       plotted->by_model ? "model" : "simulated");
+		for (size_t k = 0; k < plotted->ncross; k++) {
+			const struct report_cross *x = &plotted->cross[k];
+			char where[32];
+			report_cross_at(x, where, sizeof where);
+			printf("%s %s -> %s at %s", k ? "," : "",
+			       plotted->algs[x->from]->name,
+			       plotted->algs[x->to]->name, where);
+		}
+		printf("\n");
+	} else if (nat > 0) {
+		printf("crossovers of %s and %s (model):", sr->rows[0].g->name,
+		       sr->rows[1].g->name);
+		for (int i = 0; i < nat; i++)
+			printf(" %lld", (long long)at[i]);
+		printf(" bytes\n");
+	} else if (nat == 0 && in->comm.coll != IR_IRREGULAR &&
+	           !isnan(sr->rows[0].predicted)) {
+		printf("no crossover of %s and %s between 1 byte and 16 MiB "
+		       "(model)\n",
+		       sr->rows[0].g->name, sr->rows[1].g->name);
+	}
+	printf("%d of %zu algorithms that apply made a verified plan\n", ranked,
+	       sr->n);
+}
+
+/* compare's table as one JSON object (docs/cli.md, "JSON output"). */
+static void compare_json(FILE *out, const char *file,
+                         const struct front_input *in,
+                         const struct select_result *sr, const int64_t *at,
+                         int nat, const struct report_sweep *plotted)
+{
+	const char *by = select_ranked_by(sr);
+	bool timed = strncmp(by, "phases", 6) != 0;
+	fputs("{\"format\":\"ccplan-compare\",\"version\":1,\"input\":", out);
+	json_put_string(out, file, SIZE_MAX);
+	fputs(",\"collective\":", out);
+	json_put_string(out, ir_coll_name(in->comm.coll), SIZE_MAX);
+	fprintf(out, ",\"ranks\":%d,\"ranked_by\":\"%s\",\"model\":",
+	        (int)in->machine.nranks,
+	        !timed         ? "phases"
+	        : sr->by_model ? "model"
+	                       : "simulated");
+	if (timed && sr->n && sr->rows[0].rc == 0)
+		json_put_string(out, model_kind_name(sr->model), SIZE_MAX);
+	else
+		fputs("null", out);
+	fputs(",\"ranked\":[", out);
+	int ranked = 0;
+	for (size_t i = 0; i < sr->n; i++) {
+		const struct select_row *r = &sr->rows[i];
+		if (r->rc)
+			continue;
+		fprintf(out, "%s{\"rank\":%d,\"algorithm\":", ranked ? "," : "",
+		        ranked + 1);
+		ranked++;
+		json_put_string(out, r->g->name, SIZE_MAX);
+		fprintf(out,
+		        ",\"phases\":%u,\"bound\":%u,\"contention\":\"%s\","
+		        "\"model_us\":",
+		        r->report.phases, r->report.lb_phases,
+		        contention_word(&r->plan));
+		json_put_number(out, r->predicted);
+		fputs(",\"sim_max_us\":", out);
+		json_put_number(out, r->sim_max);
+		fputs(",\"sim_mean_us\":", out);
+		json_put_number(out, r->sim_avg);
+		fputc('}', out);
+	}
+	fputs("],\"failed\":[", out);
+	for (size_t i = 0, n = 0; i < sr->n; i++) {
+		if (!sr->rows[i].rc)
+			continue;
+		fputs(n++ ? ",{\"algorithm\":" : "{\"algorithm\":", out);
+		json_put_string(out, sr->rows[i].g->name, SIZE_MAX);
+		fputs(",\"reason\":", out);
+		json_put_string(out, sr->rows[i].why, sizeof sr->rows[i].why);
+		fputc('}', out);
+	}
+	fputs("],\"not_applicable\":[", out);
+	for (int k = 0, n = 0; sch_generators[k]; k++) {
+		const struct sch_generator *g = sch_generators[k];
+		char why[256];
+		if (!(g->domain.colls & SCH_C(in->comm.coll)) ||
+		    sch_applies(g, &in->machine, &in->comm, why, sizeof why) ==
+		            0)
+			continue;
+		fputs(n++ ? ",{\"algorithm\":" : "{\"algorithm\":", out);
+		json_put_string(out, g->name, SIZE_MAX);
+		fputs(",\"reason\":", out);
+		json_put_string(out, why, sizeof why);
+		fputc('}', out);
+	}
+	fputs("],\"other_collectives\":[", out);
+	for (int k = 0, n = 0; sch_generators[k]; k++) {
+		if (sch_generators[k]->domain.colls & SCH_C(in->comm.coll))
+			continue;
+		if (n++)
+			fputc(',', out);
+		json_put_string(out, sch_generators[k]->name, SIZE_MAX);
+	}
+	fputs("],\"model_note\":", out);
+	if (sr->model_why[0])
+		json_put_string(out, sr->model_why, sizeof sr->model_why);
+	else
+		fputs("null", out);
+	fputs(",\"simulator_note\":", out);
+	if (sr->sim_why[0] && !sr->by_model)
+		json_put_string(out, sr->sim_why, sizeof sr->sim_why);
+	else
+		fputs("null", out);
+	fputs(",\"plot_crossovers\":", out);
+	for (size_t k = 0; plotted && k < plotted->ncross; k++) {
+		const struct report_cross *x = &plotted->cross[k];
+		fputs(k ? ",{\"from\":" : "[{\"from\":", out);
+		json_put_string(out, plotted->algs[x->from]->name, SIZE_MAX);
+		fputs(",\"to\":", out);
+		json_put_string(out, plotted->algs[x->to]->name, SIZE_MAX);
+		fputs(",\"bytes\":", out);
+		json_put_number(out, x->at);
+		fprintf(out, ",\"between\":[%lld,%lld]}", (long long)x->lo,
+		        (long long)x->hi);
+	}
+	fputs(!plotted ? "null" : plotted->ncross ? "]" : "[]", out);
+	fputs(",\"crossovers\":", out);
+	if (nat >= 0) {
+		fputs("{\"first\":", out);
+		json_put_string(out, sr->rows[0].g->name, SIZE_MAX);
+		fputs(",\"second\":", out);
+		json_put_string(out, sr->rows[1].g->name, SIZE_MAX);
+		fputs(",\"bytes\":[", out);
+		for (int i = 0; i < nat; i++)
+			fprintf(out, "%s%lld", i ? "," : "", (long long)at[i]);
+		fputs("]}", out);
+	} else {
+		fputs("null", out);
+	}
+	fputs("}\n", out);
+}
+
 int cli_compare(int argc, char **argv)
 {
-	const char *file = NULL, *svg = NULL;
-	bool by_model = false;
+	const char *file = NULL, *svg = NULL, *out = NULL;
+	bool by_model = false, json = false;
 	struct report_sizes sizes = {REPORT_MIN_DEFAULT, REPORT_MAX_DEFAULT,
 	                             false};
 	char why[160];
@@ -317,6 +545,10 @@ int cli_compare(int argc, char **argv)
 	while ((v = cli_getopt(argc, argv)) >= 0) {
 		if (v == 'M') {
 			by_model = true;
+		} else if (v == 'j') {
+			json = true;
+		} else if (v == 'o') {
+			out = optarg;
 		} else if (v == 's') {
 			svg = optarg;
 		} else if (v == 'S' && report_parse_sizes(optarg, &sizes, why,
@@ -330,6 +562,8 @@ int cli_compare(int argc, char **argv)
 		return cli_stop(v);
 	if (!(file = cli_operand(argc, argv, "IN.yaml")))
 		return EXIT_BADINPUT;
+	if (out && !json)
+		return cli_usage("compare", "-o goes with --json");
 	summary_note("%s", file);
 	struct front_input in;
 	int rc = cli_parse_yaml(file, &in);
@@ -357,87 +591,50 @@ int cli_compare(int argc, char **argv)
 		front_input_fini(&in);
 		return exit_status(rc);
 	}
-	int w = 16; /* the name column: as wide as the longest name */
-	for (size_t i = 0; i < sr.n; i++)
-		if ((int)strlen(sr.rows[i].g->name) > w)
-			w = (int)strlen(sr.rows[i].g->name);
-	printf("%-3s %-*s %6s %5s  %-10s %12s %12s %12s\n", "#", w,
-	       "algorithm", "phases", "bound", "contention", "model us",
-	       "sim max us", "sim mean us");
-	int ranked = 0;
-	for (size_t i = 0; i < sr.n; i++) {
-		const struct select_row *r = &sr.rows[i];
-		if (r->rc) {
-			printf("-   %-*s %s\n", w, r->g->name, r->why);
-			continue;
-		}
-		char a[32], b[32], c[32];
-		fmt_us(r->predicted, a, sizeof a);
-		fmt_us(r->sim_max, b, sizeof b);
-		fmt_us(r->sim_avg, c, sizeof c);
-		printf("%-3d %-*s %6u %5u  %-10s %12s %12s %12s\n", ++ranked,
-		       w, r->g->name, r->report.phases, r->report.lb_phases,
-		       r->plan.flags & IR_PLAN_LINK_CONTENTION   ? "link"
-		       : r->plan.flags & IR_PLAN_NODE_CONTENTION ? "node"
-		                                                 : "none",
-		       a, b, c);
-	}
-	/* the algorithms that do not apply: each with its reason, except
-	 * those made for other collectives, named on one line */
-	int other = 0;
-	for (int k = 0; sch_generators[k]; k++) {
-		const struct sch_generator *g = sch_generators[k];
-		char why[256];
-		if (!(g->domain.colls & SCH_C(in.comm.coll)))
-			other++;
-		else if (sch_applies(g, &in.machine, &in.comm, why,
-		                     sizeof why) != 0)
-			printf("-   %-*s does not apply: %s\n", w, g->name, why);
-	}
-	for (int k = 0, n = 0; other && sch_generators[k]; k++) {
-		if (sch_generators[k]->domain.colls & SCH_C(in.comm.coll))
-			continue;
-		printf("%s%s", n ? ", " : "\nnot for this collective: ",
-		       sch_generators[k]->name);
-		if (++n == other)
-			printf("\n");
-	}
 	const char *by = select_ranked_by(&sr);
 	bool timed = strncmp(by, "phases", 6) != 0;
-	printf("\nranked by %s", by);
-	if (timed && sr.n && sr.rows[0].rc == 0)
-		printf(" (%s model)", model_kind_name(sr.model));
-	printf("\n");
 	if (!timed)
 		fprintf(stderr,
 		        "%s: warning: %s: ranked by phases alone, the machine "
-		        "having no costs to time the algorithms by; give "
+		        "lacking the costs to time the algorithms by; give "
 		        "machine.cost or a preset ('ccplan help presets')\n",
 		        cli_prog, file);
-	if (sr.model_why[0])
-		printf("model: %s\n", sr.model_why);
-	if (sr.sim_why[0] && !by_model)
-		printf("simulator: %s\n", sr.sim_why);
-	if (sr.n > 1 && sr.rows[0].rc == 0 && sr.rows[1].rc == 0) {
-		int64_t at[25];
-		int n = select_crossovers(&in, sr.rows[0].g, sr.rows[1].g, at,
-		                          25);
-		if (n > 0) {
-			printf("crossovers of %s and %s (model):",
-			       sr.rows[0].g->name, sr.rows[1].g->name);
-			for (int i = 0; i < n; i++)
-				printf(" %lld", (long long)at[i]);
-			printf(" bytes\n");
-		} else if (n == 0 && in.comm.coll != IR_IRREGULAR &&
-		           !isnan(sr.rows[0].predicted)) {
-			printf("no crossover of %s and %s between 1 byte and "
-			       "16 "
-			       "MiB (model)\n",
-			       sr.rows[0].g->name, sr.rows[1].g->name);
+	int ranked = 0;
+	for (size_t i = 0; i < sr.n; i++)
+		ranked += sr.rows[i].rc == 0;
+	/* the plot first, so that the text gives the crossovers it marks;
+	 * without it, the model's crossovers of the top two */
+	struct report_sweep *sw = NULL;
+	char err[512] = "";
+	int svg_rc = 0, status = ranked > 0 ? EXIT_OK : EXIT_REJECTED;
+	if (svg && ranked > 0) {
+		if (!(sw = malloc(sizeof *sw))) {
+			status = EXIT_INTERNAL;
+			goto out;
 		}
+		svg_rc = report_sweep_file(&in, &sr, file, &sizes, svg, sw, err,
+		                           sizeof err);
 	}
-	printf("%d of %zu algorithms that apply made a verified plan\n", ranked,
-	       sr.n);
+	const struct report_sweep *plotted = sw && svg_rc == 0 ? sw : NULL;
+	int64_t at[25];
+	int nat = -1;
+	if (!plotted && sr.n > 1 && sr.rows[0].rc == 0 && sr.rows[1].rc == 0)
+		nat = select_crossovers(&in, sr.rows[0].g, sr.rows[1].g, at,
+		                        25);
+	if (json) {
+		struct cli_out o;
+		if (!cli_out_begin(&o, out)) {
+			status = EXIT_INTERNAL;
+			goto out;
+		}
+		compare_json(o.f, file, &in, &sr, at, nat, plotted);
+		if (cli_out_end(&o, true) != 0) {
+			status = EXIT_INTERNAL;
+			goto out;
+		}
+	} else {
+		compare_text(&in, &sr, at, nat, plotted);
+	}
 	if (ranked > 0)
 		summary_note("%s: %d of %zu algorithms made a verified plan, "
 		             "best %s",
@@ -445,34 +642,120 @@ int cli_compare(int argc, char **argv)
 	else
 		summary_note("%s: none of %zu algorithms made a verified plan",
 		             file, sr.n);
-	if (svg && ranked > 0) {
-		char err[512], note[512];
-		rc = report_sweep_file(&in, &sr, file, &sizes, svg, err,
-		                       sizeof err);
-		if (rc) {
-			fprintf(stderr, "%s compare: --svg: %s\n", cli_prog,
-			        err);
-			select_fini(&sr);
-			front_input_fini(&in);
-			return rc == CCP_EINVAL ? EXIT_BADINPUT
-			       : rc == CCP_EIO  ? EXIT_INTERNAL
-			                        : exit_status(rc);
-		}
+	if (svg_rc) {
+		fprintf(stderr, "%s compare: --svg: %s\n", cli_prog, err);
+		status = svg_rc == CCP_EINVAL ? EXIT_BADINPUT
+		         : svg_rc == CCP_EIO  ? EXIT_INTERNAL
+		                              : exit_status(svg_rc);
+	} else if (plotted) {
+		char note[512];
 		snprintf(note, sizeof note, "%s", summary_get());
 		summary_note("%s; plot -> %s", note, svg);
 	}
+out:
+	free(sw);
 	select_fini(&sr);
 	front_input_fini(&in);
-	return ranked > 0 ? EXIT_OK : EXIT_REJECTED;
+	return status;
+}
+
+/* simulate's lines: the plan, the simulated and the modelled time
+ * (us by model k, NaN with why), the network's counts. */
+static void simulate_text(const char *file, const struct compiled *c,
+                          const struct model_sim_opts *o,
+                          const struct model_sim *s, double us,
+                          enum model_kind k, const char *why)
+{
+	char a[32];
+	fmt_us(us, a, sizeof a);
+	printf("plan        %s: %s, %u phases, %d ranks\n", file,
+	       c->plan.algorithm, c->report.phases,
+	       (int)c->plan.machine.nranks);
+	bool fifo = o->links == MODEL_LINKS_FIFO;
+	const char *opt[3] = {o->barriers ? "phase barriers" : NULL,
+	                      o->half_duplex ? "half-duplex nodes" : NULL,
+	                      fifo ? "links without virtual channels" : NULL};
+	char how[96] = "";
+	for (int i = 0, n = 0; i < 3; i++)
+		if (opt[i])
+			n += snprintf(how + n, sizeof how - (size_t)n, "%s%s",
+			              n ? ", " : " (", opt[i]);
+	if (how[0])
+		strcat(how, ")");
+	printf("simulated   last delivery %.2f us, mean %.2f us over %d "
+	       "receivers%s\n",
+	       s->max_us, s->avg_us, (int)s->receivers, how);
+	printf("model       %s us (%s model)%s%s\n", a, model_kind_name(k),
+	       why[0] ? ": " : "", why);
+	if (fifo)
+		printf("network     %u messages, %llu events, %u headers "
+		       "waited for a busy link, %.2f us in all; %.2f us "
+		       "waiting for ports\n",
+		       s->messages, (unsigned long long)s->events, s->contended,
+		       s->stall_us, s->port_wait_us);
+	else
+		printf("network     %u messages, %llu events, at most %u on "
+		       "one link at once, %u ever shared a link; %.2f us of "
+		       "link stall, %.2f us waiting for ports\n",
+		       s->messages, (unsigned long long)s->events, s->max_share,
+		       s->contended, s->stall_us, s->port_wait_us);
+}
+
+/* The same as one JSON object (docs/cli.md, "JSON output"). */
+static void simulate_json(FILE *out, const char *file, const struct compiled *c,
+                          const struct model_sim_opts *o,
+                          const struct model_sim *s, double us,
+                          enum model_kind k, const char *why)
+{
+	fputs("{\"format\":\"ccplan-simulate\",\"version\":1,\"input\":", out);
+	json_put_string(out, file, SIZE_MAX);
+	fputs(",\"algorithm\":", out);
+	json_put_string(out, c->plan.algorithm, IR_NAME_MAX);
+	fprintf(out,
+	        ",\"phases\":%u,\"ranks\":%d,\"barriers\":%s,"
+	        "\"half_duplex\":%s,\"links\":\"%s\",\"last_delivery_us\":",
+	        c->report.phases, (int)c->plan.machine.nranks,
+	        o->barriers ? "true" : "false",
+	        o->half_duplex ? "true" : "false",
+	        o->links == MODEL_LINKS_FIFO ? "fifo" : "shared");
+	json_put_number(out, s->max_us);
+	fputs(",\"mean_delivery_us\":", out);
+	json_put_number(out, s->avg_us);
+	fprintf(out, ",\"receivers\":%d,\"model\":", (int)s->receivers);
+	json_put_string(out, model_kind_name(k), SIZE_MAX);
+	fputs(",\"model_us\":", out);
+	json_put_number(out, us);
+	fputs(",\"model_note\":", out);
+	if (why[0])
+		json_put_string(out, why, SIZE_MAX);
+	else
+		fputs("null", out);
+	fprintf(out,
+	        ",\"messages\":%u,\"events\":%llu,\"max_share\":", s->messages,
+	        (unsigned long long)s->events);
+	if (o->links == MODEL_LINKS_FIFO) /* fifo counts no sharing */
+		fputs("null", out);
+	else
+		fprintf(out, "%u", s->max_share);
+	fprintf(out, ",\"contended\":%u,\"stall_us\":", s->contended);
+	json_put_number(out, s->stall_us);
+	fputs(",\"port_wait_us\":", out);
+	json_put_number(out, s->port_wait_us);
+	fputs("}\n", out);
 }
 
 int cli_simulate(int argc, char **argv)
 {
-	const char *file = NULL;
+	const char *file = NULL, *out = NULL;
 	struct model_sim_opts o = {0};
+	bool json = false;
 	int v;
 	while ((v = cli_getopt(argc, argv)) >= 0) {
-		if (v == 'b') {
+		if (v == 'j') {
+			json = true;
+		} else if (v == 'o') {
+			out = optarg;
+		} else if (v == 'b') {
 			o.barriers = true;
 		} else if (v == 'd') {
 			o.half_duplex = true;
@@ -495,6 +778,8 @@ int cli_simulate(int argc, char **argv)
 		return cli_stop(v);
 	if (!(file = cli_operand(argc, argv, "FILE")))
 		return EXIT_BADINPUT;
+	if (out && !json)
+		return cli_usage("simulate", "-o goes with --json");
 	struct compiled c;
 	int rc = cli_load_any(file, &c);
 	if (rc)
@@ -514,42 +799,23 @@ int cli_simulate(int argc, char **argv)
 		return rc == CCP_EINVAL ? EXIT_BADINPUT : exit_status(rc);
 	}
 	enum model_kind k;
-	char why[256], a[32];
+	char why[256];
 	double us = select_predict(&c.plan, &c.report, &k, why, sizeof why);
-	fmt_us(us, a, sizeof a);
-	printf("plan        %s: %s, %u phases, %d ranks\n", file,
-	       c.plan.algorithm, c.report.phases, (int)c.plan.machine.nranks);
-	bool fifo = o.links == MODEL_LINKS_FIFO;
-	const char *opt[3] = {o.barriers ? "phase barriers" : NULL,
-	                      o.half_duplex ? "half-duplex nodes" : NULL,
-	                      fifo ? "links without virtual channels" : NULL};
-	char how[96] = "";
-	for (int i = 0, n = 0; i < 3; i++)
-		if (opt[i])
-			n += snprintf(how + n, sizeof how - (size_t)n, "%s%s",
-			              n ? ", " : " (", opt[i]);
-	if (how[0])
-		strcat(how, ")");
-	printf("simulated   last delivery %.2f us, mean %.2f us over %d "
-	       "receivers%s\n",
-	       s.max_us, s.avg_us, (int)s.receivers, how);
-	printf("model       %s us (%s model)%s%s\n", a, model_kind_name(k),
-	       why[0] ? ": " : "", why);
-	if (fifo)
-		printf("network     %u messages, %llu events, %u headers "
-		       "waited for a busy link, %.2f us in all; %.2f us "
-		       "waiting for ports\n",
-		       s.messages, (unsigned long long)s.events, s.contended,
-		       s.stall_us, s.port_wait_us);
-	else
-		printf("network     %u messages, %llu events, at most %u on "
-		       "one link at once, %u ever shared a link; %.2f us of "
-		       "link stall, %.2f us waiting for ports\n",
-		       s.messages, (unsigned long long)s.events, s.max_share,
-		       s.contended, s.stall_us, s.port_wait_us);
+	if (json) {
+		struct cli_out co;
+		if (!cli_out_begin(&co, out)) {
+			model_sim_fini(&s);
+			compiled_fini(&c);
+			return EXIT_INTERNAL;
+		}
+		simulate_json(co.f, file, &c, &o, &s, us, k, why);
+		rc = cli_out_end(&co, true);
+	} else {
+		simulate_text(file, &c, &o, &s, us, k, why);
+	}
 	summary_note("%s: %s, last delivery %.2f us, %llu events", file,
 	             c.plan.algorithm, s.max_us, (unsigned long long)s.events);
 	model_sim_fini(&s);
 	compiled_fini(&c);
-	return EXIT_OK;
+	return rc ? EXIT_INTERNAL : EXIT_OK;
 }

@@ -2,6 +2,7 @@
  * plan_cmds.c - the commands that read a plan (a .ccp file, or a .yaml
  * input compiled in memory): explain, verify, export and show.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,11 +15,13 @@
 #include "place.h"
 #include "progress.h"
 #include "report.h"
+#include "select.h"
 #include "show.h"
 
 const char cli_explain_help[] =
         "usage: ccplan explain FILE [--summary | --rank R | --html "
-        "OUT.html]\n"
+        "OUT.html |\n"
+        "                            --json [-o OUT.json]]\n"
         "\n"
         "Print a plan phase by phase: transfers, bytes, the busiest link, "
         "ports\n"
@@ -42,7 +45,12 @@ const char cli_explain_help[] =
         "algorithm\n"
         "             with its latency plot; one file, no scripts, no "
         "network\n"
-        "             (docs/report.md)\n";
+        "             (docs/report.md)\n"
+        "  --json     the header, the phases' transfers, bytes and "
+        "busiest link,\n"
+        "             the bound and the prediction as one JSON object "
+        "(docs/cli.md),\n"
+        "             to stdout or to -o OUT.json\n";
 const char cli_verify_help[] =
         "usage: ccplan verify FILE.ccp\n"
         "\n"
@@ -100,6 +108,7 @@ const char cli_show_help[] =
 
 /* What the values of their options are (cli_getopt's messages). */
 const char *const cli_explain_args[128] = {
+        ['o'] = "a file name",
         ['r'] = "a rank number",
         ['H'] = "a file name",
 };
@@ -112,6 +121,7 @@ const char *const cli_plan_args[128] = {
 /* The options of explain, verify, export and show (the table's). */
 const struct option cli_explain_opts[] = {
         {"summary", no_argument, NULL, 's'},
+        {"json", no_argument, NULL, 'j'},
         {"rank", required_argument, NULL, 'r'},
         {"html", required_argument, NULL, 'H'},
         {"help", no_argument, NULL, 'h'},
@@ -139,16 +149,101 @@ const struct option cli_show_opts[] = {
         {0},
 };
 
+/* explain's header, per-phase table and summary as one JSON object
+ * (docs/cli.md, "JSON output"): the numbers explain prints, unrounded. */
+static void explain_json(FILE *out, const char *file, const struct compiled *c)
+{
+	const ir_plan *p = &c->plan;
+	const ir_report *r = &c->report;
+	const ir_selection *sel = &p->sel;
+	fputs("{\"format\":\"ccplan-explain\",\"version\":1,\"input\":", out);
+	json_put_string(out, file, SIZE_MAX);
+	fputs(",\"algorithm\":", out);
+	json_put_string(out, p->algorithm, IR_NAME_MAX);
+	fputs(",\"selection\":", out);
+	if (sel->method != IR_SELECT_NONE) {
+		bool timed = !isnan(sel->time_us);
+		fprintf(out, "{\"by\":\"%s\",\"candidates\":%u,\"time_us\":",
+		        !timed                           ? "phases"
+		        : sel->method == IR_SELECT_MODEL ? "model"
+		                                         : "simulated",
+		        sel->candidates);
+		json_put_number(out, sel->time_us);
+		fputs(",\"runner_up\":", out);
+		if (sel->runner_up[0])
+			json_put_string(out, sel->runner_up, IR_NAME_MAX);
+		else
+			fputs("null", out);
+		fputs(",\"runner_up_us\":", out);
+		json_put_number(out,
+		                sel->runner_up[0] ? sel->runner_up_us : NAN);
+		fputc('}', out);
+	} else {
+		fputs("null", out);
+	}
+	fprintf(out, ",\"ranks\":%d,\"collective\":", (int)p->machine.nranks);
+	json_put_string(out, ir_coll_name(p->comm.coll), SIZE_MAX);
+	fprintf(out,
+	        ",\"link_contention\":%s,\"node_contention\":%s,\"phases\":[",
+	        (p->flags & IR_PLAN_LINK_CONTENTION) ? "true" : "false",
+	        (p->flags & IR_PLAN_NODE_CONTENTION) ? "true" : "false");
+	for (uint32_t ph = 0; ph < p->nphases; ph++) {
+		const ir_phase *f = &p->phases[ph];
+		uint64_t bytes = 0;
+		for (uint32_t t = 0; t < f->ntransfers; t++)
+			bytes += (uint64_t)p->transfers[f->transfer + t].bytes;
+		fprintf(out, "%s{\"transfers\":%u,\"bytes\":%llu,\"max_link\":",
+		        ph ? "," : "", f->ntransfers,
+		        (unsigned long long)bytes);
+		if (r->link_load && r->phases == p->nphases)
+			fprintf(out, "%u}", r->link_load[ph]);
+		else
+			fputs("null}", out);
+	}
+	fprintf(out,
+	        "],\"transfers\":%llu,\"bytes\":%llu,\"hops\":%llu,"
+	        "\"lower_bound\":{\"phases\":%u,\"spreading\":%u,"
+	        "\"degree\":%u,\"link_load\":%u},\"bound_ratio\":",
+	        (unsigned long long)r->transfers, (unsigned long long)r->bytes,
+	        (unsigned long long)r->hops, r->lb_phases, r->lb_spread,
+	        r->lb_degree, r->lb_link);
+	json_put_number(out,
+	                r->lb_phases ? (double)r->phases / r->lb_phases : NAN);
+	enum model_kind mk;
+	char why[512];
+	double us = select_predict(p, r, &mk, why, sizeof why);
+	fputs(",\"predicted_us\":", out);
+	json_put_number(out, us);
+	fputs(",\"model\":", out);
+	json_put_string(out, model_kind_name(mk), SIZE_MAX);
+	fputs(",\"model_note\":", out);
+	if (isnan(us))
+		json_put_string(out, why, sizeof why);
+	else
+		fputs("null", out);
+	fprintf(out,
+	        ",\"verified\":%s,\"max_link_load\":%u,\"max_sends\":%u,"
+	        "\"max_receives\":%u,\"duplicates\":%llu,"
+	        "\"contended_transfers\":%llu}\n",
+	        r->ok ? "true" : "false", r->max_link_load, r->max_node_sends,
+	        r->max_node_recvs, (unsigned long long)r->duplicates,
+	        (unsigned long long)r->contended);
+}
+
 int cli_explain(int argc, char **argv)
 {
-	const char *file = NULL, *html = NULL;
+	const char *file = NULL, *html = NULL, *out = NULL;
 	long rank = -1;
-	bool summary = false;
+	bool summary = false, json = false;
 	char *end;
 	int v;
 	while ((v = cli_getopt(argc, argv)) >= 0) {
 		if (v == 's') {
 			summary = true;
+		} else if (v == 'j') {
+			json = true;
+		} else if (v == 'o') {
+			out = optarg;
 		} else if (v == 'H') {
 			html = optarg;
 		} else if (v == 'r') {
@@ -167,6 +262,11 @@ int cli_explain(int argc, char **argv)
 		return cli_stop(v);
 	if (!(file = cli_operand(argc, argv, "FILE")))
 		return EXIT_BADINPUT;
+	if (json && (html || rank >= 0 || summary))
+		return cli_usage("explain", "--json writes the whole plan; not "
+		                            "with --html, --rank or --summary");
+	if (out && !json)
+		return cli_usage("explain", "-o goes with --json");
 	if (html && (rank >= 0 || summary)) {
 		fprintf(stderr,
 		        "%s explain: --html makes the whole report; not "
@@ -188,6 +288,13 @@ int cli_explain(int argc, char **argv)
 			return rc == CCP_EIO ? EXIT_INTERNAL : exit_status(rc);
 		}
 		summary_note("%s: report -> %s", file, html);
+	} else if (json) {
+		struct cli_out o;
+		rc = cli_out_begin(&o, out) ? 0 : CCP_ENOMEM;
+		if (rc == 0) {
+			explain_json(o.f, file, &c);
+			rc = cli_out_end(&o, true);
+		}
 	} else if (rank >= 0) {
 		rc = explain_rank(&c, (int32_t)rank, stdout);
 		if (rc)
@@ -203,7 +310,9 @@ int cli_explain(int argc, char **argv)
 			rc = explain_placement(&c, stdout);
 	}
 	compiled_fini(&c);
-	return rc == CCP_EINVAL ? EXIT_BADINPUT : exit_status(rc);
+	return rc == CCP_EINVAL ? EXIT_BADINPUT
+	       : rc == CCP_EIO  ? EXIT_INTERNAL /* -o not written */
+	                        : exit_status(rc);
 }
 
 int cli_verify(int argc, char **argv)
@@ -258,27 +367,17 @@ int cli_export(int argc, char **argv)
 	int rc = cli_load_any(file, &c);
 	if (rc)
 		return exit_status(rc);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&text, &len);
-	if (!mem) {
+	struct cli_out o;
+	if (!cli_out_begin(&o, out)) {
 		compiled_fini(&c);
 		return EXIT_INTERNAL;
 	}
-	rc = json_export(&c.plan, &c.report, mem);
-	fclose(mem);
-	if (!rc && out) {
-		char err[512];
-		rc = write_atomic(out, text, len, err, sizeof err);
-		if (rc)
-			fprintf(stderr, "%s: %s\n", cli_prog, err);
-	} else if (!rc) {
-		fwrite(text, 1, len, stdout);
-	}
-	if (!rc)
+	rc = json_export(&c.plan, &c.report, o.f);
+	int wrc = cli_out_end(&o, rc == 0);
+	rc = rc ? rc : wrc;
+	if (!rc) /* o.len stays: the document's length */
 		summary_note("%s -> %s, %zu bytes of JSON", file,
-		             out ? out : "stdout", len);
-	free(text);
+		             out ? out : "stdout", o.len);
 	compiled_fini(&c);
 	return rc == CCP_EIO ? EXIT_INTERNAL : exit_status(rc);
 }

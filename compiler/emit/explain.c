@@ -233,7 +233,8 @@ static int explain_view(const struct compiled *c, FILE *out, bool table)
 		fprintf(out,
 		        "chosen by   algorithm: auto, %s, among %u "
 		        "candidates",
-		        !timed ? "by phases (the machine has no costs)"
+		        !timed ? "by phases (the machine lacks the costs "
+		                 "to time them)"
 		        : sel->method == IR_SELECT_MODEL ? "by the cost model"
 		                                         : "by simulated time",
 		        sel->candidates);
@@ -323,6 +324,17 @@ static int explain_view(const struct compiled *c, FILE *out, bool table)
 	if (r->lb_phases)
 		fprintf(out, "  (plan is %.2fx the bound)",
 		        (double)r->phases / (double)r->lb_phases);
+	/* phases that overrun a rank's ports are few but not short: the
+	 * phase count flatters them, the prediction does not */
+	if ((p->flags & IR_PLAN_NODE_CONTENTION) && m->ports != IR_PORTS_ALL &&
+	    (r->max_node_sends > (uint32_t)m->ports ||
+	     r->max_node_recvs > (uint32_t)m->ports))
+		fprintf(out,
+		        "\n            but a phase overruns the ports: a rank "
+		        "sends up to %u and receives up to %u at once through "
+		        "%d port%s; the prediction serialises them",
+		        r->max_node_sends, r->max_node_recvs, m->ports,
+		        m->ports == 1 ? "" : "s");
 	enum model_kind mk;
 	char why[512];
 	double us = select_predict(p, r, &mk, why, sizeof why);

@@ -16,7 +16,7 @@
 /* A JSON string of at most max bytes (names live in fixed arrays):
  * quotes, backslashes and control characters escaped; other bytes pass
  * through (names are ASCII in practice). */
-static void put_string(FILE *out, const char *s, size_t max)
+void json_put_string(FILE *out, const char *s, size_t max)
 {
 	const unsigned char *q = (const unsigned char *)s;
 	const unsigned char *end = q + strnlen(s, max);
@@ -112,7 +112,7 @@ static void put_topology(FILE *out, const ir_machine *m)
 		break;
 	}
 	fputs("\"topology\":{\"kind\":", out);
-	put_string(out, ir_topo_name(m->topo), SIZE_MAX);
+	json_put_string(out, ir_topo_name(m->topo), SIZE_MAX);
 	fputs(",\"dims\":[", out);
 	for (int i = 0; i < n; i++)
 		fprintf(out, "%s%d", i ? "," : "", dims[i]);
@@ -132,7 +132,8 @@ static void put_topology(FILE *out, const ir_machine *m)
 		put_graph(out, m->graph);
 	if (m->topo == IR_DRAGONFLY) {
 		fputs(",\"arrangement\":", out);
-		put_string(out, ir_dfly_arrangement_names[m->dims[4]], SIZE_MAX);
+		json_put_string(out, ir_dfly_arrangement_names[m->dims[4]],
+		                SIZE_MAX);
 		fprintf(out, ",\"width\":[%d,%d,%d],\"seed\":%u",
 		        m->levels[0][0], m->levels[0][1], m->levels[1][0],
 		        m->wrap);
@@ -188,7 +189,7 @@ static void put_matrix(FILE *out, const ir_matrix *x)
 static void put_collective(FILE *out, const ir_comm *c)
 {
 	fputs("\"collective\":{\"kind\":", out);
-	put_string(out, ir_coll_name(c->coll), SIZE_MAX);
+	json_put_string(out, ir_coll_name(c->coll), SIZE_MAX);
 	switch (c->coll) {
 	case IR_BCAST:
 		fprintf(out,
@@ -233,13 +234,18 @@ static void put_collective(FILE *out, const ir_comm *c)
 }
 
 /* key then a time in microseconds, or null when it is not known. */
+void json_put_number(FILE *out, double v)
+{
+	if (isfinite(v))
+		fprintf(out, "%.17g", v);
+	else
+		fputs("null", out);
+}
+
 static void put_time(FILE *out, const char *key, double us)
 {
 	fputs(key, out);
-	if (isfinite(us))
-		fprintf(out, "%.17g", us);
-	else
-		fputs("null", out);
+	json_put_number(out, us);
 }
 
 /* "phases":[{"transfers":[{...},...]},...]: every transfer with the
@@ -287,14 +293,14 @@ int json_export(const ir_plan *p, const ir_report *r, FILE *out)
 	        JSON_FORMAT_VERSION, m->nranks);
 	put_topology(out, m);
 	fputs(",\"routing\":", out);
-	put_string(out, ir_routing_name(m->routing), SIZE_MAX);
+	json_put_string(out, ir_routing_name(m->routing), SIZE_MAX);
 	if (m->ports == IR_PORTS_ALL)
 		fputs(",\"ports\":\"all\",", out);
 	else
 		fprintf(out, ",\"ports\":%d,", m->ports);
 	put_collective(out, &p->comm);
 	fputs(",\"algorithm\":", out);
-	put_string(out, p->algorithm, IR_NAME_MAX);
+	json_put_string(out, p->algorithm, IR_NAME_MAX);
 	/* what the plan declares it may contain: the verifier's link and
 	 * node rules are measured rather than enforced where it is true */
 	fprintf(out, ",\"link_contention\":%s,\"node_contention\":%s",
@@ -316,7 +322,7 @@ int json_export(const ir_plan *p, const ir_report *r, FILE *out)
 		put_time(out, ",\"time_us\":", p->sel.time_us);
 		fputs(",\"runner_up\":", out);
 		if (p->sel.runner_up[0])
-			put_string(out, p->sel.runner_up, IR_NAME_MAX);
+			json_put_string(out, p->sel.runner_up, IR_NAME_MAX);
 		else
 			fputs("null", out);
 		put_time(out, ",\"runner_up_us\":", p->sel.runner_up_us);

@@ -21,4 +21,11 @@
  * if out reports a write error. */
 int json_export(const ir_plan *p, const ir_report *r, FILE *out);
 
+/* The pieces every JSON document of ccplan is written with (the export
+ * above, and --json of compare, explain, simulate and cache ls): s
+ * (borrowed, at most max bytes of it) as a JSON string, escaped; v as a
+ * number, or null when it is not finite (an unknown time). */
+void json_put_string(FILE *out, const char *s, size_t max);
+void json_put_number(FILE *out, double v);
+
 #endif

@@ -159,6 +159,11 @@ static int fastest(const struct report_sweep *s, size_t i, int prev)
 	return best;
 }
 
+void report_cross_at(const struct report_cross *c, char *buf, size_t len)
+{
+	fmt_bytes(c->at, buf, len);
+}
+
 /* Where the fastest changes between two neighbouring sizes: the curves
  * of the two meet where log(t_from / t_to) crosses zero, interpolated
  * linearly in log size (the geometric middle when either lacks a time at
@@ -328,7 +333,7 @@ int report_sweep_svg(const struct report_sweep *s, const struct front_input *in,
 		                             s->nsizes};
 	for (size_t k = 0; k < s->ncross; k++) {
 		char at[32];
-		fmt_bytes(s->cross[k].at, at, sizeof at);
+		report_cross_at(&s->cross[k], at, sizeof at);
 		snprintf(labels[k], sizeof labels[k], "%s \xe2\x86\x92 %s  %s",
 		         s->algs[s->cross[k].from]->name,
 		         s->algs[s->cross[k].to]->name, at);
@@ -873,21 +878,15 @@ static int write_tbuf(struct tbuf *out, const char *path, char *err,
 int report_sweep_file(const struct front_input *in,
                       const struct select_result *sr, const char *name,
                       const struct report_sizes *sz, const char *path,
-                      char *err, size_t errlen)
+                      struct report_sweep *sw, char *err, size_t errlen)
 {
-	struct report_sweep *sw = malloc(sizeof *sw);
 	struct tbuf out = {0};
-	if (!sw) {
-		snprintf(err, errlen, "%s", ccp_strerror(CCP_ENOMEM));
-		return CCP_ENOMEM;
-	}
 	int rc = report_sweep_run(in, sr, sz, sw, err, errlen);
 	if (rc == 0)
 		rc = report_sweep_svg(sw, in, name, &out, err, errlen);
 	if (rc == 0)
 		rc = write_tbuf(&out, path, err, errlen);
 	free(out.p);
-	free(sw);
 	return rc;
 }
 

@@ -103,13 +103,17 @@ int report_html(const struct compiled *c, const char *name,
                 struct tbuf *out, char *err, size_t errlen);
 
 /* `ccplan compare --svg PATH`: sweep sr's candidates (sr from in, read
- * from the file called name) over sz (NULL: the defaults) and write the
- * plot to path atomically.  0, or CCP_EINVAL / CCP_EIO / CCP_ENOMEM with
- * the reason in err; nothing is written on failure. */
+ * from the file called name) over sz (NULL: the defaults) into *sw (the
+ * caller's, borrowed: compare prints the crossovers the plot marks from
+ * it) and write the plot to path atomically.  0, or CCP_EINVAL / CCP_EIO
+ * / CCP_ENOMEM with the reason in err; nothing is written on failure. */
 int report_sweep_file(const struct front_input *in,
                       const struct select_result *sr, const char *name,
                       const struct report_sizes *sz, const char *path,
-                      char *err, size_t errlen);
+                      struct report_sweep *sw, char *err, size_t errlen);
+
+/* Where crossover c lies, as the plot labels it ("221 B", "7.09 KiB"). */
+void report_cross_at(const struct report_cross *c, char *buf, size_t len);
 
 /* `ccplan explain FILE --html PATH`: the report of c, which came from
  * file (a .yaml or .yml file is read again for the comparison), written
