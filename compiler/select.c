@@ -53,8 +53,24 @@ double select_predict(const ir_plan *p, const ir_report *r, enum model_kind *k,
 	return us;
 }
 
+/* The phases a plan takes if each phase's busiest link passes its
+ * transfers one after another: a contended phase counts as its busiest
+ * link's load over the link's capacity (ir_report.link_load).  Without
+ * costs to time them, plans are ranked by this, so that a plan putting
+ * 32 transfers on one link in a phase does not pass for one of a single
+ * transfer per link. */
+uint64_t select_serial_phases(const ir_report *r)
+{
+	uint64_t s = 0;
+	for (uint32_t i = 0; i < r->phases; i++)
+		s += r->link_load && r->link_load[i] > 1 ? r->link_load[i] : 1;
+	return s;
+}
+
 /* Rank: verified plans first, by the chosen time (NaN after numbers),
- * then phases; the rest keep registry order (index). */
+ * then by phases with contended ones counted at their load
+ * (select_serial_phases), then phases; the rest keep registry order
+ * (index). */
 static int cmp_rows(const void *a, const void *b, bool by_model)
 {
 	const struct select_row *x = a, *y = b;
@@ -67,6 +83,10 @@ static int cmp_rows(const void *a, const void *b, bool by_model)
 			return isnan(tx) ? 1 : -1;
 		if (!isnan(tx) && tx != ty)
 			return tx < ty ? -1 : 1;
+		uint64_t sx = select_serial_phases(&x->report);
+		uint64_t sy = select_serial_phases(&y->report);
+		if (sx != sy)
+			return sx < sy ? -1 : 1;
 		if (x->report.phases != y->report.phases)
 			return x->report.phases < y->report.phases ? -1 : 1;
 	}
@@ -251,5 +271,6 @@ const char *select_ranked_by(const struct select_result *r)
 		if (r->rows[i].rc == 0 && (!isnan(r->rows[i].predicted) ||
 		                           !isnan(r->rows[i].sim_max)))
 			return r->by_model ? "the model" : "simulated time";
-	return "phases (the machine lacks the costs to time them)";
+	return "phases, a contended phase counted at its busiest link's "
+	       "load (the machine lacks the costs to time them)";
 }

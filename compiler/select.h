@@ -43,6 +43,11 @@ struct select_result {
  * set, else the unicast model (001). */
 enum model_kind select_model_for(const ir_plan *p);
 
+/* The phases of a verified plan with each phase counted at its busiest
+ * link's load over capacity (at least 1): what ranking by phases compares
+ * first, when the machine lacks the costs to time plans. */
+uint64_t select_serial_phases(const ir_report *r);
+
 /* The predicted time of a verified plan under select_model_for; NaN with
  * the reason in why when the costs it needs are unset. */
 double select_predict(const ir_plan *p, const ir_report *r, enum model_kind *k,

@@ -233,8 +233,9 @@ static int explain_view(const struct compiled *c, FILE *out, bool table)
 		fprintf(out,
 		        "chosen by   algorithm: auto, %s, among %u "
 		        "candidates",
-		        !timed ? "by phases (the machine lacks the costs "
-		                 "to time them)"
+		        !timed ? "by phases, a contended phase counted at "
+		                 "its busiest link's load (the machine lacks "
+		                 "the costs to time them)"
 		        : sel->method == IR_SELECT_MODEL ? "by the cost model"
 		                                         : "by simulated time",
 		        sel->candidates);
