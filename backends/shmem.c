@@ -583,6 +583,28 @@ static int op_wait(ccp_transport *t, int first, int count)
 	return wait_range(s, first, count);
 }
 
+/* One round of progress, then whether [first, first + count) are done.
+ * A stalled peer is found by the next wait's timeout. */
+static int op_test(ccp_transport *t, int first, int count)
+{
+	struct shm *s = (struct shm *)t;
+	if (s->broken)
+		return broken(s);
+	if (first < 0 || count < 0 || first > s->nreq ||
+	    count > s->nreq - first)
+		return fail(s, CCP_EINVAL,
+		            "test(%d, %d) outside the %d posted requests",
+		            first, count, s->nreq);
+	bool moved = false;
+	int rc = progress(s, &moved);
+	if (rc < 0)
+		return rc;
+	for (int k = first; k < first + count; k++)
+		if (!s->reqs[k].done)
+			return 0;
+	return 1;
+}
+
 static int op_waitall(ccp_transport *t)
 {
 	struct shm *s = (struct shm *)t;
@@ -625,6 +647,7 @@ static const struct ccp_transport_ops shmem_ops = {
         .irecv = op_irecv,
         .isend = op_isend,
         .wait = op_wait,
+        .test = op_test,
         .waitall = op_waitall,
         .destroy = op_destroy,
 };

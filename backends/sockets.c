@@ -1384,6 +1384,26 @@ static int sk_wait(ccp_transport *t, int first, int count)
 	return wait_reqs(s, first, count);
 }
 
+/* One pump that does not block, then whether [first, first + count) are
+ * complete.  A stalled peer is found by the next wait's timeout. */
+static int sk_test(ccp_transport *t, int first, int count)
+{
+	struct sock_transport *s = (struct sock_transport *)t;
+	if (s->broken)
+		return still_broken(s);
+	if (first < 0 || count < 0 || first > s->nreq - count)
+		return fail(s, CCP_EINVAL,
+		            "rank %d: test(%d, %d) with %d requests posted",
+		            (int)s->base.rank, first, count, s->nreq);
+	int rc = pump(s, 0);
+	if (rc < 0)
+		return rc;
+	for (int k = first; k < first + count; k++)
+		if (!s->req[k].complete)
+			return 0;
+	return 1;
+}
+
 static int sk_waitall(ccp_transport *t)
 {
 	struct sock_transport *s = (struct sock_transport *)t;
@@ -1447,6 +1467,7 @@ static const struct ccp_transport_ops sock_ops = {
         .irecv = sk_irecv,
         .isend = sk_isend,
         .wait = sk_wait,
+        .test = sk_test,
         .waitall = sk_waitall,
         .destroy = sk_destroy,
 };
