@@ -172,8 +172,10 @@ CCP_EXTERN int ccp_plan_execute(ccp_plan *plan, ccp_transport *t,
  *    of the first phase; each test posts the next phases as the earlier
  *    ones complete.  Phase barriers (without CCP_EXEC_NO_BARRIER) are
  *    collectives that a test enters and waits in: for overlap, use
- *    CCP_EXEC_NO_BARRIER.  A transport that cannot test (OpenSHMEM)
- *    makes test wait for the current phase.
+ *    CCP_EXEC_NO_BARRIER.  Every transport of ccplan tests without
+ *    blocking (MPI: MPI_Testall; sockets: one poll of zero timeout;
+ *    OpenSHMEM: one round of progress); MPI itself may move a large
+ *    message only inside MPI calls, i.e. inside test and wait.
  *  - Errors: a failure in flight ends the execution and is returned by
  *    the test or wait that meets it (on every rank, within the
  *    transport's timeout); a test never times out itself, a wait does.
