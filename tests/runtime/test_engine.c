@@ -826,6 +826,29 @@ static void test_transport_limit(void **state)
 
 /* ---- non-blocking execution: misuse, faults --------------------------- */
 
+/* A plan's image and what it was made from (plan_image). */
+struct image {
+	ir_plan p;
+	ir_report rep;
+	ir_slice *sl;
+	uint8_t *img;
+	size_t len;
+};
+
+static void image_make(const char *alg, ir_machine m, ir_comm c,
+                       struct image *im)
+{
+	plan_image(alg, m, c, &im->p, &im->rep, &im->sl, &im->img, &im->len);
+}
+
+static void image_free(struct image *im)
+{
+	free(im->img);
+	ir_slices_free(im->sl, im->p.machine.nranks);
+	ir_report_fini(&im->rep);
+	ir_plan_fini(&im->p);
+}
+
 struct nb_job {
 	const uint8_t *img;
 	size_t len;
@@ -906,29 +929,31 @@ static void nb_misuse_rank(struct lb_job *lj)
 	free(rv);
 }
 
+/* fn on every rank of a binomial broadcast of 1000 bytes on a 4x4 mesh;
+ * lb_run's result. */
+static int run_bcast16(void (*fn)(struct lb_job *), struct nb_job *j,
+                       size_t *unreceived)
+{
+	struct image im;
+	image_make("binomial", tu_machine(IR_MESH, IR_PORTS_ALL, 4, 4, 0, 0),
+	           tu_comm(IR_BCAST, 0, 1000), &im);
+	for (int32_t r = 0; r < 16; r++)
+		j[r] = (struct nb_job){.img = im.img, .len = im.len};
+	int rc = lb_run(16, 10000, fn, j, unreceived);
+	image_free(&im);
+	return rc;
+}
+
 static void test_nonblocking_misuse(void **state)
 {
 	(void)state;
-	ir_plan p;
-	ir_report rep;
-	ir_slice *sl;
-	uint8_t *img;
-	size_t len;
-	plan_image("binomial", tu_machine(IR_MESH, IR_PORTS_ALL, 4, 4, 0, 0),
-	           tu_comm(IR_BCAST, 0, 1000), &p, &rep, &sl, &img, &len);
 	struct nb_job j[16];
-	for (int32_t r = 0; r < 16; r++)
-		j[r] = (struct nb_job){.img = img, .len = len};
 	size_t unreceived;
-	assert_int_equal(lb_run(16, 10000, nb_misuse_rank, j, &unreceived), 0);
+	assert_int_equal(run_bcast16(nb_misuse_rank, j, &unreceived), 0);
 	for (int32_t r = 0; r < 16; r++)
 		if (j[r].fail[0])
 			fail_msg("rank %d: %s", (int)r, j[r].fail);
 	assert_int_equal(unreceived, 0);
-	free(img);
-	ir_slices_free(sl, p.machine.nranks);
-	ir_report_fini(&rep);
-	ir_plan_fini(&p);
 }
 
 /* A peer fails mid-flight: rank 1 (a relay of the binomial tree) starts,
@@ -976,17 +1001,8 @@ static void nb_fault_rank(struct lb_job *lj)
 static void test_nonblocking_fault(void **state)
 {
 	(void)state;
-	ir_plan p;
-	ir_report rep;
-	ir_slice *sl;
-	uint8_t *img;
-	size_t len;
-	plan_image("binomial", tu_machine(IR_MESH, IR_PORTS_ALL, 4, 4, 0, 0),
-	           tu_comm(IR_BCAST, 0, 1000), &p, &rep, &sl, &img, &len);
 	struct nb_job j[16];
-	for (int32_t r = 0; r < 16; r++)
-		j[r] = (struct nb_job){.img = img, .len = len};
-	assert_int_equal(lb_run(16, 10000, nb_fault_rank, j, NULL), CCP_EPEER);
+	assert_int_equal(run_bcast16(nb_fault_rank, j, NULL), CCP_EPEER);
 	/* rank 1 relays to others: they fail; the root and the ranks
 	 * outside its subtree may finish */
 	int failed = 0;
@@ -1003,10 +1019,6 @@ static void test_nonblocking_fault(void **state)
 		failed++;
 	}
 	assert_true(failed >= 1);
-	free(img);
-	ir_slices_free(sl, p.machine.nranks);
-	ir_report_fini(&rep);
-	ir_plan_fini(&p);
 }
 
 /* ---- binding by pieces ------------------------------------------------- */
@@ -1103,20 +1115,16 @@ static void test_pieces_exchange(void **state)
 	(void)state;
 	const char *algs[] = {"ac", "lp"};
 	for (size_t a = 0; a < sizeof algs / sizeof *algs; a++) {
-		ir_plan p;
-		ir_report rep;
-		ir_slice *sl;
-		uint8_t *img;
-		size_t len;
+		struct image im;
 		ir_comm c = tu_comm(IR_IRREGULAR, 0, 0);
 		c.matrix = random_matrix(16, 5);
 		c.seed = 3;
-		plan_image(algs[a],
+		image_make(algs[a],
 		           tu_machine(IR_MESH, IR_PORTS_ALL, 4, 4, 0, 0), c,
-		           &p, &rep, &sl, &img, &len);
+		           &im);
 		struct pieces_job j[16];
 		for (int32_t r = 0; r < 16; r++)
-			j[r] = (struct pieces_job){img, len, c.matrix, ""};
+			j[r] = (struct pieces_job){im.img, im.len, c.matrix, ""};
 		size_t unreceived;
 		assert_int_equal(lb_run(16, 10000, pieces_rank, j, &unreceived),
 		                 0);
@@ -1125,10 +1133,7 @@ static void test_pieces_exchange(void **state)
 				fail_msg("%s, rank %d: %s", algs[a], (int)r,
 				         j[r].fail);
 		assert_int_equal(unreceived, 0);
-		free(img);
-		ir_slices_free(sl, p.machine.nranks);
-		ir_report_fini(&rep);
-		ir_plan_fini(&p);
+		image_free(&im);
 		ir_comm_fini(&c);
 	}
 }
@@ -1139,17 +1144,13 @@ static void test_pieces_exchange(void **state)
 static void test_pieces_refusals(void **state)
 {
 	(void)state;
-	ir_plan p;
-	ir_report rep;
-	ir_slice *sl;
-	uint8_t *img;
-	size_t len;
-	plan_image("pex", tu_machine(IR_SWITCH, IR_PORTS_ALL, 4, 0, 0, 0),
-	           tu_comm(IR_ALLTOALL, 0, 16), &p, &rep, &sl, &img, &len);
+	struct image im;
+	image_make("pex", tu_machine(IR_SWITCH, IR_PORTS_ALL, 4, 0, 0, 0),
+	           tu_comm(IR_ALLTOALL, 0, 16), &im);
 	ccp_context *ctx;
 	ccp_plan *plan;
 	assert_int_equal(ccp_init(&ctx, NULL, NULL), 0);
-	assert_int_equal(ccp_plan_load_memory(ctx, img, len, 1, &plan), 0);
+	assert_int_equal(ccp_plan_load_memory(ctx, im.img, im.len, 1, &plan), 0);
 	static unsigned char b[512];
 	ccp_piece s4[4], r4[4];
 	for (int k = 0; k < 4; k++) {
@@ -1209,10 +1210,7 @@ static void test_pieces_refusals(void **state)
 	lb_world_free(w);
 	ccp_plan_free(plan);
 	ccp_fini(ctx);
-	free(img);
-	ir_slices_free(sl, p.machine.nranks);
-	ir_report_fini(&rep);
-	ir_plan_fini(&p);
+	image_free(&im);
 }
 
 int main(void)
