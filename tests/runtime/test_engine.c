@@ -1066,7 +1066,9 @@ struct pieces_job {
 
 /* One rank of an irregular exchange: executed with contiguous buffers,
  * then started and tested with one piece per peer, each its own
- * allocation: the bytes received are the same. */
+ * allocation: the bytes received are the same.  Run for every irregular
+ * scheduler, the inspector's: none moves bytes of two peers in one
+ * piece, so per-peer pieces always bind. */
 static void pieces_rank(struct lb_job *lj)
 {
 	struct pieces_job *j = &((struct pieces_job *)lj->arg)[lj->rank];
@@ -1113,7 +1115,7 @@ static void pieces_rank(struct lb_job *lj)
 static void test_pieces_exchange(void **state)
 {
 	(void)state;
-	const char *algs[] = {"ac", "lp"};
+	const char *algs[] = {"ac", "lp", "link_aware", "color", "sized", "rs_nl", "rs_n"};
 	for (size_t a = 0; a < sizeof algs / sizeof *algs; a++) {
 		struct image im;
 		ir_comm c = tu_comm(IR_IRREGULAR, 0, 0);
