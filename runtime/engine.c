@@ -18,6 +18,11 @@
  * rank's operations and the transport's matching by (peer, phase) then
  * keep the schedule, as the papers run it.
  *
+ * An execution is a state machine (see RUN_NEXT below) whose steps
+ * either block (ccp_plan_execute, ccp_plan_wait) or stop where they
+ * would block (ccp_plan_start, ccp_plan_test: the transport's test op),
+ * so that blocking and non-blocking execution are the same code.
+ *
  * A message made of several pieces (iovs) is packed into, or unpacked
  * from, a staging area sized on the first execution for the largest
  * phase; a received partial of a reduction is combined into the running
