@@ -187,8 +187,7 @@ CCP_EXTERN int ccp_plan_execute(ccp_plan *plan, ccp_transport *t,
  *    ccp_transport_free under one ends it, and its next test or wait
  *    returns CCP_EINVAL.
  * One execution per transport is in flight at a time. */
-CCP_EXTERN int ccp_plan_start(ccp_plan *plan, ccp_transport *t,
-                              unsigned flags);
+CCP_EXTERN int ccp_plan_start(ccp_plan *plan, ccp_transport *t, unsigned flags);
 CCP_EXTERN int ccp_plan_test(ccp_plan *plan, int *done);
 CCP_EXTERN int ccp_plan_wait(ccp_plan *plan);
 

@@ -284,9 +284,9 @@ static int post_recvs(ccp_plan *p, ccp_transport *t)
 		if (o->code == IR_OP_RECV_REDUCE ||
 		    p->stage_off[i] != UINT64_MAX)
 			p->post[r->npost++] = i;
-		if (s1 && (rc = posted(r, T->isend(t, o->peer, phase,
-		                                   CCP_TAG_READY, p->ready,
-		                                   0))) < 0)
+		if (s1 &&
+		    (rc = posted(r, T->isend(t, o->peer, phase, CCP_TAG_READY,
+		                             p->ready, 0))) < 0)
 			return rc;
 	}
 	if (!s1)

@@ -50,20 +50,20 @@ struct ccp_plan {
 	/* bound by pieces (ccp_plan_bind_pieces): each iov's address, the
 	 * table sized on the first such bind; NULL or unused otherwise */
 	uint8_t **iov_at;
-	bool pieces;         /* iov_at holds the binding */
-	struct rt_run {      /* the execution in flight (engine.c) */
+	bool pieces; /* iov_at holds the binding */
+	/* the execution in flight (engine.c) */
+	struct rt_run {
 		ccp_transport *t; /* NULL: none */
 		unsigned flags;   /* CCP_EXEC_* of its start */
-		int stage;        /* where the next step resumes (engine.c) */
-		uint32_t op;      /* next op of the slice, or the group's PHASE */
+		int stage;        /* where the next step resumes */
+		uint32_t op;      /* next op, or the group's PHASE */
 		uint32_t end;     /* the group's WAIT */
 		uint32_t barrier; /* next phase barrier to enter */
 		uint32_t npost;   /* entries of post[] for the group */
 		int nreq;         /* requests posted in the group */
 		int tok_first;    /* S1: the ready tokens' requests */
 		int tok_count;
-		int err;          /* an error to report at the next test or
-		                     wait (the transport was freed) */
+		int err;          /* for the next test or wait: t was freed */
 	} run;
 };
 

@@ -297,10 +297,10 @@ static int own_scratch(ccp_plan *p)
 		return 0;
 	void *m = ccp__alloc(p->ctx, (size_t)s->scratch_bytes);
 	if (!m)
-		return ccp__error(p->ctx, CCP_ENOMEM,
-		                  "rank %d: no memory for %llu bytes of scratch",
-		                  (int)s->rank,
-		                  (unsigned long long)s->scratch_bytes);
+		return ccp__error(
+		        p->ctx, CCP_ENOMEM,
+		        "rank %d: no memory for %llu bytes of scratch",
+		        (int)s->rank, (unsigned long long)s->scratch_bytes);
 	p->buf[IR_BUF_SCRATCH] = m;
 	p->len[IR_BUF_SCRATCH] = s->scratch_bytes;
 	p->own_scratch = true;
@@ -365,10 +365,10 @@ int ccp_plan_bind(ccp_plan *p, const void *send, size_t send_len, void *recv,
 
 /* One piece of either list, as the checks below see it. */
 struct piece_ref {
-	uintptr_t at;  /* its address */
+	uintptr_t at; /* its address */
 	size_t len;
-	bool recv;     /* a receive piece (written by the plan) */
-	size_t index;  /* in its list */
+	bool recv;    /* a receive piece (written by the plan) */
+	size_t index; /* in its list */
 };
 
 static int by_address(const void *a, const void *b)
@@ -392,7 +392,8 @@ static int check_list(ccp_plan *p, const char *name, const ccp_piece *v,
 			return ccp__error(p->ctx, CCP_EBUFFER,
 			                  "rank %d: %s piece %zu is NULL with "
 			                  "%zu bytes",
-			                  (int)p->slice.rank, name, i, v[i].len);
+			                  (int)p->slice.rank, name, i,
+			                  v[i].len);
 		if (v[i].len > UINT64_MAX - sum ||
 		    (uintptr_t)v[i].ptr > UINTPTR_MAX - v[i].len)
 			return ccp__error(p->ctx, CCP_EINVAL,
@@ -488,7 +489,8 @@ int ccp_plan_bind_pieces(ccp_plan *p, const ccp_piece *send, size_t nsend,
 		goto out;
 	}
 	if (!p->iov_at && s->niovs)
-		p->iov_at = ccp__alloc(ctx, (size_t)s->niovs * sizeof *p->iov_at);
+		p->iov_at =
+		        ccp__alloc(ctx, (size_t)s->niovs * sizeof *p->iov_at);
 	r = ccp__alloc(ctx, (n + 1) * sizeof *r);
 	starts = ccp__alloc(ctx, (n + 1) * sizeof *starts);
 	if ((s->niovs && !p->iov_at) || !r || !starts) {
@@ -497,8 +499,8 @@ int ccp_plan_bind_pieces(ccp_plan *p, const ccp_piece *send, size_t nsend,
 	}
 	for (size_t i = 0; i < n; i++) {
 		const ccp_piece *v = i < nsend ? &send[i] : &recv[i - nsend];
-		r[i] = (struct piece_ref){(uintptr_t)v->ptr, v->len,
-		                          i >= nsend, i < nsend ? i : i - nsend};
+		r[i] = (struct piece_ref){(uintptr_t)v->ptr, v->len, i >= nsend,
+		                          i < nsend ? i : i - nsend};
 	}
 	if ((rc = check_pieces_apart(p, r, n)))
 		goto out;
@@ -516,15 +518,14 @@ int ccp_plan_bind_pieces(ccp_plan *p, const ccp_piece *send, size_t nsend,
 		const ir_iov *v = &s->iovs[k];
 		uint64_t cut = 0;
 		if (!v->len || v->buf == IR_BUF_SCRATCH) {
-			p->iov_at[k] = v->len ? p->buf[IR_BUF_SCRATCH] + v->off
-			                      : NULL;
+			p->iov_at[k] =
+			        v->len ? p->buf[IR_BUF_SCRATCH] + v->off : NULL;
 			continue;
 		}
 		bool snd = v->buf == IR_BUF_SEND;
-		p->iov_at[k] = piece_at(snd ? send : recv,
-		                        snd ? starts : starts + nsend,
-		                        snd ? nsend : nrecv, v->off, v->len,
-		                        &cut);
+		p->iov_at[k] = piece_at(
+		        snd ? send : recv, snd ? starts : starts + nsend,
+		        snd ? nsend : nrecv, v->off, v->len, &cut);
 		if (!p->iov_at[k]) {
 			rc = ccp__error(ctx, CCP_EBUFFER,
 			                "rank %d: the plan moves %s bytes "

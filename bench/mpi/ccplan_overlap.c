@@ -38,14 +38,23 @@
 #include "ccplan_mpi.h"
 
 #define CHUNKS 16 /* pieces of the computation, a test after each */
-#define MAXN 26
+#define MAXN   26
 
-enum { M_COMPUTE, M_CCP_X, M_NBR_X, M_A2A_X, M_CCP_NB, M_CCP_SER, M_NBR_NB,
-       M_A2A_SER, NM };
-static const char *const mname[NM] = {
-        "compute alone",    "ccp execute alone", "ineighbor alone",
-        "alltoallv alone",  "ccp start/test",    "ccp serial",
-        "ineighbor+test",   "alltoallv serial"};
+enum {
+	M_COMPUTE,
+	M_CCP_X,
+	M_NBR_X,
+	M_A2A_X,
+	M_CCP_NB,
+	M_CCP_SER,
+	M_NBR_NB,
+	M_A2A_SER,
+	NM
+};
+static const char *const mname[NM] = {"compute alone",   "ccp execute alone",
+                                      "ineighbor alone", "alltoallv alone",
+                                      "ccp start/test",  "ccp serial",
+                                      "ineighbor+test",  "alltoallv serial"};
 
 static int me, np;
 
@@ -93,7 +102,9 @@ static int neighbours(const int *dims, int n, int32_t *peer, uint64_t *bytes)
 		}
 		if (far || nz == 0)
 			continue;
-		uint64_t el = nz == 1 ? (uint64_t)n * n : nz == 2 ? (uint64_t)n : 1;
+		uint64_t el = nz == 1   ? (uint64_t)n * n
+		              : nz == 2 ? (uint64_t)n
+		                        : 1;
 		peer[k] = r;
 		bytes[k++] = el * sizeof(double);
 	}
@@ -120,7 +131,8 @@ static void run_size(ccp_context *ctx, ccp_transport *t, int n, int iters,
 	int rc = ccp_inspect(ctx, t, peer, bytes, (size_t)k, &o, &plan, &res);
 	if (rc)
 		die("ccp_inspect", rc, ctx);
-	uint8_t *s = malloc(res.send_bytes + 1), *r = malloc(res.recv_bytes + 1);
+	uint8_t *s = malloc(res.send_bytes + 1),
+	        *r = malloc(res.recv_bytes + 1);
 	for (uint64_t i = 0; i < res.send_bytes; i++)
 		s[i] = (uint8_t)(me * 31 + i * 7);
 	if ((rc = ccp_plan_bind(plan, s, res.send_bytes, r, res.recv_bytes,
@@ -143,13 +155,13 @@ static void run_size(ccp_context *ctx, ccp_transport *t, int n, int iters,
 		acnt[3 * np + res.recv_peer[i]] = rd[i];
 	}
 	MPI_Comm g;
-	int ones[MAXN]; /* weights (MPI_UNWEIGHTED trips GCC's overread check) */
+	int ones[MAXN]; /* weights (MPI_UNWEIGHTED trips GCC's overread check)
+	                 */
 	for (int i = 0; i < MAXN; i++)
 		ones[i] = 1;
-	if (MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, (int)res.nrecv, src,
-	                                   ones, (int)res.nsend, res.send_peer,
-	                                   ones, MPI_INFO_NULL, 0,
-	                                   &g) != MPI_SUCCESS)
+	if (MPI_Dist_graph_create_adjacent(
+	            MPI_COMM_WORLD, (int)res.nrecv, src, ones, (int)res.nsend,
+	            res.send_peer, ones, MPI_INFO_NULL, 0, &g) != MPI_SUCCESS)
 		die("MPI_Dist_graph_create_adjacent", CCP_EPEER, NULL);
 	uint8_t *r2 = malloc(res.recv_bytes + 1);
 	/* check: ccplan's bytes are MPI's */
@@ -161,8 +173,8 @@ static void run_size(ccp_context *ctx, ccp_transport *t, int n, int iters,
 	MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 	if (anybad) {
 		if (me == 0)
-			fprintf(stderr, "n=%d: ccplan's bytes differ from MPI's\n",
-			        n);
+			fprintf(stderr,
+			        "n=%d: ccplan's bytes differ from MPI's\n", n);
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	}
 	fl |= CCP_EXEC_NO_CHECK;
@@ -216,7 +228,8 @@ static void run_size(ccp_context *ctx, ccp_transport *t, int n, int iters,
 			case M_NBR_X:
 			case M_NBR_NB:
 				MPI_Ineighbor_alltoallv(s, sc, sd, MPI_BYTE, r2,
-				                        rcn, rd, MPI_BYTE, g, &q);
+				                        rcn, rd, MPI_BYTE, g,
+				                        &q);
 				for (int c = 0; m == M_NBR_NB && c < CHUNKS;
 				     c++) {
 					compute(chunk);
@@ -248,7 +261,8 @@ static void run_size(ccp_context *ctx, ccp_transport *t, int n, int iters,
 	MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 	if (anybad) {
 		if (me == 0)
-			fprintf(stderr, "n=%d: bytes differ after the runs\n", n);
+			fprintf(stderr, "n=%d: bytes differ after the runs\n",
+			        n);
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	}
 	double med[NM], lo[NM], hi[NM];
@@ -261,7 +275,8 @@ static void run_size(ccp_context *ctx, ccp_transport *t, int n, int iters,
 	}
 	if (me == 0) {
 		uint64_t face = (uint64_t)n * n * sizeof(double);
-		printf("\nn=%d (face %llu B, %llu B sent by rank 0 to %d peers, "
+		printf("\nn=%d (face %llu B, %llu B sent by rank 0 to %d "
+		       "peers, "
 		       "%u phase%s), %d iterations, us, slowest rank\n",
 		       n, (unsigned long long)face,
 		       (unsigned long long)res.send_bytes, k, res.nphases,

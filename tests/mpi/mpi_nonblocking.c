@@ -21,9 +21,9 @@
 
 #include "mpi_test.h"
 
-static const unsigned schemes[] = {
-        CCP_EXEC_S2, CCP_EXEC_S1, CCP_EXEC_S2 | CCP_EXEC_NO_BARRIER,
-        CCP_EXEC_S1 | CCP_EXEC_NO_BARRIER};
+static const unsigned schemes[] = {CCP_EXEC_S2, CCP_EXEC_S1,
+                                   CCP_EXEC_S2 | CCP_EXEC_NO_BARRIER,
+                                   CCP_EXEC_S1 | CCP_EXEC_NO_BARRIER};
 
 /* Some computation between tests. */
 static volatile double sink;
@@ -36,8 +36,8 @@ static void work(void)
 }
 
 /* One plan: every scheme, start and test (or wait), every byte. */
-static void run_one(const struct tplan *tp, ccp_context *ctx,
-                    ccp_transport *t, unsigned *execs)
+static void run_one(const struct tplan *tp, ccp_context *ctx, ccp_transport *t,
+                    unsigned *execs)
 {
 	ccp_plan *p = NULL;
 	int rc = ccp_plan_load_file(ctx, tp->path, t_rank, &p);
@@ -70,11 +70,12 @@ static void run_one(const struct tplan *tp, ccp_context *ctx,
 			if (!rc && !done)
 				rc = ccp_plan_wait(p);
 			(*execs)++;
-			check(rc == 0, "%s flags %u round %u: %s", tp->name,
-			      fl, round, ccp_errmsg(ctx));
+			check(rc == 0, "%s flags %u round %u: %s", tp->name, fl,
+			      round, ccp_errmsg(ctx));
 			int64_t d = first_diff(r, want, rb);
-			check(d < 0, "%s flags %u round %u: byte %lld is %u, "
-			             "want %u",
+			check(d < 0,
+			      "%s flags %u round %u: byte %lld is %u, "
+			      "want %u",
 			      tp->name, fl, round, (long long)d,
 			      d < 0 ? 0 : r[d], d < 0 ? 0 : want[d]);
 			check(first_diff(r, ex, rb) < 0,

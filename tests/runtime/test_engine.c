@@ -859,7 +859,7 @@ struct nb_job {
 #define NB_CHECK(j, cond)                                                      \
 	do {                                                                   \
 		if (!(cond) && !(j)->fail[0])                                  \
-			snprintf((j)->fail, sizeof(j)->fail, "line %d: %s",   \
+			snprintf((j)->fail, sizeof(j)->fail, "line %d: %s",    \
 			         __LINE__, #cond);                             \
 	} while (0)
 
@@ -895,10 +895,10 @@ static void nb_misuse_rank(struct lb_job *lj)
 	NB_CHECK(j, ccp_plan_wait(p) == CCP_EINVAL);
 	NB_CHECK(j, strstr(ccp_errmsg(ctx), "no execution in flight"));
 	NB_CHECK(j, ccp_plan_test(p, &done) == CCP_EINVAL && done == 0);
-	NB_CHECK(j, ccp_plan_bind(p, s, in.send_bytes, rv, in.recv_bytes,
-	                          NULL, 0) == 0);
-	NB_CHECK(j, ccp_plan_bind(q, s, in.send_bytes, rv, in.recv_bytes,
-	                          NULL, 0) == 0);
+	NB_CHECK(j, ccp_plan_bind(p, s, in.send_bytes, rv, in.recv_bytes, NULL,
+	                          0) == 0);
+	NB_CHECK(j, ccp_plan_bind(q, s, in.send_bytes, rv, in.recv_bytes, NULL,
+	                          0) == 0);
 	/* while in flight: start, execute, bind, another plan on the same
 	 * transport are refused and change nothing */
 	memset(rv, 0xee, in.recv_bytes);
@@ -907,8 +907,8 @@ static void nb_misuse_rank(struct lb_job *lj)
 	NB_CHECK(j, strstr(ccp_errmsg(ctx), "the plan has an execution in "
 	                                    "flight"));
 	NB_CHECK(j, ccp_plan_execute(p, lj->t, 0) == CCP_EBUSY);
-	NB_CHECK(j, ccp_plan_bind(p, s, in.send_bytes, rv, in.recv_bytes,
-	                          NULL, 0) == CCP_EBUSY);
+	NB_CHECK(j, ccp_plan_bind(p, s, in.send_bytes, rv, in.recv_bytes, NULL,
+	                          0) == CCP_EBUSY);
 	NB_CHECK(j, ccp_plan_start(q, lj->t, 0) == CCP_EBUSY);
 	NB_CHECK(j, strstr(ccp_errmsg(ctx), "the transport has an execution"));
 	NB_CHECK(j, ccp_plan_wait(p) == 0);
@@ -974,9 +974,9 @@ static void nb_fault_rank(struct lb_job *lj)
 	assert_int_equal(ccp_plan_get_info(p, &in), 0);
 	unsigned char *s = calloc(1, in.send_bytes + 1);
 	unsigned char *rv = calloc(1, in.recv_bytes + 1);
-	assert_int_equal(ccp_plan_bind(p, s, in.send_bytes, rv, in.recv_bytes,
-	                               NULL, 0),
-	                 0);
+	assert_int_equal(
+	        ccp_plan_bind(p, s, in.send_bytes, rv, in.recv_bytes, NULL, 0),
+	        0);
 	unsigned flags = CCP_EXEC_NO_BARRIER | CCP_EXEC_NO_CHECK;
 	if (lj->rank == 0)
 		while (!__atomic_load_n(&nb_gone, __ATOMIC_ACQUIRE))
@@ -1076,15 +1076,15 @@ static void pieces_rank(struct lb_job *lj)
 	int32_t me = lj->rank, n = x->n;
 	ccp_plan *p;
 	ccp_plan_info in;
-	assert_int_equal(
-	        ccp_plan_load_memory(lj->ctx, j->img, j->len, me, &p), 0);
+	assert_int_equal(ccp_plan_load_memory(lj->ctx, j->img, j->len, me, &p),
+	                 0);
 	assert_int_equal(ccp_plan_get_info(p, &in), 0);
 	unsigned char *s = malloc(in.send_bytes + 1);
 	unsigned char *rv = malloc(in.recv_bytes + 1);
 	for (uint64_t o = 0; o < in.send_bytes; o++)
 		s[o] = pattern(me, o);
-	NB_CHECK(j, ccp_plan_bind(p, s, in.send_bytes, rv, in.recv_bytes,
-	                          NULL, 0) == 0);
+	NB_CHECK(j, ccp_plan_bind(p, s, in.send_bytes, rv, in.recv_bytes, NULL,
+	                          0) == 0);
 	NB_CHECK(j, ccp_plan_execute(p, lj->t, 0) == 0);
 	/* the per-peer offsets (packed by destination and by source) */
 	uint64_t scut[64], rcut[64];
@@ -1115,7 +1115,8 @@ static void pieces_rank(struct lb_job *lj)
 static void test_pieces_exchange(void **state)
 {
 	(void)state;
-	const char *algs[] = {"ac", "lp", "link_aware", "color", "sized", "rs_nl", "rs_n"};
+	const char *algs[] = {"ac",    "lp",    "link_aware", "color",
+	                      "sized", "rs_nl", "rs_n"};
 	for (size_t a = 0; a < sizeof algs / sizeof *algs; a++) {
 		struct image im;
 		ir_comm c = tu_comm(IR_IRREGULAR, 0, 0);
@@ -1126,7 +1127,8 @@ static void test_pieces_exchange(void **state)
 		           &im);
 		struct pieces_job j[16];
 		for (int32_t r = 0; r < 16; r++)
-			j[r] = (struct pieces_job){im.img, im.len, c.matrix, ""};
+			j[r] = (struct pieces_job){im.img, im.len, c.matrix,
+			                           ""};
 		size_t unreceived;
 		assert_int_equal(lb_run(16, 10000, pieces_rank, j, &unreceived),
 		                 0);
@@ -1152,7 +1154,8 @@ static void test_pieces_refusals(void **state)
 	ccp_context *ctx;
 	ccp_plan *plan;
 	assert_int_equal(ccp_init(&ctx, NULL, NULL), 0);
-	assert_int_equal(ccp_plan_load_memory(ctx, im.img, im.len, 1, &plan), 0);
+	assert_int_equal(ccp_plan_load_memory(ctx, im.img, im.len, 1, &plan),
+	                 0);
 	static unsigned char b[512];
 	ccp_piece s4[4], r4[4];
 	for (int k = 0; k < 4; k++) {
