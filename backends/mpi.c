@@ -297,20 +297,24 @@ static int fail_request(struct mpi_transport *m, int i, int err)
 	            q->len, mpi_text(err, text));
 }
 
-static int mpi_wait(ccp_transport *t, int first, int count)
+/* Requests [first, first + count) posted? */
+static int check_range(struct mpi_transport *m, int first, int count)
 {
-	struct mpi_transport *m = (struct mpi_transport *)t;
-	if (m->broken)
-		return broken(m);
 	if (first < 0 || count < 0 || first > m->nreq ||
 	    count > m->nreq - first)
 		return fail(m, CCP_EINVAL,
 		            "mpi transport, rank %d: wait for requests [%d, "
 		            "%d), but %d are posted",
 		            (int)m->base.rank, first, first + count, m->nreq);
-	if (count == 0)
-		return 0;
-	int err = MPI_Waitall(count, m->req + first, m->status + first);
+	return 0;
+}
+
+/* After MPI_Waitall or a successful MPI_Testall of [first, first +
+ * count), returning err: a failed request, or a receive completed by a
+ * shorter message (compare lengths), is an error. */
+static int completed(struct mpi_transport *m, int first, int count, int err,
+                     const char *call)
+{
 	if (err == MPI_ERR_IN_STATUS) {
 		for (int i = first; i < first + count; i++) {
 			int e = m->status[i].MPI_ERROR;
@@ -319,8 +323,7 @@ static int mpi_wait(ccp_transport *t, int first, int count)
 		}
 	}
 	if (err != MPI_SUCCESS)
-		return fail_mpi(m, err, "MPI_Waitall");
-	/* a shorter message completes the receive: compare lengths */
+		return fail_mpi(m, err, call);
 	for (int i = first; i < first + count; i++) {
 		struct mpi_req *q = &m->info[i];
 		if (q->done)
@@ -342,6 +345,37 @@ static int mpi_wait(ccp_transport *t, int first, int count)
 			            kind_name(q->kind));
 	}
 	return 0;
+}
+
+static int mpi_wait(ccp_transport *t, int first, int count)
+{
+	struct mpi_transport *m = (struct mpi_transport *)t;
+	if (m->broken)
+		return broken(m);
+	int rc = check_range(m, first, count);
+	if (rc || count == 0)
+		return rc;
+	int err = MPI_Waitall(count, m->req + first, m->status + first);
+	return completed(m, first, count, err, "MPI_Waitall");
+}
+
+/* MPI_Testall: MPI progresses what it can and returns.  A request it
+ * completed is MPI_REQUEST_NULL afterwards, and its status is checked
+ * here, once (the later waitall skips the requests marked done). */
+static int mpi_test(ccp_transport *t, int first, int count)
+{
+	struct mpi_transport *m = (struct mpi_transport *)t;
+	if (m->broken)
+		return broken(m);
+	int rc = check_range(m, first, count);
+	if (rc || count == 0)
+		return rc < 0 ? rc : 1;
+	int flag = 0;
+	int err = MPI_Testall(count, m->req + first, &flag, m->status + first);
+	if (err == MPI_SUCCESS && !flag)
+		return 0;
+	rc = completed(m, first, count, err, "MPI_Testall");
+	return rc < 0 ? rc : 1;
 }
 
 static int mpi_waitall(ccp_transport *t)
@@ -411,6 +445,7 @@ static const struct ccp_transport_ops mpi_ops = {
         .irecv = mpi_irecv,
         .isend = mpi_isend,
         .wait = mpi_wait,
+        .test = mpi_test,
         .waitall = mpi_waitall,
         .destroy = mpi_destroy,
         .max_message = INT_MAX, /* an MPI-3 count is an int */

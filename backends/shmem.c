@@ -570,17 +570,43 @@ static int op_isend(ccp_transport *t, int32_t peer, uint32_t phase,
 	return id;
 }
 
-static int op_wait(ccp_transport *t, int first, int count)
+/* 0 when the transport works and [first, first + count) were posted;
+ * what names the caller in the message. */
+static int usable(struct shm *s, const char *what, int first, int count)
 {
-	struct shm *s = (struct shm *)t;
 	if (s->broken)
 		return broken(s);
 	if (first < 0 || count < 0 || first > s->nreq ||
 	    count > s->nreq - first)
 		return fail(s, CCP_EINVAL,
-		            "wait(%d, %d) outside the %d posted requests",
+		            "%s(%d, %d) outside the %d posted requests", what,
 		            first, count, s->nreq);
-	return wait_range(s, first, count);
+	return 0;
+}
+
+static int op_wait(ccp_transport *t, int first, int count)
+{
+	struct shm *s = (struct shm *)t;
+	int rc = usable(s, "wait", first, count);
+	return rc ? rc : wait_range(s, first, count);
+}
+
+/* One round of progress, then whether [first, first + count) are done.
+ * A stalled peer is found by the next wait's timeout. */
+static int op_test(ccp_transport *t, int first, int count)
+{
+	struct shm *s = (struct shm *)t;
+	int rc = usable(s, "test", first, count);
+	if (rc)
+		return rc;
+	bool moved = false;
+	rc = progress(s, &moved);
+	if (rc < 0)
+		return rc;
+	for (int k = first; k < first + count; k++)
+		if (!s->reqs[k].done)
+			return 0;
+	return 1;
 }
 
 static int op_waitall(ccp_transport *t)
@@ -625,6 +651,7 @@ static const struct ccp_transport_ops shmem_ops = {
         .irecv = op_irecv,
         .isend = op_isend,
         .wait = op_wait,
+        .test = op_test,
         .waitall = op_waitall,
         .destroy = op_destroy,
 };

@@ -1372,16 +1372,42 @@ static int sk_isend(ccp_transport *t, int32_t peer, uint32_t phase,
 	return i;
 }
 
-static int sk_wait(ccp_transport *t, int first, int count)
+/* 0 when the transport works and [first, first + count) were posted;
+ * what names the caller in the message. */
+static int usable(struct sock_transport *s, const char *what, int first,
+                  int count)
 {
-	struct sock_transport *s = (struct sock_transport *)t;
 	if (s->broken)
 		return still_broken(s);
 	if (first < 0 || count < 0 || first > s->nreq - count)
 		return fail(s, CCP_EINVAL,
-		            "rank %d: wait(%d, %d) with %d requests posted",
-		            (int)s->base.rank, first, count, s->nreq);
-	return wait_reqs(s, first, count);
+		            "rank %d: %s(%d, %d) with %d requests posted",
+		            (int)s->base.rank, what, first, count, s->nreq);
+	return 0;
+}
+
+static int sk_wait(ccp_transport *t, int first, int count)
+{
+	struct sock_transport *s = (struct sock_transport *)t;
+	int rc = usable(s, "wait", first, count);
+	return rc ? rc : wait_reqs(s, first, count);
+}
+
+/* One pump that does not block, then whether [first, first + count) are
+ * complete.  A stalled peer is found by the next wait's timeout. */
+static int sk_test(ccp_transport *t, int first, int count)
+{
+	struct sock_transport *s = (struct sock_transport *)t;
+	int rc = usable(s, "test", first, count);
+	if (rc)
+		return rc;
+	rc = pump(s, 0);
+	if (rc < 0)
+		return rc;
+	for (int k = first; k < first + count; k++)
+		if (!s->req[k].complete)
+			return 0;
+	return 1;
 }
 
 static int sk_waitall(ccp_transport *t)
@@ -1447,6 +1473,7 @@ static const struct ccp_transport_ops sock_ops = {
         .irecv = sk_irecv,
         .isend = sk_isend,
         .wait = sk_wait,
+        .test = sk_test,
         .waitall = sk_waitall,
         .destroy = sk_destroy,
 };

@@ -11,6 +11,8 @@
  *     ccp_plan_load_file(ctx, "bcast.ccp", ccp_transport_rank(t), &plan);
  *     ccp_plan_bind(plan, sendbuf, sendlen, recvbuf, recvlen, NULL, 0);
  *     for (...) ccp_plan_execute(plan, t, CCP_EXEC_DEFAULT);
+ *     (or, to overlap computation: ccp_plan_start, then ccp_plan_test
+ *     between pieces of work, then ccp_plan_wait)
  *     ccp_plan_free(plan);  ccp_transport_free(t);  ccp_fini(ctx);
  *
  * Every function returns 0 or a negative CCP_E* code (ccplan_errors.h);
@@ -106,6 +108,35 @@ CCP_EXTERN int ccp_plan_bind(ccp_plan *plan, const void *send, size_t send_len,
                              void *recv, size_t recv_len, void *scratch,
                              size_t scratch_len);
 
+/* One piece of an application's buffer (ccp_plan_bind_pieces). */
+typedef struct ccp_piece {
+	void *ptr;  /* borrowed; may be NULL when len is 0 */
+	size_t len; /* bytes */
+} ccp_piece;
+
+/* Bind the send and receive buffers as lists of pieces, so that an
+ * application need not pack: the send pieces, laid end to end in list
+ * order, are the send buffer the plan addresses (its send_bytes), and the
+ * receive pieces the receive buffer.  For the inspector's exchanges
+ * (ccplan_inspector.h) one piece per peer, in the order of its per-peer
+ * offsets, is such a list.  The pointers are borrowed until the next
+ * bind or ccp_plan_free; the lists themselves are read only during the
+ * call.  Scratch is the runtime's own.  Refused, with nothing bound and
+ * the refusal remembered as ccp_plan_bind's (the next execution fails on
+ * every rank):
+ *  - CCP_EBUFFER: a list's lengths do not add up to exactly the buffer
+ *    the plan addresses; a piece of non-zero length is NULL; one run of
+ *    bytes the plan moves in one go (one piece of one message) crosses
+ *    a boundary between two pieces (the message names the offsets);
+ *  - CCP_EINVAL: a receive piece shares a byte with any other piece
+ *    (send pieces may share bytes with each other: the plan only reads
+ *    them); a list of n > 0 pieces given as NULL;
+ *  - CCP_EBUSY: an execution is in flight (nothing changes).
+ * ccp_plan_bind afterwards binds contiguous buffers again. */
+CCP_EXTERN int ccp_plan_bind_pieces(ccp_plan *plan, const ccp_piece *send,
+                                    size_t nsend, const ccp_piece *recv,
+                                    size_t nrecv);
+
 /* Execution schemes (004 §3), one of: */
 #define CCP_EXEC_S2 0u /* post every receive of the phase, then send */
 #define CCP_EXEC_S1 1u /* receivers signal ready; senders then send
@@ -125,9 +156,40 @@ CCP_EXTERN int ccp_plan_bind(ccp_plan *plan, const void *send, size_t send_len,
  * disagrees, every rank returns the same error (CCP_EMISMATCH,
  * CCP_EBUFFER, CCP_EINVAL) and no byte has been sent.  A fault during
  * the run (a peer gone, a timeout, a damaged frame) returns an error,
- * never success.  After the first execution nothing is allocated. */
+ * never success.  After the first execution nothing is allocated.
+ * ccp_plan_execute is ccp_plan_start followed by ccp_plan_wait. */
 CCP_EXTERN int ccp_plan_execute(ccp_plan *plan, ccp_transport *t,
                                 unsigned flags);
+
+/* Non-blocking, persistent execution: start the plan, then make it
+ * progress with ccp_plan_test (never waits for a peer) until *done, or
+ * finish it with ccp_plan_wait, computing in between.  The buffers
+ * belong to the plan from start until the execution ends (test sets
+ * *done, wait returns, or either returns an error): the application
+ * must not write the send buffer nor touch the receive buffer.
+ *  - start runs the agreement of ccp_plan_execute (a small blocking
+ *    collective, skipped under CCP_EXEC_NO_CHECK) and posts what it can
+ *    of the first phase; each test posts the next phases as the earlier
+ *    ones complete.  Phase barriers (without CCP_EXEC_NO_BARRIER) are
+ *    collectives that a test enters and waits in: for overlap, use
+ *    CCP_EXEC_NO_BARRIER.  Every transport of ccplan tests without
+ *    blocking (MPI: MPI_Testall; sockets: one poll of zero timeout;
+ *    OpenSHMEM: one round of progress); MPI itself may move a large
+ *    message only inside MPI calls, i.e. inside test and wait.
+ *  - Errors: a failure in flight ends the execution and is returned by
+ *    the test or wait that meets it (on every rank, within the
+ *    transport's timeout); a test never times out itself, a wait does.
+ *  - Misuse: start or execute while an execution of the plan, or of
+ *    any plan on the same transport, is in flight is CCP_EBUSY and
+ *    changes nothing; so is a bind.  test or wait with no execution in
+ *    flight (never started, or already ended) is CCP_EINVAL.
+ *    ccp_plan_free of a plan in flight first waits for the execution;
+ *    ccp_transport_free under one ends it, and its next test or wait
+ *    returns CCP_EINVAL.
+ * One execution per transport is in flight at a time. */
+CCP_EXTERN int ccp_plan_start(ccp_plan *plan, ccp_transport *t, unsigned flags);
+CCP_EXTERN int ccp_plan_test(ccp_plan *plan, int *done);
+CCP_EXTERN int ccp_plan_wait(ccp_plan *plan);
 
 /* ---- transports ----------------------------------------------------- */
 

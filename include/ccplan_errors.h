@@ -28,7 +28,8 @@
 	X(ETIMEDOUT, -14, "timed out")                                   \
 	X(EPEER, -15, "a peer failed")                                   \
 	X(ENOTFOUND, -16, "not found")                                   \
-	X(EINTERNAL, -17, "internal error")
+	X(EINTERNAL, -17, "internal error")                              \
+	X(EBUSY, -18, "an execution is in flight")
 
 enum ccp_errno {
 #define CCP__X(name, value, msg) CCP_##name = value,

@@ -113,6 +113,8 @@ const char *ccp_transport_name(const ccp_transport *t)
 
 void ccp_transport_free(ccp_transport *t)
 {
-	if (t)
-		t->ops->destroy(t);
+	if (!t)
+		return;
+	ccp__run_abandon(t);
+	t->ops->destroy(t);
 }

@@ -18,6 +18,11 @@
  * rank's operations and the transport's matching by (peer, phase) then
  * keep the schedule, as the papers run it.
  *
+ * An execution is a state machine (see RUN_NEXT below) whose steps
+ * either block (ccp_plan_execute, ccp_plan_wait) or stop where they
+ * would block (ccp_plan_start, ccp_plan_test: the transport's test op),
+ * so that blocking and non-blocking execution are the same code.
+ *
  * A message made of several pieces (iovs) is packed into, or unpacked
  * from, a staging area sized on the first execution for the largest
  * phase; a received partial of a reduction is combined into the running
@@ -28,12 +33,17 @@
 
 #include "internal.h"
 
-/* Where piece v lies in the bound buffers.  An empty piece may name a
- * buffer the application left NULL (length 0): it gets a valid address
- * that nothing reads or writes. */
+/* Where piece v lies in the bound buffers, or in the application's
+ * pieces (ccp_plan_bind_pieces).  An empty piece may name a buffer the
+ * application left NULL (length 0): it gets a valid address that nothing
+ * reads or writes. */
 static uint8_t *at(ccp_plan *p, const ir_iov *v)
 {
-	return v->len ? p->buf[v->buf] + v->off : p->ready;
+	if (!v->len)
+		return p->ready;
+	if (p->pieces)
+		return p->iov_at[v - p->slice.iovs];
+	return p->buf[v->buf] + v->off;
 }
 
 /* dst[i] = dst[i] OP src[i] over n elements of type T; the buffers may be
@@ -224,62 +234,106 @@ static bool is_recv(const ir_op *o)
 	return o->code == IR_OP_RECV || o->code == IR_OP_RECV_REDUCE;
 }
 
-/* One phase group: ops [first, end), PHASE first, WAIT last. */
-static int run_phase(ccp_plan *p, ccp_transport *t, uint32_t first,
-                     uint32_t end, unsigned flags)
+/* The execution in flight runs as a small state machine, so that one
+ * piece of code serves ccp_plan_execute (every step blocking) and
+ * ccp_plan_start/test/wait (steps that stop where they would block):
+ *
+ *   RUN_NEXT    at op run.op: a prologue COPY, the end of the slice, or a
+ *               group's PHASE, whose receives (S1: and ready tokens) it
+ *               posts;
+ *   RUN_TOKENS  S1: waiting for the receivers' tokens; then [barrier] and
+ *               the group's sends;
+ *   RUN_DATA    waiting for the group's requests; then unpack and
+ *               combine, and on to the next op;
+ *   RUN_DONE    complete, until a test or wait reports it (a start may
+ *               complete an execution that nothing holds up).
+ *
+ * Barriers and the agreement are collectives without a test: a step
+ * that reaches one enters it, blocking until every rank has. */
+enum { RUN_NEXT, RUN_TOKENS, RUN_DATA, RUN_DONE };
+
+/* Note request number rc (or an error) of the group in flight. */
+static int posted(struct rt_run *r, int rc)
+{
+	if (rc >= 0 && rc + 1 > r->nreq)
+		r->nreq = rc + 1;
+	return rc;
+}
+
+/* The group's receives, and S1's tokens: ops [run.op, run.end]. */
+static int post_recvs(ccp_plan *p, ccp_transport *t)
 {
 	const struct ccp_transport_ops *T = t->ops;
+	struct rt_run *r = &p->run;
 	const ir_op *ops = p->slice.ops;
-	uint32_t phase = ops[first].phase, npost = 0;
-	bool s1 = flags & CCP_EXEC_S1, barrier = !(flags & CCP_EXEC_NO_BARRIER);
+	uint32_t phase = ops[r->op].phase;
+	bool s1 = r->flags & CCP_EXEC_S1;
 	int rc;
 
-	for (uint32_t i = first; i < end; i++) {
+	r->npost = 0;
+	r->nreq = 0;
+	r->tok_count = 0;
+	for (uint32_t i = r->op; i < r->end; i++) {
 		const ir_op *o = &ops[i];
 		if (!is_recv(o))
 			continue;
-		if ((rc = T->irecv(t, o->peer, phase, CCP_TAG_DATA,
-		                   msg_buf(p, i), (size_t)o->bytes)) < 0)
+		if ((rc = posted(r, T->irecv(t, o->peer, phase, CCP_TAG_DATA,
+		                             msg_buf(p, i),
+		                             (size_t)o->bytes))) < 0)
 			return rc;
 		if (o->code == IR_OP_RECV_REDUCE ||
 		    p->stage_off[i] != UINT64_MAX)
-			p->post[npost++] = i;
-		if (s1 && (rc = T->isend(t, o->peer, phase, CCP_TAG_READY,
-		                         p->ready, 0)) < 0)
+			p->post[r->npost++] = i;
+		if (s1 &&
+		    (rc = posted(r, T->isend(t, o->peer, phase, CCP_TAG_READY,
+		                             p->ready, 0))) < 0)
 			return rc;
 	}
-	if (s1) { /* the receivers' tokens, then the data */
-		int from = -1, count = 0;
-		for (uint32_t i = first; i < end; i++) {
-			const ir_op *o = &ops[i];
-			if (o->code != IR_OP_SEND)
-				continue;
-			rc = T->irecv(t, o->peer, phase, CCP_TAG_READY,
-			              p->ready + 1, 0);
-			if (rc < 0)
-				return rc;
-			if (from < 0)
-				from = rc;
-			count++;
-		}
-		if (count && (rc = T->wait(t, from, count)) < 0)
+	if (!s1)
+		return 0;
+	for (uint32_t i = r->op; i < r->end; i++) { /* the receivers' tokens */
+		const ir_op *o = &ops[i];
+		if (o->code != IR_OP_SEND)
+			continue;
+		rc = posted(r, T->irecv(t, o->peer, phase, CCP_TAG_READY,
+		                        p->ready + 1, 0));
+		if (rc < 0)
 			return rc;
+		if (r->tok_count++ == 0)
+			r->tok_first = rc;
 	}
-	if (barrier && (rc = T->barrier(t)) < 0)
+	return 0;
+}
+
+/* [The phase barrier, then] the group's sends. */
+static int post_sends(ccp_plan *p, ccp_transport *t)
+{
+	const struct ccp_transport_ops *T = t->ops;
+	struct rt_run *r = &p->run;
+	const ir_op *ops = p->slice.ops;
+	int rc;
+
+	if (!(r->flags & CCP_EXEC_NO_BARRIER) && (rc = T->barrier(t)) < 0)
 		return rc;
-	for (uint32_t i = first; i < end; i++) {
+	for (uint32_t i = r->op; i < r->end; i++) {
 		const ir_op *o = &ops[i];
 		if (o->code != IR_OP_SEND)
 			continue;
 		if (p->stage_off[i] != UINT64_MAX)
 			stage(p, i, true);
-		if ((rc = T->isend(t, o->peer, phase, CCP_TAG_DATA,
-		                   msg_buf(p, i), (size_t)o->bytes)) < 0)
+		if ((rc = posted(r, T->isend(t, o->peer, o->phase, CCP_TAG_DATA,
+		                             msg_buf(p, i),
+		                             (size_t)o->bytes))) < 0)
 			return rc;
 	}
-	if ((rc = T->waitall(t)) < 0)
-		return rc;
-	for (uint32_t k = 0; k < npost; k++) {
+	return 0;
+}
+
+/* After the group's waitall: unpack staged receives, combine partials. */
+static void finish_group(ccp_plan *p)
+{
+	const ir_op *ops = p->slice.ops;
+	for (uint32_t k = 0; k < p->run.npost; k++) {
 		uint32_t i = p->post[k];
 		const ir_op *o = &ops[i];
 		if (o->code == IR_OP_RECV_REDUCE) {
@@ -296,7 +350,19 @@ static int run_phase(ccp_plan *p, ccp_transport *t, uint32_t first,
 			stage(p, i, false);
 		}
 	}
-	return 0;
+}
+
+/* Requests [first, first + count): blocking, wait for them; otherwise
+ * test them (a transport without a test op waits).  1 when complete, 0
+ * when not yet, or a negative code. */
+static int settle(ccp_transport *t, int first, int count, bool block)
+{
+	if (count == 0)
+		return 1;
+	if (!block && t->ops->test)
+		return t->ops->test(t, first, count);
+	int rc = t->ops->wait(t, first, count);
+	return rc < 0 ? rc : 1;
 }
 
 /* The barriers of phases [*next, upto) that this rank has no part in. */
@@ -332,7 +398,101 @@ static int check(ccp_plan *p, ccp_transport *t, int status)
 	                  (int)t->rank, ccp_strerror(global));
 }
 
-int ccp_plan_execute(ccp_plan *p, ccp_transport *t, unsigned flags)
+/* Move the execution in flight as far as it goes: to its end (1), to a
+ * wait that would block when !block (0), or to an error (< 0).  The
+ * slice is a prologue of COPYs, then groups PHASE ... WAIT in increasing
+ * phases (ir_slice_check made sure at load). */
+static int advance(ccp_plan *p, bool block)
+{
+	struct rt_run *r = &p->run;
+	ccp_transport *t = r->t;
+	const ir_slice *s = &p->slice;
+	bool barrier = !(r->flags & CCP_EXEC_NO_BARRIER);
+	int rc;
+
+	for (;;) {
+		switch (r->stage) {
+		case RUN_NEXT: {
+			if (r->op == s->nops) {
+				if (barrier &&
+				    (rc = idle_barriers(t, &r->barrier,
+				                        p->nphases)) < 0)
+					return rc;
+				r->stage = RUN_DONE;
+				return 1;
+			}
+			const ir_op *o = &s->ops[r->op];
+			if (o->code == IR_OP_COPY) {
+				const ir_iov *v = &s->iovs[o->iov];
+				memmove(at(p, v + 1), at(p, v), (size_t)v->len);
+				r->op++;
+				continue;
+			}
+			r->end = r->op + 1;
+			while (s->ops[r->end].code != IR_OP_WAIT)
+				r->end++;
+			if (barrier) {
+				if ((rc = idle_barriers(t, &r->barrier,
+				                        o->phase)) < 0)
+					return rc;
+				r->barrier = o->phase + 1;
+			}
+			if ((rc = post_recvs(p, t)) < 0)
+				return rc;
+			r->stage = RUN_TOKENS;
+			continue;
+		}
+		case RUN_TOKENS:
+			rc = settle(t, r->tok_first, r->tok_count, block);
+			if (rc <= 0)
+				return rc;
+			if ((rc = post_sends(p, t)) < 0)
+				return rc;
+			r->stage = RUN_DATA;
+			continue;
+		case RUN_DATA:
+			if (!block && (rc = settle(t, 0, r->nreq, false)) <= 0)
+				return rc;
+			if ((rc = t->ops->waitall(t)) < 0)
+				return rc;
+			finish_group(p);
+			r->op = r->end + 1;
+			r->stage = RUN_NEXT;
+			continue;
+		case RUN_DONE:
+			return 1;
+		}
+	}
+}
+
+/* End the execution in flight with result rc (the transport's message,
+ * if any, is on the context already). */
+static int run_end(ccp_plan *p, int rc)
+{
+	if (p->run.t)
+		p->run.t->busy = NULL;
+	p->run.t = NULL;
+	if (rc == 0)
+		ccp__ok(p->ctx);
+	return rc;
+}
+
+/* A step of the execution in flight; ends it when it fails, or when it
+ * is complete and report says the caller tells the application.  1
+ * done, 0 not yet, or a negative code. */
+static int step(ccp_plan *p, bool block, bool report)
+{
+	int rc = advance(p, block);
+	if (rc < 0)
+		return run_end(p, rc);
+	if (rc == 1 && report)
+		run_end(p, 0);
+	return rc;
+}
+
+/* Every check before an execution, the agreement included, then the
+ * execution in flight set up (nothing posted yet). */
+static int begin(ccp_plan *p, ccp_transport *t, unsigned flags)
 {
 	if (!p || !t)
 		return CCP_EINVAL;
@@ -340,6 +500,14 @@ int ccp_plan_execute(ccp_plan *p, ccp_transport *t, unsigned flags)
 	const ir_slice *s = &p->slice;
 	int rc;
 
+	if (p->run.t || t->busy)
+		return ccp__error(ctx, CCP_EBUSY,
+		                  "rank %d: %s has an execution in flight; "
+		                  "finish it with ccp_plan_test or "
+		                  "ccp_plan_wait first",
+		                  (int)s->rank,
+		                  p->run.t ? "the plan" : "the transport");
+	p->run.err = 0;
 	/* every rank that loaded a slice sees the same sizes: no exchange
 	 * is needed to refuse the wrong communicator on all of them */
 	if (t->size != p->nranks)
@@ -368,33 +536,76 @@ int ccp_plan_execute(ccp_plan *p, ccp_transport *t, unsigned flags)
 		rc = status;
 	if (rc)
 		return rc;
-
-	/* the slice is a prologue of COPYs, then groups PHASE ... WAIT in
-	 * increasing phases (ir_slice_check made sure at load) */
-	bool barrier = !(flags & CCP_EXEC_NO_BARRIER);
-	uint32_t next = 0; /* next phase barrier to enter */
-	for (uint32_t i = 0; i < s->nops;) {
-		const ir_op *o = &s->ops[i];
-		if (o->code == IR_OP_COPY) {
-			const ir_iov *v = &s->iovs[o->iov];
-			memmove(at(p, v + 1), at(p, v), (size_t)v->len);
-			i++;
-			continue;
-		}
-		uint32_t end = i + 1;
-		while (s->ops[end].code != IR_OP_WAIT)
-			end++;
-		if (barrier) {
-			if ((rc = idle_barriers(t, &next, o->phase)) < 0)
-				return rc;
-			next = o->phase + 1;
-		}
-		if ((rc = run_phase(p, t, i, end + 1, flags)) < 0)
-			return rc;
-		i = end + 1;
-	}
-	if (barrier && (rc = idle_barriers(t, &next, p->nphases)) < 0)
-		return rc;
-	ccp__ok(ctx);
+	p->run = (struct rt_run){.t = t, .flags = flags, .stage = RUN_NEXT};
+	t->busy = p;
 	return 0;
+}
+
+int ccp_plan_execute(ccp_plan *p, ccp_transport *t, unsigned flags)
+{
+	int rc = begin(p, t, flags);
+	if (rc)
+		return rc;
+	rc = step(p, true, true);
+	return rc < 0 ? rc : 0;
+}
+
+int ccp_plan_start(ccp_plan *p, ccp_transport *t, unsigned flags)
+{
+	int rc = begin(p, t, flags);
+	if (rc)
+		return rc;
+	rc = step(p, false, false);
+	return rc < 0 ? rc : 0;
+}
+
+/* The error of a test or wait with no execution in flight. */
+static int not_started(ccp_plan *p)
+{
+	int err = p->run.err;
+	if (err) { /* the transport was freed under the execution */
+		p->run.err = 0;
+		return ccp__error(p->ctx, err,
+		                  "rank %d: the transport was freed while an "
+		                  "execution was in flight",
+		                  (int)p->slice.rank);
+	}
+	return ccp__error(p->ctx, CCP_EINVAL,
+	                  "rank %d: no execution in flight (ccp_plan_start "
+	                  "first; a test that reported done ended it)",
+	                  (int)p->slice.rank);
+}
+
+int ccp_plan_test(ccp_plan *p, int *done)
+{
+	if (!p || !done)
+		return CCP_EINVAL;
+	*done = 0;
+	if (!p->run.t)
+		return not_started(p);
+	int rc = step(p, false, true);
+	if (rc < 0)
+		return rc;
+	*done = rc;
+	return 0;
+}
+
+int ccp_plan_wait(ccp_plan *p)
+{
+	if (!p)
+		return CCP_EINVAL;
+	if (!p->run.t)
+		return not_started(p);
+	int rc = step(p, true, true);
+	return rc < 0 ? rc : 0;
+}
+
+void ccp__run_abandon(ccp_transport *t)
+{
+	ccp_plan *p = t->busy;
+	if (!p)
+		return;
+	p->run.t = NULL;
+	p->run.err = CCP_EINVAL;
+	t->busy = NULL;
 }

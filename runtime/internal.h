@@ -47,7 +47,29 @@ struct ccp_plan {
 	uint64_t max_msg;    /* the largest message of the slice */
 	uint32_t max_msg_op; /* and the op that moves it */
 	uint8_t ready[2];    /* S1 tokens (zero bytes; a valid address) */
+	/* bound by pieces (ccp_plan_bind_pieces): each iov's address, the
+	 * table sized on the first such bind; NULL or unused otherwise */
+	uint8_t **iov_at;
+	bool pieces; /* iov_at holds the binding */
+	/* the execution in flight (engine.c) */
+	struct rt_run {
+		ccp_transport *t; /* NULL: none */
+		unsigned flags;   /* CCP_EXEC_* of its start */
+		int stage;        /* where the next step resumes */
+		uint32_t op;      /* next op, or the group's PHASE */
+		uint32_t end;     /* the group's WAIT */
+		uint32_t barrier; /* next phase barrier to enter */
+		uint32_t npost;   /* entries of post[] for the group */
+		int nreq;         /* requests posted in the group */
+		int tok_first;    /* S1: the ready tokens' requests */
+		int tok_count;
+		int err;          /* for the next test or wait: t was freed */
+	} run;
 };
+
+/* End the execution in flight on t, if any, because t is being freed
+ * (context.c): the plan reports it at its next test or wait. */
+void ccp__run_abandon(ccp_transport *t);
 
 /* A plan handle holding a copy of slice s (still owned by the caller),
  * in ctx's allocator, once the slice has passed every rule of the codec's

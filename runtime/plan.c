@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -191,12 +192,18 @@ void ccp_plan_free(ccp_plan *p)
 	if (!p)
 		return;
 	ccp_context *ctx = p->ctx;
+	/* the transport's posted requests point into the buffers and the
+	 * staging freed below: finish the execution first (its result is
+	 * lost, as the handle is) */
+	if (p->run.t)
+		(void)ccp_plan_wait(p);
 	if (p->own_scratch)
 		ccp__free(ctx, p->buf[IR_BUF_SCRATCH],
 		          (size_t)p->len[IR_BUF_SCRATCH]);
 	ccp__free(ctx, p->staging, (size_t)p->staging_len);
 	ccp__free(ctx, p->stage_off, (size_t)p->slice.nops * sizeof *p->stage_off);
 	ccp__free(ctx, p->post, (size_t)p->slice.nops * sizeof *p->post);
+	ccp__free(ctx, p->iov_at, (size_t)p->slice.niovs * sizeof *p->iov_at);
 	ccp__free(ctx, p->slice.ops, (size_t)p->slice.nops * sizeof *p->slice.ops);
 	ccp__free(ctx, p->slice.iovs,
 	          (size_t)p->slice.niovs * sizeof *p->slice.iovs);
@@ -281,6 +288,37 @@ static int check_apart(ccp_plan *p, const void *send, const void *recv,
 	return 0;
 }
 
+/* The runtime's own scratch, allocated once, when the application gives
+ * none and the plan needs some. */
+static int own_scratch(ccp_plan *p)
+{
+	const ir_slice *s = &p->slice;
+	if (p->own_scratch || !s->scratch_bytes)
+		return 0;
+	void *m = ccp__alloc(p->ctx, (size_t)s->scratch_bytes);
+	if (!m)
+		return ccp__error(
+		        p->ctx, CCP_ENOMEM,
+		        "rank %d: no memory for %llu bytes of scratch",
+		        (int)s->rank, (unsigned long long)s->scratch_bytes);
+	p->buf[IR_BUF_SCRATCH] = m;
+	p->len[IR_BUF_SCRATCH] = s->scratch_bytes;
+	p->own_scratch = true;
+	return 0;
+}
+
+/* A bind while an execution is in flight changes nothing. */
+static int check_idle(ccp_plan *p)
+{
+	if (!p->run.t)
+		return 0;
+	return ccp__error(p->ctx, CCP_EBUSY,
+	                  "rank %d: bind while an execution is in flight; "
+	                  "finish it with ccp_plan_test or ccp_plan_wait "
+	                  "first",
+	                  (int)p->slice.rank);
+}
+
 int ccp_plan_bind(ccp_plan *p, const void *send, size_t send_len, void *recv,
                   size_t recv_len, void *scratch, size_t scratch_len)
 {
@@ -288,7 +326,10 @@ int ccp_plan_bind(ccp_plan *p, const void *send, size_t send_len, void *recv,
 		return CCP_EINVAL;
 	ccp_context *ctx = p->ctx;
 	const ir_slice *s = &p->slice;
-	int rc = check_buf(p, "send", send, send_len, s->send_bytes);
+	int rc = check_idle(p);
+	if (rc)
+		return rc;
+	rc = check_buf(p, "send", send, send_len, s->send_bytes);
 	if (!rc)
 		rc = check_buf(p, "recv", recv, recv_len, s->recv_bytes);
 	if (!rc && scratch)
@@ -296,25 +337,13 @@ int ccp_plan_bind(ccp_plan *p, const void *send, size_t send_len, void *recv,
 		               s->scratch_bytes);
 	if (!rc)
 		rc = check_apart(p, send, recv, scratch);
+	if (!rc && !scratch)
+		rc = own_scratch(p);
 	p->bind_status = rc;
 	p->bound = rc == 0;
 	if (rc)
 		return rc;
-	if (!scratch && !p->own_scratch && s->scratch_bytes) {
-		void *m = ccp__alloc(ctx, (size_t)s->scratch_bytes);
-		if (!m) {
-			p->bind_status = CCP_ENOMEM;
-			p->bound = false;
-			return ccp__error(ctx, CCP_ENOMEM,
-			                  "rank %d: no memory for %llu bytes "
-			                  "of scratch",
-			                  (int)s->rank,
-			                  (unsigned long long)s->scratch_bytes);
-		}
-		p->buf[IR_BUF_SCRATCH] = m;
-		p->len[IR_BUF_SCRATCH] = s->scratch_bytes;
-		p->own_scratch = true;
-	} else if (scratch) {
+	if (scratch) {
 		if (p->own_scratch)
 			ccp__free(ctx, p->buf[IR_BUF_SCRATCH],
 			          (size_t)p->len[IR_BUF_SCRATCH]);
@@ -327,6 +356,197 @@ int ccp_plan_bind(ccp_plan *p, const void *send, size_t send_len, void *recv,
 	p->len[IR_BUF_SEND] = send_len;
 	p->buf[IR_BUF_RECV] = recv;
 	p->len[IR_BUF_RECV] = recv_len;
+	p->pieces = false;
 	ccp__ok(ctx);
 	return 0;
+}
+
+/* ---- binding by pieces ---------------------------------------------- */
+
+/* One piece of either list, as the checks below see it. */
+struct piece_ref {
+	uintptr_t at; /* its address */
+	size_t len;
+	bool recv;    /* a receive piece (written by the plan) */
+	size_t index; /* in its list */
+};
+
+static int by_address(const void *a, const void *b)
+{
+	const struct piece_ref *x = a, *y = b;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* One list: no NULL piece with bytes, and lengths adding up to exactly
+ * the buffer the plan addresses. */
+static int check_list(ccp_plan *p, const char *name, const ccp_piece *v,
+                      size_t n, uint64_t need)
+{
+	if (n && !v)
+		return ccp__error(p->ctx, CCP_EINVAL,
+		                  "rank %d: %zu %s pieces given as NULL",
+		                  (int)p->slice.rank, n, name);
+	uint64_t sum = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].len && !v[i].ptr)
+			return ccp__error(p->ctx, CCP_EBUFFER,
+			                  "rank %d: %s piece %zu is NULL with "
+			                  "%zu bytes",
+			                  (int)p->slice.rank, name, i,
+			                  v[i].len);
+		if (v[i].len > UINT64_MAX - sum ||
+		    (uintptr_t)v[i].ptr > UINTPTR_MAX - v[i].len)
+			return ccp__error(p->ctx, CCP_EINVAL,
+			                  "rank %d: %s piece %zu: its length "
+			                  "overflows",
+			                  (int)p->slice.rank, name, i);
+		sum += v[i].len;
+	}
+	if (sum != need)
+		return ccp__error(p->ctx, CCP_EBUFFER,
+		                  "rank %d: the %zu %s pieces add up to %llu "
+		                  "bytes, the plan's %s buffer is %llu",
+		                  (int)p->slice.rank, n, name,
+		                  (unsigned long long)sum, name,
+		                  (unsigned long long)need);
+	return 0;
+}
+
+/* No receive piece shares a byte with another piece (send pieces may
+ * share bytes with each other: the plan only reads them).  A sweep over
+ * the pieces sorted by address, keeping the furthest end of any piece
+ * and of any receive piece seen so far; r holds both lists. */
+static int check_pieces_apart(ccp_plan *p, struct piece_ref *r, size_t n)
+{
+	qsort(r, n, sizeof *r, by_address);
+	const struct piece_ref *any = NULL, *rcv = NULL; /* furthest ends */
+	for (size_t i = 0; i < n; i++) {
+		const struct piece_ref *x = &r[i], *hit = NULL;
+		if (!x->len)
+			continue;
+		if (rcv && x->at < rcv->at + rcv->len)
+			hit = rcv;
+		else if (x->recv && any && x->at < any->at + any->len)
+			hit = any;
+		if (hit)
+			return ccp__error(
+			        p->ctx, CCP_EINVAL,
+			        "rank %d: %s piece %zu and %s piece %zu "
+			        "overlap; a receive piece must share no byte "
+			        "with another piece",
+			        (int)p->slice.rank, hit->recv ? "recv" : "send",
+			        hit->index, x->recv ? "recv" : "send",
+			        x->index);
+		if (!any || x->at + x->len > any->at + any->len)
+			any = x;
+		if (x->recv && (!rcv || x->at + x->len > rcv->at + rcv->len))
+			rcv = x;
+	}
+	return 0;
+}
+
+/* Where byte range [off, off + len) of the list v (n pieces, starts[k]
+ * the offset of piece k) lies, when one piece holds it all; NULL when it
+ * crosses a boundary, *cut then being the boundary's offset. */
+static uint8_t *piece_at(const ccp_piece *v, const uint64_t *starts, size_t n,
+                         uint64_t off, uint64_t len, uint64_t *cut)
+{
+	size_t lo = 0, hi = n; /* the last piece starting at or before off:
+	                          not empty, as off is inside the list */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (starts[mid] <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	uint64_t end = starts[lo] + v[lo].len;
+	if (off + len > end) {
+		*cut = end;
+		return NULL;
+	}
+	return (uint8_t *)v[lo].ptr + (off - starts[lo]);
+}
+
+int ccp_plan_bind_pieces(ccp_plan *p, const ccp_piece *send, size_t nsend,
+                         const ccp_piece *recv, size_t nrecv)
+{
+	if (!p)
+		return CCP_EINVAL;
+	ccp_context *ctx = p->ctx;
+	const ir_slice *s = &p->slice;
+	struct piece_ref *r = NULL;
+	uint64_t *starts = NULL;
+	size_t n = nsend + nrecv;
+	int rc = check_idle(p);
+	if (rc)
+		return rc;
+	if ((rc = check_list(p, "send", send, nsend, s->send_bytes)) ||
+	    (rc = check_list(p, "recv", recv, nrecv, s->recv_bytes)))
+		goto out;
+	if (nrecv > SIZE_MAX - nsend || n > SIZE_MAX / sizeof *r - 1) {
+		rc = ccp__error(ctx, CCP_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (!p->iov_at && s->niovs)
+		p->iov_at =
+		        ccp__alloc(ctx, (size_t)s->niovs * sizeof *p->iov_at);
+	r = ccp__alloc(ctx, (n + 1) * sizeof *r);
+	starts = ccp__alloc(ctx, (n + 1) * sizeof *starts);
+	if ((s->niovs && !p->iov_at) || !r || !starts) {
+		rc = ccp__error(ctx, CCP_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const ccp_piece *v = i < nsend ? &send[i] : &recv[i - nsend];
+		r[i] = (struct piece_ref){(uintptr_t)v->ptr, v->len, i >= nsend,
+		                          i < nsend ? i : i - nsend};
+	}
+	if ((rc = check_pieces_apart(p, r, n)))
+		goto out;
+	/* starts: send pieces' offsets in [0, nsend), recv's after */
+	uint64_t off = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i == nsend)
+			off = 0;
+		starts[i] = off;
+		off += i < nsend ? send[i].len : recv[i - nsend].len;
+	}
+	if ((rc = own_scratch(p)))
+		goto out;
+	for (uint32_t k = 0; k < s->niovs; k++) {
+		const ir_iov *v = &s->iovs[k];
+		uint64_t cut = 0;
+		if (!v->len || v->buf == IR_BUF_SCRATCH) {
+			p->iov_at[k] =
+			        v->len ? p->buf[IR_BUF_SCRATCH] + v->off : NULL;
+			continue;
+		}
+		bool snd = v->buf == IR_BUF_SEND;
+		p->iov_at[k] = piece_at(
+		        snd ? send : recv, snd ? starts : starts + nsend,
+		        snd ? nsend : nrecv, v->off, v->len, &cut);
+		if (!p->iov_at[k]) {
+			rc = ccp__error(ctx, CCP_EBUFFER,
+			                "rank %d: the plan moves %s bytes "
+			                "[%llu, %llu) in one piece, and a %s "
+			                "piece ends at byte %llu; split the "
+			                "pieces where the plan's messages do",
+			                (int)s->rank, snd ? "send" : "recv",
+			                (unsigned long long)v->off,
+			                (unsigned long long)(v->off + v->len),
+			                snd ? "send" : "recv",
+			                (unsigned long long)cut);
+			goto out;
+		}
+	}
+out:
+	ccp__free(ctx, r, (n + 1) * sizeof *r);
+	ccp__free(ctx, starts, (n + 1) * sizeof *starts);
+	p->bind_status = rc;
+	p->bound = rc == 0;
+	p->pieces = rc == 0;
+	if (rc == 0)
+		ccp__ok(ctx);
+	return rc;
 }

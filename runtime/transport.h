@@ -60,6 +60,13 @@ struct ccp_transport_ops {
 	int (*isend)(ccp_transport *t, int32_t peer, uint32_t phase,
 	             enum ccp_tag_kind kind, const void *buf, size_t len);
 	int (*wait)(ccp_transport *t, int first, int count);
+	/* Progress without blocking: 1 when requests [first, first + count)
+	 * are complete, 0 when not yet, or a negative CCP_E* code (and the
+	 * transport is broken, as after a failed wait).  It never waits for
+	 * a peer and never times out itself (a later wait does); waitall
+	 * still ends the phase.  NULL: the backend cannot progress without
+	 * blocking, and the engine's non-blocking step calls wait instead. */
+	int (*test)(ccp_transport *t, int first, int count);
 	int (*waitall)(ccp_transport *t);
 	/* Release everything, the handle included. */
 	void (*destroy)(ccp_transport *t);
@@ -74,6 +81,10 @@ struct ccp_transport {
 	const struct ccp_transport_ops *ops;
 	ccp_context *ctx; /* allocator and error message */
 	int32_t rank, size;
+	/* the plan whose execution is in flight on this transport
+	 * (ccp_plan_start), NULL if none: the runtime's, never a backend's
+	 * (handles are zeroed when made) */
+	ccp_plan *busy;
 };
 
 /* ---- what the runtime gives backends (runtime/context.c) ----------- */

@@ -15,4 +15,12 @@ if(TARGET MPI::MPI_C AND TARGET ccp_backend_mpi)
                                              ccp_compiler MPI::MPI_C m)
   # installed next to ccplan (cmake/install.cmake)
   install(TARGETS ccplan-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  # ccplan-overlap: a halo exchange overlapping computation through
+  # ccp_plan_start/test/wait, against MPI_Ineighbor_alltoallv
+  # (docs/bench-mpi.md, "Overlap"); the inspector makes its plans
+  if(TARGET ccp_inspector)
+    add_executable(ccplan-overlap ${CMAKE_CURRENT_LIST_DIR}/ccplan_overlap.c)
+    target_link_libraries(ccplan-overlap PRIVATE ccp_backend_mpi
+                                                 ccp_inspector MPI::MPI_C)
+  endif()
 endif()

@@ -504,7 +504,18 @@ int main(int argc, char **argv)
 			memset(recv, sentinel, rb + GUARD);
 			unsigned long before = nalloc;
 			double s = now_ms();
-			rc = ccp_plan_execute(plan, t, schemes[sc]);
+			/* every other execution without blocking: start,
+			 * test until done (faults then meet test or wait) */
+			if (k % 2 == 0) {
+				rc = ccp_plan_execute(plan, t, schemes[sc]);
+			} else {
+				int done = 0;
+				rc = ccp_plan_start(plan, t, schemes[sc]);
+				for (int n = 0; !rc && !done && n < 1000; n++)
+					rc = ccp_plan_test(plan, &done);
+				if (!rc && !done)
+					rc = ccp_plan_wait(plan);
+			}
 			double ms = now_ms() - s;
 			spent += ms;
 			if (rc == 0 && k > 0 && nalloc != before) {

@@ -9,6 +9,8 @@
 #   mpi_errors_N       plans that differ, short buffers, the wrong
 #                      communicator: the same error on every rank
 #   mpi_transport_N    the transport's functions called directly
+#   mpi_nonblocking_N  ccp_plan_start/test/wait on multi-phase plans,
+#                      every byte against execute's; the misuses
 # Open MPI's AVX reductions (4.1 on) saturate an integer sum that
 # overflows (open-mpi/ompi#8045, closed as wontfix), so MPI_Reduce would
 # disagree with the wrapping sum of n4_reduce_byte_sum: the tests turn that
@@ -24,7 +26,7 @@ endif()
 find_package(MPI COMPONENTS C QUIET)
 set(CCP_MPI_TEST_DIR ${PROJECT_SOURCE_DIR}/tests/mpi)
 
-foreach(prog mpi_collectives mpi_errors mpi_transport)
+foreach(prog mpi_collectives mpi_errors mpi_transport mpi_nonblocking)
   add_executable(${prog} ${CCP_MPI_TEST_DIR}/${prog}.c
                          ${CCP_MPI_TEST_DIR}/mpi_common.c)
   target_link_libraries(${prog} PRIVATE ccp_backend_mpi MPI::MPI_C)
@@ -54,6 +56,14 @@ set(CCP_MPI_ERR_4 n4_alltoall_pex n4_alltoall_gen n2_alltoall_pex
 set(CCP_MPI_ERR_8 n8_alltoall_pex n8_alltoall_pex_gen n4_alltoall_pex
                   n2_bcast_binomial n8_reduce_int32_sum)
 
+# the plans of the non-blocking tests: several phases, relays, scratch,
+# a reduction and an irregular exchange
+set(CCP_MPI_NB_2 n2_bcast_binomial n2_alltoall_pex n2_allreduce_ring)
+set(CCP_MPI_NB_4 n4_bcast_binomial n4_alltoall_pex n4_allreduce_rd
+                 n4_irregular_ac n4_bcast_scatter_allgather)
+set(CCP_MPI_NB_8 n8_bcast_sbt n8_alltoall_pex n8_allreduce_ring
+                 n8_irregular_lp n8_reduce_chain)
+
 set(CCP_MPI_ENV OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
                 OMPI_MCA_op=^avx)
 # Under the sanitizers, LeakSanitizer would report Open MPI's own blocks
@@ -80,8 +90,15 @@ foreach(n 2 4 8)
   add_test(NAME mpi_transport_${n}
            COMMAND ${CCP_MPI_RUN} ${CCP_MPI_WORK}/transport_${n} ${launch}
                    -- $<TARGET_FILE:mpi_transport> ${MPIEXEC_POSTFLAGS})
+  set(nb)
+  foreach(y ${CCP_MPI_NB_${n}})
+    list(APPEND nb ${CCP_MPI_TEST_DIR}/${y}.yaml)
+  endforeach()
+  add_test(NAME mpi_nonblocking_${n}
+           COMMAND ${CCP_MPI_RUN} ${CCP_MPI_WORK}/nonblocking_${n} ${launch}
+                   -- $<TARGET_FILE:mpi_nonblocking> ${MPIEXEC_POSTFLAGS} ${nb})
   set_tests_properties(mpi_collectives_${n} mpi_errors_${n}
-                       mpi_transport_${n} PROPERTIES
+                       mpi_transport_${n} mpi_nonblocking_${n} PROPERTIES
     LABELS mpi
     TIMEOUT 120
     RESOURCE_LOCK mpi

@@ -178,7 +178,29 @@ static void check_reduce(struct job *j, const unsigned char *got, uint64_t n,
 	}
 }
 
-/* One rank of run_plan (lb_run): load, bind, execute twice, check. */
+/* Let the other ranks' threads run, as computing would. */
+static void yield(void)
+{
+	nanosleep(&(struct timespec){0, 1000}, NULL);
+}
+
+/* Run the plan once without blocking, as an application overlapping
+ * computation does: ccp_plan_start, a few ccp_plan_test (the thread
+ * yielding in between, as it would compute), then ccp_plan_wait.  (A
+ * test loop to the end is test_pieces_exchange's: 16-64 threads
+ * spinning on two cores would take minutes here.) */
+static int start_and_test(ccp_plan *p, ccp_transport *t, unsigned flags)
+{
+	int done = 0, rc = ccp_plan_start(p, t, flags);
+	for (int k = 0; !rc && !done && k < 4; k++) {
+		yield();
+		rc = ccp_plan_test(p, &done);
+	}
+	return rc || done ? rc : ccp_plan_wait(p);
+}
+
+/* One rank of run_plan (lb_run): load, bind, execute twice (the second
+ * time by start and test), check. */
 static void run_rank(struct lb_job *lj)
 {
 	struct job *j = &((struct job *)lj->arg)[lj->rank];
@@ -199,7 +221,8 @@ static void run_rank(struct lb_job *lj)
 	rc = ccp_plan_bind(p, s, info.send_bytes, rv, info.recv_bytes, NULL, 0);
 	for (int it = 0; it < 2 && !rc; it++) {
 		memset(rv, 0xee, info.recv_bytes);
-		rc = ccp_plan_execute(p, lj->t, j->flags);
+		rc = it == 0 ? ccp_plan_execute(p, lj->t, j->flags)
+		             : start_and_test(p, lj->t, j->flags);
 		if (rc) {
 			snprintf(j->fail, sizeof j->fail,
 			         "rank %d execute: %s: %s", (int)j->rank,
@@ -801,6 +824,400 @@ static void test_transport_limit(void **state)
 	ir_plan_fini(&p);
 }
 
+/* ---- non-blocking execution: misuse, faults --------------------------- */
+
+/* A plan's image and what it was made from (plan_image). */
+struct image {
+	ir_plan p;
+	ir_report rep;
+	ir_slice *sl;
+	uint8_t *img;
+	size_t len;
+};
+
+static void image_make(const char *alg, ir_machine m, ir_comm c,
+                       struct image *im)
+{
+	plan_image(alg, m, c, &im->p, &im->rep, &im->sl, &im->img, &im->len);
+}
+
+static void image_free(struct image *im)
+{
+	free(im->img);
+	ir_slices_free(im->sl, im->p.machine.nranks);
+	ir_report_fini(&im->rep);
+	ir_plan_fini(&im->p);
+}
+
+struct nb_job {
+	const uint8_t *img;
+	size_t len;
+	char fail[256]; /* "" when every check passed */
+	int rc;         /* nb_fault_rank: the error test or wait returned */
+};
+
+#define NB_CHECK(j, cond)                                                      \
+	do {                                                                   \
+		if (!(cond) && !(j)->fail[0])                                  \
+			snprintf((j)->fail, sizeof(j)->fail, "line %d: %s",    \
+			         __LINE__, #cond);                             \
+	} while (0)
+
+/* Whether rank r's receive buffer holds the root's broadcast. */
+static bool bcast_right(int32_t r, const unsigned char *rv, uint64_t n)
+{
+	for (uint64_t o = 0; o < n; o++)
+		if (rv[o] != pattern(0, o))
+			return false;
+	(void)r;
+	return true;
+}
+
+/* Every misuse on one rank of a broadcast, in the same order on every
+ * rank (the agreement is collective). */
+static void nb_misuse_rank(struct lb_job *lj)
+{
+	struct nb_job *j = &((struct nb_job *)lj->arg)[lj->rank];
+	ccp_context *ctx = lj->ctx;
+	ccp_plan *p, *q;
+	ccp_plan_info in;
+	int done = 7;
+	assert_int_equal(
+	        ccp_plan_load_memory(ctx, j->img, j->len, lj->rank, &p), 0);
+	assert_int_equal(
+	        ccp_plan_load_memory(ctx, j->img, j->len, lj->rank, &q), 0);
+	assert_int_equal(ccp_plan_get_info(p, &in), 0);
+	unsigned char *s = malloc(in.send_bytes + 1);
+	unsigned char *rv = malloc(in.recv_bytes + 1);
+	for (uint64_t o = 0; o < in.send_bytes; o++)
+		s[o] = pattern(lj->rank, o);
+	/* wait and test with nothing started */
+	NB_CHECK(j, ccp_plan_wait(p) == CCP_EINVAL);
+	NB_CHECK(j, strstr(ccp_errmsg(ctx), "no execution in flight"));
+	NB_CHECK(j, ccp_plan_test(p, &done) == CCP_EINVAL && done == 0);
+	NB_CHECK(j, ccp_plan_bind(p, s, in.send_bytes, rv, in.recv_bytes, NULL,
+	                          0) == 0);
+	NB_CHECK(j, ccp_plan_bind(q, s, in.send_bytes, rv, in.recv_bytes, NULL,
+	                          0) == 0);
+	/* while in flight: start, execute, bind, another plan on the same
+	 * transport are refused and change nothing */
+	memset(rv, 0xee, in.recv_bytes);
+	NB_CHECK(j, ccp_plan_start(p, lj->t, CCP_EXEC_NO_BARRIER) == 0);
+	NB_CHECK(j, ccp_plan_start(p, lj->t, 0) == CCP_EBUSY);
+	NB_CHECK(j, strstr(ccp_errmsg(ctx), "the plan has an execution in "
+	                                    "flight"));
+	NB_CHECK(j, ccp_plan_execute(p, lj->t, 0) == CCP_EBUSY);
+	NB_CHECK(j, ccp_plan_bind(p, s, in.send_bytes, rv, in.recv_bytes, NULL,
+	                          0) == CCP_EBUSY);
+	NB_CHECK(j, ccp_plan_start(q, lj->t, 0) == CCP_EBUSY);
+	NB_CHECK(j, strstr(ccp_errmsg(ctx), "the transport has an execution"));
+	NB_CHECK(j, ccp_plan_wait(p) == 0);
+	NB_CHECK(j, bcast_right(lj->rank, rv, in.recv_bytes));
+	/* ended: a second wait, a test */
+	NB_CHECK(j, ccp_plan_wait(p) == CCP_EINVAL);
+	NB_CHECK(j, ccp_plan_test(p, &done) == CCP_EINVAL);
+	/* the other plan may run now; then free p while in flight: the
+	 * free finishes the execution, so the bytes arrive */
+	NB_CHECK(j, ccp_plan_execute(q, lj->t, CCP_EXEC_NO_CHECK) == 0);
+	memset(rv, 0xee, in.recv_bytes);
+	NB_CHECK(j, ccp_plan_start(p, lj->t, CCP_EXEC_NO_BARRIER) == 0);
+	ccp_plan_free(p);
+	NB_CHECK(j, bcast_right(lj->rank, rv, in.recv_bytes));
+	NB_CHECK(j, lj->t->busy == NULL);
+	ccp_plan_free(q);
+	free(s);
+	free(rv);
+}
+
+/* fn on every rank of a binomial broadcast of 1000 bytes on a 4x4 mesh;
+ * lb_run's result. */
+static int run_bcast16(void (*fn)(struct lb_job *), struct nb_job *j,
+                       size_t *unreceived)
+{
+	struct image im;
+	image_make("binomial", tu_machine(IR_MESH, IR_PORTS_ALL, 4, 4, 0, 0),
+	           tu_comm(IR_BCAST, 0, 1000), &im);
+	for (int32_t r = 0; r < 16; r++)
+		j[r] = (struct nb_job){.img = im.img, .len = im.len};
+	int rc = lb_run(16, 10000, fn, j, unreceived);
+	image_free(&im);
+	return rc;
+}
+
+static void test_nonblocking_misuse(void **state)
+{
+	(void)state;
+	struct nb_job j[16];
+	size_t unreceived;
+	assert_int_equal(run_bcast16(nb_misuse_rank, j, &unreceived), 0);
+	for (int32_t r = 0; r < 16; r++)
+		if (j[r].fail[0])
+			fail_msg("rank %d: %s", (int)r, j[r].fail);
+	assert_int_equal(unreceived, 0);
+}
+
+/* A peer fails mid-flight: rank 1 (a relay of the binomial tree) starts,
+ * then its transport goes away before the execution ends, and only then
+ * does the root start (no agreement, so that nothing orders the starts
+ * but nb_gone).  The ranks below rank 1 get an error from their test or
+ * wait (rank 1 itself: CCP_EINVAL, the transport freed); none hangs. */
+static int nb_gone;
+
+static void nb_fault_rank(struct lb_job *lj)
+{
+	struct nb_job *j = &((struct nb_job *)lj->arg)[lj->rank];
+	ccp_plan *p;
+	ccp_plan_info in;
+	int done = 0, rc;
+	assert_int_equal(
+	        ccp_plan_load_memory(lj->ctx, j->img, j->len, lj->rank, &p), 0);
+	assert_int_equal(ccp_plan_get_info(p, &in), 0);
+	unsigned char *s = calloc(1, in.send_bytes + 1);
+	unsigned char *rv = calloc(1, in.recv_bytes + 1);
+	assert_int_equal(
+	        ccp_plan_bind(p, s, in.send_bytes, rv, in.recv_bytes, NULL, 0),
+	        0);
+	unsigned flags = CCP_EXEC_NO_BARRIER | CCP_EXEC_NO_CHECK;
+	if (lj->rank == 0)
+		while (!__atomic_load_n(&nb_gone, __ATOMIC_ACQUIRE))
+			yield();
+	rc = ccp_plan_start(p, lj->t, flags);
+	if (lj->rank == 1) {
+		ccp_transport_free(lj->t);
+		lj->t = NULL;
+		__atomic_store_n(&nb_gone, 1, __ATOMIC_RELEASE);
+	}
+	for (int k = 0; !rc && !done && k < 100; k++)
+		rc = ccp_plan_test(p, &done);
+	if (!rc && !done)
+		rc = ccp_plan_wait(p);
+	j->rc = rc;
+	snprintf(j->fail, sizeof j->fail, "%s", ccp_errmsg(lj->ctx));
+	ccp_plan_free(p);
+	free(s);
+	free(rv);
+}
+
+static void test_nonblocking_fault(void **state)
+{
+	(void)state;
+	struct nb_job j[16];
+	assert_int_equal(run_bcast16(nb_fault_rank, j, NULL), CCP_EPEER);
+	/* rank 1 relays to others: they fail; the root and the ranks
+	 * outside its subtree may finish */
+	int failed = 0;
+	for (int32_t r = 0; r < 16; r++) {
+		if (r == 1) {
+			assert_int_equal(j[r].rc, CCP_EINVAL);
+			assert_non_null(strstr(j[r].fail, "the transport was "
+			                                  "freed"));
+			continue;
+		}
+		if (j[r].rc == 0)
+			continue;
+		assert_int_equal(j[r].rc, CCP_EPEER);
+		failed++;
+	}
+	assert_true(failed >= 1);
+}
+
+/* ---- binding by pieces ------------------------------------------------- */
+
+/* A copy of buffer b (n bytes) in one malloc'd piece per run of the
+ * split points cuts[0..ncuts) (increasing offsets inside b). */
+static ccp_piece *split(unsigned char *b, uint64_t n, const uint64_t *cuts,
+                        size_t ncuts, size_t *npieces)
+{
+	ccp_piece *v = calloc(ncuts + 1, sizeof *v);
+	uint64_t from = 0;
+	for (size_t k = 0; k <= ncuts; k++) {
+		uint64_t to = k < ncuts ? cuts[k] : n;
+		v[k].len = (size_t)(to - from);
+		v[k].ptr = malloc(v[k].len + 1);
+		memcpy(v[k].ptr, b + from, v[k].len);
+		from = to;
+	}
+	*npieces = ncuts + 1;
+	return v;
+}
+
+static void pieces_free(ccp_piece *v, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		free(v[k].ptr);
+	free(v);
+}
+
+/* Pieces are contiguous bytes of the list again? */
+static bool pieces_equal(const ccp_piece *v, size_t n, const unsigned char *b)
+{
+	for (size_t k = 0; k < n; b += v[k].len, k++)
+		if (v[k].len && memcmp(v[k].ptr, b, v[k].len))
+			return false;
+	return true;
+}
+
+struct pieces_job {
+	const uint8_t *img;
+	size_t len;
+	const ir_matrix *x;
+	char fail[256];
+};
+
+/* One rank of an irregular exchange: executed with contiguous buffers,
+ * then started and tested with one piece per peer, each its own
+ * allocation: the bytes received are the same.  Run for every irregular
+ * scheduler, the inspector's: none moves bytes of two peers in one
+ * piece, so per-peer pieces always bind. */
+static void pieces_rank(struct lb_job *lj)
+{
+	struct pieces_job *j = &((struct pieces_job *)lj->arg)[lj->rank];
+	const ir_matrix *x = j->x;
+	int32_t me = lj->rank, n = x->n;
+	ccp_plan *p;
+	ccp_plan_info in;
+	assert_int_equal(ccp_plan_load_memory(lj->ctx, j->img, j->len, me, &p),
+	                 0);
+	assert_int_equal(ccp_plan_get_info(p, &in), 0);
+	unsigned char *s = malloc(in.send_bytes + 1);
+	unsigned char *rv = malloc(in.recv_bytes + 1);
+	for (uint64_t o = 0; o < in.send_bytes; o++)
+		s[o] = pattern(me, o);
+	NB_CHECK(j, ccp_plan_bind(p, s, in.send_bytes, rv, in.recv_bytes, NULL,
+	                          0) == 0);
+	NB_CHECK(j, ccp_plan_execute(p, lj->t, 0) == 0);
+	/* the per-peer offsets (packed by destination and by source) */
+	uint64_t scut[64], rcut[64];
+	size_t ns = 0, nr = 0, nsp, nrp;
+	for (int32_t d = 1; d < n; d++)
+		scut[ns++] = irr_off(x, me, d, false);
+	for (int32_t q = 1; q < n; q++)
+		rcut[nr++] = irr_off(x, q, me, true);
+	ccp_piece *sp = split(s, in.send_bytes, scut, ns, &nsp);
+	ccp_piece *rp = split(rv, in.recv_bytes, rcut, nr, &nrp);
+	for (size_t k = 0; k < nrp; k++)
+		memset(rp[k].ptr, 0xee, rp[k].len);
+	NB_CHECK(j, ccp_plan_bind_pieces(p, sp, nsp, rp, nrp) == 0);
+	int done = 0, rc = ccp_plan_start(p, lj->t, CCP_EXEC_NO_BARRIER);
+	while (!rc && !done) {
+		yield();
+		rc = ccp_plan_test(p, &done);
+	}
+	NB_CHECK(j, rc == 0);
+	NB_CHECK(j, pieces_equal(rp, nrp, rv));
+	pieces_free(sp, nsp);
+	pieces_free(rp, nrp);
+	ccp_plan_free(p);
+	free(s);
+	free(rv);
+}
+
+static void test_pieces_exchange(void **state)
+{
+	(void)state;
+	const char *algs[] = {"ac",    "lp",    "link_aware", "color",
+	                      "sized", "rs_nl", "rs_n"};
+	for (size_t a = 0; a < sizeof algs / sizeof *algs; a++) {
+		struct image im;
+		ir_comm c = tu_comm(IR_IRREGULAR, 0, 0);
+		c.matrix = random_matrix(16, 5);
+		c.seed = 3;
+		image_make(algs[a],
+		           tu_machine(IR_MESH, IR_PORTS_ALL, 4, 4, 0, 0), c,
+		           &im);
+		struct pieces_job j[16];
+		for (int32_t r = 0; r < 16; r++)
+			j[r] = (struct pieces_job){im.img, im.len, c.matrix,
+			                           ""};
+		size_t unreceived;
+		assert_int_equal(lb_run(16, 10000, pieces_rank, j, &unreceived),
+		                 0);
+		for (int32_t r = 0; r < 16; r++)
+			if (j[r].fail[0])
+				fail_msg("%s, rank %d: %s", algs[a], (int)r,
+				         j[r].fail);
+		assert_int_equal(unreceived, 0);
+		image_free(&im);
+		ir_comm_fini(&c);
+	}
+}
+
+/* Every refusal of ccp_plan_bind_pieces, on one rank of an alltoall
+ * (send and receive 4 blocks of 16 bytes): the code, the message, and
+ * nothing bound afterwards. */
+static void test_pieces_refusals(void **state)
+{
+	(void)state;
+	struct image im;
+	image_make("pex", tu_machine(IR_SWITCH, IR_PORTS_ALL, 4, 0, 0, 0),
+	           tu_comm(IR_ALLTOALL, 0, 16), &im);
+	ccp_context *ctx;
+	ccp_plan *plan;
+	assert_int_equal(ccp_init(&ctx, NULL, NULL), 0);
+	assert_int_equal(ccp_plan_load_memory(ctx, im.img, im.len, 1, &plan),
+	                 0);
+	static unsigned char b[512];
+	ccp_piece s4[4], r4[4];
+	for (int k = 0; k < 4; k++) {
+		s4[k] = (ccp_piece){b + 16 * k, 16};
+		r4[k] = (ccp_piece){b + 256 + 16 * k, 16};
+	}
+	assert_int_equal(ccp_plan_bind_pieces(plan, s4, 4, r4, 4), 0);
+	/* lengths that do not add up */
+	assert_int_equal(ccp_plan_bind_pieces(plan, s4, 3, r4, 4), CCP_EBUFFER);
+	assert_string_equal(ccp_errmsg(ctx),
+	                    "rank 1: the 3 send pieces add up to 48 bytes, "
+	                    "the plan's send buffer is 64");
+	/* a NULL piece with bytes, a NULL list */
+	ccp_piece bad[4];
+	memcpy(bad, r4, sizeof bad);
+	bad[2].ptr = NULL;
+	assert_int_equal(ccp_plan_bind_pieces(plan, s4, 4, bad, 4),
+	                 CCP_EBUFFER);
+	assert_string_equal(ccp_errmsg(ctx),
+	                    "rank 1: recv piece 2 is NULL with 16 bytes");
+	assert_int_equal(ccp_plan_bind_pieces(plan, NULL, 4, r4, 4),
+	                 CCP_EINVAL);
+	/* overlaps: receive with receive, receive with send */
+	memcpy(bad, r4, sizeof bad);
+	bad[3].ptr = b + 256 + 8;
+	assert_int_equal(ccp_plan_bind_pieces(plan, s4, 4, bad, 4), CCP_EINVAL);
+	assert_string_equal(ccp_errmsg(ctx),
+	                    "rank 1: recv piece 0 and recv piece 3 overlap; "
+	                    "a receive piece must share no byte with another "
+	                    "piece");
+	memcpy(bad, r4, sizeof bad);
+	bad[1].ptr = b + 40;
+	assert_int_equal(ccp_plan_bind_pieces(plan, s4, 4, bad, 4), CCP_EINVAL);
+	assert_string_equal(ccp_errmsg(ctx),
+	                    "rank 1: send piece 2 and recv piece 1 overlap; "
+	                    "a receive piece must share no byte with another "
+	                    "piece");
+	/* send pieces may share bytes: the plan only reads them */
+	ccp_piece same[4] = {{b, 16}, {b, 16}, {b, 16}, {b, 16}};
+	assert_int_equal(ccp_plan_bind_pieces(plan, same, 4, r4, 4), 0);
+	/* a piece boundary inside bytes the plan moves in one go: the
+	 * runs are 16-byte blocks (or longer) */
+	ccp_piece cut[2] = {{b, 8}, {b + 100, 56}};
+	assert_int_equal(ccp_plan_bind_pieces(plan, cut, 2, r4, 4),
+	                 CCP_EBUFFER);
+	assert_non_null(strstr(ccp_errmsg(ctx), "a send piece ends at byte 8; "
+	                                        "split the pieces where the "
+	                                        "plan's messages do"));
+	/* the refusal is remembered: nothing is bound */
+	struct lb_world *w = lb_world_new(4, 0);
+	ccp_transport *t;
+	assert_int_equal(lb_transport_new(w, ctx, 1, &t), 0);
+	assert_int_equal(ccp_plan_start(plan, t, CCP_EXEC_NO_CHECK),
+	                 CCP_EBUFFER);
+	assert_null(t->busy);
+	ccp_transport_free(t);
+	lb_world_free(w);
+	ccp_plan_free(plan);
+	ccp_fini(ctx);
+	image_free(&im);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -810,6 +1227,10 @@ int main(void)
 	        cmocka_unit_test(test_aliased_buffers),
 	        cmocka_unit_test(test_overlap_rules),
 	        cmocka_unit_test(test_transport_limit),
+	        cmocka_unit_test(test_nonblocking_misuse),
+	        cmocka_unit_test(test_nonblocking_fault),
+	        cmocka_unit_test(test_pieces_exchange),
+	        cmocka_unit_test(test_pieces_refusals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

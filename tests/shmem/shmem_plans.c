@@ -506,7 +506,14 @@ static void run_plan(ccp_context *ctx, ccp_transport *t, const char *tname,
 				fl |= CCP_EXEC_NO_CHECK;
 			clear_recv(&j);
 			t0 = now_us();
-			rc = ccp_plan_execute(j.plan, t, fl);
+			if (r % 2 == 0) {
+				rc = ccp_plan_execute(j.plan, t, fl);
+			} else { /* start, test until done */
+				int done = 0;
+				rc = ccp_plan_start(j.plan, t, fl);
+				while (!rc && !done)
+					rc = ccp_plan_test(j.plan, &done);
+			}
 			total += now_us() - t0;
 			CHECK(rc == 0, "%s: execute: %s (%s)", what,
 			      ccp_strerror(rc), ccp_errmsg(ctx));

@@ -319,9 +319,11 @@ static int lb_isend(ccp_transport *t, int32_t peer, uint32_t phase,
 	return i;
 }
 
-/* Take the message receive r waits for, blocking until it comes; NULL
- * when the world breaks. */
-static struct lb_msg *take(struct lb *l, const struct lb_req *r)
+/* Take the message receive r waits for, blocking until it comes (or,
+ * !blocking, only if it has come); NULL when the world breaks (*broke)
+ * or, !blocking, when it has not come. */
+static struct lb_msg *take(struct lb *l, const struct lb_req *r, bool blocking,
+                           bool *broke)
 {
 	struct lb_world *w = l->w;
 	int32_t me = l->base.rank;
@@ -337,6 +339,8 @@ static struct lb_msg *take(struct lb *l, const struct lb_req *r)
 			w->queued--;
 			break;
 		}
+		if (!blocking)
+			break;
 		w->rk[me] = (struct lb_rank){LB_RECEIVING, r->peer, r->phase,
 		                             r->kind};
 		w->blocked++;
@@ -346,13 +350,15 @@ static struct lb_msg *take(struct lb *l, const struct lb_req *r)
 		w->rk[me].state = LB_RUNNING;
 		w->blocked--;
 	}
+	*broke = !m && w->broken;
 	pthread_mutex_unlock(&w->mu);
 	return m;
 }
 
-static int lb_wait(ccp_transport *t, int first, int count)
+/* Complete requests [first, first + count): 1 when done, 0 when a
+ * message has not come and !block, or a negative code. */
+static int settle(struct lb *l, int first, int count, bool block)
 {
-	struct lb *l = (struct lb *)t;
 	if (first < 0 || count < 0 || first > l->nreq ||
 	    count > l->nreq - first)
 		return fault(l, CCP_EINVAL, "wait for requests never posted");
@@ -360,9 +366,12 @@ static int lb_wait(ccp_transport *t, int first, int count)
 		struct lb_req *r = &l->req[i];
 		if (r->done)
 			continue;
-		struct lb_msg *m = take(l, r);
-		if (!m)
+		bool broke = false;
+		struct lb_msg *m = take(l, r, block, &broke);
+		if (broke)
 			return failed(l);
+		if (!m)
+			return 0;
 		if (m->len != r->len) {
 			char what[160];
 			snprintf(what, sizeof what,
@@ -378,7 +387,18 @@ static int lb_wait(ccp_transport *t, int first, int count)
 		free(m);
 		r->done = true;
 	}
-	return 0;
+	return 1;
+}
+
+static int lb_wait(ccp_transport *t, int first, int count)
+{
+	int rc = settle((struct lb *)t, first, count, true);
+	return rc < 0 ? rc : 0;
+}
+
+static int lb_test(ccp_transport *t, int first, int count)
+{
+	return settle((struct lb *)t, first, count, false);
 }
 
 static int lb_waitall(ccp_transport *t)
@@ -410,6 +430,7 @@ static const struct ccp_transport_ops lb_ops = {
         .irecv = lb_irecv,
         .isend = lb_isend,
         .wait = lb_wait,
+        .test = lb_test,
         .waitall = lb_waitall,
         .destroy = lb_destroy,
 };
@@ -476,7 +497,7 @@ int lb_transport_new(struct lb_world *w, ccp_context *ctx, int32_t rank,
 	struct lb *l = calloc(1, sizeof *l);
 	if (!l)
 		return CCP_ENOMEM;
-	l->base = (struct ccp_transport){&lb_ops, ctx, rank, w->n};
+	l->base = (struct ccp_transport){&lb_ops, ctx, rank, w->n, NULL};
 	l->w = w;
 	*t = &l->base;
 	return 0;
