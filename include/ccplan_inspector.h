@@ -70,8 +70,10 @@ typedef struct ccp_inspect_options {
 	                               transport; NULL: a switch of all
 	                               ranks */
 	int ports;   /* default machine: sends (and, separately, receives)
-	                per rank and phase; 0 means 1 (004's model);
-	                CCP_INSPECT_ALL_PORTS: no limit */
+	                per rank and phase.  0 or CCP_INSPECT_ALL_PORTS: no
+	                limit, every message of a rank may go in one phase
+	                (measured fastest, docs/inspector.md "Defaults");
+	                1: one (004's model); k: k */
 	int reorder; /* 1: choose an order of the ranks in which the pattern
 	                needs fewer phases on the machine, and return the
 	                plan for that order (docs/inspector.md,

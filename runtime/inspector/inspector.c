@@ -233,10 +233,12 @@ static int resolve_options(struct insp *I, const ccp_inspect_options *o)
 		ir_machine *m = &I->m;
 		ccp__machine_blank(m, IR_SWITCH);
 		m->dims[0] = I->n;
-		if (o->ports == CCP_INSPECT_ALL_PORTS)
+		/* 0: every port, the measured fastest (docs/inspector.md,
+		 * "Defaults") */
+		if (o->ports == CCP_INSPECT_ALL_PORTS || o->ports == 0)
 			m->ports = IR_PORTS_ALL;
-		else if (o->ports >= 0)
-			m->ports = o->ports ? o->ports : 1;
+		else if (o->ports > 0)
+			m->ports = o->ports;
 		else
 			return ccp__error(I->ctx, CCP_EINVAL,
 			                  "inspector: ports must be >= 0 or "

@@ -200,10 +200,14 @@ static int bench_cache(ccp_context *ctx, struct fake *f, const ir_matrix *x,
 		for (int rep = 0; rep < REPS && rc == 0; rep++) {
 			if (mode == 1)
 				remove_cache(path);
+			/* one port, as docs/inspector.md's table: a
+			 * schedule of Delta phases to make (every port
+			 * gives one phase, and little to time) */
 			ccp_inspect_options o = {
 			        .algorithm = algorithm,
 			        .seed = mode == 2 ? 100 + rep : 1,
-			        .cache_path = mode ? path : NULL};
+			        .cache_path = mode ? path : NULL,
+			        .ports = 1};
 			ccp_plan *plan = NULL;
 			ccp_inspect_result_fini(&res);
 			rc = ccp_inspect(ctx, &f->base, dst, len, cnt, &o,

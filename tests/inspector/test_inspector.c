@@ -271,13 +271,28 @@ static void test_patterns(void)
 				      kinds[i].name, res.nphases,
 				      (long long)res.messages);
 			if (kinds[i].k == DENSE)
-				/* a switch, one port: exactly n-1 phases */
-				check(res.nphases == (uint32_t)size - 1,
-				      "dense: %u phases", res.nphases);
+				/* the default switch, every port: one phase */
+				check(res.nphases == 1, "dense: %u phases",
+				      res.nphases);
 			run_and_check(kinds[i].name, &p, plan, &res, 4);
 		}
 		ccp_inspect_result_fini(&res);
 		ccp_plan_free(plan);
+		if (kinds[i].k == DENSE) {
+			/* one port (004's model): exactly n-1 phases */
+			o.ports = 1;
+			e = inspect(&p, &o, &plan, &res);
+			if (check(e == 0, "dense, one port: inspect: %s",
+			          ccp_strerror(e))) {
+				check(res.nphases == (uint32_t)size - 1,
+				      "dense, one port: %u phases",
+				      res.nphases);
+				run_and_check("dense, one port", &p, plan,
+				              &res, 4);
+			}
+			ccp_inspect_result_fini(&res);
+			ccp_plan_free(plan);
+		}
 		pattern_free(&p);
 	}
 }
