@@ -10,7 +10,8 @@
 #    API;
 #  - build an inspector program (a machine from YAML and from the grid
 #    constructor, then ccp_inspect) with pkg-config and with CMake and run
-#    it on 4 ranks over sockets;
+#    it on 4 ranks over sockets: by ccplan run, started as srun would
+#    start it (Slurm's variables), and by mpirun;
 #  - what docs/install.md promises: the docs, the examples and
 #    ccplan-bench installed, no absolute library path in an exported
 #    target, the installed examples/inspector-mpi-app (the inspector over
@@ -232,6 +233,28 @@ cmake --build "$tmp/insp-build" >"$tmp/insp-build.log" 2>&1 || { cat "$tmp/insp-
 out=$("$ccplan" run -n 4 --timeout 20 "$tmp/insp-build/insp" 2>&1) || { echo "$out"; fail "inspector (CMake) run"; }
 [ "$(grep -c '^inspector ok' <<<"$out")" = 4 ] || { echo "$out"; fail "inspector (CMake): not every rank ok"; }
 echo "inspector: pkg-config and CMake ok"
+# the same sockets program without ccplan run (docs/sockets.md, "Without
+# ccplan run"): 4 processes with Slurm's variables, as srun starts them,
+# and Open MPI's own mpirun; rank 0 serves the job and leaves the
+# rendezvous file in a directory of the test's
+export CCPLAN_RENDEZVOUS="$tmp/rdv"
+for r in 0 1 2 3; do
+	SLURM_PROCID=$r SLURM_NTASKS=4 SLURM_JOB_ID=pkg SLURM_STEP_ID=0 \
+		SLURM_STEP_NUM_NODES=1 CCPLAN_TIMEOUT_MS=20000 \
+		timeout 60 "$tmp/insp" >"$tmp/srun-$r.out" 2>&1 &
+done
+wait
+[ "$(cat "$tmp"/srun-*.out | grep -c '^inspector ok')" = 4 ] ||
+	{ cat "$tmp"/srun-*.out; fail "inspector, started as srun would: not every rank ok"; }
+if command -v mpirun >/dev/null; then
+	out=$(timeout 60 mpirun --allow-run-as-root --oversubscribe -n 4 \
+		-x CCPLAN_RENDEZVOUS "$tmp/insp" 2>&1) ||
+		{ echo "$out"; fail "inspector under mpirun"; }
+	[ "$(grep -c '^inspector ok' <<<"$out")" = 4 ] ||
+		{ echo "$out"; fail "inspector under mpirun: not every rank ok"; }
+fi
+unset CCPLAN_RENDEZVOUS
+echo "inspector over sockets started by ccplan run, as srun would, by mpirun: ok"
 
 # --- what docs/install.md promises ---------------------------------------
 prefix="$tmp/prefix"
