@@ -267,7 +267,9 @@ done
 for f in examples/README.md examples/cmake-app/CMakeLists.txt \
 	examples/halo/halo.c examples/mesh16-auto.yaml \
 	examples/inspector-mpi-app/CMakeLists.txt \
-	examples/inspector-mpi-app/app.c examples/inspector-mpi-app/README.md; do
+	examples/inspector-mpi-app/app.c examples/inspector-mpi-app/README.md \
+	examples/halo3d/CMakeLists.txt examples/halo3d/halo3d.c \
+	examples/halo3d/README.md; do
 	cmp -s "$src/$f" "$doc/$f" || fail "$f not installed"
 done
 [ -f "$prefix/share/man/man1/ccplan.1" ] || fail "the man page not installed"
@@ -412,6 +414,52 @@ else
 			{ echo "$out"; fail "$prog: not every byte ok"; }
 	done
 	echo "inspector over MPI: CMake and pkg-config, 4 ranks ok"
+
+	# the installed 3D halo (examples/halo3d): the inspector, binding by
+	# pieces and start/test/wait, over MPI and over sockets, built with
+	# CMake (components inspector sockets mpi) and with pkg-config; 8
+	# ranks (a 2x2x2 grid), every value checked, under mpirun, ccplan
+	# run, Slurm's variables and mpirun again for the sockets program
+	app="$doc/examples/halo3d"
+	LDFLAGS=$mpi_ldflags build_it halo3d "$app"
+	# shellcheck disable=SC2046,SC2086 # flags: lists of words
+	cc -std=c11 -Wall -Wextra -Wpedantic -Werror -DHALO_MPI ${CFLAGS:-} \
+	   "$app/halo3d.c" -o "$tmp/halo3d-mpi-pc" $mpi_ldflags \
+	   $(pkg-config --cflags --libs ccplan-mpi ccplan-inspector) ||
+		fail "halo3d: pkg-config ccplan-mpi ccplan-inspector build"
+	# shellcheck disable=SC2046,SC2086 # flags: lists of words
+	cc -std=c11 -Wall -Wextra -Wpedantic -Werror ${CFLAGS:-} \
+	   "$app/halo3d.c" -o "$tmp/halo3d-sock-pc" ${LDFLAGS:-} \
+	   $(pkg-config --cflags --libs ccplan-inspector ccplan) ||
+		fail "halo3d: pkg-config ccplan-inspector ccplan build"
+	halo_ok() { # OUTPUT WHAT: 8 ranks, each saying every value ok
+		[ "$(grep -c '^halo3d rank [0-7] of 8 (grid 2x2x2, 3 peers, [0-9]* phases): every value ok$' <<<"$1")" = 8 ] ||
+			{ echo "$1"; fail "halo3d $2: not every rank ok"; }
+	}
+	for prog in "$tmp/halo3d/halo3d_mpi" "$tmp/halo3d-mpi-pc"; do
+		out=$(timeout 60 "${mpirun[@]}" -n 8 "$prog" 8 2>&1) ||
+			{ echo "$out"; fail "$prog: mpirun -n 8"; }
+		halo_ok "$out" "over MPI ($prog)"
+	done
+	for prog in "$tmp/halo3d/halo3d_sockets" "$tmp/halo3d-sock-pc"; do
+		out=$("$ccplan" run -n 8 --timeout 30 "$prog" 8 2>&1) ||
+			{ echo "$out"; fail "$prog: ccplan run -n 8"; }
+		halo_ok "$out" "over sockets, ccplan run ($prog)"
+	done
+	export CCPLAN_RENDEZVOUS="$tmp/rdv"
+	for r in 0 1 2 3 4 5 6 7; do
+		SLURM_PROCID=$r SLURM_NTASKS=8 SLURM_JOB_ID=halo3d \
+			SLURM_STEP_ID=0 SLURM_STEP_NUM_NODES=1 \
+			timeout 60 "$tmp/halo3d-sock-pc" 8 >"$tmp/h3-$r.out" 2>&1 &
+	done
+	wait
+	halo_ok "$(cat "$tmp"/h3-*.out)" "over sockets, as srun starts it"
+	out=$(timeout 60 "${mpirun[@]}" -n 8 -x CCPLAN_RENDEZVOUS \
+		"$tmp/halo3d/halo3d_sockets" 8 2>&1) ||
+		{ echo "$out"; fail "halo3d_sockets: mpirun -n 8"; }
+	halo_ok "$out" "over sockets, under mpirun"
+	unset CCPLAN_RENDEZVOUS
+	echo "halo3d: CMake and pkg-config; MPI; sockets by ccplan run, as srun would, by mpirun: 8 ranks ok"
 fi
 
 # the OpenSHMEM transport: ccplan::backend_shmem finds the OpenSHMEM again
