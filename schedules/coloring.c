@@ -2270,6 +2270,18 @@ static void paths_keep(struct ff *f, uint32_t *kept, bool save)
 		memcpy(save ? kept : f->path, save ? f->path : kept, len);
 }
 
+/* The first fit just run (alt, f->nphases phases) becomes the best so
+ * far (ph, *nph, the paths in kept) when it has fewer phases. */
+static void keep_if_fewer(struct ff *f, const uint32_t *alt, uint32_t *ph,
+                          uint32_t *nph, uint32_t *kept)
+{
+	if (f->nphases >= *nph)
+		return;
+	*nph = f->nphases;
+	memcpy(ph, alt, (size_t)f->x->nnz * sizeof *ph);
+	paths_keep(f, kept, true);
+}
+
 /* The link-aware schedule of ff's messages into ph (phase per message);
  * *nph gets the phase count.  Candidates, best kept:
  *   0. on a dragonfly whose sender picks paths, the wave: phases
@@ -2327,11 +2339,7 @@ static int link_aware_schedule(const ir_machine *m, struct ff *f, uint64_t seed,
 		ff_reset(f);
 		if ((rc = ff_run(f, order, nnz, alt)) != 0)
 			goto out;
-		if (f->nphases < *nph) {
-			*nph = f->nphases;
-			memcpy(ph, alt, (size_t)nnz * sizeof *ph);
-			paths_keep(f, kept, true);
-		}
+		keep_if_fewer(f, alt, ph, nph, kept);
 	}
 
 	/* 2. the colouring, repaired; on a fat tree whose sender picks
@@ -2377,21 +2385,13 @@ static int link_aware_schedule(const ir_machine *m, struct ff *f, uint64_t seed,
 		free(ord2);
 		if (rc)
 			goto out;
-		if (f->nphases < *nph) {
-			*nph = f->nphases;
-			memcpy(ph, alt, (size_t)nnz * sizeof *ph);
-			paths_keep(f, kept, true);
-		}
+		keep_if_fewer(f, alt, ph, nph, kept);
 	}
 	if (clos && *nph > lb) { /* 1., after all */
 		ff_reset(f);
 		if ((rc = ff_run(f, order, nnz, alt)) != 0)
 			goto out;
-		if (f->nphases < *nph) {
-			*nph = f->nphases;
-			memcpy(ph, alt, (size_t)nnz * sizeof *ph);
-			paths_keep(f, kept, true);
-		}
+		keep_if_fewer(f, alt, ph, nph, kept);
 	}
 
 	/* 3. iterated greedy while it gains, from the best's paths */
