@@ -1966,7 +1966,9 @@ static int rdv_publish(struct sock_transport *s, const struct started *st,
 }
 
 /* Another rank: the address and key rank 0 published, once the file
- * exists and is whole.  1 with them, 0 when it is not there yet. */
+ * exists and is whole.  1 with them, 0 when it is not there yet, -1 when
+ * what is there is not a rendezvous file (read again until the timeout:
+ * rank 0 replaces it). */
 static int rdv_read(struct sock_transport *s, char *addr, size_t addrlen)
 {
 	char text[256 + CCP_SOCK_KEY_HEX];
@@ -1975,7 +1977,7 @@ static int rdv_read(struct sock_transport *s, char *addr, size_t addrlen)
 		return 0;
 	ssize_t n = read(fd, text, sizeof text - 1);
 	close(fd);
-	int got = 0;
+	int got = -1;
 	if (n > 0) {
 		text[n] = '\0';
 		char *a = strchr(text, '\n'), *k = a ? strchr(a + 1, '\n') : NULL;
@@ -2010,8 +2012,10 @@ static int rdv_wire_up(struct sock_transport *s, const struct started *st)
 		               ? rc
 		               : wire_up(s, addr);
 	int64_t deadline = now_ms() + s->timeout_ms;
+	int seen = 0; /* the last read: 1 a file, -1 not one, 0 none */
 	for (;;) {
-		if (rdv_read(s, addr, sizeof addr) && strcmp(addr, tried)) {
+		if ((seen = rdv_read(s, addr, sizeof addr)) == 1 &&
+		    strcmp(addr, tried)) {
 			if ((rc = wire_up(s, addr)) != CCP_EPEER ||
 			    s->joined)
 				return rc;
@@ -2026,6 +2030,14 @@ static int rdv_wire_up(struct sock_transport *s, const struct started *st)
 	}
 	if (tried[0])
 		return rc;
+	if (seen < 0)
+		return ccp__error(ctx, CCP_ETIMEDOUT,
+		                  "rank %lld of a job started by %s: %s is not "
+		                  "a rendezvous file (no '%s' first line, "
+		                  "address and key), and rank 0 did not replace "
+		                  "it within %lld ms",
+		                  st->rank, st->by, s->rdv, RDV_MAGIC,
+		                  (long long)s->timeout_ms);
 	return ccp__error(ctx, CCP_ETIMEDOUT,
 	                  "rank %lld of a job started by %s: no rendezvous "
 	                  "file %s within %lld ms (rank 0 writes it when it "

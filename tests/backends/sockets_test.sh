@@ -1068,6 +1068,12 @@ EOF
 		[ $((SECONDS - t0)) -le 10 ] &&
 		grep -q "rank 3 had not connected" "$tmp"/res-s3/out-* && ok ||
 		bad "a rank missing: in $((SECONDS - t0)) s; $(cat "$tmp"/res-s3/out-* | head -6)"
+	# a file that is not a rendezvous file, and no rank 0 to replace
+	# it: the others fail at the timeout, saying so, nothing else lost
+	head -c 300 /dev/urandom >"$tmp/rdv/s5.0"
+	attached 4 s5 slurm "1 2 3" CCPLAN_TIMEOUT_MS=1000
+	[ "$(grep -l 'is not a rendezvous file' "$tmp"/res-s5/out-* | wc -l)" = 3 ] && ok ||
+		bad "a garbage rendezvous file: $(cat "$tmp"/res-s5/out-* | head -3)"
 	# rank 0, whose thread serves the job, killed in the middle: the
 	# others fail at once
 	attached 4 s4 slurm "0 1 2 3" CCPLAN_SOCKETS_FAULT=die:0:3
