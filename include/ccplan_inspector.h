@@ -147,7 +147,8 @@ typedef struct ccp_inspect_result {
  * (every rank, identically), stores it (rank 0), and loads this rank's
  * slice into *plan, ready for ccp_plan_bind.  Every rank returns the same
  * code; on failure *plan is NULL.  res (may be NULL) gets the layout and
- * what was done. */
+ * what was done.  While an execution is in flight on t (ccp_plan_start),
+ * the call is CCP_EBUSY and changes nothing but *plan and res (zeroed). */
 CCP_EXTERN int ccp_inspect(ccp_context *ctx, ccp_transport *t,
                            const int32_t *dst, const uint64_t *bytes,
                            size_t count, const ccp_inspect_options *opt,

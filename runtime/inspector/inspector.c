@@ -850,6 +850,17 @@ int ccp_inspect(ccp_context *ctx, ccp_transport *t, const int32_t *dst,
 	res->ctx = ctx;
 	int st, rc;
 
+	/* refused on every rank that calls it: the inspector's exchanges
+	 * would mix with the execution's */
+	if (t->busy) {
+		if (plan)
+			*plan = NULL;
+		return ccp__error(ctx, CCP_EBUSY,
+		                  "inspector: the transport has an execution "
+		                  "in flight; finish it with ccp_plan_test or "
+		                  "ccp_plan_wait first");
+	}
+
 	/* 1. check the options and the row; agree that every rank may go on
 	 * and passed the same options */
 	st = resolve_options(&I, opt);

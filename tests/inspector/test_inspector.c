@@ -562,6 +562,35 @@ static void test_errors(void)
 	e = inspect(&p, &o, &plan, &res);
 	if (check(e == 0, "after the errors: %s", ccp_strerror(e)))
 		run_and_check("after the errors", &p, plan, &res, 2);
+
+	/* an inspection while an execution is in flight on the transport
+	 * is refused on every rank and changes nothing: the execution ends
+	 * well and the transport inspects again afterwards */
+	if (plan) {
+		uint8_t *sb = calloc(res.send_bytes + 1, 1),
+		        *rb = calloc(res.recv_bytes + 1, 1);
+		ccp_plan *other = (ccp_plan *)&p; /* must become NULL */
+		ccp_inspect_result r2;
+		check(ccp_plan_bind(plan, sb, res.send_bytes, rb,
+		                    res.recv_bytes, NULL, 0) == 0,
+		      "in flight: bind");
+		e = ccp_plan_start(plan, tr, CCP_EXEC_NO_BARRIER);
+		check(e == 0, "in flight: start: %s", ccp_strerror(e));
+		e = inspect(&p, &o, &other, &r2);
+		check(e == CCP_EBUSY && other == NULL &&
+		              strstr(ccp_errmsg(ctx), "in flight"),
+		      "inspect in flight: %s (%s)", ccp_strerror(e),
+		      ccp_errmsg(ctx));
+		e = ccp_plan_wait(plan);
+		check(e == 0, "in flight: wait: %s", ccp_strerror(e));
+		free(sb);
+		free(rb);
+	}
+	ccp_inspect_result_fini(&res);
+	ccp_plan_free(plan);
+	e = inspect(&p, &o, &plan, &res);
+	if (check(e == 0, "after the refusal: %s", ccp_strerror(e)))
+		run_and_check("after the refusal", &p, plan, &res, 1);
 	ccp_inspect_result_fini(&res);
 	ccp_plan_free(plan);
 	pattern_free(&p);
