@@ -149,8 +149,8 @@ static void test_direct_mesh(void **state)
 
 /* ---- Bruck's alltoall --------------------------------------------------- */
 
-/* ceil(lg N) phases for every N; in phase k every rank sends one message
- * to r + 2^k, carrying one block for each distance e in 1..N-1 with bit
+/* ceil(lg N) phases for every N, the bound on a one-port switch; in
+ * phase k every rank sends one message to r + 2^k, carrying one block for each distance e in 1..N-1 with bit
  * k set (so every block moves popcount(e) times); all of it contention
  * free on a switch. */
 static void test_bruck_alltoall(void **state)
@@ -163,6 +163,8 @@ static void test_bruck_alltoall(void **state)
 		ir_report r;
 		make(&sch_bruck, &m, &c, false, &p, &r);
 		assert_int_equal(r.phases, ceil_lg(n));
+		/* one port: the spreading bound of a plan that forwards */
+		assert_int_equal(r.lb_phases, ceil_lg(n));
 		assert_int_equal(p.flags, 0);
 		assert_false(n > 3 && r.direct); /* e = 3 takes two hops */
 		uint64_t moves = 0;
