@@ -42,7 +42,8 @@ enum plan_kind {
 	                       circulated along rows and columns */
 	PK_LINEAR,          /* the root sends to every rank directly */
 	PK_HPAM_MULTICAST,  /* scatter: each copy carries a whole band */
-	PK_REX,             /* alltoall: half of all blocks every step */
+	PK_REX,             /* alltoall: half of all blocks every step
+	                       (Bruck's too) */
 	PK_IPEX,            /* alltoall: blocks forwarded once */
 	PK_ONE_PHASE,       /* every transfer in one phase (AC) */
 	PK_LOG,             /* allgather, reduce_scatter, allreduce: lg N
@@ -236,7 +237,8 @@ static void plan_size(const ir_machine *m, const ir_comm *c,
 		break;
 	case IR_ALLTOALL:
 		z->t = z->b = n * (n - 1);
-		if (k == PK_REX) {
+		if (k == PK_REX || k == PK_LOG) { /* rex, bruck: lg N steps
+		                                     of about N/2 blocks */
 			z->t = n * lg;
 			z->b = n * n * lg / 2;
 		} else if (k == PK_IPEX) {

@@ -10,7 +10,8 @@
  *   recursive_doubling  allgather, allreduce: ranks r and r ^ 2^d
  *                       exchange everything they hold, lg n phases
  *   bruck               allgather, any rank count: ceil(lg n) phases,
- *                       rank r sends to r - 2^k what it holds
+ *                       rank r sends to r - 2^k what it holds (its
+ *                       alltoall is in alltoall.c)
  *   recursive_halving   reduce_scatter: pairs exchange half of what they
  *                       still combine, lg n phases
  *   rabenseifner        allreduce: recursive halving, then recursive
@@ -169,6 +170,8 @@ const struct sch_generator sch_recursive_doubling = {
 static int bruck_generate(const ir_machine *m, const ir_comm *c,
                           const struct sch_options *o, ir_plan *p)
 {
+	if (c->coll == IR_ALLTOALL)
+		return sch_bruck_alltoall(m, c, o, p);
 	int32_t n = m->nranks;
 	ir_plan_init(p, m, c, "bruck");
 	ir_block *tmp = malloc((size_t)n * sizeof *tmp);
@@ -191,10 +194,11 @@ static int bruck_generate(const ir_machine *m, const ir_comm *c,
 
 const struct sch_generator sch_bruck = {
         .name = "bruck",
-        .summary = "allgather: rank r sends what it holds to r - 2^k "
-                   "(ceil(lg n) phases for any rank count)",
+        .summary = "allgather, alltoall: rank r sends what it holds to "
+                   "r -/+ 2^k (ceil(lg n) phases for any rank count; an "
+                   "alltoall's messages carry about n/2 blocks)",
         .doc = "collectives.md",
-        .domain = {.colls = SCH_C(IR_ALLGATHER),
+        .domain = {.colls = SCH_C(IR_ALLGATHER) | SCH_C(IR_ALLTOALL),
                    .topos = SCH_TOPOS_ANY,
                    .takes = SCH_TAKES_ALL},
         .generate = bruck_generate,

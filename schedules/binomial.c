@@ -1,6 +1,6 @@
 /*
- * binomial.c - binomial-tree broadcast and reduce by recursive halving of
- * the machine's coordinate box.
+ * binomial.c - binomial-tree broadcast, reduce, scatter and gather by
+ * recursive halving of the machine's coordinate box.
  *
  * Each phase, every box that still has more than one rank is cut in two
  * across its longest dimension, and the rank holding the message sends it
@@ -21,6 +21,12 @@
  * its box either way; e-cube and direct routes are single links), so the
  * messages of a phase stay link-disjoint, and every rank still sends and
  * receives at most one message per phase.
+ *
+ * Scatter is the broadcast's tree carrying, on each edge, the root's
+ * blocks for every rank of the partner's half (lg N phases on a
+ * power-of-two machine, the data halving each phase: the binomial
+ * scatter of MPI libraries); gather is that tree run backwards, each
+ * partner returning its half's blocks.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +44,9 @@ struct walk {
 	const ir_block *blocks; /* broadcast: the segments every edge carries */
 	uint32_t nblocks;
 	bool reduce;   /* each edge carries the partner's partial */
+	enum ir_coll coll; /* scatter or gather: the half's blocks */
+	int32_t root;
+	ir_block *tmp;     /* scatter, gather: room for a half's blocks */
 	bool top_down; /* fat tree: halve the highest level first, so a
 	                  phase's transfers leave distinct subtrees */
 };
@@ -71,6 +80,30 @@ static void walk_init(struct walk *w, const ir_machine *m)
 	}
 }
 
+/* The blocks of every rank of box [lo, hi) into w->tmp: the root's
+ * block for it (scatter) or its own (gather); their number. */
+static uint32_t box_blocks(struct walk *w, const int *lo, const int *hi)
+{
+	int at[IR_MAX_CUBE_DIM] = {0};
+	uint32_t nb = 0;
+	for (int k = 0; k < w->nd; k++)
+		if (lo[k] >= hi[k])
+			return 0;
+	memcpy(at, lo, (size_t)w->nd * sizeof *at);
+	for (;;) {
+		int32_t r = ir_rank_of(w->m, at);
+		w->tmp[nb++] = w->coll == IR_GATHER ? (ir_block){r, 0}
+		                                    : (ir_block){w->root, r};
+		int k = 0;
+		while (k < w->nd && ++at[k] == hi[k]) {
+			at[k] = lo[k];
+			k++;
+		}
+		if (k == w->nd)
+			return nb;
+	}
+}
+
 /* Split box [lo, hi) held at h, in the given phase, across its longest
  * side (a fat tree: its highest level); recurse on halves. */
 static void halve(struct walk *w, int *lo, int *hi, int *h, uint32_t phase)
@@ -92,10 +125,20 @@ static void halve(struct walk *w, int *lo, int *hi, int *h, uint32_t phase)
 		partner[d] = h[d] - half;
 	int32_t from = ir_rank_of(w->m, h), to = ir_rank_of(w->m, partner);
 	ir_block partial = {to, 0}; /* what the partner returns in a reduce */
-	if (w->reduce)
+	if (w->reduce) {
 		sch_edges_add(&w->E, phase, from, to, &partial, 1,
 		              IR_XF_REDUCE);
-	else
+	} else if (w->tmp) { /* scatter, gather: the partner's half */
+		int plo[IR_MAX_CUBE_DIM], phi[IR_MAX_CUBE_DIM];
+		memcpy(plo, lo, sizeof plo);
+		memcpy(phi, hi, sizeof phi);
+		if (h[d] < mid)
+			plo[d] = mid;
+		else
+			phi[d] = mid;
+		sch_edges_add(&w->E, phase, from, to, w->tmp,
+		              box_blocks(w, plo, phi), 0);
+	} else
 		sch_edges_add(&w->E, phase, from, to, w->blocks, w->nblocks, 0);
 	/* the two halves, each with its holder */
 	int save_lo = lo[d], save_hi = hi[d];
@@ -118,7 +161,10 @@ static int binomial_generate(const ir_machine *m, const ir_comm *c,
 	int32_t nseg = c->segments > 0 ? c->segments : 1;
 	ir_block *blocks = malloc((size_t)nseg * sizeof *blocks);
 	ir_plan_init(p, m, c, "binomial");
-	if (!blocks) {
+	bool spread = c->coll == IR_SCATTER || c->coll == IR_GATHER;
+	if (spread)
+		w.tmp = malloc((size_t)m->nranks * sizeof *w.tmp);
+	if (!blocks || (spread && !w.tmp)) {
 		rc = CCP_ENOMEM;
 		goto out;
 	}
@@ -129,29 +175,36 @@ static int binomial_generate(const ir_machine *m, const ir_comm *c,
 	w.blocks = blocks;
 	w.nblocks = (uint32_t)nseg;
 	w.reduce = c->coll == IR_REDUCE;
-	/* within a phase, transfers in order of their senders */
-	w.E.order = SCH_ORDER_SRC;
+	w.coll = c->coll;
+	w.root = c->root;
+	/* within a phase, transfers in order of their senders (of their
+	 * receivers, once a gather runs backwards) */
+	w.E.order = c->coll == IR_GATHER ? SCH_ORDER_DST : SCH_ORDER_SRC;
 	int lo[IR_MAX_CUBE_DIM] = {0}, hi[IR_MAX_CUBE_DIM], h[IR_MAX_CUBE_DIM];
 	for (int k = 0; k < w.nd; k++)
 		hi[k] = w.ext[k];
 	ir_coords(m, c->root, h);
 	halve(&w, lo, hi, h, 0);
-	if (w.reduce) /* backwards: partner -> holder in the mirrored phase */
+	/* backwards: partner -> holder in the mirrored phase */
+	if (w.reduce || c->coll == IR_GATHER)
 		sch_edges_reverse(&w.E);
 	rc = sch_edges_emit(&w.E, p);
 out:
 	sch_edges_fini(&w.E);
+	free(w.tmp);
 	free(blocks);
 	return rc;
 }
 
 const struct sch_generator sch_binomial = {
         .name = "binomial",
-        .summary = "broadcast and reduce: binomial tree by recursive "
-                   "halving of the machine (lg N phases on power-of-two "
-                   "machines)",
+        .summary = "broadcast, reduce, scatter and gather: binomial tree "
+                   "by recursive halving of the machine (lg N phases on "
+                   "power-of-two machines; a scatter's data halves each "
+                   "phase)",
         .doc = "verifier.md",
-        .domain = {.colls = SCH_C(IR_BCAST) | SCH_C(IR_REDUCE),
+        .domain = {.colls = SCH_C(IR_BCAST) | SCH_C(IR_REDUCE) |
+                            SCH_C(IR_SCATTER) | SCH_C(IR_GATHER),
                    .topos = SCH_T(IR_MESH) | SCH_T(IR_TORUS) |
                             SCH_T(IR_HYPERCUBE) | SCH_T(IR_SWITCH) |
                             SCH_T(IR_FAT_TREE) | SCH_T(IR_GRAPH) |

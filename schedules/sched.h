@@ -134,6 +134,12 @@ bool sch_all_port(const ir_machine *m);
 int sch_fits_dfly_minimal(const struct sch_generator *g, const ir_machine *m,
                           const ir_comm *c, char *why, size_t len);
 
+/* Bruck's alltoall, the `bruck` generator's alltoall (alltoall.c):
+ * ceil(lg N) phases, rank r sending to r + 2^k the blocks whose distance
+ * has bit k set. */
+int sch_bruck_alltoall(const ir_machine *m, const ir_comm *c,
+                       const struct sch_options *o, ir_plan *p);
+
 /* Split every phase of p whose transfers share a directed link, exceed
  * a rank's ports or a node's network ports (node_ports) into consecutive
  * sub-phases that do not (first fit, in transfer order), then clear the

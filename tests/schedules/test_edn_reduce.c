@@ -487,12 +487,12 @@ static void test_binomial_reduce(void **state)
 	ir_slices_free(sl, ms[0].nranks);
 	ir_report_fini(&rep);
 	ir_plan_fini(&p);
-	/* still no scatter, and no HPAM */
-	ir_comm sc = coll(IR_SCATTER, 0);
+	/* no alltoall (a tree has one root), and no HPAM */
+	ir_comm sc = coll(IR_ALLTOALL, 0);
 	assert_int_equal(sch_applies(&sch_binomial, &ms[0], &sc, why, sizeof why),
 	                 CCP_ENOTAPPLY);
-	assert_string_equal(why, "binomial is a broadcast or reduce; this is a "
-	                         "scatter");
+	assert_string_equal(why, "binomial is a broadcast, scatter, gather or "
+	                         "reduce; this is an alltoall");
 	ir_machine h = tu_machine(IR_HPAM, 1, 1, 1, 4, 4);
 	assert_int_equal(sch_applies(&sch_binomial, &h, &r, why, sizeof why),
 	                 CCP_ENOTAPPLY);
