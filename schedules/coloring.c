@@ -28,10 +28,12 @@
  *
  * docs/coloring.md gives the reasoning and the measured numbers.
  */
+#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "irregular_int.h"
 #include "rng.h"
@@ -1269,6 +1271,26 @@ static uint32_t *ff_resources(struct ff *f, uint32_t k, uint32_t *nr)
 	return f->res;
 }
 
+/* Room for n route entries (rl), NULL when out of memory.  From 2 MiB
+ * up it is aligned to huge pages and asks the kernel for them: the first
+ * fit reads the lists in an order far from theirs, and a TLB miss on
+ * each message was a sixth of its time.  Only the pages written count
+ * against memory, so room for the longest routes costs nothing more. */
+static uint32_t *rl_alloc(uint64_t n)
+{
+	const size_t huge = (size_t)1 << 21;
+	size_t bytes = (size_t)n * sizeof(uint32_t);
+	if (bytes < huge)
+		return malloc(bytes);
+	bytes = (bytes + huge - 1) / huge * huge;
+	uint32_t *q = aligned_alloc(huge, bytes);
+#ifdef MADV_HUGEPAGE
+	if (q)
+		(void)madvise(q, bytes, MADV_HUGEPAGE); /* only advice */
+#endif
+	return q;
+}
+
 /* Number the links, count the load of each resource and the congestion
  * of each message, and keep the resource lists when they fit FF_STORE
  * entries (then every route is computed once). */
@@ -1314,10 +1336,16 @@ static int ff_init(struct ff *f, const ir_machine *m, const ir_matrix *x,
 	if (f->choose && !(f->res2 = malloc(((size_t)maxh + 3) *
 	                                     sizeof *f->res2)))
 		goto out;
-	/* one routing pass: map links, count loads, keep the lists */
+	/* one routing pass: map links, count loads, keep the lists (no
+	 * memory is an error: the lists decide which searches run, in
+	 * tabu_reduce, and a plan must depend on its input alone) */
 	uint32_t capl = next + 1024;
-	uint64_t at = 0, caprl = 0;
+	uint64_t at = 0;
+	uint64_t caprl = (uint64_t)nnz * ((uint64_t)maxh + 2) + 1;
 	bool keep = !f->choose;
+	caprl = caprl < FF_STORE ? caprl : FF_STORE;
+	if (keep && !(f->rl = rl_alloc(caprl)))
+		goto out;
 	f->work = 0;
 	f->load = calloc(capl, sizeof *f->load);
 	if (!f->load)
@@ -1330,25 +1358,9 @@ static int ff_init(struct ff *f, const ir_machine *m, const ir_matrix *x,
 			goto out;
 		}
 		if (keep && at + (uint64_t)h + 2 > caprl) {
-			uint64_t c2 =
-			        caprl ? 2 * caprl : (uint64_t)nnz * 8 + 64;
-			uint32_t *q = NULL;
-			if (c2 > FF_STORE)
-				c2 = FF_STORE;
-			/* no memory is an error: the lists decide which
-			 * searches run (tabu_reduce), and a plan must
-			 * depend on its input alone */
-			if (at + (uint64_t)h + 2 <= c2 &&
-			    !(q = realloc(f->rl, (size_t)c2 * sizeof *q)))
-				goto out;
-			if (!q) { /* too big: route again later */
-				free(f->rl);
-				f->rl = NULL;
-				keep = false;
-			} else {
-				f->rl = q;
-				caprl = c2;
-			}
+			free(f->rl); /* too big: route again later */
+			f->rl = NULL;
+			keep = false;
 		}
 		f->roff[k] = at;
 		f->work += (uint64_t)h + 2;
