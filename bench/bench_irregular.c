@@ -400,7 +400,7 @@ static void table3(int reps, int side_max)
 			       tc, r.rss_peak, r.phases, r.lb,
 			       r.lb ? (double)r.phases / r.lb : 0.0, e1, e2,
 			       r.verified ? "" : "  NOT VERIFIED");
-			if (r.t_min > STOP_S) {
+			if (r.t_min > STOP_S && side * 2 <= side_max) {
 				printf("%3d stopped: one run took over %d s\n",
 				       (int)degs[i], STOP_S);
 				break;
