@@ -16,10 +16,17 @@
  *   with the iPSC/860's tau = 150 us, phi = 0.36 us/byte, on patterns
  *   with log-uniform (16 B .. 64 KiB) or bimodal (64 B, one in ten
  *   64 KiB) sizes; medians over 5 seeds.
- * Usage: bench_irregular [REPS]
+ * Table 3 (--scale only): link_aware on meshes of 32x32 to SIDE x SIDE
+ *   ranks (SIDE 256 unless given) at degrees 16 and 64: time, phases
+ *   against the bound, and the growth exponents of the time and of the
+ *   route links between sizes and overall, next to the goal n^1.2; then
+ *   64x64, d = 64 against the goal 0.25 s and against color.
+ * Usage: bench_irregular [REPS] | bench_irregular --scale [REPS [SIDE]]
  */
+#define _DEFAULT_SOURCE /* getloadavg */
 #include <math.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +43,7 @@
 
 #define SLOW_S 4.0 /* a first run slower than this is not repeated */
 #define CAP_S  25  /* a child still running after this is killed */
+#define SCALE_CAP_S 900 /* the same for table 3's cells */
 
 static void die(const char *what, int rc)
 {
@@ -135,12 +143,23 @@ struct cell {
 	int ok;   /* 1: measured; 0: failed (message says why) */
 	int runs; /* scheduling runs timed */
 	double t_med, t_min, t_max; /* seconds */
+	double c_med, c_min, c_max; /* CPU seconds of the same runs */
 	double rss_base;            /* MiB after the matrix was made */
 	double rss_peak;            /* MiB peak of the whole child */
 	uint32_t phases, lb, lb_degree, lb_link;
+	uint64_t hops; /* links over all the messages' routes */
 	int verified; /* ir_verify accepted the plan */
 	char message[256];
 };
+
+/* CPU seconds of this process: on a machine shared with other jobs it
+ * grows with the work, where the wall clock also counts the waiting. */
+static double cpu_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 /* In a child: build the pattern, schedule it reps times, verify the last
  * plan, and write a struct cell to fd. */
@@ -149,7 +168,7 @@ static void run_cell(int fd, const ir_machine *m, int32_t d, uint64_t seed,
 {
 	struct cell c;
 	struct rusage ru;
-	double t[64];
+	double t[64], cpu[64];
 	ir_plan p;
 	ir_report r;
 	int rc;
@@ -160,10 +179,11 @@ static void run_cell(int fd, const ir_machine *m, int32_t d, uint64_t seed,
 	getrusage(RUSAGE_SELF, &ru);
 	c.rss_base = (double)ru.ru_maxrss / 1024.0;
 	for (int k = 0; k < reps; k++) {
-		double t0 = bench_now();
+		double t0 = bench_now(), c0 = cpu_now();
 		if ((rc = sch_irregular(m, x, alg, seed, &p)) != 0)
 			die(sch_irregular_name(alg), rc);
 		t[k] = bench_now() - t0;
+		cpu[k] = cpu_now() - c0;
 		c.runs = k + 1;
 		if (k + 1 == reps || (k == 0 && t[0] > SLOW_S))
 			break; /* keep the last plan for the verifier */
@@ -180,21 +200,31 @@ static void run_cell(int fd, const ir_machine *m, int32_t d, uint64_t seed,
 	c.lb_degree = r.lb_degree;
 	c.lb_link = r.lb_link;
 	ir_report_fini(&r);
+	uint64_t *route = malloc(((size_t)ir_route_max(m) + 1) * sizeof *route);
+	if (!route)
+		die("route", CCP_ENOMEM);
+	for (int32_t s = 0; s < x->n; s++)
+		for (int64_t k = x->row[s]; k < x->row[s + 1]; k++) {
+			int h = ir_route(m, s, x->dst[k], route);
+			c.hops += h > 0 ? (uint64_t)h : 0;
+		}
+	free(route);
 	ir_plan_fini(&p);
 	ir_matrix_free(x);
-	qsort(t, (size_t)c.runs, sizeof t[0], bench_cmp_double);
+	c.t_med = bench_median(t, c.runs); /* sorts t */
 	c.t_min = t[0];
 	c.t_max = t[c.runs - 1];
-	c.t_med = c.runs % 2 ? t[c.runs / 2]
-	                     : 0.5 * (t[c.runs / 2 - 1] + t[c.runs / 2]);
+	c.c_med = bench_median(cpu, c.runs);
+	c.c_min = cpu[0];
+	c.c_max = cpu[c.runs - 1];
 	c.ok = 1;
 	if (write(fd, &c, sizeof c) != (ssize_t)sizeof c)
 		exit(3);
 }
 
-/* Measure one cell in a forked child, killed after CAP_S seconds. */
+/* Measure one cell in a forked child, killed after cap seconds. */
 static struct cell measure(const ir_machine *m, int32_t d, uint64_t seed,
-                           enum sch_irr_alg alg, int reps)
+                           enum sch_irr_alg alg, int reps, int cap)
 {
 	struct cell c;
 	int fd[2], status;
@@ -207,7 +237,7 @@ static struct cell measure(const ir_machine *m, int32_t d, uint64_t seed,
 		die("fork", CCP_EIO);
 	if (pid == 0) {
 		close(fd[0]);
-		alarm(CAP_S);
+		alarm((unsigned)cap);
 		run_cell(fd[1], m, d, seed, alg, reps);
 		_exit(0);
 	}
@@ -222,7 +252,7 @@ static struct cell measure(const ir_machine *m, int32_t d, uint64_t seed,
 		                 ? "skipped: still running after %d s"
 		                 : "child failed (%d)",
 		         WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM
-		                 ? CAP_S
+		                 ? cap
 		                 : status);
 	}
 	return c;
@@ -265,7 +295,8 @@ static void table1(int reps)
 		const char *name = cases[i].name;
 		for (size_t a = 0; a < sizeof algs / sizeof algs[0]; a++) {
 			struct cell c =
-			        measure(&m, cases[i].d, 1, algs[a], reps);
+			        measure(&m, cases[i].d, 1, algs[a], reps,
+			                CAP_S);
 			if (!c.ok) {
 				printf("%-18s %-10s %s\n", name,
 				       sch_irregular_name(algs[a]), c.message);
@@ -289,6 +320,120 @@ static void table1(int reps)
 	       "contention (color allows it, so its bound is the degree "
 	       "term).\n\n",
 	       SLOW_S);
+}
+
+/* ---- table 3 ---------------------------------------------------------- */
+
+/* The growth exponent of y from (n0, y0) to (n1, y1): y ~ n^e. */
+static double growth(double n0, double y0, double n1, double y1)
+{
+	return log(y1 / y0) / log(n1 / n0);
+}
+
+/* link_aware from 1,024 to side_max^2 ranks at degrees 16 and 64, with
+ * the growth of its CPU time and of the route links between successive
+ * sizes and overall (from 1,024 and from 4,096 ranks, where the
+ * improvement rounds no longer run), next to the goal n^1.2; then
+ * 64x64, d = 64 against the goal 0.25 s and against color in the same
+ * run.  A degree stops at the first size whose run takes over STOP_S
+ * seconds. */
+static void table3(int reps, int side_max)
+{
+	enum { STOP_S = 60, SIDES = 8 };
+	const double goal_exp = 1.2, goal_s = 0.25;
+	const int32_t degs[] = {16, 64};
+
+	printf("Table 3: link_aware's growth on X-Y routed one-port meshes, "
+	       "random d-regular\npatterns, 1 KiB messages, seed 1; wall "
+	       "and CPU seconds: median of %d runs (min-max),\n* one run "
+	       "only, the first took over %.0f s; route links: the links "
+	       "of every message's\nroute, summed; exp: the growth exponent "
+	       "from the size above (y ~ n^exp) of the CPU\ntime and of the "
+	       "route links, goal %.1f for the time\n\n",
+	       reps, SLOW_S, goal_exp);
+	double load[3];
+	if (getloadavg(load, 3) == 3)
+		printf("load average at the start: %.2f %.2f %.2f\n\n", load[0],
+		       load[1], load[2]);
+	printf("%3s %-8s %6s %8s %11s %22s %22s %8s %6s %6s %6s %5s %5s\n",
+	       "d", "mesh", "ranks", "messages", "route links",
+	       "wall s (min-max)", "CPU s (min-max)", "peak MiB", "phases",
+	       "bound", "ratio", "exp", "links");
+	for (size_t i = 0; i < sizeof degs / sizeof degs[0]; i++) {
+		double n[SIDES], c[SIDES], h[SIDES];
+		int got = 0;
+		for (int side = 32; side <= side_max && got < SIDES;
+		     side *= 2) {
+			const ir_machine m = mesh(side, side);
+			struct cell r = measure(&m, degs[i], 1,
+			                        SCH_IRR_LINK_AWARE, reps,
+			                        SCALE_CAP_S);
+			char name[16], tw[48], tc[48], e1[16] = "-",
+			                                   e2[16] = "-";
+			snprintf(name, sizeof name, "%dx%d", side, side);
+			if (!r.ok) {
+				printf("%3d %-8s %6d %s\n", (int)degs[i], name,
+				       m.nranks, r.message);
+				break;
+			}
+			n[got] = m.nranks;
+			c[got] = r.c_med;
+			h[got] = (double)r.hops;
+			if (got > 0) {
+				snprintf(e1, sizeof e1, "%.2f",
+				         growth(n[got - 1], c[got - 1], n[got],
+				                c[got]));
+				snprintf(e2, sizeof e2, "%.2f",
+				         growth(n[got - 1], h[got - 1], n[got],
+				                h[got]));
+			}
+			got++;
+			const char *one = r.runs < reps ? "*" : "";
+			snprintf(tw, sizeof tw, "%.3f (%.3f-%.3f)%s", r.t_med,
+			         r.t_min, r.t_max, one);
+			snprintf(tc, sizeof tc, "%.3f (%.3f-%.3f)%s", r.c_med,
+			         r.c_min, r.c_max, one);
+			printf("%3d %-8s %6d %8.0f %11.0f %22s %22s %8.1f %6u "
+			       "%6u %6.3f %5s %5s%s\n",
+			       (int)degs[i], name, m.nranks,
+			       (double)degs[i] * m.nranks, (double)r.hops, tw,
+			       tc, r.rss_peak, r.phases, r.lb,
+			       r.lb ? (double)r.phases / r.lb : 0.0, e1, e2,
+			       r.verified ? "" : "  NOT VERIFIED");
+			if (r.t_min > STOP_S && side * 2 <= side_max) {
+				printf("%3d stopped: one run took over %d s\n",
+				       (int)degs[i], STOP_S);
+				break;
+			}
+		}
+		for (int from = 0; from < 2 && from + 1 < got; from++) {
+			double e = growth(n[from], c[from], n[got - 1],
+			                  c[got - 1]);
+			printf("%3d overall %.0f to %.0f ranks: CPU time n^%.2f "
+			       "(goal n^%.1f: %s), route links n^%.2f\n",
+			       (int)degs[i], n[from], n[got - 1], e, goal_exp,
+			       e <= goal_exp ? "met" : "not met",
+			       growth(n[from], h[from], n[got - 1], h[got - 1]));
+		}
+	}
+	if (getloadavg(load, 3) == 3)
+		printf("\nload average now: %.2f %.2f %.2f\n", load[0], load[1],
+		       load[2]);
+	const ir_machine m = mesh(64, 64);
+	struct cell la = measure(&m, 64, 1, SCH_IRR_LINK_AWARE, reps, CAP_S);
+	struct cell co = measure(&m, 64, 1, SCH_IRR_COLOR, reps, CAP_S);
+	if (la.ok && co.ok)
+		printf("\n64x64, d = 64: link_aware %.3f s wall (%.3f-%.3f), "
+		       "%.3f s CPU (%.3f-%.3f), goal %.2f s: %s (CPU);\n%u "
+		       "phases, "
+		       "%.3f x the bound (goal 1.10); color in the same run "
+		       "%.3f s wall, %.3f s CPU:\nlink_aware / color = %.2f "
+		       "(wall), %.2f (CPU)\n\n",
+		       la.t_med, la.t_min, la.t_max, la.c_med, la.c_min,
+		       la.c_max, goal_s,
+		       la.c_med <= goal_s ? "met" : "not met", la.phases,
+		       la.lb ? (double)la.phases / la.lb : 0.0, co.t_med,
+		       co.c_med, la.t_med / co.t_med, la.c_med / co.c_med);
 }
 
 /* ---- table 2 ---------------------------------------------------------- */
@@ -405,9 +550,16 @@ static void table2(void)
 
 int main(int argc, char **argv)
 {
-	int reps = argc > 1 ? atoi(argv[1]) : 5;
+	bool scale = argc > 1 && strcmp(argv[1], "--scale") == 0;
+	int a = scale ? 2 : 1;
+	int reps = argc > a ? atoi(argv[a]) : 5;
+	int side_max = scale && argc > a + 1 ? atoi(argv[a + 1]) : 256;
 	if (reps < 1 || reps > 64)
 		reps = 5;
+	if (scale) {
+		table3(reps, side_max);
+		return 0;
+	}
 	table1(reps);
 	table2();
 	return 0;
