@@ -1559,6 +1559,7 @@ struct refine {
 	uint32_t *links32; /* [rmax]: a route, without the cache */
 	int32_t *slen;
 	bool unit; /* every link's capacity is one message a phase */
+	uint32_t *cap; /* [nlinks]: ir_link_capacity, when not unit */
 };
 
 /* Message i's route at the groups' current nodes into out; its length
@@ -1642,11 +1643,11 @@ static void cache_put(struct refine *f, int64_t i, const uint32_t *r, int h)
 	f->rlen[i] = h;
 }
 
-/* A link's phases under load (ir_link_phases, inline where every link
- * carries one message a phase), at most hmax. */
+/* A link's phases under load (ir_link_phases, inline, its capacity
+ * looked up once per link in cap), at most hmax. */
 static uint32_t phases_of(const struct refine *f, uint64_t l, uint64_t load)
 {
-	uint64_t p = f->unit ? load : ir_link_phases(f->pm, l, load);
+	uint64_t p = f->unit ? load : (load + f->cap[l] - 1) / f->cap[l];
 	return p > f->hmax ? (uint32_t)f->hmax : (uint32_t)p;
 }
 
@@ -1965,6 +1966,12 @@ static int refine_place(const ir_machine *pm, const struct wedge *e, int64_t ne,
 	}
 	f.unit = pm->topo != IR_FAT_TREE && pm->topo != IR_GRAPH &&
 	         pm->topo != IR_DRAGONFLY;
+	if (!f.unit) {
+		if (!(f.cap = malloc(nl * sizeof *f.cap)))
+			goto out;
+		for (uint64_t l = 0; l < nl; l++)
+			f.cap[l] = (uint32_t)ir_link_capacity(pm, l);
+	}
 	f.rmax = ir_route_max(pm);
 	f.pcap = 4 * ne + f.rmax;
 	if ((uint64_t)f.pcap <= PLACE_ROUTE_CACHE) {
@@ -2008,6 +2015,7 @@ out:
 	free(f.links);
 	free(f.links32);
 	free(f.mark);
+	free(f.cap);
 	cache_drop(&f);
 	free(f.roff);
 	free(f.rlen);
