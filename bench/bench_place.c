@@ -21,6 +21,10 @@
  * tleaf for the fat tree and for the dragonfly (groups, routers, hosts:
  * Scotch has no dragonfly target).  When scotch_gmap is not on PATH its
  * column says "not installed".
+ * Beside them, "any >=": the phases no placement at all can go below
+ * (tests/place_support.h, place_any_bound): the degree term, and a cut
+ * of the machine against the pattern's Laplacian (Fiedler's bound on
+ * the messages any k ranks exchange with the rest).
  * Usage: bench_place [REPS] [--only TEXT] [--large]
  *   --only TEXT  only the cases whose name contains TEXT
  *   --large      the METIS graphs in 4,096 parts too (64x64 mesh); there
@@ -403,6 +407,35 @@ static void print_row(const char *who, const struct row *w)
 	putchar('\n');
 }
 
+/* The phases no placement can go below: the terms of the bound that do
+ * not depend on it (the degree, with one rank per node; the identity's
+ * bound when its link term is not the largest) and place_any_bound's
+ * cut on the link term.  Past PLACE_ANY_MAX ranks its eigenvalue takes
+ * too long, and the row gives the degree only. */
+#define PLACE_ANY_MAX 1024
+static void any_row(const ir_machine *m, const ir_matrix *x,
+                    const struct row *id, uint32_t degree)
+{
+	struct place_cut c;
+	uint32_t fixed = degree;
+	int rc;
+	if (id->bound > id->link && id->bound > fixed)
+		fixed = id->bound;
+	if (m->nranks > PLACE_ANY_MAX) {
+		printf("  %-9s %6u (   -)   (degree only: past %d ranks the "
+		       "cut is not computed)\n",
+		       "any >=", fixed, PLACE_ANY_MAX);
+		return;
+	}
+	if ((rc = place_any_bound(m, x, &c)) != 0)
+		die("any placement", rc);
+	printf("  %-9s %6u (%4u)   (degree %u; cut: %d of %d ranks on one "
+	       "side, %llu messages a phase across, lambda2 %.4f)\n",
+	       "any >=", c.bound > fixed ? c.bound : fixed, c.bound, fixed,
+	       (int)c.k, (int)m->nranks, (unsigned long long)c.cap,
+	       c.lambda2);
+}
+
 /* One case: pattern x on machine m, Scotch's target tgt (NULL: none). */
 static void one(const char *name, const ir_machine *m, const ir_matrix *x,
                 const char *tgt, int reps)
@@ -432,6 +465,7 @@ static void one(const char *name, const ir_machine *m, const ir_matrix *x,
 	times(t, reps, &pl);
 	scotch(m, x, tgt, reps, node, &sc);
 	printf("%s, %d ranks\n", name, (int)n);
+	any_row(m, x, &id, st.degree);
 	print_row("identity", &id);
 	print_row("ccplan", &pl);
 	print_row("scotch", &sc);
