@@ -787,29 +787,27 @@ static void set_dist(const struct bis *b, const int32_t *S, int32_t ns,
 			d[i] = ns;
 }
 
-struct keyed {
-	int32_t key, i;
-};
-
-static int keyed_cmp(const void *x, const void *y)
-{
-	const struct keyed *p = x, *q = y;
-	if (p->key != q->key)
-		return p->key < q->key ? -1 : 1;
-	return p->i < q->i ? -1 : p->i > q->i;
-}
-
 /* Side 0 of set S the s1 vertices with the least da - dc (distances
- * from two corners, by index in S), ties by index; o is scratch. */
+ * from two corners, by index in S, each in 0..ns), ties by index: a
+ * counting sort by the key, stable.  cnt holds 2 ns + 2 entries, o ns. */
 static void corner_sides(struct bis *b, const int32_t *S, int32_t ns,
                          int32_t s1, const int32_t *da, const int32_t *dc,
-                         struct keyed *o)
+                         int32_t *cnt, int32_t *o)
 {
+	int32_t nk = 2 * ns + 2, at = 0;
+
+	memset(cnt, 0, (size_t)nk * sizeof *cnt);
 	for (int32_t i = 0; i < ns; i++)
-		o[i] = (struct keyed){da[i] - dc[i], i};
-	qsort(o, (size_t)ns, sizeof *o, keyed_cmp);
+		cnt[da[i] - dc[i] + ns]++;
+	for (int32_t key = 0; key < nk; key++) {
+		int32_t c = cnt[key];
+		cnt[key] = at;
+		at += c;
+	}
 	for (int32_t i = 0; i < ns; i++)
-		b->side[S[o[i].i]] = i < s1 ? 0 : 1;
+		o[cnt[da[i] - dc[i] + ns]++] = i;
+	for (int32_t i = 0; i < ns; i++)
+		b->side[S[o[i]]] = i < s1 ? 0 : 1;
 }
 
 /* Corners tried per bisection (corner_cut). */
@@ -829,12 +827,13 @@ static void corner_cut(struct bis *b, const int32_t *S, int32_t ns, int32_t s1,
 	const struct wgraph *g = b->g;
 	int32_t *d = malloc((size_t)PLACE_CORNERS * (size_t)ns * sizeof *d),
 	        *deg = malloc((size_t)ns * sizeof *deg), k = 0, mindeg = -1;
-	struct keyed *o = malloc((size_t)ns * sizeof *o);
+	int32_t *o = malloc((size_t)ns * sizeof *o),
+	        *cnt = malloc((2 * (size_t)ns + 2) * sizeof *cnt);
 	int8_t *keep = malloc((size_t)ns);
 	int64_t was, best = -1;
 	int ba = -1, bc = -1;
 
-	if (!d || !deg || !o || !keep || ns < 8)
+	if (!d || !deg || !o || !cnt || !keep || ns < 8)
 		goto out;
 	was = side_cost(b, S, ns);
 	for (int32_t i = 0; i < ns; i++) {
@@ -875,7 +874,7 @@ static void corner_cut(struct bis *b, const int32_t *S, int32_t ns, int32_t s1,
 			if (a == c)
 				continue;
 			corner_sides(b, S, ns, s1, d + (size_t)a * ns,
-			             d + (size_t)c * ns, o);
+			             d + (size_t)c * ns, cnt, o);
 			int64_t cost = side_cost(b, S, ns);
 			if (best < 0 || cost < best) {
 				best = cost;
@@ -885,7 +884,7 @@ static void corner_cut(struct bis *b, const int32_t *S, int32_t ns, int32_t s1,
 		}
 	if (ba >= 0) {
 		corner_sides(b, S, ns, s1, d + (size_t)ba * ns,
-		             d + (size_t)bc * ns, o);
+		             d + (size_t)bc * ns, cnt, o);
 		kl_refine(b, (int32_t *)S, ns, tmp);
 		if (side_cost(b, S, ns) < was)
 			goto out; /* the corners' cut, kept */
@@ -893,6 +892,7 @@ static void corner_cut(struct bis *b, const int32_t *S, int32_t ns, int32_t s1,
 	for (int32_t i = 0; i < ns; i++) /* the multilevel cut, kept */
 		b->side[S[i]] = keep[i];
 out:
+	free(cnt);
 	free(d);
 	free(deg);
 	free(o);
@@ -1210,6 +1210,16 @@ static int grid_hops(const ir_machine *pm, const struct mcut *mc, int32_t a,
 	return h;
 }
 
+/* dim_hops of dimension e from a table when ht[e] holds one (extents
+ * up to PLACE_HOP_TABLE, filled by orient_boxes), else computed. */
+#define PLACE_HOP_TABLE 2048
+static inline int hop_t(const ir_machine *pm, int32_t *const *ht, int e,
+                        int a, int b)
+{
+	return ht[e] ? ht[e][(size_t)a * (size_t)pm->dims[e] + (size_t)b]
+	             : dim_hops(pm, e, a, b);
+}
+
 /* A box of a mesh or torus: extents ext from corner lo. */
 struct box {
 	int lo[3], ext[3];
@@ -1341,6 +1351,8 @@ static int orient_boxes(const struct wgraph *g, const ir_machine *pm,
 	 * it moved; a box none of whose groups was touched since the sweep
 	 * before is not tried again (its hops cannot have changed) */
 	int *touched = NULL;
+	int32_t *ht[3] = {NULL, NULL, NULL}; /* hop_t's tables */
+	int *gco = NULL; /* [nn * nd]: each group's node's coordinates */
 	struct boxsym sym[48];
 	struct box *L = NULL;
 	int64_t nl = 0;
@@ -1350,15 +1362,33 @@ static int orient_boxes(const struct wgraph *g, const ir_machine *pm,
 		return 0;
 	if ((rc = orient_list(pm, mc, M, t, &L, &nl)) != 0)
 		return rc;
+	for (int e = 0; e < nd; e++) {
+		int de = pm->dims[e];
+		if (de > PLACE_HOP_TABLE)
+			continue;
+		ht[e] = malloc((size_t)de * (size_t)de * sizeof *ht[e]);
+		if (!ht[e]) {
+			rc = CCP_ENOMEM;
+			goto out;
+		}
+		for (int a = 0; a < de; a++)
+			for (int b2 = 0; b2 < de; b2++)
+				ht[e][(size_t)a * (size_t)de + (size_t)b2] =
+				        dim_hops(pm, e, a, b2);
+	}
 	to = malloc((size_t)nn * sizeof *to);
 	mark = calloc((size_t)nn, sizeof *mark);
 	grp = malloc((size_t)nn * sizeof *grp);
 	B = malloc((size_t)nn * sizeof *B);
 	touched = calloc((size_t)nn, sizeof *touched);
-	if (!to || !mark || !grp || !B || !touched) {
+	gco = malloc((size_t)nn * (size_t)nd * sizeof *gco);
+	if (!to || !mark || !grp || !B || !touched || !gco) {
 		rc = CCP_ENOMEM;
 		goto out;
 	}
+	for (int32_t u = 0; u < nn; u++)
+		memcpy(gco + (size_t)u * nd, mc->coord + (size_t)pos[u] * nd,
+		       (size_t)nd * sizeof *gco);
 	/* the hops of every message, for when to stop */
 	int64_t total = 0;
 	for (int32_t u = 0; u < nn; u++)
@@ -1391,7 +1421,7 @@ static int orient_boxes(const struct wgraph *g, const ir_machine *pm,
 			int64_t bestd = 0;
 			uint32_t st = ++stamp;
 			for (int32_t i = 0; i < cnt; i++)
-				mark[B[i]] = st;
+				mark[inv[B[i]]] = st;
 			/* hops are a sum over dimensions, so a symmetry's
 			 * hops are a sum of terms part[d][e][m]: the hops on
 			 * dimension e of the messages leaving the box when
@@ -1403,35 +1433,35 @@ static int orient_boxes(const struct wgraph *g, const ir_machine *pm,
 				const int *cv = mc->coord + (size_t)B[i] * nd;
 				for (int64_t j = g->off[u]; j < g->off[u + 1];
 				     j++) {
-					int32_t w = pos[g->adj[j]];
-					if (mark[w] == st)
+					int32_t gv = g->adj[j];
+					if (mark[gv] == st)
 						continue;
-					const int *cw =
-					        mc->coord + (size_t)w * nd;
-					base += g->w[j] *
-					        grid_hops(pm, mc, B[i], w);
+					const int *cw = gco + (size_t)gv * nd;
+					int64_t gw = g->w[j];
+					for (int e = 0; e < nd; e++)
+						base += gw * hop_t(pm, ht, e,
+						                   cv[e], cw[e]);
 					for (int d = 0; d < nd; d++) {
-						int o = cv[d] - x->lo[d];
+						int o = cv[d] - x->lo[d],
+						    om = x->ext[d] - 1 - o;
 						for (int e = 0; e < nd; e++) {
 							if (x->ext[e] !=
 							    x->ext[d])
 								continue;
 							part[d][e][0] +=
-							        g->w[j] *
-							        dim_hops(
-							                pm, e,
-							                x->lo[e] +
-							                        o,
-							                cw[e]);
+							        gw *
+							        hop_t(pm, ht,
+							              e,
+							              x->lo[e] +
+							                      o,
+							              cw[e]);
 							part[d][e][1] +=
-							        g->w[j] *
-							        dim_hops(
-							                pm, e,
-							                x->lo[e] +
-							                        x->ext[d] -
-							                        1 -
-							                        o,
-							                cw[e]);
+							        gw *
+							        hop_t(pm, ht,
+							              e,
+							              x->lo[e] +
+							                      om,
+							              cw[e]);
 						}
 					}
 				}
@@ -1458,6 +1488,9 @@ static int orient_boxes(const struct wgraph *g, const ir_machine *pm,
 				int32_t u = grp[i];
 				pos[u] = to[B[i]];
 				inv[to[B[i]]] = u;
+				memcpy(gco + (size_t)u * nd,
+				       mc->coord + (size_t)pos[u] * nd,
+				       (size_t)nd * sizeof *gco);
 				touched[u] = sweep + 1;
 				for (int64_t j = g->off[u]; j < g->off[u + 1];
 				     j++)
@@ -1473,12 +1506,15 @@ static int orient_boxes(const struct wgraph *g, const ir_machine *pm,
 	}
 	rc = 0;
 out:
+	for (int e = 0; e < 3; e++)
+		free(ht[e]);
 	free(L);
 	free(grp);
 	free(to);
 	free(mark);
 	free(B);
 	free(touched);
+	free(gco);
 	return rc;
 }
 
@@ -1560,6 +1596,13 @@ struct refine {
 	int32_t *slen;
 	bool unit; /* every link's capacity is one message a phase */
 	uint32_t *cap; /* [nlinks]: ir_link_capacity, when not unit */
+	/* try_swap's judging with the cache: each touched link's change
+	 * of load, the links touched, stamped in lmark */
+	uint64_t nlinks;
+	int64_t *delta;   /* [nlinks] */
+	uint32_t *lmark;  /* [nlinks] */
+	uint32_t lstamp;
+	uint32_t *touched; /* [2 * (2 maxdeg + 1) * rmax] */
 };
 
 /* Message i's route at the groups' current nodes into out; its length
@@ -1743,31 +1786,81 @@ static bool try_swap(struct refine *f, int32_t u, int32_t v)
 				f->list[n++] = m;
 			}
 		}
-	for (int32_t i = 0; i < n; i++)
-		apply(f, f->list[i], -1);
-	swap_groups(f, u, v);
+	/* each touched link's change of load, judged without touching the
+	 * loads: a swap that is undone (most are) costs one pass over its
+	 * links instead of four.  The old routes come off first, so a link
+	 * past the busiest phases while the new ones go on stays past them:
+	 * the swap is undone there, before routing the rest */
+	uint32_t ls = ++f->lstamp;
+	int64_t nt = 0;
+	if (ls == 0) { /* the stamps wrapped: start again */
+		memset(f->lmark, 0, f->nlinks * sizeof *f->lmark);
+		ls = f->lstamp = 1;
+	}
 	for (int32_t i = 0; i < n; i++) {
-		const struct wedge *e = &f->e[f->list[i]];
-		uint32_t *r = f->scratch + (size_t)i * f->rmax;
-		f->slen[i] = route32(f, f->list[i], r);
-		apply_links(f, r, f->slen[i], (uint64_t)e->w, 1);
-	}
-	if (f->maxp < maxp || (f->maxp == maxp && f->sumsq < sq)) {
-		for (int32_t i = 0; i < n; i++)
-			cache_put(f, f->list[i],
-			          f->scratch + (size_t)i * f->rmax, f->slen[i]);
-		return true;
-	}
-	for (int32_t i = 0; i < n; i++)
-		apply_links(f, f->scratch + (size_t)i * f->rmax, f->slen[i],
-		            (uint64_t)f->e[f->list[i]].w, -1);
-	swap_groups(f, u, v);
-	for (int32_t i = 0; i < n; i++) { /* back along the cached routes */
+		int64_t w = f->e[f->list[i]].w;
 		const uint32_t *links;
 		int h = route_of(f, f->list[i], &links);
-		apply_links(f, links, h, (uint64_t)f->e[f->list[i]].w, 1);
+		for (int j = 0; j < h; j++) {
+			uint32_t l = links[j];
+			if (f->lmark[l] != ls) {
+				f->lmark[l] = ls;
+				f->delta[l] = 0;
+				f->touched[nt++] = l;
+			}
+			f->delta[l] -= w;
+		}
 	}
-	return false;
+	swap_groups(f, u, v);
+	for (int32_t i = 0; i < n; i++) {
+		int64_t w = f->e[f->list[i]].w;
+		uint32_t *r = f->scratch + (size_t)i * f->rmax;
+		int h = f->slen[i] = route32(f, f->list[i], r);
+		for (int j = 0; j < h; j++) {
+			uint32_t l = r[j];
+			if (f->lmark[l] != ls) {
+				f->lmark[l] = ls;
+				f->delta[l] = 0;
+				f->touched[nt++] = l;
+			}
+			f->delta[l] += w;
+			if (phases_of(f, l, f->load[l] + (uint64_t)f->delta[l]) >
+			    maxp) {
+				swap_groups(f, u, v);
+				return false;
+			}
+		}
+	}
+	swap_groups(f, u, v);
+	uint64_t was = 0, now = 0, sq2 = sq;
+	for (int64_t t = 0; t < nt; t++) {
+		uint32_t l = f->touched[t];
+		uint64_t old = f->load[l], nw = old + (uint64_t)f->delta[l];
+		uint32_t po = phases_of(f, l, old), pn = phases_of(f, l, nw);
+		was += po == maxp;
+		now += pn == maxp;
+		sq2 += nw * nw - old * old;
+	}
+	/* no link went past the busiest phases: kept when they fall (no
+	 * link is left at them), or stay and the sum of squared loads
+	 * falls */
+	if (f->hist[maxp] - was + now > 0 && sq2 >= sq)
+		return false;
+	for (int64_t t = 0; t < nt; t++) {
+		uint32_t l = f->touched[t];
+		uint64_t old = f->load[l], nw = old + (uint64_t)f->delta[l];
+		f->hist[phases_of(f, l, old)]--;
+		f->hist[phases_of(f, l, nw)]++;
+		f->load[l] = nw;
+	}
+	f->sumsq = sq2;
+	while (f->maxp > 0 && f->hist[f->maxp] == 0)
+		f->maxp--;
+	swap_groups(f, u, v);
+	for (int32_t i = 0; i < n; i++)
+		cache_put(f, f->list[i], f->scratch + (size_t)i * f->rmax,
+		          f->slen[i]);
+	return true;
 }
 
 /* Whether message i crosses a link at the busiest phases. */
@@ -1984,8 +2077,13 @@ static int refine_place(const ir_machine *pm, const struct wedge *e, int64_t ne,
 		f.list = malloc(sl * sizeof *f.list);
 		f.slen = malloc(sl * sizeof *f.slen);
 		f.scratch = malloc(sl * (size_t)f.rmax * sizeof *f.scratch);
+		f.nlinks = nl;
+		f.delta = malloc(nl * sizeof *f.delta);
+		f.lmark = calloc(nl, sizeof *f.lmark);
+		f.touched = malloc(2 * sl * (size_t)f.rmax * sizeof *f.touched);
 		if (!f.route || !f.spare || !f.roff || !f.rlen || !f.rcap ||
-		    !f.list || !f.slen || !f.scratch)
+		    !f.list || !f.slen || !f.scratch || !f.delta || !f.lmark ||
+		    !f.touched)
 			cache_drop(&f); /* then without the cache */
 	}
 	{
@@ -2023,6 +2121,9 @@ out:
 	free(f.list);
 	free(f.slen);
 	free(f.scratch);
+	free(f.delta);
+	free(f.lmark);
+	free(f.touched);
 	return rc;
 }
 
