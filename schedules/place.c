@@ -792,7 +792,7 @@ static void set_dist(const struct bis *b, const int32_t *S, int32_t ns,
  * counting sort by the key, stable.  cnt holds 2 ns + 2 entries, o ns. */
 static void corner_sides(struct bis *b, const int32_t *S, int32_t ns,
                          int32_t s1, const int32_t *da, const int32_t *dc,
-                         int32_t *cnt, int32_t *o)
+                         int32_t *cnt, int32_t *o, int8_t *sl)
 {
 	int32_t nk = 2 * ns + 2, at = 0;
 
@@ -807,7 +807,28 @@ static void corner_sides(struct bis *b, const int32_t *S, int32_t ns,
 	for (int32_t i = 0; i < ns; i++)
 		o[cnt[da[i] - dc[i] + ns]++] = i;
 	for (int32_t i = 0; i < ns; i++)
-		b->side[S[o[i]]] = i < s1 ? 0 : 1;
+		b->side[S[o[i]]] = sl[o[i]] = i < s1 ? 0 : 1;
+}
+
+/* S's edges inside it, each once, by index in S (b->loc), for
+ * local_cost. */
+struct local_edges {
+	int32_t *a, *c;
+	int64_t *w, n;
+};
+
+/* side_cost of S from its local edges, the sides by index in sl. */
+static int64_t local_cost(const struct bis *b, const int32_t *S, int32_t ns,
+                          const struct local_edges *le, const int8_t *sl)
+{
+	int64_t c = 0;
+
+	for (int64_t j = 0; j < le->n; j++)
+		c += sl[le->a[j]] != sl[le->c[j]] ? le->w[j] : 0;
+	if (b->pref)
+		for (int32_t i = 0; i < ns; i++)
+			c += sl[i] == 1 ? b->pref[S[i]] : 0;
+	return c;
 }
 
 /* Corners tried per bisection (corner_cut). */
@@ -829,11 +850,19 @@ static void corner_cut(struct bis *b, const int32_t *S, int32_t ns, int32_t s1,
 	        *deg = malloc((size_t)ns * sizeof *deg), k = 0, mindeg = -1;
 	int32_t *o = malloc((size_t)ns * sizeof *o),
 	        *cnt = malloc((2 * (size_t)ns + 2) * sizeof *cnt);
-	int8_t *keep = malloc((size_t)ns);
-	int64_t was, best = -1;
+	int8_t *keep = malloc((size_t)ns), *sl = malloc((size_t)ns);
+	int64_t was, best = -1, ne = 0;
 	int ba = -1, bc = -1;
+	struct local_edges le = {0};
 
-	if (!d || !deg || !o || !cnt || !keep || ns < 8)
+	if (!d || !deg || !o || !cnt || !keep || !sl || ns < 8)
+		goto out;
+	for (int32_t i = 0; i < ns; i++)
+		ne += g->off[S[i] + 1] - g->off[S[i]];
+	le.a = malloc(((size_t)ne + 1) * sizeof *le.a);
+	le.c = malloc(((size_t)ne + 1) * sizeof *le.c);
+	le.w = malloc(((size_t)ne + 1) * sizeof *le.w);
+	if (!le.a || !le.c || !le.w)
 		goto out;
 	was = side_cost(b, S, ns);
 	for (int32_t i = 0; i < ns; i++) {
@@ -845,6 +874,15 @@ static void corner_cut(struct bis *b, const int32_t *S, int32_t ns, int32_t s1,
 		if (mindeg < 0 || deg[i] < mindeg)
 			mindeg = deg[i];
 	}
+	for (int32_t i = 0; i < ns; i++)
+		for (int64_t j = g->off[S[i]]; j < g->off[S[i] + 1]; j++) {
+			int32_t u = g->adj[j];
+			if (b->side[u] >= 0 && u < S[i]) {
+				le.a[le.n] = i;
+				le.c[le.n] = b->loc[u];
+				le.w[le.n++] = g->w[j];
+			}
+		}
 	/* the corners: from the far end of a BFS from S[0], each next
 	 * the one farthest from all before */
 	set_dist(b, S, ns, 0, d, tmp);
@@ -874,8 +912,8 @@ static void corner_cut(struct bis *b, const int32_t *S, int32_t ns, int32_t s1,
 			if (a == c)
 				continue;
 			corner_sides(b, S, ns, s1, d + (size_t)a * ns,
-			             d + (size_t)c * ns, cnt, o);
-			int64_t cost = side_cost(b, S, ns);
+			             d + (size_t)c * ns, cnt, o, sl);
+			int64_t cost = local_cost(b, S, ns, &le, sl);
 			if (best < 0 || cost < best) {
 				best = cost;
 				ba = a;
@@ -884,7 +922,7 @@ static void corner_cut(struct bis *b, const int32_t *S, int32_t ns, int32_t s1,
 		}
 	if (ba >= 0) {
 		corner_sides(b, S, ns, s1, d + (size_t)ba * ns,
-		             d + (size_t)bc * ns, cnt, o);
+		             d + (size_t)bc * ns, cnt, o, sl);
 		kl_refine(b, (int32_t *)S, ns, tmp);
 		if (side_cost(b, S, ns) < was)
 			goto out; /* the corners' cut, kept */
@@ -892,6 +930,10 @@ static void corner_cut(struct bis *b, const int32_t *S, int32_t ns, int32_t s1,
 	for (int32_t i = 0; i < ns; i++) /* the multilevel cut, kept */
 		b->side[S[i]] = keep[i];
 out:
+	free(le.a);
+	free(le.c);
+	free(le.w);
+	free(sl);
 	free(cnt);
 	free(d);
 	free(deg);
