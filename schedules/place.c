@@ -1798,10 +1798,25 @@ static void swap_groups(struct refine *f, int32_t u, int32_t v)
 	f->inv[pu] = v;
 }
 
+/* Link l's change of load in the swap stamped ls, from 0 when the swap
+ * first touches it (then listed in touched, *nt of them). */
+static inline int64_t *delta_of(struct refine *f, uint32_t l, uint32_t ls,
+                                int64_t *nt)
+{
+	if (f->lmark[l] != ls) {
+		f->lmark[l] = ls;
+		f->delta[l] = 0;
+		f->touched[(*nt)++] = l;
+	}
+	return &f->delta[l];
+}
+
 /* Try swapping groups u and v: kept when (busiest link's phases, sum of
- * squared loads) falls.  With the route cache, each message of the two
- * is routed once, at its new place, into scratch: kept, the cache takes
- * the new routes; undone, the cached ones come back unrouted. */
+ * squared loads) falls.  With the route cache, the loads are not
+ * touched to judge it: each link's change (delta_of) is summed from the
+ * messages' cached routes and their new ones (routed once, into
+ * scratch, until one pushes a link past the busiest phases), and
+ * applied, with the new routes cached, only when the swap is kept. */
 static bool try_swap(struct refine *f, int32_t u, int32_t v)
 {
 	uint32_t maxp = f->maxp, st = ++f->stamp;
@@ -1845,12 +1860,7 @@ static bool try_swap(struct refine *f, int32_t u, int32_t v)
 		int h = route_of(f, f->list[i], &links);
 		for (int j = 0; j < h; j++) {
 			uint32_t l = links[j];
-			if (f->lmark[l] != ls) {
-				f->lmark[l] = ls;
-				f->delta[l] = 0;
-				f->touched[nt++] = l;
-			}
-			f->delta[l] -= w;
+			*delta_of(f, l, ls, &nt) -= w;
 		}
 	}
 	swap_groups(f, u, v);
@@ -1860,12 +1870,7 @@ static bool try_swap(struct refine *f, int32_t u, int32_t v)
 		int h = f->slen[i] = route32(f, f->list[i], r);
 		for (int j = 0; j < h; j++) {
 			uint32_t l = r[j];
-			if (f->lmark[l] != ls) {
-				f->lmark[l] = ls;
-				f->delta[l] = 0;
-				f->touched[nt++] = l;
-			}
-			f->delta[l] += w;
+			*delta_of(f, l, ls, &nt) += w;
 			if (phases_of(f, l, f->load[l] + (uint64_t)f->delta[l]) >
 			    maxp) {
 				swap_groups(f, u, v);

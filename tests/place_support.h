@@ -197,8 +197,58 @@ static inline double place_lambda2(const ir_matrix *x)
 	return lo > 0 ? lo : 0;
 }
 
+static inline int place_u32_desc(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The degree term of the phase bound (ir_lower_bound's lb_degree: a
+ * rank's messages out or in over its node's ports) that no placement of
+ * x onto m (one rank per node, m's own placement the identity) goes
+ * below.  The i-th busiest rank, like the i - 1 busier ones, must sit
+ * on a node with at most the i-th most ports, so the ranks sorted by
+ * messages matched to the nodes sorted by ports is the least any
+ * placement reaches.  0 when out of memory. */
+static inline uint32_t place_any_degree(const ir_machine *m,
+                                        const ir_matrix *x)
+{
+	int32_t n = x->n;
+	uint32_t *deg = calloc((size_t)n + 1, sizeof *deg),
+	         *in = calloc((size_t)n + 1, sizeof *in),
+	         *port = malloc(((size_t)n + 1) * sizeof *port), best = 0;
+
+	if (!deg || !in || !port) {
+		free(deg);
+		free(in);
+		free(port);
+		return 0;
+	}
+	for (int32_t s = 0; s < n; s++) {
+		deg[s] = (uint32_t)(x->row[s + 1] - x->row[s]);
+		for (int64_t i = x->row[s]; i < x->row[s + 1]; i++)
+			in[x->dst[i]]++;
+		int q = ir_port_limit(m, s);
+		port[s] = q > 0 ? (uint32_t)q : 1;
+	}
+	for (int32_t s = 0; s < n; s++)
+		deg[s] = deg[s] > in[s] ? deg[s] : in[s];
+	qsort(deg, (size_t)n, sizeof *deg, place_u32_desc);
+	qsort(port, (size_t)n, sizeof *port, place_u32_desc);
+	for (int32_t i = 0; i < n; i++) {
+		uint32_t t = (deg[i] + port[i] - 1) / port[i];
+		best = t > best ? t : best;
+	}
+	free(deg);
+	free(in);
+	free(port);
+	return best;
+}
+
 /* What place_any_bound found: the bound and the cut that gave it. */
 struct place_cut {
+	uint32_t phases; /* the larger of degree and bound */
+	uint32_t degree; /* place_any_degree */
 	uint32_t bound;  /* ceil(ceil(lambda2 k (n - k) / n) / cap) */
 	int32_t k;       /* hosts on the cut's side */
 	uint64_t cap;    /* messages a phase over its links, both ways */
@@ -207,7 +257,8 @@ struct place_cut {
 
 /* The link term of the phase bound (ir_lower_bound's lb_link) no
  * placement of x onto m (one rank per node) can go below, by the cuts
- * above.  The sides tried: for every order of the hosts (the node
+ * above, into out->bound, and with the degree term (place_any_degree)
+ * the phase bound no placement goes below, into out->phases.  The sides tried: for every order of the hosts (the node
  * order and, on a mesh or torus, each dimension slowest), each prefix
  * of it, and each switch with the side of its nearest host (ties going
  * to the lower or, in a second try, the higher host).  0 and
@@ -343,6 +394,11 @@ static inline int place_any_bound(const ir_machine *m, const ir_matrix *x,
 	}
 	rc = 0;
 out:
+	if (rc == 0) {
+		out->degree = place_any_degree(m, x);
+		out->phases = out->degree > out->bound ? out->degree
+		                                       : out->bound;
+	}
 	free(from);
 	free(to);
 	free(cap);

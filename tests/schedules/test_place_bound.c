@@ -6,7 +6,8 @@
  * The eigenvalue matches closed forms (a ring, a complete pattern) and
  * is never above them; the bound never exceeds the link term of the
  * best placement found by trying all of them on machines of 6 nodes,
- * and equals it where the cut is tight (a complete pattern on a line).
+ * and equals it where the cut is tight (a complete pattern on a line);
+ * the degree term matches busy ranks to the nodes with most ports.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -56,8 +57,10 @@ static void test_lambda2_closed_forms(void **state)
 }
 
 /* The smallest link term (sch_place_eval's) over every placement of x
- * on m, by Heap's permutations of node[]. */
-static uint32_t best_link(const ir_machine *m, const ir_matrix *x)
+ * on m, by Heap's permutations of node[]; the smallest phase bound into
+ * *bound. */
+static uint32_t best_link(const ir_machine *m, const ir_matrix *x,
+                          uint32_t *bound)
 {
 	int32_t n = m->nranks, node[8], c[8] = {0};
 	uint32_t best = UINT32_MAX, b, l;
@@ -68,6 +71,7 @@ static uint32_t best_link(const ir_machine *m, const ir_matrix *x)
 		node[i] = i;
 	assert_int_equal(sch_place_eval(m, x, node, &b, &l, &h), 0);
 	best = l;
+	*bound = b;
 	for (int32_t i = 1; i < n;) {
 		if (c[i] < i) {
 			int32_t j = i % 2 ? c[i] : 0, t = node[j];
@@ -77,6 +81,8 @@ static uint32_t best_link(const ir_machine *m, const ir_matrix *x)
 			                 0);
 			if (l < best)
 				best = l;
+			if (b < *bound)
+				*bound = b;
 			c[i]++;
 			i = 1;
 		} else {
@@ -98,10 +104,12 @@ static void test_tight_on_a_line(void **state)
 	                       IR_PORTS_ALL);
 	ir_matrix *x = shifts(4, 3);
 	struct place_cut c;
+	uint32_t bound;
 
 	assert_int_equal(place_any_bound(&m, x, &c), 0);
-	assert_int_equal(best_link(&m, x), 4);
+	assert_int_equal(best_link(&m, x, &bound), 4);
 	assert_int_equal(c.bound, 4);
+	assert_int_equal(c.phases, bound);
 	assert_int_equal(c.k, 2);
 	assert_int_equal(c.cap, 2);
 	ir_matrix_free(x);
@@ -133,16 +141,45 @@ static void test_never_above_best(void **state)
 				assert_non_null(x);
 				assert_int_equal(place_any_bound(&ms[i], x, &c),
 				                 0);
-				uint32_t best = best_link(&ms[i], x);
-				if (c.bound > best)
+				uint32_t bound, best = best_link(&ms[i], x,
+				                                 &bound);
+				if (c.bound > best || c.phases > bound)
 					fail_msg("machine %d, degree %d, seed "
-					         "%d: bound %u above %u",
+					         "%d: bound %u above %u or %u "
+					         "above %u",
 					         i, (int)deg, (int)seed,
-					         c.bound, best);
+					         c.bound, best, c.phases, bound);
 				nonzero += c.bound > 1;
 				ir_matrix_free(x);
 			}
 	assert_true(nonzero > 0);
+}
+
+/* The degree term: on a 3 x 2 mesh (corners 2 ports, the middle two 3)
+ * two ranks sending 3 messages each fit the middle nodes (1 phase), a
+ * third does not (2); and no placement's bound is below it. */
+static void test_degree_sorted(void **state)
+{
+	(void)state;
+	int d[2] = {3, 2};
+	ir_machine m = tu_grid(IR_MESH, 2, d, 0, NULL, 1, IR_PLACE_BLOCK, 0,
+	                       IR_PORTS_ALL);
+	struct ir_edge e[16];
+	size_t k = 0, bad;
+	for (int32_t busy = 2; busy <= 3; busy++) {
+		ir_matrix *x = NULL;
+		uint32_t bound;
+		k = 0;
+		for (int32_t s = 0; s < busy; s++)
+			for (int32_t j = 1; j <= 3; j++)
+				e[k] = (struct ir_edge){s, (s + j) % 6, 8, k},
+				k++;
+		assert_int_equal(ir_matrix_from_edges(6, e, k, &x, &bad), 0);
+		assert_int_equal(place_any_degree(&m, x), busy == 2 ? 1 : 2);
+		best_link(&m, x, &bound);
+		assert_true(place_any_degree(&m, x) <= bound);
+		ir_matrix_free(x);
+	}
 }
 
 /* Several ranks per node are refused. */
@@ -165,6 +202,7 @@ int main(void)
 	        cmocka_unit_test(test_lambda2_closed_forms),
 	        cmocka_unit_test(test_tight_on_a_line),
 	        cmocka_unit_test(test_never_above_best),
+	        cmocka_unit_test(test_degree_sorted),
 	        cmocka_unit_test(test_refuses_nodes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
