@@ -5,8 +5,9 @@
  * For each pattern and target: the verifier's phase bound (its link
  * term in brackets), the phases link_aware needs on the placed machine
  * (the plan verified), the hops of every message, and the time to place
- * (median and range of REPS runs; Scotch's includes writing its graph
- * and reading its map, since that is what using it costs).  Patterns:
+ * (median and range of REPS runs, wall clock and then CPU; Scotch's
+ * includes writing its graph and reading its map, since that is what
+ * using it costs, and its CPU that of the scotch_gmap process too).  Patterns:
  * 2D and 3D 5/7-point stencils with their ranks in a random order,
  * random regular patterns (the irregular benchmarks' ones), and the
  * example graphs of Debian's libmetis-doc cut by gpmetis into 64, 256
@@ -21,6 +22,10 @@
  * tleaf for the fat tree and for the dragonfly (groups, routers, hosts:
  * Scotch has no dragonfly target).  When scotch_gmap is not on PATH its
  * column says "not installed".
+ * Beside them, "any >=": the phases no placement at all can go below
+ * (tests/place_support.h, place_any_bound): the degree term, and a cut
+ * of the machine against the pattern's Laplacian (Fiedler's bound on
+ * the messages any k ranks exchange with the rest).
  * Usage: bench_place [REPS] [--only TEXT] [--large]
  *   --only TEXT  only the cases whose name contains TEXT
  *   --large      the METIS graphs in 4,096 parts too (64x64 mesh); there
@@ -31,6 +36,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../tests/place_support.h"
@@ -223,6 +230,7 @@ struct row {
 	uint32_t bound, link, phases;
 	uint64_t hops;
 	double t_med, t_min, t_max;
+	double c_med, c_min, c_max; /* CPU seconds, the same way */
 	int have;
 	int32_t moved; /* Scotch: ranks moved to make its map one-to-one */
 	int planned;   /* link_aware's plan built (phases valid) */
@@ -266,13 +274,38 @@ static void times(double *t, int n, struct row *w)
 	w->t_max = t[n - 1];
 }
 
+/* CPU seconds of this process, and of its children waited for (Scotch's
+ * scotch_gmap and the shell that runs it): on a loaded machine the
+ * CPU a placement takes moves less than its wall time. */
+static double cpu_self(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static double cpu_children(void)
+{
+	struct rusage u;
+	getrusage(RUSAGE_CHILDREN, &u);
+	return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+	       (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+
+static void cpu_times(double *c, int n, struct row *w)
+{
+	w->c_med = bench_median(c, n);
+	w->c_min = c[0];
+	w->c_max = c[n - 1];
+}
+
 /* Scotch's map of x onto target tgt (its text), or have = 0 with a note;
  * node[] receives the map. */
 static void scotch(const ir_machine *m, const ir_matrix *x, const char *tgt,
                    int reps, int32_t *node, struct row *w)
 {
 	char dir[] = "/tmp/bench_place.XXXXXX", cmd[512], path[256];
-	double t[16];
+	double t[16], c[16];
 	int32_t n = x->n;
 	memset(w, 0, sizeof *w);
 	if (system("command -v scotch_gmap >/dev/null 2>&1") != 0) {
@@ -286,7 +319,7 @@ static void scotch(const ir_machine *m, const ir_matrix *x, const char *tgt,
 	if (!mkdtemp(dir))
 		die("mkdtemp", CCP_EIO);
 	for (int k = 0; k < reps; k++) {
-		double t0 = bench_now();
+		double t0 = bench_now(), c0 = cpu_self() + cpu_children();
 		/* the graph: both directions' messages as one weight,
 		 * pairs sorted and merged */
 		struct ir_edge *e =
@@ -354,6 +387,7 @@ static void scotch(const ir_machine *m, const ir_matrix *x, const char *tgt,
 				node[v] = p;
 		fclose(f);
 		t[k] = bench_now() - t0;
+		c[k] = cpu_self() + cpu_children() - c0;
 	}
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)
@@ -383,6 +417,7 @@ static void scotch(const ir_machine *m, const ir_matrix *x, const char *tgt,
 	free(seen);
 	judge(m, x, node, w);
 	times(t, reps, w);
+	cpu_times(c, reps, w);
 }
 
 static void print_row(const char *who, const struct row *w)
@@ -396,11 +431,36 @@ static void print_row(const char *who, const struct row *w)
 		printf("%7u", w->phases);
 	else
 		printf("%7s", "-");
-	printf(" %9llu  %8.3f [%.3f, %.3f]", (unsigned long long)w->hops,
-	       w->t_med, w->t_min, w->t_max);
+	printf(" %9llu  %8.3f [%.3f, %.3f]  %6.3f [%.3f, %.3f]",
+	       (unsigned long long)w->hops, w->t_med, w->t_min, w->t_max,
+	       w->c_med, w->c_min, w->c_max);
 	if (w->moved)
 		printf("  (%d ranks moved: two on a node)", (int)w->moved);
 	putchar('\n');
+}
+
+/* The phases no placement can go below (place_any_bound): the degree
+ * term (ranks sorted by messages onto nodes sorted by ports) and a cut
+ * of the machine against the pattern's Laplacian on the link term.
+ * Past PLACE_ANY_MAX ranks the eigenvalue takes too long, and the row
+ * gives the degree term only. */
+#define PLACE_ANY_MAX 1024
+static void any_row(const ir_machine *m, const ir_matrix *x)
+{
+	struct place_cut c;
+	int rc;
+	if (m->nranks > PLACE_ANY_MAX) {
+		printf("  %-9s %6u (   -)   (degree only: past %d ranks the "
+		       "cut is not computed)\n",
+		       "any >=", place_any_degree(m, x), PLACE_ANY_MAX);
+		return;
+	}
+	if ((rc = place_any_bound(m, x, &c)) != 0)
+		die("any placement", rc);
+	printf("  %-9s %6u (%4u)   (degree %u; cut: %d of %d ranks on one "
+	       "side, %llu messages a phase across, lambda2 %.4f)\n",
+	       "any >=", c.phases, c.bound, c.degree, (int)c.k,
+	       (int)m->nranks, (unsigned long long)c.cap, c.lambda2);
 }
 
 /* One case: pattern x on machine m, Scotch's target tgt (NULL: none). */
@@ -410,7 +470,7 @@ static void one(const char *name, const ir_machine *m, const ir_matrix *x,
 	int32_t n = m->nranks, *node = calloc((size_t)n, sizeof *node);
 	struct row id = {0}, pl = {0}, sc = {0};
 	struct sch_place_stats st;
-	double t[16];
+	double t[16], cp[16];
 	char err[256];
 	int rc;
 	if (!node)
@@ -423,15 +483,18 @@ static void one(const char *name, const ir_machine *m, const ir_matrix *x,
 		node[r] = r;
 	judge(m, x, node, &id);
 	for (int k = 0; k < reps; k++) {
-		double t0 = bench_now();
+		double t0 = bench_now(), c0 = cpu_self();
 		if ((rc = sch_place(m, x, 1, node, &st, err, sizeof err)) != 0)
 			die(err, rc);
 		t[k] = bench_now() - t0;
+		cp[k] = cpu_self() - c0;
 	}
 	judge(m, x, node, &pl);
 	times(t, reps, &pl);
+	cpu_times(cp, reps, &pl);
 	scotch(m, x, tgt, reps, node, &sc);
 	printf("%s, %d ranks\n", name, (int)n);
+	any_row(m, x);
 	print_row("identity", &id);
 	print_row("ccplan", &pl);
 	print_row("scotch", &sc);
@@ -484,10 +547,12 @@ int main(int argc, char **argv)
 	printf("placement: the verifier's phase bound (its link term), "
 	       "link_aware's phases\non the placed machine (verified), hops "
 	       "of every message, and the time to place\n(median [min, max] "
-	       "of %d runs, seconds)\n\n",
+	       "of %d runs, seconds: wall, then CPU, Scotch's with its "
+	       "child\nprocesses); \"any >=\": no placement's bound is "
+	       "lower\n\n",
 	       reps);
-	printf("  %-9s %6s %6s %7s %9s  %s\n", "placement", "bound", "(link)",
-	       "phases", "hops", "time");
+	printf("  %-9s %6s %6s %7s %9s  %-24s %s\n", "placement", "bound",
+	       "(link)", "phases", "hops", "time", "cpu");
 
 	/* stencils in a random order on meshes and tori of their shape */
 	int d16[2] = {16, 16}, d32[2] = {32, 32}, d8[3] = {8, 8, 8};

@@ -787,29 +787,48 @@ static void set_dist(const struct bis *b, const int32_t *S, int32_t ns,
 			d[i] = ns;
 }
 
-struct keyed {
-	int32_t key, i;
-};
-
-static int keyed_cmp(const void *x, const void *y)
-{
-	const struct keyed *p = x, *q = y;
-	if (p->key != q->key)
-		return p->key < q->key ? -1 : 1;
-	return p->i < q->i ? -1 : p->i > q->i;
-}
-
 /* Side 0 of set S the s1 vertices with the least da - dc (distances
- * from two corners, by index in S), ties by index; o is scratch. */
+ * from two corners, by index in S, each in 0..ns), ties by index: a
+ * counting sort by the key, stable.  cnt holds 2 ns + 2 entries, o ns. */
 static void corner_sides(struct bis *b, const int32_t *S, int32_t ns,
                          int32_t s1, const int32_t *da, const int32_t *dc,
-                         struct keyed *o)
+                         int32_t *cnt, int32_t *o, int8_t *sl)
 {
+	int32_t nk = 2 * ns + 2, at = 0;
+
+	memset(cnt, 0, (size_t)nk * sizeof *cnt);
 	for (int32_t i = 0; i < ns; i++)
-		o[i] = (struct keyed){da[i] - dc[i], i};
-	qsort(o, (size_t)ns, sizeof *o, keyed_cmp);
+		cnt[da[i] - dc[i] + ns]++;
+	for (int32_t key = 0; key < nk; key++) {
+		int32_t c = cnt[key];
+		cnt[key] = at;
+		at += c;
+	}
 	for (int32_t i = 0; i < ns; i++)
-		b->side[S[o[i].i]] = i < s1 ? 0 : 1;
+		o[cnt[da[i] - dc[i] + ns]++] = i;
+	for (int32_t i = 0; i < ns; i++)
+		b->side[S[o[i]]] = sl[o[i]] = i < s1 ? 0 : 1;
+}
+
+/* S's edges inside it, each once, by index in S (b->loc), for
+ * local_cost. */
+struct local_edges {
+	int32_t *a, *c;
+	int64_t *w, n;
+};
+
+/* side_cost of S from its local edges, the sides by index in sl. */
+static int64_t local_cost(const struct bis *b, const int32_t *S, int32_t ns,
+                          const struct local_edges *le, const int8_t *sl)
+{
+	int64_t c = 0;
+
+	for (int64_t j = 0; j < le->n; j++)
+		c += sl[le->a[j]] != sl[le->c[j]] ? le->w[j] : 0;
+	if (b->pref)
+		for (int32_t i = 0; i < ns; i++)
+			c += sl[i] == 1 ? b->pref[S[i]] : 0;
+	return c;
 }
 
 /* Corners tried per bisection (corner_cut). */
@@ -829,12 +848,21 @@ static void corner_cut(struct bis *b, const int32_t *S, int32_t ns, int32_t s1,
 	const struct wgraph *g = b->g;
 	int32_t *d = malloc((size_t)PLACE_CORNERS * (size_t)ns * sizeof *d),
 	        *deg = malloc((size_t)ns * sizeof *deg), k = 0, mindeg = -1;
-	struct keyed *o = malloc((size_t)ns * sizeof *o);
-	int8_t *keep = malloc((size_t)ns);
-	int64_t was, best = -1;
+	int32_t *o = malloc((size_t)ns * sizeof *o),
+	        *cnt = malloc((2 * (size_t)ns + 2) * sizeof *cnt);
+	int8_t *keep = malloc((size_t)ns), *sl = malloc((size_t)ns);
+	int64_t was, best = -1, ne = 0;
 	int ba = -1, bc = -1;
+	struct local_edges le = {0};
 
-	if (!d || !deg || !o || !keep || ns < 8)
+	if (!d || !deg || !o || !cnt || !keep || !sl || ns < 8)
+		goto out;
+	for (int32_t i = 0; i < ns; i++)
+		ne += g->off[S[i] + 1] - g->off[S[i]];
+	le.a = malloc(((size_t)ne + 1) * sizeof *le.a);
+	le.c = malloc(((size_t)ne + 1) * sizeof *le.c);
+	le.w = malloc(((size_t)ne + 1) * sizeof *le.w);
+	if (!le.a || !le.c || !le.w)
 		goto out;
 	was = side_cost(b, S, ns);
 	for (int32_t i = 0; i < ns; i++) {
@@ -846,6 +874,15 @@ static void corner_cut(struct bis *b, const int32_t *S, int32_t ns, int32_t s1,
 		if (mindeg < 0 || deg[i] < mindeg)
 			mindeg = deg[i];
 	}
+	for (int32_t i = 0; i < ns; i++)
+		for (int64_t j = g->off[S[i]]; j < g->off[S[i] + 1]; j++) {
+			int32_t u = g->adj[j];
+			if (b->side[u] >= 0 && u < S[i]) {
+				le.a[le.n] = i;
+				le.c[le.n] = b->loc[u];
+				le.w[le.n++] = g->w[j];
+			}
+		}
 	/* the corners: from the far end of a BFS from S[0], each next
 	 * the one farthest from all before */
 	set_dist(b, S, ns, 0, d, tmp);
@@ -875,8 +912,8 @@ static void corner_cut(struct bis *b, const int32_t *S, int32_t ns, int32_t s1,
 			if (a == c)
 				continue;
 			corner_sides(b, S, ns, s1, d + (size_t)a * ns,
-			             d + (size_t)c * ns, o);
-			int64_t cost = side_cost(b, S, ns);
+			             d + (size_t)c * ns, cnt, o, sl);
+			int64_t cost = local_cost(b, S, ns, &le, sl);
 			if (best < 0 || cost < best) {
 				best = cost;
 				ba = a;
@@ -885,7 +922,7 @@ static void corner_cut(struct bis *b, const int32_t *S, int32_t ns, int32_t s1,
 		}
 	if (ba >= 0) {
 		corner_sides(b, S, ns, s1, d + (size_t)ba * ns,
-		             d + (size_t)bc * ns, o);
+		             d + (size_t)bc * ns, cnt, o, sl);
 		kl_refine(b, (int32_t *)S, ns, tmp);
 		if (side_cost(b, S, ns) < was)
 			goto out; /* the corners' cut, kept */
@@ -893,6 +930,11 @@ static void corner_cut(struct bis *b, const int32_t *S, int32_t ns, int32_t s1,
 	for (int32_t i = 0; i < ns; i++) /* the multilevel cut, kept */
 		b->side[S[i]] = keep[i];
 out:
+	free(le.a);
+	free(le.c);
+	free(le.w);
+	free(sl);
+	free(cnt);
 	free(d);
 	free(deg);
 	free(o);
@@ -1210,6 +1252,16 @@ static int grid_hops(const ir_machine *pm, const struct mcut *mc, int32_t a,
 	return h;
 }
 
+/* dim_hops of dimension e from a table when ht[e] holds one (extents
+ * up to PLACE_HOP_TABLE, filled by orient_boxes), else computed. */
+#define PLACE_HOP_TABLE 2048
+static inline int hop_t(const ir_machine *pm, int32_t *const *ht, int e,
+                        int a, int b)
+{
+	return ht[e] ? ht[e][(size_t)a * (size_t)pm->dims[e] + (size_t)b]
+	             : dim_hops(pm, e, a, b);
+}
+
 /* A box of a mesh or torus: extents ext from corner lo. */
 struct box {
 	int lo[3], ext[3];
@@ -1341,6 +1393,8 @@ static int orient_boxes(const struct wgraph *g, const ir_machine *pm,
 	 * it moved; a box none of whose groups was touched since the sweep
 	 * before is not tried again (its hops cannot have changed) */
 	int *touched = NULL;
+	int32_t *ht[3] = {NULL, NULL, NULL}; /* hop_t's tables */
+	int *gco = NULL; /* [nn * nd]: each group's node's coordinates */
 	struct boxsym sym[48];
 	struct box *L = NULL;
 	int64_t nl = 0;
@@ -1350,15 +1404,33 @@ static int orient_boxes(const struct wgraph *g, const ir_machine *pm,
 		return 0;
 	if ((rc = orient_list(pm, mc, M, t, &L, &nl)) != 0)
 		return rc;
+	for (int e = 0; e < nd; e++) {
+		int de = pm->dims[e];
+		if (de > PLACE_HOP_TABLE)
+			continue;
+		ht[e] = malloc((size_t)de * (size_t)de * sizeof *ht[e]);
+		if (!ht[e]) {
+			rc = CCP_ENOMEM;
+			goto out;
+		}
+		for (int a = 0; a < de; a++)
+			for (int b2 = 0; b2 < de; b2++)
+				ht[e][(size_t)a * (size_t)de + (size_t)b2] =
+				        dim_hops(pm, e, a, b2);
+	}
 	to = malloc((size_t)nn * sizeof *to);
 	mark = calloc((size_t)nn, sizeof *mark);
 	grp = malloc((size_t)nn * sizeof *grp);
 	B = malloc((size_t)nn * sizeof *B);
 	touched = calloc((size_t)nn, sizeof *touched);
-	if (!to || !mark || !grp || !B || !touched) {
+	gco = malloc((size_t)nn * (size_t)nd * sizeof *gco);
+	if (!to || !mark || !grp || !B || !touched || !gco) {
 		rc = CCP_ENOMEM;
 		goto out;
 	}
+	for (int32_t u = 0; u < nn; u++)
+		memcpy(gco + (size_t)u * nd, mc->coord + (size_t)pos[u] * nd,
+		       (size_t)nd * sizeof *gco);
 	/* the hops of every message, for when to stop */
 	int64_t total = 0;
 	for (int32_t u = 0; u < nn; u++)
@@ -1391,7 +1463,7 @@ static int orient_boxes(const struct wgraph *g, const ir_machine *pm,
 			int64_t bestd = 0;
 			uint32_t st = ++stamp;
 			for (int32_t i = 0; i < cnt; i++)
-				mark[B[i]] = st;
+				mark[inv[B[i]]] = st;
 			/* hops are a sum over dimensions, so a symmetry's
 			 * hops are a sum of terms part[d][e][m]: the hops on
 			 * dimension e of the messages leaving the box when
@@ -1403,35 +1475,35 @@ static int orient_boxes(const struct wgraph *g, const ir_machine *pm,
 				const int *cv = mc->coord + (size_t)B[i] * nd;
 				for (int64_t j = g->off[u]; j < g->off[u + 1];
 				     j++) {
-					int32_t w = pos[g->adj[j]];
-					if (mark[w] == st)
+					int32_t gv = g->adj[j];
+					if (mark[gv] == st)
 						continue;
-					const int *cw =
-					        mc->coord + (size_t)w * nd;
-					base += g->w[j] *
-					        grid_hops(pm, mc, B[i], w);
+					const int *cw = gco + (size_t)gv * nd;
+					int64_t gw = g->w[j];
+					for (int e = 0; e < nd; e++)
+						base += gw * hop_t(pm, ht, e,
+						                   cv[e], cw[e]);
 					for (int d = 0; d < nd; d++) {
-						int o = cv[d] - x->lo[d];
+						int o = cv[d] - x->lo[d],
+						    om = x->ext[d] - 1 - o;
 						for (int e = 0; e < nd; e++) {
 							if (x->ext[e] !=
 							    x->ext[d])
 								continue;
 							part[d][e][0] +=
-							        g->w[j] *
-							        dim_hops(
-							                pm, e,
-							                x->lo[e] +
-							                        o,
-							                cw[e]);
+							        gw *
+							        hop_t(pm, ht,
+							              e,
+							              x->lo[e] +
+							                      o,
+							              cw[e]);
 							part[d][e][1] +=
-							        g->w[j] *
-							        dim_hops(
-							                pm, e,
-							                x->lo[e] +
-							                        x->ext[d] -
-							                        1 -
-							                        o,
-							                cw[e]);
+							        gw *
+							        hop_t(pm, ht,
+							              e,
+							              x->lo[e] +
+							                      om,
+							              cw[e]);
 						}
 					}
 				}
@@ -1458,6 +1530,9 @@ static int orient_boxes(const struct wgraph *g, const ir_machine *pm,
 				int32_t u = grp[i];
 				pos[u] = to[B[i]];
 				inv[to[B[i]]] = u;
+				memcpy(gco + (size_t)u * nd,
+				       mc->coord + (size_t)pos[u] * nd,
+				       (size_t)nd * sizeof *gco);
 				touched[u] = sweep + 1;
 				for (int64_t j = g->off[u]; j < g->off[u + 1];
 				     j++)
@@ -1473,12 +1548,15 @@ static int orient_boxes(const struct wgraph *g, const ir_machine *pm,
 	}
 	rc = 0;
 out:
+	for (int e = 0; e < 3; e++)
+		free(ht[e]);
 	free(L);
 	free(grp);
 	free(to);
 	free(mark);
 	free(B);
 	free(touched);
+	free(gco);
 	return rc;
 }
 
@@ -1559,6 +1637,14 @@ struct refine {
 	uint32_t *links32; /* [rmax]: a route, without the cache */
 	int32_t *slen;
 	bool unit; /* every link's capacity is one message a phase */
+	uint32_t *cap; /* [nlinks]: ir_link_capacity, when not unit */
+	/* try_swap's judging with the cache: each touched link's change
+	 * of load, the links touched, stamped in lmark */
+	uint64_t nlinks;
+	int64_t *delta;   /* [nlinks] */
+	uint32_t *lmark;  /* [nlinks] */
+	uint32_t lstamp;
+	uint32_t *touched; /* [2 * (2 maxdeg + 1) * rmax] */
 };
 
 /* Message i's route at the groups' current nodes into out; its length
@@ -1642,11 +1728,11 @@ static void cache_put(struct refine *f, int64_t i, const uint32_t *r, int h)
 	f->rlen[i] = h;
 }
 
-/* A link's phases under load (ir_link_phases, inline where every link
- * carries one message a phase), at most hmax. */
+/* A link's phases under load (ir_link_phases, inline, its capacity
+ * looked up once per link in cap), at most hmax. */
 static uint32_t phases_of(const struct refine *f, uint64_t l, uint64_t load)
 {
-	uint64_t p = f->unit ? load : ir_link_phases(f->pm, l, load);
+	uint64_t p = f->unit ? load : (load + f->cap[l] - 1) / f->cap[l];
 	return p > f->hmax ? (uint32_t)f->hmax : (uint32_t)p;
 }
 
@@ -1712,10 +1798,25 @@ static void swap_groups(struct refine *f, int32_t u, int32_t v)
 	f->inv[pu] = v;
 }
 
+/* Link l's change of load in the swap stamped ls, from 0 when the swap
+ * first touches it (then listed in touched, *nt of them). */
+static inline int64_t *delta_of(struct refine *f, uint32_t l, uint32_t ls,
+                                int64_t *nt)
+{
+	if (f->lmark[l] != ls) {
+		f->lmark[l] = ls;
+		f->delta[l] = 0;
+		f->touched[(*nt)++] = l;
+	}
+	return &f->delta[l];
+}
+
 /* Try swapping groups u and v: kept when (busiest link's phases, sum of
- * squared loads) falls.  With the route cache, each message of the two
- * is routed once, at its new place, into scratch: kept, the cache takes
- * the new routes; undone, the cached ones come back unrouted. */
+ * squared loads) falls.  With the route cache, the loads are not
+ * touched to judge it: each link's change (delta_of) is summed from the
+ * messages' cached routes and their new ones (routed once, into
+ * scratch, until one pushes a link past the busiest phases), and
+ * applied, with the new routes cached, only when the swap is kept. */
 static bool try_swap(struct refine *f, int32_t u, int32_t v)
 {
 	uint32_t maxp = f->maxp, st = ++f->stamp;
@@ -1742,31 +1843,71 @@ static bool try_swap(struct refine *f, int32_t u, int32_t v)
 				f->list[n++] = m;
 			}
 		}
-	for (int32_t i = 0; i < n; i++)
-		apply(f, f->list[i], -1);
-	swap_groups(f, u, v);
+	/* each touched link's change of load, judged without touching the
+	 * loads: a swap that is undone (most are) costs one pass over its
+	 * links instead of four.  The old routes come off first, so a link
+	 * past the busiest phases while the new ones go on stays past them:
+	 * the swap is undone there, before routing the rest */
+	uint32_t ls = ++f->lstamp;
+	int64_t nt = 0;
+	if (ls == 0) { /* the stamps wrapped: start again */
+		memset(f->lmark, 0, f->nlinks * sizeof *f->lmark);
+		ls = f->lstamp = 1;
+	}
 	for (int32_t i = 0; i < n; i++) {
-		const struct wedge *e = &f->e[f->list[i]];
-		uint32_t *r = f->scratch + (size_t)i * f->rmax;
-		f->slen[i] = route32(f, f->list[i], r);
-		apply_links(f, r, f->slen[i], (uint64_t)e->w, 1);
-	}
-	if (f->maxp < maxp || (f->maxp == maxp && f->sumsq < sq)) {
-		for (int32_t i = 0; i < n; i++)
-			cache_put(f, f->list[i],
-			          f->scratch + (size_t)i * f->rmax, f->slen[i]);
-		return true;
-	}
-	for (int32_t i = 0; i < n; i++)
-		apply_links(f, f->scratch + (size_t)i * f->rmax, f->slen[i],
-		            (uint64_t)f->e[f->list[i]].w, -1);
-	swap_groups(f, u, v);
-	for (int32_t i = 0; i < n; i++) { /* back along the cached routes */
+		int64_t w = f->e[f->list[i]].w;
 		const uint32_t *links;
 		int h = route_of(f, f->list[i], &links);
-		apply_links(f, links, h, (uint64_t)f->e[f->list[i]].w, 1);
+		for (int j = 0; j < h; j++) {
+			uint32_t l = links[j];
+			*delta_of(f, l, ls, &nt) -= w;
+		}
 	}
-	return false;
+	swap_groups(f, u, v);
+	for (int32_t i = 0; i < n; i++) {
+		int64_t w = f->e[f->list[i]].w;
+		uint32_t *r = f->scratch + (size_t)i * f->rmax;
+		int h = f->slen[i] = route32(f, f->list[i], r);
+		for (int j = 0; j < h; j++) {
+			uint32_t l = r[j];
+			*delta_of(f, l, ls, &nt) += w;
+			if (phases_of(f, l, f->load[l] + (uint64_t)f->delta[l]) >
+			    maxp) {
+				swap_groups(f, u, v);
+				return false;
+			}
+		}
+	}
+	swap_groups(f, u, v);
+	uint64_t was = 0, now = 0, sq2 = sq;
+	for (int64_t t = 0; t < nt; t++) {
+		uint32_t l = f->touched[t];
+		uint64_t old = f->load[l], nw = old + (uint64_t)f->delta[l];
+		uint32_t po = phases_of(f, l, old), pn = phases_of(f, l, nw);
+		was += po == maxp;
+		now += pn == maxp;
+		sq2 += nw * nw - old * old;
+	}
+	/* no link went past the busiest phases: kept when they fall (no
+	 * link is left at them), or stay and the sum of squared loads
+	 * falls */
+	if (f->hist[maxp] - was + now > 0 && sq2 >= sq)
+		return false;
+	for (int64_t t = 0; t < nt; t++) {
+		uint32_t l = f->touched[t];
+		uint64_t old = f->load[l], nw = old + (uint64_t)f->delta[l];
+		f->hist[phases_of(f, l, old)]--;
+		f->hist[phases_of(f, l, nw)]++;
+		f->load[l] = nw;
+	}
+	f->sumsq = sq2;
+	while (f->maxp > 0 && f->hist[f->maxp] == 0)
+		f->maxp--;
+	swap_groups(f, u, v);
+	for (int32_t i = 0; i < n; i++)
+		cache_put(f, f->list[i], f->scratch + (size_t)i * f->rmax,
+		          f->slen[i]);
+	return true;
 }
 
 /* Whether message i crosses a link at the busiest phases. */
@@ -1965,6 +2106,12 @@ static int refine_place(const ir_machine *pm, const struct wedge *e, int64_t ne,
 	}
 	f.unit = pm->topo != IR_FAT_TREE && pm->topo != IR_GRAPH &&
 	         pm->topo != IR_DRAGONFLY;
+	if (!f.unit) {
+		if (!(f.cap = malloc(nl * sizeof *f.cap)))
+			goto out;
+		for (uint64_t l = 0; l < nl; l++)
+			f.cap[l] = (uint32_t)ir_link_capacity(pm, l);
+	}
 	f.rmax = ir_route_max(pm);
 	f.pcap = 4 * ne + f.rmax;
 	if ((uint64_t)f.pcap <= PLACE_ROUTE_CACHE) {
@@ -1977,8 +2124,13 @@ static int refine_place(const ir_machine *pm, const struct wedge *e, int64_t ne,
 		f.list = malloc(sl * sizeof *f.list);
 		f.slen = malloc(sl * sizeof *f.slen);
 		f.scratch = malloc(sl * (size_t)f.rmax * sizeof *f.scratch);
+		f.nlinks = nl;
+		f.delta = malloc(nl * sizeof *f.delta);
+		f.lmark = calloc(nl, sizeof *f.lmark);
+		f.touched = malloc(2 * sl * (size_t)f.rmax * sizeof *f.touched);
 		if (!f.route || !f.spare || !f.roff || !f.rlen || !f.rcap ||
-		    !f.list || !f.slen || !f.scratch)
+		    !f.list || !f.slen || !f.scratch || !f.delta || !f.lmark ||
+		    !f.touched)
 			cache_drop(&f); /* then without the cache */
 	}
 	{
@@ -2008,6 +2160,7 @@ out:
 	free(f.links);
 	free(f.links32);
 	free(f.mark);
+	free(f.cap);
 	cache_drop(&f);
 	free(f.roff);
 	free(f.rlen);
@@ -2015,6 +2168,9 @@ out:
 	free(f.list);
 	free(f.slen);
 	free(f.scratch);
+	free(f.delta);
+	free(f.lmark);
+	free(f.touched);
 	return rc;
 }
 

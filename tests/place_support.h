@@ -2,7 +2,8 @@
  * place_support.h - what bench/bench_place.c and
  * tests/schedules/test_place.c share: a pattern with its ranks renamed
  * by a map (a placement, one rank per node) or by a seeded shuffle (a
- * stencil in a random rank order).
+ * stencil in a random rank order), and a lower bound on the link term
+ * of the phases of any placement (place_any_bound).
  *
  * Header-only (the bench and the test are separate executables).  No
  * cmocka and no output: NULL when memory runs out.
@@ -10,8 +11,10 @@
 #ifndef CCP_PLACE_SUPPORT_H
 #define CCP_PLACE_SUPPORT_H
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ir.h"
 #include "matrix.h"
@@ -58,6 +61,356 @@ static inline ir_matrix *place_scrambled(const ir_matrix *x, uint64_t seed)
 	out = place_renamed(x, perm);
 	free(perm);
 	return out;
+}
+
+/* ---- a bound on every placement ------------------------------------------
+ *
+ * Cut the machine's vertices into a side holding k of its hosts and the
+ * rest.  Whatever the placement, some k ranks S sit on the side, and
+ * every message between S and the other n - k ranks crosses one of the
+ * links between the two sides, whichever way it is routed.  If those
+ * links carry C messages a phase in all (both directions), the busiest
+ * of them needs at least cut(S) / C phases, where cut(S) counts the
+ * messages between S and the rest.  cut(S) >= lambda2 k (n - k) / n for
+ * every k-set S, lambda2 the second smallest eigenvalue of the Laplacian
+ * of the pattern's graph (an edge weighted by the messages between two
+ * ranks, both ways): Fiedler's bound, the two-part case of Donath and
+ * Hoffman's.  So no placement's link term is below
+ * ceil(ceil(lambda2 k (n - k) / n) / C), for every cut tried. */
+
+/* The second smallest eigenvalue of the Laplacian of x's message graph
+ * (w_ij = messages i -> j plus j -> i), minus a margin for rounding, so
+ * never above the true one; -1 when out of memory.  The matrix is
+ * reduced to tridiagonal form by Householder reflections, and the
+ * eigenvalue found by bisection on Sturm counts.  O(n^3) time and n^2
+ * doubles: meant for n up to a few thousand. */
+static inline double place_lambda2(const ir_matrix *x)
+{
+	int32_t n = x->n;
+	double *a, *v, *p, *d, *e;
+	double lo = 0, hi = 0, scale = 0;
+
+	if (n < 2)
+		return 0;
+	a = calloc((size_t)n * (size_t)n, sizeof *a);
+	v = malloc((size_t)n * sizeof *v);
+	p = malloc((size_t)n * sizeof *p);
+	d = malloc((size_t)n * sizeof *d);
+	e = calloc((size_t)n, sizeof *e);
+	if (!a || !v || !p || !d || !e) {
+		free(a);
+		free(v);
+		free(p);
+		free(d);
+		free(e);
+		return -1;
+	}
+#define PA(i, j) a[(size_t)(i) * (size_t)n + (size_t)(j)]
+	for (int32_t s = 0; s < n; s++)
+		for (int64_t i = x->row[s]; i < x->row[s + 1]; i++) {
+			int32_t t = x->dst[i];
+			if (t == s)
+				continue;
+			PA(s, t) -= 1;
+			PA(t, s) -= 1;
+			PA(s, s) += 1;
+			PA(t, t) += 1;
+		}
+	for (int32_t i = 0; i < n; i++)
+		scale = fmax(scale, 2 * PA(i, i));
+	/* Householder: column c below the diagonal onto its first entry */
+	for (int32_t c = 0; c + 2 < n; c++) {
+		int32_t m = n - c - 1; /* rows c+1 .. n-1 */
+		double nx = 0, vv = 0, vp = 0;
+		for (int32_t i = 0; i < m; i++) {
+			v[i] = PA(c + 1 + i, c);
+			nx += v[i] * v[i];
+		}
+		nx = sqrt(nx);
+		if (nx == 0) {
+			e[c] = 0;
+			continue;
+		}
+		double alpha = v[0] > 0 ? -nx : nx;
+		v[0] -= alpha;
+		for (int32_t i = 0; i < m; i++)
+			vv += v[i] * v[i];
+		e[c] = alpha;
+		if (vv == 0)
+			continue;
+		double beta = 2 / vv;
+		/* A' = H A H, H = I - beta v v^T: p = beta A v,
+		 * q = p - (beta v.p / 2) v, A' = A - v q^T - q v^T */
+		for (int32_t i = 0; i < m; i++) {
+			const double *row = &PA(c + 1 + i, c + 1);
+			double s = 0;
+			for (int32_t j = 0; j < m; j++)
+				s += row[j] * v[j];
+			p[i] = beta * s;
+			vp += v[i] * p[i];
+		}
+		double kk = beta * vp / 2;
+		for (int32_t i = 0; i < m; i++)
+			p[i] -= kk * v[i];
+		for (int32_t i = 0; i < m; i++) {
+			double *row = &PA(c + 1 + i, c + 1);
+			for (int32_t j = 0; j < m; j++)
+				row[j] -= v[i] * p[j] + p[i] * v[j];
+		}
+		PA(c + 1, c) = alpha;
+	}
+	for (int32_t i = 0; i < n; i++)
+		d[i] = PA(i, i);
+	e[n - 2] = PA(n - 1, n - 2);
+#undef PA
+	/* Gershgorin's interval, then bisection: count(t) is how many
+	 * eigenvalues lie below t (the negative pivots of T - t I) */
+	lo = d[0], hi = d[0];
+	for (int32_t i = 0; i < n; i++) {
+		double r = fabs(e[i]) + (i ? fabs(e[i - 1]) : 0);
+		lo = fmin(lo, d[i] - r);
+		hi = fmax(hi, d[i] + r);
+	}
+	for (int it = 0; it < 200 && hi - lo > 1e-13 * (scale + 1); it++) {
+		double t = (lo + hi) / 2, q = 1;
+		int32_t below = 0;
+		for (int32_t i = 0; i < n; i++) {
+			double b2 = i ? e[i - 1] * e[i - 1] : 0;
+			q = d[i] - t - (i ? b2 / q : 0);
+			if (q == 0)
+				q = -1e-300;
+			below += q < 0;
+		}
+		if (below >= 2)
+			hi = t;
+		else
+			lo = t;
+	}
+	free(a);
+	free(v);
+	free(p);
+	free(d);
+	free(e);
+	/* rounding in the reduction moves eigenvalues by about
+	 * n eps |A|: a generous margin keeps the result below */
+	lo -= 1e-10 * (double)n * (scale + 1);
+	return lo > 0 ? lo : 0;
+}
+
+static inline int place_u32_desc(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The degree term of the phase bound (ir_lower_bound's lb_degree: a
+ * rank's messages out or in over its node's ports) that no placement of
+ * x onto m (one rank per node, m's own placement the identity) goes
+ * below.  The i-th busiest rank, like the i - 1 busier ones, must sit
+ * on a node with at most the i-th most ports, so the ranks sorted by
+ * messages matched to the nodes sorted by ports is the least any
+ * placement reaches.  0 when out of memory. */
+static inline uint32_t place_any_degree(const ir_machine *m,
+                                        const ir_matrix *x)
+{
+	int32_t n = x->n;
+	uint32_t *deg = calloc((size_t)n + 1, sizeof *deg),
+	         *in = calloc((size_t)n + 1, sizeof *in),
+	         *port = malloc(((size_t)n + 1) * sizeof *port), best = 0;
+
+	if (!deg || !in || !port) {
+		free(deg);
+		free(in);
+		free(port);
+		return 0;
+	}
+	for (int32_t s = 0; s < n; s++) {
+		deg[s] = (uint32_t)(x->row[s + 1] - x->row[s]);
+		for (int64_t i = x->row[s]; i < x->row[s + 1]; i++)
+			in[x->dst[i]]++;
+		int q = ir_port_limit(m, s);
+		port[s] = q > 0 ? (uint32_t)q : 1;
+	}
+	for (int32_t s = 0; s < n; s++)
+		deg[s] = deg[s] > in[s] ? deg[s] : in[s];
+	qsort(deg, (size_t)n, sizeof *deg, place_u32_desc);
+	qsort(port, (size_t)n, sizeof *port, place_u32_desc);
+	for (int32_t i = 0; i < n; i++) {
+		uint32_t t = (deg[i] + port[i] - 1) / port[i];
+		best = t > best ? t : best;
+	}
+	free(deg);
+	free(in);
+	free(port);
+	return best;
+}
+
+/* What place_any_bound found: the bound and the cut that gave it. */
+struct place_cut {
+	uint32_t phases; /* the larger of degree and bound */
+	uint32_t degree; /* place_any_degree */
+	uint32_t bound;  /* ceil(ceil(lambda2 k (n - k) / n) / cap) */
+	int32_t k;       /* hosts on the cut's side */
+	uint64_t cap;    /* messages a phase over its links, both ways */
+	double lambda2;  /* the Laplacian's, certified from below */
+};
+
+/* The link term of the phase bound (ir_lower_bound's lb_link) no
+ * placement of x onto m (one rank per node) can go below, by the cuts
+ * above, into out->bound, and with the degree term (place_any_degree)
+ * the phase bound no placement goes below, into out->phases.  The sides tried: for every order of the hosts (the node
+ * order and, on a mesh or torus, each dimension slowest), each prefix
+ * of it, and each switch with the side of its nearest host (ties going
+ * to the lower or, in a second try, the higher host).  0 and
+ * CCP_ENOMEM, CCP_EINVAL when m has several ranks per node. */
+static inline int place_any_bound(const ir_machine *m, const ir_matrix *x,
+                                  struct place_cut *out)
+{
+	int32_t n = m->nnodes, nv = n;
+	uint64_t nl = ir_nlinks(m);
+	int rc = CCP_ENOMEM;
+
+	memset(out, 0, sizeof *out);
+	if (m->ranks_per_node > 1 || x->n != n)
+		return CCP_EINVAL;
+	if (n < 2)
+		return 0;
+	int32_t *from = malloc((nl + 1) * sizeof *from);
+	int32_t *to = malloc((nl + 1) * sizeof *to);
+	uint32_t *cap = malloc((nl + 1) * sizeof *cap);
+	int32_t *order = malloc((size_t)n * sizeof *order);
+	int32_t *at = malloc((size_t)n * sizeof *at);
+	int32_t *own[2] = {NULL, NULL}, *dist = NULL, *queue = NULL;
+	int64_t *adj_off = NULL;
+	int32_t *adj = NULL;
+	double l2 = place_lambda2(x);
+	if (!from || !to || !cap || !order || !at || l2 < 0)
+		goto out;
+	for (uint64_t l = 0; l < nl; l++) {
+		if (ir_link_ends(m, l, &from[l], &to[l]) != 0) {
+			from[l] = to[l] = -1;
+			continue;
+		}
+		cap[l] = (uint32_t)ir_link_capacity(m, l);
+		if (from[l] >= nv)
+			nv = from[l] + 1;
+		if (to[l] >= nv)
+			nv = to[l] + 1;
+	}
+	own[0] = malloc((size_t)nv * sizeof *own[0]);
+	own[1] = malloc((size_t)nv * sizeof *own[1]);
+	dist = malloc((size_t)nv * sizeof *dist);
+	queue = malloc((size_t)nv * sizeof *queue);
+	adj_off = calloc((size_t)nv + 1, sizeof *adj_off);
+	adj = malloc((2 * nl + 1) * sizeof *adj);
+	if (!own[0] || !own[1] || !dist || !queue || !adj_off || !adj)
+		goto out;
+	/* each vertex's nearest host, ties to the lower (own[0]) or the
+	 * higher (own[1]) host: breadth first from every host at once */
+	for (uint64_t l = 0; l < nl; l++)
+		if (from[l] >= 0) {
+			adj_off[from[l] + 1]++;
+			adj_off[to[l] + 1]++;
+		}
+	for (int32_t u = 0; u < nv; u++)
+		adj_off[u + 1] += adj_off[u];
+	{
+		int64_t *fill = malloc(((size_t)nv + 1) * sizeof *fill);
+		if (!fill)
+			goto out;
+		memcpy(fill, adj_off, (size_t)nv * sizeof *fill);
+		for (uint64_t l = 0; l < nl; l++)
+			if (from[l] >= 0) {
+				adj[fill[from[l]]++] = to[l];
+				adj[fill[to[l]]++] = from[l];
+			}
+		free(fill);
+	}
+	for (int t = 0; t < 2; t++) {
+		int32_t head = 0, tail = 0;
+		for (int32_t u = 0; u < nv; u++) {
+			dist[u] = u < n ? 0 : -1;
+			own[t][u] = u < n ? u : -1;
+		}
+		for (int32_t h = 0; h < n; h++)
+			queue[tail++] = t ? n - 1 - h : h;
+		while (head < tail) {
+			int32_t u = queue[head++];
+			for (int64_t j = adj_off[u]; j < adj_off[u + 1]; j++) {
+				int32_t w = adj[j];
+				if (dist[w] < 0) {
+					dist[w] = dist[u] + 1;
+					own[t][w] = own[t][u];
+					queue[tail++] = w;
+				}
+			}
+		}
+	}
+	out->lambda2 = l2;
+	int nord = 1;
+	if (m->topo == IR_MESH || m->topo == IR_TORUS)
+		nord = 1 + m->ndims;
+	for (int o = 0; o < nord; o++) {
+		/* hosts ordered with dimension o - 1 slowest (a stable
+		 * counting sort of the node order by that coordinate) */
+		for (int32_t h = 0; h < n; h++)
+			order[h] = h;
+		if (o > 0) {
+			int32_t stride = 1, ext = m->dims[o - 1], i = 0;
+			for (int dd = 0; dd < o - 1; dd++)
+				stride *= m->dims[dd];
+			for (int32_t cval = 0; cval < ext; cval++)
+				for (int32_t h = 0; h < n; h++)
+					if ((h / stride) % ext == cval)
+						order[i++] = h;
+		}
+		for (int32_t h = 0; h < n; h++)
+			at[order[h]] = h;
+		for (int32_t k = 1; k < n; k++)
+			for (int t = 0; t < 2; t++) {
+				/* side: vertices whose host is among the
+				 * first k of the order */
+				uint64_t c = 0;
+				for (uint64_t l = 0; l < nl; l++) {
+					if (from[l] < 0)
+						continue;
+					int a = at[own[t][from[l]]] < k,
+					    b = at[own[t][to[l]]] < k;
+					if (a != b)
+						c += cap[l];
+				}
+				if (c == 0)
+					continue;
+				double w = l2 * (double)k * (double)(n - k) /
+				           (double)n;
+				uint64_t cut = (uint64_t)ceil(w - 1e-9);
+				uint32_t bd = (uint32_t)((cut + c - 1) / c);
+				if (bd > out->bound) {
+					out->bound = bd;
+					out->k = k;
+					out->cap = c;
+				}
+			}
+	}
+	rc = 0;
+out:
+	if (rc == 0) {
+		out->degree = place_any_degree(m, x);
+		out->phases = out->degree > out->bound ? out->degree
+		                                       : out->bound;
+	}
+	free(from);
+	free(to);
+	free(cap);
+	free(order);
+	free(at);
+	free(own[0]);
+	free(own[1]);
+	free(dist);
+	free(queue);
+	free(adj_off);
+	free(adj);
+	return rc;
 }
 
 #endif
