@@ -11,7 +11,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEB_PACKAGES := cmake make gcc clang pkg-config libyaml-dev libsqlite3-dev \
                 libcmocka-dev libxxhash-dev libclang-dev libclang-rt-dev \
                 openmpi-bin libopenmpi-dev chromium zlib1g-dev valgrind \
-                libsodium-dev
+                libsodium-dev liblapacke-dev
 EXAMPLE ?= examples/mesh16-auto.yaml
 
 .PHONY: demo check pending setup build bench bench-mpi stress fuzz-smoke clean \

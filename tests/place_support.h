@@ -11,6 +11,7 @@
 #ifndef CCP_PLACE_SUPPORT_H
 #define CCP_PLACE_SUPPORT_H
 
+#include <lapacke.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -80,29 +81,23 @@ static inline ir_matrix *place_scrambled(const ir_matrix *x, uint64_t seed)
 
 /* The second smallest eigenvalue of the Laplacian of x's message graph
  * (w_ij = messages i -> j plus j -> i), minus a margin for rounding, so
- * never above the true one; -1 when out of memory.  The matrix is
- * reduced to tridiagonal form by Householder reflections, and the
- * eigenvalue found by bisection on Sturm counts.  O(n^3) time and n^2
- * doubles: meant for n up to a few thousand. */
+ * never above the true one; -1 when out of memory or when LAPACK fails.
+ * LAPACK's dsyevr (through LAPACKE) reduces the dense matrix to
+ * tridiagonal form and finds the one eigenvalue by bisection.  O(n^3)
+ * time and n^2 doubles: meant for n up to a few thousand. */
 static inline double place_lambda2(const ir_matrix *x)
 {
-	int32_t n = x->n;
-	double *a, *v, *p, *d, *e;
-	double lo = 0, hi = 0, scale = 0;
+	lapack_int n = x->n, found = 0, isuppz[2];
+	double scale = 0, z[1];
 
 	if (n < 2)
 		return 0;
-	a = calloc((size_t)n * (size_t)n, sizeof *a);
-	v = malloc((size_t)n * sizeof *v);
-	p = malloc((size_t)n * sizeof *p);
-	d = malloc((size_t)n * sizeof *d);
-	e = calloc((size_t)n, sizeof *e);
-	if (!a || !v || !p || !d || !e) {
+	/* w: dsyevr writes n entries (the found ones first), not one */
+	double *a = calloc((size_t)n * (size_t)n, sizeof *a),
+	       *w = malloc((size_t)n * sizeof *w);
+	if (!a || !w) {
 		free(a);
-		free(v);
-		free(p);
-		free(d);
-		free(e);
+		free(w);
 		return -1;
 	}
 #define PA(i, j) a[(size_t)(i) * (size_t)n + (size_t)(j)]
@@ -118,82 +113,21 @@ static inline double place_lambda2(const ir_matrix *x)
 		}
 	for (int32_t i = 0; i < n; i++)
 		scale = fmax(scale, 2 * PA(i, i));
-	/* Householder: column c below the diagonal onto its first entry */
-	for (int32_t c = 0; c + 2 < n; c++) {
-		int32_t m = n - c - 1; /* rows c+1 .. n-1 */
-		double nx = 0, vv = 0, vp = 0;
-		for (int32_t i = 0; i < m; i++) {
-			v[i] = PA(c + 1 + i, c);
-			nx += v[i] * v[i];
-		}
-		nx = sqrt(nx);
-		if (nx == 0) {
-			e[c] = 0;
-			continue;
-		}
-		double alpha = v[0] > 0 ? -nx : nx;
-		v[0] -= alpha;
-		for (int32_t i = 0; i < m; i++)
-			vv += v[i] * v[i];
-		e[c] = alpha;
-		if (vv == 0)
-			continue;
-		double beta = 2 / vv;
-		/* A' = H A H, H = I - beta v v^T: p = beta A v,
-		 * q = p - (beta v.p / 2) v, A' = A - v q^T - q v^T */
-		for (int32_t i = 0; i < m; i++) {
-			const double *row = &PA(c + 1 + i, c + 1);
-			double s = 0;
-			for (int32_t j = 0; j < m; j++)
-				s += row[j] * v[j];
-			p[i] = beta * s;
-			vp += v[i] * p[i];
-		}
-		double kk = beta * vp / 2;
-		for (int32_t i = 0; i < m; i++)
-			p[i] -= kk * v[i];
-		for (int32_t i = 0; i < m; i++) {
-			double *row = &PA(c + 1 + i, c + 1);
-			for (int32_t j = 0; j < m; j++)
-				row[j] -= v[i] * p[j] + p[i] * v[j];
-		}
-		PA(c + 1, c) = alpha;
-	}
-	for (int32_t i = 0; i < n; i++)
-		d[i] = PA(i, i);
-	e[n - 2] = PA(n - 1, n - 2);
 #undef PA
-	/* Gershgorin's interval, then bisection: count(t) is how many
-	 * eigenvalues lie below t (the negative pivots of T - t I) */
-	lo = d[0], hi = d[0];
-	for (int32_t i = 0; i < n; i++) {
-		double r = fabs(e[i]) + (i ? fabs(e[i - 1]) : 0);
-		lo = fmin(lo, d[i] - r);
-		hi = fmax(hi, d[i] + r);
-	}
-	for (int it = 0; it < 200 && hi - lo > 1e-13 * (scale + 1); it++) {
-		double t = (lo + hi) / 2, q = 1;
-		int32_t below = 0;
-		for (int32_t i = 0; i < n; i++) {
-			double b2 = i ? e[i - 1] * e[i - 1] : 0;
-			q = d[i] - t - (i ? b2 / q : 0);
-			if (q == 0)
-				q = -1e-300;
-			below += q < 0;
-		}
-		if (below >= 2)
-			hi = t;
-		else
-			lo = t;
-	}
+	/* eigenvalues only (N), the 2nd to the 2nd smallest (I, 2, 2), of
+	 * the upper triangle; abstol 0 asks for full accuracy */
+	lapack_int rc = LAPACKE_dsyevr(LAPACK_ROW_MAJOR, 'N', 'I', 'U', n, a,
+	                               n, 0, 0, 2, 2, 0, &found, w, z, 1,
+	                               isuppz);
+	double l2 = w[0];
 	free(a);
-	free(v);
-	free(p);
-	free(d);
-	free(e);
-	/* rounding in the reduction moves eigenvalues by about
-	 * n eps |A|: a generous margin keeps the result below */
-	lo -= 1e-10 * (double)n * (scale + 1);
+	free(w);
+	if (rc != 0 || found != 1)
+		return -1;
+	/* dsyevr is backward stable: the eigenvalues it returns are those
+	 * of a matrix within about n eps |A| of the Laplacian; a generous
+	 * margin keeps the result below the true one */
+	double lo = l2 - 1e-10 * (double)n * (scale + 1);
 	return lo > 0 ? lo : 0;
 }
 
