@@ -1151,17 +1151,20 @@ static void time_variants(struct bench *B, ccp_plan *plan, struct raw *raw,
 }
 
 /* Time the variants o->repeat times (time_variants); res[v] on rank 0:
- * the median of the R medians and their range; ratio[0]: plan/MPI of
- * each timing, ratio[1]: plan/neighbourhood (irregular), summarised. */
+ * the median of the R medians and their range; of each timing's ratios,
+ * summarised: ratio[0] plan/MPI, [1] plan/neighbourhood (irregular),
+ * [2] raw/MPI and [3] plan/raw (variant iraw, the bare schedule, if
+ * iraw >= 0). */
 static void time_repeated(struct bench *B, ccp_plan *plan, struct raw *raw,
                           const struct mpi_side *m, uint8_t *send,
                           uint8_t *recv, const struct variant *v, int nv,
-                          int impi, bool irr, int64_t size, struct result *res,
-                          struct spread ratio[2], int *iters_out)
+                          int impi, int iraw, bool irr, int64_t size,
+                          struct result *res, struct spread ratio[4],
+                          int *iters_out)
 {
 	int R = B->o->repeat;
 	double *med = xmalloc(sizeof(double) * (size_t)nv * (size_t)R);
-	double *rat = xmalloc(sizeof(double) * 2 * (size_t)R);
+	double *rat = xmalloc(sizeof(double) * 4 * (size_t)R);
 	for (int j = 0; j < nv; j++)
 		res[j].min = INFINITY;
 	for (int r = 0; r < R; r++) {
@@ -1177,6 +1180,9 @@ static void time_repeated(struct bench *B, ccp_plan *plan, struct raw *raw,
 		}
 		rat[r] = one[0].med / one[impi].med;
 		rat[R + r] = irr ? one[0].med / one[impi + 1].med : 1;
+		double raw_us = iraw >= 0 ? one[iraw].med : NAN;
+		rat[2 * R + r] = raw_us / one[impi].med;
+		rat[3 * R + r] = one[0].med / raw_us;
 	}
 	if (g_rank == 0) {
 		for (int j = 0; j < nv; j++) {
@@ -1186,8 +1192,8 @@ static void time_repeated(struct bench *B, ccp_plan *plan, struct raw *raw,
 			res[j].lo = sp.lo;
 			res[j].hi = sp.hi;
 		}
-		split(rat, R, &ratio[0]);
-		split(rat + R, R, &ratio[1]);
+		for (int k = 0; k < 4; k++)
+			split(rat + k * R, R, &ratio[k]);
 	}
 	free(med);
 	free(rat);
@@ -1262,6 +1268,14 @@ static void load_average(char *out, size_t len)
 		snprintf(out, len, "?");
 	if (f)
 		fclose(f);
+}
+
+/* Seconds t in microseconds, to about three digits: buf. */
+static const char *us(double t, char buf[24])
+{
+	double u = 1e6 * t;
+	snprintf(buf, 24, u < 10 ? "%.2f" : "%.1f", u);
+	return buf;
 }
 
 /* Count a size's ratio towards the goal: a bimodal one apart. */
@@ -1384,6 +1398,8 @@ static void run_case(struct bench *B, const char *name, struct front_input *in,
 		say(" %11s", "(range)");
 	if (irr)
 		say(" %9s", "plan/nbr");
+	if (o->raw)
+		say(" %8s %8s", "raw/mpi", "plan/raw");
 	if (inexact)
 		say(" %9s", "maxrel");
 	say(" %6s\n", "iters");
@@ -1505,27 +1521,29 @@ static void run_case(struct bench *B, const char *name, struct front_input *in,
 			maxrel_all = maxrel_size;
 
 		struct result res[8];
-		struct spread rs[2]; /* plan/MPI, plan/neighbour */
+		struct spread rs[4]; /* plan/MPI, plan/nbr, raw/MPI, plan/raw */
 		int iters = 0;
-		time_repeated(B, plan, &raw, &m, send, recv, v, nv, impi, irr,
-		              size, res, rs, &iters);
+		time_repeated(B, plan, &raw, &m, send, recv, v, nv, impi,
+		              o->raw ? impi - 1 : -1, irr, size, res, rs,
+		              &iters);
 
 		if (g_rank == 0) {
 			printf("%8s %4u %4u", lab, (unsigned)fi.nphases,
 			       (unsigned)fi.lb_phases);
 			for (int j = 0; j < nv; j++) {
+				char a[24], b[24];
 				if (isnan(res[j].med))
 					printf(" %10s", "-");
 				else
-					printf(" %10.1f", 1e6 * res[j].med);
+					printf(" %10s", us(res[j].med, a));
 				if ((j == 0 || j >= impi) && rep) {
-					char r[40];
-					snprintf(r, sizeof r, "%.1f-%.1f",
-					         1e6 * res[j].lo,
-					         1e6 * res[j].hi);
+					char r[60];
+					snprintf(r, sizeof r, "%s-%s",
+					         us(res[j].lo, a),
+					         us(res[j].hi, b));
 					printf(" %15s", r);
 				} else if (j == 0 || j >= impi) {
-					printf(" %8.1f", 1e6 * res[j].min);
+					printf(" %8s", us(res[j].min, a));
 				}
 			}
 			/* the median of the R timings' ratios */
@@ -1539,6 +1557,8 @@ static void run_case(struct bench *B, const char *name, struct front_input *in,
 			}
 			if (irr)
 				printf(" %9.2f", rs[1].med);
+			if (o->raw)
+				printf(" %8.2f %8.2f", rs[2].med, rs[3].med);
 			if (inexact)
 				printf(" %9.1e", maxrel_size);
 			/* what `auto` chose */
