@@ -26,8 +26,8 @@
  * A message made of several pieces (iovs) is packed into, or unpacked
  * from, a staging area sized on the first execution for the largest
  * phase; a received partial of a reduction is combined into the running
- * one after the phase's wait (folding the prologue's copy of the rank's
- * own block into the first combine when nothing needs it earlier).
+ * one after the phase's wait.  A prologue copy of the rank's own block
+ * that only feeds sends or a first combine is folded away (fold_copy).
  * After the first execution nothing is allocated.
  */
 #include <string.h>
@@ -53,7 +53,7 @@ static uint8_t *at(ccp_plan *p, const ir_iov *v)
  * operation) pair, so that no switch runs per element, in two forms: in
  * place (x is dst: a partial combined into the running one) and to a
  * third place (dst = x OP y: the prologue's copy of the send buffer
- * folded into the first combine, see fold_copies).  The buffers may be
+ * folded into the first combine, see fold_copy).  The buffers may be
  * unaligned (scratch slots are packed), so elements go through memcpy,
  * which compilers turn into plain loads and stores.  The loop walks
  * blocks of 64 bytes, a fixed element count, which GCC's -O2 vectorises
@@ -140,19 +140,27 @@ void ccp__combine(unsigned dt, unsigned op, uint8_t *dst, const uint8_t *x,
 		k->to(dst, x, y, n);
 }
 
-/* ---- folding a prologue copy into the first combine ------------------
+/* ---- folding prologue copies away ------------------------------------
  *
- * A reduction's lowering starts a running partial with a prologue COPY
- * of the rank's own block from SEND, and later combines received
- * partials into it.  Copying, then combining in place, reads and writes
- * the block once more than combining the copy's source with the first
- * received partial straight into the destination (dst = from OP recv),
- * which is what the engine does when nothing in between needs the copy:
- * fold[] (per iov) then holds, at the COPY's destination, the piece of
- * the RECV_REDUCE that takes it over, and at that piece the COPY's
- * source.  The result is the same bytes: the same operands in the same
- * order.  Binding by pieces turns it off (iovs then name arbitrary
- * addresses, which this analysis by buffer and offset cannot see). */
+ * A reduction's lowering starts each running partial with a prologue
+ * COPY of the rank's own block from SEND.  Two uses of such a copy need
+ * no copy:
+ *
+ *   - a partial in SCRATCH that is only sent (a leaf of the tree sends
+ *     its block as it is): the sends read the COPY's source instead;
+ *   - a partial whose first use is a combine: copying, then combining in
+ *     place, reads and writes the block once more than combining the
+ *     copy's source with the received partial straight into the
+ *     destination (dst = from OP recv).
+ *
+ * The engine then skips the COPY; fold[] (per iov) holds, at the COPY's
+ * destination, a mark (not NO_FOLD), and at each piece that now reads
+ * the source instead, the COPY's destination iov (its source is the iov
+ * before it).  Nothing else may read or write the destination in
+ * between, nor write the source; the results are the same bytes (the
+ * same operands in the same order).  Binding by pieces turns it off
+ * (iovs then name arbitrary addresses, which this analysis by buffer
+ * and offset cannot see). */
 #define NO_FOLD UINT32_MAX
 
 static bool overlaps(const ir_iov *v, const ir_iov *w)
@@ -169,20 +177,21 @@ static bool writes(const ir_op *o, uint32_t k)
 	       (o->code == IR_OP_COPY && k == 1);
 }
 
-/* Fold prologue COPY c into the first RECV_REDUCE piece that combines
- * into its destination, if every op up to that piece's WAIT leaves the
- * destination alone (no send reads it, nothing else writes it; later
- * combines into it in the same group run after the fold) and nothing
- * writes the source. */
+/* Fold prologue COPY c away, if its destination d is (a) in SCRATCH and
+ * read by sends alone, each piece within d, until the end of the slice,
+ * or (b) first combined into by a RECV_REDUCE piece equal to d, nothing
+ * else touching d up to that group's WAIT (later combines into it in the
+ * same group run after the fold, in post order); and nothing writes the
+ * source in that span. */
 static void fold_copy(ccp_plan *p, uint32_t c)
 {
 	const ir_slice *s = &p->slice;
 	uint32_t from = s->ops[c].iov, to = from + 1;
 	const ir_iov *f = &s->iovs[from], *d = &s->iovs[to];
-	uint32_t piece = NO_FOLD, budget = 1u << 16; /* iovs looked at */
+	uint32_t piece = NO_FOLD, sends = 0, budget = 1u << 16, i;
 	if (!d->len || overlaps(f, d))
 		return;
-	for (uint32_t i = c + 1; i < s->nops; i++) {
+	for (i = c + 1; i < s->nops; i++) {
 		const ir_op *o = &s->ops[i];
 		if (o->code == IR_OP_WAIT && piece != NO_FOLD)
 			break;
@@ -194,8 +203,13 @@ static void fold_copy(ccp_plan *p, uint32_t c)
 				return;
 			if (!overlaps(w, d))
 				continue;
-			bool combines = o->code == IR_OP_RECV_REDUCE && k > 0;
-			if (!combines)
+			if (o->code == IR_OP_SEND && piece == NO_FOLD &&
+			    d->buf == IR_BUF_SCRATCH && w->off >= d->off &&
+			    w->off + w->len <= d->off + d->len) {
+				sends++;
+				continue;
+			}
+			if (sends || o->code != IR_OP_RECV_REDUCE || k == 0)
 				return;
 			if (piece == NO_FOLD) {
 				if (w->off != d->off || w->len != d->len)
@@ -204,22 +218,34 @@ static void fold_copy(ccp_plan *p, uint32_t c)
 			}
 		}
 	}
-	if (piece == NO_FOLD)
+	if (piece != NO_FOLD) {
+		p->fold[to] = piece;
+		p->fold[piece] = to;
 		return;
-	p->fold[to] = piece;
-	p->fold[piece] = from;
+	}
+	if (!sends)
+		return;
+	p->fold[to] = to;
+	for (i = c + 1; i < s->nops; i++) {
+		const ir_op *o = &s->ops[i];
+		for (uint32_t k = 0; o->code == IR_OP_SEND && k < o->niov; k++)
+			if (overlaps(&s->iovs[o->iov + k], d))
+				p->fold[o->iov + k] = to;
+	}
 }
 
-/* fold[] for the slice's prologue, if it has copies and combines. */
+/* fold[] for the slice's prologue, if it has copies and combines or
+ * sends. */
 static int fold_copies(ccp_plan *p)
 {
 	const ir_slice *s = &p->slice;
-	bool copies = false, combines = false;
+	bool copies = false, uses = false;
 	for (uint32_t i = 0; i < s->nops; i++) {
 		copies |= s->ops[i].code == IR_OP_COPY;
-		combines |= s->ops[i].code == IR_OP_RECV_REDUCE;
+		uses |= s->ops[i].code == IR_OP_RECV_REDUCE ||
+		        s->ops[i].code == IR_OP_SEND;
 	}
-	if (!copies || !combines)
+	if (!copies || !uses)
 		return 0;
 	if (!p->fold)
 		p->fold =
@@ -237,6 +263,19 @@ static int fold_copies(ccp_plan *p)
 static uint32_t folded(const ccp_plan *p, uint32_t k)
 {
 	return p->fold && !p->pieces ? p->fold[k] : NO_FOLD;
+}
+
+/* Where to read iov k (a send's or a combine's operand) from: its place,
+ * or, when the prologue copy that filled it was folded away, the same
+ * bytes in the copy's source. */
+static uint8_t *read_at(ccp_plan *p, uint32_t k)
+{
+	const ir_iov *w = &p->slice.iovs[k];
+	uint32_t to = folded(p, k);
+	if (to == NO_FOLD)
+		return at(p, w);
+	const ir_iov *d = &p->slice.iovs[to];
+	return at(p, d - 1) + (w->off - d->off);
 }
 
 /* Size the staging area and the per-op tables, once, and find the
@@ -333,7 +372,10 @@ static uint8_t *msg_buf(ccp_plan *p, uint32_t i)
 	const ir_op *o = &p->slice.ops[i];
 	if (p->stage_off[i] != UINT64_MAX)
 		return p->staging + p->stage_off[i];
-	return o->niov ? at(p, &p->slice.iovs[o->iov]) : (uint8_t *)p->ready;
+	if (!o->niov)
+		return (uint8_t *)p->ready;
+	return o->code == IR_OP_SEND ? read_at(p, o->iov)
+	                             : at(p, &p->slice.iovs[o->iov]);
 }
 
 /* Copy op i's pieces into (pack) or out of (unpack) staging. */
@@ -344,7 +386,7 @@ static void stage(ccp_plan *p, uint32_t i, bool pack)
 	for (uint32_t k = 0; k < o->niov; k++) {
 		const ir_iov *v = &p->slice.iovs[o->iov + k];
 		if (pack)
-			memcpy(q, at(p, v), (size_t)v->len);
+			memcpy(q, read_at(p, o->iov + k), (size_t)v->len);
 		else
 			memcpy(at(p, v), q, (size_t)v->len);
 		q += v->len;
@@ -464,13 +506,10 @@ static void finish_group(ccp_plan *p)
 			const ir_iov *v = &p->slice.iovs[o->iov];
 			const uint8_t *from = at(p, v);
 			for (uint32_t k = 1; k < o->niov; k++) {
-				uint8_t *to = at(p, v + k);
-				uint32_t f = folded(p, o->iov + k);
-				ccp__combine(p->slice.dtype, p->slice.redop, to,
-				             f == NO_FOLD
-				                     ? to
-				                     : at(p, &p->slice.iovs[f]),
-				             from, v[k].len);
+				ccp__combine(p->slice.dtype, p->slice.redop,
+				             at(p, v + k),
+				             read_at(p, o->iov + k), from,
+				             v[k].len);
 				from += v[k].len;
 			}
 		} else {

@@ -46,8 +46,8 @@ struct ccp_plan {
 	uint32_t *post;      /* ops of the phase to finish after WAIT */
 	uint64_t max_msg;    /* the largest message of the slice */
 	uint32_t max_msg_op; /* and the op that moves it */
-	uint32_t *fold;      /* per iov: a prologue copy folded into a
-	                        combine (engine.c, fold_copies), or NULL */
+	uint32_t *fold;      /* per iov: prologue copies folded away
+	                        (engine.c, fold_copy), or NULL */
 	uint8_t ready[2];    /* S1 tokens (zero bytes; a valid address) */
 	/* bound by pieces (ccp_plan_bind_pieces): each iov's address, the
 	 * table sized on the first such bind; NULL or unused otherwise */
