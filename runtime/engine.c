@@ -26,8 +26,9 @@
  * A message made of several pieces (iovs) is packed into, or unpacked
  * from, a staging area sized on the first execution for the largest
  * phase; a received partial of a reduction is combined into the running
- * one after the phase's wait.  After the first execution nothing is
- * allocated.
+ * one after the phase's wait.  A prologue copy of the rank's own block
+ * that only feeds sends or a first combine is folded away (fold_copy).
+ * After the first execution nothing is allocated.
  */
 #include <string.h>
 
@@ -46,78 +47,235 @@ static uint8_t *at(ccp_plan *p, const ir_iov *v)
 	return p->buf[v->buf] + v->off;
 }
 
-/* dst[i] = dst[i] OP src[i] over n elements of type T; the buffers may be
+/* ---- the combine kernels --------------------------------------------
+ *
+ * dst = x OP y over n elements of one type, one function per (type,
+ * operation) pair, so that no switch runs per element, in two forms: in
+ * place (x is dst: a partial combined into the running one) and to a
+ * third place (dst = x OP y: the prologue's copy of the send buffer
+ * folded into the first combine, see fold_copy).  The buffers may be
  * unaligned (scratch slots are packed), so elements go through memcpy,
- * which compilers turn into plain loads and stores.  One loop per
- * operation: a switch inside the loop keeps GCC from vectorising it.
- * The loop walks blocks of COMBINE_BLOCK elements, a fixed count, which
- * GCC's -O2 vectorises (SLP) because dst and src are restrict (the loader
- * keeps a receive apart from the partials it combines into); a loop of
- * unknown count it vectorises only at -O3.  The scalar loop takes the
- * rest.  Every element is combined on its own either way, so no result
- * changes by a bit.  64 Ki int32 sums: 18.5 us one element at a time,
- * 5.3 us in blocks (this machine, SSE2).
+ * which compilers turn into plain loads and stores.  The loop walks
+ * blocks of 64 bytes, a fixed element count, which GCC's -O2 vectorises
+ * (SLP; its cost model takes a loop of unknown count only at -O3)
+ * because the pointers are restrict (the loader keeps a receive apart
+ * from the partials it combines into, and bind keeps the buffers apart);
+ * the scalar loop takes the rest.  Every element is combined on its own
+ * either way, in the same expression, so no result changes by a bit.
  * Sums and products of integers are computed in U, the unsigned type of
  * T's width: the application's values may overflow, which is undefined
  * for a signed type and wraps modulo 2^bits for the unsigned one (what
  * two's complement hardware and MPI's reductions give). */
-#define COMBINE_BLOCK 16
-#define COMBINE_ONE(T, k, dst, src, expr)                                      \
+#define COMBINE_BLOCK_BYTES 64
+#define COMBINE_ONE(T, k, dst, x, y, expr)                                     \
 	do {                                                                   \
 		T a, b;                                                        \
-		memcpy(&a, (dst) + (k) * sizeof(T), sizeof(T));                \
-		memcpy(&b, (src) + (k) * sizeof(T), sizeof(T));                \
+		memcpy(&a, (x) + (k) * sizeof(T), sizeof(T));                  \
+		memcpy(&b, (y) + (k) * sizeof(T), sizeof(T));                  \
 		a = (T)(expr);                                                 \
 		memcpy((dst) + (k) * sizeof(T), &a, sizeof(T));                \
 	} while (0)
-#define COMBINE_LOOP(T, n, dst, src, expr)                                     \
+#define COMBINE_LOOP(T, n, dst, x, y, expr)                                    \
 	do {                                                                   \
+		enum { B_ = COMBINE_BLOCK_BYTES / sizeof(T) };                 \
 		size_t i_ = 0;                                                 \
-		for (; i_ + COMBINE_BLOCK <= (n); i_ += COMBINE_BLOCK)         \
-			for (size_t j_ = 0; j_ < COMBINE_BLOCK; j_++)          \
-				COMBINE_ONE(T, i_ + j_, dst, src, expr);       \
+		for (; i_ + B_ <= (n); i_ += B_)                               \
+			for (size_t j_ = 0; j_ < B_; j_++)                     \
+				COMBINE_ONE(T, i_ + j_, dst, x, y, expr);      \
 		for (; i_ < (n); i_++)                                         \
-			COMBINE_ONE(T, i_, dst, src, expr);                    \
-	} while (0)
-#define COMBINE(T, U, n, dst, src, op)                                         \
-	do {                                                                   \
-		switch (op) {                                                  \
-		case IR_OP_SUM:                                                \
-			COMBINE_LOOP(U, n, dst, src, a + b);                   \
-			break;                                                 \
-		case IR_OP_PROD:                                               \
-			COMBINE_LOOP(U, n, dst, src, a *b);                    \
-			break;                                                 \
-		case IR_OP_MIN:                                                \
-			COMBINE_LOOP(T, n, dst, src, b < a ? b : a);           \
-			break;                                                 \
-		case IR_OP_MAX:                                                \
-			COMBINE_LOOP(T, n, dst, src, b > a ? b : a);           \
-			break;                                                 \
-		}                                                              \
+			COMBINE_ONE(T, i_, dst, x, y, expr);                   \
 	} while (0)
 
-static void combine(unsigned dt, unsigned op, uint8_t *restrict dst,
-                    const uint8_t *restrict src, uint64_t bytes)
-{
-	size_t n = (size_t)(bytes / ir_dtype_size(dt));
-	switch (dt) {
-	case IR_DT_BYTE:
-		COMBINE(uint8_t, uint8_t, n, dst, src, op);
-		break;
-	case IR_DT_INT32:
-		COMBINE(int32_t, uint32_t, n, dst, src, op);
-		break;
-	case IR_DT_INT64:
-		COMBINE(int64_t, uint64_t, n, dst, src, op);
-		break;
-	case IR_DT_FLOAT:
-		COMBINE(float, float, n, dst, src, op);
-		break;
-	case IR_DT_DOUBLE:
-		COMBINE(double, double, n, dst, src, op);
-		break;
+/* X(dtype, T, U): the element types the runtime combines */
+#define COMBINE_TYPES(X)                                                       \
+	X(BYTE, uint8_t, uint8_t)                                              \
+	X(INT32, int32_t, uint32_t)                                            \
+	X(INT64, int64_t, uint64_t)                                            \
+	X(FLOAT, float, float)                                                 \
+	X(DOUBLE, double, double)
+/* Y(dtype, op, type computed in, expression of a and b) */
+#define COMBINE_OPS(Y, e, T, U)                                                \
+	Y(e, SUM, U, a + b)                                                    \
+	Y(e, PROD, U, a *b)                                                    \
+	Y(e, MIN, T, b < a ? b : a)                                            \
+	Y(e, MAX, T, b > a ? b : a)
+_Static_assert(IR_NDTYPES == 5 && IR_NREDOPS == 4,
+               "a new element type or operation needs its combine kernels");
+
+#define COMBINE_KERNELS(e, o, T, expr)                                         \
+	static void combine_in_##e##_##o(uint8_t *restrict dst,                \
+	                                 const uint8_t *restrict y, size_t n)  \
+	{                                                                      \
+		COMBINE_LOOP(T, n, dst, dst, y, expr);                         \
+	}                                                                      \
+	static void combine_to_##e##_##o(uint8_t *restrict dst,                \
+	                                 const uint8_t *restrict x,            \
+	                                 const uint8_t *restrict y, size_t n)  \
+	{                                                                      \
+		COMBINE_LOOP(T, n, dst, x, y, expr);                           \
 	}
+#define COMBINE_TYPE_KERNELS(e, T, U) COMBINE_OPS(COMBINE_KERNELS, e, T, U)
+COMBINE_TYPES(COMBINE_TYPE_KERNELS)
+
+struct combine_kernel {
+	void (*in)(uint8_t *restrict, const uint8_t *restrict, size_t);
+	void (*to)(uint8_t *restrict, const uint8_t *restrict,
+	           const uint8_t *restrict, size_t);
+};
+#define COMBINE_ENTRY(e, o, T, expr)                                           \
+	[IR_OP_##o] = {combine_in_##e##_##o, combine_to_##e##_##o},
+#define COMBINE_ROW(e, T, U)                                                   \
+	[IR_DT_##e] = {COMBINE_OPS(COMBINE_ENTRY, e, T, U)},
+static const struct combine_kernel combine_kernels[IR_NDTYPES][IR_NREDOPS] = {
+        COMBINE_TYPES(COMBINE_ROW)};
+
+void ccp__combine(unsigned dt, unsigned op, uint8_t *dst, const uint8_t *x,
+                  const uint8_t *y, uint64_t bytes)
+{
+	const struct combine_kernel *k = &combine_kernels[dt][op];
+	size_t n = (size_t)(bytes / ir_dtype_size(dt));
+	if (x == dst)
+		k->in(dst, y, n);
+	else
+		k->to(dst, x, y, n);
+}
+
+/* ---- folding prologue copies away ------------------------------------
+ *
+ * A reduction's lowering starts each running partial with a prologue
+ * COPY of the rank's own block from SEND.  Two uses of such a copy need
+ * no copy:
+ *
+ *   - a partial in SCRATCH that is only sent (a leaf of the tree sends
+ *     its block as it is): the sends read the COPY's source instead;
+ *   - a partial whose first use is a combine: copying, then combining in
+ *     place, reads and writes the block once more than combining the
+ *     copy's source with the received partial straight into the
+ *     destination (dst = from OP recv).
+ *
+ * The engine then skips the COPY; fold[] (per iov) holds, at the COPY's
+ * destination, a mark (not NO_FOLD), and at each piece that now reads
+ * the source instead, the COPY's destination iov (its source is the iov
+ * before it).  Nothing else may read or write the destination in
+ * between, nor write the source; the results are the same bytes (the
+ * same operands in the same order).  Binding by pieces turns it off
+ * (iovs then name arbitrary addresses, which this analysis by buffer
+ * and offset cannot see). */
+#define NO_FOLD UINT32_MAX
+
+static bool overlaps(const ir_iov *v, const ir_iov *w)
+{
+	return v->len && w->len && v->buf == w->buf &&
+	       v->off < w->off + w->len && w->off < v->off + v->len;
+}
+
+/* Whether op o writes its piece k (a receive lands in every piece of a
+ * RECV, in piece 0 of a RECV_REDUCE and combines into the others). */
+static bool writes(const ir_op *o, uint32_t k)
+{
+	return o->code == IR_OP_RECV || o->code == IR_OP_RECV_REDUCE ||
+	       (o->code == IR_OP_COPY && k == 1);
+}
+
+/* Fold prologue COPY c away, if its destination d is (a) in SCRATCH and
+ * read by sends alone, each piece within d, until the end of the slice,
+ * or (b) first combined into by a RECV_REDUCE piece equal to d, nothing
+ * else touching d up to that group's WAIT (later combines into it in the
+ * same group run after the fold, in post order); and nothing writes the
+ * source in that span. */
+static void fold_copy(ccp_plan *p, uint32_t c)
+{
+	const ir_slice *s = &p->slice;
+	uint32_t from = s->ops[c].iov, to = from + 1;
+	const ir_iov *f = &s->iovs[from], *d = &s->iovs[to];
+	uint32_t piece = NO_FOLD, sends = 0, budget = 1u << 16, i;
+	if (!d->len || overlaps(f, d))
+		return;
+	for (i = c + 1; i < s->nops; i++) {
+		const ir_op *o = &s->ops[i];
+		if (o->code == IR_OP_WAIT && piece != NO_FOLD)
+			break;
+		for (uint32_t k = 0; k < o->niov; k++) {
+			const ir_iov *w = &s->iovs[o->iov + k];
+			if (budget-- == 0)
+				return;
+			if (writes(o, k) && overlaps(w, f))
+				return;
+			if (!overlaps(w, d))
+				continue;
+			if (o->code == IR_OP_SEND && piece == NO_FOLD &&
+			    d->buf == IR_BUF_SCRATCH && w->off >= d->off &&
+			    w->off + w->len <= d->off + d->len) {
+				sends++;
+				continue;
+			}
+			if (sends || o->code != IR_OP_RECV_REDUCE || k == 0)
+				return;
+			if (piece == NO_FOLD) {
+				if (w->off != d->off || w->len != d->len)
+					return;
+				piece = o->iov + k;
+			}
+		}
+	}
+	if (piece != NO_FOLD) {
+		p->fold[to] = piece;
+		p->fold[piece] = to;
+		return;
+	}
+	if (!sends)
+		return;
+	p->fold[to] = to;
+	for (i = c + 1; i < s->nops; i++) {
+		const ir_op *o = &s->ops[i];
+		for (uint32_t k = 0; o->code == IR_OP_SEND && k < o->niov; k++)
+			if (overlaps(&s->iovs[o->iov + k], d))
+				p->fold[o->iov + k] = to;
+	}
+}
+
+/* fold[] for the slice's prologue, if it has copies and combines or
+ * sends. */
+static int fold_copies(ccp_plan *p)
+{
+	const ir_slice *s = &p->slice;
+	bool copies = false, uses = false;
+	for (uint32_t i = 0; i < s->nops; i++) {
+		copies |= s->ops[i].code == IR_OP_COPY;
+		uses |= s->ops[i].code == IR_OP_RECV_REDUCE ||
+		        s->ops[i].code == IR_OP_SEND;
+	}
+	if (!copies || !uses)
+		return 0;
+	if (!p->fold)
+		p->fold =
+		        ccp__alloc(p->ctx, (size_t)s->niovs * sizeof *p->fold);
+	if (!p->fold)
+		return ccp__error(p->ctx, CCP_ENOMEM, "out of memory");
+	for (uint32_t k = 0; k < s->niovs; k++)
+		p->fold[k] = NO_FOLD;
+	for (uint32_t i = 0; i < s->nops && s->ops[i].code == IR_OP_COPY; i++)
+		fold_copy(p, i);
+	return 0;
+}
+
+/* Where iov k's fold points (see above), or NO_FOLD. */
+static uint32_t folded(const ccp_plan *p, uint32_t k)
+{
+	return p->fold && !p->pieces ? p->fold[k] : NO_FOLD;
+}
+
+/* Where to read iov k (a send's or a combine's operand) from: its place,
+ * or, when the prologue copy that filled it was folded away, the same
+ * bytes in the copy's source. */
+static uint8_t *read_at(ccp_plan *p, uint32_t k)
+{
+	const ir_iov *w = &p->slice.iovs[k];
+	uint32_t to = folded(p, k);
+	if (to == NO_FOLD)
+		return at(p, w);
+	const ir_iov *d = &p->slice.iovs[to];
+	return at(p, d - 1) + (w->off - d->off);
 }
 
 /* Size the staging area and the per-op tables, once, and find the
@@ -184,6 +342,9 @@ static int prepare(ccp_plan *p)
 			                  (unsigned long long)max_len);
 		p->staging_len = max_len;
 	}
+	int rc = fold_copies(p);
+	if (rc)
+		return rc;
 	p->prepared = true;
 	return 0;
 }
@@ -211,7 +372,10 @@ static uint8_t *msg_buf(ccp_plan *p, uint32_t i)
 	const ir_op *o = &p->slice.ops[i];
 	if (p->stage_off[i] != UINT64_MAX)
 		return p->staging + p->stage_off[i];
-	return o->niov ? at(p, &p->slice.iovs[o->iov]) : (uint8_t *)p->ready;
+	if (!o->niov)
+		return (uint8_t *)p->ready;
+	return o->code == IR_OP_SEND ? read_at(p, o->iov)
+	                             : at(p, &p->slice.iovs[o->iov]);
 }
 
 /* Copy op i's pieces into (pack) or out of (unpack) staging. */
@@ -222,7 +386,7 @@ static void stage(ccp_plan *p, uint32_t i, bool pack)
 	for (uint32_t k = 0; k < o->niov; k++) {
 		const ir_iov *v = &p->slice.iovs[o->iov + k];
 		if (pack)
-			memcpy(q, at(p, v), (size_t)v->len);
+			memcpy(q, read_at(p, o->iov + k), (size_t)v->len);
 		else
 			memcpy(at(p, v), q, (size_t)v->len);
 		q += v->len;
@@ -342,8 +506,10 @@ static void finish_group(ccp_plan *p)
 			const ir_iov *v = &p->slice.iovs[o->iov];
 			const uint8_t *from = at(p, v);
 			for (uint32_t k = 1; k < o->niov; k++) {
-				combine(p->slice.dtype, p->slice.redop,
-				        at(p, v + k), from, v[k].len);
+				ccp__combine(p->slice.dtype, p->slice.redop,
+				             at(p, v + k),
+				             read_at(p, o->iov + k), from,
+				             v[k].len);
 				from += v[k].len;
 			}
 		} else {
@@ -424,7 +590,9 @@ static int advance(ccp_plan *p, bool block)
 			const ir_op *o = &s->ops[r->op];
 			if (o->code == IR_OP_COPY) {
 				const ir_iov *v = &s->iovs[o->iov];
-				memmove(at(p, v + 1), at(p, v), (size_t)v->len);
+				if (folded(p, o->iov + 1) == NO_FOLD)
+					memmove(at(p, v + 1), at(p, v),
+					        (size_t)v->len);
 				r->op++;
 				continue;
 			}

@@ -46,6 +46,8 @@ struct ccp_plan {
 	uint32_t *post;      /* ops of the phase to finish after WAIT */
 	uint64_t max_msg;    /* the largest message of the slice */
 	uint32_t max_msg_op; /* and the op that moves it */
+	uint32_t *fold;      /* per iov: prologue copies folded away
+	                        (engine.c, fold_copy), or NULL */
 	uint8_t ready[2];    /* S1 tokens (zero bytes; a valid address) */
 	/* bound by pieces (ccp_plan_bind_pieces): each iov's address, the
 	 * table sized on the first such bind; NULL or unused otherwise */
@@ -70,6 +72,14 @@ struct ccp_plan {
 /* End the execution in flight on t, if any, because t is being freed
  * (context.c): the plan reports it at its next test or wait. */
 void ccp__run_abandon(ccp_transport *t);
+
+/* dst = x OP y over bytes / size(dt) elements of type dt (enum ir_dtype)
+ * and operation op (enum ir_redop), each element on its own, byte for
+ * byte what the scalar expression gives: the engine's combine step.  x
+ * may be dst (combine in place); otherwise dst overlaps neither x nor y,
+ * and y never overlaps dst.  Any alignment. */
+void ccp__combine(unsigned dt, unsigned op, uint8_t *dst, const uint8_t *x,
+                  const uint8_t *y, uint64_t bytes);
 
 /* A plan handle holding a copy of slice s (still owned by the caller),
  * in ctx's allocator, once the slice has passed every rule of the codec's

@@ -204,6 +204,7 @@ void ccp_plan_free(ccp_plan *p)
 	ccp__free(ctx, p->stage_off, (size_t)p->slice.nops * sizeof *p->stage_off);
 	ccp__free(ctx, p->post, (size_t)p->slice.nops * sizeof *p->post);
 	ccp__free(ctx, p->iov_at, (size_t)p->slice.niovs * sizeof *p->iov_at);
+	ccp__free(ctx, p->fold, (size_t)p->slice.niovs * sizeof *p->fold);
 	ccp__free(ctx, p->slice.ops, (size_t)p->slice.nops * sizeof *p->slice.ops);
 	ccp__free(ctx, p->slice.iovs,
 	          (size_t)p->slice.niovs * sizeof *p->slice.iovs);

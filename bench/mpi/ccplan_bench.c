@@ -59,6 +59,7 @@
 /* ---- options ------------------------------------------------------------- */
 
 #define MAX_INPUTS 16
+#define MAX_REPEAT 99
 
 struct opts {
 	int64_t min_size, max_size; /* regular collectives: message sizes */
@@ -77,6 +78,7 @@ struct opts {
 	bool builtin;     /* run the built-in cases */
 	uint64_t seed;    /* seed of the generated patterns */
 	const char *cost; /* the built-in machines' cost mapping, or NULL */
+	int repeat;       /* timings per case and size (median of medians) */
 };
 
 static int g_rank, g_size; /* in MPI_COMM_WORLD */
@@ -129,6 +131,12 @@ static const char *const usage_text =
         "  --warmup N          untimed iterations per size (default 5)\n"
         "  --budget S          seconds of timing per case and size "
         "(default 1.0)\n"
+        "  --repeat R          time each case and size R times; report "
+        "the median of\n"
+        "                      the R medians, their range, and sizes "
+        "whose R ratios\n"
+        "                      split into two groups (bimodal; R >= 4) "
+        "(default 1)\n"
         "  --schemes main|all  main: S2, no phase barrier, no check; all: "
         "also S1 and\n"
         "                      both with phase barriers, and --raw "
@@ -193,9 +201,9 @@ static bool parse_range(const char *s, int64_t *lo, int64_t *hi)
 static bool takes_value(const char *a)
 {
 	static const char *const with_value[] = {
-	        "--sizes",  "--irr-sizes", "--factor",  "--iters",
-	        "--warmup", "--budget",    "--schemes", "--only",
-	        "--input",  "--seed",      "--csv",     "--cost"};
+	        "--sizes",  "--irr-sizes", "--factor", "--iters", "--warmup",
+	        "--budget", "--schemes",   "--only",   "--input", "--seed",
+	        "--csv",    "--cost",      "--repeat"};
 	for (size_t i = 0; i < sizeof with_value / sizeof *with_value; i++)
 		if (!strcmp(a, with_value[i]))
 			return true;
@@ -215,7 +223,8 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool *list)
 	                   .warmup = 5,
 	                   .budget = 1.0,
 	                   .builtin = true,
-	                   .seed = 1};
+	                   .seed = 1,
+	                   .repeat = 1};
 	*list = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -256,6 +265,10 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool *list)
 		} else if (!strcmp(a, "--warmup")) {
 			o->warmup = atoi(v);
 			if (o->warmup < 1)
+				goto bad;
+		} else if (!strcmp(a, "--repeat")) {
+			o->repeat = atoi(v);
+			if (o->repeat < 1 || o->repeat > MAX_REPEAT)
 				goto bad;
 		} else if (!strcmp(a, "--budget")) {
 			o->budget = atof(v);
@@ -944,9 +957,20 @@ struct variant {
 	unsigned flags;   /* plan: CCP_EXEC_* */
 };
 
-/* The results of one variant at one size, on rank 0. */
+/* The results of one variant at one size, on rank 0: of one timing, or
+ * with --repeat the median of the R timings' medians, their range, and
+ * the smallest iteration of all. */
 struct result {
 	double med, min; /* seconds */
+	double lo, hi;   /* the range of the R medians */
+};
+
+/* R values of one measure (the plan/MPI ratio of each timing),
+ * summarised. */
+struct spread {
+	double med, lo, hi; /* their median and range */
+	bool bimodal;       /* two groups far apart (see split) */
+	double low, high;   /* bimodal: the median of each group */
 };
 
 /* Everything that stays the same over a case's sizes. */
@@ -964,7 +988,16 @@ struct summary {
 	double logsum;              /* sum of ln(ratio) */
 	double worst;               /* largest ratio */
 	int64_t worst_at;
+	int over, nbimodal; /* steady sizes over the goal; bimodal */
+	char over_list[400], bimodal_list[400]; /* " 1K 1.73", ... */
 };
+
+/* The goal of issue 20: plan/MPI at most this at every size. */
+#define GOAL_RATIO 1.05
+/* Bimodal: the R ratios, sorted, split into two groups of at least two
+ * each, the step between the groups at least this factor and at least
+ * as wide as either group (first to last). */
+#define BIMODAL_STEP 1.5
 
 /* The mean over p's phases of each phase's largest transfer: of every
  * transfer, or (reduced) of those a receiver combines: the M and R of
@@ -1030,6 +1063,35 @@ static uint8_t *compile_bcast(const struct front_input *in, size_t *len,
 	MPI_Bcast(img, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD);
 	*len = (size_t)n;
 	return img;
+}
+
+/* Sort v[0..n) and summarise it in *sp.  Bimodal: among the cuts that
+ * leave at least two values on each side, the one with the widest step
+ * v[c] / v[c-1]; the values split when that step is at least
+ * BIMODAL_STEP and at least each group's own width, last / first (two
+ * tight groups far apart, not one broad spread). */
+static void split(double *v, int n, struct spread *sp)
+{
+	sp->med = bench_median(v, n);
+	sp->lo = v[0];
+	sp->hi = v[n - 1];
+	sp->bimodal = false;
+	double best = 0;
+	int cut = 0;
+	for (int c = 2; c + 2 <= n; c++) {
+		if (!(v[c - 1] > 0))
+			continue;
+		double step = v[c] / v[c - 1];
+		if (step > best)
+			best = step, cut = c;
+	}
+	if (cut == 0 || best < BIMODAL_STEP || !(v[0] > 0))
+		return;
+	if (best < v[cut - 1] / v[0] || best < v[n - 1] / v[cut])
+		return;
+	sp->bimodal = true;
+	sp->low = bench_median(v, cut);
+	sp->high = bench_median(v + cut, n - cut);
 }
 
 /* Time the variants, taking turns; res[v] on rank 0. */
@@ -1107,6 +1169,55 @@ static void time_variants(struct bench *B, ccp_plan *plan, struct raw *raw,
 	free(tmax);
 }
 
+/* Time the variants o->repeat times (time_variants); res[v] on rank 0:
+ * the median of the R medians and their range; of each timing's ratios,
+ * summarised: ratio[0] plan/MPI, [1] plan/neighbourhood (irregular),
+ * [2] raw/MPI and [3] plan/raw (variant iraw, the bare schedule, if
+ * iraw >= 0). */
+static void time_repeated(struct bench *B, ccp_plan *plan, struct raw *raw,
+                          const struct mpi_side *m, uint8_t *send,
+                          uint8_t *recv, const struct variant *v, int nv,
+                          int impi, int iraw, bool irr, int64_t size,
+                          struct result *res, struct spread ratio[4],
+                          int *iters_out)
+{
+	int R = B->o->repeat;
+	double *med = xmalloc(sizeof(double) * (size_t)nv * (size_t)R);
+	double *rat = xmalloc(sizeof(double) * 4 * (size_t)R);
+	for (int j = 0; j < nv; j++)
+		res[j].min = INFINITY;
+	for (int r = 0; r < R; r++) {
+		struct result one[8];
+		time_variants(B, plan, raw, m, send, recv, v, nv, size, one,
+		              iters_out);
+		if (g_rank != 0)
+			continue;
+		for (int j = 0; j < nv; j++) {
+			med[(size_t)j * (size_t)R + (size_t)r] = one[j].med;
+			if (!(one[j].min >= res[j].min))
+				res[j].min = one[j].min; /* NaN too */
+		}
+		rat[r] = one[0].med / one[impi].med;
+		rat[R + r] = irr ? one[0].med / one[impi + 1].med : 1;
+		double raw_us = iraw >= 0 ? one[iraw].med : NAN;
+		rat[2 * R + r] = raw_us / one[impi].med;
+		rat[3 * R + r] = one[0].med / raw_us;
+	}
+	if (g_rank == 0) {
+		for (int j = 0; j < nv; j++) {
+			struct spread sp;
+			split(med + (size_t)j * (size_t)R, R, &sp);
+			res[j].med = sp.med;
+			res[j].lo = sp.lo;
+			res[j].hi = sp.hi;
+		}
+		for (int k = 0; k < 4; k++)
+			split(rat + k * R, R, &ratio[k]);
+	}
+	free(med);
+	free(rat);
+}
+
 static void size_label(int64_t b, char *out, size_t len)
 {
 	if (b >= (1 << 20) && b % (1 << 20) == 0)
@@ -1162,6 +1273,70 @@ static int same_on_all(const uint8_t *buf, size_t len)
 	MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	free(r0);
 	return all;
+}
+
+/* The 1-, 5- and 15-minute load averages (/proc/loadavg), or "?": the
+ * tables are read with the machine's load in view. */
+static void load_average(char *out, size_t len)
+{
+	double l[3];
+	FILE *f = fopen("/proc/loadavg", "r");
+	if (f && fscanf(f, "%lf %lf %lf", &l[0], &l[1], &l[2]) == 3)
+		snprintf(out, len, "%.2f %.2f %.2f", l[0], l[1], l[2]);
+	else
+		snprintf(out, len, "?");
+	if (f)
+		fclose(f);
+}
+
+/* Seconds t in microseconds, to about three digits: buf. */
+static const char *us(double t, char buf[24])
+{
+	double u = 1e6 * t;
+	snprintf(buf, 24, u < 10 ? "%.2f" : "%.1f", u);
+	return buf;
+}
+
+/* Count a size's ratio towards the goal: a bimodal one apart. */
+static void note_goal(struct summary *S, const char *lab,
+                      const struct spread *r)
+{
+	size_t n;
+	if (r->bimodal) {
+		S->nbimodal++;
+		n = strlen(S->bimodal_list);
+		snprintf(S->bimodal_list + n, sizeof S->bimodal_list - n,
+		         " %s %.2f|%.2f", lab, r->low, r->high);
+	} else if (r->med > GOAL_RATIO) {
+		S->over++;
+		n = strlen(S->over_list);
+		snprintf(S->over_list + n, sizeof S->over_list - n, " %s %.2f",
+		         lab, r->med);
+	}
+}
+
+/* The goal line: met only when every steady size is within the goal
+ * and none is bimodal; a bimodal size is never counted either way, but
+ * listed with its two groups. */
+static void say_goal(const char *name, const struct summary *S)
+{
+	int steady = S->sizes - S->nbimodal;
+	if (S->over)
+		say("   %s: goal plan/MPI <= %.2f at every size: NOT MET, over "
+		    "at %d of %d steady sizes:%s",
+		    name, GOAL_RATIO, S->over, steady, S->over_list);
+	else if (S->nbimodal)
+		say("   %s: goal plan/MPI <= %.2f at every size: UNDECIDED, "
+		    "met at the %d steady sizes",
+		    name, GOAL_RATIO, steady);
+	else
+		say("   %s: goal plan/MPI <= %.2f at every size: met at all "
+		    "%d",
+		    name, GOAL_RATIO, S->sizes);
+	if (S->nbimodal)
+		say("; bimodal (not judged, low|high group):%s",
+		    S->bimodal_list);
+	say("\n");
 }
 
 /* Run one case over its sizes.  in is parsed on every rank; fractions:
@@ -1222,20 +1397,28 @@ static void run_case(struct bench *B, const char *name, struct front_input *in,
 		         inexact ? ", non-integer data" : "");
 	else if (ir_coll_kind(c->coll) & IR_CK_ROOTED)
 		snprintf(what, sizeof what, "root %d", (int)c->root);
-	say("\n== %s: %s %s, %d ranks%s%s; against %s%s\n", name,
-	    ir_coll_name(c->coll), in->algorithm, g_size, *what ? ", " : "",
-	    what, mpi_name(c->coll), irr ? " and MPI_Neighbor_alltoallv" : "");
+	char load[64];
+	load_average(load, sizeof load);
+	say("\n== %s: %s %s, %d ranks%s%s; against %s%s; load average %s\n",
+	    name, ir_coll_name(c->coll), in->algorithm, g_size,
+	    *what ? ", " : "", what, mpi_name(c->coll),
+	    irr ? " and MPI_Neighbor_alltoallv" : "", load);
+	bool rep = o->repeat > 1;
 	say("%8s %4s %4s", "bytes", "ph", "lb");
 	for (int j = 0; j < nv; j++) {
 		char h[40];
 		snprintf(h, sizeof h, "%s_us", j == 0 ? "plan" : v[j].name);
 		say(" %10s", h);
 		if (j == 0 || j >= impi)
-			say(" %8s", "(min)");
+			say(rep ? " %15s" : " %8s", rep ? "(range)" : "(min)");
 	}
 	say(" %9s", irr ? "plan/av" : "plan/mpi");
+	if (rep)
+		say(" %11s", "(range)");
 	if (irr)
 		say(" %9s", "plan/nbr");
+	if (o->raw)
+		say(" %8s %8s", "raw/mpi", "plan/raw");
 	if (inexact)
 		say(" %9s", "maxrel");
 	say(" %6s\n", "iters");
@@ -1357,45 +1540,69 @@ static void run_case(struct bench *B, const char *name, struct front_input *in,
 			maxrel_all = maxrel_size;
 
 		struct result res[8];
+		struct spread rs[4]; /* plan/MPI, plan/nbr, raw/MPI, plan/raw */
 		int iters = 0;
-		time_variants(B, plan, &raw, &m, send, recv, v, nv, size, res,
+		time_repeated(B, plan, &raw, &m, send, recv, v, nv, impi,
+		              o->raw ? impi - 1 : -1, irr, size, res, rs,
 		              &iters);
 
 		if (g_rank == 0) {
 			printf("%8s %4u %4u", lab, (unsigned)fi.nphases,
 			       (unsigned)fi.lb_phases);
 			for (int j = 0; j < nv; j++) {
+				char a[24], b[24];
 				if (isnan(res[j].med))
 					printf(" %10s", "-");
 				else
-					printf(" %10.1f", 1e6 * res[j].med);
-				if (j == 0 || j >= impi)
-					printf(" %8.1f", 1e6 * res[j].min);
+					printf(" %10s", us(res[j].med, a));
+				if ((j == 0 || j >= impi) && rep) {
+					char r[60];
+					snprintf(r, sizeof r, "%s-%s",
+					         us(res[j].lo, a),
+					         us(res[j].hi, b));
+					printf(" %15s", r);
+				} else if (j == 0 || j >= impi) {
+					printf(" %8s", us(res[j].min, a));
+				}
 			}
-			double ratio = res[0].med / res[impi].med;
+			/* the median of the R timings' ratios */
+			double ratio = rs[0].med;
 			printf(" %9.2f", ratio);
+			if (rep) {
+				char r[40];
+				snprintf(r, sizeof r, "%.2f-%.2f", rs[0].lo,
+				         rs[0].hi);
+				printf(" %11s", r);
+			}
 			if (irr)
-				printf(" %9.2f",
-				       res[0].med / res[impi + 1].med);
+				printf(" %9.2f", rs[1].med);
+			if (o->raw)
+				printf(" %8.2f %8.2f", rs[2].med, rs[3].med);
 			if (inexact)
 				printf(" %9.1e", maxrel_size);
 			/* what `auto` chose */
 			bool chose = strcmp(in->algorithm, fi.algorithm) != 0;
-			printf(" %6d%s%s%s%s\n", iters, chose ? " " : "",
-			       chose ? fi.algorithm : "",
+			char flag[80] = "";
+			if (rs[0].bimodal)
+				snprintf(flag, sizeof flag,
+				         "  BIMODAL %.2f | %.2f", rs[0].low,
+				         rs[0].high);
+			printf(" %6d%s%s%s%s%s\n", iters, chose ? " " : "",
+			       chose ? fi.algorithm : "", flag,
 			       all_ok ? "" : "  RESULT DIFFERS FROM MPI",
 			       repro && !plan_same ? " (OR BETWEEN RANKS, "
 			                             "REPRODUCIBLE PLAN)"
 			                           : "");
 			fflush(stdout);
 			S.sizes++;
-			S.within5 += ratio <= 1.05;
+			S.within5 += ratio <= GOAL_RATIO;
 			S.beaten += ratio < 1.0;
 			S.logsum += log(ratio);
 			if (ratio > S.worst) {
 				S.worst = ratio;
 				S.worst_at = size;
 			}
+			note_goal(&S, lab, &rs[0]);
 			for (int j = 0; B->csv && j < nv; j++) {
 				if (isnan(res[j].med))
 					continue;
@@ -1435,6 +1642,7 @@ static void run_case(struct bench *B, const char *name, struct front_input *in,
 		    "%d; geometric mean plan/MPI %.2f, worst %.2f at %s\n",
 		    name, mpi_name(c->coll), S.within5, S.sizes, S.beaten,
 		    exp(S.logsum / S.sizes), S.worst, lab);
+		say_goal(name, &S);
 	}
 	if (S.sizes && c->coll == IR_ALLREDUCE)
 		say("   %s: reproducible plan (verifier) at %d of %d sizes; "
@@ -1535,6 +1743,9 @@ int main(int argc, char **argv)
 		run_case(&B, o.inputs[i], &in, false);
 		front_input_fini(&in);
 	}
+	char load[64];
+	load_average(load, sizeof load);
+	say("\nccplan-bench: done; load average %s\n", load);
 	if (B.failures)
 		say("\nccplan-bench: %d sizes where the plan's result differs "
 		    "from MPI's\n",
