@@ -944,6 +944,9 @@ int ir_link_bound(const ir_machine *m, const ir_comm *c,
  * block, scratch offsets, and the operation lists.  *out gets an array
  * of p->machine.nranks slices; free with ir_slices_free. */
 int ir_lower(const ir_plan *p, ir_slice **out);
+/* Free what ir_lower made: the slices and their ops and iovs are one
+ * allocation, so slices built otherwise are freed with ir_slice_fini
+ * each and free. */
 void ir_slices_free(ir_slice *s, int32_t n);
 const char *ir_op_name(enum ir_opcode op);
 

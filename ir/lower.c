@@ -345,6 +345,18 @@ static void teardown(struct lowering *L)
 	free(L->recv_size);
 }
 
+/* The prologue's counts of rank r: its copies, made on the side. */
+static void prologue_size(struct lowering *L, int32_t r, uint64_t *nops,
+                          uint64_t *niov)
+{
+	ir_op ops[3];
+	ir_iov iovs[6];
+	ir_slice t = {.ops = ops, .iovs = iovs};
+	prologue(L, &t, r);
+	*nops = t.nops;
+	*niov = t.niovs;
+}
+
 int ir_lower(const ir_plan *p, ir_slice **out)
 {
 	int rc;
@@ -352,27 +364,20 @@ int ir_lower(const ir_plan *p, ir_slice **out)
 	struct lowering L;
 	ir_slice *s = NULL;
 	uint32_t *mark = NULL;
+	uint64_t *nops = NULL, *niov = NULL;
 	if ((rc = setup(&L, p)) != 0)
 		goto out;
-	s = calloc((size_t)n, sizeof *s);
 	mark = malloc((size_t)n * sizeof *mark);
-	if (!s || !mark) {
+	nops = malloc((size_t)n * sizeof *nops);
+	niov = malloc((size_t)n * sizeof *niov);
+	if (!mark || !nops || !niov) {
 		rc = CCP_ENOMEM;
 		goto out;
 	}
 
-	/* pass 1: upper bounds of ops and iovs per rank */
-	uint64_t *nops = calloc((size_t)n, sizeof *nops);
-	uint64_t *niov = calloc((size_t)n, sizeof *niov);
-	if (!nops || !niov) {
-		free(nops);
-		free(niov);
-		rc = CCP_ENOMEM;
-		goto out;
-	}
+	/* pass 1: the ops of each rank and an upper bound of its iovs */
 	for (int32_t r = 0; r < n; r++) {
-		nops[r] = 3; /* prologue copies */
-		niov[r] = 6;
+		prologue_size(&L, r, &nops[r], &niov[r]);
 		mark[r] = UINT32_MAX;
 	}
 	for (uint32_t ph = 0; ph < p->nphases; ph++) {
@@ -391,27 +396,38 @@ int ir_lower(const ir_plan *p, ir_slice **out)
 			}
 		}
 	}
+	/* one allocation for the slices and every rank's ops and iovs, in
+	 * rank order (ir_slices_free frees it): a million ranks are three
+	 * arrays, not two million small blocks */
+	uint64_t tops = 0, tiov = 0;
+	for (int32_t r = 0; r < n; r++) {
+		if (nops[r] > UINT32_MAX || niov[r] > UINT32_MAX) {
+			rc = CCP_ERANGE;
+			goto out;
+		}
+		tops += nops[r];
+		tiov += niov[r];
+	}
+	uint64_t head = (uint64_t)n * sizeof *s;
+	uint64_t size = head + tops * sizeof(ir_op) + tiov * sizeof(ir_iov);
+	if (size > SIZE_MAX || !(s = malloc(size ? (size_t)size : 1))) {
+		rc = CCP_ENOMEM;
+		goto out;
+	}
+	memset(s, 0, (size_t)head);
+	ir_op *op_at = (ir_op *)((char *)s + head);
+	ir_iov *iov_at = (ir_iov *)(op_at + tops);
 	for (int32_t r = 0; r < n; r++) {
 		s[r].rank = r;
 		s[r].dtype = (uint8_t)p->comm.dtype;
 		s[r].redop = (uint8_t)p->comm.op;
-		if (nops[r] > UINT32_MAX || niov[r] > UINT32_MAX) {
-			rc = CCP_ERANGE;
-			break;
-		}
-		s[r].ops = malloc(nops[r] * sizeof *s[r].ops);
-		s[r].iovs = malloc(niov[r] * sizeof *s[r].iovs);
-		if (!s[r].ops || !s[r].iovs) {
-			rc = CCP_ENOMEM;
-			break;
-		}
+		s[r].ops = op_at;
+		s[r].iovs = iov_at;
+		op_at += nops[r];
+		iov_at += niov[r];
 		prologue(&L, &s[r], r);
 		mark[r] = UINT32_MAX;
 	}
-	free(nops);
-	free(niov);
-	if (rc)
-		goto out;
 
 	/* pass 2: per phase, PHASE, receives, sends, WAIT on each rank */
 	for (uint32_t ph = 0; ph < p->nphases; ph++) {
@@ -485,6 +501,8 @@ int ir_lower(const ir_plan *p, ir_slice **out)
 out:
 	teardown(&L);
 	free(mark);
+	free(nops);
+	free(niov);
 	if (rc) {
 		ir_slices_free(s, n);
 		s = NULL;
@@ -495,11 +513,6 @@ out:
 
 void ir_slices_free(ir_slice *s, int32_t n)
 {
-	if (!s)
-		return;
-	for (int32_t r = 0; r < n; r++) {
-		free(s[r].ops);
-		free(s[r].iovs);
-	}
+	(void)n; /* one allocation holds them all (ir_lower) */
 	free(s);
 }

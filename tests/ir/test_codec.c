@@ -820,7 +820,7 @@ static void test_version_of_new_collectives(void **state)
 	assert_int_equal(le_get_u16(img + 8), 3);
 	assert_int_equal(le_get_u16(img + 10), IR_FILE_COMPAT);
 	free(img);
-	ir_slices_free(sl, p.machine.nranks);
+	free_slices(sl, p.machine.nranks);
 	ir_plan_fini(&p);
 }
 
