@@ -78,6 +78,22 @@ static struct place *place_find(const struct lowering *L, int32_t r, ir_block b)
 	}
 }
 
+/* The table of scratch slots, made when the first block in transit
+ * arrives: a broadcast, an allgather and the reductions have none, and
+ * at a million ranks it would be 100 MB written for nothing. */
+static int open_slots(struct lowering *L)
+{
+	uint64_t cap = 64;
+	while (cap < 2 * (uint64_t)L->p->nblocks + 2)
+		cap *= 2;
+	if (!(L->slot = malloc(cap * sizeof *L->slot)))
+		return CCP_ENOMEM;
+	for (uint64_t k = 0; k < cap; k++)
+		L->slot[k].rank = -1;
+	L->mask = cap - 1;
+	return 0;
+}
+
 /* Offset of segment s of the broadcast. */
 static uint64_t segment_off(const ir_comm *c, int32_t s)
 {
@@ -141,6 +157,7 @@ static int locate(struct lowering *L, int32_t r, ir_block b, bool arriving,
                   ir_iov *out)
 {
 	const ir_plan *p = L->p;
+	int rc;
 	int64_t len = ir_block_bytes(&p->comm, L->n, b);
 	int32_t d = ir_block_home(&p->machine, &p->comm, b);
 	out->len = (uint64_t)len;
@@ -163,6 +180,8 @@ static int locate(struct lowering *L, int32_t r, ir_block b, bool arriving,
 		out->off = dest_off(L, b);
 		return 0;
 	}
+	if (!L->slot && (rc = open_slots(L)) != 0)
+		return rc;
 	struct place *q = place_find(L, r, b);
 	if (q->rank < 0) {
 		if (!arriving)
@@ -294,16 +313,9 @@ static int setup(struct lowering *L, const ir_plan *p)
 	memset(L, 0, sizeof *L);
 	L->p = p;
 	L->n = p->machine.nranks;
-	uint64_t cap = 64;
-	while (cap < 2 * (uint64_t)p->nblocks + 2)
-		cap *= 2;
-	L->slot = malloc(cap * sizeof *L->slot);
 	L->scratch = calloc((size_t)L->n, sizeof *L->scratch);
-	if (!L->slot || !L->scratch)
+	if (!L->scratch)
 		return CCP_ENOMEM;
-	for (uint64_t k = 0; k < cap; k++)
-		L->slot[k].rank = -1;
-	L->mask = cap - 1;
 	if (p->comm.coll == IR_REDUCE) /* running partials first */
 		for (int32_t r = 0; r < L->n; r++)
 			if (r != p->comm.root)
@@ -428,6 +440,9 @@ int ir_lower(const ir_plan *p, ir_slice **out)
 		prologue(&L, &s[r], r);
 		mark[r] = UINT32_MAX;
 	}
+	free(nops);
+	free(niov);
+	nops = niov = NULL;
 
 	/* pass 2: per phase, PHASE, receives, sends, WAIT on each rank */
 	for (uint32_t ph = 0; ph < p->nphases; ph++) {
