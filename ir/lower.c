@@ -404,7 +404,8 @@ int ir_lower(const ir_plan *p, ir_slice **out)
 					nops[ends[e]] += 2;
 				}
 				nops[ends[e]]++;
-				niov[ends[e]] += x->nblocks + (e == 1 ? 1 : 0);
+				niov[ends[e]] +=
+				        x->nblocks + (e == 1 && x->flags & IR_XF_REDUCE);
 			}
 		}
 	}
