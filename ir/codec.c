@@ -164,7 +164,9 @@ static double bits_f64(uint64_t u)
  * and the caller sees nomem once at the end. */
 static void put_u32(struct tbuf *b, uint32_t v)
 {
-	if (tb_reserve(b, 4) == 0) {
+	/* room already there (tb_reserve's test) is the usual case: a
+	 * million-rank plan is a hundred million fields */
+	if ((!b->nomem && b->cap - b->len > 4) || tb_reserve(b, 4) == 0) {
 		le_set_u32((uint8_t *)b->p + b->len, v);
 		b->len += 4;
 	}
@@ -173,7 +175,7 @@ static void put_u32(struct tbuf *b, uint32_t v)
 /* See put_u32. */
 static void put_u64(struct tbuf *b, uint64_t v)
 {
-	if (tb_reserve(b, 8) == 0) {
+	if ((!b->nomem && b->cap - b->len > 8) || tb_reserve(b, 8) == 0) {
 		le_set_u64((uint8_t *)b->p + b->len, v);
 		b->len += 8;
 	}
