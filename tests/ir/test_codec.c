@@ -1504,10 +1504,10 @@ static void test_encode_rejects(void **state)
 
 /* Many ranks with small slices: the encoder stays linear.  Timing is
  * printed, not asserted (performance claims belong to benchmarks). */
-static void test_many_ranks(void **state)
+/* A binomial broadcast of 1 KiB from rank 0 on an n-rank one-port switch
+ * (n a power of two), as a generator makes it. */
+static void make_binomial(ir_plan *p, int32_t n)
 {
-	(void)state;
-	const int32_t n = 65536;
 	ir_machine m = {.topo = IR_SWITCH,
 	                .routing = IR_ROUTE_DIRECT,
 	                .ndims = 1,
@@ -1515,15 +1515,25 @@ static void test_many_ranks(void **state)
 	                .ports = 1,
 	                .nranks = n};
 	ir_comm c = {.coll = IR_BCAST, .root = 0, .bytes = 1024, .segments = 1};
-	ir_plan p;
-	ir_plan_init(&p, &m, &c, "binomial");
+	char why[256];
+	ir_cost_unset(&m.cost);
+	assert_int_equal(ir_machine_check(&m, why, sizeof why), 0);
+	ir_plan_init(p, &m, &c, "binomial");
 	for (int32_t step = 1; step < n; step *= 2) {
-		assert_int_equal(ir_plan_phase(&p), 0);
+		assert_int_equal(ir_plan_phase(p), 0);
 		for (int32_t r = 0; r < step; r++)
-			assert_int_equal(ir_plan_add(&p, r, r + step,
+			assert_int_equal(ir_plan_add(p, r, r + step,
 			                             &(ir_block){0, 0}, 1, 0),
 			                 0);
 	}
+}
+
+static void test_many_ranks(void **state)
+{
+	(void)state;
+	const int32_t n = 65536;
+	ir_plan p;
+	make_binomial(&p, n);
 	ir_slice *sl = make_slices(n, p.nphases);
 	uint8_t *img;
 	size_t len;
@@ -1645,24 +1655,7 @@ static void test_encode_streamed(void **state)
 	/* a binomial broadcast of 65,536 ranks, lowered: a global section
 	 * and an index of megabytes each, handed over in many pieces */
 	const int32_t n = 65536;
-	ir_machine m = {.topo = IR_SWITCH,
-	                .routing = IR_ROUTE_DIRECT,
-	                .ndims = 1,
-	                .dims = {n, 1, 1},
-	                .ports = 1,
-	                .nranks = n};
-	ir_comm c = {.coll = IR_BCAST, .root = 0, .bytes = 1024, .segments = 1};
-	char why[256];
-	ir_cost_unset(&m.cost);
-	assert_int_equal(ir_machine_check(&m, why, sizeof why), 0);
-	ir_plan_init(&p, &m, &c, "binomial");
-	for (int32_t step = 1; step < n; step *= 2) {
-		assert_int_equal(ir_plan_phase(&p), 0);
-		for (int32_t q = 0; q < step; q++)
-			assert_int_equal(ir_plan_add(&p, q, q + step,
-			                             &(ir_block){0, 0}, 1, 0),
-			                 0);
-	}
+	make_binomial(&p, n);
 	assert_int_equal(ir_verify(&p, &r), 0);
 	assert_int_equal(ir_lower(&p, &sl), 0);
 	assert_stream_same(&p, &r, sl);
