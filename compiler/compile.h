@@ -88,6 +88,11 @@ int compile_encode(const struct compiled *c, uint8_t **img, size_t *len,
  * would replace it. */
 int write_atomic(const char *path, const void *buf, size_t len, char *err,
                  size_t errlen);
+/* Encode c straight into the file at path, as write_atomic writes it,
+ * without the image in memory (ir_plan_encode_to); the same bytes as
+ * compile_encode.  A device or FIFO gets the image made in memory. */
+int compile_write(const struct compiled *c, const char *path, char *err,
+                  size_t errlen);
 
 /* Read the file at path whole into *out (malloc'd, the caller frees it;
  * len bytes, with slack behind them).  CCP_EIO with err set if it cannot

@@ -164,7 +164,9 @@ static double bits_f64(uint64_t u)
  * and the caller sees nomem once at the end. */
 static void put_u32(struct tbuf *b, uint32_t v)
 {
-	if (tb_reserve(b, 4) == 0) {
+	/* room already there (tb_reserve's test) is the usual case: a
+	 * million-rank plan is a hundred million fields */
+	if ((!b->nomem && b->cap - b->len > 4) || tb_reserve(b, 4) == 0) {
 		le_set_u32((uint8_t *)b->p + b->len, v);
 		b->len += 4;
 	}
@@ -173,7 +175,7 @@ static void put_u32(struct tbuf *b, uint32_t v)
 /* See put_u32. */
 static void put_u64(struct tbuf *b, uint64_t v)
 {
-	if (tb_reserve(b, 8) == 0) {
+	if ((!b->nomem && b->cap - b->len > 8) || tb_reserve(b, 8) == 0) {
 		le_set_u64((uint8_t *)b->p + b->len, v);
 		b->len += 8;
 	}
@@ -981,9 +983,20 @@ static int32_t file_dim(const ir_machine *m, int d)
 	return grid && d >= m->ndims && m->dims[d] == 0 ? 1 : m->dims[d];
 }
 
+struct stream;
+static void st_flush(struct stream *st, bool all);
+/* In put_global's long loops: hand what is made to the stream (if any)
+ * every 4096 items, so that a plan's global section is never in memory
+ * whole. */
+#define SPILL(i)                                                          \
+	do {                                                              \
+		if (st && ((i) & 4095) == 0)                              \
+			st_flush(st, false);                              \
+	} while (0)
+
 /* The global section: machine, communication, the plan's own fields, then
  * the matrix arrays and the phase IR arrays. */
-static void put_global(struct tbuf *b, const ir_plan *p)
+static void put_global(struct tbuf *b, const ir_plan *p, struct stream *st)
 {
 	const ir_machine *m = &p->machine;
 	const ir_cost *k = &m->cost;
@@ -1028,10 +1041,14 @@ static void put_global(struct tbuf *b, const ir_plan *p)
 	if (x) {
 		for (int32_t i = 0; i <= x->n; i++)
 			put_u64(b, (uint64_t)x->row[i]);
-		for (int64_t i = 0; i < x->nnz; i++)
+		for (int64_t i = 0; i < x->nnz; i++) {
 			put_u32(b, (uint32_t)x->dst[i]);
-		for (int64_t i = 0; i < x->nnz; i++)
+			SPILL(i);
+		}
+		for (int64_t i = 0; i < x->nnz; i++) {
 			put_u64(b, (uint64_t)x->bytes[i]);
+			SPILL(i);
+		}
 	}
 	for (uint32_t i = 0; i < p->nphases; i++) {
 		put_u32(b, p->phases[i].transfer);
@@ -1045,10 +1062,12 @@ static void put_global(struct tbuf *b, const ir_plan *p)
 		put_u32(b, t->block);
 		put_u32(b, t->nblocks);
 		put_u32(b, t->flags);
+		SPILL(i);
 	}
 	for (uint32_t i = 0; i < p->nblocks; i++) {
 		put_u32(b, (uint32_t)p->blocks[i].origin);
 		put_u32(b, (uint32_t)p->blocks[i].index);
+		SPILL(i);
 	}
 	/* version 2: appended, so a version 1 reader skips it */
 	put_u32(b, p->sel.method);
@@ -1081,8 +1100,10 @@ static void put_global(struct tbuf *b, const ir_plan *p)
 		put_u64(b, f64_bits(m->cost.shm_beta > 0 ? m->cost.shm_beta
 		                                          : NAN));
 		put_u32(b, 0);
-		for (int32_t i = 0; m->place && i < m->nranks; i++)
+		for (int32_t i = 0; m->place && i < m->nranks; i++) {
 			put_u32(b, (uint32_t)ir_node_of(m, i));
+			SPILL(i);
+		}
 	}
 	/* version 7, and only for a graph: its cables, resolved */
 	if (v >= 7 && m->topo == IR_GRAPH) {
@@ -1122,8 +1143,10 @@ static void put_global(struct tbuf *b, const ir_plan *p)
 	/* version 8, and only when the sender picks paths: each
 	 * transfer's */
 	if (v >= 8 && ir_routing_chooses(m))
-		for (uint32_t i = 0; i < p->ntransfers; i++)
+		for (uint32_t i = 0; i < p->ntransfers; i++) {
 			put_u32(b, p->transfers[i].path);
+			SPILL(i);
+		}
 }
 
 /* One rank's section, without its trailing checksum; paths: the ops'
@@ -1183,11 +1206,11 @@ uint16_t ir_plan_file_version(const ir_plan *p, uint16_t *min_read)
 	return ir_file_version(&p->machine, &p->comm, min_read);
 }
 
-/* Fill the header of a finished image: every field, then the plan hash
- * over the body, then the header's own checksum last. */
-static void put_header(uint8_t *h, size_t len, const ir_plan *p,
+/* Fill the header of a finished image of len bytes: every field, the
+ * plan hash over the body (plan_hash), the header's own checksum last. */
+static void put_header(uint8_t *h, uint64_t len, const ir_plan *p,
                        const ir_report *r, uint64_t global_size,
-                       uint64_t index_off)
+                       uint64_t index_off, uint64_t plan_hash)
 {
 	memset(h, 0, HDR_SIZE);
 	memcpy(h, file_magic, sizeof file_magic);
@@ -1211,9 +1234,36 @@ static void put_header(uint8_t *h, size_t len, const ir_plan *p,
 	memcpy(h + H_ALGORITHM, p->algorithm,
 	       strnlen(p->algorithm, IR_NAME_MAX - 1));
 	memcpy(h + H_INPUT_HASH, p->input_hash, sizeof p->input_hash);
-	le_set_u64(h + H_PLAN_HASH, XXH3_64bits(h + HDR_SIZE, len - HDR_SIZE));
+	le_set_u64(h + H_PLAN_HASH, plan_hash);
 	le_set_u64(h + H_CHECKSUM, XXH3_64bits(h, H_CHECKSUM));
 }
+
+/* The writer's checks of p and its slices s (check_plan, check_slice):
+ * 0, with *est an upper bound of the file's size, or CCP_EINVAL. */
+static int check_all(const ir_plan *p, const ir_slice *s, uint64_t *est,
+                     char *err, size_t errlen)
+{
+	int32_t n = p->machine.nranks;
+	uint64_t e = HDR_SIZE + G_FIXED + G_SELECT + G_COMBINE + G_MACHINE +
+	               (p->machine.place ? (uint64_t)n * G_PLACE : 0) +
+	               (p->machine.graph ? G_GRAPH + (uint64_t)G_CABLE *
+	                                                     p->machine.graph
+	                                                             ->ncables
+	                                 : 0) +
+	               (uint64_t)p->nphases * G_PHASE +
+	               (uint64_t)p->ntransfers * G_TRANSFER +
+	               (uint64_t)p->nblocks * G_BLOCK;
+	for (int32_t i = 0; i < n; i++) {
+		if (check_slice(&s[i], i, n, p->nphases, err, errlen) != 0)
+			return CCP_EINVAL;
+		e += IR_FILE_INDEX_ENTRY + S_MIN + S_TAIL +
+		       (uint64_t)s[i].nops * (S_OP + S_PATH) +
+		       (uint64_t)s[i].niovs * S_IOV;
+	}
+	*est = e;
+	return 0;
+}
+
 
 /* Encode p with its report r (may be NULL: lower bound 0) and its
  * nranks lowered slices s; all borrowed.  *out is malloc'd and the
@@ -1230,22 +1280,9 @@ int ir_plan_encode(const ir_plan *p, const ir_report *r, const ir_slice *s,
 		return CCP_EINVAL;
 	int32_t n = p->machine.nranks;
 	uint16_t min_read, version = ir_plan_file_version(p, &min_read);
-	uint64_t est = HDR_SIZE + G_FIXED + G_SELECT + G_COMBINE + G_MACHINE +
-	               (p->machine.place ? (uint64_t)n * G_PLACE : 0) +
-	               (p->machine.graph ? G_GRAPH + (uint64_t)G_CABLE *
-	                                                     p->machine.graph
-	                                                             ->ncables
-	                                 : 0) +
-	               (uint64_t)p->nphases * G_PHASE +
-	               (uint64_t)p->ntransfers * G_TRANSFER +
-	               (uint64_t)p->nblocks * G_BLOCK;
-	for (int32_t i = 0; i < n; i++) {
-		if (check_slice(&s[i], i, n, p->nphases, err, errlen) != 0)
-			return CCP_EINVAL;
-		est += IR_FILE_INDEX_ENTRY + S_MIN + S_TAIL +
-		       (uint64_t)s[i].nops * (S_OP + S_PATH) +
-		       (uint64_t)s[i].niovs * S_IOV;
-	}
+	uint64_t est;
+	if (check_all(p, s, &est, err, errlen) != 0)
+		return CCP_EINVAL;
 	if (est > SIZE_MAX)
 		return CCP_ENOMEM;
 
@@ -1254,7 +1291,7 @@ int ir_plan_encode(const ir_plan *p, const ir_report *r, const ir_slice *s,
 		goto out_free_buf;
 	memset(b.p, 0, HDR_SIZE); /* filled last, by put_header */
 	b.len = HDR_SIZE;
-	put_global(&b, p);
+	put_global(&b, p, NULL);
 	uint64_t global_size = b.len - HDR_SIZE;
 	uint64_t index_off = b.len;
 	size_t index_len = (size_t)n * IR_FILE_INDEX_ENTRY;
@@ -1276,13 +1313,110 @@ int ir_plan_encode(const ir_plan *p, const ir_report *r, const ir_slice *s,
 		le_set_u64(e + 8, b.len - off);
 		le_set_u64(e + 16, sum);
 	}
-	put_header((uint8_t *)b.p, b.len, p, r, global_size, index_off);
+	put_header((uint8_t *)b.p, b.len, p, r, global_size, index_off,
+	           XXH3_64bits(b.p + HDR_SIZE, b.len - HDR_SIZE));
 	*out = (uint8_t *)tb_take(&b, outlen);
 	return 0;
 
 out_free_buf:
 	tb_free(&b);
 	return CCP_ENOMEM;
+}
+
+/* ---- writing as a stream ---------------------------------------------- */
+
+/* Bytes gathered before they go to the sink, and each write(2) of a
+ * file sink: large enough for few calls, small enough for the cache. */
+#define STREAM_PIECE ((size_t)1 << 20)
+
+struct stream {
+	const ir_sink *sink;
+	struct tbuf b;     /* bytes not yet put */
+	XXH3_state_t hash; /* the plan hash: every byte after the header */
+	uint64_t done;     /* bytes put, the header's included */
+	int rc;            /* the first failure, sticky */
+};
+
+/* Put what b holds once it reaches a piece, or now if all. */
+static void st_flush(struct stream *st, bool all)
+{
+	if (st->rc == 0 && st->b.nomem)
+		st->rc = CCP_ENOMEM;
+	if (st->rc || st->b.len == 0 || (!all && st->b.len < STREAM_PIECE))
+		return;
+	XXH3_64bits_update(&st->hash, st->b.p, st->b.len);
+	st->rc = st->sink->put(st->sink->ctx, st->b.p, st->b.len);
+	st->done += st->b.len;
+	st->b.len = 0;
+}
+
+int ir_plan_encode_to(const ir_plan *p, const ir_report *r, const ir_slice *s,
+                      const ir_sink *sink, uint64_t *outlen, char *err,
+                      size_t errlen)
+{
+	uint64_t est;
+	if (outlen)
+		*outlen = 0;
+	if (!p || !s || !sink || check_plan(p, err, errlen) != 0 ||
+	    check_all(p, s, &est, err, errlen) != 0)
+		return CCP_EINVAL;
+	int32_t n = p->machine.nranks;
+	uint16_t min_read, version = ir_plan_file_version(p, &min_read);
+	struct stream st = {.sink = sink};
+	struct tbuf t = {0}; /* one section at a time */
+	uint8_t head[HDR_SIZE] = {0};
+	XXH3_64bits_reset(&st.hash);
+	/* the header last, in its place: zeros until then */
+	if ((st.rc = sink->put(sink->ctx, head, HDR_SIZE)) != 0)
+		goto out;
+	st.done = HDR_SIZE;
+	put_global(&st.b, p, &st);
+	uint64_t global_size = st.done + st.b.len - HDR_SIZE;
+	uint64_t index_off = HDR_SIZE + global_size;
+	st_flush(&st, false);
+	/* the index: each section encoded on the side for its size and
+	 * checksum, then again below into the stream (the plan hash runs
+	 * over the index before the sections) */
+	uint64_t off = index_off + (uint64_t)n * IR_FILE_INDEX_ENTRY;
+	for (int32_t i = 0; i < n && st.rc == 0; i++) {
+		t.len = 0;
+		put_slice(&t, &s[i], version >= 8);
+		if (t.nomem) {
+			st.rc = CCP_ENOMEM;
+			break;
+		}
+		uint8_t e[IR_FILE_INDEX_ENTRY];
+		le_set_u64(e, off);
+		le_set_u64(e + 8, t.len + S_SUM);
+		le_set_u64(e + 16, XXH3_64bits(t.p, t.len));
+		put_bytes(&st.b, e, sizeof e);
+		off += t.len + S_SUM;
+		st_flush(&st, false);
+	}
+	for (int32_t i = 0; i < n && st.rc == 0; i++) {
+		size_t at = st.b.len;
+		put_slice(&st.b, &s[i], version >= 8);
+		if (!st.b.nomem)
+			put_u64(&st.b, XXH3_64bits(st.b.p + at, st.b.len - at));
+		st_flush(&st, false);
+	}
+	st_flush(&st, true);
+	if (st.rc)
+		goto out;
+	if (st.done != off) { /* the two encodings disagree */
+		st.rc = CCP_EINTERNAL;
+		goto out;
+	}
+	put_header(head, st.done, p, r, global_size, index_off,
+	           XXH3_64bits_digest(&st.hash));
+	if ((st.rc = sink->put_head(sink->ctx, head, HDR_SIZE)) != 0)
+		goto out;
+	if (outlen)
+		*outlen = st.done;
+out:
+	tb_free(&st.b);
+	tb_free(&t);
+	return st.rc;
 }
 
 /* ---- reading: the header -------------------------------------------- */

@@ -54,6 +54,24 @@ uint16_t ir_file_version(const ir_machine *m, const ir_comm *c,
                          uint16_t *min_read);
 uint16_t ir_plan_file_version(const ir_plan *p, uint16_t *min_read);
 
+/* Where ir_plan_encode_to puts a file: put appends len bytes (0, or an
+ * error code that ends the encoding); put_head, called last, writes the
+ * header (IR_FILE_HEADER_MIN bytes) over the zeros put first. */
+typedef struct ir_sink {
+	int (*put)(void *ctx, const void *buf, size_t len);
+	int (*put_head)(void *ctx, const void *head, size_t len);
+	void *ctx;
+} ir_sink;
+
+/* ir_plan_encode without the image in memory: the same bytes handed to
+ * sink in pieces of about 1 MiB as they are made (the sections are
+ * encoded twice, once for the index).  *outlen (may be NULL) gets the
+ * file's size.  CCP_EINVAL as ir_plan_encode, CCP_ENOMEM, or the sink's
+ * error. */
+int ir_plan_encode_to(const ir_plan *p, const ir_report *r, const ir_slice *s,
+                      const ir_sink *sink, uint64_t *outlen, char *err,
+                      size_t errlen);
+
 /* Encode plan p (verified, report r, lowered slices s) into a new buffer
  * *out of *outlen bytes (malloc'd; the caller frees it with free()).
  * A plan the format cannot hold gives CCP_EINVAL with the reason in err

@@ -674,18 +674,18 @@ struct ir_op {
 };
 
 /* One rank's part of a plan: all it needs to execute. */
-struct ir_slice {
+struct ir_slice { /* the small fields first: 56 bytes, not 72, a rank */
 	int32_t rank;
-	uint64_t send_bytes;    /* send buffer the rank must bind (>=) */
-	uint64_t recv_bytes;    /* receive buffer the rank must bind (>=) */
-	uint64_t scratch_bytes; /* scratch the plan needs on this rank */
+	uint32_t nops;
+	uint32_t niovs;
 	uint8_t dtype;          /* RECV_REDUCE: element type (enum ir_dtype),
 	                           IR_DT_UNKNOWN in a file older than version 3 */
 	uint8_t redop;          /* RECV_REDUCE: operation (enum ir_redop) */
+	uint64_t send_bytes;    /* send buffer the rank must bind (>=) */
+	uint64_t recv_bytes;    /* receive buffer the rank must bind (>=) */
+	uint64_t scratch_bytes; /* scratch the plan needs on this rank */
 	ir_op *ops;
-	uint32_t nops;
 	ir_iov *iovs;
-	uint32_t niovs;
 };
 
 /* ---- machine (ir/machine.c) ----------------------------------------- */
@@ -944,6 +944,9 @@ int ir_link_bound(const ir_machine *m, const ir_comm *c,
  * block, scratch offsets, and the operation lists.  *out gets an array
  * of p->machine.nranks slices; free with ir_slices_free. */
 int ir_lower(const ir_plan *p, ir_slice **out);
+/* Free what ir_lower made: the slices and their ops and iovs are one
+ * allocation, so slices built otherwise are freed with ir_slice_fini
+ * each and free. */
 void ir_slices_free(ir_slice *s, int32_t n);
 const char *ir_op_name(enum ir_opcode op);
 

@@ -78,6 +78,22 @@ static struct place *place_find(const struct lowering *L, int32_t r, ir_block b)
 	}
 }
 
+/* The table of scratch slots, made when the first block in transit
+ * arrives: a broadcast, an allgather and the reductions have none, and
+ * at a million ranks it would be 100 MB written for nothing. */
+static int open_slots(struct lowering *L)
+{
+	uint64_t cap = 64;
+	while (cap < 2 * (uint64_t)L->p->nblocks + 2)
+		cap *= 2;
+	if (!(L->slot = malloc(cap * sizeof *L->slot)))
+		return CCP_ENOMEM;
+	for (uint64_t k = 0; k < cap; k++)
+		L->slot[k].rank = -1;
+	L->mask = cap - 1;
+	return 0;
+}
+
 /* Offset of segment s of the broadcast. */
 static uint64_t segment_off(const ir_comm *c, int32_t s)
 {
@@ -141,6 +157,7 @@ static int locate(struct lowering *L, int32_t r, ir_block b, bool arriving,
                   ir_iov *out)
 {
 	const ir_plan *p = L->p;
+	int rc;
 	int64_t len = ir_block_bytes(&p->comm, L->n, b);
 	int32_t d = ir_block_home(&p->machine, &p->comm, b);
 	out->len = (uint64_t)len;
@@ -163,6 +180,8 @@ static int locate(struct lowering *L, int32_t r, ir_block b, bool arriving,
 		out->off = dest_off(L, b);
 		return 0;
 	}
+	if (!L->slot && (rc = open_slots(L)) != 0)
+		return rc;
 	struct place *q = place_find(L, r, b);
 	if (q->rank < 0) {
 		if (!arriving)
@@ -294,16 +313,9 @@ static int setup(struct lowering *L, const ir_plan *p)
 	memset(L, 0, sizeof *L);
 	L->p = p;
 	L->n = p->machine.nranks;
-	uint64_t cap = 64;
-	while (cap < 2 * (uint64_t)p->nblocks + 2)
-		cap *= 2;
-	L->slot = malloc(cap * sizeof *L->slot);
 	L->scratch = calloc((size_t)L->n, sizeof *L->scratch);
-	if (!L->slot || !L->scratch)
+	if (!L->scratch)
 		return CCP_ENOMEM;
-	for (uint64_t k = 0; k < cap; k++)
-		L->slot[k].rank = -1;
-	L->mask = cap - 1;
 	if (p->comm.coll == IR_REDUCE) /* running partials first */
 		for (int32_t r = 0; r < L->n; r++)
 			if (r != p->comm.root)
@@ -345,6 +357,18 @@ static void teardown(struct lowering *L)
 	free(L->recv_size);
 }
 
+/* The prologue's counts of rank r: its copies, made on the side. */
+static void prologue_size(struct lowering *L, int32_t r, uint64_t *nops,
+                          uint64_t *niov)
+{
+	ir_op ops[3];
+	ir_iov iovs[6];
+	ir_slice t = {.ops = ops, .iovs = iovs};
+	prologue(L, &t, r);
+	*nops = t.nops;
+	*niov = t.niovs;
+}
+
 int ir_lower(const ir_plan *p, ir_slice **out)
 {
 	int rc;
@@ -352,27 +376,20 @@ int ir_lower(const ir_plan *p, ir_slice **out)
 	struct lowering L;
 	ir_slice *s = NULL;
 	uint32_t *mark = NULL;
+	uint64_t *nops = NULL, *niov = NULL;
 	if ((rc = setup(&L, p)) != 0)
 		goto out;
-	s = calloc((size_t)n, sizeof *s);
 	mark = malloc((size_t)n * sizeof *mark);
-	if (!s || !mark) {
+	nops = malloc((size_t)n * sizeof *nops);
+	niov = malloc((size_t)n * sizeof *niov);
+	if (!mark || !nops || !niov) {
 		rc = CCP_ENOMEM;
 		goto out;
 	}
 
-	/* pass 1: upper bounds of ops and iovs per rank */
-	uint64_t *nops = calloc((size_t)n, sizeof *nops);
-	uint64_t *niov = calloc((size_t)n, sizeof *niov);
-	if (!nops || !niov) {
-		free(nops);
-		free(niov);
-		rc = CCP_ENOMEM;
-		goto out;
-	}
+	/* pass 1: the ops of each rank and an upper bound of its iovs */
 	for (int32_t r = 0; r < n; r++) {
-		nops[r] = 3; /* prologue copies */
-		niov[r] = 6;
+		prologue_size(&L, r, &nops[r], &niov[r]);
 		mark[r] = UINT32_MAX;
 	}
 	for (uint32_t ph = 0; ph < p->nphases; ph++) {
@@ -387,31 +404,46 @@ int ir_lower(const ir_plan *p, ir_slice **out)
 					nops[ends[e]] += 2;
 				}
 				nops[ends[e]]++;
-				niov[ends[e]] += x->nblocks + (e == 1 ? 1 : 0);
+				niov[ends[e]] +=
+				        x->nblocks + (e == 1 && x->flags & IR_XF_REDUCE);
 			}
 		}
 	}
+	/* one allocation for the slices and every rank's ops and iovs, in
+	 * rank order (ir_slices_free frees it): a million ranks are three
+	 * arrays, not two million small blocks */
+	uint64_t tops = 0, tiov = 0;
+	for (int32_t r = 0; r < n; r++) {
+		if (nops[r] > UINT32_MAX || niov[r] > UINT32_MAX) {
+			rc = CCP_ERANGE;
+			goto out;
+		}
+		tops += nops[r];
+		tiov += niov[r];
+	}
+	uint64_t head = (uint64_t)n * sizeof *s;
+	uint64_t size = head + tops * sizeof(ir_op) + tiov * sizeof(ir_iov);
+	if (size > SIZE_MAX || !(s = malloc(size ? (size_t)size : 1))) {
+		rc = CCP_ENOMEM;
+		goto out;
+	}
+	memset(s, 0, (size_t)head);
+	ir_op *op_at = (ir_op *)((char *)s + head);
+	ir_iov *iov_at = (ir_iov *)(op_at + tops);
 	for (int32_t r = 0; r < n; r++) {
 		s[r].rank = r;
 		s[r].dtype = (uint8_t)p->comm.dtype;
 		s[r].redop = (uint8_t)p->comm.op;
-		if (nops[r] > UINT32_MAX || niov[r] > UINT32_MAX) {
-			rc = CCP_ERANGE;
-			break;
-		}
-		s[r].ops = malloc(nops[r] * sizeof *s[r].ops);
-		s[r].iovs = malloc(niov[r] * sizeof *s[r].iovs);
-		if (!s[r].ops || !s[r].iovs) {
-			rc = CCP_ENOMEM;
-			break;
-		}
+		s[r].ops = op_at;
+		s[r].iovs = iov_at;
+		op_at += nops[r];
+		iov_at += niov[r];
 		prologue(&L, &s[r], r);
 		mark[r] = UINT32_MAX;
 	}
 	free(nops);
 	free(niov);
-	if (rc)
-		goto out;
+	nops = niov = NULL;
 
 	/* pass 2: per phase, PHASE, receives, sends, WAIT on each rank */
 	for (uint32_t ph = 0; ph < p->nphases; ph++) {
@@ -485,6 +517,8 @@ int ir_lower(const ir_plan *p, ir_slice **out)
 out:
 	teardown(&L);
 	free(mark);
+	free(nops);
+	free(niov);
 	if (rc) {
 		ir_slices_free(s, n);
 		s = NULL;
@@ -495,11 +529,6 @@ out:
 
 void ir_slices_free(ir_slice *s, int32_t n)
 {
-	if (!s)
-		return;
-	for (int32_t r = 0; r < n; r++) {
-		free(s[r].ops);
-		free(s[r].iovs);
-	}
+	(void)n; /* one allocation holds them all (ir_lower) */
 	free(s);
 }

@@ -38,6 +38,12 @@
 
 /* ---- a set of (rank, block) held after being received --------------- */
 
+/* Blocks of one origin with an index below span (a broadcast's
+ * segments, a scatter's blocks: all from the root) are bits in a map,
+ * rank-major; any other block goes to the hash set.  Which side a key
+ * falls on depends only on the key, so the set means the same either
+ * way, and a broadcast of a million ranks costs a bit a rank instead
+ * of a probe in a table larger than the cache. */
 struct held {
 	int32_t rank, origin, index; /* rank < 0: empty slot */
 };
@@ -46,6 +52,10 @@ struct held_set {
 	struct held *slot;
 	uint64_t mask; /* capacity - 1, capacity a power of two */
 	uint64_t count;
+	uint64_t *bits;  /* the map, or NULL */
+	int32_t origin;  /* the origin of the blocks in it */
+	int32_t span;    /* the indices below this */
+	int32_t nranks;  /* the ranks, 0 to nranks - 1 */
 };
 
 static uint64_t held_hash(int32_t r, int32_t o, int32_t i)
@@ -69,6 +79,39 @@ static int held_init(struct held_set *s, uint64_t expect)
 	return 0;
 }
 
+/* The set for plan p: the map when its collective's blocks all come
+ * from the root and it costs no more than 8 bytes a block (a bit per
+ * rank and index), the hash set sized for the blocks the map does not
+ * take. */
+static int held_open(struct held_set *s, const ir_plan *p)
+{
+	const ir_comm *c = &p->comm;
+	int32_t n = p->machine.nranks;
+	int64_t span = c->coll == IR_BCAST      ? (c->segments > 0 ? c->segments : 1)
+	               : c->coll == IR_SCATTER ? n
+	                                       : 0;
+	uint64_t nbits = (uint64_t)n * (uint64_t)span;
+	memset(s, 0, sizeof *s);
+	if (span > 0 && n > 0 && nbits / 64 <= (uint64_t)p->nblocks + 64) {
+		s->bits = calloc((size_t)(nbits / 64 + 1), sizeof *s->bits);
+		if (!s->bits)
+			return CCP_ENOMEM;
+		s->origin = c->root;
+		s->span = (int32_t)span;
+		s->nranks = n;
+	}
+	return held_init(s, s->bits ? 16 : (uint64_t)p->nblocks + 16);
+}
+
+/* The bit of (r, b) in the map, or -1 when the hash set holds it. */
+static int64_t held_bit(const struct held_set *s, int32_t r, ir_block b)
+{
+	if (!s->bits || b.origin != s->origin || b.index < 0 ||
+	    b.index >= s->span || r < 0 || r >= s->nranks)
+		return -1;
+	return (int64_t)r * s->span + b.index;
+}
+
 /* Find the slot of (r, b): the match, or the empty slot it would go to. */
 static struct held *held_find(const struct held_set *s, int32_t r, ir_block b)
 {
@@ -85,8 +128,15 @@ static struct held *held_find(const struct held_set *s, int32_t r, ir_block b)
 /* Insert (r, b); *was set when it was already there. */
 static int held_add(struct held_set *s, int32_t r, ir_block b, bool *was)
 {
+	int64_t bit = held_bit(s, r, b);
+	if (bit >= 0) {
+		uint64_t *w = &s->bits[bit / 64], m = 1ull << (bit % 64);
+		*was = *w & m;
+		*w |= m;
+		return 0;
+	}
 	if ((s->count + 1) * 2 > s->mask + 1) { /* keep load under 1/2 */
-		struct held_set t;
+		struct held_set t = *s;
 		int rc = held_init(&t, (s->mask + 1));
 		if (rc)
 			return rc;
@@ -113,7 +163,19 @@ static int held_add(struct held_set *s, int32_t r, ir_block b, bool *was)
  * it has received. */
 static bool holds(const struct held_set *s, int32_t r, ir_block b)
 {
-	return b.origin == r || held_find(s, r, b)->rank >= 0;
+	if (b.origin == r)
+		return true;
+	int64_t bit = held_bit(s, r, b);
+	if (bit >= 0)
+		return s->bits[bit / 64] >> (bit % 64) & 1;
+	return held_find(s, r, b)->rank >= 0;
+}
+
+static void held_close(struct held_set *s)
+{
+	free(s->slot);
+	free(s->bits);
+	memset(s, 0, sizeof *s);
 }
 
 /* ---- helpers -------------------------------------------------------- */
@@ -958,7 +1020,7 @@ int ir_verify(const ir_plan *p, ir_report *r)
 	bool allow_link = p->flags & IR_PLAN_LINK_CONTENTION;
 	bool allow_node = p->flags & IR_PLAN_NODE_CONTENTION;
 
-	if ((rc = held_init(&held, p->nblocks + 16)) != 0)
+	if ((rc = held_open(&held, p)) != 0)
 		goto out_nomem;
 	sends = calloc((size_t)n, sizeof *sends);
 	recvs = calloc((size_t)n, sizeof *recvs);
@@ -1315,7 +1377,7 @@ out_nomem:
 	r->ok = false;
 	snprintf(r->message, sizeof r->message, "verifier: out of memory");
 out:
-	free(held.slot);
+	held_close(&held);
 	free(lc.dense);
 	free(lc.list);
 	free(order);

@@ -179,6 +179,37 @@ const struct option cli_simulate_opts[] = {
         {0},
 };
 
+/* compile --no-cache to a .ccp: no cache wants the image, so the plan
+ * is encoded straight into its file (compile_write) and never held in
+ * memory whole, which at millions of ranks is gigabytes (issue 20). */
+static int compile_to_file(const char *in, const struct front_input *fin,
+                           const char *out, bool verbose)
+{
+	struct compiled c;
+	char err[512];
+	int rc = cli_compile_parsed(in, fin, &c);
+	if (rc)
+		return rc;
+	if ((rc = compile_write(&c, out, err, sizeof err)) != 0) {
+		fprintf(stderr, "%s: %s\n", cli_prog, err);
+	} else {
+		if (verbose)
+			fprintf(stderr,
+			        "%s: %s, %u phases (lower bound %u), %llu "
+			        "transfers -> %s\n",
+			        in, c.plan.algorithm, c.report.phases,
+			        c.report.lb_phases,
+			        (unsigned long long)c.report.transfers, out);
+		summary_note("%s -> %s, %s%s, %u phases (bound %u), %d ranks",
+		             in, out,
+		             strcmp(fin->algorithm, "auto") == 0 ? "auto: " : "",
+		             c.plan.algorithm, c.plan.nphases,
+		             c.report.lb_phases, (int)c.plan.machine.nranks);
+	}
+	compiled_fini(&c);
+	return rc;
+}
+
 int cli_compile(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL, *cname = NULL;
@@ -248,6 +279,11 @@ int cli_compile(int argc, char **argv)
 	int rc = cli_parse_yaml(in, &fin);
 	if (rc)
 		return exit_status(rc);
+	if (co.off && !emit_c_src) {
+		rc = compile_to_file(in, &fin, out, verbose);
+		front_input_fini(&fin);
+		return rc == CCP_EIO ? EXIT_INTERNAL : exit_status(rc);
+	}
 	/* the cache, unless it is off: a plan compiled before comes from it,
 	 * verified again; a new one goes into it */
 	char err[512], path[4096];

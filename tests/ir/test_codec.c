@@ -820,7 +820,7 @@ static void test_version_of_new_collectives(void **state)
 	assert_int_equal(le_get_u16(img + 8), 3);
 	assert_int_equal(le_get_u16(img + 10), IR_FILE_COMPAT);
 	free(img);
-	ir_slices_free(sl, p.machine.nranks);
+	free_slices(sl, p.machine.nranks);
 	ir_plan_fini(&p);
 }
 
@@ -1504,10 +1504,10 @@ static void test_encode_rejects(void **state)
 
 /* Many ranks with small slices: the encoder stays linear.  Timing is
  * printed, not asserted (performance claims belong to benchmarks). */
-static void test_many_ranks(void **state)
+/* A binomial broadcast of 1 KiB from rank 0 on an n-rank one-port switch
+ * (n a power of two), as a generator makes it. */
+static void make_binomial(ir_plan *p, int32_t n)
 {
-	(void)state;
-	const int32_t n = 65536;
 	ir_machine m = {.topo = IR_SWITCH,
 	                .routing = IR_ROUTE_DIRECT,
 	                .ndims = 1,
@@ -1515,15 +1515,25 @@ static void test_many_ranks(void **state)
 	                .ports = 1,
 	                .nranks = n};
 	ir_comm c = {.coll = IR_BCAST, .root = 0, .bytes = 1024, .segments = 1};
-	ir_plan p;
-	ir_plan_init(&p, &m, &c, "binomial");
+	char why[256];
+	ir_cost_unset(&m.cost);
+	assert_int_equal(ir_machine_check(&m, why, sizeof why), 0);
+	ir_plan_init(p, &m, &c, "binomial");
 	for (int32_t step = 1; step < n; step *= 2) {
-		assert_int_equal(ir_plan_phase(&p), 0);
+		assert_int_equal(ir_plan_phase(p), 0);
 		for (int32_t r = 0; r < step; r++)
-			assert_int_equal(ir_plan_add(&p, r, r + step,
+			assert_int_equal(ir_plan_add(p, r, r + step,
 			                             &(ir_block){0, 0}, 1, 0),
 			                 0);
 	}
+}
+
+static void test_many_ranks(void **state)
+{
+	(void)state;
+	const int32_t n = 65536;
+	ir_plan p;
+	make_binomial(&p, n);
 	ir_slice *sl = make_slices(n, p.nphases);
 	uint8_t *img;
 	size_t len;
@@ -1546,6 +1556,111 @@ static void test_many_ranks(void **state)
 	ir_slice_fini(&s);
 	free(img);
 	free_slices(sl, n);
+	ir_plan_fini(&p);
+}
+
+/* ---- encoding as a stream ------------------------------------------- */
+
+/* A sink into memory that can fail: put number fail_at (from 0) and
+ * put_head when head_fails. */
+struct mem_sink {
+	uint8_t *p;
+	size_t len, cap;
+	int calls, fail_at;
+	bool head_fails, head_put;
+};
+
+static int mem_put(void *ctx, const void *buf, size_t len)
+{
+	struct mem_sink *m = ctx;
+	assert_false(m->head_put); /* the header comes last */
+	if (m->calls++ == m->fail_at)
+		return CCP_EIO;
+	if (m->len + len > m->cap) {
+		m->cap = (m->len + len) * 2;
+		m->p = realloc(m->p, m->cap);
+		assert_non_null(m->p);
+	}
+	memcpy(m->p + m->len, buf, len);
+	m->len += len;
+	return 0;
+}
+
+static int mem_put_head(void *ctx, const void *head, size_t len)
+{
+	struct mem_sink *m = ctx;
+	if (m->head_fails)
+		return CCP_EIO;
+	assert_int_equal(len, IR_FILE_HEADER_MIN);
+	assert_true(m->len >= len);
+	memcpy(m->p, head, len);
+	m->head_put = true;
+	return 0;
+}
+
+/* ir_plan_encode_to gives ir_plan_encode's bytes, and a failing sink
+ * ends it with the sink's error. */
+static void assert_stream_same(const ir_plan *p, const ir_report *r,
+                               const ir_slice *sl)
+{
+	uint8_t *img;
+	size_t len;
+	uint64_t out = 1;
+	assert_int_equal(ir_plan_encode(p, r, sl, &img, &len, NULL, 0), 0);
+	struct mem_sink m = {.fail_at = -1};
+	ir_sink k = {mem_put, mem_put_head, &m};
+	assert_int_equal(ir_plan_encode_to(p, r, sl, &k, &out, NULL, 0), 0);
+	assert_int_equal(out, len);
+	assert_int_equal(m.len, len);
+	assert_true(m.head_put);
+	assert_memory_equal(m.p, img, len);
+	int calls = m.calls;
+	for (int at = 0; at < calls; at += calls / 4 + 1) {
+		struct mem_sink f = {.fail_at = at};
+		k.ctx = &f;
+		out = 1;
+		assert_int_equal(ir_plan_encode_to(p, r, sl, &k, &out, NULL, 0),
+		                 CCP_EIO);
+		assert_int_equal(out, 0);
+		assert_int_equal(f.calls, at + 1); /* nothing put after it */
+		free(f.p);
+	}
+	struct mem_sink h = {.fail_at = -1, .head_fails = true};
+	k.ctx = &h;
+	assert_int_equal(ir_plan_encode_to(p, r, sl, &k, NULL, NULL, 0),
+	                 CCP_EIO);
+	free(h.p);
+	assert_int_equal(ir_plan_encode_to(p, r, sl, NULL, NULL, NULL, 0),
+	                 CCP_EINVAL);
+	free(m.p);
+	free(img);
+}
+
+static void test_encode_streamed(void **state)
+{
+	(void)state;
+	ir_plan p;
+	ir_report r = {.ok = true, .lb_phases = 2};
+	/* small plans: everything in one piece */
+	make_bcast_plan(&p);
+	ir_slice *sl = make_slices(p.machine.nranks, p.nphases);
+	assert_stream_same(&p, &r, sl);
+	free_slices(sl, p.machine.nranks);
+	ir_plan_fini(&p);
+	make_irregular_plan(&p);
+	sl = make_slices(p.machine.nranks, p.nphases);
+	assert_stream_same(&p, NULL, sl);
+	free_slices(sl, p.machine.nranks);
+	ir_plan_fini(&p);
+	/* a binomial broadcast of 65,536 ranks, lowered: a global section
+	 * and an index of megabytes each, handed over in many pieces */
+	const int32_t n = 65536;
+	make_binomial(&p, n);
+	assert_int_equal(ir_verify(&p, &r), 0);
+	assert_int_equal(ir_lower(&p, &sl), 0);
+	assert_stream_same(&p, &r, sl);
+	ir_slices_free(sl, n);
+	ir_report_fini(&r);
 	ir_plan_fini(&p);
 }
 
@@ -2096,6 +2211,7 @@ int main(void)
 	        cmocka_unit_test(test_dragonfly_record),
 	        cmocka_unit_test(test_encode_rejects),
 	        cmocka_unit_test(test_many_ranks),
+	        cmocka_unit_test(test_encode_streamed),
 	        cmocka_unit_test(test_slice_rules),
 	        cmocka_unit_test(test_json_golden),
 	        cmocka_unit_test(test_json_kinds),
