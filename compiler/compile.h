@@ -88,6 +88,11 @@ int compile_encode(const struct compiled *c, uint8_t **img, size_t *len,
  * would replace it. */
 int write_atomic(const char *path, const void *buf, size_t len, char *err,
                  size_t errlen);
+/* write_atomic, unless path is already a regular file of exactly these
+ * bytes: then it is left as it is, its times set to now (a build system
+ * that compares times sees it made afresh), and *same is set. */
+int write_unless_same(const char *path, const void *buf, size_t len,
+                      bool *same, char *err, size_t errlen);
 
 /* Read the file at path whole into *out (malloc'd, the caller frees it;
  * len bytes, with slack behind them).  CCP_EIO with err set if it cannot

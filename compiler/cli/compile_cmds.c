@@ -268,7 +268,7 @@ int cli_compile(int argc, char **argv)
 		fprintf(stderr, "%s: cache miss, stored %s\n", in, cp.hex);
 	const uint8_t *img = cp.img;
 	size_t len = cp.len;
-	bool compiled = !cp.hit;
+	bool compiled = !cp.hit, same = false;
 	if (emit_c_src) {
 		char *src = NULL;
 		size_t srclen = 0;
@@ -276,6 +276,9 @@ int cli_compile(int argc, char **argv)
 		if (rc == 0)
 			rc = write_atomic(out, src, srclen, err, sizeof err);
 		free(src);
+	} else if (cp.hit) {
+		/* a hit the output already holds is not written again */
+		rc = write_unless_same(out, img, len, &same, err, sizeof err);
 	} else {
 		rc = write_atomic(out, img, len, err, sizeof err);
 	}
@@ -291,7 +294,8 @@ int cli_compile(int argc, char **argv)
 		        cp.meta.lb_phases, (unsigned long long)cp.transfers,
 		        out);
 	else if (verbose)
-		fprintf(stderr, "%s: -> %s (from the cache)\n", in, out);
+		fprintf(stderr, "%s: -> %s (from the cache%s)\n", in, out,
+		        same ? "; the file held it already" : "");
 	ir_file_info fi;
 	bool is_auto = strcmp(fin.algorithm, "auto") == 0;
 	if (rc == 0 && ir_file_info_read(img, len, &fi, err, sizeof err) == 0)

@@ -3,7 +3,10 @@
  * compiled and stored, a hit served, the key hashed once and recorded in
  * the plan under algorithm: auto, a hit that is not the input's plan
  * removed and compiled afresh (kept in a read-only cache), the caller's
- * store left to the caller, and a compile that fails storing nothing.
+ * store left to the caller, a compile that fails storing nothing, and
+ * seals: a sealed hit served as it is, a replaced image under the old
+ * seal refused, another key's seal verified in full, a key file others
+ * can read refused.
  */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <ftw.h>
@@ -14,9 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include "cached.h"
 #include "codec.h"
@@ -42,10 +47,21 @@ static char dir[64] = "/tmp/ccp-cached-XXXXXX";
 static char path[128];
 static int serial;
 
+/* Use the key file dir/name for the caches opened from now on. */
+static void use_key(const char *name)
+{
+	char kp[128];
+	snprintf(kp, sizeof kp, "%s/%s", dir, name);
+	assert_int_equal(setenv(SEAL_KEY_ENV, kp, 1), 0);
+}
+
 static int make_dir(void **state)
 {
 	(void)state;
-	return mkdtemp(dir) ? 0 : -1;
+	if (!mkdtemp(dir))
+		return -1;
+	use_key("key"); /* never the user's own */
+	return 0;
 }
 
 static int remove_entry(const char *p, const struct stat *sb, int flag,
@@ -295,6 +311,142 @@ static void test_failure(void **state)
 	compile_cache_close(&cc);
 }
 
+/* Run sql on the test's cache file directly; the first column of its
+ * first row as an integer (0 if none). */
+static int64_t raw(const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int64_t v = 0;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	const char *tail = sql;
+	while (tail && *tail) {
+		assert_int_equal(sqlite3_prepare_v2(db, tail, -1, &st, &tail),
+		                 SQLITE_OK);
+		if (!st)
+			break;
+		int rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW)
+			v = sqlite3_column_int64(st, 0);
+		else
+			assert_int_equal(rc, SQLITE_DONE);
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(db);
+	return v;
+}
+
+/* Compile text through the test's cache (opened and closed here); the
+ * notes' count, and what the compile gave in *hit and *sealed. */
+static int once(const char *text, bool *hit, bool *sealed,
+                struct cached_notes *w)
+{
+	struct compile_cache cc;
+	struct cached_plan cp;
+	compile_cache_open(&cc, path, CACHE_NO_CHECK, w);
+	assert_non_null(cc.k);
+	assert_int_equal(run(text, &cc, 0, &cp, w), 0);
+	*hit = cp.hit;
+	*sealed = cp.sealed;
+	cached_plan_fini(&cp);
+	compile_cache_close(&cc);
+	return w->n;
+}
+
+/* A miss is stored with a seal; a hit that carries it is served sealed,
+ * the same bytes. */
+static void test_sealed_hit(void **state)
+{
+	(void)state;
+	struct cached_notes w = {0};
+	bool hit, sealed;
+	use_key("key");
+	assert_int_equal(once(reduce8, &hit, &sealed, &w), 0);
+	assert_false(hit);
+	assert_int_equal(raw("SELECT count(*) FROM seals"), 1);
+	assert_int_equal(once(reduce8, &hit, &sealed, &w), 0);
+	assert_true(hit);
+	assert_true(sealed);
+}
+
+/* An image replaced (a sound plan of another input, with checksums that
+ * match) under the seal of the old one: the seal does not hold, the full
+ * verification refuses it, it is removed and the input compiled afresh,
+ * stored and sealed again. */
+static void test_replaced_under_seal(void **state)
+{
+	(void)state;
+	struct compile_cache cc;
+	struct cached_notes w = {0};
+	bool hit, sealed;
+	use_key("key");
+	assert_int_equal(once(auto16, &hit, &sealed, &w), 0);
+	assert_false(hit);
+	raw("CREATE TABLE saved AS SELECT * FROM seals");
+	compile_cache_open(&cc, path, CACHE_NO_CHECK, &w);
+	plant_wrong_plan(cc.k); /* its put drops the seal */
+	compile_cache_close(&cc);
+	assert_int_equal(raw("SELECT count(*) FROM seals"), 0);
+	raw("INSERT INTO seals SELECT * FROM saved; DROP TABLE saved");
+	assert_int_equal(raw("SELECT count(*) FROM seals"), 1);
+	assert_int_equal(once(auto16, &hit, &sealed, &w), 1);
+	assert_false(hit);
+	assert_non_null(strstr(w.text[0], "a plan of reduce on 8 ranks"));
+	assert_non_null(strstr(w.text[0], "; removed; compiling"));
+	cached_notes_fini(&w);
+	assert_int_equal(once(auto16, &hit, &sealed, &w), 0);
+	assert_true(hit);
+	assert_true(sealed);
+}
+
+/* Another key's seal (another user's, through a trusted shared cache):
+ * the hit is verified in full and then sealed with this key too; both
+ * seals stay, each holding for its own key. */
+static void test_other_key(void **state)
+{
+	(void)state;
+	struct cached_notes w = {0};
+	bool hit, sealed;
+	use_key("key-a");
+	assert_int_equal(once(reduce8, &hit, &sealed, &w), 0);
+	assert_false(hit);
+	use_key("key-b");
+	assert_int_equal(once(reduce8, &hit, &sealed, &w), 0);
+	assert_true(hit);
+	assert_false(sealed);
+	assert_int_equal(raw("SELECT count(*) FROM seals"), 2);
+	assert_int_equal(once(reduce8, &hit, &sealed, &w), 0);
+	assert_true(sealed);
+	use_key("key-a");
+	assert_int_equal(once(reduce8, &hit, &sealed, &w), 0);
+	assert_true(hit);
+	assert_true(sealed);
+	use_key("key");
+}
+
+/* A key file others can read is refused with a message that says how to
+ * fix it; hits are then verified in full, and served. */
+static void test_key_refused(void **state)
+{
+	(void)state;
+	struct cached_notes w = {0};
+	char kp[128];
+	bool hit, sealed;
+	use_key("key-open");
+	assert_int_equal(once(reduce8, &hit, &sealed, &w), 0); /* made */
+	snprintf(kp, sizeof kp, "%s/key-open", dir);
+	assert_int_equal(chmod(kp, 0644), 0);
+	assert_int_equal(once(reduce8, &hit, &sealed, &w), 1);
+	assert_true(hit);
+	assert_false(sealed);
+	assert_non_null(strstr(w.text[0], "refusing the cache key"));
+	assert_non_null(strstr(w.text[0], "mode 0644"));
+	assert_non_null(strstr(w.text[0], "chmod 600"));
+	assert_non_null(strstr(w.text[0], "verified in full"));
+	cached_notes_fini(&w);
+	use_key("key");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -303,6 +455,10 @@ int main(void)
 	        cmocka_unit_test_setup(test_wrong_hit_removed, new_path),
 	        cmocka_unit_test_setup(test_read_only, new_path),
 	        cmocka_unit_test_setup(test_failure, new_path),
+	        cmocka_unit_test_setup(test_sealed_hit, new_path),
+	        cmocka_unit_test_setup(test_replaced_under_seal, new_path),
+	        cmocka_unit_test_setup(test_other_key, new_path),
+	        cmocka_unit_test_setup(test_key_refused, new_path),
 	};
 	return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }
