@@ -1608,6 +1608,70 @@ static int read_row(cache *c, int64_t rowid, bool img_ok, uint8_t **img,
 	return rc;
 }
 
+/* Record now as the last use of key (its meta m) if the last is
+ * CACHE_USE_GRAIN_S or more seconds old, on a read-write handle.  A use
+ * within the grain is not written: a hit then writes nothing, and its
+ * process syncs nothing at close.  A failure is not the get's. */
+static void record_use(cache *c, const uint8_t *key, struct cache_meta *m)
+{
+	if (!(c->flags & CACHE_READONLY) &&
+	    m->last_used <= now_s(c) - CACHE_USE_GRAIN_S) {
+		struct key_arg a = {key, now_s(c)};
+		if (in_tx(c, touch_tx, &a, "updating the use time") == 0)
+			m->last_used = a.value;
+	}
+}
+
+int cache_peek_seal(cache *c, const uint8_t key[CACHE_KEY_SIZE],
+                    const uint8_t signer[CACHE_SIGNER_SIZE],
+                    struct cache_meta *meta, uint64_t *checksum, void *seal,
+                    size_t *n)
+{
+	char hex[CACHE_KEY_HEX];
+	struct cache_meta m;
+	sqlite3_stmt *st;
+	if (!c)
+		return CCP_EINVAL;
+	if (!key || !signer || !checksum || !seal || !n)
+		return fail(c, CCP_EINVAL, "cache_peek_seal: no key or output");
+	*n = 0;
+	cache_key_hex(key, hex);
+	int rc = prepare(c,
+	                 "SELECT p.key, p.algorithm, p.phases, p.lower_bound,"
+	                 " p.predicted, p.size, p.created, " USED ","
+	                 " p.checksum, s.seal"
+	                 " FROM " FROM_PLANS " LEFT JOIN seals s"
+	                 "  ON s.key = p.key AND s.signer = ?2"
+	                 " WHERE p.key = ?1",
+	                 &st);
+	if (rc)
+		return db_fail(c, rc, "reading a plan");
+	bind_key(st, 1, key);
+	sqlite3_bind_blob(st, 2, signer, CACHE_SIGNER_SIZE, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		rc = rc == SQLITE_DONE ? fail(c, CCP_ENOTFOUND,
+		                              "no cached plan for %s", hex)
+		                       : db_fail(c, rc, "reading a plan");
+		sqlite3_finalize(st);
+		return rc;
+	}
+	column_meta(st, &m);
+	*checksum = sum_from_db(sqlite3_column_int64(st, 8));
+	int sn = sqlite3_column_type(st, 9) == SQLITE_BLOB
+	                 ? sqlite3_column_bytes(st, 9)
+	                 : 0;
+	if (sn > 0 && sn <= CACHE_SEAL_MAX) {
+		memcpy(seal, sqlite3_column_blob(st, 9), (size_t)sn);
+		*n = (size_t)sn;
+	}
+	sqlite3_finalize(st);
+	record_use(c, key, &m);
+	if (meta)
+		*meta = m;
+	return 0;
+}
+
 int cache_get(cache *c, const uint8_t key[CACHE_KEY_SIZE], void **blob,
               size_t *len, struct cache_meta *meta)
 {
@@ -1714,11 +1778,7 @@ int cache_get_sealed(cache *c, const uint8_t key[CACHE_KEY_SIZE],
 		goto out_free;
 	}
 
-	if (!(c->flags & CACHE_READONLY) && m.last_used < now_s(c)) {
-		struct key_arg a = {key, now_s(c)};
-		if (in_tx(c, touch_tx, &a, "updating the use time") == 0)
-			m.last_used = a.value;
-	}
+	record_use(c, key, &m);
 	*blob = img;
 	*len = n;
 	if (meta)

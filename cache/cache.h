@@ -27,6 +27,8 @@ typedef struct cache cache;
 #define CACHE_NAME_MAX        32    /* algorithm names, as IR_NAME_MAX */
 #define CACHE_BUSY_TIMEOUT_MS 10000 /* how long to wait for another writer */
 #define CACHE_PLAN_NAME_MAX   256   /* bytes of a plan name, with its NUL */
+#define CACHE_USE_GRAIN_S     60    /* a get records its use only when the
+                                       last is this many seconds old */
 #define CACHE_SIGNER_SIZE     16    /* bytes that name a sealer's key */
 #define CACHE_SEAL_MAX        64    /* bytes of a seal, at most */
 
@@ -134,8 +136,9 @@ int cache_put(cache *c, const uint8_t key[CACHE_KEY_SIZE], const void *blob,
  * and plan hash, and its input hash against key: one that fails is never
  * returned but deleted (unless read-only) and reported as CCP_ECHECKSUM;
  * an image of a plan format newer than this codec is CCP_EVERSION and
- * kept.  A hit updates last_used (not when read-only; a failure to update
- * it does not fail the get).  On failure *blob is NULL. */
+ * kept.  A hit updates last_used when it is CACHE_USE_GRAIN_S or more
+ * seconds old (not when read-only; a failure to update it does not fail
+ * the get): most hits write nothing.  On failure *blob is NULL. */
 int cache_get(cache *c, const uint8_t key[CACHE_KEY_SIZE], void **blob,
               size_t *len, struct cache_meta *meta);
 /* ---- seals (schema version 4) -------------------------------------------
@@ -176,6 +179,18 @@ struct cache_sealer {
 int cache_get_sealed(cache *c, const uint8_t key[CACHE_KEY_SIZE],
                      const struct cache_sealer *s, void **blob, size_t *len,
                      struct cache_meta *meta, bool *sealed);
+
+/* What cache_get_sealed knows of the entry of key before it reads the
+ * image: its description (meta, canonical NULL), the checksum stored with
+ * it, and the seal signer left with it into seal (up to CACHE_SEAL_MAX
+ * bytes; *n 0 if none).  For a caller that can check a copy of the image
+ * it holds elsewhere against its seal without reading the image from
+ * the cache; it counts as a use, recorded as cache_get records one.
+ * CCP_ENOTFOUND if there is no entry. */
+int cache_peek_seal(cache *c, const uint8_t key[CACHE_KEY_SIZE],
+                    const uint8_t signer[CACHE_SIGNER_SIZE],
+                    struct cache_meta *meta, uint64_t *checksum, void *seal,
+                    size_t *n);
 
 /* The checksum the cache stores with an image of len bytes (XXH3_64,
  * seed 0), for a sealer to cover. */

@@ -188,3 +188,38 @@ bool seal_check(const uint8_t key[CACHE_KEY_SIZE], uint64_t checksum,
 	sodium_memzero(tk, sizeof tk);
 	return ok;
 }
+
+bool seal_check_fd(const struct seal_key *k, const uint8_t key[CACHE_KEY_SIZE],
+                   uint64_t checksum, int fd, uint64_t len, const void *seal,
+                   size_t n, uint8_t *head, size_t headlen)
+{
+	static uint8_t buf[1 << 16];
+	const uint8_t *s = seal;
+	uint8_t tk[crypto_onetimeauth_KEYBYTES], tag[TAG_BYTES];
+	crypto_onetimeauth_state st;
+	uint64_t at = 0;
+	if (n != SEAL_BYTES)
+		return false;
+	tag_key(k, s, key, checksum, tk);
+	crypto_onetimeauth_init(&st, tk);
+	sodium_memzero(tk, sizeof tk);
+	while (at < len) {
+		size_t want = len - at < sizeof buf ? (size_t)(len - at)
+		                                    : sizeof buf;
+		ssize_t got = read(fd, buf, want);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return false;
+		if (at < headlen)
+			memcpy(head + at, buf,
+			       (size_t)got < headlen - at ? (size_t)got
+			                                  : headlen - at);
+		crypto_onetimeauth_update(&st, buf, (size_t)got);
+		at += (uint64_t)got;
+	}
+	if (read(fd, buf, 1) != 0) /* more than len: not this image */
+		return false;
+	crypto_onetimeauth_final(&st, tag);
+	return sodium_memcmp(tag, s + NONCE_BYTES, TAG_BYTES) == 0;
+}

@@ -55,4 +55,12 @@ bool seal_check(const uint8_t key[CACHE_KEY_SIZE], uint64_t checksum,
                 const void *img, size_t len, const void *seal, size_t n,
                 void *arg);
 
+/* seal_check for the len bytes read from fd (from where it stands)
+ * instead of an image in memory: true when they are all there, no more,
+ * and the seal holds for them.  The first headlen of them are copied to
+ * head (fewer if len is smaller). */
+bool seal_check_fd(const struct seal_key *k, const uint8_t key[CACHE_KEY_SIZE],
+                   uint64_t checksum, int fd, uint64_t len, const void *seal,
+                   size_t n, uint8_t *head, size_t headlen);
+
 #endif

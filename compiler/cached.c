@@ -5,11 +5,14 @@
  * checked, and damage is met, the same way everywhere; what happened is
  * reported in the result, for the command to print.
  */
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cached.h"
 #include "select.h"
@@ -316,4 +319,30 @@ void cached_plan_fini(struct cached_plan *p)
 	p->img = NULL;
 	p->meta.canonical = NULL;
 	p->len = 0;
+}
+
+bool compile_cached_in_file(struct compile_cache *cc,
+                            const uint8_t key[CACHE_KEY_SIZE],
+                            const char *path, ir_file_info *fi)
+{
+	uint8_t seal[CACHE_SEAL_MAX], head[IR_FILE_HEADER_MIN];
+	struct cache_meta m;
+	struct stat sb;
+	uint64_t sum;
+	size_t n;
+	char err[256];
+	if (!cc || !cc->k || !cc->sealing ||
+	    cache_peek_seal(cc->k, key, cc->seal.signer, &m, &sum, seal, &n) ||
+	    n != SEAL_BYTES || m.size < IR_FILE_HEADER_MIN)
+		return false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	bool same = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	            (uint64_t)sb.st_size == m.size &&
+	            seal_check_fd(&cc->seal, key, sum, fd, m.size, seal, n,
+	                          head, sizeof head);
+	close(fd);
+	return same && ir_file_info_read(head, sizeof head, fi, err,
+	                                 sizeof err) == 0;
 }

@@ -120,4 +120,16 @@ int compile_cached(const struct front_input *in, const uint8_t *key,
                    struct cached_plan *out, struct cached_notes *w,
                    struct diag *d);
 
+/* Whether the file at path already holds, byte for byte, the plan cc
+ * has under key with cc's seal: its size is the entry's and the seal
+ * holds for its bytes (one pass through the file; the image is not read
+ * from the cache, nor verified again: it was, when it was sealed).
+ * Then fi is the plan's header and the use is recorded as a hit's.
+ * False, with nothing said, when cc does not seal, there is no entry or
+ * no seal of cc's, or the file is missing or holds anything else: the
+ * caller goes the usual way (compile_cached). */
+bool compile_cached_in_file(struct compile_cache *cc,
+                            const uint8_t key[CACHE_KEY_SIZE],
+                            const char *path, ir_file_info *fi);
+
 #endif

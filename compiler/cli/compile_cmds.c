@@ -1,12 +1,14 @@
 /*
  * compile_cmds.c - the commands that build plans: compile (with the plan
- * cache: a hit is verified again before it is served), compare (every
+ * cache: a hit is served sealed or verified again), compare (every
  * algorithm that applies, ranked) and simulate (the network simulator).
  */
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cache.h"
 #include "cached.h"
@@ -35,10 +37,15 @@ const char cli_compile_help[] =
         "whole or not at all.\n"
         "A plan compiled before from the same input (whatever its spelling) "
         "comes\n"
-        "from the plan cache instead, verified again first as 'ccplan "
-        "verify' does;\n"
-        "one that fails is removed from the cache and compiled afresh "
-        "(docs/cache.md).\n"
+        "from the plan cache instead: one this user's ccplan verified and "
+        "sealed\n"
+        "is served as it is, any other is verified again first as "
+        "'ccplan verify'\n"
+        "does; one that fails is removed from the cache and compiled "
+        "afresh\n"
+        "(docs/cache.md).  An output file that already holds the plan is "
+        "not\n"
+        "written again, only its time set to now.\n"
         "  -o FILE        output file\n"
         "  --emit ccp     write the binary plan (the default)\n"
         "  --emit c       write the plan as C tables with one symbol, "
@@ -179,6 +186,16 @@ const struct option cli_simulate_opts[] = {
         {0},
 };
 
+/* The summary line of a compile that wrote out (or found it there). */
+static void note_written(const char *in, const char *out, bool is_auto,
+                         const ir_file_info *fi, bool from_cache)
+{
+	summary_note("%s -> %s, %s%s, %u phases (bound %u), %d ranks%s", in,
+	             out, is_auto ? "auto: " : "", fi->algorithm, fi->nphases,
+	             fi->lb_phases, (int)fi->nranks,
+	             from_cache ? ", from the cache" : "");
+}
+
 int cli_compile(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL, *cname = NULL;
@@ -249,7 +266,7 @@ int cli_compile(int argc, char **argv)
 	if (rc)
 		return exit_status(rc);
 	/* the cache, unless it is off: a plan compiled before comes from it,
-	 * verified again; a new one goes into it */
+	 * sealed or verified again; a new one goes into it */
 	char err[512], path[4096];
 	struct compile_cache cc;
 	struct cached_notes w = {0};
@@ -260,6 +277,27 @@ int cli_compile(int argc, char **argv)
 	                           ? path
 	                           : NULL,
 	                   CACHE_NO_CHECK, &w);
+	ir_file_info fi;
+	bool is_auto = strcmp(fin.algorithm, "auto") == 0;
+	memset(&cp, 0, sizeof cp);
+	/* a hit the output file already holds, sealed: one pass through the
+	 * file, which is left as it is, its times now */
+	if (!emit_c_src && cc.sealing &&
+	    front_input_hash(&fin, cp.key) == 0 &&
+	    compile_cached_in_file(&cc, cp.key, out, &fi) &&
+	    utimensat(AT_FDCWD, out, NULL, 0) == 0) {
+		for (int i = 0; i < w.n; i++)
+			fprintf(stderr, "%s: warning: %s\n", cli_prog,
+			        w.text[i]);
+		cache_key_hex(cp.key, cp.hex);
+		if (verbose)
+			fprintf(stderr,
+			        "%s: cache hit %s\n%s: -> %s (from the cache; "
+			        "the file held it already)\n",
+			        in, cp.hex, in, out);
+		note_written(in, out, is_auto, &fi, true);
+		goto out_close;
+	}
 	if ((rc = cli_compile_cached(in, &fin, &cc, &cp, &w)) != 0)
 		goto out_close;
 	if (verbose && cp.hit)
@@ -296,13 +334,8 @@ int cli_compile(int argc, char **argv)
 	else if (verbose)
 		fprintf(stderr, "%s: -> %s (from the cache%s)\n", in, out,
 		        same ? "; the file held it already" : "");
-	ir_file_info fi;
-	bool is_auto = strcmp(fin.algorithm, "auto") == 0;
 	if (rc == 0 && ir_file_info_read(img, len, &fi, err, sizeof err) == 0)
-		summary_note("%s -> %s, %s%s, %u phases (bound %u), %d ranks%s",
-		             in, out, is_auto ? "auto: " : "", fi.algorithm,
-		             fi.nphases, fi.lb_phases, (int)fi.nranks,
-		             compiled ? "" : ", from the cache");
+		note_written(in, out, is_auto, &fi, !compiled);
 out_close:
 	compile_cache_close(&cc);
 	cached_plan_fini(&cp);

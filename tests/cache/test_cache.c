@@ -646,8 +646,9 @@ static void test_gc_age(void **state)
 
 /* A get's use counts as the entry's last use everywhere (list, get, gc by
  * age and by size) although it is kept out of the plan's own row, which
- * keeps its put time; a remove or a put again forgets it, and gc drops
- * what a removed entry left. */
+ * keeps its put time; one within CACHE_USE_GRAIN_S of the last is not
+ * written; a remove or a put again forgets it, and gc drops what a
+ * removed entry left. */
 static void test_uses(void **state)
 {
 	struct fx *f = *state;
@@ -662,12 +663,25 @@ static void test_uses(void **state)
 		cache_set_time(c, 100 * (i + 1));
 		put_new(c, k[i], 64, &len);
 	}
+	/* a use within the grain of the last is not recorded */
+	cache_set_time(c, 100 + CACHE_USE_GRAIN_S - 1);
+	assert_int_equal(cache_get(c, k[0], &out, &l, &m), 0);
+	assert_int_equal(m.last_used, 100);
+	free(out);
+	cache_meta_fini(&m);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM uses"), 0);
 	cache_set_time(c, 5000);
 	assert_int_equal(cache_get(c, k[0], &out, &l, &m), 0); /* used */
 	assert_int_equal(m.last_used, 5000);
 	free(out);
 	cache_meta_fini(&m);
 	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM uses"), 1);
+	cache_set_time(c, 5000 + CACHE_USE_GRAIN_S - 1);
+	assert_int_equal(cache_get(c, k[0], &out, &l, &m), 0);
+	assert_int_equal(m.last_used, 5000);
+	free(out);
+	cache_meta_fini(&m);
+	cache_set_time(c, 5000);
 	assert_int_equal(raw_int(f->path, "SELECT min(last_used) FROM plans"),
 	                 100);
 	struct seen s = {0};

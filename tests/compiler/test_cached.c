@@ -6,7 +6,7 @@
  * store left to the caller, a compile that fails storing nothing, and
  * seals: a sealed hit served as it is, a replaced image under the old
  * seal refused, another key's seal verified in full, a key file others
- * can read refused.
+ * can read refused, and a file known to hold a sealed plan.
  */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <ftw.h>
@@ -447,6 +447,62 @@ static void test_key_refused(void **state)
 	use_key("key");
 }
 
+/* Write len bytes of img to the file p. */
+static void put_file(const char *p, const void *img, size_t len)
+{
+	FILE *f = fopen(p, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(img, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* A file that holds the sealed plan is known as it (its header in fi);
+ * one byte off, one byte more, a missing file, or a cache whose seal is
+ * another key's is not. */
+static void test_in_file(void **state)
+{
+	(void)state;
+	struct compile_cache cc;
+	struct cached_notes w = {0};
+	struct cached_plan cp;
+	ir_file_info fi;
+	char fp[160];
+	use_key("key");
+	snprintf(fp, sizeof fp, "%s/held.ccp", dir);
+	compile_cache_open(&cc, path, CACHE_NO_CHECK, &w);
+	assert_int_equal(run(reduce8, &cc, 0, &cp, &w), 0);
+	assert_false(compile_cached_in_file(&cc, cp.key, fp, &fi)); /* none */
+	put_file(fp, cp.img, cp.len);
+	memset(&fi, 0, sizeof fi);
+	assert_true(compile_cached_in_file(&cc, cp.key, fp, &fi));
+	assert_int_equal(fi.nranks, 8);
+	assert_string_equal(fi.algorithm, "binomial");
+	cp.img[cp.len / 2] ^= 1;
+	put_file(fp, cp.img, cp.len);
+	assert_false(compile_cached_in_file(&cc, cp.key, fp, &fi));
+	cp.img[cp.len / 2] ^= 1;
+	put_file(fp, cp.img, cp.len - 1);
+	assert_false(compile_cached_in_file(&cc, cp.key, fp, &fi));
+	put_file(fp, cp.img, cp.len);
+	FILE *f = fopen(fp, "ab");
+	assert_non_null(f);
+	fputc(0, f);
+	assert_int_equal(fclose(f), 0);
+	assert_false(compile_cached_in_file(&cc, cp.key, fp, &fi));
+	put_file(fp, cp.img, cp.len);
+	compile_cache_close(&cc);
+	use_key("key-other");
+	compile_cache_open(&cc, path, CACHE_NO_CHECK, &w);
+	assert_false(compile_cached_in_file(&cc, cp.key, fp, &fi));
+	compile_cache_close(&cc);
+	use_key("key");
+	compile_cache_open(&cc, path, CACHE_NO_CHECK, &w);
+	assert_true(compile_cached_in_file(&cc, cp.key, fp, &fi));
+	compile_cache_close(&cc);
+	assert_int_equal(w.n, 0);
+	cached_plan_fini(&cp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -459,6 +515,7 @@ int main(void)
 	        cmocka_unit_test_setup(test_replaced_under_seal, new_path),
 	        cmocka_unit_test_setup(test_other_key, new_path),
 	        cmocka_unit_test_setup(test_key_refused, new_path),
+	        cmocka_unit_test_setup(test_in_file, new_path),
 	};
 	return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }
