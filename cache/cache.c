@@ -1608,6 +1608,41 @@ static int read_row(cache *c, int64_t rowid, bool img_ok, uint8_t **img,
 	return rc;
 }
 
+/* The entry of key (hex: the same in hex, for the message) as the row
+ * of *st, ready: columns 0..7 for column_meta, 8 the checksum, 9 the
+ * rowid, 10 and 11 whether the image and the text hold bytes, 12
+ * signer's seal (NULL if none, or no signer); CCP_ENOTFOUND if there is
+ * none.  The caller finalizes *st; on failure there is nothing to. */
+static int find_entry(cache *c, const uint8_t *key, const uint8_t *signer,
+                      const char *hex, sqlite3_stmt **st)
+{
+	int rc = prepare(c,
+	                 "SELECT p.key, p.algorithm, p.phases, p.lower_bound,"
+	                 " p.predicted, p.size, p.created, " USED ","
+	                 " p.checksum, p.rowid,"
+	                 " typeof(p.blob) IN ('blob', 'text'),"
+	                 " typeof(p.canonical) IN ('blob', 'text'), s.seal"
+	                 " FROM " FROM_PLANS " LEFT JOIN seals s"
+	                 "  ON s.key = p.key AND s.signer = ?2"
+	                 " WHERE p.key = ?1",
+	                 st);
+	if (rc)
+		return db_fail(c, rc, "reading a plan");
+	bind_key(*st, 1, key);
+	if (signer)
+		sqlite3_bind_blob(*st, 2, signer, CACHE_SIGNER_SIZE,
+		                  SQLITE_STATIC);
+	rc = sqlite3_step(*st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	rc = rc == SQLITE_DONE
+	             ? fail(c, CCP_ENOTFOUND, "no cached plan for %s", hex)
+	             : db_fail(c, rc, "reading a plan");
+	sqlite3_finalize(*st);
+	*st = NULL;
+	return rc;
+}
+
 /* Record now as the last use of key (its meta m) if the last is
  * CACHE_USE_GRAIN_S or more seconds old, on a read-write handle.  A use
  * within the grain is not written: a hit then writes nothing, and its
@@ -1636,33 +1671,16 @@ int cache_peek_seal(cache *c, const uint8_t key[CACHE_KEY_SIZE],
 		return fail(c, CCP_EINVAL, "cache_peek_seal: no key or output");
 	*n = 0;
 	cache_key_hex(key, hex);
-	int rc = prepare(c,
-	                 "SELECT p.key, p.algorithm, p.phases, p.lower_bound,"
-	                 " p.predicted, p.size, p.created, " USED ","
-	                 " p.checksum, s.seal"
-	                 " FROM " FROM_PLANS " LEFT JOIN seals s"
-	                 "  ON s.key = p.key AND s.signer = ?2"
-	                 " WHERE p.key = ?1",
-	                 &st);
+	int rc = find_entry(c, key, signer, hex, &st);
 	if (rc)
-		return db_fail(c, rc, "reading a plan");
-	bind_key(st, 1, key);
-	sqlite3_bind_blob(st, 2, signer, CACHE_SIGNER_SIZE, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		rc = rc == SQLITE_DONE ? fail(c, CCP_ENOTFOUND,
-		                              "no cached plan for %s", hex)
-		                       : db_fail(c, rc, "reading a plan");
-		sqlite3_finalize(st);
 		return rc;
-	}
 	column_meta(st, &m);
 	*checksum = sum_from_db(sqlite3_column_int64(st, 8));
-	int sn = sqlite3_column_type(st, 9) == SQLITE_BLOB
-	                 ? sqlite3_column_bytes(st, 9)
+	int sn = sqlite3_column_type(st, 12) == SQLITE_BLOB
+	                 ? sqlite3_column_bytes(st, 12)
 	                 : 0;
 	if (sn > 0 && sn <= CACHE_SEAL_MAX) {
-		memcpy(seal, sqlite3_column_blob(st, 9), (size_t)sn);
+		memcpy(seal, sqlite3_column_blob(st, 12), (size_t)sn);
 		*n = (size_t)sn;
 	}
 	sqlite3_finalize(st);
@@ -1717,29 +1735,8 @@ int cache_get_sealed(cache *c, const uint8_t key[CACHE_KEY_SIZE],
 	if (!key || !blob || !len || (s && !s->check))
 		return fail(c, CCP_EINVAL, "cache_get: no key or no output");
 	cache_key_hex(key, hex);
-	if ((rc = prepare(c,
-	                  "SELECT p.key, p.algorithm, p.phases, p.lower_bound,"
-	                  " p.predicted, p.size, p.created, " USED ","
-	                  " p.checksum, p.rowid,"
-	                  " typeof(p.blob) IN ('blob', 'text'),"
-	                  " typeof(p.canonical) IN ('blob', 'text'), s.seal"
-	                  " FROM " FROM_PLANS " LEFT JOIN seals s"
-	                  "  ON s.key = p.key AND s.signer = ?2"
-	                  " WHERE p.key = ?1",
-	                  &st)) != 0)
-		return db_fail(c, rc, "reading a plan");
-	bind_key(st, 1, key);
-	if (s)
-		sqlite3_bind_blob(st, 2, s->signer, CACHE_SIGNER_SIZE,
-		                  SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		rc = rc == SQLITE_DONE ? fail(c, CCP_ENOTFOUND,
-		                              "no cached plan for %s", hex)
-		                       : db_fail(c, rc, "reading a plan");
-		sqlite3_finalize(st);
+	if ((rc = find_entry(c, key, s ? s->signer : NULL, hex, &st)) != 0)
 		return rc;
-	}
 	column_meta(st, &m);
 	stored_sum = sqlite3_column_int64(st, 8);
 	/* the image and the text straight into our memory, while the
