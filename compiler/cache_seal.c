@@ -21,6 +21,7 @@
 
 #include "cache_seal.h"
 #include "ccplan_errors.h"
+#include "codec.h" /* IR_FILE_VERSION */
 
 #define NONCE_BYTES 16u
 #define TAG_BYTES   16u
@@ -29,7 +30,13 @@ _Static_assert(TAG_BYTES == crypto_onetimeauth_BYTES, "Poly1305's tag");
 _Static_assert(crypto_onetimeauth_KEYBYTES == 32, "Poly1305's key");
 
 static const char SIGNER_TEXT[] = "ccplan cache signer v1";
-static const char TAG_TEXT[] = "ccplan cache seal v1";
+/* A seal holds for the release and plan format of the ccplan that made
+ * it: a newer one verifies each entry again, once, with its own
+ * verifier, and seals it anew. */
+#define STR_(x) #x
+#define STR(x)  STR_(x)
+static const char TAG_TEXT[] = "ccplan cache seal v1, ccplan " CCPLAN_VERSION
+                               ", plan format " STR(IR_FILE_VERSION);
 
 int seal_key_path(char *buf, size_t len)
 {
