@@ -151,6 +151,11 @@ int seal_key_load(const char *path, struct seal_key *k, char *err,
 	return 0;
 }
 
+void seal_key_forget(struct seal_key *k)
+{
+	sodium_memzero(k, sizeof *k);
+}
+
 /* The one-time Poly1305 key of nonce, key and checksum under k. */
 static void tag_key(const struct seal_key *k, const uint8_t *nonce,
                     const uint8_t *key, uint64_t checksum,

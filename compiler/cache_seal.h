@@ -42,6 +42,9 @@ int seal_key_path(char *buf, size_t len);
 int seal_key_load(const char *path, struct seal_key *k, char *err,
                   size_t errlen);
 
+/* Wipe k's secret from memory. */
+void seal_key_forget(struct seal_key *k);
+
 /* The seal of the image (len bytes at img) under key, stored with its
  * cache_checksum: a fresh random nonce, and the Poly1305 tag of the
  * image under a one-time key derived (keyed BLAKE2b) from the secret,

@@ -107,6 +107,9 @@ void compile_cache_close(struct compile_cache *cc)
 {
 	cache_close(cc->k);
 	cc->k = NULL;
+	if (cc->sealing)
+		seal_key_forget(&cc->seal);
+	cc->sealing = false;
 }
 
 /* Seal the image (len bytes at img) of key in cc, when cc seals and can

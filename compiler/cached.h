@@ -53,7 +53,7 @@ struct compile_cache {
  * and a damaged file moved aside, is a line in w.  Never fails. */
 void compile_cache_open(struct compile_cache *cc, const char *path,
                         unsigned flags, struct cached_notes *w);
-/* Close cc's handle (none: a no-op). */
+/* Close cc's handle (none: a no-op) and forget its key. */
 void compile_cache_close(struct compile_cache *cc);
 
 /* compile_cached flags.  NO_STORE: never store, the caller stores
