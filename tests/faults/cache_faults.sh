@@ -627,6 +627,14 @@ part_seal() {
 	"$ccplan" compile -v --cache "$db" "$y" -o "$d/a.ccp" 2>"$tmp/err" &&
 		cmp -s "$d/a.ccp" "$p" && grep -q 'refusing the cache key .*mode 0644.*chmod 600' "$tmp/err" &&
 		grep -q 'cache hit' "$tmp/err" && ok || bad "a key others can read: $(cat "$tmp/err")"
+	# without a key, a hit the output holds is compared byte for byte
+	touch -d '2001-01-01' "$d/a.ccp"
+	ino=$(stat -c %i "$d/a.ccp")
+	"$ccplan" compile -v --cache "$db" "$y" -o "$d/a.ccp" 2>"$tmp/err" &&
+		cmp -s "$d/a.ccp" "$p" && [ "$(stat -c %i "$d/a.ccp")" = "$ino" ] &&
+		[ "$(stat -c %Y "$d/a.ccp")" -gt $(($(date +%s) - 60)) ] &&
+		grep -q 'the file held it already' "$tmp/err" && ok ||
+		bad "an unchanged output, no key: $(cat "$tmp/err")"
 	chmod 600 "$CCPLAN_CACHE_KEY"
 	echo "  key 0600, unchanged output kept (inode $ino), rewritten when it differs; 0644 key refused"
 }
