@@ -338,7 +338,7 @@ bool compile_cached_in_file(struct compile_cache *cc,
 	    cache_peek_seal(cc->k, key, cc->seal.signer, &m, &sum, seal, &n) ||
 	    n != SEAL_BYTES || m.size < IR_FILE_HEADER_MIN)
 		return false;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return false;
 	bool same = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&

@@ -793,12 +793,13 @@ out_unlink:
 	return CCP_EIO;
 }
 
-/* Whether path is a regular file of exactly the len bytes at buf. */
+/* Whether path is a regular file of exactly the len bytes at buf.  A
+ * FIFO is opened without waiting for a writer, and is not one. */
 static bool holds_bytes(const char *path, const void *buf, size_t len)
 {
 	struct stat sb;
 	static char chunk[1 << 16];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return false;
 	bool same = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&

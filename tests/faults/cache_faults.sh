@@ -27,8 +27,9 @@
 #  seal      the cache key is made 0600; a hit whose output file holds
 #            the plan already leaves the file (same inode, same bytes)
 #            and sets its time to now; an output that differs, in size
-#            or in one byte, is written afresh; a key file others can
-#            read is refused with a warning and the hit still served.
+#            or in one byte, is written afresh, and a FIFO is written
+#            through; a key file others can read is refused with a
+#            warning and the hit still served.
 # Mounts are undone on every exit (trap).  Prints which method each part
 # used and the numbers it saw.  CCPLAN_FAULT_NO_MOUNT=1 tries the
 # fallbacks as if mount were not allowed; CCPLAN_FAULT_SEED=N repeats the
@@ -621,6 +622,17 @@ part_seal() {
 	cmp -s "$d/a.ccp" "$p" && bad "the byte was not changed"
 	"$ccplan" compile --cache "$db" "$y" -o "$d/a.ccp" 2>/dev/null && cmp -s "$d/a.ccp" "$p" && ok ||
 		bad "an output one byte off was not rewritten"
+	# a FIFO as the output: a hit neither waits on it nor takes it for
+	# a file that holds the plan, and writes the plan through it
+	mkfifo "$d/fifo"
+	cat "$d/fifo" >"$d/from-fifo" &
+	local rc
+	timeout 60 "$ccplan" compile --cache "$db" "$y" -o "$d/fifo" 2>"$tmp/err"
+	rc=$?
+	[ $rc = 0 ] || : >"$d/fifo" # a compile that never wrote: let cat go
+	wait
+	[ $rc = 0 ] && cmp -s "$d/from-fifo" "$p" && [ -p "$d/fifo" ] && ok ||
+		bad "a hit written to a FIFO: exit $rc, $(cat "$tmp/err")"
 	# a key others can read: refused, said, and the hit still served
 	chmod 644 "$CCPLAN_CACHE_KEY"
 	rm -f "$d/a.ccp"
