@@ -301,6 +301,15 @@ static const struct migration {
             " key BLOB PRIMARY KEY NOT NULL"
             "  CHECK (typeof(key) = 'blob' AND length(key) = 16),"
             " last_used INTEGER NOT NULL) WITHOUT ROWID;"},
+        /* 4: seals, a caller's proof that it checked an image (a MAC
+         * under a key of its own), one per key and signer, out of the
+         * plans row for the reason uses is */
+        {3, "CREATE TABLE seals ("
+            " key BLOB NOT NULL"
+            "  CHECK (typeof(key) = 'blob' AND length(key) = 16),"
+            " signer BLOB NOT NULL CHECK (typeof(signer) = 'blob'),"
+            " seal BLOB NOT NULL CHECK (typeof(seal) = 'blob'),"
+            " PRIMARY KEY (key, signer)) WITHOUT ROWID;"},
 };
 
 /* The last use of a plans row p: its put, or a later get recorded in the
@@ -309,7 +318,8 @@ static const struct migration {
 #define FROM_PLANS "plans p LEFT JOIN uses u ON u.key = p.key"
 /* uses rows whose plan is gone */
 #define DROP_STALE_USES                                                        \
-	"DELETE FROM uses WHERE key NOT IN (SELECT key FROM plans)"
+	"DELETE FROM uses WHERE key NOT IN (SELECT key FROM plans);"           \
+	"DELETE FROM seals WHERE key NOT IN (SELECT key FROM plans)"
 _Static_assert(sizeof migrations / sizeof migrations[0] == CACHE_SCHEMA_VERSION,
                "one migration step per schema version");
 
@@ -326,7 +336,7 @@ enum state {
 static int inspect_tx(cache *c, enum state *st, int *version, char *why,
                       size_t whylen)
 {
-	int64_t app, ver, ntables, nplans, nnames, nuses;
+	int64_t app, ver, ntables, nplans, nnames, nuses, nseals;
 	int rc;
 	why[0] = '\0';
 	if ((rc = query_int(c, "PRAGMA application_id", &app)) != 0 ||
@@ -346,7 +356,11 @@ static int inspect_tx(cache *c, enum state *st, int *version, char *why,
 	    (rc = query_int(c,
 	                    "SELECT count(*) FROM sqlite_master "
 	                    "WHERE type = 'table' AND name = 'uses'",
-	                    &nuses)) != 0) {
+	                    &nuses)) != 0 ||
+	    (rc = query_int(c,
+	                    "SELECT count(*) FROM sqlite_master "
+	                    "WHERE type = 'table' AND name = 'seals'",
+	                    &nseals)) != 0) {
 		if (!is_damage(rc))
 			return db_fail(c, rc, "reading the schema");
 		snprintf(why, whylen, "%s", sqlite3_errmsg(c->db));
@@ -363,7 +377,7 @@ static int inspect_tx(cache *c, enum state *st, int *version, char *why,
 		*st = ST_NEWER;
 		return 0;
 	} else if (ver < 1 || nplans != 1 || (ver >= 2 && nnames != 1) ||
-	           (ver >= 3 && nuses != 1)) {
+	           (ver >= 3 && nuses != 1) || (ver >= 4 && nseals != 1)) {
 		snprintf(why, whylen, "schema version %d without its tables",
 		         (int)ver);
 		*st = ST_DAMAGED;
@@ -1330,10 +1344,12 @@ static int exec_key(cache *c, const char *sql, const uint8_t *key)
 	return rc == SQLITE_DONE ? 0 : rc;
 }
 
-/* Delete the uses row of key (SQLite code, 0 on success). */
+/* Delete the uses row and the seals of key, which belong to the image a
+ * put replaces or a remove deletes (SQLite code, 0 on success). */
 static int forget_use(cache *c, const uint8_t *key)
 {
-	return exec_key(c, "DELETE FROM uses WHERE key = ?1", key);
+	int rc = exec_key(c, "DELETE FROM uses WHERE key = ?1", key);
+	return rc ? rc : exec_key(c, "DELETE FROM seals WHERE key = ?1", key);
 }
 
 /* Transaction body of cache_put: one upsert. */
@@ -1592,8 +1608,112 @@ static int read_row(cache *c, int64_t rowid, bool img_ok, uint8_t **img,
 	return rc;
 }
 
+/* The entry of key (hex: the same in hex, for the message) as the row
+ * of *st, ready: columns 0..7 for column_meta, 8 the checksum, 9 the
+ * rowid, 10 and 11 whether the image and the text hold bytes, 12
+ * signer's seal (NULL if none, or no signer); CCP_ENOTFOUND if there is
+ * none.  The caller finalizes *st; on failure there is nothing to. */
+static int find_entry(cache *c, const uint8_t *key, const uint8_t *signer,
+                      const char *hex, sqlite3_stmt **st)
+{
+	int rc = prepare(c,
+	                 "SELECT p.key, p.algorithm, p.phases, p.lower_bound,"
+	                 " p.predicted, p.size, p.created, " USED ","
+	                 " p.checksum, p.rowid,"
+	                 " typeof(p.blob) IN ('blob', 'text'),"
+	                 " typeof(p.canonical) IN ('blob', 'text'), s.seal"
+	                 " FROM " FROM_PLANS " LEFT JOIN seals s"
+	                 "  ON s.key = p.key AND s.signer = ?2"
+	                 " WHERE p.key = ?1",
+	                 st);
+	if (rc)
+		return db_fail(c, rc, "reading a plan");
+	bind_key(*st, 1, key);
+	if (signer)
+		sqlite3_bind_blob(*st, 2, signer, CACHE_SIGNER_SIZE,
+		                  SQLITE_STATIC);
+	rc = sqlite3_step(*st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	rc = rc == SQLITE_DONE
+	             ? fail(c, CCP_ENOTFOUND, "no cached plan for %s", hex)
+	             : db_fail(c, rc, "reading a plan");
+	sqlite3_finalize(*st);
+	*st = NULL;
+	return rc;
+}
+
+/* Record now as the last use of key (its meta m) if the last is
+ * CACHE_USE_GRAIN_S or more seconds old, on a read-write handle.  A use
+ * within the grain is not written: a hit then writes nothing, and its
+ * process syncs nothing at close.  A failure is not the get's. */
+static void record_use(cache *c, const uint8_t *key, struct cache_meta *m)
+{
+	if (!(c->flags & CACHE_READONLY) &&
+	    m->last_used <= now_s(c) - CACHE_USE_GRAIN_S) {
+		struct key_arg a = {key, now_s(c)};
+		if (in_tx(c, touch_tx, &a, "updating the use time") == 0)
+			m->last_used = a.value;
+	}
+}
+
+int cache_peek_seal(cache *c, const uint8_t key[CACHE_KEY_SIZE],
+                    const uint8_t signer[CACHE_SIGNER_SIZE],
+                    struct cache_meta *meta, uint64_t *checksum, void *seal,
+                    size_t *n)
+{
+	char hex[CACHE_KEY_HEX];
+	struct cache_meta m;
+	sqlite3_stmt *st;
+	if (!c)
+		return CCP_EINVAL;
+	if (!key || !signer || !checksum || !seal || !n)
+		return fail(c, CCP_EINVAL, "cache_peek_seal: no key or output");
+	*n = 0;
+	cache_key_hex(key, hex);
+	int rc = find_entry(c, key, signer, hex, &st);
+	if (rc)
+		return rc;
+	column_meta(st, &m);
+	*checksum = sum_from_db(sqlite3_column_int64(st, 8));
+	int sn = sqlite3_column_type(st, 12) == SQLITE_BLOB
+	                 ? sqlite3_column_bytes(st, 12)
+	                 : 0;
+	if (sn > 0 && sn <= CACHE_SEAL_MAX) {
+		memcpy(seal, sqlite3_column_blob(st, 12), (size_t)sn);
+		*n = (size_t)sn;
+	}
+	sqlite3_finalize(st);
+	record_use(c, key, &m);
+	if (meta)
+		*meta = m;
+	return 0;
+}
+
 int cache_get(cache *c, const uint8_t key[CACHE_KEY_SIZE], void **blob,
               size_t *len, struct cache_meta *meta)
+{
+	return cache_get_sealed(c, key, NULL, blob, len, meta, NULL);
+}
+
+/* Whether the seal s found for the image (n bytes at img, under key) is
+ * one the caller made: an image it checked itself, so the cache's own
+ * checks are not needed.  The seal column is at position 12 of st. */
+static bool seal_holds(const struct cache_sealer *s, sqlite3_stmt *st,
+                       const uint8_t *key, const uint8_t *img, size_t n,
+                       uint64_t stored_size)
+{
+	if (!s || sqlite3_column_type(st, 12) != SQLITE_BLOB ||
+	    (uint64_t)n != stored_size)
+		return false;
+	return s->check(key, sum_from_db(sqlite3_column_int64(st, 8)), img, n,
+	                sqlite3_column_blob(st, 12),
+	                (size_t)sqlite3_column_bytes(st, 12), s->arg);
+}
+
+int cache_get_sealed(cache *c, const uint8_t key[CACHE_KEY_SIZE],
+                     const struct cache_sealer *s, void **blob, size_t *len,
+                     struct cache_meta *meta, bool *sealed)
 {
 	char hex[CACHE_KEY_HEX], why[256];
 	struct cache_meta m;
@@ -1608,29 +1728,15 @@ int cache_get(cache *c, const uint8_t key[CACHE_KEY_SIZE], void **blob,
 		*len = 0;
 	if (meta)
 		memset(meta, 0, sizeof *meta);
+	if (sealed)
+		*sealed = false;
 	if (!c)
 		return CCP_EINVAL;
-	if (!key || !blob || !len)
+	if (!key || !blob || !len || (s && !s->check))
 		return fail(c, CCP_EINVAL, "cache_get: no key or no output");
 	cache_key_hex(key, hex);
-	if ((rc = prepare(c,
-	                  "SELECT p.key, p.algorithm, p.phases, p.lower_bound,"
-	                  " p.predicted, p.size, p.created, " USED ","
-	                  " p.checksum, p.rowid,"
-	                  " typeof(p.blob) IN ('blob', 'text'),"
-	                  " typeof(p.canonical) IN ('blob', 'text')"
-	                  " FROM " FROM_PLANS " WHERE p.key = ?1",
-	                  &st)) != 0)
-		return db_fail(c, rc, "reading a plan");
-	bind_key(st, 1, key);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		rc = rc == SQLITE_DONE ? fail(c, CCP_ENOTFOUND,
-		                              "no cached plan for %s", hex)
-		                       : db_fail(c, rc, "reading a plan");
-		sqlite3_finalize(st);
+	if ((rc = find_entry(c, key, s ? s->signer : NULL, hex, &st)) != 0)
 		return rc;
-	}
 	column_meta(st, &m);
 	stored_sum = sqlite3_column_int64(st, 8);
 	/* the image and the text straight into our memory, while the
@@ -1638,12 +1744,16 @@ int cache_get(cache *c, const uint8_t key[CACHE_KEY_SIZE], void **blob,
 	rc = read_row(c, sqlite3_column_int64(st, 9),
 	              sqlite3_column_int(st, 10), &img, &n,
 	              meta ? &m.canonical : NULL, sqlite3_column_int(st, 11));
+	/* an image its reader sealed is checked once, by the seal: the
+	 * cache's own checks would hash it twice more */
+	bool by_seal = rc == 0 && seal_holds(s, st, key, img, n, m.size);
 	sqlite3_finalize(st);
 	if (rc)
 		return rc;
 
-	rc = entry_check(img, n, m.size, sum_from_db(stored_sum), key, why,
-	                 sizeof why);
+	rc = by_seal ? 0
+	             : entry_check(img, n, m.size, sum_from_db(stored_sum),
+	                           key, why, sizeof why);
 	if (rc == CCP_EVERSION) {
 		rc = fail(c, rc, "cached plan %s is of a newer format: %s", hex,
 		          why);
@@ -1665,15 +1775,13 @@ int cache_get(cache *c, const uint8_t key[CACHE_KEY_SIZE], void **blob,
 		goto out_free;
 	}
 
-	if (!(c->flags & CACHE_READONLY) && m.last_used < now_s(c)) {
-		struct key_arg a = {key, now_s(c)};
-		if (in_tx(c, touch_tx, &a, "updating the use time") == 0)
-			m.last_used = a.value;
-	}
+	record_use(c, key, &m);
 	*blob = img;
 	*len = n;
 	if (meta)
 		*meta = m;
+	if (sealed)
+		*sealed = by_seal;
 	return 0;
 out_free:
 	free(img);
@@ -1728,6 +1836,53 @@ int cache_drop(cache *c, const uint8_t key[CACHE_KEY_SIZE], const void *blob,
 		return fail(c, CCP_EINVAL, "%s: opened read-only", c->path);
 	struct key_arg a = {key, sum_to_db(XXH3_64bits(blob, len))};
 	return in_tx(c, drop_tx, &a, "removing a bad plan");
+}
+
+uint64_t cache_checksum(const void *blob, size_t len)
+{
+	return XXH3_64bits(blob, len);
+}
+
+struct seal_arg {
+	const uint8_t *key, *signer;
+	const void *seal;
+	size_t n;
+};
+
+/* Transaction body of cache_seal: one upsert, while the plan is there. */
+static int seal_tx(cache *c, void *arg)
+{
+	const struct seal_arg *a = arg;
+	sqlite3_stmt *st;
+	int rc = prepare(c,
+	                 "INSERT INTO seals (key, signer, seal)"
+	                 " SELECT ?1, ?2, ?3"
+	                 "  WHERE EXISTS (SELECT 1 FROM plans WHERE key = ?1)"
+	                 " ON CONFLICT (key, signer) DO UPDATE SET"
+	                 "  seal = excluded.seal",
+	                 &st);
+	if (rc)
+		return rc;
+	bind_key(st, 1, a->key);
+	sqlite3_bind_blob(st, 2, a->signer, CACHE_SIGNER_SIZE, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 3, a->seal, (int)a->n, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : rc;
+}
+
+int cache_seal(cache *c, const uint8_t key[CACHE_KEY_SIZE],
+               const uint8_t signer[CACHE_SIGNER_SIZE], const void *seal,
+               size_t n)
+{
+	if (!c)
+		return CCP_EINVAL;
+	if (!key || !signer || !seal || n == 0 || n > CACHE_SEAL_MAX)
+		return fail(c, CCP_EINVAL, "cache_seal: no key or no seal");
+	if (c->flags & CACHE_READONLY)
+		return fail(c, CCP_EINVAL, "%s: opened read-only", c->path);
+	struct seal_arg a = {key, signer, seal, n};
+	return in_tx(c, seal_tx, &a, "sealing a plan");
 }
 
 int cache_list(cache *c, int (*fn)(const struct cache_meta *m, void *arg),

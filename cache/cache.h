@@ -21,12 +21,16 @@
 
 typedef struct cache cache;
 
-#define CACHE_SCHEMA_VERSION  3     /* PRAGMA user_version this code writes */
+#define CACHE_SCHEMA_VERSION  4     /* PRAGMA user_version this code writes */
 #define CACHE_KEY_SIZE        16    /* bytes of a key (XXH3-128) */
 #define CACHE_KEY_HEX         33    /* a key in hex, with its NUL */
 #define CACHE_NAME_MAX        32    /* algorithm names, as IR_NAME_MAX */
 #define CACHE_BUSY_TIMEOUT_MS 10000 /* how long to wait for another writer */
 #define CACHE_PLAN_NAME_MAX   256   /* bytes of a plan name, with its NUL */
+#define CACHE_USE_GRAIN_S     60    /* a get records its use only when the
+                                       last is this many seconds old */
+#define CACHE_SIGNER_SIZE     16    /* bytes that name a sealer's key */
+#define CACHE_SEAL_MAX        64    /* bytes of a seal, at most */
 
 /* The environment variable that lets cache_open use a cache it would
  * refuse for its owners or modes: "*", or a colon-separated list of
@@ -132,10 +136,73 @@ int cache_put(cache *c, const uint8_t key[CACHE_KEY_SIZE], const void *blob,
  * and plan hash, and its input hash against key: one that fails is never
  * returned but deleted (unless read-only) and reported as CCP_ECHECKSUM;
  * an image of a plan format newer than this codec is CCP_EVERSION and
- * kept.  A hit updates last_used (not when read-only; a failure to update
- * it does not fail the get).  On failure *blob is NULL. */
+ * kept.  A hit updates last_used when it is CACHE_USE_GRAIN_S or more
+ * seconds old (not when read-only; a failure to update it does not fail
+ * the get): most hits write nothing.  On failure *blob is NULL. */
 int cache_get(cache *c, const uint8_t key[CACHE_KEY_SIZE], void **blob,
               size_t *len, struct cache_meta *meta);
+/* ---- seals (schema version 4) -------------------------------------------
+ *
+ * A caller that checks every image it gets more deeply than the cache can
+ * (the compiler verifies the plan) may leave a seal with an image it has
+ * checked: bytes that prove, to it alone, that it checked these bytes
+ * under this key (a MAC under a secret key of its own, docs/cache.md).  A
+ * later get by the same signer whose seal holds skips the cache's own
+ * checks of the image (the checksum, the codec's header and plan hash,
+ * the input hash), and the caller skips its own.  The cache never makes
+ * or judges a seal itself; a put, remove, drop or gc of the entry deletes
+ * its seals. */
+
+/* Whether seal (n bytes) proves that the caller checked the image (len
+ * bytes at img) under key, stored with checksum (cache_checksum of the
+ * image when it was sealed: a seal that covers it holds only while the
+ * row's checksum fits its image, so the plain cache_get, which checks
+ * the checksum, serves what the sealed one serves); arg is the
+ * sealer's. */
+typedef bool (*cache_seal_fn)(const uint8_t key[CACHE_KEY_SIZE],
+                              uint64_t checksum, const void *img,
+                              size_t len, const void *seal, size_t n,
+                              void *arg);
+
+/* Who seals, and how its seals are checked. */
+struct cache_sealer {
+	uint8_t signer[CACHE_SIGNER_SIZE]; /* names the sealer's key */
+	cache_seal_fn check;               /* judges a seal of signer */
+	void *arg;                         /* passed to check */
+};
+
+/* cache_get, with seals: s NULL is cache_get.  Else the seal signer left
+ * with the entry, if any, is given to s->check with the image, and when
+ * it holds, the image is returned without the cache's own checks and
+ * *sealed (may be NULL) set; when it does not (no seal, another image,
+ * another key), the image is checked as by cache_get. */
+int cache_get_sealed(cache *c, const uint8_t key[CACHE_KEY_SIZE],
+                     const struct cache_sealer *s, void **blob, size_t *len,
+                     struct cache_meta *meta, bool *sealed);
+
+/* What cache_get_sealed knows of the entry of key before it reads the
+ * image: its description (meta, canonical NULL), the checksum stored with
+ * it, and the seal signer left with it into seal (up to CACHE_SEAL_MAX
+ * bytes; *n 0 if none).  For a caller that can check a copy of the image
+ * it holds elsewhere against its seal without reading the image from
+ * the cache; it counts as a use, recorded as cache_get records one.
+ * CCP_ENOTFOUND if there is no entry. */
+int cache_peek_seal(cache *c, const uint8_t key[CACHE_KEY_SIZE],
+                    const uint8_t signer[CACHE_SIGNER_SIZE],
+                    struct cache_meta *meta, uint64_t *checksum, void *seal,
+                    size_t *n);
+
+/* The checksum the cache stores with an image of len bytes (XXH3_64,
+ * seed 0), for a sealer to cover. */
+uint64_t cache_checksum(const void *blob, size_t len);
+
+/* Leave seal (n bytes, 1 to CACHE_SEAL_MAX; borrowed) of signer with the
+ * entry of key, replacing signer's earlier one; nothing if there is no
+ * entry.  CCP_EINVAL on a read-only cache; CCP_ETIMEDOUT as cache_put. */
+int cache_seal(cache *c, const uint8_t key[CACHE_KEY_SIZE],
+               const uint8_t signer[CACHE_SIGNER_SIZE], const void *seal,
+               size_t n);
+
 /* Free what cache_get put in meta (canonical) and clear it. */
 void cache_meta_fini(struct cache_meta *meta);
 

@@ -5,11 +5,14 @@
  * checked, and damage is met, the same way everywhere; what happened is
  * reported in the result, for the command to print.
  */
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cached.h"
 #include "select.h"
@@ -40,6 +43,22 @@ void cached_notes_fini(struct cached_notes *w)
 	memset(w, 0, sizeof *w);
 }
 
+/* The user's sealing key into cc (cc->sealing).  Without one every hit
+ * is verified in full: a key file that is refused (others may read it)
+ * says so in w; no $HOME, or a key that cannot be made (a read-only
+ * home), is silent, as the cache is silent when it is off. */
+static void load_key(struct compile_cache *cc, struct cached_notes *w)
+{
+	char kp[4096], err[512];
+	if (seal_key_path(kp, sizeof kp) != 0)
+		return;
+	int rc = seal_key_load(kp, &cc->seal, err, sizeof err);
+	if (rc == 0)
+		cc->sealing = true;
+	else if (rc == CCP_EINVAL)
+		note(w, "%s; cached plans are verified in full", err);
+}
+
 void compile_cache_open(struct compile_cache *cc, const char *path,
                         unsigned flags, struct cached_notes *w)
 {
@@ -48,6 +67,7 @@ void compile_cache_open(struct compile_cache *cc, const char *path,
 	cc->k = NULL;
 	cc->path = path;
 	cc->ro = false;
+	cc->sealing = false;
 	if (!path)
 		return;
 	int rc = cache_open(path, flags, &cc->k, &ev, err, sizeof err);
@@ -59,6 +79,7 @@ void compile_cache_open(struct compile_cache *cc, const char *path,
 		     "stored",
 		     path, err);
 		cc->ro = true;
+		load_key(cc, w);
 		return;
 	}
 	if (rc) {
@@ -66,6 +87,7 @@ void compile_cache_open(struct compile_cache *cc, const char *path,
 		note(w, "cache %s: %s; compiling without it", path, err);
 		return;
 	}
+	load_key(cc, w);
 	if (ev.moved_aside)
 		note(w,
 		     "cache %s was damaged (%s); moved to %s and started "
@@ -85,6 +107,25 @@ void compile_cache_close(struct compile_cache *cc)
 {
 	cache_close(cc->k);
 	cc->k = NULL;
+	if (cc->sealing)
+		seal_key_forget(&cc->seal);
+	cc->sealing = false;
+}
+
+/* Seal the image (len bytes at img) of key in cc, when cc seals and can
+ * be written: a plan verified now (compiled, or a hit just verified);
+ * a failure is a line in w, and costs only the next hit a full
+ * verification. */
+static void seal_entry(struct compile_cache *cc, const uint8_t *key,
+                       const void *img, size_t len, struct cached_notes *w)
+{
+	uint8_t s[SEAL_BYTES];
+	if (!cc->k || cc->ro || !cc->sealing)
+		return;
+	seal_make(&cc->seal, key, img, len, s);
+	if (cache_seal(cc->k, key, cc->seal.signer, s, sizeof s) != 0)
+		note(w, "cache: %s; the plan is not sealed",
+		     cache_errmsg(cc->k));
 }
 
 /* After a get or put met damage in cc (CCP_EFORMAT): close it and, when
@@ -158,12 +199,20 @@ static bool look_up(struct compile_cache *cc, const struct front_input *in,
 	void *blob = NULL;
 	struct cache_meta *m =
 	        flags & COMPILE_CACHED_HIT_META ? &out->meta : NULL;
-	int got = cache_get(cc->k, out->key, &blob, &out->len, m);
+	struct cache_sealer s = {.check = seal_check, .arg = &cc->seal};
+	memcpy(s.signer, cc->seal.signer, sizeof s.signer);
+	int got = cache_get_sealed(cc->k, out->key, cc->sealing ? &s : NULL,
+	                           &blob, &out->len, m, &out->sealed);
 	if (got == CCP_EFORMAT && cc->path) {
 		reopen_checked(cc, w);
 		return false; /* a moved-aside cache is empty */
 	}
+	if (got == 0 && out->sealed) {
+		out->img = blob;
+		return true;
+	}
 	if (got == 0 && hit_verifies(cc, out->key, in, blob, out->len, w)) {
+		seal_entry(cc, out->key, blob, out->len, w);
 		out->img = blob;
 		return true;
 	}
@@ -192,8 +241,8 @@ static void store(struct compile_cache *cc, struct cached_plan *out,
 	if (put)
 		note(w, "cache: %s; the plan is not cached",
 		     cache_errmsg(cc->k));
-	else
-		out->stored = cc->k && !cc->ro;
+	else if ((out->stored = cc->k && !cc->ro))
+		seal_entry(cc, out->key, out->img, out->len, w);
 }
 
 /* Compile in under out->key, encode it, and describe it in out->meta. */
@@ -273,4 +322,30 @@ void cached_plan_fini(struct cached_plan *p)
 	p->img = NULL;
 	p->meta.canonical = NULL;
 	p->len = 0;
+}
+
+bool compile_cached_in_file(struct compile_cache *cc,
+                            const uint8_t key[CACHE_KEY_SIZE],
+                            const char *path, ir_file_info *fi)
+{
+	uint8_t seal[CACHE_SEAL_MAX], head[IR_FILE_HEADER_MIN];
+	struct cache_meta m;
+	struct stat sb;
+	uint64_t sum;
+	size_t n;
+	char err[256];
+	if (!cc || !cc->k || !cc->sealing ||
+	    cache_peek_seal(cc->k, key, cc->seal.signer, &m, &sum, seal, &n) ||
+	    n != SEAL_BYTES || m.size < IR_FILE_HEADER_MIN)
+		return false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return false;
+	bool same = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	            (uint64_t)sb.st_size == m.size &&
+	            seal_check_fd(&cc->seal, key, sum, fd, m.size, seal, n,
+	                          head, sizeof head);
+	close(fd);
+	return same && ir_file_info_read(head, sizeof head, fi, err,
+	                                 sizeof err) == 0;
 }

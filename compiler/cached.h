@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "cache.h"
+#include "cache_seal.h"
 #include "compile.h"
 
 #define CACHED_NOTES_MAX 8 /* warnings one compile can give, at most */
@@ -35,18 +36,24 @@ struct compile_cache {
 	const char *path; /* its file (borrowed), to open it again with the
 	                     full check after damage; NULL: never reopened */
 	bool ro;          /* read-only: hits are served, nothing is stored */
+	bool sealing;     /* seal holds the user's key: hits it sealed are
+	                     served without verification, and verified
+	                     plans are sealed (docs/cache.md) */
+	struct seal_key seal;
 };
 
 /* Open the cache at path (borrowed; NULL: no cache) for compiles, as
  * `ccplan compile` does: flags as cache_open's (CACHE_NO_CHECK spares
- * the whole-file PRAGMA quick_check on every compile).  A cache that can
+ * the whole-file PRAGMA quick_check on every compile).  The user's
+ * sealing key is loaded (seal_key_path; made on first use); a key that
+ * is refused is a line in w, and every hit is then verified in full.  A cache that can
  * be read but not written (CCP_EIO, CCP_EINTERNAL: a read-only directory
  * or file system) is opened read-only, cc->ro set.  A cache that cannot
  * be opened leaves cc->k NULL: the compile goes on without it.  Either,
  * and a damaged file moved aside, is a line in w.  Never fails. */
 void compile_cache_open(struct compile_cache *cc, const char *path,
                         unsigned flags, struct cached_notes *w);
-/* Close cc's handle (none: a no-op). */
+/* Close cc's handle (none: a no-op) and forget its key. */
 void compile_cache_close(struct compile_cache *cc);
 
 /* compile_cached flags.  NO_STORE: never store, the caller stores
@@ -71,6 +78,8 @@ struct cached_plan {
 	size_t len;                  /* its bytes */
 	bool hit;                    /* the image came from the cache,
 	                                verified; else it was compiled */
+	bool sealed;                 /* a hit whose seal held: verified
+	                                when it was sealed, not again */
 	bool stored;                 /* compiled and stored in the cache */
 	struct cache_meta meta;      /* compiled: what is (or would be)
 	                                stored, canonical malloc'd; a hit
@@ -90,16 +99,18 @@ void cached_plan_fini(struct cached_plan *p);
  * NULL: compiled, never stored).  key is in's key (front_input_hash) when
  * the caller has it, else NULL: the canonical input is hashed here, once,
  * and the compile takes the key (compile_input_key) instead of hashing
- * again.  A hit is decoded, verified again with every rank's operations
- * compared to a fresh lowering (plan_load_image) and checked to be of
- * the input's collective and machine; a hit that fails is removed
- * (unless cc is read-only or the check ran out of memory) and the input
- * compiled afresh.  Damage SQLite meets in a get or a put (CCP_EFORMAT)
+ * again.  A hit that carries cc's seal, holding for its bytes and key, is
+ * served as it is (out->sealed).  Any other hit is decoded, verified
+ * again with every rank's operations compared to a fresh lowering
+ * (plan_load_image) and checked to be of the input's collective and
+ * machine; one that passes is sealed (cc writable and sealing), one that
+ * fails is removed (unless cc is read-only or the check ran out of
+ * memory) and the input compiled afresh.  Damage SQLite meets in a get or a put (CCP_EFORMAT)
  * reopens the cache with the full check, which moves a damaged file
  * aside (cc updated; only when cc->path is set).  A miss is compiled,
  * encoded and, unless cc is read-only or flags has
  * COMPILE_CACHED_NO_STORE, stored with its description (algorithm,
- * phases, lower bound, predicted time, canonical text).  A cache that
+ * phases, lower bound, predicted time, canonical text) and sealed.  A cache that
  * fails never fails the compile: it is a line in w.  Returns 0 with out
  * filled (cached_plan_fini), or the compile's code with out->failed
  * saying where, and d (its file set by the caller, as for compile_input)
@@ -108,5 +119,17 @@ int compile_cached(const struct front_input *in, const uint8_t *key,
                    struct compile_cache *cc, unsigned flags,
                    struct cached_plan *out, struct cached_notes *w,
                    struct diag *d);
+
+/* Whether the file at path already holds, byte for byte, the plan cc
+ * has under key with cc's seal: its size is the entry's and the seal
+ * holds for its bytes (one pass through the file; the image is not read
+ * from the cache, nor verified again: it was, when it was sealed).
+ * Then fi is the plan's header and the use is recorded as a hit's.
+ * False, with nothing said, when cc does not seal, there is no entry or
+ * no seal of cc's, or the file is missing or holds anything else: the
+ * caller goes the usual way (compile_cached). */
+bool compile_cached_in_file(struct compile_cache *cc,
+                            const uint8_t key[CACHE_KEY_SIZE],
+                            const char *path, ir_file_info *fi);
 
 #endif

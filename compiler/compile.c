@@ -888,6 +888,38 @@ int compile_write(const struct compiled *c, const char *path, char *err,
 	return rc;
 }
 
+/* Whether path is a regular file of exactly the len bytes at buf.  A
+ * FIFO is opened without waiting for a writer, and is not one. */
+static bool holds_bytes(const char *path, const void *buf, size_t len)
+{
+	struct stat sb;
+	static char chunk[1 << 16];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return false;
+	bool same = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	            (uint64_t)sb.st_size == (uint64_t)len;
+	for (size_t at = 0; same && at < len;) {
+		size_t want = len - at < sizeof chunk ? len - at : sizeof chunk;
+		ssize_t got = read(fd, chunk, want);
+		if (got < 0 && errno == EINTR)
+			continue;
+		same = got > 0 &&
+		       memcmp(chunk, (const char *)buf + at, (size_t)got) == 0;
+		at += got > 0 ? (size_t)got : 0;
+	}
+	close(fd);
+	return same;
+}
+
+int write_unless_same(const char *path, const void *buf, size_t len,
+                      bool *same, char *err, size_t errlen)
+{
+	*same = holds_bytes(path, buf, len) &&
+	        utimensat(AT_FDCWD, path, NULL, 0) == 0;
+	return *same ? 0 : write_atomic(path, buf, len, err, errlen);
+}
+
 int compile_encode(const struct compiled *c, uint8_t **img, size_t *len,
                    char *err, size_t errlen)
 {

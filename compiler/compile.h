@@ -93,6 +93,11 @@ int write_atomic(const char *path, const void *buf, size_t len, char *err,
  * compile_encode.  A device or FIFO gets the image made in memory. */
 int compile_write(const struct compiled *c, const char *path, char *err,
                   size_t errlen);
+/* write_atomic, unless path is already a regular file of exactly these
+ * bytes: then it is left as it is, its times set to now (a build system
+ * that compares times sees it made afresh), and *same is set. */
+int write_unless_same(const char *path, const void *buf, size_t len,
+                      bool *same, char *err, size_t errlen);
 
 /* Read the file at path whole into *out (malloc'd, the caller frees it;
  * len bytes, with slack behind them).  CCP_EIO with err set if it cannot

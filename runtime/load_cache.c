@@ -15,8 +15,11 @@
  * made for another input or for none, is refused with CCP_ECHECKSUM and
  * never loaded; the image then goes through ccp_plan_load_memory, the
  * same loader, with the same load-time checks (ccp__plan_new), as any
- * image in memory.  Only cache/ and SQLite are used here, no compiler
- * code.
+ * image in memory.  The seals the compiler leaves with the plans it has
+ * verified are neither read nor needed here (docs/cache.md, "Sealed
+ * entries"): a plan the runtime loads from the cache was checked as
+ * above, never verified phase by phase.  Only cache/ and SQLite are used
+ * here, no compiler code.
  */
 #include <stdlib.h>
 

@@ -70,6 +70,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # never the user's own cache
 export CCPLAN_CACHE="$tmp/cache/plans.db"
+export CCPLAN_CACHE_KEY="$tmp/cache-key" # the key that seals its plans, not the user's
 
 # the table, as arrays indexed by row
 v_in=() v_exp=() v_check=() v_args=()

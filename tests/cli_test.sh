@@ -38,6 +38,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # never the user's own cache
 export CCPLAN_CACHE="$tmp/cache/plans.db"
+export CCPLAN_CACHE_KEY="$tmp/cache-key" # the key that seals its plans, not the user's
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }

@@ -39,6 +39,7 @@ ccplan="$tmp/prefix/bin/ccplan"
 # a copy of the example, so that editing it below leaves the tree alone
 cp -r "$src/examples/cmake-app" "$tmp/app-src"
 export CCPLAN_CACHE="$tmp/cache.db"
+export CCPLAN_CACHE_KEY="$tmp/cache-key" # the key that seals its plans, not the user's
 cmake -S "$tmp/app-src" -B "$tmp/app" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
       >"$tmp/configure.log" 2>&1 || { cat "$tmp/configure.log"; fail configure; }
 cmake --build "$tmp/app" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; fail build; }

@@ -1,12 +1,14 @@
 /*
  * compile_cmds.c - the commands that build plans: compile (with the plan
- * cache: a hit is verified again before it is served), compare (every
+ * cache: a hit is served sealed or verified again), compare (every
  * algorithm that applies, ranked) and simulate (the network simulator).
  */
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cache.h"
 #include "cached.h"
@@ -35,10 +37,15 @@ const char cli_compile_help[] =
         "whole or not at all.\n"
         "A plan compiled before from the same input (whatever its spelling) "
         "comes\n"
-        "from the plan cache instead, verified again first as 'ccplan "
-        "verify' does;\n"
-        "one that fails is removed from the cache and compiled afresh "
-        "(docs/cache.md).\n"
+        "from the plan cache instead: one this user's ccplan verified and "
+        "sealed\n"
+        "is served as it is, any other is verified again first as "
+        "'ccplan verify'\n"
+        "does; one that fails is removed from the cache and compiled "
+        "afresh\n"
+        "(docs/cache.md).  An output file that already holds the plan is "
+        "not\n"
+        "written again, only its time set to now.\n"
         "  -o FILE        output file\n"
         "  --emit ccp     write the binary plan (the default)\n"
         "  --emit c       write the plan as C tables with one symbol, "
@@ -179,6 +186,16 @@ const struct option cli_simulate_opts[] = {
         {0},
 };
 
+/* The summary line of a compile that wrote out (or found it there). */
+static void note_written(const char *in, const char *out, bool is_auto,
+                         const char *algorithm, uint32_t phases,
+                         uint32_t bound, int32_t nranks, bool from_cache)
+{
+	summary_note("%s -> %s, %s%s, %u phases (bound %u), %d ranks%s", in,
+	             out, is_auto ? "auto: " : "", algorithm, phases, bound,
+	             (int)nranks, from_cache ? ", from the cache" : "");
+}
+
 /* compile --no-cache to a .ccp: no cache wants the image, so the plan
  * is encoded straight into its file (compile_write) and never held in
  * memory whole, which at millions of ranks is gigabytes (issue 20). */
@@ -200,11 +217,9 @@ static int compile_to_file(const char *in, const struct front_input *fin,
 			        in, c.plan.algorithm, c.report.phases,
 			        c.report.lb_phases,
 			        (unsigned long long)c.report.transfers, out);
-		summary_note("%s -> %s, %s%s, %u phases (bound %u), %d ranks",
-		             in, out,
-		             strcmp(fin->algorithm, "auto") == 0 ? "auto: " : "",
+		note_written(in, out, strcmp(fin->algorithm, "auto") == 0,
 		             c.plan.algorithm, c.plan.nphases,
-		             c.report.lb_phases, (int)c.plan.machine.nranks);
+		             c.report.lb_phases, c.plan.machine.nranks, false);
 	}
 	compiled_fini(&c);
 	return rc;
@@ -285,7 +300,7 @@ int cli_compile(int argc, char **argv)
 		return rc == CCP_EIO ? EXIT_INTERNAL : exit_status(rc);
 	}
 	/* the cache, unless it is off: a plan compiled before comes from it,
-	 * verified again; a new one goes into it */
+	 * sealed or verified again; a new one goes into it */
 	char err[512], path[4096];
 	struct compile_cache cc;
 	struct cached_notes w = {0};
@@ -296,6 +311,28 @@ int cli_compile(int argc, char **argv)
 	                           ? path
 	                           : NULL,
 	                   CACHE_NO_CHECK, &w);
+	ir_file_info fi;
+	bool is_auto = strcmp(fin.algorithm, "auto") == 0;
+	memset(&cp, 0, sizeof cp);
+	/* a hit the output file already holds, sealed: one pass through the
+	 * file, which is left as it is, its times now */
+	if (!emit_c_src && cc.sealing &&
+	    front_input_hash(&fin, cp.key) == 0 &&
+	    compile_cached_in_file(&cc, cp.key, out, &fi) &&
+	    utimensat(AT_FDCWD, out, NULL, 0) == 0) {
+		for (int i = 0; i < w.n; i++)
+			fprintf(stderr, "%s: warning: %s\n", cli_prog,
+			        w.text[i]);
+		cache_key_hex(cp.key, cp.hex);
+		if (verbose)
+			fprintf(stderr,
+			        "%s: cache hit %s\n%s: -> %s (from the cache; "
+			        "the file held it already)\n",
+			        in, cp.hex, in, out);
+		note_written(in, out, is_auto, fi.algorithm, fi.nphases,
+		             fi.lb_phases, fi.nranks, true);
+		goto out_close;
+	}
 	if ((rc = cli_compile_cached(in, &fin, &cc, &cp, &w)) != 0)
 		goto out_close;
 	if (verbose && cp.hit)
@@ -304,7 +341,7 @@ int cli_compile(int argc, char **argv)
 		fprintf(stderr, "%s: cache miss, stored %s\n", in, cp.hex);
 	const uint8_t *img = cp.img;
 	size_t len = cp.len;
-	bool compiled = !cp.hit;
+	bool compiled = !cp.hit, same = false;
 	if (emit_c_src) {
 		char *src = NULL;
 		size_t srclen = 0;
@@ -312,6 +349,9 @@ int cli_compile(int argc, char **argv)
 		if (rc == 0)
 			rc = write_atomic(out, src, srclen, err, sizeof err);
 		free(src);
+	} else if (cp.hit) {
+		/* a hit the output already holds is not written again */
+		rc = write_unless_same(out, img, len, &same, err, sizeof err);
 	} else {
 		rc = write_atomic(out, img, len, err, sizeof err);
 	}
@@ -327,14 +367,11 @@ int cli_compile(int argc, char **argv)
 		        cp.meta.lb_phases, (unsigned long long)cp.transfers,
 		        out);
 	else if (verbose)
-		fprintf(stderr, "%s: -> %s (from the cache)\n", in, out);
-	ir_file_info fi;
-	bool is_auto = strcmp(fin.algorithm, "auto") == 0;
+		fprintf(stderr, "%s: -> %s (from the cache%s)\n", in, out,
+		        same ? "; the file held it already" : "");
 	if (rc == 0 && ir_file_info_read(img, len, &fi, err, sizeof err) == 0)
-		summary_note("%s -> %s, %s%s, %u phases (bound %u), %d ranks%s",
-		             in, out, is_auto ? "auto: " : "", fi.algorithm,
-		             fi.nphases, fi.lb_phases, (int)fi.nranks,
-		             compiled ? "" : ", from the cache");
+		note_written(in, out, is_auto, fi.algorithm, fi.nphases,
+		             fi.lb_phases, fi.nranks, !compiled);
 out_close:
 	compile_cache_close(&cc);
 	cached_plan_fini(&cp);

@@ -24,6 +24,7 @@ ccplan=$1 lib=$2 input=$3 way=${4:-all}
 base=/tmp
 [ -d /dev/shm ] && [ -w /dev/shm ] && base=/dev/shm
 tmp=$(mktemp -d "$base/ccp-allocfail-cli.XXXXXX")
+export CCPLAN_CACHE_KEY="$tmp/cache-key" # the key that seals its plans, not the user's
 trap 'rm -rf "$tmp"' EXIT
 fails=0
 fail() {

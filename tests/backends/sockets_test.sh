@@ -46,6 +46,7 @@ intruder=$(dirname "$prog")/sock_intruder
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export CCPLAN_CACHE="$tmp/cache/plans.db" # never the user's own cache
+export CCPLAN_CACHE_KEY="$tmp/cache-key" # the key that seals its plans, not the user's
 unset CCPLAN_SOCKETS_FAULT CCPLAN_TIMEOUT_MS
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }

@@ -646,8 +646,9 @@ static void test_gc_age(void **state)
 
 /* A get's use counts as the entry's last use everywhere (list, get, gc by
  * age and by size) although it is kept out of the plan's own row, which
- * keeps its put time; a remove or a put again forgets it, and gc drops
- * what a removed entry left. */
+ * keeps its put time; one within CACHE_USE_GRAIN_S of the last is not
+ * written; a remove or a put again forgets it, and gc drops what a
+ * removed entry left. */
 static void test_uses(void **state)
 {
 	struct fx *f = *state;
@@ -662,12 +663,25 @@ static void test_uses(void **state)
 		cache_set_time(c, 100 * (i + 1));
 		put_new(c, k[i], 64, &len);
 	}
+	/* a use within the grain of the last is not recorded */
+	cache_set_time(c, 100 + CACHE_USE_GRAIN_S - 1);
+	assert_int_equal(cache_get(c, k[0], &out, &l, &m), 0);
+	assert_int_equal(m.last_used, 100);
+	free(out);
+	cache_meta_fini(&m);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM uses"), 0);
 	cache_set_time(c, 5000);
 	assert_int_equal(cache_get(c, k[0], &out, &l, &m), 0); /* used */
 	assert_int_equal(m.last_used, 5000);
 	free(out);
 	cache_meta_fini(&m);
 	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM uses"), 1);
+	cache_set_time(c, 5000 + CACHE_USE_GRAIN_S - 1);
+	assert_int_equal(cache_get(c, k[0], &out, &l, &m), 0);
+	assert_int_equal(m.last_used, 5000);
+	free(out);
+	cache_meta_fini(&m);
+	cache_set_time(c, 5000);
 	assert_int_equal(raw_int(f->path, "SELECT min(last_used) FROM plans"),
 	                 100);
 	struct seen s = {0};
@@ -708,8 +722,111 @@ static void test_uses(void **state)
 	cache_close(c);
 }
 
-/* A cache of schema version 2 (without the uses table): read-only says to
- * open it read-write once; read-write upgrades it, keeping its plans. */
+/* What test_seals' check expects, and how often it was asked. */
+struct seal_want {
+	const void *img;
+	size_t len;
+	int calls;
+};
+
+/* A seal check for test_seals: the seal holds when it is "ok" and the
+ * image is the one the test expects (arg, a struct seal_want). */
+static bool seal_is_ok(const uint8_t key[16], uint64_t checksum,
+                       const void *img, size_t len, const void *seal,
+                       size_t n, void *arg)
+{
+	struct seal_want *want = arg;
+	(void)key;
+	want->calls++;
+	return n == 2 && memcmp(seal, "ok", 2) == 0 && len == want->len &&
+	       memcmp(img, want->img, len) == 0 &&
+	       checksum == cache_checksum(img, len);
+}
+
+/* Seals: a get with the signer's check is sealed when the seal holds, and
+ * checked as by cache_get when it does not (no seal, another signer, a
+ * seal that fails); cache_seal needs the entry; a put again, a remove
+ * and gc drop an entry's seals; read-only refuses to seal. */
+static void test_seals(void **state)
+{
+	struct fx *f = *state;
+	cache *c = open_ok(f->path, 0, NULL);
+	uint8_t k[16], k2[16];
+	struct seal_want want = {0};
+	struct cache_sealer sa = {.check = seal_is_ok, .arg = &want};
+	struct cache_sealer sb = sa;
+	memset(sa.signer, 'a', sizeof sa.signer);
+	memset(sb.signer, 'b', sizeof sb.signer);
+	void *out;
+	size_t l;
+	bool sealed = true;
+	uint8_t *img;
+	size_t len;
+	key_n(k, 70);
+	key_n(k2, 71);
+	put_new(c, k, 256, &len);
+	assert_int_equal(cache_get(c, k, &out, &l, NULL), 0);
+	want.img = img = out;
+	want.len = l;
+	/* no seal yet: checked, not sealed */
+	assert_int_equal(cache_get_sealed(c, k, &sa, &out, &l, NULL, &sealed),
+	                 0);
+	assert_false(sealed);
+	assert_int_equal(want.calls, 0);
+	free(out);
+	assert_int_equal(cache_seal(c, k, sa.signer, "ok", 2), 0);
+	assert_int_equal(cache_seal(c, k2, sa.signer, "ok", 2), 0); /* none */
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM seals"), 1);
+	assert_int_equal(cache_get_sealed(c, k, &sa, &out, &l, NULL, &sealed),
+	                 0);
+	assert_true(sealed);
+	assert_int_equal(want.calls, 1);
+	assert_memory_equal(out, img, len);
+	free(out);
+	/* another signer's seal is not ours */
+	assert_int_equal(cache_get_sealed(c, k, &sb, &out, &l, NULL, &sealed),
+	                 0);
+	assert_false(sealed);
+	free(out);
+	/* a seal that does not hold: the cache's own checks, which refuse
+	 * an image whose bytes changed under an unchanged checksum */
+	assert_int_equal(cache_seal(c, k, sa.signer, "no", 2), 0);
+	assert_int_equal(cache_get_sealed(c, k, &sa, &out, &l, NULL, &sealed),
+	                 0);
+	assert_false(sealed);
+	free(out);
+	assert_int_equal(cache_seal(c, k, sa.signer, "ok", 2), 0);
+	raw_exec(f->path, "UPDATE plans SET blob = substr(blob, 1, 100) ||"
+	                  " x'ff' || substr(blob, 102)");
+	assert_int_equal(cache_get_sealed(c, k, &sa, &out, &l, NULL, &sealed),
+	                 CCP_ECHECKSUM); /* the seal saw other bytes */
+	assert_false(sealed);
+	assert_null(out);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM seals"), 0);
+	/* a put again, a remove, gc drop seals */
+	put_new(c, k, 256, NULL);
+	assert_int_equal(cache_seal(c, k, sa.signer, "ok", 2), 0);
+	put_new(c, k, 256, NULL);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM seals"), 0);
+	assert_int_equal(cache_seal(c, k, sb.signer, "ok", 2), 0);
+	assert_int_equal(cache_remove(c, k), 0);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM seals"), 0);
+	raw_exec(f->path, "INSERT INTO seals VALUES (x'00112233445566778899aab"
+	                  "bccddeeff', x'61', x'6f6b')");
+	struct cache_gc_stats gs;
+	assert_int_equal(cache_gc(c, -1, -1, &gs), 0);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM seals"), 0);
+	assert_int_equal(cache_seal(c, k, sa.signer, "", 0), CCP_EINVAL);
+	cache_close(c);
+	c = open_ok(f->path, CACHE_READONLY, NULL);
+	assert_int_equal(cache_seal(c, k, sa.signer, "ok", 2), CCP_EINVAL);
+	cache_close(c);
+	free(img);
+}
+
+/* A cache of schema version 2 (without the uses and seals tables):
+ * read-only says to open it read-write once; read-write upgrades it,
+ * keeping its plans; so is one of version 3 (without seals). */
 static void test_migrate_v2(void **state)
 {
 	struct fx *f = *state;
@@ -723,7 +840,8 @@ static void test_migrate_v2(void **state)
 	cache_set_time(c, 100);
 	put_new(c, k, 64, NULL);
 	cache_close(c);
-	raw_exec(f->path, "DROP TABLE uses; PRAGMA user_version = 2;");
+	raw_exec(f->path,
+	         "DROP TABLE uses; DROP TABLE seals; PRAGMA user_version = 2;");
 	c = NULL;
 	assert_int_equal(
 	        cache_open(f->path, CACHE_READONLY, &c, NULL, err, sizeof err),
@@ -732,15 +850,31 @@ static void test_migrate_v2(void **state)
 	c = open_ok(f->path, 0, &ev);
 	assert_true(ev.migrated);
 	assert_int_equal(ev.from_version, 2);
-	assert_int_equal(raw_int(f->path, "PRAGMA user_version"), 3);
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"),
+	                 CACHE_SCHEMA_VERSION);
 	cache_set_time(c, 200);
 	assert_int_equal(cache_get(c, k, &out, &l, NULL), 0);
 	free(out);
 	assert_int_equal(raw_int(f->path, "SELECT last_used FROM uses"), 200);
 	cache_close(c);
-	/* a version-3 file without its table is damaged */
-	raw_exec(f->path, "DROP TABLE uses;");
+	/* version 3 (without seals) takes the last step alone */
+	raw_exec(f->path, "DROP TABLE seals; PRAGMA user_version = 3;");
+	c = open_ok(f->path, 0, &ev);
+	assert_true(ev.migrated);
+	assert_int_equal(ev.from_version, 3);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM seals"), 0);
+	cache_close(c);
+	/* a version-3 file without its uses table is damaged, and a
+	 * version-4 one without seals */
+	raw_exec(f->path, "DROP TABLE uses; DROP TABLE seals;"
+	                  " PRAGMA user_version = 3;");
 	c = NULL;
+	assert_int_equal(
+	        cache_open(f->path, CACHE_READONLY, &c, NULL, err, sizeof err),
+	        CCP_EFORMAT);
+	raw_exec(f->path, "CREATE TABLE uses (key BLOB PRIMARY KEY,"
+	                  " last_used INTEGER) WITHOUT ROWID;"
+	                  " PRAGMA user_version = 4;");
 	assert_int_equal(
 	        cache_open(f->path, CACHE_READONLY, &c, NULL, err, sizeof err),
 	        CCP_EFORMAT);
@@ -1630,6 +1764,7 @@ int main(void)
 	        cmocka_unit_test_setup_teardown(test_gc_size, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_gc_age, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_uses, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_seals, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_migrate_v2, setup,
 	                                        teardown),
 	        cmocka_unit_test_setup_teardown(test_corrupt_garbage, setup,

@@ -3,7 +3,10 @@
  * compiled and stored, a hit served, the key hashed once and recorded in
  * the plan under algorithm: auto, a hit that is not the input's plan
  * removed and compiled afresh (kept in a read-only cache), the caller's
- * store left to the caller, and a compile that fails storing nothing.
+ * store left to the caller, a compile that fails storing nothing, and
+ * seals: a sealed hit served as it is, a replaced image under the old
+ * seal refused, another key's seal verified in full, a key file others
+ * can read refused, and a file known to hold a sealed plan.
  */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <ftw.h>
@@ -14,9 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include "cached.h"
 #include "codec.h"
@@ -42,10 +47,21 @@ static char dir[64] = "/tmp/ccp-cached-XXXXXX";
 static char path[128];
 static int serial;
 
+/* Use the key file dir/name for the caches opened from now on. */
+static void use_key(const char *name)
+{
+	char kp[128];
+	snprintf(kp, sizeof kp, "%s/%s", dir, name);
+	assert_int_equal(setenv(SEAL_KEY_ENV, kp, 1), 0);
+}
+
 static int make_dir(void **state)
 {
 	(void)state;
-	return mkdtemp(dir) ? 0 : -1;
+	if (!mkdtemp(dir))
+		return -1;
+	use_key("key"); /* never the user's own */
+	return 0;
 }
 
 static int remove_entry(const char *p, const struct stat *sb, int flag,
@@ -295,6 +311,198 @@ static void test_failure(void **state)
 	compile_cache_close(&cc);
 }
 
+/* Run sql on the test's cache file directly; the first column of its
+ * first row as an integer (0 if none). */
+static int64_t raw(const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int64_t v = 0;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	const char *tail = sql;
+	while (tail && *tail) {
+		assert_int_equal(sqlite3_prepare_v2(db, tail, -1, &st, &tail),
+		                 SQLITE_OK);
+		if (!st)
+			break;
+		int rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW)
+			v = sqlite3_column_int64(st, 0);
+		else
+			assert_int_equal(rc, SQLITE_DONE);
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(db);
+	return v;
+}
+
+/* Compile text through the test's cache (opened and closed here); the
+ * notes' count, and what the compile gave in *hit and *sealed. */
+static int once(const char *text, bool *hit, bool *sealed,
+                struct cached_notes *w)
+{
+	struct compile_cache cc;
+	struct cached_plan cp;
+	compile_cache_open(&cc, path, CACHE_NO_CHECK, w);
+	assert_non_null(cc.k);
+	assert_int_equal(run(text, &cc, 0, &cp, w), 0);
+	*hit = cp.hit;
+	*sealed = cp.sealed;
+	cached_plan_fini(&cp);
+	compile_cache_close(&cc);
+	return w->n;
+}
+
+/* A miss is stored with a seal; a hit that carries it is served sealed,
+ * the same bytes. */
+static void test_sealed_hit(void **state)
+{
+	(void)state;
+	struct cached_notes w = {0};
+	bool hit, sealed;
+	use_key("key");
+	assert_int_equal(once(reduce8, &hit, &sealed, &w), 0);
+	assert_false(hit);
+	assert_int_equal(raw("SELECT count(*) FROM seals"), 1);
+	assert_int_equal(once(reduce8, &hit, &sealed, &w), 0);
+	assert_true(hit);
+	assert_true(sealed);
+}
+
+/* An image replaced (a sound plan of another input, with checksums that
+ * match) under the seal of the old one: the seal does not hold, the full
+ * verification refuses it, it is removed and the input compiled afresh,
+ * stored and sealed again. */
+static void test_replaced_under_seal(void **state)
+{
+	(void)state;
+	struct compile_cache cc;
+	struct cached_notes w = {0};
+	bool hit, sealed;
+	use_key("key");
+	assert_int_equal(once(auto16, &hit, &sealed, &w), 0);
+	assert_false(hit);
+	raw("CREATE TABLE saved AS SELECT * FROM seals");
+	compile_cache_open(&cc, path, CACHE_NO_CHECK, &w);
+	plant_wrong_plan(cc.k); /* its put drops the seal */
+	compile_cache_close(&cc);
+	assert_int_equal(raw("SELECT count(*) FROM seals"), 0);
+	raw("INSERT INTO seals SELECT * FROM saved; DROP TABLE saved");
+	assert_int_equal(raw("SELECT count(*) FROM seals"), 1);
+	assert_int_equal(once(auto16, &hit, &sealed, &w), 1);
+	assert_false(hit);
+	assert_non_null(strstr(w.text[0], "a plan of reduce on 8 ranks"));
+	assert_non_null(strstr(w.text[0], "; removed; compiling"));
+	cached_notes_fini(&w);
+	assert_int_equal(once(auto16, &hit, &sealed, &w), 0);
+	assert_true(hit);
+	assert_true(sealed);
+}
+
+/* Another key's seal (another user's, through a trusted shared cache):
+ * the hit is verified in full and then sealed with this key too; both
+ * seals stay, each holding for its own key. */
+static void test_other_key(void **state)
+{
+	(void)state;
+	struct cached_notes w = {0};
+	bool hit, sealed;
+	use_key("key-a");
+	assert_int_equal(once(reduce8, &hit, &sealed, &w), 0);
+	assert_false(hit);
+	use_key("key-b");
+	assert_int_equal(once(reduce8, &hit, &sealed, &w), 0);
+	assert_true(hit);
+	assert_false(sealed);
+	assert_int_equal(raw("SELECT count(*) FROM seals"), 2);
+	assert_int_equal(once(reduce8, &hit, &sealed, &w), 0);
+	assert_true(sealed);
+	use_key("key-a");
+	assert_int_equal(once(reduce8, &hit, &sealed, &w), 0);
+	assert_true(hit);
+	assert_true(sealed);
+	use_key("key");
+}
+
+/* A key file others can read is refused with a message that says how to
+ * fix it; hits are then verified in full, and served. */
+static void test_key_refused(void **state)
+{
+	(void)state;
+	struct cached_notes w = {0};
+	char kp[128];
+	bool hit, sealed;
+	use_key("key-open");
+	assert_int_equal(once(reduce8, &hit, &sealed, &w), 0); /* made */
+	snprintf(kp, sizeof kp, "%s/key-open", dir);
+	assert_int_equal(chmod(kp, 0644), 0);
+	assert_int_equal(once(reduce8, &hit, &sealed, &w), 1);
+	assert_true(hit);
+	assert_false(sealed);
+	assert_non_null(strstr(w.text[0], "refusing the cache key"));
+	assert_non_null(strstr(w.text[0], "mode 0644"));
+	assert_non_null(strstr(w.text[0], "chmod 600"));
+	assert_non_null(strstr(w.text[0], "verified in full"));
+	cached_notes_fini(&w);
+	use_key("key");
+}
+
+/* Write len bytes of img to the file p. */
+static void put_file(const char *p, const void *img, size_t len)
+{
+	FILE *f = fopen(p, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(img, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* A file that holds the sealed plan is known as it (its header in fi);
+ * one byte off, one byte more, a missing file, or a cache whose seal is
+ * another key's is not. */
+static void test_in_file(void **state)
+{
+	(void)state;
+	struct compile_cache cc;
+	struct cached_notes w = {0};
+	struct cached_plan cp;
+	ir_file_info fi;
+	char fp[160];
+	use_key("key");
+	snprintf(fp, sizeof fp, "%s/held.ccp", dir);
+	compile_cache_open(&cc, path, CACHE_NO_CHECK, &w);
+	assert_int_equal(run(reduce8, &cc, 0, &cp, &w), 0);
+	assert_false(compile_cached_in_file(&cc, cp.key, fp, &fi)); /* none */
+	put_file(fp, cp.img, cp.len);
+	memset(&fi, 0, sizeof fi);
+	assert_true(compile_cached_in_file(&cc, cp.key, fp, &fi));
+	assert_int_equal(fi.nranks, 8);
+	assert_string_equal(fi.algorithm, "binomial");
+	cp.img[cp.len / 2] ^= 1;
+	put_file(fp, cp.img, cp.len);
+	assert_false(compile_cached_in_file(&cc, cp.key, fp, &fi));
+	cp.img[cp.len / 2] ^= 1;
+	put_file(fp, cp.img, cp.len - 1);
+	assert_false(compile_cached_in_file(&cc, cp.key, fp, &fi));
+	put_file(fp, cp.img, cp.len);
+	FILE *f = fopen(fp, "ab");
+	assert_non_null(f);
+	fputc(0, f);
+	assert_int_equal(fclose(f), 0);
+	assert_false(compile_cached_in_file(&cc, cp.key, fp, &fi));
+	put_file(fp, cp.img, cp.len);
+	compile_cache_close(&cc);
+	use_key("key-other");
+	compile_cache_open(&cc, path, CACHE_NO_CHECK, &w);
+	assert_false(compile_cached_in_file(&cc, cp.key, fp, &fi));
+	compile_cache_close(&cc);
+	use_key("key");
+	compile_cache_open(&cc, path, CACHE_NO_CHECK, &w);
+	assert_true(compile_cached_in_file(&cc, cp.key, fp, &fi));
+	compile_cache_close(&cc);
+	assert_int_equal(w.n, 0);
+	cached_plan_fini(&cp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -303,6 +511,11 @@ int main(void)
 	        cmocka_unit_test_setup(test_wrong_hit_removed, new_path),
 	        cmocka_unit_test_setup(test_read_only, new_path),
 	        cmocka_unit_test_setup(test_failure, new_path),
+	        cmocka_unit_test_setup(test_sealed_hit, new_path),
+	        cmocka_unit_test_setup(test_replaced_under_seal, new_path),
+	        cmocka_unit_test_setup(test_other_key, new_path),
+	        cmocka_unit_test_setup(test_key_refused, new_path),
+	        cmocka_unit_test_setup(test_in_file, new_path),
 	};
 	return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

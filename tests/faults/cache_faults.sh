@@ -23,7 +23,13 @@
 #  output    every command that writes a file, made to fail mid-write
 #            (ulimit -f): a clear message, exit 3, nothing under
 #            the real name and an older file there untouched; a device
-#            and a symbolic link given as the output stay what they are.
+#            and a symbolic link given as the output stay what they are;
+#  seal      the cache key is made 0600; a hit whose output file holds
+#            the plan already leaves the file (same inode, same bytes)
+#            and sets its time to now; an output that differs, in size
+#            or in one byte, is written afresh, and a FIFO is written
+#            through; a key file others can read is refused with a
+#            warning and the hit still served.
 # Mounts are undone on every exit (trap).  Prints which method each part
 # used and the numbers it saw.  CCPLAN_FAULT_NO_MOUNT=1 tries the
 # fallbacks as if mount were not allowed; CCPLAN_FAULT_SEED=N repeats the
@@ -33,7 +39,7 @@ set -u
 ccplan=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 poke=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 shift 2
-parts=${*:-kill flip full readonly output}
+parts=${*:-kill flip full readonly output seal}
 here=$(cd "$(dirname "$0")" && pwd)
 examples=$here/../../examples
 tmp=$(mktemp -d)
@@ -49,6 +55,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 export CCPLAN_CACHE="$tmp/default-cache/plans.db" # never the user's own
+export CCPLAN_CACHE_KEY="$tmp/cache-key"          # nor the user's key
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
@@ -588,9 +595,65 @@ part_output() {
 	"$ccplan" compile --no-cache "$y" -o /dev/stdout 2>/dev/null | cmp -s - "$p" && ok || bad "-o /dev/stdout"
 }
 
+part_seal() {
+	echo "seal:"
+	local y=$examples/mesh16-broadcast.yaml db=$tmp/s/plans.db
+	local d=$tmp/s-out p=$tmp/s-ref.ccp ino t
+	mkdir -p "$d"
+	"$ccplan" compile --no-cache "$y" -o "$p" 2>/dev/null || bad "the reference plan"
+	"$ccplan" compile --cache "$db" "$y" -o "$d/a.ccp" 2>"$tmp/err" &&
+		cmp -s "$d/a.ccp" "$p" && ! grep -q warning "$tmp/err" && ok || bad "the miss: $(cat "$tmp/err")"
+	[ "$(stat -c %a "$CCPLAN_CACHE_KEY")" = 600 ] && [ "$(stat -c %s "$CCPLAN_CACHE_KEY")" = 32 ] &&
+		ok || bad "the key file: $(stat -c '%a %s' "$CCPLAN_CACHE_KEY")"
+	# the output holds the plan: left as it is, its time now
+	touch -d '2001-01-01' "$d/a.ccp"
+	ino=$(stat -c %i "$d/a.ccp")
+	"$ccplan" compile -v --cache "$db" "$y" -o "$d/a.ccp" 2>"$tmp/err" || bad "the hit failed: $(cat "$tmp/err")"
+	t=$(stat -c %Y "$d/a.ccp")
+	cmp -s "$d/a.ccp" "$p" && [ "$(stat -c %i "$d/a.ccp")" = "$ino" ] &&
+		[ "$t" -gt $(($(date +%s) - 60)) ] && grep -q 'the file held it already' "$tmp/err" &&
+		ok || bad "an unchanged output: inode $ino -> $(stat -c %i "$d/a.ccp"), mtime $t, $(cat "$tmp/err")"
+	# an output that differs is written afresh: other bytes, one byte
+	echo older >"$d/a.ccp"
+	"$ccplan" compile -v --cache "$db" "$y" -o "$d/a.ccp" 2>"$tmp/err" &&
+		cmp -s "$d/a.ccp" "$p" && ! grep -q 'held it already' "$tmp/err" && ok ||
+		bad "a shorter output was not rewritten: $(cat "$tmp/err")"
+	printf '\377' | dd of="$d/a.ccp" bs=1 seek=$(($(stat -c %s "$p") - 1)) conv=notrunc 2>/dev/null
+	cmp -s "$d/a.ccp" "$p" && bad "the byte was not changed"
+	"$ccplan" compile --cache "$db" "$y" -o "$d/a.ccp" 2>/dev/null && cmp -s "$d/a.ccp" "$p" && ok ||
+		bad "an output one byte off was not rewritten"
+	# a FIFO as the output: a hit neither waits on it nor takes it for
+	# a file that holds the plan, and writes the plan through it
+	mkfifo "$d/fifo"
+	cat "$d/fifo" >"$d/from-fifo" &
+	local rc
+	timeout 60 "$ccplan" compile --cache "$db" "$y" -o "$d/fifo" 2>"$tmp/err"
+	rc=$?
+	[ $rc = 0 ] || : >"$d/fifo" # a compile that never wrote: let cat go
+	wait
+	[ $rc = 0 ] && cmp -s "$d/from-fifo" "$p" && [ -p "$d/fifo" ] && ok ||
+		bad "a hit written to a FIFO: exit $rc, $(cat "$tmp/err")"
+	# a key others can read: refused, said, and the hit still served
+	chmod 644 "$CCPLAN_CACHE_KEY"
+	rm -f "$d/a.ccp"
+	"$ccplan" compile -v --cache "$db" "$y" -o "$d/a.ccp" 2>"$tmp/err" &&
+		cmp -s "$d/a.ccp" "$p" && grep -q 'refusing the cache key .*mode 0644.*chmod 600' "$tmp/err" &&
+		grep -q 'cache hit' "$tmp/err" && ok || bad "a key others can read: $(cat "$tmp/err")"
+	# without a key, a hit the output holds is compared byte for byte
+	touch -d '2001-01-01' "$d/a.ccp"
+	ino=$(stat -c %i "$d/a.ccp")
+	"$ccplan" compile -v --cache "$db" "$y" -o "$d/a.ccp" 2>"$tmp/err" &&
+		cmp -s "$d/a.ccp" "$p" && [ "$(stat -c %i "$d/a.ccp")" = "$ino" ] &&
+		[ "$(stat -c %Y "$d/a.ccp")" -gt $(($(date +%s) - 60)) ] &&
+		grep -q 'the file held it already' "$tmp/err" && ok ||
+		bad "an unchanged output, no key: $(cat "$tmp/err")"
+	chmod 600 "$CCPLAN_CACHE_KEY"
+	echo "  key 0600, unchanged output kept (inode $ino), rewritten when it differs; 0644 key refused"
+}
+
 for part in $parts; do
 	case $part in
-	kill | flip | full | readonly | output) "part_$part" ;;
+	kill | flip | full | readonly | output | seal) "part_$part" ;;
 	*) bad "unknown part $part" ;;
 	esac
 done

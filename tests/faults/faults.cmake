@@ -10,7 +10,7 @@ target_include_directories(cache_poke PRIVATE ${XXHASH_INCLUDE_DIR}
                                               ${CMAKE_CURRENT_LIST_DIR}/../fuzz)
 target_link_libraries(cache_poke PRIVATE ccp_ir SQLite::SQLite3)
 
-foreach(part kill flip full readonly output)
+foreach(part kill flip full readonly output seal)
   add_test(NAME faults_${part}
            COMMAND ${CMAKE_CURRENT_LIST_DIR}/cache_faults.sh
                    $<TARGET_FILE:ccplan> $<TARGET_FILE:cache_poke> ${part})

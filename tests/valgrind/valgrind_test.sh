@@ -15,6 +15,7 @@ shift
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export CCPLAN_CACHE=$tmp/cache/plans.db
+export CCPLAN_CACHE_KEY=$tmp/cache-key # the key that seals its plans, not the user's
 vg=(valgrind --tool=memcheck --error-exitcode=99 --leak-check=full
     --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect
     --track-origins=yes --quiet)
