@@ -378,6 +378,12 @@ else
 	"${mpirun[@]}" -n 1 "$prefix/bin/ccplan-bench" --help | grep -q '^usage: mpirun -n N ccplan-bench' ||
 		fail "the installed ccplan-bench does not run"
 	echo "ccplan-bench: installed, runs"
+	if [ -f "$prefix/lib/libccp_inspector.a" ]; then
+		[ -x "$prefix/bin/ccplan-overlap" ] || fail "ccplan-overlap not installed"
+		"${mpirun[@]}" -n 1 "$prefix/bin/ccplan-overlap" --help | grep -q '^usage: mpirun -n N ccplan-overlap' ||
+			fail "the installed ccplan-overlap does not run"
+		echo "ccplan-overlap: installed, runs"
+	fi
 
 	# the mpi component needs MPI, and says so
 	refused mpi-missing "REQUIRED;COMPONENTS;mpi" \

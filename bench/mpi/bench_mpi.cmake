@@ -22,5 +22,6 @@ if(TARGET MPI::MPI_C AND TARGET ccp_backend_mpi)
     add_executable(ccplan-overlap ${CMAKE_CURRENT_LIST_DIR}/ccplan_overlap.c)
     target_link_libraries(ccplan-overlap PRIVATE ccp_backend_mpi
                                                  ccp_inspector MPI::MPI_C)
+    install(TARGETS ccplan-overlap RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
   endif()
 endif()

@@ -323,26 +323,52 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &me);
 	MPI_Comm_size(MPI_COMM_WORLD, &np);
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--iters") && i + 1 < argc) {
-			iters = atoi(argv[++i]);
+	static const char usage[] =
+	        "usage: mpirun -n N ccplan-overlap [--sizes N,N,...] "
+	        "[--iters N]\n\n"
+	        "A 3D halo exchange overlapped with computation: ccplan's\n"
+	        "ccp_plan_start/test/wait against MPI_Ineighbor_alltoallv\n"
+	        "(docs/bench-mpi.md, \"Overlap\").\n\n"
+	        "  --sizes N,N,...  edges of each rank's cube of doubles: a "
+	        "face sends N*N,\n"
+	        "                   an edge N, a corner 1 (default 4,16,64; "
+	        "at most 16 sizes)\n"
+	        "  --iters N        timed iterations per size (default 30)\n";
+	const char *bad = NULL;
+	for (int i = 1; i < argc && !bad; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			if (me == 0)
+				fputs(usage, stdout);
+			MPI_Finalize();
+			return 0;
+		} else if (!strcmp(argv[i], "--iters") && i + 1 < argc) {
+			char *end;
+			long v = strtol(argv[++i], &end, 10);
+			if (*end || v < 1 || v > 1000000)
+				bad = "--iters takes a count from 1 to 1000000";
+			iters = (int)v;
 		} else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
 			nsizes = 0;
-			for (char *p = argv[++i]; *p && nsizes < 16;) {
-				sizes[nsizes++] = (int)strtol(p, &p, 10);
+			for (char *p = argv[++i]; *p && !bad;) {
+				long v = strtol(p, &p, 10);
+				if (v < 1 || v > 4096 || nsizes == 16 ||
+				    (*p && *p != ','))
+					bad = "--sizes takes 1 to 16 edges from 1 "
+					      "to 4096, separated by commas";
+				else
+					sizes[nsizes++] = (int)v;
 				if (*p == ',')
 					p++;
 			}
+			if (nsizes == 0 && !bad)
+				bad = "--sizes takes 1 to 16 edges";
 		} else {
-			if (me == 0)
-				fprintf(stderr,
-				        "usage: ccplan-overlap [--sizes "
-				        "N,N,...] [--iters N]\n");
-			MPI_Finalize();
-			return 2;
+			bad = "unknown option";
 		}
 	}
-	if (iters < 1 || nsizes < 1) {
+	if (bad) {
+		if (me == 0)
+			fprintf(stderr, "ccplan-overlap: %s\n%s", bad, usage);
 		MPI_Finalize();
 		return 2;
 	}
