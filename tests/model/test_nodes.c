@@ -182,6 +182,43 @@ static void test_price(void **state)
 	ir_plan_fini(&p);
 }
 
+/* Phase 0: two partials combined inside node 0 (0 -> 4, 1000 bytes;
+ * 8 -> 12, 500) and one inside node 1 (1 -> 5, 300); phase 1: 4 -> 8,
+ * 1000 bytes, not combined.  Every model's shared-memory part sums a
+ * node's combines as it sums its bytes: node 0 takes shm_alpha 2 +
+ * 1500 * 0.004 + 1500 * 0.002 = 11 in phase 0, where pricing its largest
+ * combine alone gave 10 (issue 20: one node holding every rank). */
+static void test_node_combines_summed(void **state)
+{
+	(void)state;
+	const struct row rows[] = {
+	        {0, 0, 4, 1000}, {0, 8, 12, 500}, {0, 1, 5, 300},
+	        {1, 4, 8, 1000},
+	};
+	ir_machine m = node_machine(4, IR_PORTS_ALL);
+	m.cost.alpha = 1;
+	m.cost.hop = 0.1;
+	m.cost.beta = 0.01;
+	m.cost.gamma = 0.5;
+	m.cost.beta_sat = 0.005;
+	m.cost.tau = 3;
+	m.cost.phi = 0.02;
+	m.cost.combine = 0.002;
+	m.cost.shm_alpha = 2;
+	m.cost.shm_beta = 0.004;
+	ir_plan p;
+	irregular_plan(&p, &m, rows, sizeof rows / sizeof rows[0], 0);
+	for (int t = 0; t < 3; t++)
+		p.transfers[t].flags |= IR_XF_REDUCE;
+	double ph[3][2];
+	prices(&p, ph);
+	for (int k = 0; k < 3; k++) {
+		EXACT(ph[k][0], 2 + 1500 * 0.004 + 1500 * 0.002);
+		EXACT(ph[k][1], 2 + 1000 * 0.004);
+	}
+	ir_plan_fini(&p);
+}
+
 /* One phase in which node 0 sends two transfers over the network (to
  * nodes 1 and 2, on different links) and receives two (from nodes 1 and
  * 2), besides one transfer inside it: with one network port per node
@@ -295,6 +332,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(test_price),
+	        cmocka_unit_test(test_node_combines_summed),
 	        cmocka_unit_test(test_split_node_ports),
 	        cmocka_unit_test(test_explain_nodes),
 	};

@@ -11,7 +11,8 @@
  *     moves in it, so that the ranking puts binomial first for a large
  *     broadcast, where the largest-message price of the same costs on a
  *     switch ranks the segmented schedules (chain, scatter_allgather)
- *     first: they move more bytes through the one memory.
+ *     first: they move more bytes through the one memory; and, with the
+ *     node's combines summed, for a large reduce too.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -200,12 +201,39 @@ static void test_node_bytes_priced(void **state)
 	}
 }
 
+/* A reduce on one node: binomial's lg n phases move and combine
+ * (n - 1) L bytes; chain and the ring reduce-scatter move and combine at
+ * least as many in more phases, so with the node's combines summed
+ * (cost.c) the tree comes first, as measured (docs/collectives.md). */
+static void test_node_reduce_priced(void **state)
+{
+	(void)state;
+	const struct sch_generator *flood[] = {&sch_chain,
+	                                       &sch_reduce_scatter_gather};
+	for (int32_t n = 4; n <= 8; n *= 2) {
+		ir_comm c = tu_comm(IR_REDUCE, 0, 1 << 20);
+		c.dtype = IR_DT_INT32;
+		c.op = IR_OP_SUM;
+		ir_machine node = one_node(n);
+		set_costs(&node, true);
+		node.cost.combine = 0.00015;
+		double tree = predict(&sch_binomial, &node, &c);
+		for (size_t k = 0; k < sizeof flood / sizeof *flood; k++) {
+			double t = predict(flood[k], &node, &c);
+			print_message("  %d ranks: binomial %.1f us, %s %.1f us\n",
+			              (int)n, tree, flood[k]->name, t);
+			assert_true(tree < t);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(test_one_node_is_the_switch_tree),
 	        cmocka_unit_test(test_two_nodes_refused),
 	        cmocka_unit_test(test_node_bytes_priced),
+	        cmocka_unit_test(test_node_reduce_priced),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
