@@ -118,6 +118,21 @@ static void prices(const ir_plan *p, double ph[3][2])
 	}
 }
 
+/* The network costs of test_price and test_node_combines_summed:
+ * alpha 1, hop 0.1, beta 0.01, gamma 0.5, beta_sat 0.005, tau 3, phi
+ * 0.02, combine 0.002. */
+static void network_costs(ir_machine *m)
+{
+	m->cost.alpha = 1;
+	m->cost.hop = 0.1;
+	m->cost.beta = 0.01;
+	m->cost.gamma = 0.5;
+	m->cost.beta_sat = 0.005;
+	m->cost.tau = 3;
+	m->cost.phi = 0.02;
+	m->cost.combine = 0.002;
+}
+
 /* Phase 0: rank 0 sends 100 bytes to node 1 and to node 2, then 2000
  * bytes inside node 0; rank 8 sends 250 bytes inside node 0 (combined
  * by its receiver), rank 1 500 bytes inside node 1.  Phase 1: 1000
@@ -132,14 +147,7 @@ static void test_price(void **state)
 	        {0, 8, 12, 250}, {0, 1, 5, 500}, {1, 4, 8, 1000},
 	};
 	ir_machine m = node_machine(4, IR_PORTS_ALL);
-	m.cost.alpha = 1;
-	m.cost.hop = 0.1;
-	m.cost.beta = 0.01;
-	m.cost.gamma = 0.5;
-	m.cost.beta_sat = 0.005;
-	m.cost.tau = 3;
-	m.cost.phi = 0.02;
-	m.cost.combine = 0.002;
+	network_costs(&m);
 	ir_plan p;
 	irregular_plan(&p, &m, rows, sizeof rows / sizeof rows[0], 0);
 	p.transfers[3].flags |= IR_XF_REDUCE; /* 8 -> 12 is combined */
@@ -196,14 +204,7 @@ static void test_node_combines_summed(void **state)
 	        {1, 4, 8, 1000},
 	};
 	ir_machine m = node_machine(4, IR_PORTS_ALL);
-	m.cost.alpha = 1;
-	m.cost.hop = 0.1;
-	m.cost.beta = 0.01;
-	m.cost.gamma = 0.5;
-	m.cost.beta_sat = 0.005;
-	m.cost.tau = 3;
-	m.cost.phi = 0.02;
-	m.cost.combine = 0.002;
+	network_costs(&m);
 	m.cost.shm_alpha = 2;
 	m.cost.shm_beta = 0.004;
 	ir_plan p;
