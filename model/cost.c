@@ -32,8 +32,9 @@
  * shm_beta) each model prices a phase as the larger of its network part
  * (its formula over the transfers between nodes) and its shared-memory
  * part, the busiest node's shm_alpha + (bytes of the phase's transfers
- * inside it) * shm_beta, the node's memory being shared by them (the
- * unicast model starts each at its sender's serialised start-ups).
+ * inside it) * shm_beta, plus every byte its receivers combine, the
+ * node's memory being shared by them (the unicast model starts each at
+ * its sender's serialised start-ups).
  * Without a shared-memory cost a transfer inside a node is priced as a
  * network transfer of 0 hops.
  *
@@ -753,8 +754,9 @@ static bool phase_has_net(const struct scan *s, uint32_t ph)
  * while work is left, so its last byte leaves at max_k (a_k + the work
  * of the transfers starting at or after a_k), shm_alpha + (bytes of the
  * node's transfers) * shm_beta when they start together.  The node's
- * largest combine follows (R*combine).  The largest over nodes, in *us;
- * 0 or CCP_ENOMEM. */
+ * combines follow, every byte its receivers combine (their sum: they
+ * stream through the same memory, as the transfers do).  The largest
+ * over nodes, in *us; 0 or CCP_ENOMEM. */
 static int phase_shm(struct scan *s, uint32_t ph, bool serial, double *us)
 {
 	const ir_plan *p = s->p;
@@ -789,7 +791,7 @@ static int phase_shm(struct scan *s, uint32_t ph, bool serial, double *us)
 		for (; j < nu && s->su[j].node == s->su[i].node; j++) {
 			run += s->su[j].work;
 			end = fmax(end, s->su[j].at + run);
-			merge = fmax(merge, s->su[j].merge);
+			merge += s->su[j].merge;
 		}
 		*us = fmax(*us, end + merge);
 		i = j;

@@ -27,7 +27,14 @@
  * power-of-two machine, the data halving each phase: the binomial
  * scatter of MPI libraries); gather is that tree run backwards, each
  * partner returning its half's blocks.
+ *
+ * A machine whose ranks all share one node (the ranks of one host: an
+ * MPI job on a workstation) has no network to halve: the box is then
+ * the line of ranks, as on a switch, and every transfer goes through the
+ * node's memory.  Several nodes of several ranks are the node-aware
+ * generators' (hierarchical, bine).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,12 +56,21 @@ struct walk {
 	ir_block *tmp;     /* scatter, gather: room for a half's blocks */
 	bool top_down; /* fat tree: halve the highest level first, so a
 	                  phase's transfers leave distinct subtrees */
+	bool ranks;    /* one node holds every rank: the box is the line of
+	                  ranks, not of the machine's coordinates */
 };
+
+/* The rank at place at of the box. */
+static int32_t rank_at(const struct walk *w, const int *at)
+{
+	return w->ranks ? (int32_t)at[0] : ir_rank_of(w->m, at);
+}
 
 static void walk_init(struct walk *w, const ir_machine *m)
 {
 	w->m = m;
-	switch (m->topo) {
+	w->ranks = ir_machine_has_nodes(m) && m->nnodes == 1;
+	switch (w->ranks ? IR_SWITCH : m->topo) {
 	case IR_MESH:
 	case IR_TORUS:
 		w->nd = m->ndims;
@@ -91,7 +107,7 @@ static uint32_t box_blocks(struct walk *w, const int *lo, const int *hi)
 			return 0;
 	memcpy(at, lo, (size_t)w->nd * sizeof *at);
 	for (;;) {
-		int32_t r = ir_rank_of(w->m, at);
+		int32_t r = rank_at(w, at);
 		w->tmp[nb++] = w->coll == IR_GATHER ? (ir_block){r, 0}
 		                                    : (ir_block){w->root, r};
 		int k = 0;
@@ -123,7 +139,7 @@ static void halve(struct walk *w, int *lo, int *hi, int *h, uint32_t phase)
 		partner[d] = h[d] + half < hi[d] ? h[d] + half : hi[d] - 1;
 	else
 		partner[d] = h[d] - half;
-	int32_t from = ir_rank_of(w->m, h), to = ir_rank_of(w->m, partner);
+	int32_t from = rank_at(w, h), to = rank_at(w, partner);
 	ir_block partial = {to, 0}; /* what the partner returns in a reduce */
 	if (w->reduce) {
 		sch_edges_add(&w->E, phase, from, to, &partial, 1,
@@ -183,7 +199,10 @@ static int binomial_generate(const ir_machine *m, const ir_comm *c,
 	int lo[IR_MAX_CUBE_DIM] = {0}, hi[IR_MAX_CUBE_DIM], h[IR_MAX_CUBE_DIM];
 	for (int k = 0; k < w.nd; k++)
 		hi[k] = w.ext[k];
-	ir_coords(m, c->root, h);
+	if (w.ranks)
+		h[0] = c->root;
+	else
+		ir_coords(m, c->root, h);
 	halve(&w, lo, hi, h, 0);
 	/* backwards: partner -> holder in the mirrored phase */
 	if (w.reduce || c->coll == IR_GATHER)
@@ -194,6 +213,21 @@ out:
 	free(w.tmp);
 	free(blocks);
 	return rc;
+}
+
+/* Several ranks per node only when one node holds them all. */
+static int binomial_fits(const struct sch_generator *g, const ir_machine *m,
+                         const ir_comm *c, char *why, size_t len)
+{
+	if (ir_machine_has_nodes(m) && m->nnodes > 1) {
+		snprintf(why, len,
+		         "binomial takes several ranks per node only when one "
+		         "node holds them all; this machine has %d nodes of %d "
+		         "ranks (the node-aware generators take it)",
+		         (int)m->nnodes, (int)m->ranks_per_node);
+		return CCP_ENOTAPPLY;
+	}
+	return sch_fits_dfly_minimal(g, m, c, why, len);
 }
 
 const struct sch_generator sch_binomial = {
@@ -209,9 +243,11 @@ const struct sch_generator sch_binomial = {
                             SCH_T(IR_HYPERCUBE) | SCH_T(IR_SWITCH) |
                             SCH_T(IR_FAT_TREE) | SCH_T(IR_GRAPH) |
                             SCH_T(IR_DRAGONFLY),
-                   .takes = SCH_TAKES_WRAP | SCH_TAKES_ORDER | SCH_TAKES_ND,
+                   .takes = SCH_TAKES_WRAP | SCH_TAKES_ORDER |
+                            SCH_TAKES_ND | SCH_TAKES_NODES,
                    .where = "which it halves as one box (a dragonfly only with "
-                            "minimal routing)",
-                   .fits = sch_fits_dfly_minimal},
+                            "minimal routing; several ranks per node only "
+                            "when one node holds them all)",
+                   .fits = binomial_fits},
         .generate = binomial_generate,
 };

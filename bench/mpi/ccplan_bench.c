@@ -79,6 +79,7 @@ struct opts {
 	uint64_t seed;    /* seed of the generated patterns */
 	const char *cost; /* the built-in machines' cost mapping, or NULL */
 	int repeat;       /* timings per case and size (median of medians) */
+	bool one_node;    /* the switch cases' ranks all on one node */
 };
 
 static int g_rank, g_size; /* in MPI_COMM_WORLD */
@@ -160,6 +161,12 @@ static const char *const usage_text =
         "                      ccplan tau fit --costs prints): the auto "
         "cases then\n"
         "                      choose by them\n"
+        "  --one-node          describe the switch cases' machine as one "
+        "node of N ranks\n"
+        "                      (ranks_per_node: N), as this host is: "
+        "with shm_alpha and\n"
+        "                      shm_beta in --cost, a phase costs the "
+        "bytes the node moves\n"
         "  --csv FILE          write every measurement (ccplan tau fit "
         "reads it)\n"
         "  --list              list the built-in cases and exit\n"
@@ -242,6 +249,9 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool *list)
 		} else if (!strcmp(a, "--no-builtin")) {
 			o->builtin = false;
 			takes = false;
+		} else if (!strcmp(a, "--one-node")) {
+			o->one_node = true;
+			takes = false;
 		} else if (!v && takes_value(a)) {
 			say("ccplan-bench: %s needs a value\n", a);
 			return 2;
@@ -290,6 +300,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool *list)
 			o->inputs[o->ninputs++] = v;
 		} else if (!strcmp(a, "--cost")) {
 			o->cost = v;
+
 		} else if (!strcmp(a, "--seed")) {
 			o->seed = strtoull(v, NULL, 10);
 		} else if (!strcmp(a, "--csv")) {
@@ -454,9 +465,11 @@ static const struct builtin builtins[] = {
 #define NBUILTINS (sizeof builtins / sizeof builtins[0])
 
 /* The YAML text of built-in case b for n ranks (malloc'd), its machine
- * with the costs cost (a YAML mapping, or NULL). */
+ * with the costs cost (a YAML mapping, or NULL); one_node puts a switch
+ * case's ranks on one node, whose ranks reach each other through its
+ * memory (n - 1 ports: every other rank in one phase). */
 static char *builtin_yaml(const struct builtin *b, int n, uint64_t seed,
-                          const char *cost)
+                          const char *cost, bool one_node)
 {
 	char comm[256], machine[128];
 	if (b->degree_div) {
@@ -470,7 +483,12 @@ static char *builtin_yaml(const struct builtin *b, int n, uint64_t seed,
 	} else {
 		snprintf(comm, sizeof comm, "%s", b->comm);
 	}
-	if (b->machine == BM_SWITCH)
+	if (b->machine == BM_SWITCH && one_node && n > 1)
+		snprintf(machine, sizeof machine,
+		         "{topology: switch, ranks: %d, ranks_per_node: %d, "
+		         "ports: %d}",
+		         n, n, n - 1);
+	else if (b->machine == BM_SWITCH)
 		snprintf(machine, sizeof machine,
 		         "{topology: switch, ranks: %d, ports: all}", n);
 	else
@@ -1678,7 +1696,7 @@ int main(int argc, char **argv)
 		    "--only):\n");
 		for (size_t i = 0; i < NBUILTINS; i++) {
 			char *y = builtin_yaml(&builtins[i], g_size, o.seed,
-			                       o.cost);
+			                       o.cost, o.one_node);
 			for (char *p = y; *p; p++)
 				if (*p == '\n')
 					*p = ' ';
@@ -1721,7 +1739,7 @@ int main(int argc, char **argv)
 		const struct builtin *b = &builtins[i];
 		if (o.only ? !selected(o.only, b->name) : b->extra)
 			continue;
-		char *y = builtin_yaml(b, g_size, o.seed, o.cost);
+		char *y = builtin_yaml(b, g_size, o.seed, o.cost, o.one_node);
 		struct front_input in;
 		struct diag d;
 		memset(&d, 0, sizeof d);

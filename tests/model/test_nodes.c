@@ -118,6 +118,21 @@ static void prices(const ir_plan *p, double ph[3][2])
 	}
 }
 
+/* The network costs of test_price and test_node_combines_summed:
+ * alpha 1, hop 0.1, beta 0.01, gamma 0.5, beta_sat 0.005, tau 3, phi
+ * 0.02, combine 0.002. */
+static void network_costs(ir_machine *m)
+{
+	m->cost.alpha = 1;
+	m->cost.hop = 0.1;
+	m->cost.beta = 0.01;
+	m->cost.gamma = 0.5;
+	m->cost.beta_sat = 0.005;
+	m->cost.tau = 3;
+	m->cost.phi = 0.02;
+	m->cost.combine = 0.002;
+}
+
 /* Phase 0: rank 0 sends 100 bytes to node 1 and to node 2, then 2000
  * bytes inside node 0; rank 8 sends 250 bytes inside node 0 (combined
  * by its receiver), rank 1 500 bytes inside node 1.  Phase 1: 1000
@@ -132,14 +147,7 @@ static void test_price(void **state)
 	        {0, 8, 12, 250}, {0, 1, 5, 500}, {1, 4, 8, 1000},
 	};
 	ir_machine m = node_machine(4, IR_PORTS_ALL);
-	m.cost.alpha = 1;
-	m.cost.hop = 0.1;
-	m.cost.beta = 0.01;
-	m.cost.gamma = 0.5;
-	m.cost.beta_sat = 0.005;
-	m.cost.tau = 3;
-	m.cost.phi = 0.02;
-	m.cost.combine = 0.002;
+	network_costs(&m);
 	ir_plan p;
 	irregular_plan(&p, &m, rows, sizeof rows / sizeof rows[0], 0);
 	p.transfers[3].flags |= IR_XF_REDUCE; /* 8 -> 12 is combined */
@@ -179,6 +187,36 @@ static void test_price(void **state)
 	p.machine.cost.shm_alpha = NAN;
 	prices(&p, ph);
 	EXACT(ph[1][1], 1000 * 0.004);
+	ir_plan_fini(&p);
+}
+
+/* Phase 0: two partials combined inside node 0 (0 -> 4, 1000 bytes;
+ * 8 -> 12, 500) and one inside node 1 (1 -> 5, 300); phase 1: 4 -> 8,
+ * 1000 bytes, not combined.  Every model's shared-memory part sums a
+ * node's combines as it sums its bytes: node 0 takes shm_alpha 2 +
+ * 1500 * 0.004 + 1500 * 0.002 = 11 in phase 0, where pricing its largest
+ * combine alone gave 10 (issue 20: one node holding every rank). */
+static void test_node_combines_summed(void **state)
+{
+	(void)state;
+	const struct row rows[] = {
+	        {0, 0, 4, 1000}, {0, 8, 12, 500}, {0, 1, 5, 300},
+	        {1, 4, 8, 1000},
+	};
+	ir_machine m = node_machine(4, IR_PORTS_ALL);
+	network_costs(&m);
+	m.cost.shm_alpha = 2;
+	m.cost.shm_beta = 0.004;
+	ir_plan p;
+	irregular_plan(&p, &m, rows, sizeof rows / sizeof rows[0], 0);
+	for (int t = 0; t < 3; t++)
+		p.transfers[t].flags |= IR_XF_REDUCE;
+	double ph[3][2];
+	prices(&p, ph);
+	for (int k = 0; k < 3; k++) {
+		EXACT(ph[k][0], 2 + 1500 * 0.004 + 1500 * 0.002);
+		EXACT(ph[k][1], 2 + 1000 * 0.004);
+	}
 	ir_plan_fini(&p);
 }
 
@@ -295,6 +333,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(test_price),
+	        cmocka_unit_test(test_node_combines_summed),
 	        cmocka_unit_test(test_split_node_ports),
 	        cmocka_unit_test(test_explain_nodes),
 	};

@@ -447,6 +447,10 @@ static void test_every_generator(void **state)
 	                      IR_PLACE_CYCLIC, 1),
 	        tu_with_nodes(tu_machine(IR_SWITCH, 1, 3, 0, 0, 0), 3,
 	                      IR_PLACE_BLOCK, IR_PORTS_ALL),
+	        /* one node holding every rank (a workstation's MPI job):
+	         * binomial's line of ranks */
+	        tu_with_nodes(tu_machine(IR_SWITCH, 4, 1, 0, 0, 0), 5,
+	                      IR_PLACE_BLOCK, 1),
 	        /* a 2:1 tapered fat tree of 3 leaves of 2 hosts, 2 ranks a
 	         * host */
 	        tu_fat_tree(2, tree_down, tree_up, NULL, 2, IR_ROUTE_D_MOD_K,

@@ -176,6 +176,7 @@ enum need {
 	SQUARE_2D = 8,   /* a square 2-D mesh or torus */
 	MESH_ONLY = 16,  /* a mesh */
 	TORUS_ONLY = 32, /* a torus */
+	ONE_NODE = 64,   /* several ranks per node only on one node */
 };
 
 struct expect {
@@ -300,7 +301,7 @@ static uint32_t ph_swing_latency(const ir_machine *m, const ir_comm *c)
 }
 
 static const struct expect expects[] = {
-        {&sch_binomial, 0, ph_binomial, true},
+        {&sch_binomial, ONE_NODE, ph_binomial, true},
         {&sch_linear, 0, ph_n_minus_1, true},
         {&sch_tree_scatter, TWO_D | MESH_ONLY, ph_tree, true},
         {&sch_tree_gather, TWO_D | MESH_ONLY, ph_tree, true},
@@ -350,6 +351,8 @@ static bool meets(const struct expect *x, const ir_machine *m)
 	if ((x->needs & MESH_ONLY) && m->topo != IR_MESH)
 		return false;
 	if ((x->needs & TORUS_ONLY) && m->topo != IR_TORUS)
+		return false;
+	if ((x->needs & ONE_NODE) && ir_machine_has_nodes(m) && m->nnodes > 1)
 		return false;
 	return true;
 }
