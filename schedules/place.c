@@ -1373,6 +1373,58 @@ static int orient_list(const ir_machine *pm, const struct mcut *mc,
 	return 0;
 }
 
+/* The hops of the messages leaving box x (nodes B, cnt of them; the
+ * groups inside stamped st in mark) under its symmetries: hops are a
+ * sum over dimensions, so a symmetry's hops are a sum of terms
+ * part[d][e][m], the hops on dimension e when offset d goes to
+ * dimension e, mirrored if m; the hops as they are, part[e][e][0]
+ * summed over e.  Inlined for each nd (a constant there), so that its
+ * loops over the dimensions unroll. */
+static inline __attribute__((always_inline)) void
+box_parts(const struct wgraph *g, const ir_machine *pm, const struct mcut *mc,
+          int32_t *const *ht, int nd, const struct box *x, const int32_t *B,
+          int32_t cnt, const int32_t *inv, const uint32_t *mark, uint32_t st,
+          const int *gco, int64_t part[3][3][2])
+{
+	bool same[3][3]; /* d != e of the same extent */
+
+	memset(part, 0, 3 * sizeof *part);
+	for (int d = 0; d < nd; d++)
+		for (int e = 0; e < nd; e++)
+			same[d][e] = d != e && x->ext[e] == x->ext[d];
+	for (int32_t i = 0; i < cnt; i++) {
+		int32_t u = inv[B[i]];
+		const int *cv = mc->coord + (size_t)B[i] * (size_t)nd;
+		for (int64_t j = g->off[u]; j < g->off[u + 1]; j++) {
+			int32_t gv = g->adj[j];
+			if (mark[gv] == st)
+				continue;
+			const int *cw = gco + (size_t)gv * (size_t)nd;
+			int64_t gw = g->w[j];
+			for (int d = 0; d < nd; d++) {
+				int o = cv[d] - x->lo[d],
+				    om = x->ext[d] - 1 - o;
+				part[d][d][0] +=
+				        gw * hop_t(pm, ht, d, cv[d], cw[d]);
+				part[d][d][1] +=
+				        gw *
+				        hop_t(pm, ht, d, x->lo[d] + om, cw[d]);
+				for (int e = 0; e < nd; e++) {
+					if (!same[d][e])
+						continue;
+					part[d][e][0] +=
+					        gw * hop_t(pm, ht, e,
+					                   x->lo[e] + o, cw[e]);
+					part[d][e][1] +=
+					        gw * hop_t(pm, ht, e,
+					                   x->lo[e] + om,
+					                   cw[e]);
+				}
+			}
+		}
+	}
+}
+
 /* Turn and mirror whole boxes of the map against the groups around
  * them: for each box (orient_list), the symmetry of the box that most
  * lowers the hops of the messages leaving it is applied (messages
@@ -1464,50 +1516,18 @@ static int orient_boxes(const struct wgraph *g, const ir_machine *pm,
 			uint32_t st = ++stamp;
 			for (int32_t i = 0; i < cnt; i++)
 				mark[inv[B[i]]] = st;
-			/* hops are a sum over dimensions, so a symmetry's
-			 * hops are a sum of terms part[d][e][m]: the hops on
-			 * dimension e of the messages leaving the box when
-			 * offset d goes to dimension e, mirrored if m */
 			int64_t base = 0, part[3][3][2];
-			memset(part, 0, sizeof part);
-			for (int32_t i = 0; i < cnt; i++) {
-				int32_t u = inv[B[i]];
-				const int *cv = mc->coord + (size_t)B[i] * nd;
-				for (int64_t j = g->off[u]; j < g->off[u + 1];
-				     j++) {
-					int32_t gv = g->adj[j];
-					if (mark[gv] == st)
-						continue;
-					const int *cw = gco + (size_t)gv * nd;
-					int64_t gw = g->w[j];
-					for (int e = 0; e < nd; e++)
-						base += gw * hop_t(pm, ht, e,
-						                   cv[e], cw[e]);
-					for (int d = 0; d < nd; d++) {
-						int o = cv[d] - x->lo[d],
-						    om = x->ext[d] - 1 - o;
-						for (int e = 0; e < nd; e++) {
-							if (x->ext[e] !=
-							    x->ext[d])
-								continue;
-							part[d][e][0] +=
-							        gw *
-							        hop_t(pm, ht,
-							              e,
-							              x->lo[e] +
-							                      o,
-							              cw[e]);
-							part[d][e][1] +=
-							        gw *
-							        hop_t(pm, ht,
-							              e,
-							              x->lo[e] +
-							                      om,
-							              cw[e]);
-						}
-					}
-				}
-			}
+			if (nd == 2)
+				box_parts(g, pm, mc, ht, 2, x, B, cnt, inv,
+				          mark, st, gco, part);
+			else if (nd == 3)
+				box_parts(g, pm, mc, ht, 3, x, B, cnt, inv,
+				          mark, st, gco, part);
+			else
+				box_parts(g, pm, mc, ht, 1, x, B, cnt, inv,
+				          mark, st, gco, part);
+			for (int e = 0; e < nd; e++)
+				base += part[e][e][0];
 			for (int s = 0; s < ns; s++) {
 				int64_t delta = -base;
 				for (int d = 0; d < nd; d++)
