@@ -43,11 +43,8 @@ void cached_notes_fini(struct cached_notes *w)
 	memset(w, 0, sizeof *w);
 }
 
-/* The user's sealing key into cc (cc->sealing).  Without one every hit
- * is verified in full: a key file that is refused (others may read it)
- * says so in w; no $HOME, or a key that cannot be made (a read-only
- * home), is silent, as the cache is silent when it is off. */
-static void load_key(struct compile_cache *cc, struct cached_notes *w)
+void compile_cache_load_key(struct compile_cache *cc,
+                            struct cached_notes *w)
 {
 	char kp[4096], err[512];
 	if (seal_key_path(kp, sizeof kp) != 0)
@@ -79,7 +76,7 @@ void compile_cache_open(struct compile_cache *cc, const char *path,
 		     "stored",
 		     path, err);
 		cc->ro = true;
-		load_key(cc, w);
+		compile_cache_load_key(cc, w);
 		return;
 	}
 	if (rc) {
@@ -87,7 +84,7 @@ void compile_cache_open(struct compile_cache *cc, const char *path,
 		note(w, "cache %s: %s; compiling without it", path, err);
 		return;
 	}
-	load_key(cc, w);
+	compile_cache_load_key(cc, w);
 	if (ev.moved_aside)
 		note(w,
 		     "cache %s was damaged (%s); moved to %s and started "
@@ -112,12 +109,8 @@ void compile_cache_close(struct compile_cache *cc)
 	cc->sealing = false;
 }
 
-/* Seal the image (len bytes at img) of key in cc, when cc seals and can
- * be written: a plan verified now (compiled, or a hit just verified);
- * a failure is a line in w, and costs only the next hit a full
- * verification. */
-static void seal_entry(struct compile_cache *cc, const uint8_t *key,
-                       const void *img, size_t len, struct cached_notes *w)
+void compile_cache_seal(struct compile_cache *cc, const uint8_t *key,
+                        const void *img, size_t len, struct cached_notes *w)
 {
 	uint8_t s[SEAL_BYTES];
 	if (!cc->k || cc->ro || !cc->sealing)
@@ -212,7 +205,7 @@ static bool look_up(struct compile_cache *cc, const struct front_input *in,
 		return true;
 	}
 	if (got == 0 && hit_verifies(cc, out->key, in, blob, out->len, w)) {
-		seal_entry(cc, out->key, blob, out->len, w);
+		compile_cache_seal(cc, out->key, blob, out->len, w);
 		out->img = blob;
 		return true;
 	}
@@ -242,7 +235,7 @@ static void store(struct compile_cache *cc, struct cached_plan *out,
 		note(w, "cache: %s; the plan is not cached",
 		     cache_errmsg(cc->k));
 	else if ((out->stored = cc->k && !cc->ro))
-		seal_entry(cc, out->key, out->img, out->len, w);
+		compile_cache_seal(cc, out->key, out->img, out->len, w);
 }
 
 /* Compile in under out->key, encode it, and describe it in out->meta. */

@@ -53,6 +53,20 @@ struct compile_cache {
  * and a damaged file moved aside, is a line in w.  Never fails. */
 void compile_cache_open(struct compile_cache *cc, const char *path,
                         unsigned flags, struct cached_notes *w);
+/* The user's sealing key into cc (cc->sealing), as compile_cache_open
+ * loads it.  Without one every hit is verified in full: a key file that
+ * is refused (others may read it) says so in w; no $HOME, or a key that
+ * cannot be made (a read-only home), is silent, as the cache is silent
+ * when it is off.  seal_key_forget(&cc->seal) when done, unless
+ * compile_cache_close does it. */
+void compile_cache_load_key(struct compile_cache *cc,
+                            struct cached_notes *w);
+/* Seal the image (len bytes at img) of key in cc, when cc seals and can
+ * be written: only a plan verified now (compiled, or a hit verified or
+ * served by its seal); a failure is a line in w, and costs only the
+ * next hit a full verification. */
+void compile_cache_seal(struct compile_cache *cc, const uint8_t *key,
+                        const void *img, size_t len, struct cached_notes *w);
 /* Close cc's handle (none: a no-op) and forget its key. */
 void compile_cache_close(struct compile_cache *cc);
 

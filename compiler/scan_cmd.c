@@ -130,6 +130,14 @@ static int read_input(struct job *j, struct front_input *in)
 	return 0;
 }
 
+/* Print w's lines as scan's warnings and empty it. */
+static void warn_notes(struct cached_notes *w)
+{
+	for (int i = 0; i < w->n; i++)
+		fprintf(stderr, "ccplan scan: warning: %s\n", w->text[i]);
+	cached_notes_fini(w);
+}
+
 /* Get the job's plan (compile_cached, through the read-only cache cc):
  * its image and meta, from the cache when it has the plan and it
  * verifies, else compiled.  Prints the warnings and what went wrong. */
@@ -144,9 +152,7 @@ static int compile_job(struct job *j, const struct front_input *in,
 	int rc = compile_cached(in, j->key, cc,
 	                        COMPILE_CACHED_NO_STORE | COMPILE_CACHED_HIT_META,
 	                        &cp, &w, &d);
-	for (int i = 0; i < w.n; i++)
-		fprintf(stderr, "ccplan scan: warning: %s\n", w.text[i]);
-	cached_notes_fini(&w);
+	warn_notes(&w);
 	if (rc && cp.failed == CACHED_ENCODE) {
 		fprintf(stderr, "ccplan scan: %s: %s\n", j->p->yaml, cp.err);
 	} else if (rc) {
@@ -167,11 +173,18 @@ static int compile_job(struct job *j, const struct front_input *in,
 }
 
 /* Read every input, share equal keys, and get each distinct plan: from
- * the cache k (read-only; may be NULL) when it has it, else compiled.  0
- * or the worst CCP code (everything printed). */
-static int build_all(struct job *jobs, size_t n, cache *k)
+ * the cache k (read-only; may be NULL) when it has it, else compiled; a
+ * hit that carries the seal of key (NULL: none) is served by it, any
+ * other is verified in full.  0 or the worst CCP code (everything
+ * printed). */
+static int build_all(struct job *jobs, size_t n, cache *k,
+                     const struct compile_cache *key)
 {
 	struct compile_cache cc = {.k = k, .ro = true};
+	if (key && key->sealing) {
+		cc.sealing = true;
+		cc.seal = key->seal;
+	}
 	int worst = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct job *j = &jobs[i];
@@ -192,8 +205,11 @@ static int build_all(struct job *jobs, size_t n, cache *k)
 		if (rc && (!worst || rc == CCP_EVERIFY))
 			worst = rc;
 	}
+	if (cc.sealing)
+		seal_key_forget(&cc.seal);
 	return worst;
 }
+
 
 /* The image a job's plan is in. */
 static const struct job *owner(const struct job *jobs, const struct job *j)
@@ -229,7 +245,13 @@ static int to_cache(const struct scan_opts *o, const struct scan_plan *plans,
 	if (cache_open(path, CACHE_READONLY | CACHE_NO_CHECK, &k, NULL, err,
 	               sizeof err) != 0)
 		k = NULL; /* none yet, or unreadable: the open below says */
-	int rc = build_all(jobs, n, k);
+	/* the user's sealing key (docs/cache.md): hits it sealed are served
+	 * without a second verification, and every plan stored is sealed */
+	struct compile_cache sc = {0};
+	struct cached_notes w = {0};
+	compile_cache_load_key(&sc, &w);
+	warn_notes(&w);
+	int rc = build_all(jobs, n, k, &sc);
 	cache_close(k);
 	k = NULL;
 	if (rc) {
@@ -256,6 +278,14 @@ static int to_cache(const struct scan_opts *o, const struct scan_plan *plans,
 			fprintf(stderr, "ccplan scan: cache: %s\n",
 			        cache_errmsg(k));
 	}
+	/* a put drops the entry's seals; every image here was verified
+	 * (compiled, or a hit verified or sealed): seal it again */
+	sc.k = k;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if (jobs[i].same < 0)
+			compile_cache_seal(&sc, jobs[i].key, jobs[i].img,
+			                   jobs[i].len, &w);
+	warn_notes(&w);
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		struct job *j = &jobs[i];
 		char *abs = realpath(j->p->yaml, NULL);
@@ -281,6 +311,8 @@ static int to_cache(const struct scan_opts *o, const struct scan_plan *plans,
 	}
 	rc = rc ? EXIT_INTERNAL : EXIT_OK; /* a write failed */
 out:
+	if (sc.sealing)
+		seal_key_forget(&sc.seal);
 	cache_close(k);
 	jobs_free(jobs, n);
 	return rc;
@@ -364,7 +396,7 @@ static int to_c(const struct scan_opts *o, const struct scan_plan *plans, size_t
 		return EXIT_INTERNAL;
 	for (size_t i = 0; i < n; i++)
 		jobs[i].p = &plans[i];
-	if ((rc = build_all(jobs, n, NULL)) != 0) {
+	if ((rc = build_all(jobs, n, NULL, NULL)) != 0) {
 		rc = exit_status(rc);
 		goto out;
 	}

@@ -648,7 +648,23 @@ part_seal() {
 		grep -q 'the file held it already' "$tmp/err" && ok ||
 		bad "an unchanged output, no key: $(cat "$tmp/err")"
 	chmod 600 "$CCPLAN_CACHE_KEY"
-	echo "  key 0600, unchanged output kept (inode $ino), rewritten when it differs; 0644 key refused"
+	# scan seals what it stores, and seals again the hits it stores
+	# again (a store drops an entry's seals); compile is then served by
+	# the seal scan left
+	local sdb=$tmp/s-scan/plans.db
+	printf '#pragma ccplan plan(m16, "%s")\nint m16_x;\n' "$y" >"$tmp/s-scan.c"
+	"$ccplan" scan --cache "$sdb" "$tmp/s-scan.c" 2>"$tmp/err" &&
+		"$poke" "$sdb" check >"$tmp/chk" && grep -q '^seals: 1$' "$tmp/chk" && ok ||
+		bad "scan's miss is not sealed: $(cat "$tmp/err" "$tmp/chk")"
+	"$ccplan" scan -v --cache "$sdb" "$tmp/s-scan.c" 2>"$tmp/err" &&
+		grep -q 'already in the cache' "$tmp/err" &&
+		"$poke" "$sdb" check >"$tmp/chk" && grep -q '^seals: 1$' "$tmp/chk" && ok ||
+		bad "scan's hit is not sealed again: $(cat "$tmp/err" "$tmp/chk")"
+	rm -f "$d/a.ccp"
+	"$ccplan" compile -v --cache "$sdb" "$y" -o "$d/a.ccp" 2>"$tmp/err" &&
+		cmp -s "$d/a.ccp" "$p" && grep -q 'cache hit' "$tmp/err" && ok ||
+		bad "compile after scan: $(cat "$tmp/err")"
+	echo "  key 0600, unchanged output kept (inode $ino), rewritten when it differs; 0644 key refused; scan seals"
 }
 
 for part in $parts; do

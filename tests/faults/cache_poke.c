@@ -3,8 +3,9 @@
  * directly, behind the cache's back, for tests/faults/cache_faults.sh:
  *
  *   cache_poke DB check              PRAGMA integrity_check; prints its
- *                                    verdict and the number of plans;
- *                                    exit 0 only when it is "ok"
+ *                                    verdict, the number of plans and
+ *                                    of seals; exit 0 only when it is
+ *                                    "ok"
  *   cache_poke DB flip KEY OFFSET    xor 0x5a into byte OFFSET of the
  *                                    blob (negative: from the end)
  *   cache_poke DB reseal KEY         store the blob's real size and
@@ -186,6 +187,12 @@ static int check(void)
 		plans = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
 	printf("plans: %d\n", plans);
+	/* a cache of schema 4 or later also says how many seals it keeps */
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM seals", -1, &st,
+	                       NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		printf("seals: %d\n", sqlite3_column_int(st, 0));
+	sqlite3_finalize(st);
 	return bad || plans < 0 ? 1 : 0;
 }
 
