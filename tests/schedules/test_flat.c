@@ -22,9 +22,11 @@
 
 #include <cmocka.h>
 
+#include "front.h"
 #include "ir.h"
 #include "model.h"
 #include "sched.h"
+#include "select.h"
 #include "support.h"
 
 /* Generate with flat (which must apply), verify and lower; the plan and
@@ -164,11 +166,76 @@ static void test_flat_reduce_priced(void **state)
 	ir_plan_fini(&p);
 }
 
+/* The generator `auto` ranks first for a switch of n ranks with the
+ * given ports and costs (a YAML mapping, or "" for none), collective
+ * coll of bytes. */
+static const char *first(int n, const char *ports, const char *cost,
+                         const char *coll, int bytes)
+{
+	char text[512];
+	snprintf(text, sizeof text,
+	         "machine: {topology: switch, ranks: %d, ports: %s%s}\n"
+	         "communication: {collective: %s, root: 0, bytes: %d%s}\n"
+	         "algorithm: auto\nselect: model\n",
+	         n, ports, cost, coll, bytes,
+	         strcmp(coll, "reduce") ? "" : ", dtype: int32, op: sum");
+	struct front_input in;
+	struct diag d;
+	int rc = front_parse_string("t.yaml", text, strlen(text), &in, &d);
+	if (rc)
+		print_error("%s\n", d.message);
+	assert_int_equal(rc, 0);
+	struct select_result sr;
+	assert_int_equal(select_run(&in, false, true, &sr), 0);
+	assert_true(sr.n > 0);
+	assert_int_equal(sr.rows[0].rc, 0);
+	const char *name = sr.rows[0].g->name;
+	select_fini(&sr);
+	front_input_fini(&in);
+	return name;
+}
+
+/* Without costs auto ranks by phases: one for flat on an all-port
+ * switch, so it takes flat at every size (ccplan-bench's bcast-auto and
+ * reduce-auto); on 2 ranks both are one transfer and binomial, first in
+ * the registry, stays; on a one-port switch flat's N-1 phases lose to
+ * binomial's lg N.  With costs the reduce changes by size, the root's
+ * N-1 combines priced: flat for short vectors, not for long ones. */
+static void test_flat_chosen(void **state)
+{
+	(void)state;
+	static const char *colls[] = {"broadcast", "reduce"};
+	static const int sizes[] = {8, 1024, 65536, 1 << 20};
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < 4; i++) {
+			assert_string_equal(first(2, "all", "", colls[k],
+			                          sizes[i]),
+			                    "binomial");
+			assert_string_equal(first(4, "all", "", colls[k],
+			                          sizes[i]),
+			                    "flat");
+			assert_string_equal(first(8, "all", "", colls[k],
+			                          sizes[i]),
+			                    "flat");
+			assert_string_equal(first(8, "1", "", colls[k],
+			                          sizes[i]),
+			                    "binomial");
+		}
+	const char *cost = ", cost: {tau: 10.65, phi: 0.000406, "
+	                   "combine: 0.000348}";
+	assert_string_equal(first(8, "all", cost, "reduce", 1024), "flat");
+	assert_string_equal(first(8, "all", cost, "broadcast", 1 << 20),
+	                    "flat");
+	assert_string_not_equal(first(8, "all", cost, "reduce", 1 << 20),
+	                        "flat");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(test_flat_shape),
 	        cmocka_unit_test(test_flat_reduce_priced),
+	        cmocka_unit_test(test_flat_chosen),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
