@@ -206,21 +206,20 @@ static void test_flat_chosen(void **state)
 	(void)state;
 	static const char *colls[] = {"broadcast", "reduce"};
 	static const int sizes[] = {8, 1024, 65536, 1 << 20};
+	static const struct {
+		int n;
+		const char *ports, *want;
+	} cases[] = {{2, "all", "binomial"},
+	             {4, "all", "flat"},
+	             {8, "all", "flat"},
+	             {8, "1", "binomial"}};
 	for (int k = 0; k < 2; k++)
-		for (int i = 0; i < 4; i++) {
-			assert_string_equal(first(2, "all", "", colls[k],
-			                          sizes[i]),
-			                    "binomial");
-			assert_string_equal(first(4, "all", "", colls[k],
-			                          sizes[i]),
-			                    "flat");
-			assert_string_equal(first(8, "all", "", colls[k],
-			                          sizes[i]),
-			                    "flat");
-			assert_string_equal(first(8, "1", "", colls[k],
-			                          sizes[i]),
-			                    "binomial");
-		}
+		for (int i = 0; i < 4; i++)
+			for (int j = 0; j < 4; j++)
+				assert_string_equal(first(cases[j].n,
+				                          cases[j].ports, "",
+				                          colls[k], sizes[i]),
+				                    cases[j].want);
 	const char *cost = ", cost: {tau: 10.65, phi: 0.000406, "
 	                   "combine: 0.000348}";
 	assert_string_equal(first(8, "all", cost, "reduce", 1024), "flat");
