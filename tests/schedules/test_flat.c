@@ -61,12 +61,13 @@ static void test_flat_shape(void **state)
 	for (int32_t n = 1; n <= 17; n++) {
 		int ports[] = {IR_PORTS_ALL, 1, 2, 3};
 		for (size_t i = 0; i < sizeof ports / sizeof *ports; i++) {
-			ir_machine m = tu_machine(IR_SWITCH, ports[i], n, 0, 0,
-			                          0);
+			ir_machine m =
+			        tu_machine(IR_SWITCH, ports[i], n, 0, 0, 0);
 			int32_t k = ports[i] == IR_PORTS_ALL ? n - 1 : ports[i];
 			for (int w = 0; w < 3; w++) {
-				ir_comm c = tu_comm(w == 2 ? IR_REDUCE : IR_BCAST,
-				                    (n - 1) / 2, 96);
+				ir_comm c =
+				        tu_comm(w == 2 ? IR_REDUCE : IR_BCAST,
+				                (n - 1) / 2, 96);
 				if (w == 1)
 					c.segments = 3;
 				if (w == 2) {
@@ -76,18 +77,21 @@ static void test_flat_shape(void **state)
 				ir_plan p;
 				ir_report r;
 				make(&m, &c, &p, &r);
-				uint32_t want = n > 1 ? (uint32_t)((n - 2) / k + 1)
-				                      : 0;
+				uint32_t want =
+				        n > 1 ? (uint32_t)((n - 2) / k + 1) : 0;
 				assert_int_equal(r.phases, want);
-				assert_int_equal(r.transfers, (uint64_t)(n - 1));
+				assert_int_equal(r.transfers,
+				                 (uint64_t)(n - 1));
 				assert_int_equal(p.flags, 0);
 				assert_true(r.reproducible);
 				int32_t *seen = calloc((size_t)n, sizeof *seen);
 				assert_non_null(seen);
 				for (uint32_t t = 0; t < p.ntransfers; t++) {
 					const ir_transfer *x = &p.transfers[t];
-					int32_t other = w == 2 ? x->src : x->dst;
-					assert_int_equal(w == 2 ? x->dst : x->src,
+					int32_t other =
+					        w == 2 ? x->src : x->dst;
+					assert_int_equal(w == 2 ? x->dst
+					                        : x->src,
 					                 c.root);
 					assert_int_not_equal(other, c.root);
 					seen[other]++;
@@ -128,18 +132,16 @@ static void test_flat_reduce_priced(void **state)
 	make(&m, &c, &p, &r);
 	double us;
 	char err[256] = "";
-	assert_int_equal(
-	        model_predict(&p, &r, MODEL_PERMUTATION, &us, NULL, err,
-	                      sizeof err),
-	        0);
+	assert_int_equal(model_predict(&p, &r, MODEL_PERMUTATION, &us, NULL,
+	                               err, sizeof err),
+	                 0);
 	assert_true(fabs(us - (tau + L * phi + 7 * L * comb)) < 1e-6);
 	ir_report_fini(&r);
 	ir_plan_fini(&p);
 
 	ir_plan b;
-	assert_int_equal(sch_binomial.generate(&m, &c, &(struct sch_options){0},
-	                                       &b),
-	                 0);
+	assert_int_equal(
+	        sch_binomial.generate(&m, &c, &(struct sch_options){0}, &b), 0);
 	assert_int_equal(ir_verify(&b, &r), 0);
 	assert_int_equal(model_predict(&b, &r, MODEL_PERMUTATION, &us, NULL,
 	                               err, sizeof err),
