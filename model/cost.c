@@ -548,6 +548,7 @@ struct scan {
 	uint32_t *mcast;  /* per rank: 1 + the phase-index of its open
 	                     multicast send, 0 if none */
 	double *busy;     /* per rank: HPAM sender time in the phase */
+	double *merged;   /* per rank: bytes it combines in the phase so far */
 	uint32_t *nshm;   /* per rank: its sends inside its node so far */
 	int32_t *touched; /* ranks whose counters to reset */
 	uint32_t ntouched;
@@ -556,6 +557,7 @@ struct scan {
 static void scan_fini(struct scan *s)
 {
 	free(s->route);
+	free(s->merged);
 	free(s->hops);
 	free(s->pos);
 	free(s->rpos);
@@ -586,12 +588,13 @@ static int scan_init(struct scan *s, const ir_plan *p)
 	s->rcount = calloc(n, sizeof *s->rcount);
 	s->mcast = calloc(n, sizeof *s->mcast);
 	s->busy = calloc(n, sizeof *s->busy);
+	s->merged = calloc(n, sizeof *s->merged);
 	s->nshm = calloc(n, sizeof *s->nshm);
 	s->touched = malloc(2 * n * sizeof *s->touched); /* senders, receivers */
 	s->nodes = ir_machine_has_nodes(&p->machine);
 	s->shm = s->nodes && ir_cost_has_shm(&p->machine.cost);
 	if (!s->route || !s->count || !s->rcount || !s->mcast || !s->busy ||
-	    !s->nshm || !s->touched) {
+	    !s->merged || !s->nshm || !s->touched) {
 		scan_fini(s);
 		return CCP_ENOMEM;
 	}
@@ -716,10 +719,9 @@ static int scan_phase(struct scan *s, uint32_t ph, bool loads,
 	return 0;
 }
 
-/* The largest message of phase ph, in bytes: of every transfer, or of
- * those a receiver combines (IR_XF_REDUCE) when reduced; skip, if not
- * NULL, marks transfers of the phase to leave out. */
-static int64_t phase_max_bytes(const ir_plan *p, uint32_t ph, bool reduced,
+/* The largest message of phase ph, in bytes; skip, if not NULL, marks
+ * transfers of the phase to leave out. */
+static int64_t phase_max_bytes(const ir_plan *p, uint32_t ph,
                                const bool *skip)
 {
 	const ir_phase *f = &p->phases[ph];
@@ -728,10 +730,29 @@ static int64_t phase_max_bytes(const ir_plan *p, uint32_t ph, bool reduced,
 		const ir_transfer *x = &p->transfers[f->transfer + t];
 		if (skip && skip[t])
 			continue;
-		if (x->bytes > mx && (!reduced || (x->flags & IR_XF_REDUCE)))
+		if (x->bytes > mx)
 			mx = x->bytes;
 	}
 	return mx;
+}
+
+/* The most bytes one rank combines in phase ph: the partials it
+ * receives (IR_XF_REDUCE) summed, for it combines them one after
+ * another (a flat reduce's root combines N-1 of them); transfers marked
+ * in skip (if not NULL) left out. */
+static double phase_max_combined(struct scan *s, uint32_t ph, const bool *skip)
+{
+	const ir_phase *f = &s->p->phases[ph];
+	const ir_transfer *xs = s->p->transfers + f->transfer;
+	double most = 0;
+	for (uint32_t t = 0; t < f->ntransfers; t++)
+		if ((!skip || !skip[t]) && (xs[t].flags & IR_XF_REDUCE)) {
+			s->merged[xs[t].dst] += (double)xs[t].bytes;
+			most = fmax(most, s->merged[xs[t].dst]);
+		}
+	for (uint32_t t = 0; t < f->ntransfers; t++)
+		s->merged[xs[t].dst] = 0;
+	return most;
 }
 
 /* Whether phase ph has a transfer the network part prices: one between
@@ -880,11 +901,16 @@ static int phase_unicast(struct scan *s, uint32_t ph, double *us)
 		double at = s->lead[t] + s->hops[t] * c->hop +
 		            (double)x->bytes * c->beta * waits(s, ph, t) +
 		            c->gamma;
-		if (x->flags & IR_XF_REDUCE)
-			at += (double)x->bytes * combine_per_byte(c);
+		if (x->flags & IR_XF_REDUCE) {
+			/* after the partials its receiver combined before */
+			s->merged[x->dst] += (double)x->bytes;
+			at += s->merged[x->dst] * combine_per_byte(c);
+		}
 		if (at > worst)
 			worst = at;
 	}
+	for (uint32_t t = 0; t < f->ntransfers; t++)
+		s->merged[p->transfers[f->transfer + t].dst] = 0;
 	*us = worst;
 	return 0;
 }
@@ -1027,8 +1053,8 @@ int model_predict(const ir_plan *p, const ir_report *r, enum model_kind k,
 			if (report_loads) /* the scan counted none */
 				f = r->link_load[ph];
 			const bool *skip = s.shm ? s.inside : NULL;
-			double L = (double)phase_max_bytes(p, ph, false, skip);
-			double R = (double)phase_max_bytes(p, ph, true, skip);
+			double L = (double)phase_max_bytes(p, ph, skip);
+			double R = phase_max_combined(&s, ph, skip);
 			/* a phase that overruns a rank's ports (a plan that
 			 * allows node contention) is no phase of 003: the
 			 * bodies through one port go one after another at
@@ -1057,12 +1083,12 @@ int model_predict(const ir_plan *p, const ir_report *r, enum model_kind k,
 			                     &f, err, errlen)) != 0)
 				break;
 			const bool *skip = s.shm ? s.inside : NULL;
-			double M = (double)phase_max_bytes(p, ph, false, skip);
+			double M = (double)phase_max_bytes(p, ph, skip);
 			/* a phase that is no permutation: the bodies that
 			 * wait for each other (waits) */
 			if (contended)
 				M = fmax(M, waited_bytes(&s, ph, skip, false));
-			double R = (double)phase_max_bytes(p, ph, true, skip);
+			double R = phase_max_combined(&s, ph, skip);
 			if (p->phases[ph].ntransfers && phase_has_net(&s, ph))
 				t = c->tau + M * c->phi + R * combine_per_byte(c);
 			if (s.shm)

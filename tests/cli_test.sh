@@ -653,7 +653,7 @@ bash -c 'source "$1" && complete -p ccplan' _ "$here/../completions/ccplan.bash"
 auto="$here/../examples/mesh16-auto.yaml"
 "$ccplan" compare "$auto" --svg "$tmp/lat.svg" >"$tmp/cmp2" 2>/dev/null
 [ $? = 0 ] && head -1 "$tmp/cmp2" | grep -q '^#   algorithm' && head -c 5 "$tmp/lat.svg" | grep -q '<?xml' &&
-	[ "$(grep -c '<g class="series' "$tmp/lat.svg")" = 9 ] && grep -q '<g class="vline">' "$tmp/lat.svg" &&
+	[ "$(grep -c '<g class="series' "$tmp/lat.svg")" = 10 ] && grep -q '<g class="vline">' "$tmp/lat.svg" &&
 	grep -q 'simulated time' "$tmp/lat.svg" && grep -q '</svg>' "$tmp/lat.svg" && ok ||
 	bad "compare --svg: $(head -c 300 "$tmp/lat.svg")"
 "$ccplan" compare --model "$auto" --svg "$tmp/latm.svg" --sizes 64:4K >/dev/null 2>&1 &&

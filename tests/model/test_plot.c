@@ -499,7 +499,7 @@ static void test_sweep(void **state)
 	                 0);
 	assert_int_equal(sw->nsizes, 18);
 	assert_int_equal(sw->stride, 1);
-	assert_int_equal(sw->nalgs, 9); /* the broadcasts that apply */
+	assert_int_equal(sw->nalgs, 10); /* the broadcasts that apply */
 	for (size_t a = 0; a < sw->nalgs; a++) {
 		assert_ptr_equal(sw->algs[a], sr.rows[a].g);
 		for (size_t i = 0; i < sw->nsizes; i++)
@@ -600,11 +600,11 @@ static void test_sweep(void **state)
 	assert_non_null(strstr(h, "<pre>plan        in &lt;&amp;&gt;"));
 	assert_non_null(strstr(h, "<table>"));
 	assert_non_null(strstr(h, "<tr class=\"this\"><td>1</td>"));
-	/* the overview, one picture per phase, the plot of the 9
+	/* the overview, one picture per phase, the plot of the 10
 	 * broadcasts that apply */
 	assert_int_equal(count(h, "<svg id=\""), 2 + c.plan.nphases);
 	assert_int_equal(count(h, "<details>"), c.plan.nphases);
-	assert_int_equal(count(h, "<g class=\"series"), 9);
+	assert_int_equal(count(h, "<g class=\"series"), 10);
 	/* ids unique: each picture's own prefix */
 	assert_int_equal(count(h, " id=\"plotarea\""), 0);
 	assert_int_equal(count(h, " id=\"lat-plotarea\""), 1);
