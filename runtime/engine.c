@@ -102,15 +102,31 @@ static uint8_t *at(ccp_plan *p, const ir_iov *v)
 _Static_assert(IR_NDTYPES == 5 && IR_NREDOPS == 4,
                "a new element type or operation needs its combine kernels");
 
+/* On x86-64 with GCC, each kernel is built twice, for AVX2 and for the
+ * baseline, and the loader picks one for the CPU it runs on (an ifunc):
+ * a reduce's combine reads two buffers and writes one, and with 32-byte
+ * vectors a 256 KiB int32 sum in cache takes about a third less time.
+ * Each element is still combined on its own by the same expression, so
+ * the two versions give the same bits. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) &&         \
+        defined(__ELF__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define COMBINE_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef COMBINE_CLONES
+#define COMBINE_CLONES
+#endif
+
 #define COMBINE_KERNELS(e, o, T, expr)                                         \
-	static void combine_in_##e##_##o(uint8_t *restrict dst,                \
-	                                 const uint8_t *restrict y, size_t n)  \
+	COMBINE_CLONES static void combine_in_##e##_##o(                       \
+	        uint8_t *restrict dst, const uint8_t *restrict y, size_t n)    \
 	{                                                                      \
 		COMBINE_LOOP(T, n, dst, dst, y, expr);                         \
 	}                                                                      \
-	static void combine_to_##e##_##o(uint8_t *restrict dst,                \
-	                                 const uint8_t *restrict x,            \
-	                                 const uint8_t *restrict y, size_t n)  \
+	COMBINE_CLONES static void combine_to_##e##_##o(                       \
+	        uint8_t *restrict dst, const uint8_t *restrict x,              \
+	        const uint8_t *restrict y, size_t n)                           \
 	{                                                                      \
 		COMBINE_LOOP(T, n, dst, x, y, expr);                           \
 	}
