@@ -1503,10 +1503,13 @@ static void run_case(struct bench *B, const char *name, struct front_input *in,
 		/* a broadcast root's result is its send buffer, as
 		 * MPI_Bcast's: bound without a receive buffer, the plan
 		 * skips the prologue's copy into it, and so does the bare
-		 * schedule */
-		bool root_send = c->coll == IR_BCAST && m.out_in_send;
-		if (ccp_plan_bind(plan, send, slen, root_send ? NULL : recv,
-		                  root_send ? 0 : rlen, NULL, 0))
+		 * schedule; a root whose plan sends from its receive buffer
+		 * is refused, and binds it */
+		bool root_send =
+		        c->coll == IR_BCAST && m.out_in_send &&
+		        ccp_plan_bind(plan, send, slen, NULL, 0, NULL, 0) == 0;
+		if (!root_send &&
+		    ccp_plan_bind(plan, send, slen, recv, rlen, NULL, 0))
 			die("ccp_plan_bind", ccp_errmsg(B->ctx));
 		raw.skip_recv_copies = root_send;
 
