@@ -169,7 +169,9 @@ static int broken(struct mpi_transport *m)
 static int tag_of(const struct mpi_transport *m, uint32_t phase,
                   enum ccp_tag_kind kind)
 {
-	return (int)((int64_t)(phase % (uint64_t)m->ntags) * 2 + (int)kind);
+	uint64_t q =
+	        phase < (uint64_t)m->ntags ? phase : phase % (uint64_t)m->ntags;
+	return (int)((int64_t)q * 2 + (int)kind);
 }
 
 /* Room for one more request.  The tables are replaced, never shrunk. */

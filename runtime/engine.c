@@ -392,15 +392,23 @@ static uint8_t *msg_buf(ccp_plan *p, uint32_t i)
 	                             : at(p, &p->slice.iovs[o->iov]);
 }
 
-/* Every op's msg_buf for the bound buffers, once per binding: an
- * execution then takes each message's address from wire[]. */
+/* Every op's address for the bound buffers, once per binding, so that
+ * an execution resolves no piece, fold or binding: a message's
+ * (msg_buf), and a prologue COPY's destination, or NULL when the copy
+ * does not run (folded away, or into a receive buffer left out of the
+ * bind: the send buffer is the result, ccp_plan_bind). */
 static void wire_up(ccp_plan *p)
 {
 	for (uint32_t i = 0; i < p->slice.nops; i++) {
-		uint8_t c = p->slice.ops[i].code;
-		p->wire[i] = c == IR_OP_SEND || is_recv(&p->slice.ops[i])
-		                     ? msg_buf(p, i)
-		                     : NULL;
+		const ir_op *o = &p->slice.ops[i];
+		const ir_iov *v = &p->slice.iovs[o->iov];
+		p->wire[i] = NULL;
+		if (o->code == IR_OP_SEND || is_recv(o))
+			p->wire[i] = msg_buf(p, i);
+		else if (o->code == IR_OP_COPY &&
+		         !(p->no_recv && v[1].buf == IR_BUF_RECV) &&
+		         folded(p, o->iov + 1) == NO_FOLD)
+			p->wire[i] = at(p, v + 1);
 	}
 	p->wired = true;
 }
@@ -612,12 +620,8 @@ static int advance(ccp_plan *p, bool block)
 			const ir_op *o = &s->ops[r->op];
 			if (o->code == IR_OP_COPY) {
 				const ir_iov *v = &s->iovs[o->iov];
-				/* bound without the receive buffer: the
-				 * send buffer is the result (ccp_plan_bind) */
-				bool skip =
-				        p->no_recv && v[1].buf == IR_BUF_RECV;
-				if (!skip && folded(p, o->iov + 1) == NO_FOLD)
-					memmove(at(p, v + 1), at(p, v),
+				if (p->wire[r->op]) /* see wire_up */
+					memmove(p->wire[r->op], at(p, v),
 					        (size_t)v->len);
 				r->op++;
 				continue;
