@@ -169,7 +169,9 @@ static int broken(struct mpi_transport *m)
 static int tag_of(const struct mpi_transport *m, uint32_t phase,
                   enum ccp_tag_kind kind)
 {
-	return (int)((int64_t)(phase % (uint64_t)m->ntags) * 2 + (int)kind);
+	uint64_t q =
+	        phase < (uint64_t)m->ntags ? phase : phase % (uint64_t)m->ntags;
+	return (int)((int64_t)q * 2 + (int)kind);
 }
 
 /* Room for one more request.  The tables are replaced, never shrunk. */
@@ -210,9 +212,10 @@ static int grow(struct mpi_transport *m)
 	return 0;
 }
 
-/* Post one receive (recv = 1) or send; returns the request number. */
-static int post(struct mpi_transport *m, int recv, int32_t peer, uint32_t phase,
-                enum ccp_tag_kind kind, void *buf, size_t len)
+/* Why post() cannot post (a broken transport, a peer, kind or length
+ * out of range), or 0 once the tables have room for one more request. */
+static int refuse(struct mpi_transport *m, int recv, int32_t peer,
+                  uint32_t phase, enum ccp_tag_kind kind, size_t len)
 {
 	const char *dir = recv ? "receive from" : "send to";
 	if (m->broken)
@@ -233,9 +236,22 @@ static int post(struct mpi_transport *m, int recv, int32_t peer, uint32_t phase,
 		            "(phase %u): MPI counts stop at %d",
 		            (int)m->base.rank, dir, (int)peer, len,
 		            (unsigned)phase, INT_MAX);
-	int rc = grow(m);
-	if (rc)
-		return rc;
+	return grow(m);
+}
+
+/* Post one receive (recv = 1) or send; returns the request number.
+ * Every check of refuse() runs on every call, in one test: the fixed
+ * cost of an execution is a few of these (docs/runtime.md). */
+static int post(struct mpi_transport *m, int recv, int32_t peer, uint32_t phase,
+                enum ccp_tag_kind kind, void *buf, size_t len)
+{
+	if (m->broken || (uint32_t)peer >= (uint32_t)m->base.size ||
+	    (unsigned)kind > CCP_TAG_READY || len > INT_MAX ||
+	    m->nreq >= m->cap) {
+		int rc = refuse(m, recv, peer, phase, kind, len);
+		if (rc)
+			return rc;
+	}
 	int n = m->nreq, tag = tag_of(m, phase, kind), err;
 	if (recv)
 		err = MPI_Irecv(buf, (int)len, MPI_BYTE, peer, tag, m->comm,

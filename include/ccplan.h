@@ -96,14 +96,19 @@ typedef struct ccp_plan_info {
 CCP_EXTERN int ccp_plan_get_info(const ccp_plan *plan, ccp_plan_info *info);
 
 /* Bind the buffers the plan's operations address.  A buffer the plan
- * does not use on this rank may be NULL with length 0.  scratch may be
- * NULL: the runtime then allocates scratch_bytes itself, once.  The plan
- * only reads send.  A buffer shorter than the plan needs is refused
- * (CCP_EBUFFER), and so are buffers that overlap in the bytes the plan
- * uses (the first send_bytes, recv_bytes and scratch_bytes of each;
- * CCP_EINVAL, naming the two): one buffer bound as both send and
- * receive buffer is refused.  A refusal is remembered, so that the next
- * ccp_plan_execute fails on every rank, not only here. */
+ * does not use on this rank may be NULL with length 0.  So may the
+ * receive buffer of a rank whose plan only fills it by prologue copies
+ * of the same bytes of its send buffer (a broadcast root): the copies
+ * are skipped and the rank's result is its send buffer, as with
+ * MPI_Bcast; any other NULL receive buffer is refused (CCP_EBUFFER).
+ * scratch may be NULL: the runtime then allocates scratch_bytes itself,
+ * once.  The plan only reads send.  A buffer shorter than the plan
+ * needs is refused (CCP_EBUFFER), and so are buffers that overlap in the
+ * bytes the plan uses (the first send_bytes, recv_bytes and
+ * scratch_bytes of each; CCP_EINVAL, naming the two): one buffer bound
+ * as both send and receive buffer is refused.  A refusal is
+ * remembered, so that the next ccp_plan_execute fails on every rank, not
+ * only here. */
 CCP_EXTERN int ccp_plan_bind(ccp_plan *plan, const void *send, size_t send_len,
                              void *recv, size_t recv_len, void *scratch,
                              size_t scratch_len);

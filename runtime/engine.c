@@ -309,15 +309,24 @@ static int prepare(ccp_plan *p)
 		        ccp__alloc(ctx, (size_t)s->nops * sizeof *p->stage_off);
 	if (!p->post)
 		p->post = ccp__alloc(ctx, (size_t)s->nops * sizeof *p->post);
-	if (!p->stage_off || !p->post)
+	if (!p->group_end)
+		p->group_end =
+		        ccp__alloc(ctx, (size_t)s->nops * sizeof *p->group_end);
+	if (!p->wire)
+		p->wire = ccp__alloc(ctx, (size_t)s->nops * sizeof *p->wire);
+	if (!p->stage_off || !p->post || !p->group_end || !p->wire)
 		return ccp__error(ctx, CCP_ENOMEM, "out of memory");
 	uint64_t phase_len = 0, max_len = 0;
+	uint32_t group = 0;
 	p->max_msg = 0;
 	for (uint32_t i = 0; i < s->nops; i++) {
 		const ir_op *o = &s->ops[i];
 		p->stage_off[i] = UINT64_MAX;
+		p->group_end[i] = 0;
 		if (o->code == IR_OP_PHASE)
-			phase_len = 0;
+			phase_len = 0, group = i;
+		if (o->code == IR_OP_WAIT)
+			p->group_end[group] = i;
 		if (o->code == IR_OP_COPY || o->code == IR_OP_PHASE ||
 		    o->code == IR_OP_WAIT)
 			continue;
@@ -381,6 +390,11 @@ static int fits_transport(ccp_plan *p, const ccp_transport *t)
 	                  (unsigned long long)max);
 }
 
+static bool is_recv(const ir_op *o)
+{
+	return o->code == IR_OP_RECV || o->code == IR_OP_RECV_REDUCE;
+}
+
 /* Where op i's message lives on the wire side: its one iov, or its
  * place in staging. */
 static uint8_t *msg_buf(ccp_plan *p, uint32_t i)
@@ -392,6 +406,27 @@ static uint8_t *msg_buf(ccp_plan *p, uint32_t i)
 		return (uint8_t *)p->ready;
 	return o->code == IR_OP_SEND ? read_at(p, o->iov)
 	                             : at(p, &p->slice.iovs[o->iov]);
+}
+
+/* Every op's address for the bound buffers, once per binding, so that
+ * an execution resolves no piece, fold or binding: a message's
+ * (msg_buf), and a prologue COPY's destination, or NULL when the copy
+ * does not run (folded away, or into a receive buffer left out of the
+ * bind: the send buffer is the result, ccp_plan_bind). */
+static void wire_up(ccp_plan *p)
+{
+	for (uint32_t i = 0; i < p->slice.nops; i++) {
+		const ir_op *o = &p->slice.ops[i];
+		const ir_iov *v = &p->slice.iovs[o->iov];
+		p->wire[i] = NULL;
+		if (o->code == IR_OP_SEND || is_recv(o))
+			p->wire[i] = msg_buf(p, i);
+		else if (o->code == IR_OP_COPY &&
+		         !(p->no_recv && v[1].buf == IR_BUF_RECV) &&
+		         folded(p, o->iov + 1) == NO_FOLD)
+			p->wire[i] = at(p, v + 1);
+	}
+	p->wired = true;
 }
 
 /* Copy op i's pieces into (pack) or out of (unpack) staging. */
@@ -407,11 +442,6 @@ static void stage(ccp_plan *p, uint32_t i, bool pack)
 			memcpy(at(p, v), q, (size_t)v->len);
 		q += v->len;
 	}
-}
-
-static bool is_recv(const ir_op *o)
-{
-	return o->code == IR_OP_RECV || o->code == IR_OP_RECV_REDUCE;
 }
 
 /* The execution in flight runs as a small state machine, so that one
@@ -457,9 +487,9 @@ static int post_recvs(ccp_plan *p, ccp_transport *t)
 		const ir_op *o = &ops[i];
 		if (!is_recv(o))
 			continue;
-		if ((rc = posted(r, T->irecv(t, o->peer, phase, CCP_TAG_DATA,
-		                             msg_buf(p, i),
-		                             (size_t)o->bytes))) < 0)
+		rc = posted(r, T->irecv(t, o->peer, phase, CCP_TAG_DATA,
+		                        p->wire[i], (size_t)o->bytes));
+		if (rc < 0)
 			return rc;
 		if (o->code == IR_OP_RECV_REDUCE ||
 		    p->stage_off[i] != UINT64_MAX)
@@ -501,9 +531,9 @@ static int post_sends(ccp_plan *p, ccp_transport *t)
 			continue;
 		if (p->stage_off[i] != UINT64_MAX)
 			stage(p, i, true);
-		if ((rc = posted(r, T->isend(t, o->peer, o->phase, CCP_TAG_DATA,
-		                             msg_buf(p, i),
-		                             (size_t)o->bytes))) < 0)
+		rc = posted(r, T->isend(t, o->peer, o->phase, CCP_TAG_DATA,
+		                        p->wire[i], (size_t)o->bytes));
+		if (rc < 0)
 			return rc;
 	}
 	return 0;
@@ -606,15 +636,13 @@ static int advance(ccp_plan *p, bool block)
 			const ir_op *o = &s->ops[r->op];
 			if (o->code == IR_OP_COPY) {
 				const ir_iov *v = &s->iovs[o->iov];
-				if (folded(p, o->iov + 1) == NO_FOLD)
-					memmove(at(p, v + 1), at(p, v),
+				if (p->wire[r->op]) /* see wire_up */
+					memmove(p->wire[r->op], at(p, v),
 					        (size_t)v->len);
 				r->op++;
 				continue;
 			}
-			r->end = r->op + 1;
-			while (s->ops[r->end].code != IR_OP_WAIT)
-				r->end++;
+			r->end = p->group_end[r->op];
 			if (barrier) {
 				if ((rc = idle_barriers(t, &r->barrier,
 				                        o->phase)) < 0)
@@ -712,6 +740,8 @@ static int begin(ccp_plan *p, ccp_transport *t, unsigned flags)
 		                              (int)s->rank);
 	else if (!p->prepared)
 		status = prepare(p);
+	if (status == 0 && !p->wired)
+		wire_up(p);
 	if (status == 0)
 		status = fits_transport(p, t);
 	if (!(flags & CCP_EXEC_NO_CHECK))

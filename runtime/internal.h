@@ -48,6 +48,15 @@ struct ccp_plan {
 	uint32_t max_msg_op; /* and the op that moves it */
 	uint32_t *fold;      /* per iov: prologue copies folded away
 	                        (engine.c, fold_copy), or NULL */
+	uint32_t *group_end; /* per PHASE op: its group's WAIT */
+	uint8_t **wire;      /* per op: where its message lies (engine.c,
+	                        msg_buf) in the bound buffers */
+	bool wired;          /* wire[] is for the current binding; every
+	                        bind clears it */
+	bool no_recv;        /* bound without the receive buffer, which the
+	                        plan only fills by prologue copies of the
+	                        send buffer (a broadcast root): those copies
+	                        are skipped (ccp_plan_bind) */
 	uint8_t ready[2];    /* S1 tokens (zero bytes; a valid address) */
 	/* bound by pieces (ccp_plan_bind_pieces): each iov's address, the
 	 * table sized on the first such bind; NULL or unused otherwise */

@@ -203,6 +203,9 @@ void ccp_plan_free(ccp_plan *p)
 	ccp__free(ctx, p->staging, (size_t)p->staging_len);
 	ccp__free(ctx, p->stage_off, (size_t)p->slice.nops * sizeof *p->stage_off);
 	ccp__free(ctx, p->post, (size_t)p->slice.nops * sizeof *p->post);
+	ccp__free(ctx, p->group_end,
+	          (size_t)p->slice.nops * sizeof *p->group_end);
+	ccp__free(ctx, p->wire, (size_t)p->slice.nops * sizeof *p->wire);
 	ccp__free(ctx, p->iov_at, (size_t)p->slice.niovs * sizeof *p->iov_at);
 	ccp__free(ctx, p->fold, (size_t)p->slice.niovs * sizeof *p->fold);
 	ccp__free(ctx, p->slice.ops, (size_t)p->slice.nops * sizeof *p->slice.ops);
@@ -320,6 +323,30 @@ static int check_idle(ccp_plan *p)
 	                  (int)p->slice.rank);
 }
 
+/* Whether slice s writes its receive buffer only by prologue copies of
+ * the same bytes of its send buffer (offset for offset), and reads it
+ * nowhere: its result is then its send buffer, as MPI_Bcast's root's is,
+ * and the receive buffer may be left out of a bind (a broadcast root).
+ * Decided from the slice's pieces, whatever the collective. */
+static bool recv_is_send_copy(const ir_slice *s)
+{
+	for (uint32_t i = 0; i < s->nops; i++) {
+		const ir_op *o = &s->ops[i];
+		const ir_iov *v = &s->iovs[o->iov];
+		if (o->code == IR_OP_COPY) { /* v[0] to v[1] */
+			if (v[0].buf == IR_BUF_RECV ||
+			    (v[1].buf == IR_BUF_RECV &&
+			     (v[0].buf != IR_BUF_SEND || v[0].off != v[1].off)))
+				return false;
+			continue;
+		}
+		for (uint32_t k = 0; k < o->niov; k++)
+			if (v[k].buf == IR_BUF_RECV && v[k].len)
+				return false;
+	}
+	return true;
+}
+
 int ccp_plan_bind(ccp_plan *p, const void *send, size_t send_len, void *recv,
                   size_t recv_len, void *scratch, size_t scratch_len)
 {
@@ -330,14 +357,17 @@ int ccp_plan_bind(ccp_plan *p, const void *send, size_t send_len, void *recv,
 	int rc = check_idle(p);
 	if (rc)
 		return rc;
+	p->wired = false;
+	bool no_recv = !recv && !recv_len && s->recv_bytes &&
+	               recv_is_send_copy(s);
 	rc = check_buf(p, "send", send, send_len, s->send_bytes);
-	if (!rc)
+	if (!rc && !no_recv)
 		rc = check_buf(p, "recv", recv, recv_len, s->recv_bytes);
 	if (!rc && scratch)
 		rc = check_buf(p, "scratch", scratch, scratch_len,
 		               s->scratch_bytes);
 	if (!rc)
-		rc = check_apart(p, send, recv, scratch);
+		rc = check_apart(p, send, no_recv ? NULL : recv, scratch);
 	if (!rc && !scratch)
 		rc = own_scratch(p);
 	p->bind_status = rc;
@@ -357,6 +387,7 @@ int ccp_plan_bind(ccp_plan *p, const void *send, size_t send_len, void *recv,
 	p->len[IR_BUF_SEND] = send_len;
 	p->buf[IR_BUF_RECV] = recv;
 	p->len[IR_BUF_RECV] = recv_len;
+	p->no_recv = no_recv;
 	p->pieces = false;
 	ccp__ok(ctx);
 	return 0;
@@ -482,6 +513,8 @@ int ccp_plan_bind_pieces(ccp_plan *p, const ccp_piece *send, size_t nsend,
 	int rc = check_idle(p);
 	if (rc)
 		return rc;
+	p->wired = false;
+	p->no_recv = false;
 	if ((rc = check_list(p, "send", send, nsend, s->send_bytes)) ||
 	    (rc = check_list(p, "recv", recv, nrecv, s->recv_bytes)))
 		goto out;

@@ -15,6 +15,12 @@ if(TARGET MPI::MPI_C AND TARGET ccp_backend_mpi)
                                              ccp_compiler MPI::MPI_C m)
   # installed next to ccplan (cmake/install.cmake)
   install(TARGETS ccplan-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  # ccplan-fixed-cost: one plan's execution against the same MPI calls
+  # made bare and in variants (docs/bench-mpi.md, "The fixed cost of an
+  # execution"); a tool for the runtime's developers, not installed
+  add_executable(ccplan-fixed-cost ${CMAKE_CURRENT_LIST_DIR}/fixed_cost.c)
+  target_link_libraries(ccplan-fixed-cost PRIVATE ccp_backend_mpi
+                                                  ccp_runtime MPI::MPI_C)
   # ccplan-overlap: a halo exchange overlapping computation through
   # ccp_plan_start/test/wait, against MPI_Ineighbor_alltoallv
   # (docs/bench-mpi.md, "Overlap"); the inspector makes its plans

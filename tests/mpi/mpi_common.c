@@ -626,6 +626,49 @@ bool run_plan(const struct tplan *tp, ccp_context *ctx,
 			      d < 0 ? 0 : ref[d]);
 		}
 	}
+	/* a broadcast once more with the root bound without its receive
+	 * buffer: the root's result is its send buffer, and its receive
+	 * buffer stays as it was (docs/runtime.md "Buffers").  A root whose
+	 * slice sends from its receive buffer (the leaders' broadcast
+	 * forwards its copy) is refused and binds it again. */
+	if (tp->ir.comm.coll == IR_BCAST && rb) {
+		bool root = r == tp->ir.comm.root;
+		uint8_t fill = 0x3c;
+		tplan_fill_send(tp, r, k, send);
+		memset(recv, fill, rb + GUARD);
+		rc = 0;
+		if (root)
+			rc = ccp_plan_bind(plan, send, (size_t)sb, NULL, 0,
+			                   NULL, 0);
+		if (rc == CCP_EBUFFER) {
+			check(strstr(ccp_errmsg(ctx), "recv buffer is 0 bytes"),
+			      "%s: root bind without recv: %s", nm,
+			      ccp_errmsg(ctx));
+			root = false;
+			rc = ccp_plan_bind(plan, send, (size_t)sb, recv,
+			                   (size_t)rb, NULL, 0);
+		}
+		check(rc == 0, "%s: root bind without recv: %s (%s)", nm,
+		      ccp_strerror(rc), ccp_errmsg(ctx));
+		if (any_false(rc == 0, refcomm))
+			goto out;
+		rc = ccp_plan_execute(plan, t, CCP_EXEC_DEFAULT);
+		(*execs)++;
+		check(rc == 0, "%s, root without recv: execute: %s (%s)", nm,
+		      ccp_strerror(rc), ccp_errmsg(ctx));
+		if (any_false(rc == 0, refcomm)) {
+			alive = false;
+			goto out;
+		}
+		tplan_expect_recv(tp, r, k, want);
+		int64_t d = root ? first_diff(send, want, rb)
+		                 : first_diff(recv, want, rb);
+		check(d < 0, "%s, root without recv: %s byte %lld wrong", nm,
+		      root ? "send" : "recv", (long long)d);
+		d = root ? first_not(recv, fill, rb + GUARD) : -1;
+		check(d < 0, "%s, root without recv: recv byte %lld written",
+		      nm, (long long)d);
+	}
 out:
 	ccp_plan_free(plan);
 	free(send);

@@ -200,7 +200,10 @@ static int start_and_test(ccp_plan *p, ccp_transport *t, unsigned flags)
 }
 
 /* One rank of run_plan (lb_run): load, bind, execute twice (the second
- * time by start and test), check. */
+ * time by start and test), check.  A broadcast executes a third time
+ * with the root bound without its receive buffer (ccp_plan_bind): its
+ * result is its send buffer, untouched, and its receive buffer is left
+ * as it was. */
 static void run_rank(struct lb_job *lj)
 {
 	struct job *j = &((struct job *)lj->arg)[lj->rank];
@@ -219,7 +222,12 @@ static void run_rank(struct lb_job *lj)
 	unsigned char *rv = malloc(info.recv_bytes + 1);
 	fill_send(j, s, info.send_bytes);
 	rc = ccp_plan_bind(p, s, info.send_bytes, rv, info.recv_bytes, NULL, 0);
-	for (int it = 0; it < 2 && !rc; it++) {
+	bool bcast = j->c->coll == IR_BCAST;
+	for (int it = 0; it < (bcast ? 3 : 2) && !rc; it++) {
+		bool no_recv = it == 2 && j->rank == j->c->root;
+		if (no_recv && (rc = ccp_plan_bind(p, s, info.send_bytes, NULL,
+		                                   0, NULL, 0)) != 0)
+			break;
 		memset(rv, 0xee, info.recv_bytes);
 		rc = it == 0 ? ccp_plan_execute(p, lj->t, j->flags)
 		             : start_and_test(p, lj->t, j->flags);
@@ -239,7 +247,17 @@ static void run_rank(struct lb_job *lj)
 				check_reduce(j, rv, info.recv_bytes, first);
 			continue;
 		}
-		for (uint64_t o = 0; o < info.recv_bytes && !j->fail[0]; o++) {
+		for (uint64_t o = 0; no_recv && o < info.recv_bytes; o++)
+			if (rv[o] != 0xee || s[o] != expect_byte(j, o)) {
+				snprintf(j->fail, sizeof j->fail,
+				         "rank %d bound without recv, byte "
+				         "%llu: recv %u, send %u",
+				         (int)j->rank, (unsigned long long)o,
+				         rv[o], s[o]);
+				break;
+			}
+		for (uint64_t o = 0;
+		     o < info.recv_bytes && !j->fail[0] && !no_recv; o++) {
 			int want = expect_byte(j, o);
 			if (want >= 0 && rv[o] != want)
 				snprintf(j->fail, sizeof j->fail,
@@ -523,6 +541,41 @@ static void test_refusals(void **state)
 	                 CCP_EBUFFER);
 	assert_string_equal(ccp_errmsg(ctx), "rank 1: recv buffer is 8 bytes, "
 	                                     "the plan needs 16");
+	/* only a slice whose receive buffer is a copy of its send buffer
+	 * (the root's) may leave it out; rank 1 receives into it */
+	assert_int_equal(ccp_plan_bind(plan, NULL, 0, NULL, 0, NULL, 0),
+	                 CCP_EBUFFER);
+	assert_string_equal(ccp_errmsg(ctx), "rank 1: recv buffer is 0 bytes, "
+	                                     "the plan needs 16");
+	ccp_plan *root;
+	assert_int_equal(ccp_plan_load_memory(ctx, img, len, 0, &root), 0);
+	assert_int_equal(ccp_plan_bind(root, buf, 16, NULL, 0, NULL, 0), 0);
+	/* a NULL receive buffer of non-zero length is refused as before */
+	assert_int_equal(ccp_plan_bind(root, buf, 16, NULL, 16, NULL, 0),
+	                 CCP_EBUFFER);
+	assert_string_equal(ccp_errmsg(ctx), "rank 0: recv buffer is NULL, the "
+	                                     "plan needs 16 bytes");
+	ccp_plan_free(root);
+	/* a scatter root's block is a copy of other bytes of its send
+	 * buffer (rank 1's of [16, 32)): its receive buffer is needed */
+	ir_plan sp;
+	ir_report srep;
+	ir_slice *ssl;
+	uint8_t *simg;
+	size_t slen;
+	plan_image("binomial", tu_machine(IR_MESH, IR_PORTS_ALL, 2, 2, 0, 0),
+	           tu_comm(IR_SCATTER, 1, 16), &sp, &srep, &ssl, &simg, &slen);
+	unsigned char sbuf[64];
+	assert_int_equal(ccp_plan_load_memory(ctx, simg, slen, 1, &root), 0);
+	assert_int_equal(ccp_plan_bind(root, sbuf, 64, NULL, 0, NULL, 0),
+	                 CCP_EBUFFER);
+	assert_string_equal(ccp_errmsg(ctx), "rank 1: recv buffer is 0 bytes, "
+	                                     "the plan needs 16");
+	ccp_plan_free(root);
+	free(simg);
+	ir_slices_free(ssl, sp.machine.nranks);
+	ir_report_fini(&srep);
+	ir_plan_fini(&sp);
 	/* a transport of the wrong size is refused with no exchange */
 	struct lb_world *w = lb_world_new(3, 0);
 	ccp_transport *t;
