@@ -55,16 +55,18 @@ static void die(const char *what, int rc)
 	exit(3);
 }
 
-static ir_machine mesh(int x, int y)
+/* A mesh or torus of x * y * z ranks in ndims dimensions, dimension
+ * ordered (X-Y on a 2-D mesh), one port, checked. */
+static ir_machine grid(enum ir_topo topo, int ndims, int x, int y, int z)
 {
 	ir_machine m;
 	char err[256];
 	memset(&m, 0, sizeof m);
-	m.topo = IR_MESH;
-	m.ndims = 2;
+	m.topo = topo;
+	m.ndims = ndims;
 	m.dims[0] = x;
 	m.dims[1] = y;
-	m.dims[2] = 1;
+	m.dims[2] = z;
 	m.routing = IR_ROUTE_DIM_ORDER;
 	m.ports = 1;
 	m.cost.tau = m.cost.phi = NAN;
@@ -73,6 +75,11 @@ static ir_machine mesh(int x, int y)
 		exit(3);
 	}
 	return m;
+}
+
+static ir_machine mesh(int x, int y)
+{
+	return grid(IR_MESH, 2, x, y, 1);
 }
 
 static ir_machine hypercube(int dim)
@@ -334,27 +341,6 @@ static double growth(double n0, double y0, double n1, double y1)
 	return log(y1 / y0) / log(n1 / n0);
 }
 
-/* A 3-D torus, dimension-ordered, one port. */
-static ir_machine torus3(int x, int y, int z)
-{
-	ir_machine m;
-	char err[256];
-	memset(&m, 0, sizeof m);
-	m.topo = IR_TORUS;
-	m.ndims = 3;
-	m.dims[0] = x;
-	m.dims[1] = y;
-	m.dims[2] = z;
-	m.routing = IR_ROUTE_DIM_ORDER;
-	m.ports = 1;
-	m.cost.tau = m.cost.phi = NAN;
-	if (ir_machine_check(&m, err, sizeof err) != 0) {
-		fprintf(stderr, "bench_irregular: %s\n", err);
-		exit(3);
-	}
-	return m;
-}
-
 /* XGFT(3; m1,m2,m3; 1,m1,m2), full bisection, d-mod-k routing. */
 static ir_machine xgft3(int m1, int m2, int m3)
 {
@@ -412,7 +398,7 @@ static bool scale_machine(int f, int i, int side_max, ir_machine *m,
 		snprintf(name, len, "%dx%d", side, side);
 		break;
 	case FAM_TORUS:
-		*m = torus3(tor[i][0], tor[i][1], tor[i][2]);
+		*m = grid(IR_TORUS, 3, tor[i][0], tor[i][1], tor[i][2]);
 		snprintf(name, len, "%dx%dx%d", tor[i][0], tor[i][1],
 		         tor[i][2]);
 		break;
