@@ -40,8 +40,8 @@
 #include "sched.h"
 
 #define NONE UINT32_MAX
-/* Most route entries the first-fit keeps (128 MiB); past it routes are
- * computed again at each placement. */
+/* Most route entries the first-fit keeps whole (128 MiB); past it they
+ * are kept run-coded (FF_RUNS). */
 #define FF_STORE (UINT64_C(1) << 25)
 /* Most words of the run-coded lists kept past FF_STORE (512 MiB, only
  * the pages written are used); past it routes are computed again. */
@@ -1487,7 +1487,7 @@ static int ff_init(struct ff *f, const ir_machine *m, const ir_matrix *x,
 			/* too big: run-coded where links are numbered
 			 * already, else routed again later */
 			f->roff[k] = at;
-			if (f->lmap && maxh + 3 <= UINT16_MAX &&
+			if (f->lmap && f->runs > 0 && maxh + 3 <= UINT16_MAX &&
 			    next < RUN_ONE &&
 			    (rc = ff_runs_from(f, k, &zat)) != 0)
 				goto out;
