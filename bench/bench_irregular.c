@@ -16,12 +16,16 @@
  *   with the iPSC/860's tau = 150 us, phi = 0.36 us/byte, on patterns
  *   with log-uniform (16 B .. 64 KiB) or bimodal (64 B, one in ten
  *   64 KiB) sizes; medians over 5 seeds.
- * Table 3 (--scale only): link_aware on meshes of 32x32 to SIDE x SIDE
- *   ranks (SIDE 256 unless given) at degrees 16 and 64: time, phases
- *   against the bound, and the growth exponents of the time and of the
- *   route links between sizes and overall, next to the goal n^1.2; then
- *   64x64, d = 64 against the goal 0.25 s and against color.
- * Usage: bench_irregular [REPS] | bench_irregular --scale [REPS [SIDE]]
+ * Table 3 (--scale only): link_aware from about 1,024 to SIDE x SIDE
+ *   ranks (SIDE 256 unless given), in four steps of about 4x, at degrees
+ *   16 and 64, on X-Y routed meshes, 3-D tori, fat trees and dragonflies
+ *   (MACHINES: a list of mesh, torus, fattree, dragonfly; all unless
+ *   given): time, phases against the bound, and the growth exponents of
+ *   the time and of the route links between sizes and overall, next to
+ *   the goal n^1.2; then (with mesh) 64x64, d = 64 against the goal
+ *   0.25 s and against color.
+ * Usage: bench_irregular [REPS] |
+ *        bench_irregular --scale [REPS [SIDE [MACHINES]]]
  */
 #define _DEFAULT_SOURCE /* getloadavg */
 #include <math.h>
@@ -51,16 +55,18 @@ static void die(const char *what, int rc)
 	exit(3);
 }
 
-static ir_machine mesh(int x, int y)
+/* A mesh or torus of x * y * z ranks in ndims dimensions, dimension
+ * ordered (X-Y on a 2-D mesh), one port, checked. */
+static ir_machine grid(enum ir_topo topo, int ndims, int x, int y, int z)
 {
 	ir_machine m;
 	char err[256];
 	memset(&m, 0, sizeof m);
-	m.topo = IR_MESH;
-	m.ndims = 2;
+	m.topo = topo;
+	m.ndims = ndims;
 	m.dims[0] = x;
 	m.dims[1] = y;
-	m.dims[2] = 1;
+	m.dims[2] = z;
 	m.routing = IR_ROUTE_DIM_ORDER;
 	m.ports = 1;
 	m.cost.tau = m.cost.phi = NAN;
@@ -69,6 +75,11 @@ static ir_machine mesh(int x, int y)
 		exit(3);
 	}
 	return m;
+}
+
+static ir_machine mesh(int x, int y)
+{
+	return grid(IR_MESH, 2, x, y, 1);
 }
 
 static ir_machine hypercube(int dim)
@@ -330,95 +341,192 @@ static double growth(double n0, double y0, double n1, double y1)
 	return log(y1 / y0) / log(n1 / n0);
 }
 
-/* link_aware from 1,024 to side_max^2 ranks at degrees 16 and 64, with
- * the growth of its CPU time and of the route links between successive
- * sizes and overall (from 1,024 and from 4,096 ranks, where the
- * improvement rounds no longer run), next to the goal n^1.2; then
- * 64x64, d = 64 against the goal 0.25 s and against color in the same
- * run.  A degree stops at the first size whose run takes over STOP_S
- * seconds. */
-static void table3(int reps, int side_max)
+/* XGFT(3; m1,m2,m3; 1,m1,m2), full bisection, d-mod-k routing. */
+static ir_machine xgft3(int m1, int m2, int m3)
+{
+	ir_machine m;
+	memset(&m, 0, sizeof m);
+	m.topo = IR_FAT_TREE;
+	m.ndims = 3;
+	m.dims[0] = m1;
+	m.dims[1] = m2;
+	m.dims[2] = m3;
+	m.dims[IR_MAX_TREE] = 1;
+	m.dims[IR_MAX_TREE + 1] = m1;
+	m.dims[IR_MAX_TREE + 2] = m2;
+	m.routing = IR_ROUTE_D_MOD_K;
+	return all_port(m);
+}
+
+/* A balanced dragonfly (a = 2p = 2h routers a group, a*h + 1 groups,
+ * one global link per pair of groups), minimal routing. */
+static ir_machine dfly_balanced(int p)
+{
+	ir_machine m;
+	memset(&m, 0, sizeof m);
+	m.topo = IR_DRAGONFLY;
+	m.ndims = 3;
+	m.dims[0] = p;
+	m.dims[1] = 2 * p;
+	m.dims[2] = 2 * p * p + 1;
+	m.dims[3] = p;
+	m.dims[4] = IR_DFLY_RELATIVE;
+	m.routing = IR_ROUTE_MINIMAL;
+	return all_port(m);
+}
+
+/* The machines of table 3, in families of growing size: step i of
+ * family f into *m and its name; false past the family's last step
+ * (about side_max^2 ranks). */
+enum { FAM_MESH, FAM_TORUS, FAM_FAT_TREE, FAM_DRAGONFLY, FAMS };
+static const char *const fam_name[FAMS] = {"mesh", "torus", "fattree",
+                                           "dragonfly"};
+static bool scale_machine(int f, int i, int side_max, ir_machine *m,
+                          char *name, size_t len)
+{
+	static const int tor[4][3] = {
+	        {8, 8, 16}, {16, 16, 16}, {16, 32, 32}, {32, 32, 64}};
+	static const int ft[4][3] = {
+	        {16, 8, 8}, {16, 16, 16}, {32, 16, 32}, {32, 32, 64}};
+	static const int dp[4] = {4, 6, 8, 11};
+	int side = 32 << i;
+	if (i >= 4 || side > side_max)
+		return false;
+	switch (f) {
+	case FAM_MESH:
+		*m = mesh(side, side);
+		snprintf(name, len, "%dx%d", side, side);
+		break;
+	case FAM_TORUS:
+		*m = grid(IR_TORUS, 3, tor[i][0], tor[i][1], tor[i][2]);
+		snprintf(name, len, "%dx%dx%d", tor[i][0], tor[i][1],
+		         tor[i][2]);
+		break;
+	case FAM_FAT_TREE:
+		*m = xgft3(ft[i][0], ft[i][1], ft[i][2]);
+		snprintf(name, len, "%d,%d,%d", ft[i][0], ft[i][1], ft[i][2]);
+		break;
+	default:
+		*m = dfly_balanced(dp[i]);
+		snprintf(name, len, "p=%d", dp[i]);
+		break;
+	}
+	return true;
+}
+
+/* link_aware from about 1,024 to side_max^2 ranks at degrees 16 and 64
+ * on the families chosen (fams: a bit each), with the growth of its CPU
+ * time and of the route links between successive sizes and overall
+ * (from the first and the second size, where the improvement rounds no
+ * longer run on a mesh), next to the goal n^1.2; then 64x64, d = 64
+ * against the goal 0.25 s and against color in the same run (with the
+ * mesh family).  A degree stops at the first size whose run takes over
+ * STOP_S seconds. */
+static void table3(int reps, int side_max, unsigned fams)
 {
 	enum { STOP_S = 60, SIDES = 8 };
 	const double goal_exp = 1.2, goal_s = 0.25;
 	const int32_t degs[] = {16, 64};
 
-	printf("Table 3: link_aware's growth on X-Y routed one-port meshes, "
-	       "random d-regular\npatterns, 1 KiB messages, seed 1; wall "
-	       "and CPU seconds: median of %d runs (min-max),\n* one run "
-	       "only, the first took over %.0f s; route links: the links "
-	       "of every message's\nroute, summed; exp: the growth exponent "
-	       "from the size above (y ~ n^exp) of the CPU\ntime and of the "
-	       "route links, goal %.1f for the time\n\n",
+	printf("Table 3: link_aware's growth, random d-regular patterns, "
+	       "1 KiB messages, seed 1, on\nX-Y routed one-port meshes "
+	       "(mesh), dimension-ordered one-port 3-D tori (torus),\n"
+	       "d-mod-k routed XGFT(3; m1,m2,m3; 1,m1,m2) fat trees "
+	       "(fattree) and minimally routed\nbalanced dragonflies of p "
+	       "hosts a router, 2p routers a group, 2p^2+1 groups\n"
+	       "(dragonfly); wall and CPU seconds: median of %d runs "
+	       "(min-max), * one run only, the\nfirst took over %.0f s; "
+	       "route links: the links of every message's route, summed;\n"
+	       "exp: the growth exponent from the size above (y ~ n^exp) "
+	       "of the CPU time and of the\nroute links, goal %.1f for "
+	       "the time\n\n",
 	       reps, SLOW_S, goal_exp);
 	double load[3];
 	if (getloadavg(load, 3) == 3)
 		printf("load average at the start: %.2f %.2f %.2f\n\n", load[0],
 		       load[1], load[2]);
-	printf("%3s %-8s %6s %8s %11s %22s %22s %8s %6s %6s %6s %5s %5s\n",
-	       "d", "mesh", "ranks", "messages", "route links",
+	printf("%-9s %3s %-9s %6s %8s %11s %22s %22s %8s %6s %6s %6s %5s "
+	       "%5s\n",
+	       "machine", "d", "size", "ranks", "messages", "route links",
 	       "wall s (min-max)", "CPU s (min-max)", "peak MiB", "phases",
 	       "bound", "ratio", "exp", "links");
-	for (size_t i = 0; i < sizeof degs / sizeof degs[0]; i++) {
-		double n[SIDES], c[SIDES], h[SIDES];
-		int got = 0;
-		for (int side = 32; side <= side_max && got < SIDES;
-		     side *= 2) {
-			const ir_machine m = mesh(side, side);
-			struct cell r = measure(&m, degs[i], 1,
-			                        SCH_IRR_LINK_AWARE, reps,
-			                        SCALE_CAP_S);
-			char name[16], tw[48], tc[48], e1[16] = "-",
-			                                   e2[16] = "-";
-			snprintf(name, sizeof name, "%dx%d", side, side);
-			if (!r.ok) {
-				printf("%3d %-8s %6d %s\n", (int)degs[i], name,
-				       m.nranks, r.message);
-				break;
+	for (int f = 0; f < FAMS; f++) {
+		if (!(fams >> f & 1))
+			continue;
+		for (size_t i = 0; i < sizeof degs / sizeof degs[0]; i++) {
+			double n[SIDES], c[SIDES], h[SIDES];
+			int got = 0;
+			ir_machine m;
+			char name[32];
+			for (int step = 0;
+			     got < SIDES && scale_machine(f, step, side_max, &m,
+			                                  name, sizeof name);
+			     step++) {
+				struct cell r = measure(&m, degs[i], 1,
+				                        SCH_IRR_LINK_AWARE,
+				                        reps, SCALE_CAP_S);
+				char tw[48], tc[48], e1[16] = "-",
+				                     e2[16] = "-";
+				if (!r.ok) {
+					printf("%-9s %3d %-9s %6d %s\n",
+					       fam_name[f], (int)degs[i], name,
+					       m.nranks, r.message);
+					break;
+				}
+				n[got] = m.nranks;
+				c[got] = r.c_med;
+				h[got] = (double)r.hops;
+				if (got > 0) {
+					snprintf(e1, sizeof e1, "%.2f",
+					         growth(n[got - 1], c[got - 1],
+					                n[got], c[got]));
+					snprintf(e2, sizeof e2, "%.2f",
+					         growth(n[got - 1], h[got - 1],
+					                n[got], h[got]));
+				}
+				got++;
+				const char *one = r.runs < reps ? "*" : "";
+				snprintf(tw, sizeof tw, "%.3f (%.3f-%.3f)%s",
+				         r.t_med, r.t_min, r.t_max, one);
+				snprintf(tc, sizeof tc, "%.3f (%.3f-%.3f)%s",
+				         r.c_med, r.c_min, r.c_max, one);
+				printf("%-9s %3d %-9s %6d %8.0f %11.0f %22s "
+				       "%22s %8.1f %6u %6u %6.3f %5s %5s%s\n",
+				       fam_name[f], (int)degs[i], name,
+				       m.nranks, (double)degs[i] * m.nranks,
+				       (double)r.hops, tw, tc, r.rss_peak,
+				       r.phases, r.lb,
+				       r.lb ? (double)r.phases / r.lb : 0.0,
+				       e1, e2,
+				       r.verified ? "" : "  NOT VERIFIED");
+				if (r.t_min > STOP_S) {
+					printf("%-9s %3d stopped: one run took "
+					       "over %d s\n",
+					       fam_name[f], (int)degs[i],
+					       STOP_S);
+					break;
+				}
 			}
-			n[got] = m.nranks;
-			c[got] = r.c_med;
-			h[got] = (double)r.hops;
-			if (got > 0) {
-				snprintf(e1, sizeof e1, "%.2f",
-				         growth(n[got - 1], c[got - 1], n[got],
-				                c[got]));
-				snprintf(e2, sizeof e2, "%.2f",
-				         growth(n[got - 1], h[got - 1], n[got],
-				                h[got]));
+			for (int from = 0; from < 2 && from + 1 < got;
+			     from++) {
+				double e = growth(n[from], c[from], n[got - 1],
+				                  c[got - 1]);
+				printf("%-9s %3d overall %.0f to %.0f ranks: "
+				       "CPU time n^%.2f (goal: growth <= "
+				       "n^%.1f: %s), route links n^%.2f\n",
+				       fam_name[f], (int)degs[i], n[from],
+				       n[got - 1], e, goal_exp,
+				       e <= goal_exp ? "met" : "NOT MET",
+				       growth(n[from], h[from], n[got - 1],
+				              h[got - 1]));
 			}
-			got++;
-			const char *one = r.runs < reps ? "*" : "";
-			snprintf(tw, sizeof tw, "%.3f (%.3f-%.3f)%s", r.t_med,
-			         r.t_min, r.t_max, one);
-			snprintf(tc, sizeof tc, "%.3f (%.3f-%.3f)%s", r.c_med,
-			         r.c_min, r.c_max, one);
-			printf("%3d %-8s %6d %8.0f %11.0f %22s %22s %8.1f %6u "
-			       "%6u %6.3f %5s %5s%s\n",
-			       (int)degs[i], name, m.nranks,
-			       (double)degs[i] * m.nranks, (double)r.hops, tw,
-			       tc, r.rss_peak, r.phases, r.lb,
-			       r.lb ? (double)r.phases / r.lb : 0.0, e1, e2,
-			       r.verified ? "" : "  NOT VERIFIED");
-			if (r.t_min > STOP_S && side * 2 <= side_max) {
-				printf("%3d stopped: one run took over %d s\n",
-				       (int)degs[i], STOP_S);
-				break;
-			}
-		}
-		for (int from = 0; from < 2 && from + 1 < got; from++) {
-			double e = growth(n[from], c[from], n[got - 1],
-			                  c[got - 1]);
-			printf("%3d overall %.0f to %.0f ranks: CPU time n^%.2f "
-			       "(goal n^%.1f: %s), route links n^%.2f\n",
-			       (int)degs[i], n[from], n[got - 1], e, goal_exp,
-			       e <= goal_exp ? "met" : "not met",
-			       growth(n[from], h[from], n[got - 1], h[got - 1]));
 		}
 	}
 	if (getloadavg(load, 3) == 3)
 		printf("\nload average now: %.2f %.2f %.2f\n", load[0], load[1],
 		       load[2]);
+	if (!(fams & 1u << FAM_MESH))
+		return;
 	const ir_machine m = mesh(64, 64);
 	struct cell la = measure(&m, 64, 1, SCH_IRR_LINK_AWARE, reps, CAP_S);
 	struct cell co = measure(&m, 64, 1, SCH_IRR_COLOR, reps, CAP_S);
@@ -554,10 +662,20 @@ int main(int argc, char **argv)
 	int a = scale ? 2 : 1;
 	int reps = argc > a ? atoi(argv[a]) : 5;
 	int side_max = scale && argc > a + 1 ? atoi(argv[a + 1]) : 256;
+	unsigned fams = 0;
 	if (reps < 1 || reps > 64)
 		reps = 5;
+	for (int f = 0; scale && argc > a + 2 && f < FAMS; f++)
+		if (strstr(argv[a + 2], fam_name[f]) ||
+		    strcmp(argv[a + 2], "all") == 0)
+			fams |= 1u << f;
+	if (scale && argc > a + 2 && !fams) {
+		fprintf(stderr, "bench_irregular: machines: a list of mesh, "
+		                "torus, fattree, dragonfly, or all\n");
+		return 2;
+	}
 	if (scale) {
-		table3(reps, side_max);
+		table3(reps, side_max, fams ? fams : (1u << FAMS) - 1);
 		return 0;
 	}
 	table1(reps);

@@ -250,8 +250,14 @@ static void xgft_shape(const ir_machine *m, struct xgft *t)
 		t->W[i] = t->W[i - 1] * t->w[i];
 		t->M[i] = t->M[i - 1] * t->m[i];
 	}
+	/* n[l] = W[l] * m_{l+1} * .. * m_h, without dividing: this runs
+	 * once per route */
+	int64_t above = 1;
+	for (int l = t->h; l >= 0; l--) {
+		t->n[l] = t->W[l] * above;
+		above *= l >= 1 ? t->m[l] : 1;
+	}
 	for (int l = 0; l <= t->h; l++) {
-		t->n[l] = t->W[l] * (t->M[t->h] / t->M[l]);
 		t->base[l + 1] = t->base[l] + t->n[l];
 		if (l >= 1)
 			t->link_off[l + 1] =

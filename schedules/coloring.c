@@ -40,9 +40,12 @@
 #include "sched.h"
 
 #define NONE UINT32_MAX
-/* Most route entries the first-fit keeps (128 MiB); past it routes are
- * computed again at each placement. */
+/* Most route entries the first-fit keeps whole (128 MiB); past it they
+ * are kept run-coded (FF_RUNS). */
 #define FF_STORE (UINT64_C(1) << 25)
+/* Most words of the run-coded lists kept past FF_STORE (512 MiB, only
+ * the pages written are used); past it routes are computed again. */
+#define FF_RUNS (UINT64_C(1) << 27)
 /* Resource visits the iterated-greedy rounds of link_aware may spend:
  * about a dozen first fits of a 4,096-message pattern on a hypercube,
  * none of a 262,144-message one on a 64x64 mesh. */
@@ -1100,8 +1103,14 @@ struct ff {
 	uint64_t *roff;      /* per message: where its resources start in rl */
 	uint32_t *rlen;      /* per message: how many there are */
 	uint32_t *rl;        /* every message's resources, busiest first,
-	                        when they fit FF_STORE entries; else NULL
-	                        and routes are computed again */
+	                        when they fit FF_STORE entries; else NULL */
+	uint32_t *rz;        /* else the same lists run-coded (ff_runs), when
+	                        they fit FF_RUNS words; else NULL and routes
+	                        are computed again */
+	uint64_t *zoff;      /* per message: where its runs start in rz */
+	uint64_t runs;       /* room for rz, in words (FF_RUNS) */
+	uint16_t *zb;        /* per message: where its busiest resource is
+	                        in the decoded runs, swapped to the front */
 	uint32_t nphases;    /* phases used so far */
 };
 
@@ -1122,6 +1131,9 @@ static void ff_fini(struct ff *f)
 	free(f->roff);
 	free(f->rlen);
 	free(f->rl);
+	free(f->rz);
+	free(f->zoff);
+	free(f->zb);
 	memset(f, 0, sizeof *f);
 }
 
@@ -1215,23 +1227,38 @@ static int ff_number_links(struct ff *f, uint32_t *next)
 	return 0;
 }
 
-/* Move the busiest of res[0..nr) to the front, where a phase test
- * starts (it stops early on a full word); the sum of their loads. */
-static uint64_t ff_busiest_first(const struct ff *f, uint32_t *res, uint32_t nr)
+/* Where the busiest of res[0..nr) is (the first of equals); *sum gets
+ * the sum of their loads. */
+static uint32_t ff_busiest(const struct ff *f, const uint32_t *res,
+                           uint32_t nr, uint64_t *sum)
 {
 	uint32_t b = 0, lb = f->load[res[0]];
-	uint64_t sum = lb;
+	*sum = lb;
 	for (uint32_t i = 1; i < nr; i++) {
 		uint32_t l = f->load[res[i]];
-		sum += l;
+		*sum += l;
 		if (l > lb) {
 			lb = l;
 			b = i;
 		}
 	}
+	return b;
+}
+
+/* Swap res[0] and res[b]. */
+static void swap_front(uint32_t *res, uint32_t b)
+{
 	uint32_t t = res[0];
 	res[0] = res[b];
 	res[b] = t;
+}
+
+/* Move the busiest of res[0..nr) to the front, where a phase test
+ * starts (it stops early on a full word); the sum of their loads. */
+static uint64_t ff_busiest_first(const struct ff *f, uint32_t *res, uint32_t nr)
+{
+	uint64_t sum;
+	swap_front(res, ff_busiest(f, res, nr, &sum));
 	return sum;
 }
 
@@ -1260,12 +1287,68 @@ static uint32_t ff_route(struct ff *f, uint32_t k)
 	return ff_route_on(f, k, f->path ? f->path[k] : 0, f->res);
 }
 
+/* Run-coding of a resource list, for lists too long to keep whole: a
+ * run of resources that step by +1 or -1 (a straight stretch of a mesh
+ * or torus route, numbered line by line) is two words, its first
+ * resource and its length times 2 plus 1 when it steps down; a lone
+ * resource is one word with the top bit set.  Resources stay below
+ * 2^31 (ff_init).  Code res[0..nr) into out; the words written. */
+#define RUN_ONE (UINT32_C(1) << 31)
+static uint32_t ff_runs(const uint32_t *res, uint32_t nr, uint32_t *out)
+{
+	uint32_t w = 0;
+	for (uint32_t i = 0; i < nr;) {
+		uint32_t len = 1;
+		if (i + 1 < nr &&
+		    (res[i + 1] == res[i] + 1 || res[i + 1] + 1 == res[i])) {
+			uint32_t down = res[i + 1] + 1 == res[i];
+			len = 2;
+			while (i + len < nr &&
+			       res[i + len] == (down ? res[i + len - 1] - 1
+			                             : res[i + len - 1] + 1))
+				len++;
+			out[w++] = res[i];
+			out[w++] = len << 1 | down;
+		} else {
+			out[w++] = res[i] | RUN_ONE;
+		}
+		i += len;
+	}
+	return w;
+}
+
+/* Decode the runs z[0..nw) into out; the resources written. */
+static uint32_t ff_unruns(const uint32_t *z, uint64_t nw, uint32_t *out)
+{
+	uint32_t nr = 0;
+	for (uint64_t i = 0; i < nw; i++) {
+		if (z[i] & RUN_ONE) {
+			out[nr++] = z[i] & ~RUN_ONE;
+			continue;
+		}
+		uint32_t r = z[i], len = z[i + 1] >> 1;
+		if (z[++i] & 1)
+			for (uint32_t j = 0; j < len; j++)
+				out[nr++] = r - j;
+		else
+			for (uint32_t j = 0; j < len; j++)
+				out[nr++] = r + j;
+	}
+	return nr;
+}
+
 /* Resources of message k, busiest first; *nr gets their count. */
 static uint32_t *ff_resources(struct ff *f, uint32_t k, uint32_t *nr)
 {
 	if (f->rl) {
 		*nr = f->rlen[k];
 		return f->rl + f->roff[k];
+	}
+	if (f->rz) {
+		*nr = ff_unruns(f->rz + f->zoff[k], f->zoff[k + 1] - f->zoff[k],
+		                f->res);
+		swap_front(f->res, f->zb[k]);
+		return f->res;
 	}
 	*nr = ff_route(f, k);
 	return f->res;
@@ -1291,11 +1374,53 @@ static uint32_t *rl_alloc(uint64_t n)
 	return q;
 }
 
+/* Drop the run-coded lists: routes are computed again. */
+static void ff_runs_drop(struct ff *f)
+{
+	free(f->rz);
+	free(f->zoff);
+	free(f->zb);
+	f->rz = NULL;
+	f->zoff = NULL;
+	f->zb = NULL;
+}
+
+/* The lists of messages 0..k-1, kept whole in rl (links, then the two
+ * rank sides), run-coded into a fresh rz in ff_route's order (the rank
+ * sides first); *zat gets the words written.  No rz when they do not
+ * fit f->runs words. */
+static int ff_runs_from(struct ff *f, uint32_t k, uint64_t *zat)
+{
+	uint32_t nnz = (uint32_t)f->x->nnz;
+	f->zoff = malloc(((size_t)nnz + 1) * sizeof *f->zoff);
+	f->zb = malloc(((size_t)nnz + 1) * sizeof *f->zb);
+	f->rz = rl_alloc(f->runs);
+	if (!f->zoff || !f->zb || !f->rz)
+		return CCP_ENOMEM;
+	*zat = 0;
+	for (uint32_t j = 0; j < k; j++) {
+		const uint32_t *l = f->rl + f->roff[j];
+		uint32_t len = (uint32_t)(f->roff[j + 1] - f->roff[j]);
+		if (*zat + len > f->runs) {
+			ff_runs_drop(f);
+			return 0;
+		}
+		f->res[0] = l[len - 2];
+		f->res[1] = l[len - 1];
+		memcpy(f->res + 2, l, (size_t)(len - 2) * sizeof *l);
+		f->zoff[j] = *zat;
+		*zat += ff_runs(f->res, len, f->rz + *zat);
+	}
+	return 0;
+}
+
 /* Number the links, count the load of each resource and the congestion
- * of each message, and keep the resource lists when they fit FF_STORE
- * entries (then every route is computed once). */
+ * of each message, and keep the resource lists when they fit store
+ * entries (FF_STORE), else run-coded when they fit runs words (FF_RUNS);
+ * then every route is computed once. */
 static int ff_init(struct ff *f, const ir_machine *m, const ir_matrix *x,
-                   const int32_t *src, uint64_t seed)
+                   const int32_t *src, uint64_t seed, uint64_t store,
+                   uint64_t runs)
 {
 	int rc = CCP_ENOMEM;
 	int32_t n = x->n;
@@ -1317,6 +1442,7 @@ static int ff_init(struct ff *f, const ir_machine *m, const ir_matrix *x,
 		goto out;
 	rc = CCP_ENOMEM;
 	f->seed = seed;
+	f->runs = runs;
 	/* a dense map for grid-like id spaces, a hash for a switch's */
 	if (nl <= 64 * (uint64_t)n + 1024 && nl <= (UINT64_C(1) << 26)) {
 		f->lmap = malloc((size_t)nl * sizeof *f->lmap);
@@ -1340,10 +1466,10 @@ static int ff_init(struct ff *f, const ir_machine *m, const ir_matrix *x,
 	 * memory is an error: the lists decide which searches run, in
 	 * tabu_reduce, and a plan must depend on its input alone) */
 	uint32_t capl = next + 1024;
-	uint64_t at = 0;
+	uint64_t at = 0, zat = 0;
 	uint64_t caprl = (uint64_t)nnz * ((uint64_t)maxh + 2) + 1;
 	bool keep = !f->choose;
-	caprl = caprl < FF_STORE ? caprl : FF_STORE;
+	caprl = caprl < store ? caprl : store;
 	if (keep && !(f->rl = rl_alloc(caprl)))
 		goto out;
 	f->work = 0;
@@ -1358,12 +1484,36 @@ static int ff_init(struct ff *f, const ir_machine *m, const ir_matrix *x,
 			goto out;
 		}
 		if (keep && at + (uint64_t)h + 2 > caprl) {
-			free(f->rl); /* too big: route again later */
+			/* too big: run-coded where links are numbered
+			 * already, else routed again later */
+			f->roff[k] = at;
+			if (f->lmap && f->runs > 0 && maxh + 3 <= UINT16_MAX &&
+			    next < RUN_ONE &&
+			    (rc = ff_runs_from(f, k, &zat)) != 0)
+				goto out;
+			rc = CCP_ENOMEM;
+			free(f->rl);
 			f->rl = NULL;
 			keep = false;
 		}
 		f->roff[k] = at;
 		f->work += (uint64_t)h + 2;
+		if (f->rz) { /* ff_route's order: rank sides first */
+			uint32_t *res = f->res;
+			res[0] = (uint32_t)src[k];
+			res[1] = (uint32_t)(n + x->dst[k]);
+			for (int i = 0; i < h; i++) {
+				res[2 + i] = f->lmap[f->route[i]];
+				f->load[res[2 + i]]++;
+			}
+			if (zat + (uint64_t)h + 2 > f->runs) {
+				ff_runs_drop(f); /* too big: route again */
+				continue;
+			}
+			f->zoff[k] = zat;
+			zat += ff_runs(res, (uint32_t)h + 2, f->rz + zat);
+			continue;
+		}
 		if (f->lmap && keep) { /* every link numbered already */
 			uint32_t *out = f->rl + at;
 			for (int i = 0; i < h; i++) {
@@ -1409,6 +1559,8 @@ static int ff_init(struct ff *f, const ir_machine *m, const ir_matrix *x,
 		free(f->roff);
 		f->roff = NULL;
 	}
+	if (f->rz)
+		f->zoff[nnz] = zat;
 	/* without the lists a first fit routes again: worth the iterated
 	 * greedy only when a placement tries paths (PATH_TRIES + 2 each) */
 	if (f->choose)
@@ -1444,6 +1596,12 @@ static int ff_init(struct ff *f, const ir_machine *m, const ir_matrix *x,
 		if (f->rl) {
 			uint32_t *res = f->rl + f->roff[k];
 			f->cong[k] = ff_busiest_first(f, res, f->rlen[k]);
+		} else if (f->rz) {
+			uint32_t nr = ff_unruns(f->rz + f->zoff[k],
+			                        f->zoff[k + 1] - f->zoff[k],
+			                        f->res);
+			f->zb[k] = (uint16_t)ff_busiest(f, f->res, nr,
+			                                &f->cong[k]);
 		} else {
 			uint32_t nr = ff_route(f, k);
 			f->cong[k] = 0;
@@ -1641,6 +1799,13 @@ static int ff_place_at(struct ff *f, uint32_t k, uint32_t ph, bool *ok)
 static void ff_prefetch(const struct ff *f, const uint32_t *order,
                         uint32_t cnt, uint32_t i)
 {
+	if (f->rz) { /* run-coded: a few words a message */
+		if (i + 2 * FF_AHEAD < cnt)
+			__builtin_prefetch(&f->zoff[order[i + 2 * FF_AHEAD]]);
+		if (i + FF_AHEAD < cnt)
+			__builtin_prefetch(f->rz + f->zoff[order[i + FF_AHEAD]]);
+		return;
+	}
 	if (i + 2 * FF_AHEAD < cnt) {
 		__builtin_prefetch(&f->roff[order[i + 2 * FF_AHEAD]]);
 		__builtin_prefetch(&f->rlen[order[i + 2 * FF_AHEAD]]);
@@ -1659,7 +1824,7 @@ static int ff_run(struct ff *f, const uint32_t *order, uint32_t cnt,
                   uint32_t *ph)
 {
 	for (uint32_t i = 0; i < cnt; i++) {
-		if (f->rl)
+		if (f->rl || f->rz)
 			ff_prefetch(f, order, cnt, i);
 		int rc = ff_place(f, order[i], &ph[order[i]]);
 		if (rc)
@@ -2522,6 +2687,13 @@ out:
 int sch__irr_link_aware(const ir_machine *m, const ir_matrix *x, uint64_t seed,
                         ir_plan *p)
 {
+	return sch__irr_link_aware_kept(m, x, seed, FF_STORE, FF_RUNS, p);
+}
+
+int sch__irr_link_aware_kept(const ir_machine *m, const ir_matrix *x,
+                             uint64_t seed, uint64_t store, uint64_t runs,
+                             ir_plan *p)
+{
 	int rc = check_args(m, x, p);
 	if (rc)
 		return rc;
@@ -2536,7 +2708,7 @@ int sch__irr_link_aware(const ir_machine *m, const ir_matrix *x, uint64_t seed,
 		rc = CCP_ENOMEM;
 		goto out;
 	}
-	if ((rc = ff_init(&f, m, x, src, seed)) != 0)
+	if ((rc = ff_init(&f, m, x, src, seed, store, runs)) != 0)
 		goto out;
 	if ((rc = link_aware_schedule(m, &f, seed, ph, &nph)) != 0)
 		goto out;
@@ -2549,7 +2721,7 @@ int sch__irr_link_aware(const ir_machine *m, const ir_matrix *x, uint64_t seed,
 			rc = CCP_ENOMEM;
 			goto out;
 		}
-		if ((rc = ff_init(&f0, &m0, x, src, seed)) != 0 ||
+		if ((rc = ff_init(&f0, &m0, x, src, seed, store, runs)) != 0 ||
 		    (rc = link_aware_schedule(&m0, &f0, seed, ph0, &nph0)) != 0)
 			goto out;
 		if (nph0 < nph) {
@@ -2624,7 +2796,7 @@ int sch__irr_sized(const ir_machine *m, const ir_matrix *x, uint64_t seed,
 		rc = CCP_ENOMEM;
 		goto out;
 	}
-	if ((rc = ff_init(&f, m, x, src, seed)) != 0)
+	if ((rc = ff_init(&f, m, x, src, seed, FF_STORE, FF_RUNS)) != 0)
 		goto out;
 	/* candidate 0: link-aware (fewest phases, sizes ignored) */
 	if ((rc = link_aware_schedule(m, &f, seed, best, &best_n)) != 0)

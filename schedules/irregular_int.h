@@ -14,6 +14,13 @@ int sch__irr_color(const ir_machine *m, const ir_matrix *x, uint64_t seed,
                    ir_plan *p);
 int sch__irr_link_aware(const ir_machine *m, const ir_matrix *x,
                         uint64_t seed, ir_plan *p);
+/* link_aware keeping its resource lists whole up to store entries
+ * (FF_STORE in coloring.c), run-coded past them up to runs words
+ * (FF_RUNS), and routing again past those: for the tests, which check
+ * that the three give the same plan. */
+int sch__irr_link_aware_kept(const ir_machine *m, const ir_matrix *x,
+                             uint64_t seed, uint64_t store, uint64_t runs,
+                             ir_plan *p);
 int sch__irr_sized(const ir_machine *m, const ir_matrix *x, uint64_t seed,
                    ir_plan *p);
 

@@ -5,7 +5,8 @@
  * plans are contention-free and never beat the verifier's bound; on the
  * 64-node hypercube of 004 the colouring takes exactly d phases and the
  * link-aware scheduler fewer than RS_NL; on meshes of 1,024 and 4,096
- * ranks it stays within 1.10 times the bound; the size-grouping plans
+ * ranks it stays within 1.10 times the bound; lists kept whole,
+ * run-coded or routed again give the same plan; the size-grouping plans
  * cost less under 004's tau + M*phi; and the generator table entries.
  */
 #include <math.h>
@@ -459,6 +460,68 @@ static void test_link_aware_mesh(void **state)
 	}
 }
 
+/* link_aware with its lists kept up to store entries, run-coded up to
+ * runs words, into *p (initialised as sch_irregular does). */
+static void link_aware_kept(const ir_machine *m, const ir_matrix *x,
+                            uint64_t store, uint64_t runs, ir_plan *p)
+{
+	ir_comm comm = {.coll = IR_IRREGULAR, .matrix = (ir_matrix *)x,
+	                .seed = 1};
+	ir_plan_init(p, m, &comm, "link_aware");
+	assert_non_null(p->comm.matrix);
+	assert_int_equal(sch__irr_link_aware_kept(m, x, 1, store, runs, p), 0);
+}
+
+/* Lists too long to keep whole are kept run-coded, or failing that
+ * routed again at each placement: the three ways give the same plan,
+ * transfer for transfer.  The lists stop fitting after the first few
+ * hundred messages (so those are run-coded afterwards), and the runs
+ * once halfway (so the rest are routed again); on a mesh, a torus whose
+ * stretches wrap around, and a hypercube whose routes are not
+ * stretches. */
+static void test_link_aware_runs(void **state)
+{
+	const ir_machine ms[] = {tu_machine(IR_MESH, 1, 16, 16, 0, 0),
+	                         tu_machine(IR_TORUS, 1, 8, 4, 8, 0),
+	                         tu_machine(IR_HYPERCUBE, 1, 8, 0, 0, 0)};
+	(void)state;
+	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
+		ir_matrix *x = ir_matrix_regular(ms[i].nranks, 12, 1024, 2);
+		ir_plan want, got;
+		assert_non_null(x);
+		uint64_t store = 3000, half = 0;
+		/* routed again at every placement: the reference */
+		link_aware_kept(&ms[i], x, store, 0, &want);
+		for (uint32_t t = 0; t < want.ntransfers; t++)
+			half += 2 + (uint64_t)ir_hops(&ms[i],
+			                              want.transfers[t].src,
+			                              want.transfers[t].dst);
+		half /= 8; /* fewer words than the runs take */
+		const uint64_t runs[] = {UINT64_C(1) << 24, half};
+		for (size_t r = 0; r < 2; r++) {
+			link_aware_kept(&ms[i], x, store, runs[r], &got);
+			assert_int_equal(got.nphases, want.nphases);
+			assert_int_equal(got.ntransfers, want.ntransfers);
+			for (uint32_t f = 0; f < got.nphases; f++)
+				assert_int_equal(got.phases[f].ntransfers,
+				                 want.phases[f].ntransfers);
+			for (uint32_t t = 0; t < got.ntransfers; t++) {
+				assert_int_equal(got.transfers[t].src,
+				                 want.transfers[t].src);
+				assert_int_equal(got.transfers[t].dst,
+				                 want.transfers[t].dst);
+			}
+			ir_plan_fini(&got);
+		}
+		ir_report rp;
+		verify_ok(&want, &rp);
+		assert_true(want.nphases >= rp.lb_phases);
+		ir_report_fini(&rp);
+		ir_plan_fini(&want);
+		ir_matrix_free(x);
+	}
+}
+
 /* 004's experiment: a 64-node hypercube, e-cube routing, one port, random
  * d-regular patterns, 50 seeds per d.  The colouring takes exactly d
  * phases; the link-aware scheduler fewer than RS_NL on average, and fewer
@@ -671,6 +734,7 @@ int main(void)
 	        cmocka_unit_test(test_link_aware_free),
 	        cmocka_unit_test(test_link_aware_large),
 	        cmocka_unit_test(test_link_aware_mesh),
+	        cmocka_unit_test(test_link_aware_runs),
 	        cmocka_unit_test(test_hypercube_means),
 	        cmocka_unit_test(test_sized_cost),
 	        cmocka_unit_test(test_sized_machine_cost),
