@@ -788,7 +788,7 @@ static int step(ccp_plan *p, bool block, bool report)
 
 /* Every check before an execution, the agreement included, then the
  * execution in flight set up (nothing posted yet). */
-static int begin(ccp_plan *p, ccp_transport *t, unsigned flags)
+static int begin(ccp_plan *p, ccp_transport *t, unsigned flags, bool *fast)
 {
 	if (!p || !t)
 		return CCP_EINVAL;
@@ -828,10 +828,10 @@ static int begin(ccp_plan *p, ccp_transport *t, unsigned flags)
 		wire_up(p);
 	if (status == 0)
 		status = fits_transport(p, t);
-	bool fast = false;
+	*fast = false;
 	if (status == 0 && !(flags & CCP_EXEC_S1)) {
 		status = prepare_posts(p, t);
-		fast = status == 0;
+		*fast = status == 0;
 		if (status > 0)
 			status = 0;
 	}
@@ -842,7 +842,7 @@ static int begin(ccp_plan *p, ccp_transport *t, unsigned flags)
 	if (rc)
 		return rc;
 	p->run = (struct rt_run){
-	        .t = t, .flags = flags, .stage = RUN_NEXT, .fast = fast};
+	        .t = t, .flags = flags, .stage = RUN_NEXT, .fast = *fast};
 	t->busy = p;
 	return 0;
 }
@@ -850,11 +850,11 @@ static int begin(ccp_plan *p, ccp_transport *t, unsigned flags)
 /* A blocking execution of prepared groups (run.fast): what advance()
  * does, as one straight loop, one start per group's receives and one
  * per its sends. */
-static int run_groups(ccp_plan *p, ccp_transport *t)
+static int run_groups(ccp_plan *p, ccp_transport *t, unsigned flags)
 {
 	const struct ccp_transport_ops *T = t->ops;
 	const ir_slice *s = &p->slice;
-	bool barrier = !(p->run.flags & CCP_EXEC_NO_BARRIER);
+	bool barrier = !(flags & CCP_EXEC_NO_BARRIER);
 	uint32_t i = 0, next = 0;
 	int rc;
 
@@ -874,12 +874,14 @@ static int run_groups(ccp_plan *p, ccp_transport *t)
 			return rc;
 		if (barrier && (rc = T->barrier(t)) < 0)
 			return rc;
-		pack_sends(p, i);
+		if (g->pack)
+			pack_sends(p, i);
 		if (g->nsend && (rc = T->start(t, q + g->nrecv, g->nsend)) < 0)
 			return rc;
 		if ((rc = T->waitall(t)) < 0)
 			return rc;
-		finish_group(p, g);
+		if (g->nfin)
+			finish_group(p, g);
 		i = g->end + 1;
 	}
 	if (barrier && (rc = idle_barriers(t, &next, p->nphases)) < 0)
@@ -889,18 +891,20 @@ static int run_groups(ccp_plan *p, ccp_transport *t)
 
 int ccp_plan_execute(ccp_plan *p, ccp_transport *t, unsigned flags)
 {
-	int rc = begin(p, t, flags);
+	bool fast;
+	int rc = begin(p, t, flags, &fast);
 	if (rc)
 		return rc;
-	if (p->run.fast)
-		return run_end(p, run_groups(p, t));
+	if (fast)
+		return run_end(p, run_groups(p, t, flags));
 	rc = step(p, true, true);
 	return rc < 0 ? rc : 0;
 }
 
 int ccp_plan_start(ccp_plan *p, ccp_transport *t, unsigned flags)
 {
-	int rc = begin(p, t, flags);
+	bool fast;
+	int rc = begin(p, t, flags, &fast);
 	if (rc)
 		return rc;
 	rc = step(p, false, false);
