@@ -543,10 +543,11 @@ static int post_recvs(ccp_plan *p, ccp_transport *t)
 	r->tok_count = 0;
 	if (r->fast) {
 		const struct rt_group *g = &p->grp[r->op];
-		if (g->nrecv &&
-		    (rc = T->start(t, p->posts + g->first, g->nrecv)) < 0)
+		if (!g->nrecv)
+			return 0;
+		if ((rc = T->start(t, p->posts + g->first, g->nrecv)) < 0)
 			return rc;
-		r->nreq = g->nrecv ? rc + (int)g->nrecv : 0;
+		r->nreq = rc + (int)g->nrecv;
 		return 0;
 	}
 	for (uint32_t i = r->op; i < r->end; i++) {
@@ -602,12 +603,12 @@ static int post_sends(ccp_plan *p, ccp_transport *t)
 	pack_sends(p, r->op);
 	if (r->fast) {
 		const struct rt_group *g = &p->grp[r->op];
-		uint32_t n = g->nsend;
-		if (n && (rc = T->start(t, p->posts + g->first + g->nrecv,
-		                        n)) < 0)
+		if (!g->nsend)
+			return 0;
+		if ((rc = T->start(t, p->posts + g->first + g->nrecv,
+		                   g->nsend)) < 0)
 			return rc;
-		if (n)
-			r->nreq = rc + (int)n;
+		r->nreq = rc + (int)g->nsend;
 		return 0;
 	}
 	for (uint32_t i = r->op; i < r->end; i++) {
@@ -694,6 +695,14 @@ static int check(ccp_plan *p, ccp_transport *t, int status)
 	                  (int)t->rank, ccp_strerror(global));
 }
 
+/* Prologue COPY i, unless it does not run (see wire_up). */
+static void prologue_copy(ccp_plan *p, uint32_t i)
+{
+	const ir_iov *v = &p->slice.iovs[p->slice.ops[i].iov];
+	if (p->wire[i])
+		memmove(p->wire[i], at(p, v), (size_t)v->len);
+}
+
 /* Move the execution in flight as far as it goes: to its end (1), to a
  * wait that would block when !block (0), or to an error (< 0).  The
  * slice is a prologue of COPYs, then groups PHASE ... WAIT in increasing
@@ -719,11 +728,7 @@ static int advance(ccp_plan *p, bool block)
 			}
 			const ir_op *o = &s->ops[r->op];
 			if (o->code == IR_OP_COPY) {
-				const ir_iov *v = &s->iovs[o->iov];
-				if (p->wire[r->op]) /* see wire_up */
-					memmove(p->wire[r->op], at(p, v),
-					        (size_t)v->len);
-				r->op++;
+				prologue_copy(p, r->op++);
 				continue;
 			}
 			r->end = p->grp[r->op].end;
@@ -859,9 +864,7 @@ static int run_groups(ccp_plan *p, ccp_transport *t, unsigned flags)
 	int rc;
 
 	for (; i < s->nops && s->ops[i].code == IR_OP_COPY; i++)
-		if (p->wire[i]) /* see wire_up */
-			memmove(p->wire[i], at(p, &s->iovs[s->ops[i].iov]),
-			        (size_t)s->iovs[s->ops[i].iov].len);
+		prologue_copy(p, i);
 	while (i < s->nops) {
 		const struct rt_group *g = &p->grp[i];
 		const struct ccp_post *q = p->posts + g->first;
