@@ -452,31 +452,14 @@ static int lb_start(ccp_transport *t, const struct ccp_post *q, uint32_t n)
 	return first;
 }
 
-static const struct ccp_transport_ops lb_ops = {
-        .name = "loopback",
-        .agree = lb_agree,
-        .barrier = lb_barrier,
-        .irecv = lb_irecv,
-        .isend = lb_isend,
-        .wait = lb_wait,
-        .test = lb_test,
-        .waitall = lb_waitall,
-        .destroy = lb_destroy,
-};
+#define LB_OPS                                                                 \
+	.name = "loopback", .agree = lb_agree, .barrier = lb_barrier,          \
+	.irecv = lb_irecv, .isend = lb_isend, .wait = lb_wait,                 \
+	.test = lb_test, .waitall = lb_waitall, .destroy = lb_destroy
+static const struct ccp_transport_ops lb_ops = {LB_OPS};
 /* the same with prepared groups (lb_prepared_groups) */
 static const struct ccp_transport_ops lb_ops_prepared = {
-        .name = "loopback",
-        .agree = lb_agree,
-        .barrier = lb_barrier,
-        .irecv = lb_irecv,
-        .isend = lb_isend,
-        .wait = lb_wait,
-        .test = lb_test,
-        .waitall = lb_waitall,
-        .prepare = lb_prepare,
-        .start = lb_start,
-        .destroy = lb_destroy,
-};
+        LB_OPS, .prepare = lb_prepare, .start = lb_start};
 
 bool lb_prepared_groups;
 
