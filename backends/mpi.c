@@ -37,6 +37,7 @@
  * engine refuses such a plan on every rank before any data moves.
  */
 #include <limits.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -174,18 +175,21 @@ static int tag_of(const struct mpi_transport *m, uint32_t phase,
 	return (int)((int64_t)q * 2 + (int)kind);
 }
 
-/* Room for one more request.  The tables are replaced, never shrunk. */
-static int grow(struct mpi_transport *m)
+/* Room for n more requests.  The tables are replaced, never shrunk. */
+static int grow(struct mpi_transport *m, uint32_t n)
 {
 	ccp_context *ctx = m->base.ctx;
-	if (m->nreq < m->cap)
+	if (n <= (uint32_t)(m->cap - m->nreq))
 		return 0;
-	if (m->cap > INT_MAX / 2)
-		return fail(m, CCP_ERANGE,
-		            "mpi transport, rank %d: more than %d requests in "
-		            "one phase",
-		            (int)m->base.rank, m->cap);
-	int cap = m->cap ? m->cap * 2 : 16;
+	int cap = m->cap ? m->cap : 16;
+	while ((uint32_t)(cap - m->nreq) < n) {
+		if (cap > INT_MAX / 2)
+			return fail(m, CCP_ERANGE,
+			            "mpi transport, rank %d: more than %d "
+			            "requests in one phase",
+			            (int)m->base.rank, cap);
+		cap *= 2;
+	}
 	MPI_Request *req = ccp__calloc(ctx, (size_t)cap, sizeof *req);
 	MPI_Status *st = ccp__calloc(ctx, (size_t)cap, sizeof *st);
 	struct mpi_req *info = ccp__calloc(ctx, (size_t)cap, sizeof *info);
@@ -236,7 +240,15 @@ static int refuse(struct mpi_transport *m, int recv, int32_t peer,
 		            "(phase %u): MPI counts stop at %d",
 		            (int)m->base.rank, dir, (int)peer, len,
 		            (unsigned)phase, INT_MAX);
-	return grow(m);
+	return grow(m, 1);
+}
+
+/* What prepare() checks of each post, and post() of every call. */
+static bool post_ok(const struct mpi_transport *m, int32_t peer,
+                    enum ccp_tag_kind kind, size_t len)
+{
+	return (uint32_t)peer < (uint32_t)m->base.size &&
+	       (unsigned)kind <= CCP_TAG_READY && len <= INT_MAX;
 }
 
 /* Post one receive (recv = 1) or send; returns the request number.
@@ -245,9 +257,7 @@ static int refuse(struct mpi_transport *m, int recv, int32_t peer,
 static int post(struct mpi_transport *m, int recv, int32_t peer, uint32_t phase,
                 enum ccp_tag_kind kind, void *buf, size_t len)
 {
-	if (m->broken || (uint32_t)peer >= (uint32_t)m->base.size ||
-	    (unsigned)kind > CCP_TAG_READY || len > INT_MAX ||
-	    m->nreq >= m->cap) {
+	if (m->broken || !post_ok(m, peer, kind, len) || m->nreq >= m->cap) {
 		int rc = refuse(m, recv, peer, phase, kind, len);
 		if (rc)
 			return rc;
@@ -274,6 +284,70 @@ static int post(struct mpi_transport *m, int recv, int32_t peer, uint32_t phase,
 	                              .done = 0};
 	m->nreq = n + 1;
 	return n;
+}
+
+/* Prepared groups (transport.h): the checks of post(), once per array,
+ * as refuse() words them, but without breaking the transport. */
+static int mpi_prepare(ccp_transport *t, const struct ccp_post *q, uint32_t n)
+{
+	struct mpi_transport *m = (struct mpi_transport *)t;
+	for (uint32_t k = 0; k < n; k++) {
+		if (post_ok(m, q[k].peer, q[k].kind, q[k].len) && q[k].recv < 2)
+			continue;
+		return ccp__error(t->ctx,
+		                  q[k].len > INT_MAX ? CCP_ERANGE : CCP_EINVAL,
+		                  "mpi transport, rank %d: cannot %s rank %d "
+		                  "(phase %u, kind %u, %zu bytes): the "
+		                  "communicator has %d ranks, MPI counts stop "
+		                  "at %d",
+		                  (int)t->rank,
+		                  q[k].recv ? "receive from" : "send to",
+		                  (int)q[k].peer, (unsigned)q[k].phase,
+		                  (unsigned)q[k].kind, q[k].len, (int)t->size,
+		                  INT_MAX);
+	}
+	return 0;
+}
+
+/* Post n prepared messages: one MPI_Irecv or MPI_Isend each, with no
+ * check but the transport's state and the tables' room. */
+static int mpi_start(ccp_transport *t, const struct ccp_post *q, uint32_t n)
+{
+	struct mpi_transport *m = (struct mpi_transport *)t;
+	if (m->broken)
+		return broken(m);
+	int rc = grow(m, n);
+	if (rc)
+		return rc;
+	int first = m->nreq;
+	for (uint32_t k = 0; k < n; k++) {
+		int i = first + (int)k, err;
+		int tag = tag_of(m, q[k].phase, (enum ccp_tag_kind)q[k].kind);
+		if (q[k].recv)
+			err = MPI_Irecv(q[k].buf, (int)q[k].len, MPI_BYTE,
+			                q[k].peer, tag, m->comm, &m->req[i]);
+		else
+			err = MPI_Isend(q[k].buf, (int)q[k].len, MPI_BYTE,
+			                q[k].peer, tag, m->comm, &m->req[i]);
+		if (err != MPI_SUCCESS) {
+			char what[96];
+			m->nreq = i; /* what is posted, for release_all */
+			snprintf(what, sizeof what,
+			         "%s %d (phase %u, %s, %zu bytes)",
+			         q[k].recv ? "MPI_Irecv from" : "MPI_Isend to",
+			         (int)q[k].peer, (unsigned)q[k].phase,
+			         kind_name(q[k].kind), q[k].len);
+			return fail_mpi(m, err, what);
+		}
+		m->info[i] = (struct mpi_req){.peer = q[k].peer,
+		                              .phase = q[k].phase,
+		                              .len = (int)q[k].len,
+		                              .kind = q[k].kind,
+		                              .recv = q[k].recv,
+		                              .done = 0};
+	}
+	m->nreq = first + (int)n;
+	return first;
 }
 
 static int mpi_irecv(ccp_transport *t, int32_t peer, uint32_t phase,
@@ -463,6 +537,8 @@ static const struct ccp_transport_ops mpi_ops = {
         .wait = mpi_wait,
         .test = mpi_test,
         .waitall = mpi_waitall,
+        .prepare = mpi_prepare,
+        .start = mpi_start,
         .destroy = mpi_destroy,
         .max_message = INT_MAX, /* an MPI-3 count is an int */
 };

@@ -294,8 +294,16 @@ static uint8_t *read_at(ccp_plan *p, uint32_t k)
 	return at(p, d - 1) + (w->off - d->off);
 }
 
-/* Size the staging area and the per-op tables, once, and find the
- * largest message, which every transport must be able to carry.  The
+static bool is_recv(const ir_op *o)
+{
+	return o->code == IR_OP_RECV || o->code == IR_OP_RECV_REDUCE;
+}
+
+/* Size the staging area and the per-op tables, once, find the largest
+ * message, which every transport must be able to carry, and lay out each
+ * group (rt_group): its messages in posts[] (receives, then sends, each
+ * in op order), its receives to unpack or combine after its WAIT in
+ * post[].  The
  * loader has checked every rule the walk below relies on (ir_slice_check
  * in ccp__plan_new): pieces add up to their op's bytes, reductions have
  * their element type. */
@@ -309,27 +317,39 @@ static int prepare(ccp_plan *p)
 		        ccp__alloc(ctx, (size_t)s->nops * sizeof *p->stage_off);
 	if (!p->post)
 		p->post = ccp__alloc(ctx, (size_t)s->nops * sizeof *p->post);
-	if (!p->group_end)
-		p->group_end =
-		        ccp__alloc(ctx, (size_t)s->nops * sizeof *p->group_end);
+	if (!p->grp)
+		p->grp = ccp__alloc(ctx, (size_t)s->nops * sizeof *p->grp);
+	if (!p->posts)
+		p->posts = ccp__alloc(ctx, (size_t)s->nops * sizeof *p->posts);
 	if (!p->wire)
 		p->wire = ccp__alloc(ctx, (size_t)s->nops * sizeof *p->wire);
-	if (!p->stage_off || !p->post || !p->group_end || !p->wire)
+	if (!p->stage_off || !p->post || !p->grp || !p->posts || !p->wire)
 		return ccp__error(ctx, CCP_ENOMEM, "out of memory");
 	uint64_t phase_len = 0, max_len = 0;
-	uint32_t group = 0;
+	uint32_t nposts = 0, nfin = 0;
+	struct rt_group *g = NULL;
 	p->max_msg = 0;
 	for (uint32_t i = 0; i < s->nops; i++) {
 		const ir_op *o = &s->ops[i];
 		p->stage_off[i] = UINT64_MAX;
-		p->group_end[i] = 0;
-		if (o->code == IR_OP_PHASE)
-			phase_len = 0, group = i;
-		if (o->code == IR_OP_WAIT)
-			p->group_end[group] = i;
+		p->grp[i] = (struct rt_group){0};
+		if (o->code == IR_OP_PHASE) {
+			phase_len = 0;
+			g = &p->grp[i];
+			g->first = nposts;
+			g->fin = nfin;
+		}
+		if (o->code == IR_OP_WAIT) {
+			g->end = i;
+			nposts += g->nrecv + g->nsend;
+		}
 		if (o->code == IR_OP_COPY || o->code == IR_OP_PHASE ||
 		    o->code == IR_OP_WAIT)
 			continue;
+		if (is_recv(o))
+			g->nrecv++;
+		else
+			g->nsend++;
 		if (o->bytes > p->max_msg) {
 			p->max_msg = o->bytes;
 			p->max_msg_op = i;
@@ -352,6 +372,12 @@ static int prepare(ccp_plan *p)
 			phase_len += o->bytes;
 			if (phase_len > max_len)
 				max_len = phase_len;
+			g->pack |= o->code == IR_OP_SEND;
+		}
+		if (o->code == IR_OP_RECV_REDUCE ||
+		    (o->code == IR_OP_RECV && p->stage_off[i] != UINT64_MAX)) {
+			p->post[nfin++] = i;
+			g->nfin++;
 		}
 	}
 	if (max_len > SIZE_MAX)
@@ -390,11 +416,6 @@ static int fits_transport(ccp_plan *p, const ccp_transport *t)
 	                  (unsigned long long)max);
 }
 
-static bool is_recv(const ir_op *o)
-{
-	return o->code == IR_OP_RECV || o->code == IR_OP_RECV_REDUCE;
-}
-
 /* Where op i's message lives on the wire side: its one iov, or its
  * place in staging. */
 static uint8_t *msg_buf(ccp_plan *p, uint32_t i)
@@ -415,18 +436,56 @@ static uint8_t *msg_buf(ccp_plan *p, uint32_t i)
  * bind: the send buffer is the result, ccp_plan_bind). */
 static void wire_up(ccp_plan *p)
 {
+	const struct rt_group *g = NULL;
+	uint32_t nrecv = 0, nsend = 0;
 	for (uint32_t i = 0; i < p->slice.nops; i++) {
 		const ir_op *o = &p->slice.ops[i];
 		const ir_iov *v = &p->slice.iovs[o->iov];
 		p->wire[i] = NULL;
-		if (o->code == IR_OP_SEND || is_recv(o))
+		if (o->code == IR_OP_PHASE)
+			g = &p->grp[i], nrecv = nsend = 0;
+		if (o->code == IR_OP_SEND || is_recv(o)) {
 			p->wire[i] = msg_buf(p, i);
-		else if (o->code == IR_OP_COPY &&
-		         !(p->no_recv && v[1].buf == IR_BUF_RECV) &&
-		         folded(p, o->iov + 1) == NO_FOLD)
+			bool recv = is_recv(o);
+			uint32_t k = g->first +
+			             (recv ? nrecv++ : g->nrecv + nsend++);
+			p->posts[k] = (struct ccp_post){
+			        .buf = p->wire[i],
+			        .len = (size_t)o->bytes,
+			        .peer = o->peer,
+			        .phase = o->phase,
+			        .kind = CCP_TAG_DATA,
+			        .recv = recv};
+		} else if (o->code == IR_OP_COPY &&
+		           !(p->no_recv && v[1].buf == IR_BUF_RECV) &&
+		           folded(p, o->iov + 1) == NO_FOLD)
 			p->wire[i] = at(p, v + 1);
 	}
+	p->prep_t = NULL; /* posts[] changed: to be checked again */
 	p->wired = true;
+}
+
+/* Hand posts[] to transport t for its checks, once per binding and
+ * transport (see prep_t): 0 when t takes prepared groups and accepted
+ * them, 1 when it has no prepared groups, or a negative code. */
+static int prepare_posts(ccp_plan *p, ccp_transport *t)
+{
+	const struct ccp_transport_ops *T = t->ops;
+	if (!T->prepare || !T->start)
+		return 1;
+	if (p->prep_t == t && p->prep_ops == T && p->prep_size == t->size)
+		return 0;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < p->slice.nops; i++)
+		if (p->slice.ops[i].code == IR_OP_PHASE)
+			n += p->grp[i].nrecv + p->grp[i].nsend;
+	int rc = T->prepare(t, p->posts, n);
+	if (rc < 0)
+		return rc;
+	p->prep_t = t;
+	p->prep_ops = T;
+	p->prep_size = t->size;
+	return 0;
 }
 
 /* Copy op i's pieces into (pack) or out of (unpack) staging. */
@@ -480,9 +539,17 @@ static int post_recvs(ccp_plan *p, ccp_transport *t)
 	bool s1 = r->flags & CCP_EXEC_S1;
 	int rc;
 
-	r->npost = 0;
 	r->nreq = 0;
 	r->tok_count = 0;
+	if (r->fast) {
+		const struct rt_group *g = &p->grp[r->op];
+		if (!g->nrecv)
+			return 0;
+		if ((rc = T->start(t, p->posts + g->first, g->nrecv)) < 0)
+			return rc;
+		r->nreq = rc + (int)g->nrecv;
+		return 0;
+	}
 	for (uint32_t i = r->op; i < r->end; i++) {
 		const ir_op *o = &ops[i];
 		if (!is_recv(o))
@@ -491,9 +558,6 @@ static int post_recvs(ccp_plan *p, ccp_transport *t)
 		                        p->wire[i], (size_t)o->bytes));
 		if (rc < 0)
 			return rc;
-		if (o->code == IR_OP_RECV_REDUCE ||
-		    p->stage_off[i] != UINT64_MAX)
-			p->post[r->npost++] = i;
 		if (s1 &&
 		    (rc = posted(r, T->isend(t, o->peer, phase, CCP_TAG_READY,
 		                             p->ready, 0))) < 0)
@@ -515,6 +579,17 @@ static int post_recvs(ccp_plan *p, ccp_transport *t)
 	return 0;
 }
 
+/* Pack the sends of the group at PHASE op g that go out of staging. */
+static void pack_sends(ccp_plan *p, uint32_t g)
+{
+	if (!p->grp[g].pack)
+		return;
+	for (uint32_t i = g; i < p->grp[g].end; i++)
+		if (p->slice.ops[i].code == IR_OP_SEND &&
+		    p->stage_off[i] != UINT64_MAX)
+			stage(p, i, true);
+}
+
 /* [The phase barrier, then] the group's sends. */
 static int post_sends(ccp_plan *p, ccp_transport *t)
 {
@@ -525,12 +600,21 @@ static int post_sends(ccp_plan *p, ccp_transport *t)
 
 	if (!(r->flags & CCP_EXEC_NO_BARRIER) && (rc = T->barrier(t)) < 0)
 		return rc;
+	pack_sends(p, r->op);
+	if (r->fast) {
+		const struct rt_group *g = &p->grp[r->op];
+		if (!g->nsend)
+			return 0;
+		if ((rc = T->start(t, p->posts + g->first + g->nrecv,
+		                   g->nsend)) < 0)
+			return rc;
+		r->nreq = rc + (int)g->nsend;
+		return 0;
+	}
 	for (uint32_t i = r->op; i < r->end; i++) {
 		const ir_op *o = &ops[i];
 		if (o->code != IR_OP_SEND)
 			continue;
-		if (p->stage_off[i] != UINT64_MAX)
-			stage(p, i, true);
 		rc = posted(r, T->isend(t, o->peer, o->phase, CCP_TAG_DATA,
 		                        p->wire[i], (size_t)o->bytes));
 		if (rc < 0)
@@ -539,11 +623,12 @@ static int post_sends(ccp_plan *p, ccp_transport *t)
 	return 0;
 }
 
-/* After the group's waitall: unpack staged receives, combine partials. */
-static void finish_group(ccp_plan *p)
+/* After the waitall of group g: unpack staged receives, combine
+ * partials. */
+static void finish_group(ccp_plan *p, const struct rt_group *g)
 {
 	const ir_op *ops = p->slice.ops;
-	for (uint32_t k = 0; k < p->run.npost; k++) {
+	for (uint32_t k = g->fin; k < g->fin + g->nfin; k++) {
 		uint32_t i = p->post[k];
 		const ir_op *o = &ops[i];
 		if (o->code == IR_OP_RECV_REDUCE) {
@@ -610,6 +695,14 @@ static int check(ccp_plan *p, ccp_transport *t, int status)
 	                  (int)t->rank, ccp_strerror(global));
 }
 
+/* Prologue COPY i, unless it does not run (see wire_up). */
+static void prologue_copy(ccp_plan *p, uint32_t i)
+{
+	const ir_iov *v = &p->slice.iovs[p->slice.ops[i].iov];
+	if (p->wire[i])
+		memmove(p->wire[i], at(p, v), (size_t)v->len);
+}
+
 /* Move the execution in flight as far as it goes: to its end (1), to a
  * wait that would block when !block (0), or to an error (< 0).  The
  * slice is a prologue of COPYs, then groups PHASE ... WAIT in increasing
@@ -635,14 +728,10 @@ static int advance(ccp_plan *p, bool block)
 			}
 			const ir_op *o = &s->ops[r->op];
 			if (o->code == IR_OP_COPY) {
-				const ir_iov *v = &s->iovs[o->iov];
-				if (p->wire[r->op]) /* see wire_up */
-					memmove(p->wire[r->op], at(p, v),
-					        (size_t)v->len);
-				r->op++;
+				prologue_copy(p, r->op++);
 				continue;
 			}
-			r->end = p->group_end[r->op];
+			r->end = p->grp[r->op].end;
 			if (barrier) {
 				if ((rc = idle_barriers(t, &r->barrier,
 				                        o->phase)) < 0)
@@ -667,7 +756,7 @@ static int advance(ccp_plan *p, bool block)
 				return rc;
 			if ((rc = t->ops->waitall(t)) < 0)
 				return rc;
-			finish_group(p);
+			finish_group(p, &p->grp[r->op]);
 			r->op = r->end + 1;
 			r->stage = RUN_NEXT;
 			continue;
@@ -704,7 +793,7 @@ static int step(ccp_plan *p, bool block, bool report)
 
 /* Every check before an execution, the agreement included, then the
  * execution in flight set up (nothing posted yet). */
-static int begin(ccp_plan *p, ccp_transport *t, unsigned flags)
+static int begin(ccp_plan *p, ccp_transport *t, unsigned flags, bool *fast)
 {
 	if (!p || !t)
 		return CCP_EINVAL;
@@ -744,29 +833,81 @@ static int begin(ccp_plan *p, ccp_transport *t, unsigned flags)
 		wire_up(p);
 	if (status == 0)
 		status = fits_transport(p, t);
+	*fast = false;
+	if (status == 0 && !(flags & CCP_EXEC_S1)) {
+		status = prepare_posts(p, t);
+		*fast = status == 0;
+		if (status > 0)
+			status = 0;
+	}
 	if (!(flags & CCP_EXEC_NO_CHECK))
 		rc = check(p, t, status);
 	else
 		rc = status;
 	if (rc)
 		return rc;
-	p->run = (struct rt_run){.t = t, .flags = flags, .stage = RUN_NEXT};
+	p->run = (struct rt_run){
+	        .t = t, .flags = flags, .stage = RUN_NEXT, .fast = *fast};
 	t->busy = p;
+	return 0;
+}
+
+/* A blocking execution of prepared groups (run.fast): what advance()
+ * does, as one straight loop, one start per group's receives and one
+ * per its sends. */
+static int run_groups(ccp_plan *p, ccp_transport *t, unsigned flags)
+{
+	const struct ccp_transport_ops *T = t->ops;
+	const ir_slice *s = &p->slice;
+	bool barrier = !(flags & CCP_EXEC_NO_BARRIER);
+	uint32_t i = 0, next = 0;
+	int rc;
+
+	for (; i < s->nops && s->ops[i].code == IR_OP_COPY; i++)
+		prologue_copy(p, i);
+	while (i < s->nops) {
+		const struct rt_group *g = &p->grp[i];
+		const struct ccp_post *q = p->posts + g->first;
+		if (barrier) {
+			if ((rc = idle_barriers(t, &next, s->ops[i].phase)) < 0)
+				return rc;
+			next = s->ops[i].phase + 1;
+		}
+		if (g->nrecv && (rc = T->start(t, q, g->nrecv)) < 0)
+			return rc;
+		if (barrier && (rc = T->barrier(t)) < 0)
+			return rc;
+		if (g->pack)
+			pack_sends(p, i);
+		if (g->nsend && (rc = T->start(t, q + g->nrecv, g->nsend)) < 0)
+			return rc;
+		if ((rc = T->waitall(t)) < 0)
+			return rc;
+		if (g->nfin)
+			finish_group(p, g);
+		i = g->end + 1;
+	}
+	if (barrier && (rc = idle_barriers(t, &next, p->nphases)) < 0)
+		return rc;
 	return 0;
 }
 
 int ccp_plan_execute(ccp_plan *p, ccp_transport *t, unsigned flags)
 {
-	int rc = begin(p, t, flags);
+	bool fast;
+	int rc = begin(p, t, flags, &fast);
 	if (rc)
 		return rc;
+	if (fast)
+		return run_end(p, run_groups(p, t, flags));
 	rc = step(p, true, true);
 	return rc < 0 ? rc : 0;
 }
 
 int ccp_plan_start(ccp_plan *p, ccp_transport *t, unsigned flags)
 {
-	int rc = begin(p, t, flags);
+	bool fast;
+	int rc = begin(p, t, flags, &fast);
 	if (rc)
 		return rc;
 	rc = step(p, false, false);

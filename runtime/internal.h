@@ -43,12 +43,30 @@ struct ccp_plan {
 	uint8_t *staging;    /* packed multi-iov messages of one phase */
 	uint64_t staging_len;
 	uint64_t *stage_off; /* per op: its offset in staging, or UINT64_MAX */
-	uint32_t *post;      /* ops of the phase to finish after WAIT */
+	uint32_t *post;      /* ops to finish after their group's WAIT,
+	                        each group's together (rt_group.fin) */
 	uint64_t max_msg;    /* the largest message of the slice */
 	uint32_t max_msg_op; /* and the op that moves it */
 	uint32_t *fold;      /* per iov: prologue copies folded away
 	                        (engine.c, fold_copy), or NULL */
-	uint32_t *group_end; /* per PHASE op: its group's WAIT */
+	/* per PHASE op: its group (engine.c, prepare) */
+	struct rt_group {
+		uint32_t end;   /* its WAIT */
+		uint32_t fin;   /* its first entry of post[] */
+		uint32_t nfin;  /* and their count */
+		uint32_t first; /* its first entry of posts[]: the receives */
+		uint32_t nrecv; /* then the sends */
+		uint32_t nsend;
+		bool pack;      /* a send packs its pieces into staging */
+	} *grp;
+	/* every group's messages for the current binding (wire_up), for a
+	 * transport with prepared groups (transport.h: prepare, start) */
+	struct ccp_post *posts;
+	/* the transport that last accepted posts[] (its handle, table and
+	 * size, on which its checks depend), or NULL: every bind clears it */
+	const ccp_transport *prep_t;
+	const struct ccp_transport_ops *prep_ops;
+	int32_t prep_size;
 	uint8_t **wire;      /* per op: where its message lies (engine.c,
 	                        msg_buf) in the bound buffers */
 	bool wired;          /* wire[] is for the current binding; every
@@ -70,11 +88,11 @@ struct ccp_plan {
 		uint32_t op;      /* next op, or the group's PHASE */
 		uint32_t end;     /* the group's WAIT */
 		uint32_t barrier; /* next phase barrier to enter */
-		uint32_t npost;   /* entries of post[] for the group */
 		int nreq;         /* requests posted in the group */
 		int tok_first;    /* S1: the ready tokens' requests */
 		int tok_count;
 		int err;          /* for the next test or wait: t was freed */
+		bool fast;        /* groups go out whole (prepared, S2) */
 	} run;
 };
 

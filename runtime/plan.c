@@ -203,8 +203,8 @@ void ccp_plan_free(ccp_plan *p)
 	ccp__free(ctx, p->staging, (size_t)p->staging_len);
 	ccp__free(ctx, p->stage_off, (size_t)p->slice.nops * sizeof *p->stage_off);
 	ccp__free(ctx, p->post, (size_t)p->slice.nops * sizeof *p->post);
-	ccp__free(ctx, p->group_end,
-	          (size_t)p->slice.nops * sizeof *p->group_end);
+	ccp__free(ctx, p->grp, (size_t)p->slice.nops * sizeof *p->grp);
+	ccp__free(ctx, p->posts, (size_t)p->slice.nops * sizeof *p->posts);
 	ccp__free(ctx, p->wire, (size_t)p->slice.nops * sizeof *p->wire);
 	ccp__free(ctx, p->iov_at, (size_t)p->slice.niovs * sizeof *p->iov_at);
 	ccp__free(ctx, p->fold, (size_t)p->slice.niovs * sizeof *p->fold);

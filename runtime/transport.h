@@ -41,6 +41,18 @@ enum ccp_tag_kind {
 	CCP_TAG_READY = 1 /* S1: zero-byte "my receive is posted" token */
 };
 
+/* One message of a prepared group (the ops prepare and start below): a
+ * receive (recv = 1) or a send of len bytes at buf, with peer, phase and
+ * kind as irecv and isend take them. */
+struct ccp_post {
+	void *buf;
+	size_t len;
+	int32_t peer;
+	uint32_t phase;
+	uint8_t kind; /* enum ccp_tag_kind */
+	uint8_t recv; /* 1: a receive, 0: a send */
+};
+
 struct ccp_transport_ops {
 	const char *name; /* "mpi", "shmem", "sockets" */
 
@@ -68,6 +80,20 @@ struct ccp_transport_ops {
 	 * blocking, and the engine's non-blocking step calls wait instead. */
 	int (*test)(ccp_transport *t, int first, int count);
 	int (*waitall)(ccp_transport *t);
+	/* Prepared groups, optional (both NULL: the engine posts one
+	 * message at a time with irecv and isend).  prepare checks posts
+	 * [0, n) once, as irecv and isend would check each (peer, kind,
+	 * length), without posting anything: 0, or a negative CCP_E* code
+	 * with the context's message.  It neither communicates nor breaks
+	 * the transport (the engine calls it before the agreement, so that
+	 * a refusal reaches every rank).  start posts n entries of an array
+	 * that prepare accepted on this transport (the engine's; unchanged
+	 * since), in order, as irecv and isend would, without checking each
+	 * again; it returns the first one's request number (the rest follow
+	 * it) or a negative code.  Completion is unchanged: wait, test and
+	 * waitall check every receive's length and every request's error. */
+	int (*prepare)(ccp_transport *t, const struct ccp_post *q, uint32_t n);
+	int (*start)(ccp_transport *t, const struct ccp_post *q, uint32_t n);
 	/* Release everything, the handle included. */
 	void (*destroy)(ccp_transport *t);
 	/* The longest message irecv and isend take, in bytes; 0: no limit

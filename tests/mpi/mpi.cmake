@@ -48,13 +48,16 @@ set(CCP_MPI_WORK ${PROJECT_BINARY_DIR}/mpi-tests)
 
 # the plans of the error tests, by the size they run on: two different
 # plans of that size, then plans of other sizes and a reduction of that
-# size (scratch on every rank, the root receiving in the last phase)
+# size (scratch on every rank, the root receiving in the last phase);
+# n2_alltoall_pex and n2_alltoall_gen among them (receives of the wrong
+# length, rank pairs)
 set(CCP_MPI_ERR_2 n2_alltoall_pex n2_alltoall_gen n4_alltoall_pex
                   n2_reduce_int32_sum)
 set(CCP_MPI_ERR_4 n4_alltoall_pex n4_alltoall_gen n2_alltoall_pex
-                  n8_alltoall_pex n4_reduce_int32_sum)
+                  n2_alltoall_gen n8_alltoall_pex n4_reduce_int32_sum)
 set(CCP_MPI_ERR_8 n8_alltoall_pex n8_alltoall_pex_gen n4_alltoall_pex
-                  n2_bcast_binomial n8_reduce_int32_sum)
+                  n2_bcast_binomial n2_alltoall_pex n2_alltoall_gen
+                  n8_reduce_int32_sum)
 
 # the plans of the non-blocking tests: several phases, relays, scratch,
 # a reduction and an irregular exchange

@@ -17,6 +17,14 @@
  *     one: every rank returns CCP_EBUFFER; a rank that never bound:
  *     CCP_EINVAL everywhere; once rebound, the plan runs;
  *   - two ranks swap their slices: CCP_EINVAL everywhere;
+ *   - A executed, then bound to new buffers: the next execution (and a
+ *     start/wait after a bind back) reads and writes the new ones only
+ *     (the transport's prepared groups follow the binding);
+ *   - pairs of ranks, each pair on its own communicator, the even rank
+ *     with a 2-rank alltoall of 64-byte blocks, the odd one with one of
+ *     3-byte blocks, unchecked (CCP_EXEC_NO_CHECK): each receive has the
+ *     wrong length, and every rank returns CCP_EPEER, the truncation
+ *     named, under S2 and S1;
  *   - with a plan P of N ranks that needs scratch: the last rank alone
  *     loads another plan (A): CCP_EMISMATCH everywhere; the rank that
  *     receives last binds too short a receive buffer, or the rank that
@@ -339,6 +347,94 @@ static void test_size(ccp_transport *t, const struct tplan *w)
 	MPI_Comm_free(&part);
 }
 
+/* A run, then bound to new buffers: the new ones are used, the old ones
+ * left as the first execution wrote them; then bound back, started and
+ * waited for. */
+static void test_rebind(ccp_transport *t, const struct tplan *a)
+{
+	struct run x, y;
+	int rank = ccp_transport_rank(t);
+	int rc = setup(&x, a, rank, 4, true, 0, 0);
+	check(rc == 0, "rebind: bind: %s", ccp_strerror(rc));
+	expect_ok(&x, t, a, rank, 4, "rebind: first buffers");
+	rc = setup(&y, a, rank, 5, false, 0, 0); /* y's buffers, x's plan */
+	check(rc == 0, "rebind: second buffers: %s", ccp_strerror(rc));
+	ccp_plan_free(y.plan);
+	y.plan = x.plan;
+	rc = ccp_plan_bind(y.plan, y.send, (size_t)y.sb, y.recv, (size_t)y.rb,
+	                   NULL, 0);
+	check(rc == 0, "rebind: bind the second buffers: %s", ccp_strerror(rc));
+	expect_ok(&y, t, a, rank, 5, "rebind: second buffers");
+	uint8_t *want = malloc(x.rb + 1);
+	if (check(want != NULL, "out of memory")) {
+		tplan_expect_recv(a, rank, 4, want);
+		check(first_diff(x.recv, want, x.rb) < 0 &&
+		              first_not(x.recv + x.rb, x.fill, GUARD) < 0,
+		      "rebind: the first receive buffer changed");
+		/* back to x's buffers, round 6, through start and wait */
+		tplan_fill_send(a, rank, 6, x.send);
+		rc = ccp_plan_bind(x.plan, x.send, (size_t)x.sb, x.recv,
+		                   (size_t)x.rb, NULL, 0);
+		if (rc == 0)
+			rc = ccp_plan_start(x.plan, t, CCP_EXEC_DEFAULT);
+		if (rc == 0)
+			rc = ccp_plan_wait(x.plan);
+		check(rc == 0, "rebind: back, start and wait: %s (%s)",
+		      ccp_strerror(rc), ccp_errmsg(ctx));
+		tplan_expect_recv(a, rank, 6, want);
+		check(first_diff(x.recv, want, x.rb) < 0,
+		      "rebind: back: wrong data");
+		tplan_expect_recv(a, rank, 5, want);
+		check(first_diff(y.recv, want, y.rb) < 0,
+		      "rebind: back: the second receive buffer changed");
+	}
+	free(want);
+	y.plan = NULL;
+	done(&y);
+	done(&x);
+}
+
+/* Every pair of ranks on its own communicator, the even rank with the
+ * 2-rank plan a (64-byte blocks), the odd one with b (3-byte blocks),
+ * unchecked: each one's receive has the wrong length, and every rank
+ * fails with CCP_EPEER, the longer message named as such. */
+static void test_lengths(const struct tplan *a, const struct tplan *b)
+{
+	int rank = 0;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	if (size % 2) /* a rank without a pair */
+		return;
+	MPI_Comm pair;
+	MPI_Comm_split(MPI_COMM_WORLD, rank / 2, rank, &pair);
+	int pr = 0, pn = 0;
+	MPI_Comm_rank(pair, &pr);
+	MPI_Comm_size(pair, &pn);
+	const unsigned flags[2] = {CCP_EXEC_DEFAULT | CCP_EXEC_NO_CHECK,
+	                           CCP_EXEC_S1 | CCP_EXEC_NO_CHECK};
+	for (int f = 0; f < 2 && pn == 2; f++) {
+		ccp_transport *tp = NULL;
+		int rc = ccp_mpi_transport(ctx, pair, &tp);
+		if (!check(rc == 0, "lengths: %s", ccp_strerror(rc)))
+			break;
+		struct run x;
+		rc = setup(&x, pr ? b : a, pr, 7, true, 0, 0);
+		check(rc == 0, "lengths: bind: %s", ccp_strerror(rc));
+		rc = ccp_plan_execute(x.plan, tp, flags[f]);
+		const char *msg = ccp_errmsg(ctx);
+		check(rc == CCP_EPEER &&
+		              strstr(msg, pr ? "sent more than the 3 bytes"
+		                             : "sent 3 bytes, the receive "
+		                               "expects 64"),
+		      "lengths (%s): %s (%s)", f ? "S1" : "S2",
+		      ccp_strerror(rc), msg);
+		check(same_everywhere(rc, MPI_COMM_WORLD),
+		      "lengths: ranks returned different codes");
+		done(&x);
+		ccp_transport_free(tp);
+	}
+	MPI_Comm_free(&pair);
+}
+
 /* A (for every rank) on the parts of a split of the wrong sizes. */
 static void test_split(const struct tplan *a)
 {
@@ -399,6 +495,18 @@ int main(int argc, char **argv)
 			goto stop; /* the transport may be broken somewhere */
 		test_buffers(t, &tps[0]);
 		test_swapped(t, &tps[0]);
+		test_rebind(t, &tps[0]);
+		const struct tplan *pex = NULL, *gen = NULL;
+		for (int i = 0; i < np; i++) {
+			if (strstr(tps[i].name, "n2_alltoall_pex"))
+				pex = &tps[i];
+			if (strstr(tps[i].name, "n2_alltoall_gen"))
+				gen = &tps[i];
+		}
+		check(pex && gen, "the plans n2_alltoall_pex and "
+		                  "n2_alltoall_gen are not among the arguments");
+		if (pex && gen)
+			test_lengths(pex, gen);
 		for (int i = 2; i < np; i++) {
 			if (tps[i].n != size) {
 				test_size(t, &tps[i]);

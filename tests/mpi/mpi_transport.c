@@ -9,7 +9,10 @@
  * refused on the receiving rank (longer: MPI_ERR_TRUNCATE; shorter: the
  * count), a broken transport failing at once, bad arguments, no
  * allocation once the tables have grown, a receive still posted at
- * destroy, a split communicator, and that none of the transport's
+ * destroy, a split communicator, prepared groups (prepare refuses a
+ * bad peer or length without breaking the transport; start posts a
+ * whole array, numbering on, the tables growing in one call), and that
+ * none of the transport's
  * messages matches the application's wildcard receive on the same
  * communicator.  Each rank prints one line; exit status 1 if a check
  * failed anywhere.
@@ -211,6 +214,61 @@ static void wrap(ccp_transport *t, uint8_t *buf)
 			      (unsigned)ph[i]);
 }
 
+/* Prepared groups: prepare's refusals leave the transport working; a
+ * ring (2 receives, then 2 sends) and a burst of n messages each way,
+ * each posted by one start, numbered on from the requests before it. */
+static void prepared(ccp_transport *t, unsigned phase, int n, uint8_t *buf)
+{
+	const struct ccp_transport_ops *T = t->ops;
+	int left = (rank + size - 1) % size, right = (rank + 1) % size;
+	struct ccp_post q[2 * 64 + 4];
+	if (!check(T->prepare && T->start && n <= 64, "no prepared groups"))
+		return;
+	q[0] = (struct ccp_post){buf, 8, size, phase, CCP_TAG_DATA, 1};
+	int rc = T->prepare(t, q, 1);
+	check(rc == CCP_EINVAL && strstr(ccp_errmsg(ctx), "receive from"),
+	      "prepare: peer %d: %s (%s)", size, ccp_strerror(rc),
+	      ccp_errmsg(ctx));
+	q[0] = (struct ccp_post){buf, (size_t)INT_MAX + 1, left, phase,
+	                         CCP_TAG_DATA, 0};
+	rc = T->prepare(t, q, 1);
+	check(rc == CCP_ERANGE, "prepare: 2^31 bytes: %s", ccp_strerror(rc));
+	uint8_t *fl = buf, *fr = buf + 1000, *tr = buf + 1500, *tl = buf + 2500;
+	memset(fl, 0, 1500);
+	fill(tr, 1000, rank, right, phase);
+	fill(tl, 500, rank, left, phase);
+	q[0] = (struct ccp_post){fl, 1000, left, phase, CCP_TAG_DATA, 1};
+	q[1] = (struct ccp_post){fr, 500, right, phase, CCP_TAG_DATA, 1};
+	q[2] = (struct ccp_post){tr, 1000, right, phase, CCP_TAG_DATA, 0};
+	q[3] = (struct ccp_post){tl, 500, left, phase, CCP_TAG_DATA, 0};
+	uint8_t *in = buf + 4096, *out = buf + 8192;
+	for (int i = 0; i < n; i++) {
+		in[i] = 0;
+		out[i] = (uint8_t)(rank * 64 + i);
+		q[4 + i] = (struct ccp_post){in + i, 1, left, phase + 1,
+		                             CCP_TAG_DATA, 1};
+		q[4 + n + i] = (struct ccp_post){out + i, 1, right, phase + 1,
+		                                 CCP_TAG_DATA, 0};
+	}
+	rc = T->prepare(t, q, (uint32_t)(4 + 2 * n));
+	check(rc == 0, "prepare: %s (%s)", ccp_strerror(rc), ccp_errmsg(ctx));
+	int a = T->start(t, q, 2), b = T->start(t, q + 2, 2);
+	rc = T->waitall(t);
+	check(a == 0 && b == 2 && rc == 0 && same(fl, 1000, left, rank, phase) &&
+	              same(fr, 500, right, rank, phase),
+	      "prepared ring: %d %d %s (%s)", a, b, ccp_strerror(rc),
+	      ccp_errmsg(ctx));
+	a = T->irecv(t, left, phase + 2, CCP_TAG_DATA, buf + 16384, 0);
+	b = T->start(t, q + 4, (uint32_t)(2 * n));
+	int c = T->isend(t, right, phase + 2, CCP_TAG_DATA, NULL, 0);
+	rc = T->waitall(t);
+	bool ok = a == 0 && b == 1 && c == 1 + 2 * n && rc == 0;
+	for (int i = 0; i < n; i++)
+		ok &= in[i] == (uint8_t)(left * 64 + i);
+	check(ok, "prepared burst of %d: %d %d %d %s (%s)", n, a, b, c,
+	      ccp_strerror(rc), ccp_errmsg(ctx));
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -247,6 +305,7 @@ int main(int argc, char **argv)
 	if (any_rank_failed())
 		goto bail;
 	check(t->ops->barrier(t) == 0, "barrier");
+	prepared(t, 3, 40, buf); /* first: the tables grow in one start */
 
 	/* the tables grow on the first rounds, then nothing is allocated */
 	ring(t, 7, buf);

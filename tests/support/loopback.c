@@ -423,17 +423,45 @@ static void lb_destroy(ccp_transport *t)
 	free(l);
 }
 
-static const struct ccp_transport_ops lb_ops = {
-        .name = "loopback",
-        .agree = lb_agree,
-        .barrier = lb_barrier,
-        .irecv = lb_irecv,
-        .isend = lb_isend,
-        .wait = lb_wait,
-        .test = lb_test,
-        .waitall = lb_waitall,
-        .destroy = lb_destroy,
-};
+/* Prepared groups (transport.h): the checks of lb_post, once, without
+ * breaking anything; start posts through irecv and isend. */
+static int lb_prepare(ccp_transport *t, const struct ccp_post *q, uint32_t n)
+{
+	for (uint32_t k = 0; k < n; k++)
+		if (q[k].peer < 0 || q[k].peer >= t->size ||
+		    q[k].kind > CCP_TAG_READY || q[k].recv > 1)
+			return ccp__error(t->ctx, CCP_EINVAL,
+			                  "loopback: post %u: peer %d, kind %u",
+			                  (unsigned)k, (int)q[k].peer,
+			                  (unsigned)q[k].kind);
+	return 0;
+}
+
+static int lb_start(ccp_transport *t, const struct ccp_post *q, uint32_t n)
+{
+	int first = ((struct lb *)t)->nreq;
+	for (uint32_t k = 0; k < n; k++) {
+		enum ccp_tag_kind kind = (enum ccp_tag_kind)q[k].kind;
+		int rc = q[k].recv ? lb_irecv(t, q[k].peer, q[k].phase, kind,
+		                              q[k].buf, q[k].len)
+		                   : lb_isend(t, q[k].peer, q[k].phase, kind,
+		                              q[k].buf, q[k].len);
+		if (rc < 0)
+			return rc;
+	}
+	return first;
+}
+
+#define LB_OPS                                                                 \
+	.name = "loopback", .agree = lb_agree, .barrier = lb_barrier,          \
+	.irecv = lb_irecv, .isend = lb_isend, .wait = lb_wait,                 \
+	.test = lb_test, .waitall = lb_waitall, .destroy = lb_destroy
+static const struct ccp_transport_ops lb_ops = {LB_OPS};
+/* the same with prepared groups (lb_prepared_groups) */
+static const struct ccp_transport_ops lb_ops_prepared = {
+        LB_OPS, .prepare = lb_prepare, .start = lb_start};
+
+bool lb_prepared_groups;
 
 /* ---- the world ------------------------------------------------------- */
 
@@ -497,7 +525,9 @@ int lb_transport_new(struct lb_world *w, ccp_context *ctx, int32_t rank,
 	struct lb *l = calloc(1, sizeof *l);
 	if (!l)
 		return CCP_ENOMEM;
-	l->base = (struct ccp_transport){&lb_ops, ctx, rank, w->n, NULL};
+	l->base = (struct ccp_transport){
+	        lb_prepared_groups ? &lb_ops_prepared : &lb_ops, ctx, rank,
+	        w->n, NULL};
 	l->w = w;
 	*t = &l->base;
 	return 0;

@@ -25,6 +25,7 @@
 #ifndef CCP_TEST_LOOPBACK_H
 #define CCP_TEST_LOOPBACK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,6 +46,11 @@ void lb_world_free(struct lb_world *w);
  * (rank outside the world) or CCP_ENOMEM. */
 int lb_transport_new(struct lb_world *w, ccp_context *ctx, int32_t rank,
                      ccp_transport **t);
+
+/* Whether transports made from now on take prepared groups (the ops
+ * prepare and start of transport.h, posting through irecv and isend),
+ * so that the engine's path for them runs; false by default. */
+extern bool lb_prepared_groups;
 
 /* Messages sent and never received. */
 size_t lb_world_unreceived(struct lb_world *w);
