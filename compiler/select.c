@@ -53,42 +53,18 @@ double select_predict(const ir_plan *p, const ir_report *r, enum model_kind *k,
 	return us;
 }
 
-/* The phases a plan takes if what each phase shares is used by one
- * transfer at a time: a phase counts as its busiest link's load over the
- * link's capacity (ir_report.link_load), or as the most partials one
- * rank combines in it, whichever is more, and at least 1.  Without costs
- * to time them, plans are ranked by this, so that a plan putting 32
- * transfers on one link in a phase does not pass for one of a single
- * transfer per link, and a reduce whose root combines N-1 partials in
- * one phase (the runtime combines them one after another) does not pass
- * for one of a single combine per rank and phase. */
-int select_serial_phases(const ir_plan *p, const ir_report *r,
-                         uint64_t *out)
+/* The phases a plan takes if each phase's busiest link passes its
+ * transfers one after another: a contended phase counts as its busiest
+ * link's load over the link's capacity (ir_report.link_load).  Without
+ * costs to time them, plans are ranked by this, so that a plan putting
+ * 32 transfers on one link in a phase does not pass for one of a single
+ * transfer per link. */
+uint64_t select_serial_phases(const ir_report *r)
 {
-	uint32_t *comb = NULL; /* per rank: partials it combines in a phase */
-	for (uint64_t t = 0; t < p->ntransfers && !comb; t++)
-		if (p->transfers[t].flags & IR_XF_REDUCE) {
-			comb = calloc((size_t)p->machine.nranks, sizeof *comb);
-			if (!comb)
-				return CCP_ENOMEM;
-		}
 	uint64_t s = 0;
-	for (uint32_t i = 0; i < r->phases; i++) {
-		uint32_t most = r->link_load && r->link_load[i] > 1
-		                        ? r->link_load[i]
-		                        : 1;
-		const ir_phase *f = &p->phases[i];
-		const ir_transfer *x = p->transfers + f->transfer;
-		for (uint32_t k = 0; comb && k < f->ntransfers; k++)
-			if ((x[k].flags & IR_XF_REDUCE) && ++comb[x[k].dst] > most)
-				most = comb[x[k].dst];
-		for (uint32_t k = 0; comb && k < f->ntransfers; k++)
-			comb[x[k].dst] = 0;
-		s += most;
-	}
-	free(comb);
-	*out = s;
-	return 0;
+	for (uint32_t i = 0; i < r->phases; i++)
+		s += r->link_load && r->link_load[i] > 1 ? r->link_load[i] : 1;
+	return s;
 }
 
 /* Rank: verified plans first, by the chosen time (NaN after numbers),
@@ -107,8 +83,10 @@ static int cmp_rows(const void *a, const void *b, bool by_model)
 			return isnan(tx) ? 1 : -1;
 		if (!isnan(tx) && tx != ty)
 			return tx < ty ? -1 : 1;
-		if (x->serial != y->serial)
-			return x->serial < y->serial ? -1 : 1;
+		uint64_t sx = select_serial_phases(&x->report);
+		uint64_t sy = select_serial_phases(&y->report);
+		if (sx != sy)
+			return sx < sy ? -1 : 1;
 		if (x->report.phases != y->report.phases)
 			return x->report.phases < y->report.phases ? -1 : 1;
 	}
@@ -195,10 +173,6 @@ int select_run(const struct front_input *in, bool simulate, bool by_model,
 		}
 		if (r->rc)
 			continue;
-		if (select_serial_phases(&r->plan, &r->report, &r->serial)) {
-			select_fini(out);
-			return CCP_ENOMEM;
-		}
 		char mwhy[256];
 		if (predict(&r->plan, &r->report, &out->model, &r->predicted,
 		            mwhy, sizeof mwhy) == CCP_ENOMEM) {

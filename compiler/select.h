@@ -21,7 +21,6 @@ struct select_row {
 	double predicted; /* us by the model; NaN if the costs are unset */
 	double sim_max;   /* us by the simulator: last delivery; NaN if not */
 	double sim_avg;   /* us: mean delivery over receivers; NaN if not */
-	uint64_t serial;  /* rc == 0: select_serial_phases */
 };
 
 /* All candidates, best first: verified plans ranked by simulated time
@@ -44,13 +43,10 @@ struct select_result {
  * set, else the unicast model (001). */
 enum model_kind select_model_for(const ir_plan *p);
 
-/* The phases of verified plan p (its report r) with each phase counted at
- * its busiest link's load over capacity or at the most partials one rank
- * combines in it, at least 1, in *out: what ranking by phases compares
- * first, when the machine lacks the costs to time plans.  0, or
- * CCP_ENOMEM. */
-int select_serial_phases(const ir_plan *p, const ir_report *r,
-                         uint64_t *out);
+/* The phases of a verified plan with each phase counted at its busiest
+ * link's load over capacity (at least 1): what ranking by phases compares
+ * first, when the machine lacks the costs to time plans. */
+uint64_t select_serial_phases(const ir_report *r);
 
 /* The predicted time of a verified plan under select_model_for; NaN with
  * the reason in why when the costs it needs are unset. */
