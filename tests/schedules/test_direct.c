@@ -21,30 +21,8 @@
 
 #include "ir.h"
 #include "sched.h"
+#include "sched_support.h"
 #include "support.h"
-
-/* Generate with g (which must apply), verify and lower; the plan and the
- * report are the caller's to release. */
-static void make(const struct sch_generator *g, const ir_machine *m,
-                 const ir_comm *c, bool forbid, ir_plan *p, ir_report *r)
-{
-	char why[256] = "";
-	struct sch_options o = {.forbid_contention = forbid};
-	int rc = sch_applies(g, m, c, why, sizeof why);
-	if (rc)
-		print_message("  %s: %s\n", g->name, why);
-	assert_int_equal(rc, 0);
-	assert_int_equal(g->generate(m, c, &o, p), 0);
-	rc = ir_verify(p, r);
-	if (rc)
-		print_message("  %s on %d ranks: verifier: %s\n", g->name,
-		              (int)m->nranks, r->message);
-	assert_int_equal(rc, 0);
-	assert_true(r->ok);
-	ir_slice *sl;
-	assert_int_equal(ir_lower(p, &sl), 0);
-	ir_slices_free(sl, m->nranks);
-}
 
 static uint32_t ceil_lg(int32_t n)
 {
@@ -66,12 +44,12 @@ static void test_direct_alltoall(void **state)
 	for (int32_t n = 1; n <= 24; n++) {
 		int ports[] = {IR_PORTS_ALL, 1, 2, 3, 5};
 		for (size_t i = 0; i < sizeof ports / sizeof *ports; i++) {
-			ir_machine m = tu_machine(IR_SWITCH, ports[i], n, 0, 0,
-			                          0);
+			ir_machine m =
+			        tu_machine(IR_SWITCH, ports[i], n, 0, 0, 0);
 			int32_t k = ports[i] == IR_PORTS_ALL ? n - 1 : ports[i];
 			ir_plan p;
 			ir_report r;
-			make(&sch_direct, &m, &c, false, &p, &r);
+			tu_make(&sch_direct, &m, &c, false, &p, &r);
 			uint32_t want = n > 1 ? (uint32_t)((n - 2) / k + 1) : 0;
 			assert_int_equal(r.phases, want);
 			assert_int_equal(r.lb_phases, want);
@@ -79,7 +57,8 @@ static void test_direct_alltoall(void **state)
 			assert_int_equal(p.flags, 0);
 			assert_true(r.direct);
 			if (n > 1) {
-				uint32_t most = (uint32_t)(k < n - 1 ? k : n - 1);
+				uint32_t most =
+				        (uint32_t)(k < n - 1 ? k : n - 1);
 				assert_int_equal(r.max_node_sends, most);
 				assert_int_equal(r.max_node_recvs, most);
 			}
@@ -99,18 +78,20 @@ static void test_direct_rooted(void **state)
 		for (int32_t n = 1; n <= 17; n++)
 			for (int32_t root = 0; root < n; root += 3) {
 				ir_comm c = tu_comm(colls[ci], root, 100);
-				ir_machine m =
-				        tu_machine(IR_SWITCH, IR_PORTS_ALL, n, 0, 0, 0);
+				ir_machine m = tu_machine(
+				        IR_SWITCH, IR_PORTS_ALL, n, 0, 0, 0);
 				ir_plan p;
 				ir_report r;
-				make(&sch_direct, &m, &c, false, &p, &r);
+				tu_make(&sch_direct, &m, &c, false, &p, &r);
 				assert_int_equal(r.phases, n > 1 ? 1 : 0);
-				assert_int_equal(r.transfers, (uint64_t)(n - 1));
-				assert_int_equal(r.bytes, (uint64_t)(n - 1) * 100);
+				assert_int_equal(r.transfers,
+				                 (uint64_t)(n - 1));
+				assert_int_equal(r.bytes,
+				                 (uint64_t)(n - 1) * 100);
 				ir_report_fini(&r);
 				ir_plan_fini(&p);
 				m = tu_machine(IR_SWITCH, 2, n, 0, 0, 0);
-				make(&sch_direct, &m, &c, false, &p, &r);
+				tu_make(&sch_direct, &m, &c, false, &p, &r);
 				assert_int_equal(r.phases, (uint32_t)(n / 2));
 				ir_report_fini(&r);
 				ir_plan_fini(&p);
@@ -126,14 +107,14 @@ static void test_direct_mesh(void **state)
 	ir_machine m = tu_machine(IR_MESH, IR_PORTS_ALL, 4, 4, 0, 0);
 	ir_plan p;
 	ir_report r;
-	make(&sch_direct, &m, &c, false, &p, &r);
+	tu_make(&sch_direct, &m, &c, false, &p, &r);
 	/* a corner has 2 links: 15 messages 2 at a time */
 	assert_int_equal(r.phases, 8);
 	assert_true(p.flags & IR_PLAN_LINK_CONTENTION);
 	assert_true(r.max_link_load > 1);
 	ir_report_fini(&r);
 	ir_plan_fini(&p);
-	make(&sch_direct, &m, &c, true, &p, &r);
+	tu_make(&sch_direct, &m, &c, true, &p, &r);
 	assert_int_equal(p.flags, 0);
 	assert_int_equal(r.max_link_load, 1);
 	assert_int_equal(r.transfers, 16 * 15);
@@ -150,9 +131,9 @@ static void test_direct_mesh(void **state)
 /* ---- Bruck's alltoall --------------------------------------------------- */
 
 /* ceil(lg N) phases for every N, the bound on a one-port switch; in
- * phase k every rank sends one message to r + 2^k, carrying one block for each distance e in 1..N-1 with bit
- * k set (so every block moves popcount(e) times); all of it contention
- * free on a switch. */
+ * phase k every rank sends one message to r + 2^k, carrying one block for each
+ * distance e in 1..N-1 with bit k set (so every block moves popcount(e) times);
+ * all of it contention free on a switch. */
 static void test_bruck_alltoall(void **state)
 {
 	(void)state;
@@ -161,7 +142,7 @@ static void test_bruck_alltoall(void **state)
 		ir_machine m = tu_machine(IR_SWITCH, 1, n, 0, 0, 0);
 		ir_plan p;
 		ir_report r;
-		make(&sch_bruck, &m, &c, false, &p, &r);
+		tu_make(&sch_bruck, &m, &c, false, &p, &r);
 		assert_int_equal(r.phases, ceil_lg(n));
 		/* one port: the spreading bound of a plan that forwards */
 		assert_int_equal(r.lb_phases, ceil_lg(n));
@@ -192,7 +173,7 @@ static void test_bruck_alltoall(void **state)
 	ir_machine t = tu_machine(IR_TORUS, 1, 8, 0, 0, 0);
 	ir_plan p;
 	ir_report r;
-	make(&sch_bruck, &t, &c, false, &p, &r);
+	tu_make(&sch_bruck, &t, &c, false, &p, &r);
 	assert_int_equal(r.phases, 3);
 	assert_true(p.flags & IR_PLAN_LINK_CONTENTION);
 	ir_report_fini(&r);
@@ -212,31 +193,40 @@ static void test_binomial_scatter_gather(void **state)
 		for (int32_t n = 1; n <= 33; n++)
 			for (int32_t root = 0; root < n; root += 5) {
 				ir_comm c = tu_comm(colls[ci], root, 10);
-				ir_machine m = tu_machine(IR_SWITCH, 1, n, 0, 0, 0);
+				ir_machine m =
+				        tu_machine(IR_SWITCH, 1, n, 0, 0, 0);
 				ir_plan p;
 				ir_report r;
-				make(&sch_binomial, &m, &c, false, &p, &r);
+				tu_make(&sch_binomial, &m, &c, false, &p, &r);
 				assert_int_equal(r.phases, ceil_lg(n));
-				assert_int_equal(r.transfers, (uint64_t)(n - 1));
+				assert_int_equal(r.transfers,
+				                 (uint64_t)(n - 1));
 				assert_int_equal(p.flags, 0);
 				if ((n & (n - 1)) == 0 && n > 1) {
 					uint32_t lg = ceil_lg(n);
 					/* lg N / 2 blocks a rank, on average */
 					assert_int_equal(r.bytes,
-					                 (uint64_t)n / 2 * lg * 10);
-					for (uint32_t k = 0; k < p.nphases; k++) {
+					                 (uint64_t)n / 2 * lg *
+					                         10);
+					for (uint32_t k = 0; k < p.nphases;
+					     k++) {
 						/* a gather runs the tree
 						 * backwards */
-						uint32_t d = colls[ci] == IR_GATHER
-						                     ? lg - 1 - k
-						                     : k;
-						const ir_phase *ph = &p.phases[k];
+						uint32_t d =
+						        colls[ci] == IR_GATHER
+						                ? lg - 1 - k
+						                : k;
+						const ir_phase *ph =
+						        &p.phases[k];
 						for (uint32_t t = 0;
 						     t < ph->ntransfers; t++)
 							assert_int_equal(
-							        p.transfers[ph->transfer + t]
+							        p.transfers[ph->transfer +
+							                    t]
 							                .nblocks,
-							        (uint32_t)n >> (d + 1));
+							        (uint32_t)n >>
+							                (d +
+							                 1));
 					}
 				}
 				ir_report_fini(&r);
@@ -255,7 +245,7 @@ static void test_binomial_scatter_gather(void **state)
 			ir_comm c = tu_comm(colls[ci], ms[i].nranks - 1, 4);
 			ir_plan p;
 			ir_report r;
-			make(&sch_binomial, &ms[i], &c, false, &p, &r);
+			tu_make(&sch_binomial, &ms[i], &c, false, &p, &r);
 			assert_int_equal(r.phases, want[i]);
 			assert_int_equal(p.flags, 0);
 			assert_int_equal(r.max_link_load, 1);

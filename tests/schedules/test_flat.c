@@ -26,31 +26,9 @@
 #include "ir.h"
 #include "model.h"
 #include "sched.h"
+#include "sched_support.h"
 #include "select.h"
 #include "support.h"
-
-/* Generate with flat (which must apply), verify and lower; the plan and
- * the report are the caller's to release. */
-static void make(const ir_machine *m, const ir_comm *c, ir_plan *p,
-                 ir_report *r)
-{
-	char why[256] = "";
-	struct sch_options o = {0};
-	int rc = sch_applies(&sch_flat, m, c, why, sizeof why);
-	if (rc)
-		print_message("  flat: %s\n", why);
-	assert_int_equal(rc, 0);
-	assert_int_equal(sch_flat.generate(m, c, &o, p), 0);
-	rc = ir_verify(p, r);
-	if (rc)
-		print_message("  flat on %d ranks: verifier: %s\n",
-		              (int)m->nranks, r->message);
-	assert_int_equal(rc, 0);
-	assert_true(r->ok);
-	ir_slice *sl;
-	assert_int_equal(ir_lower(p, &sl), 0);
-	ir_slices_free(sl, m->nranks);
-}
 
 /* Every rank but the root in exactly one transfer, with the root, k to a
  * phase: ceil((N-1)/k) phases; a broadcast's transfer carries every
@@ -76,7 +54,7 @@ static void test_flat_shape(void **state)
 				}
 				ir_plan p;
 				ir_report r;
-				make(&m, &c, &p, &r);
+				tu_make(&sch_flat, &m, &c, false, &p, &r);
 				uint32_t want =
 				        n > 1 ? (uint32_t)((n - 2) / k + 1) : 0;
 				assert_int_equal(r.phases, want);
@@ -129,7 +107,7 @@ static void test_flat_reduce_priced(void **state)
 	c.op = IR_OP_SUM;
 	ir_plan p;
 	ir_report r;
-	make(&m, &c, &p, &r);
+	tu_make(&sch_flat, &m, &c, false, &p, &r);
 	double us;
 	char err[256] = "";
 	assert_int_equal(model_predict(&p, &r, MODEL_PERMUTATION, &us, NULL,
@@ -157,7 +135,7 @@ static void test_flat_reduce_priced(void **state)
 	m.cost.beta = 0.001;
 	m.cost.gamma = 1;
 	m.cost.hop = 0;
-	make(&m, &c, &p, &r);
+	tu_make(&sch_flat, &m, &c, false, &p, &r);
 	assert_int_equal(model_predict(&p, &r, MODEL_UNICAST, &us, NULL, err,
 	                               sizeof err),
 	                 0);
